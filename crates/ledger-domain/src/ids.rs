@@ -1,0 +1,80 @@
+//! Prefixed identifiers: `<prefix>_<ULID>` (DECISIONS 2).
+//!
+//! Ids are generated with a lowercase prefix; any prefix case is accepted on input and
+//! normalised, so `ACT_01H...` and `act_01h...` name the same account.
+
+use ulid::Ulid;
+
+/// The kinds of object that carry a prefixed id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdKind {
+    Organization,
+    Account,
+    Transaction,
+    Entry,
+    Event,
+    Request,
+    ApiKey,
+    User,
+    Deletion,
+}
+
+impl IdKind {
+    /// The lowercase prefix written before the underscore.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Self::Organization => "org",
+            Self::Account => "act",
+            Self::Transaction => "txn",
+            Self::Entry => "ent",
+            Self::Event => "evt",
+            Self::Request => "req",
+            Self::ApiKey => "key",
+            Self::User => "usr",
+            Self::Deletion => "del",
+        }
+    }
+}
+
+/// A fresh id of `kind`.
+pub fn new_id(kind: IdKind) -> String {
+    format!("{}_{}", kind.prefix(), Ulid::new())
+}
+
+/// Normalises an id given by a client, or `None` when it is not an id of `kind`.
+pub fn parse_id(kind: IdKind, text: &str) -> Option<String> {
+    let (prefix, rest) = text.trim().split_once('_')?;
+    if !prefix.eq_ignore_ascii_case(kind.prefix()) {
+        return None;
+    }
+    let ulid = Ulid::from_string(rest).ok()?;
+    Some(format!("{}_{}", kind.prefix(), ulid))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_round_trip_in_any_prefix_case() {
+        let id = new_id(IdKind::Account);
+        assert!(id.starts_with("act_"));
+        assert_eq!(parse_id(IdKind::Account, &id).as_deref(), Some(id.as_str()));
+        let upper = id
+            .replacen("act_", "ACT_", 1)
+            .to_ascii_lowercase()
+            .replacen("act_", "ACT_", 1);
+        assert_eq!(
+            parse_id(IdKind::Account, &upper).as_deref(),
+            Some(id.as_str())
+        );
+    }
+
+    #[test]
+    fn wrong_kind_or_garbage_is_refused() {
+        let id = new_id(IdKind::Account);
+        assert_eq!(parse_id(IdKind::Transaction, &id), None);
+        assert_eq!(parse_id(IdKind::Account, "act_notaulid"), None);
+        assert_eq!(parse_id(IdKind::Account, "1000"), None);
+    }
+}

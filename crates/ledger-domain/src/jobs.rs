@@ -1,0 +1,178 @@
+//! Queued writes (DECISIONS 4): job records, their commands and their state machine.
+//!
+//! A job is accepted only after synchronous validation; its effect and its completion
+//! commit in one database transaction, so a crash never applies a job twice or loses it.
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use crate::transactions::EntryLine;
+
+/// Where a job is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobStatus {
+    Queued,
+    Processing,
+    Completed,
+    Failed,
+}
+
+impl JobStatus {
+    /// The lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Queued => "queued",
+            Self::Processing => "processing",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+        }
+    }
+
+    /// Parses a stored status.
+    pub fn parse(text: &str) -> Option<Self> {
+        [
+            Self::Queued,
+            Self::Processing,
+            Self::Completed,
+            Self::Failed,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == text)
+    }
+
+    /// Whether the job has ended.
+    pub fn is_final(self) -> bool {
+        matches!(self, Self::Completed | Self::Failed)
+    }
+}
+
+/// The validated content of a new or replaced transaction.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TransactionDraft {
+    pub description: String,
+    /// RFC 3339 accounting date-time.
+    #[serde(with = "time::serde::rfc3339")]
+    pub date: OffsetDateTime,
+    pub currency: String,
+    pub reference: Option<String>,
+    pub entries: Vec<EntryLine>,
+    pub metadata: serde_json::Value,
+}
+
+/// What a job does. Serialised as the job's payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "command", rename_all = "snake_case")]
+pub enum JobCommand {
+    CreateTransaction {
+        transaction_id: String,
+        draft: TransactionDraft,
+        auto_post: bool,
+    },
+    UpdateTransaction {
+        transaction_id: String,
+        description: Option<String>,
+        #[serde(default, with = "time::serde::rfc3339::option")]
+        date: Option<OffsetDateTime>,
+        entries: Option<Vec<EntryLine>>,
+        metadata: Option<serde_json::Value>,
+    },
+    PostTransaction {
+        transaction_id: String,
+    },
+    ReverseTransaction {
+        transaction_id: String,
+        mirror_id: String,
+        reason: String,
+    },
+    DeleteTransaction {
+        transaction_id: String,
+    },
+    DeleteAccount {
+        account_id: String,
+    },
+}
+
+impl JobCommand {
+    /// The resource type and id the job creates or changes.
+    pub fn resource(&self) -> (&'static str, &str) {
+        match self {
+            Self::CreateTransaction { transaction_id, .. }
+            | Self::UpdateTransaction { transaction_id, .. }
+            | Self::PostTransaction { transaction_id }
+            | Self::ReverseTransaction { transaction_id, .. }
+            | Self::DeleteTransaction { transaction_id } => ("transaction", transaction_id),
+            Self::DeleteAccount { account_id } => ("account", account_id),
+        }
+    }
+
+    /// A short name of the operation, for logs and metrics.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::CreateTransaction { .. } => "transaction.create",
+            Self::UpdateTransaction { .. } => "transaction.update",
+            Self::PostTransaction { .. } => "transaction.post",
+            Self::ReverseTransaction { .. } => "transaction.reverse",
+            Self::DeleteTransaction { .. } => "transaction.delete",
+            Self::DeleteAccount { .. } => "account.delete",
+        }
+    }
+}
+
+/// A queued write.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Job {
+    pub id: String,
+    pub organization_id: String,
+    pub livemode: bool,
+    pub api_key_id: String,
+    pub command: JobCommand,
+    pub status: JobStatus,
+    pub attempts: i32,
+    pub credit_cost: i64,
+    /// Where the credits were taken from (the root organization), for a refund.
+    pub credit_pool_id: String,
+    pub result: Option<serde_json::Value>,
+    pub error: Option<serde_json::Value>,
+    pub run_at: OffsetDateTime,
+    pub locked_until: Option<OffsetDateTime>,
+    pub created_at: OffsetDateTime,
+    pub updated_at: OffsetDateTime,
+    pub completed_at: Option<OffsetDateTime>,
+}
+
+/// How many times a job runs before it ends `failed`.
+pub const MAX_ATTEMPTS: i32 = 5;
+
+/// The delay before retry number `attempt` (1-based): 1 s, 2 s, 4 s, ... capped at 60 s.
+pub fn retry_delay(attempt: i32) -> time::Duration {
+    let exp = attempt.clamp(1, 7) - 1;
+    time::Duration::seconds((1i64 << exp).min(60))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_round_trip_as_json() {
+        let cmd = JobCommand::ReverseTransaction {
+            transaction_id: "txn_1".into(),
+            mirror_id: "txn_2".into(),
+            reason: "typo".into(),
+        };
+        let json = serde_json::to_value(&cmd).expect("serialise");
+        assert_eq!(json["command"], "reverse_transaction");
+        assert_eq!(
+            serde_json::from_value::<JobCommand>(json).expect("parse"),
+            cmd
+        );
+    }
+
+    #[test]
+    fn backoff_grows_and_caps() {
+        assert_eq!(retry_delay(1), time::Duration::seconds(1));
+        assert_eq!(retry_delay(3), time::Duration::seconds(4));
+        assert_eq!(retry_delay(50), time::Duration::seconds(60));
+    }
+}

@@ -1,0 +1,18 @@
+//! `ledger-domain`: the pure core of the Ledger service.
+//!
+//! Double-entry rules, state machines, exact money, report arithmetic, the port traits
+//! the adapters implement and the use-case services that drive them. No I/O happens here
+//! and no adapter crate is a dependency (CI checks it with `cargo tree`).
+
+pub mod accounts;
+pub mod error;
+pub mod events;
+pub mod ids;
+pub mod jobs;
+pub mod money;
+pub mod organizations;
+pub mod ports;
+pub mod reports;
+pub mod transactions;
+
+pub use error::{DomainError, DomainResult, ErrorKind};

@@ -1,0 +1,192 @@
+//! Exact money: amounts are integers of 1/10 000 of a currency unit.
+//!
+//! Every amount in the ledger is an `i64` count of ten-thousandths ([`SCALE`] = 4), on
+//! every backend, so sums are exact in SQL and in Rust. A currency allows at most its ISO
+//! 4217 number of decimals (2 for USD, 0 for JPY); input with more significant decimals is
+//! refused, never rounded. Text is parsed with `bigdecimal`, never through a float.
+
+use std::str::FromStr;
+
+use bigdecimal::{BigDecimal, ToPrimitive};
+use iso_currency::IntoEnumIterator;
+
+/// Decimal places of the stored integer unit.
+pub const SCALE: u32 = 4;
+/// Stored units per currency unit (`10^SCALE`).
+pub const UNITS_PER_WHOLE: i64 = 10_000;
+
+/// An ISO 4217 currency with its number of minor-unit decimals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Currency {
+    inner: iso_currency::Currency,
+}
+
+impl Currency {
+    /// Looks a currency up by its ISO 4217 code, case-insensitively.
+    pub fn from_code(code: &str) -> Option<Self> {
+        iso_currency::Currency::from_code(&code.trim().to_ascii_uppercase())
+            .filter(|c| c.exponent().is_some())
+            .map(|inner| Self { inner })
+    }
+
+    /// The three-letter code (`USD`).
+    pub fn code(&self) -> String {
+        self.inner.code().to_owned()
+    }
+
+    /// The English name (`US Dollar`).
+    pub fn name(&self) -> String {
+        self.inner.name().to_owned()
+    }
+
+    /// The symbol (`$`).
+    pub fn symbol(&self) -> String {
+        self.inner.symbol().to_string()
+    }
+
+    /// Number of decimals the currency allows (2 for USD).
+    pub fn decimals(&self) -> u32 {
+        u32::from(self.inner.exponent().unwrap_or(2)).min(SCALE)
+    }
+
+    /// Every currency with a defined minor unit, ordered by code.
+    pub fn all() -> Vec<Self> {
+        let mut all: Vec<Self> = iso_currency::Currency::iter()
+            .filter(|c| c.exponent().is_some())
+            .map(|inner| Self { inner })
+            .collect();
+        all.sort_by_key(|c| c.code());
+        all
+    }
+}
+
+/// Why a text is not a valid amount.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AmountError {
+    #[error("is not a decimal number")]
+    NotANumber,
+    #[error("must be greater than zero")]
+    NotPositive,
+    #[error("must not be negative")]
+    Negative,
+    #[error("has more than {0} decimal places")]
+    TooManyDecimals(u32),
+    #[error("is too large")]
+    TooLarge,
+}
+
+/// Parses a decimal text into stored units, refusing more decimals than `decimals`.
+///
+/// # Errors
+/// `NotANumber` for anything but a plain decimal, `TooManyDecimals` when a non-zero digit
+/// stands past the currency's decimals, `TooLarge` past the `i64` range.
+pub fn parse_units(text: &str, decimals: u32) -> Result<i64, AmountError> {
+    let text = text.trim();
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == '-' || c == '+');
+    if !plain || text.len() > 40 {
+        return Err(AmountError::NotANumber);
+    }
+    let value = BigDecimal::from_str(text).map_err(|_| AmountError::NotANumber)?;
+    let normalized = value.normalized();
+    let (_, exponent) = normalized.as_bigint_and_exponent();
+    if exponent > i64::from(decimals) {
+        return Err(AmountError::TooManyDecimals(decimals));
+    }
+    let scaled = normalized * BigDecimal::from(UNITS_PER_WHOLE);
+    let scaled = scaled.with_scale(0);
+    scaled.to_i64().ok_or(AmountError::TooLarge)
+}
+
+/// Parses a strictly positive amount (an entry or payment amount).
+///
+/// # Errors
+/// As [`parse_units`], plus `NotPositive` for zero or less.
+pub fn parse_positive_units(text: &str, decimals: u32) -> Result<i64, AmountError> {
+    let units = parse_units(text, decimals)?;
+    if units <= 0 {
+        return Err(AmountError::NotPositive);
+    }
+    Ok(units)
+}
+
+/// Formats stored units at `decimals` places: `format_units(1_000_000, 2) == "100.00"`.
+///
+/// Units that carry more precision than `decimals` (which validated input never does) are
+/// shown with all four stored places rather than silently rounded.
+pub fn format_units(units: i64, decimals: u32) -> String {
+    let decimals = decimals.min(SCALE);
+    let sign = if units < 0 { "-" } else { "" };
+    let abs = units.unsigned_abs();
+    let per_whole = UNITS_PER_WHOLE.unsigned_abs();
+    let (whole, frac) = (abs / per_whole, abs % per_whole);
+    let drop = 10u64.pow(SCALE - decimals);
+    let shown = if frac % drop == 0 { decimals } else { SCALE };
+    if shown == 0 {
+        return format!("{sign}{whole}");
+    }
+    let frac_digits = format!("{frac:04}");
+    format!("{sign}{whole}.{}", &frac_digits[..shown as usize])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn parses_exact_decimals() {
+        let cases = [
+            ("100", 2, Ok(1_000_000)),
+            ("0.1", 2, Ok(1_000)),
+            ("100.10", 2, Ok(1_001_000)),
+            ("100.100", 2, Ok(1_001_000)),
+            ("1.005", 2, Err(AmountError::TooManyDecimals(2))),
+            ("5", 0, Ok(50_000)),
+            ("5.5", 0, Err(AmountError::TooManyDecimals(0))),
+            ("-3.25", 2, Ok(-32_500)),
+            ("1e2", 2, Err(AmountError::NotANumber)),
+            ("abc", 2, Err(AmountError::NotANumber)),
+            ("", 2, Err(AmountError::NotANumber)),
+            ("99999999999999999999", 2, Err(AmountError::TooLarge)),
+        ];
+        for (text, decimals, want) in cases {
+            assert_eq!(parse_units(text, decimals), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn positive_refuses_zero() {
+        assert_eq!(
+            parse_positive_units("0.00", 2),
+            Err(AmountError::NotPositive)
+        );
+        assert_eq!(parse_positive_units("-1", 2), Err(AmountError::NotPositive));
+    }
+
+    #[test]
+    fn formats_at_currency_scale() {
+        assert_eq!(format_units(1_000_000, 2), "100.00");
+        assert_eq!(format_units(0, 2), "0.00");
+        assert_eq!(format_units(-32_500, 2), "-3.25");
+        assert_eq!(format_units(50_000, 0), "5");
+        assert_eq!(format_units(12_345, 2), "1.2345");
+    }
+
+    #[test]
+    fn currencies_know_their_decimals() {
+        assert_eq!(Currency::from_code("usd").map(|c| c.decimals()), Some(2));
+        assert_eq!(Currency::from_code("JPY").map(|c| c.decimals()), Some(0));
+        assert!(Currency::from_code("XYZ").is_none());
+    }
+
+    proptest! {
+        #[test]
+        fn format_then_parse_round_trips(cents in -1_000_000_000_000i64..1_000_000_000_000) {
+            let units = cents * 100;
+            prop_assert_eq!(parse_units(&format_units(units, 2), 2), Ok(units));
+        }
+    }
+}

@@ -1,0 +1,399 @@
+//! Port traits: what the domain needs from storage and the outside world.
+//!
+//! Each method is one atomic use of storage; transactions are the adapter's business.
+//! Every tenant method takes a [`Tenant`] and must filter on both its organization and
+//! its mode: a row of another organization or of the other mode does not exist for it.
+
+use std::future::Future;
+
+use time::OffsetDateTime;
+
+use crate::accounts::{Account, AccountStatus, AccountType, Totals};
+use crate::error::DomainError;
+use crate::events::{Deletion, Event};
+use crate::jobs::Job;
+use crate::organizations::{ApiKey, Organization, User};
+use crate::transactions::{Transaction, TransactionStatus};
+
+/// Result of a port call.
+pub type StoreResult<T> = Result<T, DomainError>;
+
+/// The organization and mode (live or test) a request works in.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Tenant {
+    pub organization_id: String,
+    pub livemode: bool,
+}
+
+/// A page of a list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    /// Rows matching the filter, all pages together.
+    pub total_count: i64,
+}
+
+/// Limit and offset, already validated (limit 1..=100, offset >= 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageRequest {
+    pub limit: i64,
+    pub offset: i64,
+}
+
+/// The time source; injected so tests can replay.
+pub trait Clock: Send + Sync + 'static {
+    /// The current UTC time.
+    fn now(&self) -> OffsetDateTime;
+}
+
+/// The real clock.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> OffsetDateTime {
+        OffsetDateTime::now_utc()
+    }
+}
+
+/// Everything a sign-up creates, written in one transaction.
+#[derive(Debug, Clone)]
+pub struct NewOrganization {
+    /// The owner; inserted unless a user with its `provider_id` exists (then that one owns it).
+    pub user: User,
+    pub organization: Organization,
+    /// The default chart, in both modes.
+    pub accounts: Vec<Account>,
+    pub keys: Vec<ApiKey>,
+    pub events: Vec<Event>,
+}
+
+/// A record of an `Idempotency-Key` use, stored in the same transaction as the write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdempotencyRecord {
+    pub organization_id: String,
+    pub livemode: bool,
+    pub key: String,
+    /// SHA-256 hex of method, path and body.
+    pub request_hash: String,
+    /// The job the request created (queued writes).
+    pub job_id: Option<String>,
+    /// The response given (synchronous writes).
+    pub response_status: Option<i32>,
+    pub response_body: Option<String>,
+    pub created_at: OffsetDateTime,
+}
+
+/// A write that carries an idempotency record either happened, or the key was already
+/// used and the first record is returned instead (nothing was written).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Written<T> {
+    Done(T),
+    Replay(IdempotencyRecord),
+}
+
+/// Credits to take for a write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CreditCharge {
+    /// The organization whose pool pays (the root of the caller's organization).
+    pub pool_id: String,
+    pub livemode: bool,
+    pub credits: i64,
+}
+
+/// Filters of the account list.
+#[derive(Debug, Clone, Default)]
+pub struct AccountFilter {
+    pub account_type: Option<AccountType>,
+    pub status: Option<AccountStatus>,
+}
+
+/// One row of an account's history, in date order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryRow {
+    pub transaction_id: String,
+    pub date: OffsetDateTime,
+    pub description: String,
+    pub debit: i64,
+    pub credit: i64,
+}
+
+/// A page of an account's history.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryPage {
+    pub rows: Vec<HistoryRow>,
+    pub total_count: i64,
+    /// Totals of every counted entry of the account ordered before the page's first row
+    /// (earlier dates, or earlier rows skipped by the offset), to seed the running balance.
+    pub before: Totals,
+}
+
+/// A decided change to the journal, applied by [`Jobs::apply_job`] with its precondition.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Insert a new transaction (pending or posted) with its entries.
+    InsertTransaction(Transaction),
+    /// Replace description, date, metadata and entries. Precondition: still `pending`.
+    ReplaceTransaction(Transaction),
+    /// Set `posted` and `posted_at`. Precondition: still `pending`.
+    PostTransaction {
+        transaction_id: String,
+        posted_at: OffsetDateTime,
+    },
+    /// Mark `reversed` with `reversed_by` and the reason, and insert the posted mirror.
+    /// Precondition: still `posted`.
+    ReverseTransaction {
+        transaction_id: String,
+        reason: String,
+        mirror: Transaction,
+    },
+    /// Soft-delete. Precondition: still `pending`.
+    DeleteTransaction {
+        transaction_id: String,
+        deletion: Deletion,
+    },
+    /// Soft-delete. Precondition: no ledger entry references the account.
+    DeleteAccount {
+        account_id: String,
+        deletion: Deletion,
+    },
+}
+
+/// Organizations and users.
+pub trait Organizations: Send + Sync + 'static {
+    /// Writes a sign-up: the user if new, the organization, its accounts, keys and events.
+    ///
+    /// # Errors
+    /// `Internal` on storage failure.
+    fn create_organization(
+        &self,
+        new: NewOrganization,
+    ) -> impl Future<Output = StoreResult<Organization>> + Send;
+
+    /// The user with this sign-in provider id.
+    fn find_user(
+        &self,
+        provider_id: &str,
+    ) -> impl Future<Output = StoreResult<Option<User>>> + Send;
+
+    /// An organization by id (any tenant; the caller checks reach).
+    fn get_organization(
+        &self,
+        id: &str,
+    ) -> impl Future<Output = StoreResult<Option<Organization>>> + Send;
+}
+
+/// API keys.
+pub trait ApiKeys: Send + Sync + 'static {
+    /// The key whose current or previous (rotated) hash is `hash`, unless deleted.
+    fn find_key_by_hash(
+        &self,
+        hash: &str,
+    ) -> impl Future<Output = StoreResult<Option<ApiKey>>> + Send;
+}
+
+/// The chart of accounts.
+pub trait Accounts: Send + Sync + 'static {
+    /// Inserts an account and its event.
+    ///
+    /// # Errors
+    /// `duplicate_value` on `code` when a live account of the tenant has the same code.
+    fn insert_account(
+        &self,
+        account: Account,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+    ) -> impl Future<Output = StoreResult<Written<Account>>> + Send;
+
+    /// Saves changed fields of an account (name, description, status, parent, metadata,
+    /// updated_at) and its event.
+    fn update_account(
+        &self,
+        account: Account,
+        event: Event,
+    ) -> impl Future<Output = StoreResult<Account>> + Send;
+
+    /// An account that is not deleted.
+    fn get_account(
+        &self,
+        tenant: &Tenant,
+        id: &str,
+    ) -> impl Future<Output = StoreResult<Option<Account>>> + Send;
+
+    /// The accounts among `ids` that exist and are not deleted.
+    fn get_accounts(
+        &self,
+        tenant: &Tenant,
+        ids: &[String],
+    ) -> impl Future<Output = StoreResult<Vec<Account>>> + Send;
+
+    /// Accounts sorted by code.
+    fn list_accounts(
+        &self,
+        tenant: &Tenant,
+        filter: &AccountFilter,
+        page: Option<PageRequest>,
+    ) -> impl Future<Output = StoreResult<Page<Account>>> + Send;
+
+    /// Debit and credit totals per account of the counted entries (of posted and reversed
+    /// transactions) dated in `[from, until)`; either bound may be open. Accounts without
+    /// entries may be missing from the answer.
+    fn account_totals(
+        &self,
+        tenant: &Tenant,
+        account_id: Option<&str>,
+        from: Option<OffsetDateTime>,
+        until: Option<OffsetDateTime>,
+    ) -> impl Future<Output = StoreResult<Vec<(String, Totals)>>> + Send;
+
+    /// The counted entries of one account dated in `[from, until)`, by date then
+    /// transaction id, one page.
+    fn account_history(
+        &self,
+        tenant: &Tenant,
+        account_id: &str,
+        from: Option<OffsetDateTime>,
+        until: Option<OffsetDateTime>,
+        page: PageRequest,
+    ) -> impl Future<Output = StoreResult<HistoryPage>> + Send;
+}
+
+/// The journal.
+pub trait Journal: Send + Sync + 'static {
+    /// A transaction that is not deleted, with its entries.
+    fn get_transaction(
+        &self,
+        tenant: &Tenant,
+        id: &str,
+    ) -> impl Future<Output = StoreResult<Option<Transaction>>> + Send;
+
+    /// Transactions dated in `[from, until)`, newest date first, with their entries.
+    fn list_transactions(
+        &self,
+        tenant: &Tenant,
+        status: Option<TransactionStatus>,
+        from: Option<OffsetDateTime>,
+        until: Option<OffsetDateTime>,
+        page: PageRequest,
+    ) -> impl Future<Output = StoreResult<Page<Transaction>>> + Send;
+}
+
+/// The queue of writes.
+pub trait Jobs: Send + Sync + 'static {
+    /// Takes the credits (refusing when a live pool is short), inserts the job and the
+    /// idempotency record, all in one transaction.
+    ///
+    /// # Errors
+    /// `InsufficientCredits` when a live pool has fewer than the charge; nothing is written.
+    fn enqueue(
+        &self,
+        job: Job,
+        charge: Option<CreditCharge>,
+        idempotency: Option<IdempotencyRecord>,
+    ) -> impl Future<Output = StoreResult<Written<Job>>> + Send;
+
+    /// A job of the tenant.
+    fn get_job(
+        &self,
+        tenant: &Tenant,
+        id: &str,
+    ) -> impl Future<Output = StoreResult<Option<Job>>> + Send;
+
+    /// Claims up to `limit` runnable jobs (queued with `run_at <= now`, or processing with
+    /// an expired lease): status `processing`, attempts + 1, `locked_until = now + lease`.
+    /// Concurrent callers never claim the same job (SKIP LOCKED on PostgreSQL).
+    fn claim_jobs(
+        &self,
+        limit: i64,
+        now: OffsetDateTime,
+        lease: time::Duration,
+    ) -> impl Future<Output = StoreResult<Vec<Job>>> + Send;
+
+    /// Claims one job by id, as [`Jobs::claim_jobs`] would, if it is runnable now.
+    fn claim_job(
+        &self,
+        id: &str,
+        now: OffsetDateTime,
+        lease: time::Duration,
+    ) -> impl Future<Output = StoreResult<Option<Job>>> + Send;
+
+    /// In one transaction: marks the claimed job completed with `result` (only if it is
+    /// still `processing` with the same `attempts`), applies the effect after checking its
+    /// precondition, and inserts the events.
+    ///
+    /// # Errors
+    /// `transaction_not_pending` / `transaction_not_posted` / `resource_in_use` when the
+    /// effect's precondition fails, `job_lost` (business rule) when the claim was lost;
+    /// nothing is written then.
+    fn apply_job(
+        &self,
+        job: &Job,
+        effect: Effect,
+        events: Vec<Event>,
+        result: serde_json::Value,
+        now: OffsetDateTime,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+
+    /// Ends a claimed job `failed` with `error`, refunding its credits to the live pool.
+    fn fail_job(
+        &self,
+        job: &Job,
+        error: serde_json::Value,
+        now: OffsetDateTime,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+
+    /// Puts a claimed job back in the queue to run again at `run_at`.
+    fn retry_job(
+        &self,
+        job: &Job,
+        error: serde_json::Value,
+        run_at: OffsetDateTime,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+}
+
+/// Idempotency records.
+pub trait IdempotencyRecords: Send + Sync + 'static {
+    /// The record of `key` in the tenant, if one was made within the last 24 hours.
+    fn find_idempotency(
+        &self,
+        tenant: &Tenant,
+        key: &str,
+        since: OffsetDateTime,
+    ) -> impl Future<Output = StoreResult<Option<IdempotencyRecord>>> + Send;
+}
+
+/// The audit trail.
+pub trait Events: Send + Sync + 'static {
+    /// Events of one entity in the tenant, oldest first.
+    fn list_events(
+        &self,
+        tenant: &Tenant,
+        entity_type: &str,
+        entity_id: &str,
+    ) -> impl Future<Output = StoreResult<Vec<Event>>> + Send;
+}
+
+/// Liveness of the storage.
+pub trait Health: Send + Sync + 'static {
+    /// Whether the database answers a trivial query.
+    fn ping(&self) -> impl Future<Output = bool> + Send;
+}
+
+/// Everything the services need from one store.
+pub trait Store:
+    Organizations + ApiKeys + Accounts + Journal + Jobs + IdempotencyRecords + Events + Health + Clone
+{
+}
+
+impl<T> Store for T where
+    T: Organizations
+        + ApiKeys
+        + Accounts
+        + Journal
+        + Jobs
+        + IdempotencyRecords
+        + Events
+        + Health
+        + Clone
+{
+}

@@ -1,0 +1,316 @@
+//! Financial reports computed from per-account debit and credit totals (DECISIONS 8).
+//!
+//! The store sums posted entries per account; everything else — sides, sections, current
+//! earnings and totals — is computed here, so every interface shows the same numbers.
+//! Invariants (property-tested below): the trial balance's debit and credit columns are
+//! equal, and total assets equal liabilities plus equity, whenever the input totals come
+//! from balanced transactions.
+
+use crate::accounts::{AccountType, Totals};
+
+/// The identity of an account as reports show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccountRef {
+    pub id: String,
+    pub code: String,
+    pub name: String,
+    pub account_type: AccountType,
+}
+
+/// One account with its totals, the input of every report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccountTotals {
+    pub account: AccountRef,
+    pub totals: Totals,
+}
+
+/// A trial-balance row: the net balance on its natural column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrialBalanceRow {
+    pub account: AccountRef,
+    pub debit: i64,
+    pub credit: i64,
+    pub net_balance: i64,
+}
+
+/// The trial balance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrialBalance {
+    pub rows: Vec<TrialBalanceRow>,
+    pub total_debits: i64,
+    pub total_credits: i64,
+}
+
+/// A report row with a balance in the account type's normal direction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BalanceRow {
+    pub account: AccountRef,
+    pub balance: i64,
+}
+
+/// A section of a statement.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Section {
+    pub rows: Vec<BalanceRow>,
+    pub total: i64,
+}
+
+/// The balance sheet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BalanceSheet {
+    pub assets: Section,
+    pub liabilities: Section,
+    pub equity: Section,
+    /// Revenue minus expenses not yet closed to equity; part of the equity total.
+    pub current_earnings: i64,
+    pub total_assets: i64,
+    pub total_liabilities: i64,
+    pub total_equity: i64,
+    pub total_liabilities_and_equity: i64,
+}
+
+/// The income statement of a period.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IncomeStatement {
+    pub revenue: Section,
+    pub expenses: Section,
+    pub total_revenue: i64,
+    pub total_expenses: i64,
+    pub net_income: i64,
+}
+
+fn sorted(mut input: Vec<AccountTotals>) -> Vec<AccountTotals> {
+    input.sort_by(|a, b| {
+        a.account
+            .code
+            .cmp(&b.account.code)
+            .then_with(|| a.account.id.cmp(&b.account.id))
+    });
+    input
+}
+
+/// Builds the trial balance. Accounts with no activity are listed with zeros.
+pub fn trial_balance(input: Vec<AccountTotals>) -> TrialBalance {
+    let mut rows = Vec::with_capacity(input.len());
+    let (mut total_debits, mut total_credits) = (0i64, 0i64);
+    for AccountTotals { account, totals } in sorted(input) {
+        let raw = totals.debit - totals.credit;
+        let (debit, credit) = if raw >= 0 { (raw, 0) } else { (0, -raw) };
+        total_debits += debit;
+        total_credits += credit;
+        let net_balance = account.account_type.net(totals.debit, totals.credit);
+        rows.push(TrialBalanceRow {
+            account,
+            debit,
+            credit,
+            net_balance,
+        });
+    }
+    TrialBalance {
+        rows,
+        total_debits,
+        total_credits,
+    }
+}
+
+fn section(input: &[AccountTotals], kind: AccountType) -> Section {
+    let rows: Vec<BalanceRow> = input
+        .iter()
+        .filter(|a| a.account.account_type == kind)
+        .map(|a| BalanceRow {
+            account: a.account.clone(),
+            balance: kind.net(a.totals.debit, a.totals.credit),
+        })
+        .collect();
+    let total = rows.iter().map(|r| r.balance).sum();
+    Section { rows, total }
+}
+
+/// Builds the balance sheet from all-time totals up to its date.
+pub fn balance_sheet(input: Vec<AccountTotals>) -> BalanceSheet {
+    let input = sorted(input);
+    let assets = section(&input, AccountType::Asset);
+    let liabilities = section(&input, AccountType::Liability);
+    let mut equity = section(&input, AccountType::Equity);
+    let current_earnings =
+        section(&input, AccountType::Revenue).total - section(&input, AccountType::Expense).total;
+    equity.total += current_earnings;
+    BalanceSheet {
+        total_assets: assets.total,
+        total_liabilities: liabilities.total,
+        total_equity: equity.total,
+        total_liabilities_and_equity: liabilities.total + equity.total,
+        assets,
+        liabilities,
+        equity,
+        current_earnings,
+    }
+}
+
+/// Builds the income statement from the totals of one period.
+pub fn income_statement(input: Vec<AccountTotals>) -> IncomeStatement {
+    let input = sorted(input);
+    let revenue = section(&input, AccountType::Revenue);
+    let expenses = section(&input, AccountType::Expense);
+    IncomeStatement {
+        total_revenue: revenue.total,
+        total_expenses: expenses.total,
+        net_income: revenue.total - expenses.total,
+        revenue,
+        expenses,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::accounts::EntryType;
+    use crate::transactions::{EntryLine, check_balanced};
+    use proptest::prelude::*;
+
+    fn chart() -> Vec<AccountRef> {
+        AccountType::ALL
+            .iter()
+            .enumerate()
+            .flat_map(|(i, t)| {
+                (0..2).map(move |j| AccountRef {
+                    id: format!("act_{i}{j}"),
+                    code: format!("{}{j}", (i + 1) * 1000),
+                    name: format!("{t:?} {j}"),
+                    account_type: *t,
+                })
+            })
+            .collect()
+    }
+
+    /// Random balanced transactions over the ten-account chart.
+    fn balanced_transactions() -> impl Strategy<Value = Vec<Vec<EntryLine>>> {
+        let entry = (0usize..10, 1i64..10_000_000, any::<bool>());
+        prop::collection::vec(prop::collection::vec(entry, 1..6), 0..40).prop_map(|txns| {
+            txns.into_iter()
+                .map(|debits| {
+                    let total: i64 = debits.iter().map(|d| d.1).sum();
+                    let mut lines: Vec<EntryLine> = debits
+                        .iter()
+                        .map(|(acct, amount, _)| EntryLine {
+                            account_id: format!("{acct}"),
+                            entry_type: EntryType::Debit,
+                            amount: *amount,
+                            description: None,
+                        })
+                        .collect();
+                    // Split the credit side over one or two accounts.
+                    let first = debits[0].0;
+                    let half = total / 2;
+                    if debits[0].2 && half > 0 {
+                        lines.push(EntryLine {
+                            account_id: format!("{}", (first + 3) % 10),
+                            entry_type: EntryType::Credit,
+                            amount: half,
+                            description: None,
+                        });
+                        lines.push(EntryLine {
+                            account_id: format!("{}", (first + 7) % 10),
+                            entry_type: EntryType::Credit,
+                            amount: total - half,
+                            description: None,
+                        });
+                    } else {
+                        lines.push(EntryLine {
+                            account_id: format!("{}", (first + 5) % 10),
+                            entry_type: EntryType::Credit,
+                            amount: total,
+                            description: None,
+                        });
+                    }
+                    lines
+                })
+                .collect()
+        })
+    }
+
+    fn totals_of(txns: &[Vec<EntryLine>]) -> Vec<AccountTotals> {
+        let chart = chart();
+        let mut totals = vec![Totals::default(); chart.len()];
+        for txn in txns {
+            check_balanced(txn, 2).expect("generated transactions balance");
+            for line in txn {
+                let i: usize = line.account_id.parse().expect("index");
+                totals[i].add(line.entry_type, line.amount);
+            }
+        }
+        chart
+            .into_iter()
+            .zip(totals)
+            .map(|(account, totals)| AccountTotals { account, totals })
+            .collect()
+    }
+
+    proptest! {
+        #[test]
+        fn trial_balance_always_balances(txns in balanced_transactions()) {
+            let input = totals_of(&txns);
+            let tb = trial_balance(input.clone());
+            prop_assert_eq!(tb.total_debits, tb.total_credits);
+            // Every account's columns equal the sum of its own entries.
+            for (row, given) in tb.rows.iter().zip(sorted(input)) {
+                prop_assert_eq!(row.debit - row.credit, given.totals.debit - given.totals.credit);
+            }
+        }
+
+        #[test]
+        fn balance_sheet_always_balances(txns in balanced_transactions()) {
+            let bs = balance_sheet(totals_of(&txns));
+            prop_assert_eq!(bs.total_assets, bs.total_liabilities_and_equity);
+        }
+
+        #[test]
+        fn net_income_is_revenue_less_expenses(txns in balanced_transactions()) {
+            let input = totals_of(&txns);
+            let is = income_statement(input.clone());
+            let bs = balance_sheet(input);
+            prop_assert_eq!(is.net_income, is.total_revenue - is.total_expenses);
+            prop_assert_eq!(is.net_income, bs.current_earnings);
+        }
+    }
+
+    #[test]
+    fn a_sale_shows_on_every_report() {
+        let chart = chart();
+        let cash = chart
+            .iter()
+            .find(|a| a.code == "10000")
+            .cloned()
+            .expect("cash");
+        let sales = chart
+            .iter()
+            .find(|a| a.code == "40000")
+            .cloned()
+            .expect("sales");
+        let input = vec![
+            AccountTotals {
+                account: cash,
+                totals: Totals {
+                    debit: 1_000_000,
+                    credit: 0,
+                },
+            },
+            AccountTotals {
+                account: sales,
+                totals: Totals {
+                    debit: 0,
+                    credit: 1_000_000,
+                },
+            },
+        ];
+        let tb = trial_balance(input.clone());
+        assert_eq!((tb.total_debits, tb.total_credits), (1_000_000, 1_000_000));
+        assert_eq!(tb.rows[1].net_balance, 1_000_000);
+        let bs = balance_sheet(input.clone());
+        assert_eq!(
+            (bs.total_assets, bs.current_earnings, bs.total_equity),
+            (1_000_000, 1_000_000, 1_000_000)
+        );
+        assert_eq!(income_statement(input).net_income, 1_000_000);
+    }
+}

@@ -1,0 +1,276 @@
+//! Journal transactions: the balance rule and the transaction state machine.
+//!
+//! Invariant: a transaction that reaches storage has at least one debit and one credit
+//! entry, every amount is positive, and the debits equal the credits to the unit.
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use crate::accounts::EntryType;
+use crate::error::DomainError;
+use crate::money::format_units;
+
+/// Where a transaction is in its life (DECISIONS 5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransactionStatus {
+    Pending,
+    Posted,
+    Reversed,
+}
+
+impl TransactionStatus {
+    /// The lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Posted => "posted",
+            Self::Reversed => "reversed",
+        }
+    }
+
+    /// Parses a stored status.
+    pub fn parse(text: &str) -> Option<Self> {
+        [Self::Pending, Self::Posted, Self::Reversed]
+            .into_iter()
+            .find(|s| s.as_str() == text)
+    }
+
+    /// Whether the entries of a transaction in this status count in balances and reports.
+    /// A reversed original still counts: its posted mirror cancels it.
+    pub fn counts_in_balances(self) -> bool {
+        matches!(self, Self::Posted | Self::Reversed)
+    }
+}
+
+/// A move of the transaction state machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransactionAction {
+    Update,
+    Post,
+    Reverse,
+    Delete,
+}
+
+impl TransactionAction {
+    /// The status a transaction must be in for this move.
+    pub fn required_status(self) -> TransactionStatus {
+        match self {
+            Self::Update | Self::Post | Self::Delete => TransactionStatus::Pending,
+            Self::Reverse => TransactionStatus::Posted,
+        }
+    }
+
+    /// The status after the move (`None` for a delete, which removes it from reads).
+    pub fn next_status(self) -> Option<TransactionStatus> {
+        match self {
+            Self::Update => Some(TransactionStatus::Pending),
+            Self::Post => Some(TransactionStatus::Posted),
+            Self::Reverse => Some(TransactionStatus::Reversed),
+            Self::Delete => None,
+        }
+    }
+
+    /// Checks the move against the current status.
+    ///
+    /// # Errors
+    /// `transaction_not_pending` or `transaction_not_posted` when the status does not allow it.
+    pub fn check(self, current: TransactionStatus) -> Result<(), DomainError> {
+        if current == self.required_status() {
+            return Ok(());
+        }
+        Err(match self.required_status() {
+            TransactionStatus::Posted => DomainError::rule(
+                "transaction_not_posted",
+                format!(
+                    "only posted transactions can be reversed; this one is {}",
+                    current.as_str()
+                ),
+            ),
+            _ => DomainError::rule(
+                "transaction_not_pending",
+                format!(
+                    "only pending transactions can be changed; this one is {}",
+                    current.as_str()
+                ),
+            ),
+        })
+    }
+}
+
+/// One validated ledger entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntryLine {
+    pub account_id: String,
+    pub entry_type: EntryType,
+    pub amount: i64,
+    pub description: Option<String>,
+}
+
+/// A stored transaction with its entries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transaction {
+    pub id: String,
+    pub organization_id: String,
+    pub livemode: bool,
+    pub description: String,
+    pub date: OffsetDateTime,
+    pub status: TransactionStatus,
+    pub currency: String,
+    pub amount: i64,
+    pub reference: Option<String>,
+    pub reversal_of: Option<String>,
+    pub reversed_by: Option<String>,
+    pub reversal_reason: Option<String>,
+    pub metadata: serde_json::Value,
+    pub entries: Vec<StoredEntry>,
+    pub posted_at: Option<OffsetDateTime>,
+    pub created_at: OffsetDateTime,
+    pub updated_at: OffsetDateTime,
+}
+
+/// An entry as stored, with its id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEntry {
+    pub id: String,
+    pub line: EntryLine,
+}
+
+/// Checks that entries balance and returns the transaction amount (the debit total).
+///
+/// # Errors
+/// `missing_field` on `entries` when there are fewer than two entries or no debit or no
+/// credit; `unbalanced_transaction` with both totals and the difference, formatted at
+/// `decimals`, when debits and credits differ.
+pub fn check_balanced(entries: &[EntryLine], decimals: u32) -> Result<i64, DomainError> {
+    let has_debit = entries.iter().any(|e| e.entry_type == EntryType::Debit);
+    let has_credit = entries.iter().any(|e| e.entry_type == EntryType::Credit);
+    if entries.len() < 2 || !has_debit || !has_credit {
+        return Err(DomainError::invalid_field(
+            "entries",
+            "a transaction needs at least one debit entry and one credit entry",
+        ));
+    }
+    let mut debits: i64 = 0;
+    let mut credits: i64 = 0;
+    for entry in entries {
+        let side = match entry.entry_type {
+            EntryType::Debit => &mut debits,
+            EntryType::Credit => &mut credits,
+        };
+        *side = side
+            .checked_add(entry.amount)
+            .ok_or_else(|| DomainError::invalid_field("entries", "the entry total is too large"))?;
+    }
+    if debits != credits {
+        return Err(DomainError::Unbalanced {
+            total_debits: format_units(debits, decimals),
+            total_credits: format_units(credits, decimals),
+            difference: format_units((debits - credits).abs(), decimals),
+        });
+    }
+    Ok(debits)
+}
+
+/// The entries of the mirror transaction that reverses `entries`: every side swapped.
+pub fn mirror_entries(entries: &[EntryLine]) -> Vec<EntryLine> {
+    entries
+        .iter()
+        .map(|e| EntryLine {
+            entry_type: e.entry_type.opposite(),
+            ..e.clone()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(account: &str, side: EntryType, amount: i64) -> EntryLine {
+        EntryLine {
+            account_id: account.into(),
+            entry_type: side,
+            amount,
+            description: None,
+        }
+    }
+
+    #[test]
+    fn balanced_entries_give_their_total() {
+        let entries = [
+            line("a", EntryType::Debit, 100),
+            line("b", EntryType::Credit, 60),
+            line("c", EntryType::Credit, 40),
+        ];
+        assert_eq!(check_balanced(&entries, 2), Ok(100));
+    }
+
+    #[test]
+    fn unbalanced_entries_state_both_totals() {
+        let entries = [
+            line("a", EntryType::Debit, 1_000_000),
+            line("b", EntryType::Credit, 900_000),
+        ];
+        let err = check_balanced(&entries, 2).unwrap_err();
+        assert_eq!(err.code(), "unbalanced_transaction");
+        assert_eq!(
+            err,
+            DomainError::Unbalanced {
+                total_debits: "100.00".into(),
+                total_credits: "90.00".into(),
+                difference: "10.00".into()
+            }
+        );
+    }
+
+    #[test]
+    fn one_sided_entries_are_refused() {
+        let entries = [
+            line("a", EntryType::Debit, 100),
+            line("b", EntryType::Debit, 100),
+        ];
+        assert_eq!(
+            check_balanced(&entries, 2).unwrap_err().code(),
+            "invalid_field"
+        );
+        assert_eq!(check_balanced(&[], 2).unwrap_err().code(), "invalid_field");
+    }
+
+    #[test]
+    fn state_machine_moves() {
+        use TransactionAction::*;
+        use TransactionStatus::*;
+        assert!(Post.check(Pending).is_ok());
+        assert_eq!(
+            Post.check(Posted).unwrap_err().code(),
+            "transaction_not_pending"
+        );
+        assert_eq!(
+            Update.check(Reversed).unwrap_err().code(),
+            "transaction_not_pending"
+        );
+        assert_eq!(
+            Delete.check(Posted).unwrap_err().code(),
+            "transaction_not_pending"
+        );
+        assert!(Reverse.check(Posted).is_ok());
+        assert_eq!(
+            Reverse.check(Pending).unwrap_err().code(),
+            "transaction_not_posted"
+        );
+        assert_eq!(Reverse.next_status(), Some(Reversed));
+    }
+
+    #[test]
+    fn mirror_swaps_every_side() {
+        let entries = [
+            line("a", EntryType::Debit, 5),
+            line("b", EntryType::Credit, 5),
+        ];
+        let mirror = mirror_entries(&entries);
+        assert_eq!(mirror[0].entry_type, EntryType::Credit);
+        assert_eq!(mirror[1].entry_type, EntryType::Debit);
+        assert_eq!(check_balanced(&mirror, 2), Ok(5));
+    }
+}
