@@ -13,6 +13,8 @@ pub mod money;
 pub mod organizations;
 pub mod ports;
 pub mod reports;
+pub mod services;
 pub mod transactions;
+pub mod views;
 
 pub use error::{DomainError, DomainResult, ErrorKind};

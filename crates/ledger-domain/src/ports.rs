@@ -59,8 +59,9 @@ impl Clock for SystemClock {
 /// Everything a sign-up creates, written in one transaction.
 #[derive(Debug, Clone)]
 pub struct NewOrganization {
-    /// The owner; inserted unless a user with its `provider_id` exists (then that one owns it).
-    pub user: User,
+    /// A new owner to insert first (`None` when `organization.owner_user_id` names an
+    /// existing user, as for sub-organizations and returning users).
+    pub user: Option<User>,
     pub organization: Organization,
     /// The default chart, in both modes.
     pub accounts: Vec<Account>,

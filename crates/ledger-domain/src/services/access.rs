@@ -1,0 +1,135 @@
+//! Authentication and authorization of API keys (DECISIONS 3).
+//!
+//! A key reaches its own organization and its descendants; any other organization id
+//! answers `organization_not_found` whether or not it exists, so ids leak nothing.
+
+use crate::error::{DomainError, DomainResult};
+use crate::organizations::{ApiKey, Organization, Scope, mode_of_secret, permits};
+use crate::ports::{Store, Tenant};
+
+use super::Ledger;
+
+/// An authenticated key with its organization.
+#[derive(Debug, Clone)]
+pub struct Principal {
+    pub key: ApiKey,
+    pub organization: Organization,
+}
+
+/// A principal cleared to act in one organization.
+#[derive(Debug, Clone)]
+pub struct Access {
+    pub tenant: Tenant,
+    pub organization: Organization,
+    pub key_id: String,
+}
+
+impl Access {
+    /// The organization whose credit pool pays for writes (the root).
+    pub fn pool_id(&self) -> String {
+        self.organization.root_id().to_owned()
+    }
+}
+
+fn auth_error(code: &'static str, message: &str) -> DomainError {
+    DomainError::Authentication {
+        code,
+        message: message.to_owned(),
+    }
+}
+
+impl<S: Store> Ledger<S> {
+    /// Finds the key behind a bearer secret, given the secret and its SHA-256 hex hash.
+    ///
+    /// # Errors
+    /// `invalid_api_key` for an unknown or malformed key, `expired_api_key` past its
+    /// expiry or a rotated secret past its grace period, `disabled_api_key` for a disabled key.
+    pub async fn authenticate(&self, secret: &str, hash: &str) -> DomainResult<Principal> {
+        let Some(livemode) = mode_of_secret(secret) else {
+            return Err(auth_error(
+                "invalid_api_key",
+                "the API key is malformed; keys start with ha_live_ or ha_test_",
+            ));
+        };
+        let key = self
+            .store
+            .find_key_by_hash(hash)
+            .await?
+            .filter(|k| k.livemode == livemode)
+            .ok_or_else(|| auth_error("invalid_api_key", "the API key is not valid"))?;
+        let now = self.now();
+        if key.previous_hash.as_deref() == Some(hash)
+            && key.previous_expires_at.is_none_or(|t| t <= now)
+        {
+            return Err(auth_error(
+                "expired_api_key",
+                "this API key was rotated and its grace period has ended",
+            ));
+        }
+        if key.expires_at.is_some_and(|t| t <= now) {
+            return Err(auth_error("expired_api_key", "the API key has expired"));
+        }
+        if key.disabled {
+            return Err(auth_error("disabled_api_key", "the API key is disabled"));
+        }
+        let organization = self
+            .store
+            .get_organization(&key.organization_id)
+            .await?
+            .ok_or_else(|| auth_error("invalid_api_key", "the API key is not valid"))?;
+        Ok(Principal { key, organization })
+    }
+
+    /// Clears `principal` to use `needed` on `resource` in organization `org_id`.
+    ///
+    /// # Errors
+    /// `organization_not_found` when the key does not reach the organization;
+    /// `insufficient_permissions` when it lacks the permission.
+    pub async fn authorize(
+        &self,
+        principal: &Principal,
+        org_id: &str,
+        needed: Scope,
+        resource: &str,
+    ) -> DomainResult<Access> {
+        let organization = if principal.organization.id == org_id {
+            principal.organization.clone()
+        } else {
+            let found = match crate::ids::parse_id(crate::ids::IdKind::Organization, org_id) {
+                Some(id) => self.store.get_organization(&id).await?,
+                None => None,
+            };
+            found
+                .filter(|o| principal.organization.reaches(o))
+                .ok_or_else(|| DomainError::OrganizationNotFound(org_id.to_owned()))?
+        };
+        self.check_permission(principal, needed, resource)?;
+        Ok(Access {
+            tenant: Tenant {
+                organization_id: organization.id.clone(),
+                livemode: principal.key.livemode,
+            },
+            organization,
+            key_id: principal.key.id.clone(),
+        })
+    }
+
+    /// Checks a permission without an organization in the path.
+    ///
+    /// # Errors
+    /// `insufficient_permissions` naming what is needed.
+    pub fn check_permission(
+        &self,
+        principal: &Principal,
+        needed: Scope,
+        resource: &str,
+    ) -> DomainResult<()> {
+        if permits(&principal.key.permissions, needed, resource) {
+            Ok(())
+        } else {
+            Err(DomainError::InsufficientPermissions {
+                required: needed.as_str().to_owned(),
+            })
+        }
+    }
+}

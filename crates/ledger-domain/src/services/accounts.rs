@@ -1,0 +1,394 @@
+//! The chart of accounts: create, update, read, balances, history, delete.
+
+use serde_json::json;
+use time::OffsetDateTime;
+
+use crate::accounts::{Account, AccountStatus, AccountType, Totals, validate_code};
+use crate::error::{DomainError, DomainResult};
+use crate::events::Event;
+use crate::ids::{IdKind, new_id, parse_id};
+use crate::jobs::{Job, JobCommand};
+use crate::money::Currency;
+use crate::ports::{
+    AccountFilter, HistoryRow, IdempotencyRecord, Page, PageRequest, Store, Written,
+};
+
+use super::{Access, Ledger, WriteOptions};
+
+/// Fields of a new account.
+#[derive(Debug, Clone, Default)]
+pub struct NewAccountInput {
+    pub code: String,
+    pub name: String,
+    pub account_type: String,
+    pub subtype: Option<String>,
+    pub currency: Option<String>,
+    pub description: Option<String>,
+    pub parent_id: Option<String>,
+    pub metadata: Option<serde_json::Value>,
+}
+
+/// Fields an update may change; `None` keeps the value.
+#[derive(Debug, Clone, Default)]
+pub struct AccountChanges {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub is_active: Option<bool>,
+    pub status: Option<String>,
+    pub parent_id: Option<Option<String>>,
+    pub metadata: Option<serde_json::Value>,
+}
+
+/// An account's balance at a time.
+#[derive(Debug, Clone)]
+pub struct BalanceView {
+    pub account: Account,
+    pub as_of: Option<OffsetDateTime>,
+    pub totals: Totals,
+}
+
+/// A page of history rows with running balances (in the account's normal direction).
+#[derive(Debug, Clone)]
+pub struct HistoryView {
+    pub account: Account,
+    pub rows: Vec<(HistoryRow, i64)>,
+    pub total_count: i64,
+    pub has_more: bool,
+}
+
+pub(super) fn not_found(resource: &'static str, id: &str) -> DomainError {
+    DomainError::NotFound {
+        resource,
+        id: id.to_owned(),
+    }
+}
+
+impl<S: Store> Ledger<S> {
+    fn event(
+        &self,
+        access: &Access,
+        event_type: &str,
+        entity_type: &str,
+        entity_id: &str,
+        before: Option<serde_json::Value>,
+        after: Option<serde_json::Value>,
+    ) -> Event {
+        Event {
+            id: new_id(IdKind::Event),
+            organization_id: access.tenant.organization_id.clone(),
+            livemode: access.tenant.livemode,
+            event_type: event_type.to_owned(),
+            entity_type: entity_type.to_owned(),
+            entity_id: entity_id.to_owned(),
+            api_key_id: Some(access.key_id.clone()),
+            before_state: before,
+            after_state: after,
+            created_at: self.now(),
+        }
+    }
+
+    /// Reads an account of the tenant.
+    ///
+    /// # Errors
+    /// `resource_not_found` when it does not exist in the tenant or is deleted.
+    pub async fn get_account(&self, access: &Access, id: &str) -> DomainResult<Account> {
+        let Some(parsed) = parse_id(IdKind::Account, id) else {
+            return Err(not_found("account", id));
+        };
+        self.store
+            .get_account(&access.tenant, &parsed)
+            .await?
+            .ok_or_else(|| not_found("account", id))
+    }
+
+    async fn check_parent(
+        &self,
+        access: &Access,
+        parent: Option<&str>,
+        own_id: Option<&str>,
+    ) -> DomainResult<Option<String>> {
+        let Some(parent) = parent.map(str::trim).filter(|p| !p.is_empty()) else {
+            return Ok(None);
+        };
+        let parent_account = match parse_id(IdKind::Account, parent) {
+            Some(id) => self.store.get_account(&access.tenant, &id).await?,
+            None => None,
+        };
+        let parent_account = parent_account.ok_or_else(|| {
+            DomainError::invalid_field("parent_account_id", "no such account in this organization")
+        })?;
+        if own_id == Some(parent_account.id.as_str()) {
+            return Err(DomainError::invalid_field(
+                "parent_account_id",
+                "an account cannot be its own parent",
+            ));
+        }
+        Ok(Some(parent_account.id))
+    }
+
+    /// Creates an account (synchronous write).
+    ///
+    /// # Errors
+    /// Validation errors (`code`, `name`, `account_type`, `currency_id`, `parent_account_id`),
+    /// `duplicate_value` on `code`.
+    pub async fn create_account(
+        &self,
+        access: &Access,
+        input: NewAccountInput,
+        idempotency: Option<IdempotencyRecord>,
+    ) -> DomainResult<Written<Account>> {
+        let code = input.code.trim().to_owned();
+        validate_code(&code)?;
+        let name = super::signup::check_name(&input.name)?;
+        let account_type = AccountType::parse(&input.account_type).ok_or_else(|| {
+            DomainError::invalid_field(
+                "account_type",
+                "must be one of asset, liability, equity, revenue, expense",
+            )
+        })?;
+        let currency = match input
+            .currency
+            .as_deref()
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+        {
+            None => access.organization.base_currency.clone(),
+            Some(code) => Currency::from_code(code).map(|c| c.code()).ok_or_else(|| {
+                DomainError::invalid_field("currency_id", "must be an ISO 4217 currency code")
+            })?,
+        };
+        let parent_id = self
+            .check_parent(access, input.parent_id.as_deref(), None)
+            .await?;
+        let now = self.now();
+        let account = Account {
+            id: new_id(IdKind::Account),
+            organization_id: access.tenant.organization_id.clone(),
+            livemode: access.tenant.livemode,
+            code,
+            name,
+            account_type,
+            subtype: input
+                .subtype
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty()),
+            currency,
+            description: input.description,
+            status: AccountStatus::Active,
+            parent_id,
+            is_system: false,
+            metadata: input.metadata.unwrap_or_else(|| json!({})),
+            created_at: now,
+            updated_at: now,
+        };
+        let after = crate::views::account(&account, None);
+        let event = self.event(
+            access,
+            "account.created",
+            "account",
+            &account.id,
+            None,
+            Some(after),
+        );
+        self.store.insert_account(account, event, idempotency).await
+    }
+
+    /// Updates name, description, status, parent or metadata (synchronous write).
+    ///
+    /// # Errors
+    /// `resource_not_found`, validation errors.
+    pub async fn update_account(
+        &self,
+        access: &Access,
+        id: &str,
+        changes: AccountChanges,
+    ) -> DomainResult<Account> {
+        let before = self.get_account(access, id).await?;
+        let mut account = before.clone();
+        if let Some(name) = changes.name {
+            account.name = super::signup::check_name(&name)?;
+        }
+        if let Some(description) = changes.description {
+            account.description = Some(description);
+        }
+        if let Some(status) = changes.status {
+            account.status = AccountStatus::parse(&status).ok_or_else(|| {
+                DomainError::invalid_field("status", "must be active, inactive or suspended")
+            })?;
+        }
+        if let Some(active) = changes.is_active {
+            account.status = if active {
+                AccountStatus::Active
+            } else {
+                AccountStatus::Inactive
+            };
+        }
+        if let Some(parent) = changes.parent_id {
+            account.parent_id = self
+                .check_parent(access, parent.as_deref(), Some(&account.id))
+                .await?;
+        }
+        if let Some(metadata) = changes.metadata {
+            account.metadata = metadata;
+        }
+        account.updated_at = self.now();
+        let event = self.event(
+            access,
+            "account.updated",
+            "account",
+            &account.id,
+            Some(crate::views::account(&before, None)),
+            Some(crate::views::account(&account, None)),
+        );
+        self.store.update_account(account, event).await
+    }
+
+    /// Lists accounts sorted by code.
+    ///
+    /// # Errors
+    /// Validation errors on the filters.
+    pub async fn list_accounts(
+        &self,
+        access: &Access,
+        account_type: Option<&str>,
+        status: Option<&str>,
+        page: Option<PageRequest>,
+    ) -> DomainResult<Page<Account>> {
+        let filter = AccountFilter {
+            account_type: account_type
+                .map(|t| {
+                    AccountType::parse(t).ok_or_else(|| {
+                        DomainError::invalid_field(
+                            "account_type",
+                            "must be one of asset, liability, equity, revenue, expense",
+                        )
+                    })
+                })
+                .transpose()?,
+            status: status
+                .map(|s| {
+                    AccountStatus::parse(s).ok_or_else(|| {
+                        DomainError::invalid_field(
+                            "status",
+                            "must be active, inactive or suspended",
+                        )
+                    })
+                })
+                .transpose()?,
+        };
+        self.store
+            .list_accounts(&access.tenant, &filter, page)
+            .await
+    }
+
+    /// The balance of an account from posted entries dated before `until` (all when `None`).
+    ///
+    /// # Errors
+    /// `resource_not_found`.
+    pub async fn account_balance(
+        &self,
+        access: &Access,
+        id: &str,
+        until: Option<OffsetDateTime>,
+    ) -> DomainResult<BalanceView> {
+        let account = self.get_account(access, id).await?;
+        let totals = self
+            .store
+            .account_totals(&access.tenant, Some(&account.id), None, until)
+            .await?;
+        let totals = totals
+            .into_iter()
+            .find(|(a, _)| *a == account.id)
+            .map(|(_, t)| t)
+            .unwrap_or_default();
+        Ok(BalanceView {
+            account,
+            as_of: until,
+            totals,
+        })
+    }
+
+    /// A page of an account's history with the running balance after each row.
+    ///
+    /// # Errors
+    /// `resource_not_found`.
+    pub async fn account_history(
+        &self,
+        access: &Access,
+        id: &str,
+        from: Option<OffsetDateTime>,
+        until: Option<OffsetDateTime>,
+        page: PageRequest,
+    ) -> DomainResult<HistoryView> {
+        let account = self.get_account(access, id).await?;
+        let history = self
+            .store
+            .account_history(&access.tenant, &account.id, from, until, page)
+            .await?;
+        let mut running = history.before;
+        let rows = history
+            .rows
+            .into_iter()
+            .map(|row| {
+                running.debit += row.debit;
+                running.credit += row.credit;
+                let balance = account.account_type.net(running.debit, running.credit);
+                (row, balance)
+            })
+            .collect::<Vec<_>>();
+        let has_more = page.offset + (rows.len() as i64) < history.total_count;
+        Ok(HistoryView {
+            account,
+            rows,
+            total_count: history.total_count,
+            has_more,
+        })
+    }
+
+    /// Queues the soft delete of an account without entries.
+    ///
+    /// # Errors
+    /// `resource_not_found`; `resource_in_use` for system accounts and accounts with entries.
+    pub async fn delete_account(
+        &self,
+        access: &Access,
+        id: &str,
+        options: WriteOptions,
+    ) -> DomainResult<Written<Job>> {
+        let account = self.get_account(access, id).await?;
+        if account.is_system {
+            return Err(DomainError::rule(
+                "resource_in_use",
+                "system accounts cannot be deleted; set them inactive instead",
+            ));
+        }
+        let any = self
+            .store
+            .account_history(
+                &access.tenant,
+                &account.id,
+                None,
+                None,
+                PageRequest {
+                    limit: 1,
+                    offset: 0,
+                },
+            )
+            .await?;
+        if any.total_count > 0 {
+            return Err(DomainError::rule(
+                "resource_in_use",
+                "this account has transactions; set it inactive instead of deleting it",
+            ));
+        }
+        // Pending transactions referencing the account are caught by the job's precondition.
+        self.enqueue(
+            access,
+            JobCommand::DeleteAccount {
+                account_id: account.id,
+            },
+            options,
+        )
+        .await
+    }
+}

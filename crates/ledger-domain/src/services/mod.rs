@@ -1,0 +1,69 @@
+//! Use-case services: validate, compute with the domain rules, call the ports.
+//!
+//! [`Ledger`] is generic over the [`Store`] port; every interface (REST, GraphQL, MCP)
+//! drives the same methods, so authentication, permissions, tenancy, credits and events
+//! are the same everywhere.
+
+mod access;
+mod accounts;
+mod reports;
+mod runner;
+mod signup;
+mod transactions;
+
+use std::sync::Arc;
+
+use time::OffsetDateTime;
+
+pub use access::{Access, Principal};
+pub use accounts::{AccountChanges, BalanceView, HistoryView, NewAccountInput};
+pub use runner::RunOutcome;
+pub use signup::{IssuedKey, MasterSignup, SignupResult, SubSignup};
+pub use transactions::{EntryInput, NewTransactionInput, TransactionChanges, WriteOptions};
+
+use crate::ports::{Clock, Store};
+
+/// Tunables of the services.
+#[derive(Debug, Clone)]
+pub struct LedgerConfig {
+    /// Credits a new root organization starts with.
+    pub signup_credits: i64,
+    /// Soft-delete retention.
+    pub retention_days: i64,
+    /// How long a claimed job is leased before another worker may take it.
+    pub job_lease: time::Duration,
+}
+
+impl Default for LedgerConfig {
+    fn default() -> Self {
+        Self {
+            signup_credits: 500,
+            retention_days: crate::events::RETENTION_DAYS,
+            job_lease: time::Duration::seconds(60),
+        }
+    }
+}
+
+/// The service facade over one store.
+#[derive(Clone)]
+pub struct Ledger<S> {
+    pub store: S,
+    pub clock: Arc<dyn Clock>,
+    pub config: LedgerConfig,
+}
+
+impl<S: Store> Ledger<S> {
+    /// A ledger over `store`.
+    pub fn new(store: S, clock: Arc<dyn Clock>, config: LedgerConfig) -> Self {
+        Self {
+            store,
+            clock,
+            config,
+        }
+    }
+
+    /// Now, from the injected clock.
+    pub fn now(&self) -> OffsetDateTime {
+        self.clock.now()
+    }
+}

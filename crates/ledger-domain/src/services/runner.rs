@@ -1,0 +1,464 @@
+//! Running queued jobs: decide the effect from the command and the current state, then
+//! let the store apply it atomically with the job's completion (DECISIONS 4).
+//!
+//! A precondition that no longer holds (the transaction was posted meanwhile) fails the
+//! job and refunds it; a storage failure retries with backoff up to `MAX_ATTEMPTS`.
+
+use std::collections::HashMap;
+
+use serde_json::{Value, json};
+
+use crate::accounts::Account;
+use crate::error::{DomainError, DomainResult};
+use crate::events::{Deletion, Event};
+use crate::ids::{IdKind, new_id};
+use crate::jobs::{Job, JobCommand, MAX_ATTEMPTS, retry_delay};
+use crate::ports::{Effect, Store, Tenant};
+use crate::transactions::{
+    EntryLine, StoredEntry, Transaction, TransactionAction, TransactionStatus, check_balanced,
+    mirror_entries,
+};
+use crate::views;
+
+use super::Ledger;
+use super::accounts::not_found;
+
+/// What became of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunOutcome {
+    Completed(Value),
+    Failed(Value),
+    /// A storage failure; the job runs again later.
+    Retrying,
+    /// Another worker took the job over (its lease had expired); nothing was done here.
+    Lost,
+}
+
+/// The error object stored on a failed job.
+pub fn error_json(error: &DomainError) -> Value {
+    let mut v = json!({ "code": error.code(), "message": error.public_message() });
+    if let Some(details) = error.details() {
+        v["details"] = details;
+    }
+    v
+}
+
+struct Decision {
+    effect: Effect,
+    events: Vec<Event>,
+    result: Value,
+}
+
+impl<S: Store> Ledger<S> {
+    fn job_event(
+        &self,
+        job: &Job,
+        event_type: &str,
+        entity_type: &str,
+        entity_id: &str,
+        before: Option<Value>,
+        after: Option<Value>,
+    ) -> Event {
+        Event {
+            id: new_id(IdKind::Event),
+            organization_id: job.organization_id.clone(),
+            livemode: job.livemode,
+            event_type: event_type.to_owned(),
+            entity_type: entity_type.to_owned(),
+            entity_id: entity_id.to_owned(),
+            api_key_id: Some(job.api_key_id.clone()),
+            before_state: before,
+            after_state: after,
+            created_at: self.now(),
+        }
+    }
+
+    async fn current_transaction(&self, tenant: &Tenant, id: &str) -> DomainResult<Transaction> {
+        self.store
+            .get_transaction(tenant, id)
+            .await?
+            .ok_or_else(|| not_found("transaction", id))
+    }
+
+    /// Re-checks at run time that every account still exists and accepts postings.
+    async fn check_accounts(&self, tenant: &Tenant, lines: &[EntryLine]) -> DomainResult<()> {
+        let mut ids: Vec<String> = lines.iter().map(|l| l.account_id.clone()).collect();
+        ids.sort();
+        ids.dedup();
+        let found: HashMap<String, Account> = self
+            .store
+            .get_accounts(tenant, &ids)
+            .await?
+            .into_iter()
+            .map(|a| (a.id.clone(), a))
+            .collect();
+        for id in &ids {
+            let account = found.get(id).ok_or_else(|| {
+                DomainError::rule("resource_in_use", format!("account {id} no longer exists"))
+            })?;
+            if !account.status.accepts_postings() {
+                return Err(DomainError::rule(
+                    "account_inactive",
+                    format!(
+                        "account {} ({}) is {} and accepts no postings",
+                        account.code,
+                        account.name,
+                        account.status.as_str()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn stored(lines: &[EntryLine]) -> Vec<StoredEntry> {
+        lines
+            .iter()
+            .map(|line| StoredEntry {
+                id: new_id(IdKind::Entry),
+                line: line.clone(),
+            })
+            .collect()
+    }
+
+    async fn decide(&self, job: &Job) -> DomainResult<Decision> {
+        let tenant = Tenant {
+            organization_id: job.organization_id.clone(),
+            livemode: job.livemode,
+        };
+        let now = self.now();
+        match &job.command {
+            JobCommand::CreateTransaction {
+                transaction_id,
+                draft,
+                auto_post,
+            } => {
+                self.check_accounts(&tenant, &draft.entries).await?;
+                let amount = check_balanced(&draft.entries, views::decimals_of(&draft.currency))?;
+                let txn = Transaction {
+                    id: transaction_id.clone(),
+                    organization_id: job.organization_id.clone(),
+                    livemode: job.livemode,
+                    description: draft.description.clone(),
+                    date: draft.date,
+                    status: if *auto_post {
+                        TransactionStatus::Posted
+                    } else {
+                        TransactionStatus::Pending
+                    },
+                    currency: draft.currency.clone(),
+                    amount,
+                    reference: draft.reference.clone(),
+                    reversal_of: None,
+                    reversed_by: None,
+                    reversal_reason: None,
+                    metadata: draft.metadata.clone(),
+                    entries: Self::stored(&draft.entries),
+                    posted_at: auto_post.then_some(now),
+                    created_at: now,
+                    updated_at: now,
+                };
+                let result = views::transaction(&txn);
+                let mut events = vec![self.job_event(
+                    job,
+                    "transaction.created",
+                    "transaction",
+                    &txn.id,
+                    None,
+                    Some(result.clone()),
+                )];
+                if *auto_post {
+                    events.push(self.job_event(
+                        job,
+                        "transaction.posted",
+                        "transaction",
+                        &txn.id,
+                        None,
+                        Some(result.clone()),
+                    ));
+                }
+                Ok(Decision {
+                    effect: Effect::InsertTransaction(txn),
+                    events,
+                    result,
+                })
+            }
+            JobCommand::UpdateTransaction {
+                transaction_id,
+                description,
+                date,
+                entries,
+                metadata,
+            } => {
+                let before = self.current_transaction(&tenant, transaction_id).await?;
+                TransactionAction::Update.check(before.status)?;
+                let mut txn = before.clone();
+                if let Some(d) = description {
+                    txn.description = d.clone();
+                }
+                if let Some(d) = date {
+                    txn.date = *d;
+                }
+                if let Some(lines) = entries {
+                    self.check_accounts(&tenant, lines).await?;
+                    txn.amount = check_balanced(lines, views::decimals_of(&txn.currency))?;
+                    txn.entries = Self::stored(lines);
+                }
+                if let Some(m) = metadata {
+                    txn.metadata = m.clone();
+                }
+                txn.updated_at = now;
+                let result = views::transaction(&txn);
+                let events = vec![self.job_event(
+                    job,
+                    "transaction.updated",
+                    "transaction",
+                    &txn.id,
+                    Some(views::transaction(&before)),
+                    Some(result.clone()),
+                )];
+                Ok(Decision {
+                    effect: Effect::ReplaceTransaction(txn),
+                    events,
+                    result,
+                })
+            }
+            JobCommand::PostTransaction { transaction_id } => {
+                let before = self.current_transaction(&tenant, transaction_id).await?;
+                TransactionAction::Post.check(before.status)?;
+                let lines: Vec<EntryLine> = before.entries.iter().map(|e| e.line.clone()).collect();
+                self.check_accounts(&tenant, &lines).await?;
+                let mut txn = before.clone();
+                txn.status = TransactionStatus::Posted;
+                txn.posted_at = Some(now);
+                txn.updated_at = now;
+                let result = views::transaction(&txn);
+                let events = vec![self.job_event(
+                    job,
+                    "transaction.posted",
+                    "transaction",
+                    &txn.id,
+                    Some(views::transaction(&before)),
+                    Some(result.clone()),
+                )];
+                Ok(Decision {
+                    effect: Effect::PostTransaction {
+                        transaction_id: txn.id.clone(),
+                        posted_at: now,
+                    },
+                    events,
+                    result,
+                })
+            }
+            JobCommand::ReverseTransaction {
+                transaction_id,
+                mirror_id,
+                reason,
+            } => {
+                let before = self.current_transaction(&tenant, transaction_id).await?;
+                TransactionAction::Reverse.check(before.status)?;
+                let lines: Vec<EntryLine> = before.entries.iter().map(|e| e.line.clone()).collect();
+                let mirror = Transaction {
+                    id: mirror_id.clone(),
+                    description: format!("Reversal of {}: {reason}", before.description),
+                    date: now,
+                    status: TransactionStatus::Posted,
+                    reversal_of: Some(before.id.clone()),
+                    reversed_by: None,
+                    reversal_reason: Some(reason.clone()),
+                    entries: Self::stored(&mirror_entries(&lines)),
+                    posted_at: Some(now),
+                    created_at: now,
+                    updated_at: now,
+                    ..before.clone()
+                };
+                let mut txn = before.clone();
+                txn.status = TransactionStatus::Reversed;
+                txn.reversed_by = Some(mirror.id.clone());
+                txn.reversal_reason = Some(reason.clone());
+                txn.updated_at = now;
+                let result = views::transaction(&txn);
+                let mirror_json = views::transaction(&mirror);
+                let events = vec![
+                    self.job_event(
+                        job,
+                        "transaction.reversed",
+                        "transaction",
+                        &txn.id,
+                        Some(views::transaction(&before)),
+                        Some(result.clone()),
+                    ),
+                    self.job_event(
+                        job,
+                        "transaction.created",
+                        "transaction",
+                        &mirror.id,
+                        None,
+                        Some(mirror_json.clone()),
+                    ),
+                    self.job_event(
+                        job,
+                        "transaction.posted",
+                        "transaction",
+                        &mirror.id,
+                        None,
+                        Some(mirror_json),
+                    ),
+                ];
+                Ok(Decision {
+                    effect: Effect::ReverseTransaction {
+                        transaction_id: txn.id.clone(),
+                        reason: reason.clone(),
+                        mirror,
+                    },
+                    events,
+                    result,
+                })
+            }
+            JobCommand::DeleteTransaction { transaction_id } => {
+                let before = self.current_transaction(&tenant, transaction_id).await?;
+                TransactionAction::Delete.check(before.status)?;
+                let deletion = self.deletion(job, "transaction", &before.id, &before.description);
+                let result = json!({ "id": before.id, "object": "transaction", "deleted": true, "recoverable_until": views::timestamp(deletion.recoverable_until) });
+                let events = vec![self.job_event(
+                    job,
+                    "transaction.deleted",
+                    "transaction",
+                    &before.id,
+                    Some(views::transaction(&before)),
+                    None,
+                )];
+                Ok(Decision {
+                    effect: Effect::DeleteTransaction {
+                        transaction_id: before.id.clone(),
+                        deletion,
+                    },
+                    events,
+                    result,
+                })
+            }
+            JobCommand::DeleteAccount { account_id } => {
+                let before = self
+                    .store
+                    .get_account(&tenant, account_id)
+                    .await?
+                    .ok_or_else(|| not_found("account", account_id))?;
+                let deletion = self.deletion(job, "account", &before.id, &before.name);
+                let result = json!({ "id": before.id, "object": "account", "deleted": true, "recoverable_until": views::timestamp(deletion.recoverable_until) });
+                let events = vec![self.job_event(
+                    job,
+                    "account.deleted",
+                    "account",
+                    &before.id,
+                    Some(views::account(&before, None)),
+                    None,
+                )];
+                Ok(Decision {
+                    effect: Effect::DeleteAccount {
+                        account_id: before.id.clone(),
+                        deletion,
+                    },
+                    events,
+                    result,
+                })
+            }
+        }
+    }
+
+    fn deletion(&self, job: &Job, resource_type: &str, resource_id: &str, name: &str) -> Deletion {
+        let now = self.now();
+        Deletion {
+            id: new_id(IdKind::Deletion),
+            organization_id: job.organization_id.clone(),
+            livemode: job.livemode,
+            resource_type: resource_type.to_owned(),
+            resource_id: resource_id.to_owned(),
+            name: name.to_owned(),
+            deleted_at: now,
+            deleted_by: job.api_key_id.clone(),
+            recoverable_until: now + time::Duration::days(self.config.retention_days),
+        }
+    }
+
+    /// Runs a job this process has claimed, to completion, failure or a scheduled retry.
+    ///
+    /// # Errors
+    /// Only when even recording the failure or the retry fails (the lease then expires and
+    /// another worker takes the job again).
+    pub async fn run_claimed(&self, job: &Job) -> DomainResult<RunOutcome> {
+        let decided = self.decide(job).await;
+        let error = match decided {
+            Ok(decision) => {
+                let result = decision.result.clone();
+                match self
+                    .store
+                    .apply_job(
+                        job,
+                        decision.effect,
+                        decision.events,
+                        decision.result,
+                        self.now(),
+                    )
+                    .await
+                {
+                    Ok(()) => return Ok(RunOutcome::Completed(result)),
+                    Err(e) if e.code() == "job_lost" => return Ok(RunOutcome::Lost),
+                    Err(e) => e,
+                }
+            }
+            Err(e) => e,
+        };
+        let stored = error_json(&error);
+        if error.is_transient() && job.attempts < MAX_ATTEMPTS {
+            tracing::warn!(job_id = %job.id, attempts = job.attempts, error = %error_detail(&error), "job failed transiently; retrying");
+            self.store
+                .retry_job(job, stored, self.now() + retry_delay(job.attempts))
+                .await?;
+            return Ok(RunOutcome::Retrying);
+        }
+        if error.is_transient() {
+            tracing::error!(job_id = %job.id, error = %error_detail(&error), "job failed for good after its last attempt");
+        }
+        self.store.fail_job(job, stored.clone(), self.now()).await?;
+        Ok(RunOutcome::Failed(stored))
+    }
+
+    /// Claims the job `id` if no one has and runs it; `None` when it was not runnable.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn run_now(&self, id: &str) -> DomainResult<Option<RunOutcome>> {
+        match self
+            .store
+            .claim_job(id, self.now(), self.config.job_lease)
+            .await?
+        {
+            Some(job) => self.run_claimed(&job).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Claims and runs up to `limit` runnable jobs; returns how many were claimed.
+    ///
+    /// # Errors
+    /// Storage failures while claiming.
+    pub async fn run_batch(&self, limit: i64) -> DomainResult<usize> {
+        let jobs = self
+            .store
+            .claim_jobs(limit, self.now(), self.config.job_lease)
+            .await?;
+        for job in &jobs {
+            if let Err(e) = self.run_claimed(job).await {
+                tracing::error!(job_id = %job.id, error = %error_detail(&e), "could not record a job's outcome");
+            }
+        }
+        Ok(jobs.len())
+    }
+}
+
+fn error_detail(error: &DomainError) -> String {
+    match error {
+        DomainError::Internal(cause) => cause.clone(),
+        other => other.to_string(),
+    }
+}

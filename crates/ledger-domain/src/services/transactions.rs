@@ -1,0 +1,392 @@
+//! Journal transactions: synchronous validation, then a queued job (DECISIONS 4).
+
+use std::collections::HashMap;
+
+use time::OffsetDateTime;
+
+use crate::accounts::{Account, EntryType};
+use crate::error::{DomainError, DomainResult};
+use crate::ids::{IdKind, new_id, parse_id};
+use crate::jobs::{Job, JobCommand, JobStatus, TransactionDraft};
+use crate::money::{AmountError, Currency, parse_positive_units};
+use crate::ports::{CreditCharge, IdempotencyRecord, Page, PageRequest, Store, Written};
+use crate::transactions::{
+    EntryLine, Transaction, TransactionAction, TransactionStatus, check_balanced,
+};
+
+use super::accounts::not_found;
+use super::{Access, Ledger};
+
+/// One entry as a client sent it; `amount` is the decimal text.
+#[derive(Debug, Clone)]
+pub struct EntryInput {
+    pub account_id: String,
+    pub entry_type: String,
+    pub amount: String,
+    pub description: Option<String>,
+}
+
+/// A new transaction as a client sent it.
+#[derive(Debug, Clone)]
+pub struct NewTransactionInput {
+    pub description: String,
+    pub date: Option<OffsetDateTime>,
+    pub currency: Option<String>,
+    pub reference: Option<String>,
+    pub entries: Vec<EntryInput>,
+    pub metadata: Option<serde_json::Value>,
+    pub auto_post: bool,
+}
+
+/// Changes to a pending transaction; `None` keeps the value.
+#[derive(Debug, Clone, Default)]
+pub struct TransactionChanges {
+    pub description: Option<String>,
+    pub date: Option<OffsetDateTime>,
+    pub entries: Option<Vec<EntryInput>>,
+    pub metadata: Option<serde_json::Value>,
+}
+
+/// How a queued write is accepted.
+#[derive(Debug, Clone, Default)]
+pub struct WriteOptions {
+    /// The idempotency record to store with the job (its `job_id` is filled in here).
+    pub idempotency: Option<IdempotencyRecord>,
+}
+
+/// Credits per queued write (spec 8: every write costs one credit).
+pub const WRITE_CREDITS: i64 = 1;
+
+fn check_description(text: &str) -> DomainResult<String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(DomainError::missing_field("description"));
+    }
+    if text.chars().count() > 1000 {
+        return Err(DomainError::invalid_field(
+            "description",
+            "must be at most 1000 characters",
+        ));
+    }
+    Ok(text.to_owned())
+}
+
+impl<S: Store> Ledger<S> {
+    /// Accepts a job: takes its credits and stores it with the idempotency record.
+    pub(super) async fn enqueue(
+        &self,
+        access: &Access,
+        command: JobCommand,
+        options: WriteOptions,
+    ) -> DomainResult<Written<Job>> {
+        let now = self.now();
+        let job = Job {
+            id: new_id(IdKind::Request),
+            organization_id: access.tenant.organization_id.clone(),
+            livemode: access.tenant.livemode,
+            api_key_id: access.key_id.clone(),
+            command,
+            status: JobStatus::Queued,
+            attempts: 0,
+            credit_cost: WRITE_CREDITS,
+            credit_pool_id: access.pool_id(),
+            result: None,
+            error: None,
+            run_at: now,
+            locked_until: None,
+            created_at: now,
+            updated_at: now,
+            completed_at: None,
+        };
+        let charge = CreditCharge {
+            pool_id: access.pool_id(),
+            livemode: access.tenant.livemode,
+            credits: WRITE_CREDITS,
+        };
+        let idempotency = options.idempotency.map(|mut r| {
+            r.job_id = Some(job.id.clone());
+            r
+        });
+        self.store.enqueue(job, Some(charge), idempotency).await
+    }
+
+    /// Validates entries against the tenant's accounts: they exist, accept postings and
+    /// share the transaction's currency; amounts fit the currency; debits equal credits.
+    async fn validate_entries(
+        &self,
+        access: &Access,
+        currency: &str,
+        entries: &[EntryInput],
+    ) -> DomainResult<Vec<EntryLine>> {
+        if entries.is_empty() {
+            return Err(DomainError::missing_field("entries"));
+        }
+        if entries.len() > 500 {
+            return Err(DomainError::invalid_field(
+                "entries",
+                "at most 500 entries per transaction",
+            ));
+        }
+        let decimals = Currency::from_code(currency).map_or(2, |c| c.decimals());
+        let mut lines = Vec::with_capacity(entries.len());
+        for (i, e) in entries.iter().enumerate() {
+            let field = |name: &str| format!("entries[{i}].{name}");
+            let account_id = parse_id(IdKind::Account, &e.account_id).ok_or_else(|| {
+                DomainError::invalid_field(field("account_id"), "is not an account id")
+            })?;
+            let entry_type = EntryType::parse(&e.entry_type).ok_or_else(|| {
+                DomainError::invalid_field(field("entry_type"), "must be 'debit' or 'credit'")
+            })?;
+            let amount = parse_positive_units(&e.amount, decimals).map_err(|err| match err {
+                AmountError::TooManyDecimals(d) => DomainError::invalid_field(
+                    field("amount"),
+                    format!("{currency} allows at most {d} decimal places"),
+                ),
+                other => DomainError::invalid_field(field("amount"), other.to_string()),
+            })?;
+            lines.push(EntryLine {
+                account_id,
+                entry_type,
+                amount,
+                description: e.description.clone(),
+            });
+        }
+        let mut ids: Vec<String> = lines.iter().map(|l| l.account_id.clone()).collect();
+        ids.sort();
+        ids.dedup();
+        let found: HashMap<String, Account> = self
+            .store
+            .get_accounts(&access.tenant, &ids)
+            .await?
+            .into_iter()
+            .map(|a| (a.id.clone(), a))
+            .collect();
+        for (i, line) in lines.iter().enumerate() {
+            let account = found.get(&line.account_id).ok_or_else(|| {
+                DomainError::invalid_field(
+                    format!("entries[{i}].account_id"),
+                    format!("no account '{}' in this organization", line.account_id),
+                )
+            })?;
+            if !account.status.accepts_postings() {
+                return Err(DomainError::rule(
+                    "account_inactive",
+                    format!(
+                        "account {} ({}) is {} and accepts no postings",
+                        account.code,
+                        account.name,
+                        account.status.as_str()
+                    ),
+                ));
+            }
+            if account.currency != currency {
+                return Err(DomainError::rule(
+                    "currency_mismatch",
+                    format!(
+                        "account {} is in {} but the transaction is in {currency}",
+                        account.code, account.currency
+                    ),
+                ));
+            }
+        }
+        check_balanced(&lines, decimals)?;
+        Ok(lines)
+    }
+
+    /// Validates a new transaction and queues its creation.
+    ///
+    /// # Errors
+    /// Validation errors, `unbalanced_transaction`, `account_inactive`, `currency_mismatch`,
+    /// `insufficient_credits`.
+    pub async fn create_transaction(
+        &self,
+        access: &Access,
+        input: NewTransactionInput,
+        options: WriteOptions,
+    ) -> DomainResult<Written<Job>> {
+        let description = check_description(&input.description)?;
+        let date = input
+            .date
+            .ok_or_else(|| DomainError::missing_field("date"))?;
+        let currency = match input
+            .currency
+            .as_deref()
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+        {
+            None => access.organization.base_currency.clone(),
+            Some(code) => Currency::from_code(code).map(|c| c.code()).ok_or_else(|| {
+                DomainError::invalid_field("currency", "must be an ISO 4217 currency code")
+            })?,
+        };
+        let entries = self
+            .validate_entries(access, &currency, &input.entries)
+            .await?;
+        let draft = TransactionDraft {
+            description,
+            date,
+            currency,
+            reference: input
+                .reference
+                .map(|r| r.trim().to_owned())
+                .filter(|r| !r.is_empty()),
+            entries,
+            metadata: input.metadata.unwrap_or_else(|| serde_json::json!({})),
+        };
+        let command = JobCommand::CreateTransaction {
+            transaction_id: new_id(IdKind::Transaction),
+            draft,
+            auto_post: input.auto_post,
+        };
+        self.enqueue(access, command, options).await
+    }
+
+    /// Reads a transaction of the tenant.
+    ///
+    /// # Errors
+    /// `resource_not_found`.
+    pub async fn get_transaction(&self, access: &Access, id: &str) -> DomainResult<Transaction> {
+        let Some(parsed) = parse_id(IdKind::Transaction, id) else {
+            return Err(not_found("transaction", id));
+        };
+        self.store
+            .get_transaction(&access.tenant, &parsed)
+            .await?
+            .ok_or_else(|| not_found("transaction", id))
+    }
+
+    /// Lists transactions, newest first.
+    ///
+    /// # Errors
+    /// Storage failures only.
+    pub async fn list_transactions(
+        &self,
+        access: &Access,
+        status: Option<TransactionStatus>,
+        from: Option<OffsetDateTime>,
+        until: Option<OffsetDateTime>,
+        page: PageRequest,
+    ) -> DomainResult<Page<Transaction>> {
+        self.store
+            .list_transactions(&access.tenant, status, from, until, page)
+            .await
+    }
+
+    /// Validates changes to a pending transaction and queues them.
+    ///
+    /// # Errors
+    /// `resource_not_found`, `transaction_not_pending`, entry validation errors.
+    pub async fn update_transaction(
+        &self,
+        access: &Access,
+        id: &str,
+        changes: TransactionChanges,
+        options: WriteOptions,
+    ) -> DomainResult<Written<Job>> {
+        let current = self.get_transaction(access, id).await?;
+        TransactionAction::Update.check(current.status)?;
+        let description = changes
+            .description
+            .as_deref()
+            .map(check_description)
+            .transpose()?;
+        let entries = match &changes.entries {
+            Some(entries) => Some(
+                self.validate_entries(access, &current.currency, entries)
+                    .await?,
+            ),
+            None => None,
+        };
+        let command = JobCommand::UpdateTransaction {
+            transaction_id: current.id,
+            description,
+            date: changes.date,
+            entries,
+            metadata: changes.metadata,
+        };
+        self.enqueue(access, command, options).await
+    }
+
+    /// Queues the posting of a pending transaction.
+    ///
+    /// # Errors
+    /// `resource_not_found`, `transaction_not_pending`, `account_inactive`.
+    pub async fn post_transaction(
+        &self,
+        access: &Access,
+        id: &str,
+        options: WriteOptions,
+    ) -> DomainResult<Written<Job>> {
+        let current = self.get_transaction(access, id).await?;
+        TransactionAction::Post.check(current.status)?;
+        self.enqueue(
+            access,
+            JobCommand::PostTransaction {
+                transaction_id: current.id,
+            },
+            options,
+        )
+        .await
+    }
+
+    /// Queues the reversal of a posted transaction.
+    ///
+    /// # Errors
+    /// `missing_field` on `reason`, `resource_not_found`, `transaction_not_posted`.
+    pub async fn reverse_transaction(
+        &self,
+        access: &Access,
+        id: &str,
+        reason: Option<String>,
+        options: WriteOptions,
+    ) -> DomainResult<Written<Job>> {
+        let reason = reason
+            .map(|r| r.trim().to_owned())
+            .filter(|r| !r.is_empty())
+            .ok_or_else(|| DomainError::missing_field("reason"))?;
+        let current = self.get_transaction(access, id).await?;
+        TransactionAction::Reverse.check(current.status)?;
+        let command = JobCommand::ReverseTransaction {
+            transaction_id: current.id,
+            mirror_id: new_id(IdKind::Transaction),
+            reason,
+        };
+        self.enqueue(access, command, options).await
+    }
+
+    /// Queues the soft delete of a pending transaction.
+    ///
+    /// # Errors
+    /// `resource_not_found`, `transaction_not_pending`.
+    pub async fn delete_transaction(
+        &self,
+        access: &Access,
+        id: &str,
+        options: WriteOptions,
+    ) -> DomainResult<Written<Job>> {
+        let current = self.get_transaction(access, id).await?;
+        TransactionAction::Delete.check(current.status)?;
+        self.enqueue(
+            access,
+            JobCommand::DeleteTransaction {
+                transaction_id: current.id,
+            },
+            options,
+        )
+        .await
+    }
+
+    /// A queued request of the tenant.
+    ///
+    /// # Errors
+    /// `resource_not_found`.
+    pub async fn get_job(&self, access: &Access, id: &str) -> DomainResult<Job> {
+        let Some(parsed) = parse_id(IdKind::Request, id) else {
+            return Err(not_found("request", id));
+        };
+        self.store
+            .get_job(&access.tenant, &parsed)
+            .await?
+            .ok_or_else(|| not_found("request", id))
+    }
+}

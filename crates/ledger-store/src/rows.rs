@@ -1,0 +1,656 @@
+//! Row structs of the tables and their conversions to and from domain types.
+//!
+//! Each struct is checked against both backends. Timestamps are stored as UTC without a
+//! zone and truncated to microseconds (PostgreSQL's precision), so both backends return
+//! the same instant. A row that does not parse back (unknown enum text, bad JSON) is an
+//! `Internal` error, never a panic.
+
+use diesel::prelude::*;
+use ledger_domain::DomainError;
+use ledger_domain::accounts::{Account, AccountStatus, AccountType, EntryType};
+use ledger_domain::events::{Deletion, Event};
+use ledger_domain::jobs::{Job, JobCommand, JobStatus};
+use ledger_domain::organizations::{ApiKey, Organization, Permission, Relationship, User};
+use ledger_domain::ports::IdempotencyRecord;
+use ledger_domain::transactions::{EntryLine, StoredEntry, Transaction, TransactionStatus};
+use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
+
+use crate::schema::*;
+
+/// An instant as stored: UTC, microsecond precision.
+pub(crate) fn to_db(t: OffsetDateTime) -> PrimitiveDateTime {
+    let utc = t.to_offset(UtcOffset::UTC);
+    let micros = utc.nanosecond() / 1_000 * 1_000;
+    let utc = utc.replace_nanosecond(micros).unwrap_or(utc);
+    PrimitiveDateTime::new(utc.date(), utc.time())
+}
+
+/// A stored instant back as an `OffsetDateTime` in UTC.
+pub(crate) fn from_db(t: PrimitiveDateTime) -> OffsetDateTime {
+    t.assume_utc()
+}
+
+fn opt_to_db(t: Option<OffsetDateTime>) -> Option<PrimitiveDateTime> {
+    t.map(to_db)
+}
+
+fn opt_from_db(t: Option<PrimitiveDateTime>) -> Option<OffsetDateTime> {
+    t.map(from_db)
+}
+
+fn corrupt(what: &str, value: &str) -> DomainError {
+    DomainError::Internal(format!("stored {what} '{value}' does not parse"))
+}
+
+pub(crate) fn json_text(value: &serde_json::Value) -> String {
+    value.to_string()
+}
+
+pub(crate) fn parse_json(text: &str) -> Result<serde_json::Value, DomainError> {
+    serde_json::from_str(text).map_err(|e| DomainError::Internal(format!("stored JSON: {e}")))
+}
+
+fn parse_opt_json(text: Option<&str>) -> Result<Option<serde_json::Value>, DomainError> {
+    text.map(parse_json).transpose()
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = users, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct UserRow {
+    pub id: String,
+    pub provider_id: String,
+    pub email: String,
+    pub provider_username: Option<String>,
+    pub created_at: PrimitiveDateTime,
+}
+
+impl From<&User> for UserRow {
+    fn from(u: &User) -> Self {
+        Self {
+            id: u.id.clone(),
+            provider_id: u.provider_id.clone(),
+            email: u.email.clone(),
+            provider_username: u.provider_username.clone(),
+            created_at: to_db(u.created_at),
+        }
+    }
+}
+
+impl From<UserRow> for User {
+    fn from(r: UserRow) -> Self {
+        Self {
+            id: r.id,
+            provider_id: r.provider_id,
+            email: r.email,
+            provider_username: r.provider_username,
+            created_at: from_db(r.created_at),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = organizations, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct OrganizationRow {
+    pub id: String,
+    pub name: String,
+    pub parent_id: Option<String>,
+    pub path: String,
+    pub relationship: Option<String>,
+    pub owner_user_id: String,
+    pub base_currency: String,
+    pub credits_remaining: i64,
+    pub credits_total: i64,
+    pub metadata: String,
+    pub created_at: PrimitiveDateTime,
+    pub updated_at: PrimitiveDateTime,
+}
+
+impl From<&Organization> for OrganizationRow {
+    fn from(o: &Organization) -> Self {
+        Self {
+            id: o.id.clone(),
+            name: o.name.clone(),
+            parent_id: o.parent_id.clone(),
+            path: o.path.clone(),
+            relationship: o.relationship.map(|r| r.as_str().to_owned()),
+            owner_user_id: o.owner_user_id.clone(),
+            base_currency: o.base_currency.clone(),
+            credits_remaining: o.credits_remaining,
+            credits_total: o.credits_total,
+            metadata: json_text(&o.metadata),
+            created_at: to_db(o.created_at),
+            updated_at: to_db(o.updated_at),
+        }
+    }
+}
+
+impl OrganizationRow {
+    /// The organization, with the test credits its pool used (summed by the caller).
+    pub(crate) fn into_domain(self, test_credits_used: i64) -> Result<Organization, DomainError> {
+        let relationship = match self.relationship.as_deref() {
+            None => None,
+            Some(text) => {
+                Some(Relationship::parse(text).ok_or_else(|| corrupt("relationship", text))?)
+            }
+        };
+        Ok(Organization {
+            id: self.id,
+            name: self.name,
+            parent_id: self.parent_id,
+            path: self.path,
+            relationship,
+            owner_user_id: self.owner_user_id,
+            base_currency: self.base_currency,
+            credits_remaining: self.credits_remaining,
+            credits_total: self.credits_total,
+            test_credits_used,
+            metadata: parse_json(&self.metadata)?,
+            created_at: from_db(self.created_at),
+            updated_at: from_db(self.updated_at),
+        })
+    }
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = api_keys, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct ApiKeyRow {
+    pub organization_id: String,
+    pub livemode: bool,
+    pub id: String,
+    pub name: String,
+    /// JSON array of permission strings (`["read","invoices:write"]`).
+    pub permissions: String,
+    pub key_hash: String,
+    pub last4: String,
+    pub expires_at: Option<PrimitiveDateTime>,
+    pub disabled: bool,
+    pub previous_hash: Option<String>,
+    pub previous_expires_at: Option<PrimitiveDateTime>,
+    pub last_used_at: Option<PrimitiveDateTime>,
+    pub created_at: PrimitiveDateTime,
+    pub deleted_at: Option<PrimitiveDateTime>,
+}
+
+impl From<&ApiKey> for ApiKeyRow {
+    fn from(k: &ApiKey) -> Self {
+        let permissions: Vec<String> = k.permissions.iter().map(Permission::as_string).collect();
+        Self {
+            organization_id: k.organization_id.clone(),
+            livemode: k.livemode,
+            id: k.id.clone(),
+            name: k.name.clone(),
+            permissions: serde_json::Value::from(permissions).to_string(),
+            key_hash: k.key_hash.clone(),
+            last4: k.last4.clone(),
+            expires_at: opt_to_db(k.expires_at),
+            disabled: k.disabled,
+            previous_hash: k.previous_hash.clone(),
+            previous_expires_at: opt_to_db(k.previous_expires_at),
+            last_used_at: opt_to_db(k.last_used_at),
+            created_at: to_db(k.created_at),
+            deleted_at: None,
+        }
+    }
+}
+
+impl TryFrom<ApiKeyRow> for ApiKey {
+    type Error = DomainError;
+    fn try_from(r: ApiKeyRow) -> Result<Self, DomainError> {
+        let texts: Vec<String> = serde_json::from_str(&r.permissions)
+            .map_err(|_| corrupt("permissions", &r.permissions))?;
+        let permissions = texts
+            .iter()
+            .map(|t| Permission::parse(t).ok_or_else(|| corrupt("permission", t)))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(ApiKey {
+            id: r.id,
+            organization_id: r.organization_id,
+            name: r.name,
+            livemode: r.livemode,
+            permissions,
+            key_hash: r.key_hash,
+            last4: r.last4,
+            expires_at: opt_from_db(r.expires_at),
+            disabled: r.disabled,
+            previous_hash: r.previous_hash,
+            previous_expires_at: opt_from_db(r.previous_expires_at),
+            last_used_at: opt_from_db(r.last_used_at),
+            created_at: from_db(r.created_at),
+        })
+    }
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = accounts, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct AccountRow {
+    pub organization_id: String,
+    pub livemode: bool,
+    pub id: String,
+    pub code: String,
+    pub name: String,
+    pub account_type: String,
+    pub subtype: Option<String>,
+    pub currency: String,
+    pub description: Option<String>,
+    pub status: String,
+    pub parent_id: Option<String>,
+    pub is_system: bool,
+    pub metadata: String,
+    pub created_at: PrimitiveDateTime,
+    pub updated_at: PrimitiveDateTime,
+    pub deleted_at: Option<PrimitiveDateTime>,
+    pub deleted_by: Option<String>,
+    pub recoverable_until: Option<PrimitiveDateTime>,
+}
+
+impl From<&Account> for AccountRow {
+    fn from(a: &Account) -> Self {
+        Self {
+            organization_id: a.organization_id.clone(),
+            livemode: a.livemode,
+            id: a.id.clone(),
+            code: a.code.clone(),
+            name: a.name.clone(),
+            account_type: a.account_type.as_str().to_owned(),
+            subtype: a.subtype.clone(),
+            currency: a.currency.clone(),
+            description: a.description.clone(),
+            status: a.status.as_str().to_owned(),
+            parent_id: a.parent_id.clone(),
+            is_system: a.is_system,
+            metadata: json_text(&a.metadata),
+            created_at: to_db(a.created_at),
+            updated_at: to_db(a.updated_at),
+            deleted_at: None,
+            deleted_by: None,
+            recoverable_until: None,
+        }
+    }
+}
+
+impl TryFrom<AccountRow> for Account {
+    type Error = DomainError;
+    fn try_from(r: AccountRow) -> Result<Self, DomainError> {
+        Ok(Account {
+            account_type: AccountType::parse(&r.account_type)
+                .ok_or_else(|| corrupt("account type", &r.account_type))?,
+            status: AccountStatus::parse(&r.status)
+                .ok_or_else(|| corrupt("account status", &r.status))?,
+            metadata: parse_json(&r.metadata)?,
+            id: r.id,
+            organization_id: r.organization_id,
+            livemode: r.livemode,
+            code: r.code,
+            name: r.name,
+            subtype: r.subtype,
+            currency: r.currency,
+            description: r.description,
+            parent_id: r.parent_id,
+            is_system: r.is_system,
+            created_at: from_db(r.created_at),
+            updated_at: from_db(r.updated_at),
+        })
+    }
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = transactions, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct TransactionRow {
+    pub organization_id: String,
+    pub livemode: bool,
+    pub id: String,
+    pub description: String,
+    pub date: PrimitiveDateTime,
+    pub status: String,
+    pub currency: String,
+    pub amount: i64,
+    pub reference: Option<String>,
+    pub reversal_of: Option<String>,
+    pub reversed_by: Option<String>,
+    pub reversal_reason: Option<String>,
+    pub metadata: String,
+    pub posted_at: Option<PrimitiveDateTime>,
+    pub created_at: PrimitiveDateTime,
+    pub updated_at: PrimitiveDateTime,
+    pub deleted_at: Option<PrimitiveDateTime>,
+    pub deleted_by: Option<String>,
+    pub recoverable_until: Option<PrimitiveDateTime>,
+}
+
+impl From<&Transaction> for TransactionRow {
+    fn from(t: &Transaction) -> Self {
+        Self {
+            organization_id: t.organization_id.clone(),
+            livemode: t.livemode,
+            id: t.id.clone(),
+            description: t.description.clone(),
+            date: to_db(t.date),
+            status: t.status.as_str().to_owned(),
+            currency: t.currency.clone(),
+            amount: t.amount,
+            reference: t.reference.clone(),
+            reversal_of: t.reversal_of.clone(),
+            reversed_by: t.reversed_by.clone(),
+            reversal_reason: t.reversal_reason.clone(),
+            metadata: json_text(&t.metadata),
+            posted_at: opt_to_db(t.posted_at),
+            created_at: to_db(t.created_at),
+            updated_at: to_db(t.updated_at),
+            deleted_at: None,
+            deleted_by: None,
+            recoverable_until: None,
+        }
+    }
+}
+
+impl TransactionRow {
+    /// The transaction with its entries (already in line order).
+    pub(crate) fn into_domain(self, entries: Vec<EntryRow>) -> Result<Transaction, DomainError> {
+        Ok(Transaction {
+            status: TransactionStatus::parse(&self.status)
+                .ok_or_else(|| corrupt("transaction status", &self.status))?,
+            metadata: parse_json(&self.metadata)?,
+            entries: entries
+                .into_iter()
+                .map(StoredEntry::try_from)
+                .collect::<Result<_, _>>()?,
+            id: self.id,
+            organization_id: self.organization_id,
+            livemode: self.livemode,
+            description: self.description,
+            date: from_db(self.date),
+            currency: self.currency,
+            amount: self.amount,
+            reference: self.reference,
+            reversal_of: self.reversal_of,
+            reversed_by: self.reversed_by,
+            reversal_reason: self.reversal_reason,
+            posted_at: opt_from_db(self.posted_at),
+            created_at: from_db(self.created_at),
+            updated_at: from_db(self.updated_at),
+        })
+    }
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = ledger_entries, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct EntryRow {
+    pub organization_id: String,
+    pub livemode: bool,
+    pub id: String,
+    pub transaction_id: String,
+    pub line_no: i32,
+    pub account_id: String,
+    pub entry_type: String,
+    pub amount: i64,
+    pub description: Option<String>,
+    pub date: PrimitiveDateTime,
+    pub counted: bool,
+}
+
+/// The entry rows of a transaction: line numbers in order, `date` and `counted` copied
+/// from the transaction.
+pub(crate) fn entry_rows(t: &Transaction) -> Vec<EntryRow> {
+    let counted = t.status.counts_in_balances();
+    t.entries
+        .iter()
+        .zip(0i32..)
+        .map(|(e, line_no)| EntryRow {
+            organization_id: t.organization_id.clone(),
+            livemode: t.livemode,
+            id: e.id.clone(),
+            transaction_id: t.id.clone(),
+            line_no,
+            account_id: e.line.account_id.clone(),
+            entry_type: e.line.entry_type.as_str().to_owned(),
+            amount: e.line.amount,
+            description: e.line.description.clone(),
+            date: to_db(t.date),
+            counted,
+        })
+        .collect()
+}
+
+impl TryFrom<EntryRow> for StoredEntry {
+    type Error = DomainError;
+    fn try_from(r: EntryRow) -> Result<Self, DomainError> {
+        Ok(StoredEntry {
+            line: EntryLine {
+                account_id: r.account_id,
+                entry_type: EntryType::parse(&r.entry_type)
+                    .ok_or_else(|| corrupt("entry type", &r.entry_type))?,
+                amount: r.amount,
+                description: r.description,
+            },
+            id: r.id,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = jobs, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct JobRow {
+    pub organization_id: String,
+    pub livemode: bool,
+    pub id: String,
+    pub api_key_id: String,
+    pub command_name: String,
+    pub command: String,
+    pub resource_type: String,
+    pub resource_id: String,
+    pub status: String,
+    pub attempts: i32,
+    pub credit_cost: i64,
+    pub credit_pool_id: String,
+    pub result: Option<String>,
+    pub error: Option<String>,
+    pub run_at: PrimitiveDateTime,
+    pub locked_until: Option<PrimitiveDateTime>,
+    pub created_at: PrimitiveDateTime,
+    pub updated_at: PrimitiveDateTime,
+    pub completed_at: Option<PrimitiveDateTime>,
+}
+
+impl JobRow {
+    pub(crate) fn from_domain(j: &Job) -> Result<Self, DomainError> {
+        let command = serde_json::to_string(&j.command)
+            .map_err(|e| DomainError::Internal(format!("job command: {e}")))?;
+        let (resource_type, resource_id) = j.command.resource();
+        Ok(Self {
+            organization_id: j.organization_id.clone(),
+            livemode: j.livemode,
+            id: j.id.clone(),
+            api_key_id: j.api_key_id.clone(),
+            command_name: j.command.name().to_owned(),
+            command,
+            resource_type: resource_type.to_owned(),
+            resource_id: resource_id.to_owned(),
+            status: j.status.as_str().to_owned(),
+            attempts: j.attempts,
+            credit_cost: j.credit_cost,
+            credit_pool_id: j.credit_pool_id.clone(),
+            result: j.result.as_ref().map(json_text),
+            error: j.error.as_ref().map(json_text),
+            run_at: to_db(j.run_at),
+            locked_until: opt_to_db(j.locked_until),
+            created_at: to_db(j.created_at),
+            updated_at: to_db(j.updated_at),
+            completed_at: opt_to_db(j.completed_at),
+        })
+    }
+}
+
+impl TryFrom<JobRow> for Job {
+    type Error = DomainError;
+    fn try_from(r: JobRow) -> Result<Self, DomainError> {
+        let command: JobCommand = serde_json::from_str(&r.command)
+            .map_err(|e| DomainError::Internal(format!("stored job command: {e}")))?;
+        Ok(Job {
+            status: JobStatus::parse(&r.status).ok_or_else(|| corrupt("job status", &r.status))?,
+            result: parse_opt_json(r.result.as_deref())?,
+            error: parse_opt_json(r.error.as_deref())?,
+            command,
+            id: r.id,
+            organization_id: r.organization_id,
+            livemode: r.livemode,
+            api_key_id: r.api_key_id,
+            attempts: r.attempts,
+            credit_cost: r.credit_cost,
+            credit_pool_id: r.credit_pool_id,
+            run_at: from_db(r.run_at),
+            locked_until: opt_from_db(r.locked_until),
+            created_at: from_db(r.created_at),
+            updated_at: from_db(r.updated_at),
+            completed_at: opt_from_db(r.completed_at),
+        })
+    }
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = idempotency_keys, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct IdempotencyRow {
+    pub organization_id: String,
+    pub livemode: bool,
+    pub key: String,
+    pub request_hash: String,
+    pub job_id: Option<String>,
+    pub response_status: Option<i32>,
+    pub response_body: Option<String>,
+    pub created_at: PrimitiveDateTime,
+}
+
+impl From<&IdempotencyRecord> for IdempotencyRow {
+    fn from(r: &IdempotencyRecord) -> Self {
+        Self {
+            organization_id: r.organization_id.clone(),
+            livemode: r.livemode,
+            key: r.key.clone(),
+            request_hash: r.request_hash.clone(),
+            job_id: r.job_id.clone(),
+            response_status: r.response_status,
+            response_body: r.response_body.clone(),
+            created_at: to_db(r.created_at),
+        }
+    }
+}
+
+impl From<IdempotencyRow> for IdempotencyRecord {
+    fn from(r: IdempotencyRow) -> Self {
+        Self {
+            organization_id: r.organization_id,
+            livemode: r.livemode,
+            key: r.key,
+            request_hash: r.request_hash,
+            job_id: r.job_id,
+            response_status: r.response_status,
+            response_body: r.response_body,
+            created_at: from_db(r.created_at),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = credit_usage, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct CreditUsageRow {
+    pub organization_id: String,
+    pub livemode: bool,
+    pub id: String,
+    pub credits: i64,
+    pub job_id: Option<String>,
+    pub created_at: PrimitiveDateTime,
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = events, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+pub(crate) struct EventRow {
+    pub organization_id: String,
+    pub livemode: bool,
+    pub id: String,
+    pub event_type: String,
+    pub entity_type: String,
+    pub entity_id: String,
+    pub api_key_id: Option<String>,
+    pub before_state: Option<String>,
+    pub after_state: Option<String>,
+    pub created_at: PrimitiveDateTime,
+}
+
+impl From<&Event> for EventRow {
+    fn from(e: &Event) -> Self {
+        Self {
+            organization_id: e.organization_id.clone(),
+            livemode: e.livemode,
+            id: e.id.clone(),
+            event_type: e.event_type.clone(),
+            entity_type: e.entity_type.clone(),
+            entity_id: e.entity_id.clone(),
+            api_key_id: e.api_key_id.clone(),
+            before_state: e.before_state.as_ref().map(json_text),
+            after_state: e.after_state.as_ref().map(json_text),
+            created_at: to_db(e.created_at),
+        }
+    }
+}
+
+impl TryFrom<EventRow> for Event {
+    type Error = DomainError;
+    fn try_from(r: EventRow) -> Result<Self, DomainError> {
+        Ok(Event {
+            before_state: parse_opt_json(r.before_state.as_deref())?,
+            after_state: parse_opt_json(r.after_state.as_deref())?,
+            id: r.id,
+            organization_id: r.organization_id,
+            livemode: r.livemode,
+            event_type: r.event_type,
+            entity_type: r.entity_type,
+            entity_id: r.entity_id,
+            api_key_id: r.api_key_id,
+            created_at: from_db(r.created_at),
+        })
+    }
+}
+
+/// The rows of a list of events.
+pub(crate) fn event_rows(events: &[Event]) -> Vec<EventRow> {
+    events.iter().map(EventRow::from).collect()
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = resource_deletions, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+pub(crate) struct DeletionRow {
+    pub organization_id: String,
+    pub livemode: bool,
+    pub id: String,
+    pub resource_type: String,
+    pub resource_id: String,
+    pub name: String,
+    pub deleted_at: PrimitiveDateTime,
+    pub deleted_by: String,
+    pub recoverable_until: PrimitiveDateTime,
+}
+
+impl From<&Deletion> for DeletionRow {
+    fn from(d: &Deletion) -> Self {
+        Self {
+            organization_id: d.organization_id.clone(),
+            livemode: d.livemode,
+            id: d.id.clone(),
+            resource_type: d.resource_type.clone(),
+            resource_id: d.resource_id.clone(),
+            name: d.name.clone(),
+            deleted_at: to_db(d.deleted_at),
+            deleted_by: d.deleted_by.clone(),
+            recoverable_until: to_db(d.recoverable_until),
+        }
+    }
+}

@@ -1,0 +1,216 @@
+//! Diesel table definitions shared by both backends.
+//!
+//! Only SQL types both PostgreSQL and SQLite map the same way are used: `Text`, `BigInt`
+//! (money in 1/10000 units), `Integer`, `Bool` and `Timestamp` (UTC, no zone). JSON
+//! documents are `Text`. The migrations in `migrations/postgres` and `migrations/sqlite`
+//! create exactly these columns.
+
+diesel::table! {
+    users (id) {
+        id -> Text,
+        provider_id -> Text,
+        email -> Text,
+        provider_username -> Nullable<Text>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    organizations (id) {
+        id -> Text,
+        name -> Text,
+        parent_id -> Nullable<Text>,
+        path -> Text,
+        relationship -> Nullable<Text>,
+        owner_user_id -> Text,
+        base_currency -> Text,
+        credits_remaining -> BigInt,
+        credits_total -> BigInt,
+        metadata -> Text,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    api_keys (organization_id, id) {
+        organization_id -> Text,
+        livemode -> Bool,
+        id -> Text,
+        name -> Text,
+        permissions -> Text,
+        key_hash -> Text,
+        last4 -> Text,
+        expires_at -> Nullable<Timestamp>,
+        disabled -> Bool,
+        previous_hash -> Nullable<Text>,
+        previous_expires_at -> Nullable<Timestamp>,
+        last_used_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+        deleted_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    accounts (organization_id, id) {
+        organization_id -> Text,
+        livemode -> Bool,
+        id -> Text,
+        code -> Text,
+        name -> Text,
+        account_type -> Text,
+        subtype -> Nullable<Text>,
+        currency -> Text,
+        description -> Nullable<Text>,
+        status -> Text,
+        parent_id -> Nullable<Text>,
+        is_system -> Bool,
+        metadata -> Text,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+        deleted_at -> Nullable<Timestamp>,
+        deleted_by -> Nullable<Text>,
+        recoverable_until -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    transactions (organization_id, id) {
+        organization_id -> Text,
+        livemode -> Bool,
+        id -> Text,
+        description -> Text,
+        date -> Timestamp,
+        status -> Text,
+        currency -> Text,
+        amount -> BigInt,
+        reference -> Nullable<Text>,
+        reversal_of -> Nullable<Text>,
+        reversed_by -> Nullable<Text>,
+        reversal_reason -> Nullable<Text>,
+        metadata -> Text,
+        posted_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+        deleted_at -> Nullable<Timestamp>,
+        deleted_by -> Nullable<Text>,
+        recoverable_until -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    ledger_entries (organization_id, id) {
+        organization_id -> Text,
+        livemode -> Bool,
+        id -> Text,
+        transaction_id -> Text,
+        line_no -> Integer,
+        account_id -> Text,
+        entry_type -> Text,
+        amount -> BigInt,
+        description -> Nullable<Text>,
+        date -> Timestamp,
+        counted -> Bool,
+    }
+}
+
+diesel::table! {
+    jobs (organization_id, id) {
+        organization_id -> Text,
+        livemode -> Bool,
+        id -> Text,
+        api_key_id -> Text,
+        command_name -> Text,
+        command -> Text,
+        resource_type -> Text,
+        resource_id -> Text,
+        status -> Text,
+        attempts -> Integer,
+        credit_cost -> BigInt,
+        credit_pool_id -> Text,
+        result -> Nullable<Text>,
+        error -> Nullable<Text>,
+        run_at -> Timestamp,
+        locked_until -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+        completed_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    idempotency_keys (organization_id, livemode, key) {
+        organization_id -> Text,
+        livemode -> Bool,
+        key -> Text,
+        request_hash -> Text,
+        job_id -> Nullable<Text>,
+        response_status -> Nullable<Integer>,
+        response_body -> Nullable<Text>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    credit_usage (organization_id, id) {
+        organization_id -> Text,
+        livemode -> Bool,
+        id -> Text,
+        credits -> BigInt,
+        job_id -> Nullable<Text>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    events (organization_id, id) {
+        organization_id -> Text,
+        livemode -> Bool,
+        id -> Text,
+        event_type -> Text,
+        entity_type -> Text,
+        entity_id -> Text,
+        api_key_id -> Nullable<Text>,
+        before_state -> Nullable<Text>,
+        after_state -> Nullable<Text>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    resource_deletions (organization_id, id) {
+        organization_id -> Text,
+        livemode -> Bool,
+        id -> Text,
+        resource_type -> Text,
+        resource_id -> Text,
+        name -> Text,
+        deleted_at -> Timestamp,
+        deleted_by -> Text,
+        recoverable_until -> Timestamp,
+    }
+}
+
+diesel::table! {
+    settings (organization_id, key) {
+        organization_id -> Text,
+        key -> Text,
+        value -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::allow_tables_to_appear_in_same_query!(
+    users,
+    organizations,
+    api_keys,
+    accounts,
+    transactions,
+    ledger_entries,
+    jobs,
+    idempotency_keys,
+    credit_usage,
+    events,
+    resource_deletions,
+    settings,
+);
