@@ -1,1 +1,66 @@
+//! `ledger-rest`: the actix-web REST interface (spec section 4).
+//!
+//! Handlers parse and check the request, call one [`Ledger`] service method and render its
+//! answer; they hold no business rule. Errors leave through [`error::ApiError`] only.
 
+pub mod auth;
+pub mod error;
+pub mod input;
+mod queued;
+mod routes;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::{HttpResponse, web};
+use ledger_domain::DomainError;
+use ledger_domain::ports::Store;
+use ledger_domain::services::Ledger;
+
+pub use queued::JobWaker;
+
+/// Shared state of the REST interface.
+pub struct AppState<S> {
+    pub ledger: Ledger<S>,
+    /// Whether open sign-up (`POST /accounts/master` without the admin token) is allowed.
+    pub open_signup: bool,
+    /// The admin token that allows sign-up when it is not open.
+    pub admin_token: Option<String>,
+    /// Wakes the background workers when a job is queued.
+    pub waker: JobWaker,
+}
+
+/// Registers every route on `cfg`.
+pub fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
+    routes::configure::<S>(cfg);
+}
+
+/// The answer for paths that match no route.
+pub async fn not_found() -> HttpResponse {
+    use actix_web::ResponseError;
+    error::ApiError(DomainError::Validation { code: "route_not_found", field: None, message: "no such endpoint".into() }).error_response()
+}
+
+/// Middleware body: gives each request an id (the client's `X-Request-Id` when it is
+/// sensible, else a new one), exposes it to handlers and sets it on the response.
+pub async fn with_request_id<B: MessageBody>(
+    req: ServiceRequest,
+    next: actix_web::middleware::Next<B>,
+) -> Result<ServiceResponse<B>, actix_web::Error> {
+    let given = req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let id = given
+        .filter(|v| !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'))
+        .unwrap_or_else(|| ledger_domain::ids::new_id(ledger_domain::ids::IdKind::Request).replacen("req_", "rqid_", 1));
+    let span = tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.path());
+    let mut res = error::REQUEST_ID.scope(id.clone(), tracing::Instrument::instrument(next.call(req), span)).await?;
+    if let Ok(value) = HeaderValue::from_str(&id) {
+        res.headers_mut().insert(HeaderName::from_static("x-request-id"), value);
+    }
+    Ok(res)
+}
+
+/// JSON error handler for actix's own extractors (path and query), so even they answer
+/// in the envelope.
+pub fn query_error_handler(err: actix_web::error::QueryPayloadError, _req: &actix_web::HttpRequest) -> actix_web::Error {
+    error::validation("invalid_field", None, err.to_string()).into()
+}

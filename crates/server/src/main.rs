@@ -1,1 +1,62 @@
-fn main() {}
+//! The `ledger-server` binary.
+
+use std::net::TcpListener;
+
+use anyhow::Context;
+use clap::Parser;
+use server::{Cli, Command, Environment, open_store, spawn_workers};
+use tracing_subscriber::EnvFilter;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    let config = cli.config;
+    let filter = EnvFilter::try_new(&config.log).unwrap_or_else(|_| EnvFilter::new("info"));
+    if config.log_json {
+        tracing_subscriber::fmt().with_env_filter(filter).json().init();
+    } else {
+        tracing_subscriber::fmt().with_env_filter(filter).init();
+    }
+    let db = open_store(&config).await?;
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Migrate => {
+            println!("migrations applied ({})", db.backend_name());
+            Ok(())
+        }
+        Command::Worker => {
+            let ledger = ledger_domain::services::Ledger::new(db, std::sync::Arc::new(ledger_domain::ports::SystemClock), Default::default());
+            let (stop, _) = tokio::sync::watch::channel(false);
+            let tasks = spawn_workers(&ledger, config.workers.max(1), &Default::default(), &stop);
+            tracing::info!(workers = config.workers.max(1), "workers running; Ctrl-C or SIGTERM stops them after the job in hand");
+            shutdown_signal().await;
+            let _ = stop.send(true);
+            for task in tasks {
+                let _ = task.await;
+            }
+            Ok(())
+        }
+        Command::Serve => {
+            let listener = TcpListener::bind(&config.addr).with_context(|| format!("binding {}", config.addr))?;
+            let running = server::start(&config, db, listener)?;
+            if config.environment == Environment::Development && config.demo {
+                server::ensure_demo(&running.ledger).await?;
+            }
+            tracing::info!(addr = %running.addr, "ledger-server listening");
+            running.wait().await
+        }
+    }
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        if let Ok(mut term) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}

@@ -1,0 +1,33 @@
+//! Route table: spec section 4 paths, each to one handler.
+
+mod accounts;
+mod organizations;
+mod reports;
+mod system;
+mod transactions;
+
+use actix_web::{HttpRequest, web};
+use ledger_domain::organizations::Scope;
+use ledger_domain::ports::Store;
+use ledger_domain::services::Access;
+
+use crate::AppState;
+use crate::auth::authenticate;
+use crate::error::ApiError;
+
+/// Shared state as handlers receive it.
+pub(crate) type State<S> = web::Data<AppState<S>>;
+
+/// Authenticates the request and clears it for `needed` on `resource` in `org`.
+pub(crate) async fn access<S: Store>(state: &AppState<S>, req: &HttpRequest, org: &str, needed: Scope, resource: &str) -> Result<Access, ApiError> {
+    let principal = authenticate(&state.ledger, req).await?;
+    Ok(state.ledger.authorize(&principal, org, needed, resource).await?)
+}
+
+pub(crate) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
+    system::configure::<S>(cfg);
+    organizations::configure::<S>(cfg);
+    accounts::configure::<S>(cfg);
+    transactions::configure::<S>(cfg);
+    reports::configure::<S>(cfg);
+}

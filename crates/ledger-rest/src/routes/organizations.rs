@@ -1,0 +1,91 @@
+//! Sign-up of root organizations and sub-organizations (DECISIONS 3).
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use ledger_domain::DomainError;
+use ledger_domain::organizations::Scope;
+use ledger_domain::ports::Store;
+use ledger_domain::services::{MasterSignup, SubSignup};
+use ledger_domain::views;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{State, access};
+use crate::auth::{authenticate, bearer, generate_key, sha256_hex};
+use crate::error::ApiError;
+use crate::input::{parse_json, read_body};
+
+pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
+    cfg.route("/accounts/master", web::post().to(master::<S>))
+        .route("/accounts/sub", web::post().to(sub::<S>))
+        .route("/organizations/{org}", web::get().to(get_organization::<S>));
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MasterBody {
+    name: String,
+    user_provider_id: String,
+    user_email: String,
+    provider_username: Option<String>,
+    base_currency: Option<String>,
+}
+
+async fn master<S: Store>(state: State<S>, req: HttpRequest, payload: web::Payload) -> Result<HttpResponse, ApiError> {
+    if !state.open_signup {
+        // Comparing digests keeps the comparison's timing independent of the token.
+        let allowed = matches!((&state.admin_token, bearer(&req)), (Some(token), Some(given)) if sha256_hex(token.as_bytes()) == sha256_hex(given.as_bytes()));
+        if !allowed {
+            return Err(ApiError(DomainError::Authentication { code: "unauthorized", message: "sign-up needs the admin token".into() }));
+        }
+    }
+    let body = read_body(payload).await?;
+    let input: MasterBody = parse_json(&req, &body)?;
+    let result = state
+        .ledger
+        .sign_up_master(MasterSignup {
+            name: input.name,
+            user_provider_id: input.user_provider_id,
+            user_email: input.user_email,
+            provider_username: input.provider_username,
+            base_currency: input.base_currency,
+            test_key: generate_key(false)?,
+            live_key: generate_key(true)?,
+        })
+        .await?;
+    let key = |live: bool| result.keys.iter().find(|(k, _)| k.livemode == live).map(|(k, s)| views::api_key(k, Some(s)));
+    Ok(HttpResponse::build(StatusCode::CREATED).json(json!({
+        "organization": views::organization(&result.organization),
+        "api_key": key(false),
+        "live_api_key": key(true),
+    })))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SubBody {
+    parent_organization_id: String,
+    name: String,
+    relationship_type: String,
+}
+
+async fn sub<S: Store>(state: State<S>, req: HttpRequest, payload: web::Payload) -> Result<HttpResponse, ApiError> {
+    let principal = authenticate(&state.ledger, &req).await?;
+    let body = read_body(payload).await?;
+    let input: SubBody = parse_json(&req, &body)?;
+    let key = generate_key(principal.key.livemode)?;
+    let result = state
+        .ledger
+        .sign_up_sub(&principal, SubSignup { parent_organization_id: input.parent_organization_id, name: input.name, relationship_type: input.relationship_type, key })
+        .await?;
+    let api_key = result.keys.first().map(|(k, s)| views::api_key(k, Some(s)));
+    Ok(HttpResponse::build(StatusCode::CREATED).json(json!({
+        "organization": views::organization(&result.organization),
+        "api_key": api_key,
+    })))
+}
+
+async fn get_organization<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    let access = access(&state, &req, &path.into_inner(), Scope::Read, "organizations").await?;
+    Ok(HttpResponse::Ok().json(views::organization(&access.organization)))
+}

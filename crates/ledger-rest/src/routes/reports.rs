@@ -1,0 +1,121 @@
+//! Reports (spec 4.11, DECISIONS 8).
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use ledger_domain::organizations::Scope;
+use ledger_domain::ports::Store;
+use ledger_domain::reports::{AccountRef, Section};
+use ledger_domain::views::{self, amount};
+use serde_json::{Value, json};
+use time::{Date, Month, Time};
+
+use super::{State, access};
+use crate::error::{ApiError, validation};
+use crate::input::{query_date, query_param};
+
+pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
+    cfg.route("/organizations/{org}/reports/trial-balance", web::get().to(trial_balance::<S>))
+        .route("/organizations/{org}/reports/balance-sheet", web::get().to(balance_sheet::<S>))
+        .route("/organizations/{org}/reports/income-statement", web::get().to(income_statement::<S>));
+}
+
+fn row(a: &AccountRef) -> Value {
+    json!({ "account_id": a.id, "account_code": a.code, "account_name": a.name, "account_type": a.account_type.as_str() })
+}
+
+fn section(s: &Section, currency: &str) -> Value {
+    let accounts: Vec<Value> = s
+        .rows
+        .iter()
+        .map(|r| {
+            let mut v = row(&r.account);
+            v["balance"] = json!(amount(r.balance, currency));
+            v
+        })
+        .collect();
+    json!({ "accounts": accounts, "total": amount(s.total, currency) })
+}
+
+fn no_conversion(req: &HttpRequest, base: &str) -> Result<(), ApiError> {
+    match query_param(req, "currency") {
+        Some(c) if !c.eq_ignore_ascii_case(base) => Err(validation("invalid_field", Some("currency".into()), "reports in another currency are not available yet")),
+        _ => Ok(()),
+    }
+}
+
+async fn trial_balance<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    let access = access(&state, &req, &path.into_inner(), Scope::Read, "reports").await?;
+    let currency = access.organization.base_currency.clone();
+    no_conversion(&req, &currency)?;
+    let as_of = query_date(&req, "as_of")?;
+    let tb = state.ledger.trial_balance(&access, as_of.map(|d| d.inclusive_until())).await?;
+    let accounts: Vec<Value> = tb
+        .rows
+        .iter()
+        .map(|r| {
+            let mut v = row(&r.account);
+            v["debit"] = json!(amount(r.debit, &currency));
+            v["credit"] = json!(amount(r.credit, &currency));
+            v["net_balance"] = json!(amount(r.net_balance, &currency));
+            v
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(json!({
+        "object": "trial_balance",
+        "as_of": as_of.map_or_else(|| views::timestamp(state.ledger.now()), |d| views::timestamp(d.at)),
+        "currency": currency,
+        "accounts": accounts,
+        "total_debits": amount(tb.total_debits, &currency),
+        "total_credits": amount(tb.total_credits, &currency),
+    })))
+}
+
+async fn balance_sheet<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    let access = access(&state, &req, &path.into_inner(), Scope::Read, "reports").await?;
+    let currency = access.organization.base_currency.clone();
+    no_conversion(&req, &currency)?;
+    let as_of = query_date(&req, "as_of")?;
+    let bs = state.ledger.balance_sheet(&access, as_of.map(|d| d.inclusive_until())).await?;
+    let mut equity = section(&bs.equity, &currency);
+    equity["current_earnings"] = json!(amount(bs.current_earnings, &currency));
+    Ok(HttpResponse::Ok().json(json!({
+        "object": "balance_sheet",
+        "as_of": as_of.map_or_else(|| views::timestamp(state.ledger.now()), |d| views::timestamp(d.at)),
+        "currency": currency,
+        "assets": section(&bs.assets, &currency),
+        "liabilities": section(&bs.liabilities, &currency),
+        "equity": equity,
+        "total_assets": amount(bs.total_assets, &currency),
+        "total_liabilities": amount(bs.total_liabilities, &currency),
+        "total_equity": amount(bs.total_equity, &currency),
+        "total_liabilities_and_equity": amount(bs.total_liabilities_and_equity, &currency),
+    })))
+}
+
+async fn income_statement<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    let access = access(&state, &req, &path.into_inner(), Scope::Read, "reports").await?;
+    let currency = access.organization.base_currency.clone();
+    no_conversion(&req, &currency)?;
+    let now = state.ledger.now();
+    // Default period: the current calendar year to date (DECISIONS 10).
+    let year_start = Date::from_calendar_date(now.year(), Month::January, 1).map(|d| d.with_time(Time::MIDNIGHT).assume_utc()).unwrap_or(now);
+    let start = query_date(&req, "start_date")?;
+    let end = query_date(&req, "end_date")?;
+    let from = start.map_or(year_start, |d| d.at);
+    let until = end.map_or(now, |d| d.inclusive_until());
+    if until <= from {
+        return Err(validation("invalid_field", Some("end_date".into()), "end_date must not be before start_date"));
+    }
+    let is = state.ledger.income_statement(&access, Some(from), Some(until)).await?;
+    let date = |t: time::OffsetDateTime| t.date().to_string();
+    Ok(HttpResponse::Ok().json(json!({
+        "object": "income_statement",
+        "start_date": date(from),
+        "end_date": end.map_or_else(|| date(now), |d| date(d.at)),
+        "currency": currency,
+        "revenue": section(&is.revenue, &currency),
+        "expenses": section(&is.expenses, &currency),
+        "total_revenue": amount(is.total_revenue, &currency),
+        "total_expenses": amount(is.total_expenses, &currency),
+        "net_income": amount(is.net_income, &currency),
+    })))
+}

@@ -1,0 +1,175 @@
+//! Journal transactions (spec 4.6): every write is queued (DECISIONS 4).
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use ledger_domain::organizations::Scope;
+use ledger_domain::ports::Store;
+use ledger_domain::services::{EntryInput, NewTransactionInput, TransactionChanges};
+use ledger_domain::transactions::TransactionStatus;
+use ledger_domain::views;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{State, access};
+use crate::error::{ApiError, validation};
+use crate::input::{DecimalText, FlexDate, page, parse_json, query_date, query_param, read_body};
+use crate::queued::{answer_written, idempotency_for, options, replay_if_used};
+
+pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/organizations/{org}/transactions")
+            .route(web::get().to(list::<S>))
+            .route(web::post().to(create::<S>)),
+    )
+    .service(
+        web::resource("/organizations/{org}/transactions/{id}")
+            .route(web::get().to(get::<S>))
+            .route(web::put().to(update::<S>))
+            .route(web::delete().to(delete::<S>)),
+    )
+    .route("/organizations/{org}/transactions/{id}/post", web::post().to(post::<S>))
+    .route("/organizations/{org}/transactions/{id}/reverse", web::post().to(reverse::<S>));
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EntryBody {
+    account_id: String,
+    entry_type: String,
+    amount: DecimalText,
+    description: Option<String>,
+}
+
+impl From<EntryBody> for EntryInput {
+    fn from(e: EntryBody) -> Self {
+        Self { account_id: e.account_id, entry_type: e.entry_type, amount: e.amount.0, description: e.description }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateBody {
+    description: Option<String>,
+    date: Option<FlexDate>,
+    currency: Option<String>,
+    reference: Option<String>,
+    entries: Option<Vec<EntryBody>>,
+    metadata: Option<serde_json::Value>,
+    #[serde(default)]
+    auto_post: bool,
+}
+
+async fn create<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<String>, payload: web::Payload) -> Result<HttpResponse, ApiError> {
+    let access = access(&state, &req, &path.into_inner(), Scope::Write, "transactions").await?;
+    let body = read_body(payload).await?;
+    let input: CreateBody = parse_json(&req, &body)?;
+    let record = idempotency_for(&req, &access, &body, state.ledger.now())?;
+    if let Some(replayed) = replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::CREATED).await? {
+        return Ok(replayed);
+    }
+    let input = NewTransactionInput {
+        description: input.description.ok_or_else(|| validation("missing_field", Some("description".into()), "description is required"))?,
+        date: input.date.map(|d| d.at),
+        currency: input.currency,
+        reference: input.reference,
+        entries: input.entries.ok_or_else(|| validation("missing_field", Some("entries".into()), "entries is required"))?.into_iter().map(Into::into).collect(),
+        metadata: input.metadata,
+        auto_post: input.auto_post,
+    };
+    let written = state.ledger.create_transaction(&access, input, options(record.as_ref())).await?;
+    answer_written(&state, &req, &access, record.as_ref(), written, StatusCode::CREATED).await
+}
+
+async fn get<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<(String, String)>) -> Result<HttpResponse, ApiError> {
+    let (org, id) = path.into_inner();
+    let access = access(&state, &req, &org, Scope::Read, "transactions").await?;
+    let txn = state.ledger.get_transaction(&access, &id).await?;
+    Ok(HttpResponse::Ok().json(views::transaction(&txn)))
+}
+
+async fn list<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    let access = access(&state, &req, &path.into_inner(), Scope::Read, "transactions").await?;
+    let page = page(&req, 20, 100)?;
+    let from = query_date(&req, "start_date")?.map(|d| d.at);
+    let until = query_date(&req, "end_date")?.map(|d| d.inclusive_until());
+    let status = query_param(&req, "status")
+        .map(|s| TransactionStatus::parse(&s).ok_or_else(|| validation("invalid_field", Some("status".into()), "status must be pending, posted or reversed")))
+        .transpose()?;
+    let result = state.ledger.list_transactions(&access, status, from, until, page).await?;
+    Ok(HttpResponse::Ok().json(json!({
+        "object": "list",
+        "data": result.items.iter().map(views::transaction).collect::<Vec<_>>(),
+        "has_more": page.offset + (result.items.len() as i64) < result.total_count,
+        "total_count": result.total_count,
+    })))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UpdateBody {
+    description: Option<String>,
+    date: Option<FlexDate>,
+    entries: Option<Vec<EntryBody>>,
+    metadata: Option<serde_json::Value>,
+}
+
+async fn update<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<(String, String)>, payload: web::Payload) -> Result<HttpResponse, ApiError> {
+    let (org, id) = path.into_inner();
+    let access = access(&state, &req, &org, Scope::Write, "transactions").await?;
+    let body = read_body(payload).await?;
+    let input: UpdateBody = parse_json(&req, &body)?;
+    let record = idempotency_for(&req, &access, &body, state.ledger.now())?;
+    if let Some(replayed) = replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::OK).await? {
+        return Ok(replayed);
+    }
+    let changes = TransactionChanges {
+        description: input.description,
+        date: input.date.map(|d| d.at),
+        entries: input.entries.map(|e| e.into_iter().map(Into::into).collect()),
+        metadata: input.metadata,
+    };
+    let written = state.ledger.update_transaction(&access, &id, changes, options(record.as_ref())).await?;
+    answer_written(&state, &req, &access, record.as_ref(), written, StatusCode::OK).await
+}
+
+async fn post<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<(String, String)>, payload: web::Payload) -> Result<HttpResponse, ApiError> {
+    let (org, id) = path.into_inner();
+    let access = access(&state, &req, &org, Scope::Write, "transactions").await?;
+    let body = read_body(payload).await?;
+    let record = idempotency_for(&req, &access, &body, state.ledger.now())?;
+    if let Some(replayed) = replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::OK).await? {
+        return Ok(replayed);
+    }
+    let written = state.ledger.post_transaction(&access, &id, options(record.as_ref())).await?;
+    answer_written(&state, &req, &access, record.as_ref(), written, StatusCode::OK).await
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReverseBody {
+    reason: Option<String>,
+}
+
+async fn reverse<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<(String, String)>, payload: web::Payload) -> Result<HttpResponse, ApiError> {
+    let (org, id) = path.into_inner();
+    let access = access(&state, &req, &org, Scope::Write, "transactions").await?;
+    let body = read_body(payload).await?;
+    let input: ReverseBody = parse_json(&req, &body)?;
+    let record = idempotency_for(&req, &access, &body, state.ledger.now())?;
+    if let Some(replayed) = replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::OK).await? {
+        return Ok(replayed);
+    }
+    let written = state.ledger.reverse_transaction(&access, &id, input.reason, options(record.as_ref())).await?;
+    answer_written(&state, &req, &access, record.as_ref(), written, StatusCode::OK).await
+}
+
+async fn delete<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<(String, String)>) -> Result<HttpResponse, ApiError> {
+    let (org, id) = path.into_inner();
+    let access = access(&state, &req, &org, Scope::Write, "transactions").await?;
+    let record = idempotency_for(&req, &access, b"", state.ledger.now())?;
+    if let Some(replayed) = replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::OK).await? {
+        return Ok(replayed);
+    }
+    let written = state.ledger.delete_transaction(&access, &id, options(record.as_ref())).await?;
+    answer_written(&state, &req, &access, record.as_ref(), written, StatusCode::OK).await
+}

@@ -1,0 +1,167 @@
+//! `server`: the composition root. Reads configuration, opens the store, wires the
+//! services into the REST interface, and runs the HTTP listener and the queue workers.
+//! No business rule lives here.
+
+pub mod config;
+
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::{App, HttpServer, web};
+use anyhow::Context;
+use ledger_domain::ports::SystemClock;
+use ledger_domain::services::{Ledger, LedgerConfig, MasterSignup};
+use ledger_rest::{AppState, JobWaker};
+use ledger_store::Db;
+use tokio::sync::watch;
+
+pub use config::{Cli, Command, Config, Environment};
+
+/// The ledger over the real store.
+pub type AppLedger = Ledger<Db>;
+
+/// Opens and migrates the database named by the configuration.
+///
+/// # Errors
+/// When the database cannot be reached or migrated.
+pub async fn open_store(config: &Config) -> anyhow::Result<Db> {
+    let db = Db::connect(&config.database_url, config.db_pool).await.with_context(|| format!("opening {}", redact(&config.database_url)))?;
+    db.migrate().await.context("migrating the database")?;
+    Ok(db)
+}
+
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => format!("{}://***{}", &url[..scheme], &url[at..]),
+        _ => url.to_owned(),
+    }
+}
+
+/// A running server: its address and a handle to stop it.
+pub struct Running {
+    pub addr: std::net::SocketAddr,
+    pub ledger: AppLedger,
+    server: actix_web::dev::ServerHandle,
+    stop_workers: watch::Sender<bool>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+    http: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Running {
+    /// Stops accepting requests, lets in-flight requests and claimed jobs finish, then returns.
+    pub async fn stop(self) {
+        self.server.stop(true).await;
+        let _ = self.http.await;
+        let _ = self.stop_workers.send(true);
+        for task in self.tasks {
+            let _ = task.await;
+        }
+    }
+
+    /// Waits until the HTTP server ends (on SIGINT/SIGTERM), then stops the workers.
+    pub async fn wait(self) -> anyhow::Result<()> {
+        let result = self.http.await;
+        let _ = self.stop_workers.send(true);
+        for task in self.tasks {
+            let _ = task.await;
+        }
+        result.context("HTTP server task")?.context("HTTP server")
+    }
+}
+
+/// Starts queue workers; they run until `stop` turns true, finishing the job in hand.
+pub fn spawn_workers(ledger: &AppLedger, count: usize, waker: &JobWaker, stop: &watch::Sender<bool>) -> Vec<tokio::task::JoinHandle<()>> {
+    (0..count)
+        .map(|n| {
+            let ledger = ledger.clone();
+            let waker = waker.clone();
+            let mut stop = stop.subscribe();
+            tokio::spawn(async move {
+                tracing::debug!(worker = n, "queue worker started");
+                loop {
+                    if *stop.borrow() {
+                        break;
+                    }
+                    let claimed = match ledger.run_batch(16).await {
+                        Ok(n) => n,
+                        Err(e) => {
+                            tracing::error!(error = %e, "claiming jobs failed");
+                            0
+                        }
+                    };
+                    if claimed == 0 {
+                        tokio::select! {
+                            _ = waker.0.notified() => {}
+                            _ = stop.changed() => {}
+                            _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+                        }
+                    }
+                }
+                tracing::debug!(worker = n, "queue worker stopped");
+            })
+        })
+        .collect()
+}
+
+/// Builds the service over `db` and starts the HTTP server on `listener` with workers.
+///
+/// # Errors
+/// When the listener cannot be used.
+pub fn start(config: &Config, db: Db, listener: TcpListener) -> anyhow::Result<Running> {
+    let ledger = Ledger::new(db, Arc::new(SystemClock), LedgerConfig::default());
+    let waker = JobWaker::default();
+    let (stop_workers, _) = watch::channel(false);
+    let tasks = spawn_workers(&ledger, config.workers, &waker, &stop_workers);
+    let state = web::Data::new(AppState {
+        ledger: ledger.clone(),
+        open_signup: config.environment == Environment::Development || config.open_signup,
+        admin_token: config.admin_token.clone(),
+        waker,
+    });
+    let addr = listener.local_addr()?;
+    let mut server = HttpServer::new(move || {
+        App::new()
+            .app_data(state.clone())
+            .app_data(web::QueryConfig::default().error_handler(ledger_rest::query_error_handler))
+            .configure(ledger_rest::configure::<Db>)
+            .default_service(web::to(ledger_rest::not_found))
+            .wrap(actix_web::middleware::from_fn(ledger_rest::with_request_id))
+    })
+    .shutdown_timeout(30)
+    .listen(listener)?;
+    if let Some(n) = config.http_workers {
+        server = server.workers(n);
+    }
+    let server = server.run();
+    let handle = server.handle();
+    let http = tokio::spawn(server);
+    Ok(Running { addr, ledger, server: handle, stop_workers, tasks, http })
+}
+
+/// On first start in development, makes a demo organization and prints its test key.
+///
+/// # Errors
+/// Storage failures.
+pub async fn ensure_demo(ledger: &AppLedger) -> anyhow::Result<()> {
+    use ledger_domain::ports::Organizations;
+    const DEMO_PROVIDER_ID: &str = "ledger-demo";
+    if ledger.store.find_user(DEMO_PROVIDER_ID).await?.is_some() {
+        return Ok(());
+    }
+    let result = ledger
+        .sign_up_master(MasterSignup {
+            name: "Demo Company".into(),
+            user_provider_id: DEMO_PROVIDER_ID.into(),
+            user_email: "demo@example.com".into(),
+            provider_username: Some("demo".into()),
+            base_currency: None,
+            test_key: ledger_rest::auth::generate_key(false)?,
+            live_key: ledger_rest::auth::generate_key(true)?,
+        })
+        .await?;
+    let test_key = result.keys.iter().find(|(k, _)| !k.livemode).map(|(_, s)| s.clone()).unwrap_or_default();
+    println!("Demo organization: {}", result.organization.id);
+    println!("Demo test API key (shown once): {test_key}");
+    Ok(())
+}
