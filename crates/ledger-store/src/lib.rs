@@ -1,1 +1,26 @@
-//! placeholder
+//! `ledger-store`: the Diesel persistence adapter of the Ledger service.
+//!
+//! One query layer, two databases: PostgreSQL (production, deadpool of
+//! `AsyncPgConnection`) and an embedded SQLite file (single writer, WAL readers). Every
+//! query body is written once and compiled for both connection types (see [`db`]).
+//! [`Db`] implements every port trait of `ledger_domain::ports`.
+//!
+//! Storage choices: money is `BIGINT` in units of 1/10000 (`ledger_domain::money`) and
+//! sums exactly in SQL; timestamps are UTC `TIMESTAMP` at microsecond precision; JSON is
+//! `TEXT`. Every tenant row carries `organization_id` and `livemode` and every tenant
+//! query filters on both.
+
+#[macro_use]
+mod db;
+mod accounts;
+mod apply;
+mod balances;
+mod jobs;
+mod journal;
+mod organizations;
+mod rows;
+mod schema;
+#[cfg(feature = "test-support")]
+pub mod testing;
+
+pub use db::{Db, StoreError};

@@ -1,0 +1,190 @@
+//! The chart of accounts: inserts, updates and reads of accounts.
+
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use ledger_domain::DomainError;
+use ledger_domain::accounts::{Account, Totals};
+use ledger_domain::events::Event;
+use ledger_domain::ports::{
+    AccountFilter, Accounts, HistoryPage, IdempotencyRecord, Page, PageRequest, StoreResult,
+    Tenant, Written,
+};
+use time::OffsetDateTime;
+
+use crate::db::{Db, TxError, is_unique_violation};
+use crate::organizations::stored_idempotency;
+use crate::rows::{AccountRow, EventRow, IdempotencyRow, json_text, to_db};
+use crate::schema::{accounts, events};
+
+impl Accounts for Db {
+    async fn insert_account(
+        &self,
+        account: Account,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+    ) -> StoreResult<Written<Account>> {
+        let row = AccountRow::from(&account);
+        let event_row = EventRow::from(&event);
+        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
+        let code = account.code.clone();
+        let written = db_write!(self, |conn| {
+            idempotency_guard!(conn, &idem_row);
+            match diesel::insert_into(accounts::table)
+                .values(&row)
+                .execute(conn)
+                .await
+            {
+                Ok(_) => {}
+                Err(e) if is_unique_violation(&e) => {
+                    return Err(DomainError::duplicate_value(
+                        "code",
+                        format!("an account with code {code} already exists"),
+                    )
+                    .into());
+                }
+                Err(e) => return Err(e.into()),
+            }
+            diesel::insert_into(events::table)
+                .values(&event_row)
+                .execute(conn)
+                .await?;
+            Ok(Written::Done(account))
+        });
+        match (written, idempotency) {
+            (Err(TxError::IdempotencyRace), Some(record)) => {
+                Ok(Written::Replay(stored_idempotency(self, &record).await?))
+            }
+            (written, _) => Ok(written?),
+        }
+    }
+
+    async fn update_account(&self, account: Account, event: Event) -> StoreResult<Account> {
+        let event_row = EventRow::from(&event);
+        let updated = db_write!(self, |conn| {
+            let changed = diesel::update(accounts::table)
+                .filter(accounts::organization_id.eq(&account.organization_id))
+                .filter(accounts::livemode.eq(account.livemode))
+                .filter(accounts::id.eq(&account.id))
+                .filter(accounts::deleted_at.is_null())
+                .set((
+                    accounts::name.eq(&account.name),
+                    accounts::description.eq(&account.description),
+                    accounts::status.eq(account.status.as_str()),
+                    accounts::parent_id.eq(&account.parent_id),
+                    accounts::metadata.eq(json_text(&account.metadata)),
+                    accounts::updated_at.eq(to_db(account.updated_at)),
+                ))
+                .execute(conn)
+                .await?;
+            if changed == 0 {
+                return Err(DomainError::NotFound {
+                    resource: "account",
+                    id: account.id.clone(),
+                }
+                .into());
+            }
+            diesel::insert_into(events::table)
+                .values(&event_row)
+                .execute(conn)
+                .await?;
+            Ok(account)
+        })?;
+        Ok(updated)
+    }
+
+    async fn get_account(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Account>> {
+        let row: Option<AccountRow> = db_read!(self, |conn| {
+            Ok(accounts::table
+                .filter(accounts::organization_id.eq(&tenant.organization_id))
+                .filter(accounts::livemode.eq(tenant.livemode))
+                .filter(accounts::id.eq(id))
+                .filter(accounts::deleted_at.is_null())
+                .select(AccountRow::as_select())
+                .first(conn)
+                .await
+                .optional()?)
+        })?;
+        row.map(Account::try_from).transpose()
+    }
+
+    async fn get_accounts(&self, tenant: &Tenant, ids: &[String]) -> StoreResult<Vec<Account>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows: Vec<AccountRow> = db_read!(self, |conn| {
+            Ok(accounts::table
+                .filter(accounts::organization_id.eq(&tenant.organization_id))
+                .filter(accounts::livemode.eq(tenant.livemode))
+                .filter(accounts::id.eq_any(ids))
+                .filter(accounts::deleted_at.is_null())
+                .order(accounts::code.asc())
+                .select(AccountRow::as_select())
+                .load(conn)
+                .await?)
+        })?;
+        rows.into_iter().map(Account::try_from).collect()
+    }
+
+    async fn list_accounts(
+        &self,
+        tenant: &Tenant,
+        filter: &AccountFilter,
+        page: Option<PageRequest>,
+    ) -> StoreResult<Page<Account>> {
+        let account_type = filter.account_type.map(|t| t.as_str());
+        let status = filter.status.map(|s| s.as_str());
+        let (rows, total_count): (Vec<AccountRow>, i64) = db_read!(self, |conn| {
+            // The filter is built twice (count and page): boxed queries are not Clone.
+            let filtered = || {
+                let mut query = accounts::table
+                    .filter(accounts::organization_id.eq(&tenant.organization_id))
+                    .filter(accounts::livemode.eq(tenant.livemode))
+                    .filter(accounts::deleted_at.is_null())
+                    .into_boxed();
+                if let Some(t) = account_type {
+                    query = query.filter(accounts::account_type.eq(t));
+                }
+                if let Some(s) = status {
+                    query = query.filter(accounts::status.eq(s));
+                }
+                query
+            };
+            let total: i64 = filtered().count().get_result(conn).await?;
+            let mut query = filtered()
+                .order((accounts::code.asc(), accounts::id.asc()))
+                .select(AccountRow::as_select());
+            if let Some(page) = page {
+                query = query.limit(page.limit).offset(page.offset);
+            }
+            Ok((query.load(conn).await?, total))
+        })?;
+        Ok(Page {
+            items: rows
+                .into_iter()
+                .map(Account::try_from)
+                .collect::<Result<_, _>>()?,
+            total_count,
+        })
+    }
+
+    async fn account_totals(
+        &self,
+        tenant: &Tenant,
+        account_id: Option<&str>,
+        from: Option<OffsetDateTime>,
+        until: Option<OffsetDateTime>,
+    ) -> StoreResult<Vec<(String, Totals)>> {
+        crate::balances::totals(self, tenant, account_id, from, until).await
+    }
+
+    async fn account_history(
+        &self,
+        tenant: &Tenant,
+        account_id: &str,
+        from: Option<OffsetDateTime>,
+        until: Option<OffsetDateTime>,
+        page: PageRequest,
+    ) -> StoreResult<HistoryPage> {
+        crate::balances::history(self, tenant, account_id, from, until, page).await
+    }
+}

@@ -1,0 +1,305 @@
+//! Applying a job: completion, effect and events in one database transaction.
+//!
+//! The job is first marked `completed` by a conditional update (still `processing`
+//! with the worker's attempts, else `job_lost`); then the effect runs with its
+//! precondition expressed as a conditional update (`... WHERE status = 'pending'`),
+//! and zero rows touched is the business-rule refusal. Any refusal or error rolls the
+//! whole transaction back, so a job's effect and its completion commit together.
+
+use diesel::dsl::{exists, not};
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use ledger_domain::DomainError;
+use ledger_domain::events::{Deletion, Event};
+use ledger_domain::jobs::Job;
+use ledger_domain::ports::{Effect, StoreResult};
+use ledger_domain::transactions::{Transaction, TransactionStatus};
+use time::{OffsetDateTime, PrimitiveDateTime};
+
+use crate::db::Db;
+use crate::jobs::job_lost;
+use crate::rows::{DeletionRow, EntryRow, TransactionRow, entry_rows, event_rows, json_text, to_db};
+use crate::schema::{accounts, events, jobs, ledger_entries, resource_deletions, transactions};
+
+/// A transaction and its entry rows, ready to insert.
+struct NewTransaction {
+    row: TransactionRow,
+    entries: Vec<EntryRow>,
+}
+
+impl NewTransaction {
+    fn of(t: &Transaction) -> Self {
+        Self {
+            row: TransactionRow::from(t),
+            entries: entry_rows(t),
+        }
+    }
+}
+
+/// The effect with its rows prepared outside the transaction.
+enum Prepared {
+    Insert(NewTransaction),
+    Replace(NewTransaction),
+    Post {
+        id: String,
+        posted_at: PrimitiveDateTime,
+    },
+    Reverse {
+        id: String,
+        reason: String,
+        mirror: NewTransaction,
+    },
+    DeleteTransaction {
+        id: String,
+        deletion: DeletionRow,
+    },
+    DeleteAccount {
+        id: String,
+        deletion: DeletionRow,
+    },
+}
+
+fn prepare(effect: Effect) -> Prepared {
+    let deletion = |d: &Deletion| DeletionRow::from(d);
+    match effect {
+        Effect::InsertTransaction(t) => Prepared::Insert(NewTransaction::of(&t)),
+        Effect::ReplaceTransaction(t) => Prepared::Replace(NewTransaction::of(&t)),
+        Effect::PostTransaction {
+            transaction_id,
+            posted_at,
+        } => Prepared::Post {
+            id: transaction_id,
+            posted_at: to_db(posted_at),
+        },
+        Effect::ReverseTransaction {
+            transaction_id,
+            reason,
+            mirror,
+        } => Prepared::Reverse {
+            id: transaction_id,
+            reason,
+            mirror: NewTransaction::of(&mirror),
+        },
+        Effect::DeleteTransaction {
+            transaction_id,
+            deletion: d,
+        } => Prepared::DeleteTransaction {
+            id: transaction_id,
+            deletion: deletion(&d),
+        },
+        Effect::DeleteAccount {
+            account_id,
+            deletion: d,
+        } => Prepared::DeleteAccount {
+            id: account_id,
+            deletion: deletion(&d),
+        },
+    }
+}
+
+fn not_pending(id: &str) -> DomainError {
+    DomainError::rule(
+        "transaction_not_pending",
+        format!("transaction {id} is no longer pending"),
+    )
+}
+
+/// See [`ledger_domain::ports::Jobs::apply_job`].
+pub(crate) async fn apply(
+    db: &Db,
+    job: &Job,
+    effect: Effect,
+    events: Vec<Event>,
+    result: serde_json::Value,
+    now: OffsetDateTime,
+) -> StoreResult<()> {
+    let org = job.organization_id.clone();
+    let livemode = job.livemode;
+    let job_id = job.id.clone();
+    let attempts = job.attempts;
+    let result = json_text(&result);
+    let now = to_db(now);
+    let prepared = prepare(effect);
+    let event_rows = event_rows(&events);
+    let posted = TransactionStatus::Posted.as_str();
+    db_write!(db, |conn| {
+        let completed = diesel::update(jobs::table)
+            .filter(jobs::organization_id.eq(&org))
+            .filter(jobs::id.eq(&job_id))
+            .filter(jobs::status.eq("processing"))
+            .filter(jobs::attempts.eq(attempts))
+            .set((
+                jobs::status.eq("completed"),
+                jobs::result.eq(Some(&result)),
+                jobs::locked_until.eq(None::<PrimitiveDateTime>),
+                jobs::completed_at.eq(Some(now)),
+                jobs::updated_at.eq(now),
+            ))
+            .execute(conn)
+            .await?;
+        if completed == 0 {
+            return Err(job_lost(&job_id).into());
+        }
+        // The transaction rows an effect may touch: this tenant's, not deleted.
+        let tenant_txn = |id: &str| {
+            transactions::table
+                .filter(transactions::organization_id.eq(org.clone()))
+                .filter(transactions::livemode.eq(livemode))
+                .filter(transactions::id.eq(id.to_owned()))
+                .filter(transactions::deleted_at.is_null())
+        };
+        let (inserts, replaced) = match &prepared {
+            Prepared::Insert(new) => (Some(new), None),
+            Prepared::Replace(new) => {
+                let changed = diesel::update(tenant_txn(&new.row.id))
+                    .filter(transactions::status.eq("pending"))
+                    .set((
+                        transactions::description.eq(&new.row.description),
+                        transactions::date.eq(new.row.date),
+                        transactions::currency.eq(&new.row.currency),
+                        transactions::amount.eq(new.row.amount),
+                        transactions::reference.eq(&new.row.reference),
+                        transactions::metadata.eq(&new.row.metadata),
+                        transactions::updated_at.eq(new.row.updated_at),
+                    ))
+                    .execute(conn)
+                    .await?;
+                if changed == 0 {
+                    return Err(not_pending(&new.row.id).into());
+                }
+                diesel::delete(
+                    ledger_entries::table
+                        .filter(ledger_entries::organization_id.eq(&org))
+                        .filter(ledger_entries::transaction_id.eq(&new.row.id)),
+                )
+                .execute(conn)
+                .await?;
+                (None, Some(&new.entries))
+            }
+            Prepared::Post { id, posted_at } => {
+                let changed = diesel::update(tenant_txn(id))
+                    .filter(transactions::status.eq("pending"))
+                    .set((
+                        transactions::status.eq(posted),
+                        transactions::posted_at.eq(Some(*posted_at)),
+                        transactions::updated_at.eq(now),
+                    ))
+                    .execute(conn)
+                    .await?;
+                if changed == 0 {
+                    return Err(not_pending(id).into());
+                }
+                // Entries of a posted transaction count in balances from now on.
+                diesel::update(ledger_entries::table)
+                    .filter(ledger_entries::organization_id.eq(&org))
+                    .filter(ledger_entries::transaction_id.eq(id))
+                    .set(ledger_entries::counted.eq(true))
+                    .execute(conn)
+                    .await?;
+                (None, None)
+            }
+            Prepared::Reverse { id, reason, mirror } => {
+                let changed = diesel::update(tenant_txn(id))
+                    .filter(transactions::status.eq(posted))
+                    .set((
+                        transactions::status.eq(TransactionStatus::Reversed.as_str()),
+                        transactions::reversed_by.eq(Some(&mirror.row.id)),
+                        transactions::reversal_reason.eq(Some(reason)),
+                        transactions::updated_at.eq(now),
+                    ))
+                    .execute(conn)
+                    .await?;
+                if changed == 0 {
+                    return Err(DomainError::rule(
+                        "transaction_not_posted",
+                        format!("transaction {id} is no longer posted"),
+                    )
+                    .into());
+                }
+                // The reversed transaction's entries stay counted, beside the mirror's.
+                (Some(mirror), None)
+            }
+            Prepared::DeleteTransaction { id, deletion } => {
+                let changed = diesel::update(tenant_txn(id))
+                    .filter(transactions::status.eq("pending"))
+                    .set((
+                        transactions::deleted_at.eq(Some(deletion.deleted_at)),
+                        transactions::deleted_by.eq(Some(&deletion.deleted_by)),
+                        transactions::recoverable_until.eq(Some(deletion.recoverable_until)),
+                        transactions::updated_at.eq(now),
+                    ))
+                    .execute(conn)
+                    .await?;
+                if changed == 0 {
+                    return Err(not_pending(id).into());
+                }
+                diesel::insert_into(resource_deletions::table)
+                    .values(deletion)
+                    .execute(conn)
+                    .await?;
+                (None, None)
+            }
+            Prepared::DeleteAccount { id, deletion } => {
+                let referenced = ledger_entries::table
+                    .filter(ledger_entries::organization_id.eq(&org))
+                    .filter(ledger_entries::account_id.eq(id));
+                let changed = diesel::update(accounts::table)
+                    .filter(accounts::organization_id.eq(&org))
+                    .filter(accounts::livemode.eq(livemode))
+                    .filter(accounts::id.eq(id))
+                    .filter(accounts::deleted_at.is_null())
+                    .filter(not(exists(referenced)))
+                    .set((
+                        accounts::deleted_at.eq(Some(deletion.deleted_at)),
+                        accounts::deleted_by.eq(Some(&deletion.deleted_by)),
+                        accounts::recoverable_until.eq(Some(deletion.recoverable_until)),
+                        accounts::updated_at.eq(now),
+                    ))
+                    .execute(conn)
+                    .await?;
+                if changed == 0 {
+                    let in_use: bool = diesel::select(exists(referenced)).get_result(conn).await?;
+                    return Err(if in_use {
+                        DomainError::rule(
+                            "resource_in_use",
+                            format!("account {id} has ledger entries and cannot be deleted"),
+                        )
+                    } else {
+                        DomainError::NotFound {
+                            resource: "account",
+                            id: id.clone(),
+                        }
+                    }
+                    .into());
+                }
+                diesel::insert_into(resource_deletions::table)
+                    .values(deletion)
+                    .execute(conn)
+                    .await?;
+                (None, None)
+            }
+        };
+        if let Some(new) = inserts {
+            diesel::insert_into(transactions::table)
+                .values(&new.row)
+                .execute(conn)
+                .await?;
+        }
+        // One row per statement: multi-row INSERT is not available for SQLite through
+        // diesel-async.
+        for entry in inserts.map(|n| &n.entries).or(replaced).into_iter().flatten() {
+            diesel::insert_into(ledger_entries::table)
+                .values(entry)
+                .execute(conn)
+                .await?;
+        }
+        for event in &event_rows {
+            diesel::insert_into(events::table)
+                .values(event)
+                .execute(conn)
+                .await?;
+        }
+        Ok(())
+    })?;
+    Ok(())
+}

@@ -1,0 +1,350 @@
+//! The connection pools of both backends and the one place that dispatches to them.
+//!
+//! [`Db`] wraps a [`DbPool`]: a deadpool of `AsyncPgConnection`s, or two deadpools of
+//! SQLite connections (one writer, so writes queue in the pool instead of failing with
+//! `SQLITE_BUSY`, and several readers, which WAL lets run beside the writer).
+//!
+//! Query bodies are written once and expanded in both match arms by [`db_read!`] and
+//! [`db_write!`] (vaultwarden's `db_run!`, made async): each body is compiled for both
+//! connection types. Backend-specific arms exist only where the databases differ in
+//! locking or transaction mode, and say why where they are used.
+//!
+//! Cancellation: diesel-async leaves a dangling transaction on a pooled connection when
+//! a future is dropped mid-transaction, and HTTP handlers are dropped when clients go
+//! away. [`db_write!`] therefore runs every write transaction in its own `tokio::spawn`
+//! task (owning its data) and awaits the handle: dropping the caller never drops the
+//! transaction.
+
+use std::path::Path;
+
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use diesel::{ConnectionError, SqliteConnection};
+use diesel_async::pooled_connection::deadpool::Pool;
+use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
+use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
+use diesel_async::{AsyncConnection, AsyncMigrationHarness, AsyncPgConnection, SimpleAsyncConnection};
+use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+use ledger_domain::DomainError;
+
+/// The migrations of each backend, embedded in the binary.
+const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
+const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
+
+/// The settings every SQLite connection starts with: enforced foreign keys, WAL so
+/// readers run beside the writer, a busy timeout instead of immediate `SQLITE_BUSY`, and
+/// NORMAL sync (durable at checkpoints; safe with WAL).
+const SQLITE_PRAGMAS: &str = "PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL; \
+     PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL;";
+
+pub(crate) type PgPool = Pool<AsyncPgConnection>;
+pub(crate) type SqliteConn = SyncConnectionWrapper<SqliteConnection>;
+pub(crate) type SqlitePool = Pool<SqliteConn>;
+
+/// Failures to connect to or migrate a database.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("unsupported database URL '{0}' (expected postgres://, postgresql:// or sqlite://)")]
+    UnsupportedUrl(String),
+    #[error("cannot create the SQLite directory {path}: {source}")]
+    CreateDir {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("cannot build the connection pool: {0}")]
+    Pool(String),
+    #[error("cannot connect to the database: {0}")]
+    Connect(String),
+    #[error("migration failed: {0}")]
+    Migrate(String),
+}
+
+/// The pools of one database.
+#[derive(Clone)]
+pub(crate) enum DbPool {
+    Postgres(PgPool),
+    Sqlite {
+        writer: SqlitePool,
+        reader: SqlitePool,
+    },
+}
+
+/// The store: a cheap, cloneable handle on the pools of one database.
+#[derive(Clone)]
+pub struct Db {
+    pub(crate) pool: DbPool,
+}
+
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Db").field("backend", &self.backend_name()).finish()
+    }
+}
+
+impl Db {
+    /// Opens pools on `database_url`: `postgres://` / `postgresql://` select PostgreSQL,
+    /// `sqlite://PATH` or a bare path select SQLite (parent directories are created).
+    /// One connection is checked out to fail early on a bad URL.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the URL, the directory or the first connection fails.
+    pub async fn connect(database_url: &str, pool_size: usize) -> Result<Db, StoreError> {
+        let size = pool_size.max(1);
+        let pool = if database_url.starts_with("postgres://")
+            || database_url.starts_with("postgresql://")
+        {
+            let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new(database_url);
+            let pool = Pool::builder(manager)
+                .max_size(size)
+                .build()
+                .map_err(|e| StoreError::Pool(e.to_string()))?;
+            drop(pool.get().await.map_err(|e| StoreError::Connect(e.to_string()))?);
+            DbPool::Postgres(pool)
+        } else {
+            let path = sqlite_path(database_url)?;
+            if let Some(dir) = Path::new(&path).parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+                    path: dir.display().to_string(),
+                    source,
+                })?;
+            }
+            let writer = sqlite_pool(&path, 1)?;
+            // The first connection switches the file to WAL before any reader opens it.
+            drop(writer.get().await.map_err(|e| StoreError::Connect(e.to_string()))?);
+            let reader = sqlite_pool(&path, size)?;
+            DbPool::Sqlite { writer, reader }
+        };
+        Ok(Db { pool })
+    }
+
+    /// Runs the pending embedded migrations of the backend.
+    ///
+    /// # Errors
+    /// [`StoreError::Migrate`] when a migration fails.
+    pub async fn migrate(&self) -> Result<(), StoreError> {
+        match &self.pool {
+            DbPool::Postgres(pool) => {
+                let conn = pool.get().await.map_err(|e| StoreError::Connect(e.to_string()))?;
+                run_migrations(conn, PG_MIGRATIONS).await
+            }
+            DbPool::Sqlite { writer, .. } => {
+                let conn = writer.get().await.map_err(|e| StoreError::Connect(e.to_string()))?;
+                run_migrations(conn, SQLITE_MIGRATIONS).await
+            }
+        }
+    }
+
+    /// `"postgres"` or `"sqlite"`.
+    pub fn backend_name(&self) -> &'static str {
+        match self.pool {
+            DbPool::Postgres(_) => "postgres",
+            DbPool::Sqlite { .. } => "sqlite",
+        }
+    }
+}
+
+/// The file path of a SQLite URL (`sqlite://PATH`, `sqlite:PATH` or a bare path).
+fn sqlite_path(url: &str) -> Result<String, StoreError> {
+    let path = url
+        .strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"))
+        .unwrap_or(url);
+    if path.is_empty() || path.contains("://") {
+        return Err(StoreError::UnsupportedUrl(url.to_owned()));
+    }
+    Ok(path.to_owned())
+}
+
+fn sqlite_pool(path: &str, size: usize) -> Result<SqlitePool, StoreError> {
+    let mut config = ManagerConfig::<SqliteConn>::default();
+    config.custom_setup = Box::new(|url| {
+        let url = url.to_owned();
+        Box::pin(async move {
+            let mut conn = SqliteConn::establish(&url).await?;
+            conn.batch_execute(SQLITE_PRAGMAS)
+                .await
+                .map_err(ConnectionError::CouldntSetupConfiguration)?;
+            Ok(conn)
+        })
+    });
+    let manager = AsyncDieselConnectionManager::<SqliteConn>::new_with_config(path, config);
+    Pool::builder(manager)
+        .max_size(size)
+        .build()
+        .map_err(|e| StoreError::Pool(e.to_string()))
+}
+
+/// Runs migrations on a blocking thread: the harness blocks on the async connection,
+/// which must not happen on a runtime worker (and `block_in_place` would panic on a
+/// current-thread runtime, as in `#[tokio::test]`).
+async fn run_migrations<C>(conn: C, migrations: EmbeddedMigrations) -> Result<(), StoreError>
+where
+    C: AsyncConnection + 'static,
+    AsyncMigrationHarness<C>: MigrationHarness<C::Backend>,
+{
+    tokio::task::spawn_blocking(move || {
+        let mut harness = AsyncMigrationHarness::new(conn);
+        harness
+            .run_pending_migrations(migrations)
+            .map(|versions| versions.len())
+            .map_err(|e| StoreError::Migrate(e.to_string()))
+    })
+    .await
+    .map_err(|e| StoreError::Migrate(e.to_string()))?
+    .map(|applied| tracing::info!(applied, "database migrated"))
+}
+
+/// The error of a query body: a database error (so diesel's `?` works and transactions
+/// roll back) or a domain refusal decided inside the transaction.
+#[derive(Debug)]
+pub(crate) enum TxError {
+    Db(DieselError),
+    Domain(DomainError),
+    /// The idempotency record could not be inserted because a concurrent request with
+    /// the same key committed first; the caller replays the stored record.
+    IdempotencyRace,
+}
+
+impl From<DieselError> for TxError {
+    fn from(e: DieselError) -> Self {
+        Self::Db(e)
+    }
+}
+
+impl From<DomainError> for TxError {
+    fn from(e: DomainError) -> Self {
+        Self::Domain(e)
+    }
+}
+
+impl From<TxError> for DomainError {
+    fn from(e: TxError) -> Self {
+        match e {
+            TxError::Domain(e) => e,
+            TxError::IdempotencyRace => {
+                DomainError::Internal("concurrent use of an idempotency key".to_owned())
+            }
+            TxError::Db(e) => {
+                tracing::error!(error = %e, "database error");
+                DomainError::Internal(format!("database: {e}"))
+            }
+        }
+    }
+}
+
+impl TxError {
+    /// A pool checkout failure.
+    pub(crate) fn pool(e: impl std::fmt::Display) -> Self {
+        Self::Domain(DomainError::Internal(format!("connection pool: {e}")))
+    }
+
+    /// A spawned write task that panicked or was cancelled.
+    pub(crate) fn task(e: tokio::task::JoinError) -> Self {
+        Self::Domain(DomainError::Internal(format!("write task: {e}")))
+    }
+}
+
+/// Whether a statement failed on a unique index.
+pub(crate) fn is_unique_violation(e: &DieselError) -> bool {
+    matches!(e, DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _))
+}
+
+/// Runs `$body` (a block evaluating to `Result<T, TxError>`) with `$conn` bound to a
+/// pooled connection of either backend (a SQLite reader), outside any transaction.
+/// Evaluates to `Result<T, DomainError>`.
+macro_rules! db_read {
+    ($db:expr, |$conn:ident| $body:block) => {{
+        let result: ::std::result::Result<_, $crate::db::TxError> = match &$db.pool {
+            $crate::db::DbPool::Postgres(pool) => async {
+                let mut pooled = pool.get().await.map_err($crate::db::TxError::pool)?;
+                let $conn: &mut ::diesel_async::AsyncPgConnection = &mut pooled;
+                $body
+            }
+            .await,
+            $crate::db::DbPool::Sqlite { reader, .. } => async {
+                let mut pooled = reader.get().await.map_err($crate::db::TxError::pool)?;
+                let $conn: &mut $crate::db::SqliteConn = &mut pooled;
+                $body
+            }
+            .await,
+        };
+        result.map_err(::ledger_domain::DomainError::from)
+    }};
+}
+
+/// Runs `$body` (a block evaluating to `Result<T, TxError>`) in one write transaction,
+/// in a spawned task so that dropping the caller cannot leave the transaction open.
+/// Captured variables are moved into the task. An `Err` rolls everything back.
+/// Evaluates to `Result<T, TxError>` (so callers can react to particular failures).
+///
+/// The transaction mode differs: PostgreSQL uses a plain `BEGIN` (READ COMMITTED; the
+/// bodies use conditional updates and row locks for their preconditions), SQLite uses
+/// `BEGIN IMMEDIATE` so the write lock is taken up front and a read-then-write body
+/// never fails with `SQLITE_BUSY` when it upgrades its lock.
+///
+/// The second form gives each backend its own body, for the few queries that differ.
+macro_rules! db_write {
+    ($db:expr, |$conn:ident| $body:block) => {
+        db_write!($db, postgres |$conn| $body, sqlite |$conn| $body)
+    };
+    ($db:expr, postgres |$pg:ident| $pg_body:block, sqlite |$lite:ident| $lite_body:block) => {{
+        let pool = $db.pool.clone();
+        let task = ::tokio::spawn(async move {
+            match pool {
+                $crate::db::DbPool::Postgres(pool) => {
+                    let mut pooled = pool.get().await.map_err($crate::db::TxError::pool)?;
+                    let conn: &mut ::diesel_async::AsyncPgConnection = &mut pooled;
+                    ::diesel_async::AsyncConnection::transaction(
+                        conn,
+                        async |$pg: &mut ::diesel_async::AsyncPgConnection| {
+                            let result: ::std::result::Result<_, $crate::db::TxError> = $pg_body;
+                            result
+                        },
+                    )
+                    .await
+                }
+                $crate::db::DbPool::Sqlite { writer, .. } => {
+                    let mut pooled = writer.get().await.map_err($crate::db::TxError::pool)?;
+                    let conn: &mut $crate::db::SqliteConn = &mut pooled;
+                    conn.immediate_transaction(async |$lite: &mut $crate::db::SqliteConn| {
+                        let result: ::std::result::Result<_, $crate::db::TxError> = $lite_body;
+                        result
+                    })
+                    .await
+                }
+            }
+        });
+        match task.await {
+            Ok(result) => result,
+            Err(e) => Err($crate::db::TxError::task(e)),
+        }
+    }};
+}
+
+/// Inside a [`db_write!`] body: when the idempotency row `$record`
+/// (`&Option<IdempotencyRow>`) names a key the tenant already used, returns
+/// `Written::Replay` with the stored record (the transaction then writes nothing);
+/// otherwise inserts it first, so a concurrent request with the same key waits on the
+/// unique key and then fails with [`TxError::IdempotencyRace`].
+macro_rules! idempotency_guard {
+    ($conn:ident, $record:expr) => {
+        if let Some(record) = $record {
+            use $crate::schema::idempotency_keys as ik;
+            let existing: Option<$crate::rows::IdempotencyRow> = ik::table
+                .filter(ik::organization_id.eq(&record.organization_id))
+                .filter(ik::livemode.eq(record.livemode))
+                .filter(ik::key.eq(&record.key))
+                .select($crate::rows::IdempotencyRow::as_select())
+                .first($conn)
+                .await
+                .optional()?;
+            if let Some(row) = existing {
+                return Ok(::ledger_domain::ports::Written::Replay(row.into()));
+            }
+            diesel::insert_into(ik::table)
+                .values(record)
+                .execute($conn)
+                .await
+                .map_err($crate::organizations::idempotency_insert_error)?;
+        }
+    };
+}

@@ -1,0 +1,345 @@
+//! The queue of writes (DECISIONS 4): enqueue with credits, claim, fail and retry.
+//!
+//! A job moves `queued` -> `processing` (claimed: attempts + 1, leased until
+//! `locked_until`) -> `completed` | `failed`, or back to `queued` for a retry. Every
+//! transition after the claim is a conditional update on (`processing`, same attempts),
+//! so a worker whose lease was taken over can no longer complete, fail or retry the job.
+
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use ledger_domain::DomainError;
+use ledger_domain::events::Event;
+use ledger_domain::jobs::Job;
+use ledger_domain::ports::{
+    CreditCharge, Effect, IdempotencyRecord, Jobs, StoreResult, Tenant, Written,
+};
+use time::{OffsetDateTime, PrimitiveDateTime};
+
+use crate::db::{Db, TxError};
+use crate::organizations::stored_idempotency;
+use crate::rows::{CreditUsageRow, IdempotencyRow, JobRow, json_text, to_db};
+use crate::schema::{credit_usage, jobs, organizations};
+
+const QUEUED: &str = "queued";
+const PROCESSING: &str = "processing";
+const FAILED: &str = "failed";
+
+/// The refusal when a job is no longer `processing` with the attempts its worker holds.
+pub(crate) fn job_lost(job_id: &str) -> DomainError {
+    DomainError::rule(
+        "job_lost",
+        format!("job {job_id} is no longer claimed by this worker"),
+    )
+}
+
+impl Jobs for Db {
+    async fn enqueue(
+        &self,
+        job: Job,
+        charge: Option<CreditCharge>,
+        idempotency: Option<IdempotencyRecord>,
+    ) -> StoreResult<Written<Job>> {
+        let job_row = JobRow::from_domain(&job)?;
+        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
+        let charged_at = job_row.created_at;
+        let written = db_write!(self, |conn| {
+            idempotency_guard!(conn, &idem_row);
+            if let Some(charge) = charge.as_ref().filter(|c| c.credits > 0) {
+                if charge.livemode {
+                    // Live credits: one conditional decrement, refused when short.
+                    let taken = diesel::update(organizations::table)
+                        .filter(organizations::id.eq(&charge.pool_id))
+                        .filter(organizations::credits_remaining.ge(charge.credits))
+                        .set(
+                            organizations::credits_remaining
+                                .eq(organizations::credits_remaining - charge.credits),
+                        )
+                        .execute(conn)
+                        .await?;
+                    if taken == 0 {
+                        let available: Option<i64> = organizations::table
+                            .filter(organizations::id.eq(&charge.pool_id))
+                            .select(organizations::credits_remaining)
+                            .first(conn)
+                            .await
+                            .optional()?;
+                        return Err(DomainError::InsufficientCredits {
+                            required: charge.credits,
+                            available: available.unwrap_or(0),
+                        }
+                        .into());
+                    }
+                } else {
+                    // Test credits: an appended row, never a hot organization row.
+                    let usage = CreditUsageRow {
+                        organization_id: charge.pool_id.clone(),
+                        livemode: false,
+                        id: job_row.id.clone(),
+                        credits: charge.credits,
+                        job_id: Some(job_row.id.clone()),
+                        created_at: charged_at,
+                    };
+                    diesel::insert_into(credit_usage::table)
+                        .values(&usage)
+                        .execute(conn)
+                        .await?;
+                }
+            }
+            diesel::insert_into(jobs::table)
+                .values(&job_row)
+                .execute(conn)
+                .await?;
+            Ok(Written::Done(job))
+        });
+        match (written, idempotency) {
+            (Err(TxError::IdempotencyRace), Some(record)) => {
+                Ok(Written::Replay(stored_idempotency(self, &record).await?))
+            }
+            (written, _) => Ok(written?),
+        }
+    }
+
+    async fn get_job(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Job>> {
+        let row: Option<JobRow> = db_read!(self, |conn| {
+            Ok(jobs::table
+                .filter(jobs::organization_id.eq(&tenant.organization_id))
+                .filter(jobs::livemode.eq(tenant.livemode))
+                .filter(jobs::id.eq(id))
+                .select(JobRow::as_select())
+                .first(conn)
+                .await
+                .optional()?)
+        })?;
+        row.map(Job::try_from).transpose()
+    }
+
+    async fn claim_jobs(
+        &self,
+        limit: i64,
+        now: OffsetDateTime,
+        lease: time::Duration,
+    ) -> StoreResult<Vec<Job>> {
+        if limit <= 0 {
+            return Ok(Vec::new());
+        }
+        let lease_end = to_db(now + lease);
+        let now = to_db(now);
+        let rows: Vec<JobRow> = db_write!(self,
+            postgres |conn| {
+                // PostgreSQL: concurrent workers each lock and take different rows;
+                // rows another worker has locked are skipped, never waited for or shared.
+                // The subquery names the table through an alias: diesel refuses the same
+                // table twice in one statement otherwise.
+                let candidates = diesel::alias!(jobs as candidates);
+                let runnable = candidates
+                    .select(candidates.field(jobs::id))
+                    .filter(
+                        candidates
+                            .field(jobs::status)
+                            .eq(QUEUED)
+                            .and(candidates.field(jobs::run_at).le(now))
+                            .or(candidates
+                                .field(jobs::status)
+                                .eq(PROCESSING)
+                                .and(candidates.field(jobs::locked_until).lt(now))),
+                    )
+                    .order((
+                        candidates.field(jobs::run_at).asc(),
+                        candidates.field(jobs::id).asc(),
+                    ))
+                    .limit(limit)
+                    .for_update()
+                    .skip_locked();
+                Ok(diesel::update(jobs::table)
+                    .filter(jobs::id.eq_any(runnable))
+                    .set((
+                        jobs::status.eq(PROCESSING),
+                        jobs::attempts.eq(jobs::attempts + 1),
+                        jobs::locked_until.eq(Some(lease_end)),
+                        jobs::updated_at.eq(now),
+                    ))
+                    .returning(JobRow::as_returning())
+                    .get_results(conn)
+                    .await?)
+            },
+            sqlite |conn| {
+                // SQLite has no row locks: the single writer connection and BEGIN
+                // IMMEDIATE serialize claimers, so select-then-update cannot race.
+                let ids: Vec<String> = jobs::table
+                    .select(jobs::id)
+                    .filter(
+                        jobs::status.eq(QUEUED).and(jobs::run_at.le(now)).or(jobs::status
+                            .eq(PROCESSING)
+                            .and(jobs::locked_until.lt(now))),
+                    )
+                    .order((jobs::run_at.asc(), jobs::id.asc()))
+                    .limit(limit)
+                    .load(conn)
+                    .await?;
+                if ids.is_empty() {
+                    return Ok(Vec::new());
+                }
+                Ok(diesel::update(jobs::table)
+                    .filter(jobs::id.eq_any(&ids))
+                    .set((
+                        jobs::status.eq(PROCESSING),
+                        jobs::attempts.eq(jobs::attempts + 1),
+                        jobs::locked_until.eq(Some(lease_end)),
+                        jobs::updated_at.eq(now),
+                    ))
+                    .returning(JobRow::as_returning())
+                    .get_results(conn)
+                    .await?)
+            }
+        )?;
+        let mut claimed = rows
+            .into_iter()
+            .map(Job::try_from)
+            .collect::<StoreResult<Vec<_>>>()?;
+        claimed.sort_by(|a, b| (a.run_at, &a.id).cmp(&(b.run_at, &b.id)));
+        Ok(claimed)
+    }
+
+    async fn claim_job(
+        &self,
+        id: &str,
+        now: OffsetDateTime,
+        lease: time::Duration,
+    ) -> StoreResult<Option<Job>> {
+        let lease_end = to_db(now + lease);
+        let now = to_db(now);
+        let id = id.to_owned();
+        // One conditional update: on PostgreSQL a concurrent claimer waits for the row
+        // lock and then no longer matches; on SQLite writers are serialized anyway.
+        let row: Option<JobRow> = db_write!(self, |conn| {
+            Ok(diesel::update(jobs::table)
+                .filter(jobs::id.eq(&id))
+                .filter(
+                    jobs::status
+                        .eq(QUEUED)
+                        .and(jobs::run_at.le(now))
+                        .or(jobs::status.eq(PROCESSING).and(jobs::locked_until.lt(now))),
+                )
+                .set((
+                    jobs::status.eq(PROCESSING),
+                    jobs::attempts.eq(jobs::attempts + 1),
+                    jobs::locked_until.eq(Some(lease_end)),
+                    jobs::updated_at.eq(now),
+                ))
+                .returning(JobRow::as_returning())
+                .get_result(conn)
+                .await
+                .optional()?)
+        })?;
+        row.map(Job::try_from).transpose()
+    }
+
+    async fn apply_job(
+        &self,
+        job: &Job,
+        effect: Effect,
+        events: Vec<Event>,
+        result: serde_json::Value,
+        now: OffsetDateTime,
+    ) -> StoreResult<()> {
+        crate::apply::apply(self, job, effect, events, result, now).await
+    }
+
+    async fn fail_job(
+        &self,
+        job: &Job,
+        error: serde_json::Value,
+        now: OffsetDateTime,
+    ) -> StoreResult<()> {
+        let org = job.organization_id.clone();
+        let job_id = job.id.clone();
+        let attempts = job.attempts;
+        let livemode = job.livemode;
+        let cost = job.credit_cost;
+        let pool_id = job.credit_pool_id.clone();
+        let error = json_text(&error);
+        let now = to_db(now);
+        db_write!(self, |conn| {
+            let ended = diesel::update(jobs::table)
+                .filter(jobs::organization_id.eq(&org))
+                .filter(jobs::id.eq(&job_id))
+                .filter(jobs::status.eq(PROCESSING))
+                .filter(jobs::attempts.eq(attempts))
+                .set((
+                    jobs::status.eq(FAILED),
+                    jobs::error.eq(Some(&error)),
+                    jobs::locked_until.eq(None::<PrimitiveDateTime>),
+                    jobs::completed_at.eq(Some(now)),
+                    jobs::updated_at.eq(now),
+                ))
+                .execute(conn)
+                .await?;
+            if ended == 0 {
+                return Err(job_lost(&job_id).into());
+            }
+            if cost > 0 {
+                if livemode {
+                    diesel::update(organizations::table)
+                        .filter(organizations::id.eq(&pool_id))
+                        .set(
+                            organizations::credits_remaining
+                                .eq(organizations::credits_remaining + cost),
+                        )
+                        .execute(conn)
+                        .await?;
+                } else {
+                    // Test usage is append-only: the refund is a negative row.
+                    let refund = CreditUsageRow {
+                        organization_id: pool_id.clone(),
+                        livemode: false,
+                        id: format!("{job_id}_refund"),
+                        credits: -cost,
+                        job_id: Some(job_id.clone()),
+                        created_at: now,
+                    };
+                    diesel::insert_into(credit_usage::table)
+                        .values(&refund)
+                        .execute(conn)
+                        .await?;
+                }
+            }
+            Ok(())
+        })?;
+        Ok(())
+    }
+
+    async fn retry_job(
+        &self,
+        job: &Job,
+        error: serde_json::Value,
+        run_at: OffsetDateTime,
+    ) -> StoreResult<()> {
+        let org = job.organization_id.clone();
+        let job_id = job.id.clone();
+        let attempts = job.attempts;
+        let error = json_text(&error);
+        let run_at = to_db(run_at);
+        let now = to_db(OffsetDateTime::now_utc());
+        db_write!(self, |conn| {
+            let requeued = diesel::update(jobs::table)
+                .filter(jobs::organization_id.eq(&org))
+                .filter(jobs::id.eq(&job_id))
+                .filter(jobs::status.eq(PROCESSING))
+                .filter(jobs::attempts.eq(attempts))
+                .set((
+                    jobs::status.eq(QUEUED),
+                    jobs::error.eq(Some(&error)),
+                    jobs::run_at.eq(run_at),
+                    jobs::locked_until.eq(None::<PrimitiveDateTime>),
+                    jobs::updated_at.eq(now),
+                ))
+                .execute(conn)
+                .await?;
+            if requeued == 0 {
+                return Err(job_lost(&job_id).into());
+            }
+            Ok(())
+        })?;
+        Ok(())
+    }
+}

@@ -1,0 +1,228 @@
+//! Organizations, users, API keys, idempotency records, events and health.
+
+use diesel::dsl::sql;
+use diesel::prelude::*;
+use diesel::sql_types::BigInt;
+use diesel_async::RunQueryDsl;
+use ledger_domain::events::Event;
+use ledger_domain::organizations::{ApiKey, Organization, User};
+use ledger_domain::ports::{
+    ApiKeys, Events, Health, IdempotencyRecord, IdempotencyRecords, NewOrganization,
+    Organizations, StoreResult, Tenant,
+};
+use time::OffsetDateTime;
+
+use crate::db::{Db, TxError};
+use crate::rows::{
+    AccountRow, ApiKeyRow, EventRow, IdempotencyRow, OrganizationRow, UserRow, event_rows, to_db,
+};
+use crate::schema::{accounts, api_keys, credit_usage, events, idempotency_keys, organizations, users};
+
+/// `SUM(credits)` of a pool's test-mode usage, exact and 0 when there is none.
+pub(crate) const SUM_CREDITS: &str = "CAST(COALESCE(SUM(credits), 0) AS BIGINT)";
+
+impl Organizations for Db {
+    async fn create_organization(&self, new: NewOrganization) -> StoreResult<Organization> {
+        let NewOrganization {
+            user,
+            mut organization,
+            accounts: chart,
+            keys,
+            events: new_events,
+        } = new;
+        let user_row = user.as_ref().map(UserRow::from);
+        let account_rows: Vec<AccountRow> = chart.iter().map(AccountRow::from).collect();
+        let key_rows: Vec<ApiKeyRow> = keys.iter().map(ApiKeyRow::from).collect();
+        let event_rows = event_rows(&new_events);
+        let mut org_row = OrganizationRow::from(&organization);
+        // Rows are inserted one by one: diesel's multi-row INSERT for SQLite only exists
+        // on its synchronous connection, not through diesel-async.
+        let owner_id: String = db_write!(self, |conn| {
+            if let Some(user_row) = &user_row {
+                // A returning user (same provider id) keeps its row and owns the org.
+                let existing: Option<String> = users::table
+                    .filter(users::provider_id.eq(&user_row.provider_id))
+                    .select(users::id)
+                    .first(conn)
+                    .await
+                    .optional()?;
+                match existing {
+                    Some(id) => org_row.owner_user_id = id,
+                    None => {
+                        diesel::insert_into(users::table)
+                            .values(user_row)
+                            .execute(conn)
+                            .await?;
+                        org_row.owner_user_id = user_row.id.clone();
+                    }
+                }
+            }
+            diesel::insert_into(organizations::table)
+                .values(&org_row)
+                .execute(conn)
+                .await?;
+            for row in &account_rows {
+                diesel::insert_into(accounts::table)
+                    .values(row)
+                    .execute(conn)
+                    .await?;
+            }
+            for row in &key_rows {
+                diesel::insert_into(api_keys::table)
+                    .values(row)
+                    .execute(conn)
+                    .await?;
+            }
+            for row in &event_rows {
+                diesel::insert_into(events::table)
+                    .values(row)
+                    .execute(conn)
+                    .await?;
+            }
+            Ok(org_row.owner_user_id.clone())
+        })?;
+        organization.owner_user_id = owner_id;
+        organization.test_credits_used = 0;
+        Ok(organization)
+    }
+
+    async fn find_user(&self, provider_id: &str) -> StoreResult<Option<User>> {
+        let row: Option<UserRow> = db_read!(self, |conn| {
+            Ok(users::table
+                .filter(users::provider_id.eq(provider_id))
+                .select(UserRow::as_select())
+                .first(conn)
+                .await
+                .optional()?)
+        })?;
+        Ok(row.map(User::from))
+    }
+
+    async fn get_organization(&self, id: &str) -> StoreResult<Option<Organization>> {
+        let found: Option<(OrganizationRow, i64)> = db_read!(self, |conn| {
+            let row: Option<OrganizationRow> = organizations::table
+                .filter(organizations::id.eq(id))
+                .select(OrganizationRow::as_select())
+                .first(conn)
+                .await
+                .optional()?;
+            match row {
+                None => Ok(None),
+                Some(row) => {
+                    let used: i64 = credit_usage::table
+                        .filter(credit_usage::organization_id.eq(id))
+                        .filter(credit_usage::livemode.eq(false))
+                        .select(sql::<BigInt>(SUM_CREDITS))
+                        .first(conn)
+                        .await?;
+                    Ok(Some((row, used)))
+                }
+            }
+        })?;
+        found.map(|(row, used)| row.into_domain(used)).transpose()
+    }
+}
+
+impl ApiKeys for Db {
+    async fn find_key_by_hash(&self, hash: &str) -> StoreResult<Option<ApiKey>> {
+        let row: Option<ApiKeyRow> = db_read!(self, |conn| {
+            Ok(api_keys::table
+                .filter(
+                    api_keys::key_hash
+                        .eq(hash)
+                        .or(api_keys::previous_hash.eq(hash)),
+                )
+                .filter(api_keys::deleted_at.is_null())
+                .select(ApiKeyRow::as_select())
+                .first(conn)
+                .await
+                .optional()?)
+        })?;
+        row.map(ApiKey::try_from).transpose()
+    }
+}
+
+impl IdempotencyRecords for Db {
+    async fn find_idempotency(
+        &self,
+        tenant: &Tenant,
+        key: &str,
+        since: OffsetDateTime,
+    ) -> StoreResult<Option<IdempotencyRecord>> {
+        let since = to_db(since);
+        let row: Option<IdempotencyRow> = db_read!(self, |conn| {
+            Ok(idempotency_keys::table
+                .filter(idempotency_keys::organization_id.eq(&tenant.organization_id))
+                .filter(idempotency_keys::livemode.eq(tenant.livemode))
+                .filter(idempotency_keys::key.eq(key))
+                .filter(idempotency_keys::created_at.ge(since))
+                .select(IdempotencyRow::as_select())
+                .first(conn)
+                .await
+                .optional()?)
+        })?;
+        Ok(row.map(IdempotencyRecord::from))
+    }
+}
+
+impl Events for Db {
+    async fn list_events(
+        &self,
+        tenant: &Tenant,
+        entity_type: &str,
+        entity_id: &str,
+    ) -> StoreResult<Vec<Event>> {
+        let rows: Vec<EventRow> = db_read!(self, |conn| {
+            Ok(events::table
+                .filter(events::organization_id.eq(&tenant.organization_id))
+                .filter(events::livemode.eq(tenant.livemode))
+                .filter(events::entity_type.eq(entity_type))
+                .filter(events::entity_id.eq(entity_id))
+                .order((events::created_at.asc(), events::id.asc()))
+                .select(EventRow::as_select())
+                .load(conn)
+                .await?)
+        })?;
+        rows.into_iter().map(Event::try_from).collect()
+    }
+}
+
+impl Health for Db {
+    async fn ping(&self) -> bool {
+        let answer: StoreResult<usize> = db_read!(self, |conn| {
+            Ok(diesel::sql_query("SELECT 1").execute(conn).await?)
+        });
+        answer.is_ok()
+    }
+}
+
+/// The idempotency record already stored for `record`'s key, read after a write lost
+/// the race to insert it (the unique key refused the second insert).
+pub(crate) async fn stored_idempotency(
+    db: &Db,
+    record: &IdempotencyRecord,
+) -> StoreResult<IdempotencyRecord> {
+    let row: Option<IdempotencyRow> = db_read!(db, |conn| {
+        Ok(idempotency_keys::table
+            .filter(idempotency_keys::organization_id.eq(&record.organization_id))
+            .filter(idempotency_keys::livemode.eq(record.livemode))
+            .filter(idempotency_keys::key.eq(&record.key))
+            .select(IdempotencyRow::as_select())
+            .first(conn)
+            .await
+            .optional()?)
+    })?;
+    row.map(IdempotencyRecord::from).ok_or_else(|| {
+        ledger_domain::DomainError::Internal("idempotency record vanished".to_owned())
+    })
+}
+
+/// Maps a failed idempotency insert: a unique violation means a concurrent request
+/// with the same key won; the caller replays its record.
+pub(crate) fn idempotency_insert_error(e: diesel::result::Error) -> TxError {
+    if crate::db::is_unique_violation(&e) {
+        TxError::IdempotencyRace
+    } else {
+        TxError::Db(e)
+    }
+}

@@ -1,0 +1,178 @@
+//! Fresh, migrated databases for tests (feature `test-support`).
+//!
+//! [`TestDb::sqlite`] makes a temporary SQLite file; [`TestDb::postgres`] creates a
+//! database `ledger_test_<random>` on the server named by `LEDGER_TEST_PG_URL` (for
+//! example `postgres://postgres@127.0.0.1:5432/postgres`) and drops it again on
+//! [`TestDb::cleanup`] or, failing that, on drop. [`backends`] gives SQLite plus
+//! PostgreSQL when configured, so a test can run on both. Setup failures panic: this
+//! module is for tests only.
+
+use std::path::PathBuf;
+
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use ledger_domain::ids::{IdKind, new_id};
+
+use crate::Db;
+
+/// The environment variable naming the PostgreSQL server for tests.
+pub const PG_URL_VAR: &str = "LEDGER_TEST_PG_URL";
+
+/// A migrated database that disappears after the test.
+pub struct TestDb {
+    pub db: Db,
+    /// The database URL (`sqlite://...` or `postgres://.../ledger_test_...`).
+    pub url: String,
+    owned: Owned,
+}
+
+/// What to remove afterwards.
+enum Owned {
+    SqliteFile(PathBuf),
+    PgDatabase { admin_url: String, name: String },
+    Nothing,
+}
+
+impl std::fmt::Debug for TestDb {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestDb").field("url", &self.url).finish()
+    }
+}
+
+/// A random lowercase suffix for names.
+fn random_suffix() -> String {
+    new_id(IdKind::Request)
+        .trim_start_matches("req_")
+        .to_ascii_lowercase()
+}
+
+impl TestDb {
+    /// A migrated SQLite database in a fresh temporary file.
+    ///
+    /// # Panics
+    /// When the file cannot be created or migrated.
+    pub async fn sqlite() -> TestDb {
+        let path = std::env::temp_dir().join(format!("ledger-test-{}.sqlite", random_suffix()));
+        let url = format!("sqlite://{}", path.display());
+        let db = Db::connect(&url, 4)
+            .await
+            .unwrap_or_else(|e| panic!("test SQLite database {url}: {e}"));
+        db.migrate()
+            .await
+            .unwrap_or_else(|e| panic!("migrating {url}: {e}"));
+        TestDb {
+            db,
+            url,
+            owned: Owned::SqliteFile(path),
+        }
+    }
+
+    /// A migrated, fresh PostgreSQL database on the server of `LEDGER_TEST_PG_URL`;
+    /// `None` when the variable is unset or empty.
+    ///
+    /// # Panics
+    /// When the server refuses the database or the migrations.
+    pub async fn postgres() -> Option<TestDb> {
+        let admin_url = std::env::var(PG_URL_VAR).ok().filter(|u| !u.trim().is_empty())?;
+        let name = format!("ledger_test_{}", random_suffix());
+        let mut admin = AsyncPgConnection::establish(&admin_url)
+            .await
+            .unwrap_or_else(|e| panic!("{PG_URL_VAR}={admin_url}: {e}"));
+        diesel::sql_query(format!("CREATE DATABASE {name}"))
+            .execute(&mut admin)
+            .await
+            .unwrap_or_else(|e| panic!("creating database {name}: {e}"));
+        let url = database_url(&admin_url, &name);
+        let db = Db::connect(&url, 4)
+            .await
+            .unwrap_or_else(|e| panic!("test database {url}: {e}"));
+        db.migrate()
+            .await
+            .unwrap_or_else(|e| panic!("migrating {url}: {e}"));
+        Some(TestDb {
+            db,
+            url,
+            owned: Owned::PgDatabase { admin_url, name },
+        })
+    }
+
+    /// The backend name of the database (`"sqlite"` or `"postgres"`).
+    pub fn backend(&self) -> &'static str {
+        self.db.backend_name()
+    }
+
+    /// Removes the database now (drop does it otherwise).
+    pub async fn cleanup(mut self) {
+        let owned = std::mem::replace(&mut self.owned, Owned::Nothing);
+        remove(owned).await;
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        let owned = std::mem::replace(&mut self.owned, Owned::Nothing);
+        match owned {
+            Owned::Nothing => {}
+            Owned::SqliteFile(path) => remove_sqlite(&path),
+            // Drop cannot await, and may run inside a runtime: drop the database from a
+            // thread of its own with a private runtime.
+            owned @ Owned::PgDatabase { .. } => {
+                let dropper = std::thread::spawn(move || {
+                    match tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                    {
+                        Ok(runtime) => runtime.block_on(remove(owned)),
+                        Err(e) => eprintln!("cannot drop a test database: {e}"),
+                    }
+                });
+                let _ = dropper.join();
+            }
+        }
+    }
+}
+
+/// `admin_url` with its database name replaced by `name`.
+fn database_url(admin_url: &str, name: &str) -> String {
+    let without_query = admin_url.split('?').next().unwrap_or(admin_url);
+    let (scheme, rest) = without_query
+        .split_once("://")
+        .unwrap_or(("postgres", without_query));
+    let authority = rest.split('/').next().unwrap_or(rest);
+    format!("{scheme}://{authority}/{name}")
+}
+
+fn remove_sqlite(path: &std::path::Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut file = path.as_os_str().to_owned();
+        file.push(suffix);
+        let _ = std::fs::remove_file(PathBuf::from(file));
+    }
+}
+
+async fn remove(owned: Owned) {
+    match owned {
+        Owned::Nothing => {}
+        Owned::SqliteFile(path) => remove_sqlite(&path),
+        Owned::PgDatabase { admin_url, name } => {
+            match AsyncPgConnection::establish(&admin_url).await {
+                Ok(mut admin) => {
+                    let drop = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+                    if let Err(e) = diesel::sql_query(drop).execute(&mut admin).await {
+                        eprintln!("cannot drop test database {name}: {e}");
+                    }
+                }
+                Err(e) => eprintln!("cannot drop test database {name}: {e}"),
+            }
+        }
+    }
+}
+
+/// A fresh migrated database per configured backend: SQLite always, PostgreSQL when
+/// `LEDGER_TEST_PG_URL` is set.
+pub async fn backends() -> Vec<TestDb> {
+    let mut all = vec![TestDb::sqlite().await];
+    if let Some(pg) = TestDb::postgres().await {
+        all.push(pg);
+    }
+    all
+}
