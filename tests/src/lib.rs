@@ -1,1 +1,198 @@
+//! Test harness: the real server on a random port over a fresh database.
+//!
+//! Every suite runs each scenario on SQLite and, when `LEDGER_TEST_PG_URL` names a
+//! PostgreSQL server, on a fresh PostgreSQL database created and dropped by the test.
 
+use std::net::TcpListener;
+
+use ledger_store::testing::TestDb;
+use reqwest::{Client, Method, StatusCode};
+use serde_json::{Value, json};
+
+/// Which database a test runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A running server for one test.
+pub struct TestApp {
+    pub base: String,
+    pub client: Client,
+    pub backend: Backend,
+    running: Option<server::Running>,
+    db: Option<TestDb>,
+}
+
+/// A signed-up organization with its keys.
+#[derive(Debug, Clone)]
+pub struct Org {
+    pub id: String,
+    pub test_key: String,
+    pub live_key: String,
+}
+
+/// An HTTP answer: status, headers and JSON body (Null when not JSON).
+#[derive(Debug)]
+pub struct Answer {
+    pub status: StatusCode,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+}
+
+impl Answer {
+    /// The error code of an error envelope.
+    pub fn code(&self) -> &str {
+        self.body["error"]["code"].as_str().unwrap_or("")
+    }
+}
+
+impl TestApp {
+    /// Starts the server on `backend`; `None` when PostgreSQL is not configured.
+    pub async fn spawn(backend: Backend) -> Option<Self> {
+        Self::spawn_with(backend, |_| {}).await
+    }
+
+    /// Starts the server with a tweaked configuration.
+    pub async fn spawn_with(backend: Backend, tweak: impl FnOnce(&mut server::Config)) -> Option<Self> {
+        let db = match backend {
+            Backend::Sqlite => TestDb::sqlite().await,
+            Backend::Postgres => match TestDb::postgres().await {
+                Some(db) => db,
+                None => {
+                    eprintln!("LEDGER_TEST_PG_URL is not set: skipping the PostgreSQL run");
+                    return None;
+                }
+            },
+        };
+        let mut config = server::Config::with_database(&db.url);
+        tweak(&mut config);
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
+        let running = server::start(&config, db.db.clone(), listener).expect("start the server");
+        let base = format!("http://{}", running.addr);
+        Some(Self { base, client: Client::new(), backend, running: Some(running), db: Some(db) })
+    }
+
+    /// Sends a request with an optional key and JSON body.
+    pub async fn call(&self, method: Method, path: &str, key: Option<&str>, body: Option<Value>, headers: &[(&str, &str)]) -> Answer {
+        let mut req = self.client.request(method, format!("{}{path}", self.base));
+        if let Some(key) = key {
+            req = req.bearer_auth(key);
+        }
+        for (name, value) in headers {
+            req = req.header(*name, *value);
+        }
+        if let Some(body) = body {
+            req = req.json(&body);
+        }
+        let res = req.send().await.expect("request reaches the server");
+        let status = res.status();
+        let headers = res.headers().clone();
+        let text = res.text().await.expect("body");
+        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+        Answer { status, headers, body }
+    }
+
+    /// GET.
+    pub async fn get(&self, key: &str, path: &str) -> Answer {
+        self.call(Method::GET, path, Some(key), None, &[]).await
+    }
+
+    /// POST with JSON.
+    pub async fn post(&self, key: &str, path: &str, body: Value) -> Answer {
+        self.call(Method::POST, path, Some(key), Some(body), &[]).await
+    }
+
+    /// POST with JSON, waiting for queued work to finish.
+    pub async fn post_wait(&self, key: &str, path: &str, body: Value) -> Answer {
+        self.call(Method::POST, path, Some(key), Some(body), &[("Prefer", "wait=10")]).await
+    }
+
+    /// Signs up a new root organization.
+    pub async fn signup(&self, name: &str) -> Org {
+        let res = self
+            .call(
+                Method::POST,
+                "/accounts/master",
+                None,
+                Some(json!({ "name": name, "user_provider_id": format!("prov-{name}"), "user_email": format!("{}@example.com", name.to_lowercase().replace(' ', "")) })),
+                &[],
+            )
+            .await;
+        assert_eq!(res.status, StatusCode::CREATED, "sign-up: {}", res.body);
+        Org {
+            id: res.body["organization"]["id"].as_str().expect("org id").to_owned(),
+            test_key: res.body["api_key"]["key"].as_str().expect("test key").to_owned(),
+            live_key: res.body["live_api_key"]["key"].as_str().expect("live key").to_owned(),
+        }
+    }
+
+    /// The id of the account with `code` visible to `key`.
+    pub async fn account_id(&self, org: &Org, key: &str, code: &str) -> String {
+        let res = self.get(key, &format!("/organizations/{}/accounts?limit=100", org.id)).await;
+        assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+        res.body["data"]
+            .as_array()
+            .and_then(|a| a.iter().find(|acc| acc["code"] == code))
+            .and_then(|acc| acc["id"].as_str())
+            .unwrap_or_else(|| panic!("no account {code}"))
+            .to_owned()
+    }
+
+    /// Creates and posts a two-line transaction, waiting for both jobs.
+    pub async fn post_transfer(&self, org: &Org, key: &str, debit: &str, credit: &str, amount: &str) -> Value {
+        let res = self
+            .post_wait(
+                key,
+                &format!("/organizations/{}/transactions", org.id),
+                json!({
+                    "description": "transfer",
+                    "date": "2026-01-15",
+                    "auto_post": true,
+                    "entries": [
+                        { "account_id": debit, "entry_type": "debit", "amount": amount },
+                        { "account_id": credit, "entry_type": "credit", "amount": amount },
+                    ],
+                }),
+            )
+            .await;
+        assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+        res.body
+    }
+
+    /// Stops the server (in-flight work finishes) and drops the database.
+    pub async fn finish(mut self) {
+        if let Some(running) = self.running.take() {
+            running.stop().await;
+        }
+        if let Some(db) = self.db.take() {
+            db.cleanup().await;
+        }
+    }
+}
+
+/// Runs a scenario on SQLite and PostgreSQL: `both!(name, scenario_fn)` makes the tests
+/// `name::sqlite` and `name::postgres`.
+#[macro_export]
+macro_rules! both {
+    ($name:ident, $scenario:path) => {
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                if let Some(app) = $crate::TestApp::spawn($crate::Backend::Sqlite).await {
+                    $scenario(&app).await;
+                    app.finish().await;
+                }
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                if let Some(app) = $crate::TestApp::spawn($crate::Backend::Postgres).await {
+                    $scenario(&app).await;
+                    app.finish().await;
+                }
+            }
+        }
+    };
+}

@@ -66,7 +66,31 @@ pub struct Config {
     /// Write logs as JSON lines.
     #[arg(long, env = "LEDGER_LOG_JSON", default_value_t = false)]
     pub log_json: bool,
+    /// Credits a new root organization starts with.
+    #[arg(long, env = "LEDGER_SIGNUP_CREDITS", default_value_t = 500)]
+    pub signup_credits: i64,
     /// Create a demo organization on first start (development only).
     #[arg(long, env = "LEDGER_DEMO", default_value_t = true, action = clap::ArgAction::Set)]
     pub demo: bool,
+}
+
+impl Config {
+    /// The defaults, with another database: for tests and tools.
+    pub fn with_database(database_url: &str) -> Self {
+        Self {
+            addr: "127.0.0.1:0".into(),
+            database_url: database_url.to_owned(),
+            environment: Environment::Development,
+            base_url: None,
+            admin_token: None,
+            open_signup: false,
+            workers: 2,
+            http_workers: Some(2),
+            db_pool: 8,
+            log: "warn".into(),
+            log_json: false,
+            demo: false,
+            signup_credits: 500,
+        }
+    }
 }

@@ -109,7 +109,7 @@ pub fn spawn_workers(ledger: &AppLedger, count: usize, waker: &JobWaker, stop: &
 /// # Errors
 /// When the listener cannot be used.
 pub fn start(config: &Config, db: Db, listener: TcpListener) -> anyhow::Result<Running> {
-    let ledger = Ledger::new(db, Arc::new(SystemClock), LedgerConfig::default());
+    let ledger = Ledger::new(db, Arc::new(SystemClock), LedgerConfig { signup_credits: config.signup_credits, ..LedgerConfig::default() });
     let waker = JobWaker::default();
     let (stop_workers, _) = watch::channel(false);
     let tasks = spawn_workers(&ledger, config.workers, &waker, &stop_workers);

@@ -1,0 +1,8 @@
+//! Black-box HTTP suites. Each scenario runs on SQLite and on PostgreSQL.
+
+mod accounts;
+mod auth;
+mod concurrency;
+mod errors;
+mod reports;
+mod transactions;
