@@ -1,0 +1,225 @@
+//! Accounts: duplicate codes, idempotency replay, updates and soft deletion.
+
+use ledger_domain::DomainError;
+use ledger_domain::accounts::{AccountStatus, AccountType};
+use ledger_domain::ports::{
+    Accounts, Effect, IdempotencyRecord, IdempotencyRecords, Jobs, Written,
+};
+use ledger_domain::transactions::TransactionStatus;
+use ledger_store::testing::backends;
+use serde_json::json;
+
+use crate::{T0, account, account_id, deletion, enqueue_and_claim, event, job, sign_up};
+
+fn record(org_id: &str, livemode: bool, key: &str) -> IdempotencyRecord {
+    IdempotencyRecord {
+        organization_id: org_id.to_owned(),
+        livemode,
+        key: key.to_owned(),
+        request_hash: "abc123".to_owned(),
+        job_id: None,
+        response_status: Some(201),
+        response_body: Some("{\"id\":1}".to_owned()),
+        created_at: T0,
+    }
+}
+
+#[tokio::test]
+async fn duplicate_codes_are_refused_per_tenant() {
+    for t in backends().await {
+        let db = &t.db;
+        let a = sign_up(db, "A").await;
+        let b = sign_up(db, "B").await;
+        let live = a.tenant(true);
+        let dup = account(&a.org.id, true, "1000", AccountType::Asset);
+        let err = db
+            .insert_account(dup.clone(), event(&live, "account.created", "account", &dup.id), None)
+            .await
+            .expect_err("duplicate");
+        assert_eq!(err.code(), "duplicate_value", "{}", t.backend());
+        assert_eq!(
+            err,
+            DomainError::duplicate_value("code", "an account with code 1000 already exists")
+        );
+        // Nothing of the refused write remains, not even its event.
+        assert!(db.get_account(&live, &dup.id).await.expect("get").is_none());
+        assert!(db
+            .list_events(&live, "account", &dup.id)
+            .await
+            .map(|e| e.is_empty())
+            .unwrap_or(false));
+        // The same code is free in another organization and in the other mode.
+        for (org, livemode) in [(&b, true), (&a, false)] {
+            let other = account(&org.org.id, livemode, "1010", AccountType::Asset);
+            let tenant = org.tenant(livemode);
+            let e = event(&tenant, "account.created", "account", &other.id);
+            assert!(matches!(
+                db.insert_account(other, e, None).await.expect("insert"),
+                Written::Done(_)
+            ));
+        }
+        t.cleanup().await;
+    }
+}
+
+use ledger_domain::ports::Events as _;
+
+#[tokio::test]
+async fn an_idempotency_key_replays_the_first_record() {
+    for t in backends().await {
+        let db = &t.db;
+        let a = sign_up(db, "A").await;
+        let live = a.tenant(true);
+        let first = account(&a.org.id, true, "1200", AccountType::Asset);
+        let rec = record(&a.org.id, true, "key-1");
+        let e = event(&live, "account.created", "account", &first.id);
+        let done = db
+            .insert_account(first.clone(), e, Some(rec.clone()))
+            .await
+            .expect("first");
+        assert_eq!(done, Written::Done(first.clone()));
+
+        let second = account(&a.org.id, true, "1300", AccountType::Asset);
+        let e = event(&live, "account.created", "account", &second.id);
+        let mut other = rec.clone();
+        other.request_hash = "different".to_owned();
+        let replay = db
+            .insert_account(second.clone(), e, Some(other))
+            .await
+            .expect("replay");
+        assert_eq!(replay, Written::Replay(rec.clone()), "{}", t.backend());
+        assert!(db.get_account(&live, &second.id).await.expect("get").is_none());
+
+        let found = db
+            .find_idempotency(&live, "key-1", T0 - time::Duration::hours(24))
+            .await
+            .expect("find");
+        assert_eq!(found, Some(rec.clone()));
+        // Too old, other mode, other key: nothing.
+        let later = T0 + time::Duration::seconds(1);
+        assert!(db.find_idempotency(&live, "key-1", later).await.expect("find").is_none());
+        let since = T0 - time::Duration::hours(1);
+        assert!(db.find_idempotency(&a.tenant(false), "key-1", since).await.expect("f").is_none());
+        assert!(db.find_idempotency(&live, "key-2", since).await.expect("f").is_none());
+
+        // The same key on a queued write replays too, and writes no job.
+        let queued = job(&a, true, crate::post_command("txn_x"), 1);
+        let replay = db
+            .enqueue(queued.clone(), None, Some(record(&a.org.id, true, "key-1")))
+            .await
+            .expect("enqueue");
+        assert_eq!(replay, Written::Replay(rec));
+        assert!(db.get_job(&live, &queued.id).await.expect("get").is_none());
+        t.cleanup().await;
+    }
+}
+
+#[tokio::test]
+async fn updates_change_the_stored_account() {
+    for t in backends().await {
+        let db = &t.db;
+        let a = sign_up(db, "A").await;
+        let live = a.tenant(true);
+        let id = account_id(db, &live, "1100").await;
+        let mut acct = db.get_account(&live, &id).await.expect("get").expect("found");
+        acct.name = "Receivables".to_owned();
+        acct.description = Some("customers".to_owned());
+        acct.status = AccountStatus::Inactive;
+        acct.metadata = json!({ "k": [1, 2] });
+        acct.updated_at = T0 + time::Duration::minutes(5);
+        let e = event(&live, "account.updated", "account", &id);
+        let saved = db.update_account(acct.clone(), e).await.expect("update");
+        assert_eq!(saved, acct);
+        let stored = db.get_account(&live, &id).await.expect("get").expect("found");
+        assert_eq!(stored, acct, "{}", t.backend());
+
+        let mut foreign = acct.clone();
+        foreign.livemode = false;
+        let e = event(&live, "account.updated", "account", &id);
+        let err = db.update_account(foreign, e).await.expect_err("other mode");
+        assert_eq!(err.code(), "resource_not_found");
+        t.cleanup().await;
+    }
+}
+
+#[tokio::test]
+async fn deleted_accounts_disappear_and_free_their_code() {
+    for t in backends().await {
+        let db = &t.db;
+        let a = sign_up(db, "A").await;
+        let live = a.tenant(true);
+        let cash = account_id(db, &live, "1000").await;
+        let sales = account_id(db, &live, "4000").await;
+        let unused = account_id(db, &live, "5000").await;
+        let txn = crate::transaction(&live, T0, TransactionStatus::Pending, &cash, &sales, 5);
+        crate::journal::insert(db, &a, txn).await;
+
+        // An account with entries (even of a pending transaction) is in use.
+        let cmd = ledger_domain::jobs::JobCommand::DeleteAccount { account_id: cash.clone() };
+        let held = enqueue_and_claim(db, job(&a, true, cmd, 0)).await;
+        let effect = Effect::DeleteAccount {
+            account_id: cash.clone(),
+            deletion: deletion(&live, "account", &cash),
+        };
+        let err = db
+            .apply_job(&held, effect, vec![], json!({}), T0)
+            .await
+            .expect_err("in use");
+        assert_eq!(err.code(), "resource_in_use", "{}", t.backend());
+        assert!(db.get_account(&live, &cash).await.expect("get").is_some());
+
+        let cmd = ledger_domain::jobs::JobCommand::DeleteAccount { account_id: unused.clone() };
+        let held = enqueue_and_claim(db, job(&a, true, cmd, 0)).await;
+        let effect = Effect::DeleteAccount {
+            account_id: unused.clone(),
+            deletion: deletion(&live, "account", &unused),
+        };
+        let deleted_event = event(&live, "account.deleted", "account", &unused);
+        db.apply_job(&held, effect, vec![deleted_event], json!({ "deleted": true }), T0)
+            .await
+            .expect("delete");
+        assert!(db.get_account(&live, &unused).await.expect("get").is_none());
+        let ids = vec![unused.clone(), cash.clone()];
+        let got = db.get_accounts(&live, &ids).await.expect("get");
+        assert_eq!(got.len(), 1);
+        let listed = db
+            .list_accounts(&live, &Default::default(), None)
+            .await
+            .expect("list");
+        assert_eq!(listed.total_count, 6);
+        let done = db.get_job(&live, &held.id).await.expect("job").expect("found");
+        assert_eq!(done.result, Some(json!({ "deleted": true })));
+
+        // The code of a deleted account can be used again.
+        let again = account(&a.org.id, true, "5000", AccountType::Expense);
+        let e = event(&live, "account.created", "account", &again.id);
+        db.insert_account(again, e, None).await.expect("code is free again");
+        t.cleanup().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_uses_of_one_key_write_once() {
+    for t in backends().await {
+        let db = t.db.clone();
+        let a = sign_up(&db, "A").await;
+        let live = a.tenant(true);
+        let mut tasks = Vec::new();
+        for n in 0..6 {
+            let db = db.clone();
+            let acct = account(&a.org.id, true, &format!("17{n:02}"), AccountType::Asset);
+            let e = event(&live, "account.created", "account", &acct.id);
+            let rec = record(&a.org.id, true, "same-key");
+            tasks.push(tokio::spawn(async move { db.insert_account(acct, e, Some(rec)).await }));
+        }
+        let mut done = 0;
+        for task in tasks {
+            match task.await.expect("task").expect("write or replay") {
+                Written::Done(_) => done += 1,
+                Written::Replay(r) => assert_eq!(r.key, "same-key"),
+            }
+        }
+        assert_eq!(done, 1, "{}", t.backend());
+        t.cleanup().await;
+    }
+}
