@@ -176,12 +176,12 @@ impl TestApp {
 /// `name::sqlite` and `name::postgres`.
 #[macro_export]
 macro_rules! both {
-    ($name:ident, $scenario:path) => {
+    ($name:ident, $scenario:ident) => {
         mod $name {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn sqlite() {
                 if let Some(app) = $crate::TestApp::spawn($crate::Backend::Sqlite).await {
-                    $scenario(&app).await;
+                    super::$scenario(&app).await;
                     app.finish().await;
                 }
             }
@@ -189,7 +189,7 @@ macro_rules! both {
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn postgres() {
                 if let Some(app) = $crate::TestApp::spawn($crate::Backend::Postgres).await {
-                    $scenario(&app).await;
+                    super::$scenario(&app).await;
                     app.finish().await;
                 }
             }
