@@ -1,1 +1,65 @@
-fn main() {}
+//! `cargo xtask`: project chores (`test`, `migrate`), in Rust so they run the same
+//! on every machine.
+
+use std::process::{Command, ExitCode};
+
+use anyhow::{Context, bail};
+
+const USAGE: &str = "usage: cargo xtask <command>
+
+commands:
+  test       run every test (SQLite always; PostgreSQL too when LEDGER_TEST_PG_URL is set)
+  migrate    apply database migrations to DATABASE_URL (default: the embedded SQLite file)";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("test") => test(&args[1..]),
+        Some("migrate") => cargo(&["run", "--quiet", "-p", "server", "--bin", "ledger-server", "--", "migrate"]),
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn cargo(args: &[&str]) -> anyhow::Result<()> {
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(args)
+        .status()
+        .with_context(|| format!("running cargo {}", args.join(" ")))?;
+    if !status.success() {
+        bail!("cargo {} failed ({status})", args.join(" "));
+    }
+    Ok(())
+}
+
+fn has_nextest() -> bool {
+    Command::new("cargo-nextest").arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+fn test(extra: &[String]) -> anyhow::Result<()> {
+    match std::env::var("LEDGER_TEST_PG_URL") {
+        Ok(url) if !url.is_empty() => eprintln!("xtask: PostgreSQL runs included ({url})"),
+        _ => eprintln!("xtask: LEDGER_TEST_PG_URL is not set; PostgreSQL runs are skipped"),
+    }
+    let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+    if has_nextest() {
+        let mut args = vec!["nextest", "run", "--workspace", "--all-features", "--no-fail-fast"];
+        args.extend(&extra);
+        cargo(&args)?;
+        // nextest does not run doc tests.
+        cargo(&["test", "--workspace", "--doc", "--quiet"])
+    } else {
+        let mut args = vec!["test", "--workspace", "--all-features", "--no-fail-fast"];
+        args.extend(&extra);
+        cargo(&args)
+    }
+}
