@@ -18,7 +18,9 @@ use time::{OffsetDateTime, PrimitiveDateTime};
 
 use crate::db::Db;
 use crate::jobs::job_lost;
-use crate::rows::{DeletionRow, EntryRow, TransactionRow, entry_rows, event_rows, json_text, to_db};
+use crate::rows::{
+    DeletionRow, EntryRow, TransactionRow, entry_rows, event_rows, json_text, to_db,
+};
 use crate::schema::{accounts, events, jobs, ledger_entries, resource_deletions, transactions};
 
 /// A transaction and its entry rows, ready to insert.
@@ -287,7 +289,12 @@ pub(crate) async fn apply(
         }
         // One row per statement: multi-row INSERT is not available for SQLite through
         // diesel-async.
-        for entry in inserts.map(|n| &n.entries).or(replaced).into_iter().flatten() {
+        for entry in inserts
+            .map(|n| &n.entries)
+            .or(replaced)
+            .into_iter()
+            .flatten()
+        {
             diesel::insert_into(ledger_entries::table)
                 .values(entry)
                 .execute(conn)

@@ -9,9 +9,9 @@ use diesel::dsl::sql;
 use diesel::prelude::*;
 use diesel::sql_types::BigInt;
 use diesel_async::RunQueryDsl;
+use ledger_domain::DomainError;
 use ledger_domain::accounts::{EntryType, Totals};
 use ledger_domain::ports::{HistoryPage, HistoryRow, PageRequest, StoreResult, Tenant};
-use ledger_domain::DomainError;
 use time::macros::datetime;
 use time::{OffsetDateTime, PrimitiveDateTime};
 
@@ -151,9 +151,9 @@ pub(crate) async fn history(
             Some((txn, date, line, ..)) => {
                 before = before.filter(
                     le::date.lt(*date).or(le::date.eq(*date).and(
-                        le::transaction_id
-                            .lt(txn.clone())
-                            .or(le::transaction_id.eq(txn.clone()).and(le::line_no.lt(*line))),
+                        le::transaction_id.lt(txn.clone()).or(le::transaction_id
+                            .eq(txn.clone())
+                            .and(le::line_no.lt(*line))),
                     )),
                 );
             }
@@ -168,19 +168,21 @@ pub(crate) async fn history(
     })?;
     let rows = raw
         .into_iter()
-        .map(|(transaction_id, date, _, side, amount, entry_text, txn_text)| {
-            let side = EntryType::parse(&side)
-                .ok_or_else(|| DomainError::Internal(format!("stored entry type '{side}'")))?;
-            let mut totals = Totals::default();
-            totals.add(side, amount);
-            Ok(HistoryRow {
-                transaction_id,
-                date: from_db(date),
-                description: entry_text.filter(|d| !d.is_empty()).unwrap_or(txn_text),
-                debit: totals.debit,
-                credit: totals.credit,
-            })
-        })
+        .map(
+            |(transaction_id, date, _, side, amount, entry_text, txn_text)| {
+                let side = EntryType::parse(&side)
+                    .ok_or_else(|| DomainError::Internal(format!("stored entry type '{side}'")))?;
+                let mut totals = Totals::default();
+                totals.add(side, amount);
+                Ok(HistoryRow {
+                    transaction_id,
+                    date: from_db(date),
+                    description: entry_text.filter(|d| !d.is_empty()).unwrap_or(txn_text),
+                    debit: totals.debit,
+                    credit: totals.credit,
+                })
+            },
+        )
         .collect::<StoreResult<Vec<_>>>()?;
     Ok(HistoryPage {
         rows,

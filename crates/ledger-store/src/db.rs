@@ -22,7 +22,9 @@ use diesel::{ConnectionError, SqliteConnection};
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
-use diesel_async::{AsyncConnection, AsyncMigrationHarness, AsyncPgConnection, SimpleAsyncConnection};
+use diesel_async::{
+    AsyncConnection, AsyncMigrationHarness, AsyncPgConnection, SimpleAsyncConnection,
+};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use ledger_domain::DomainError;
 
@@ -76,7 +78,9 @@ pub struct Db {
 
 impl std::fmt::Debug for Db {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Db").field("backend", &self.backend_name()).finish()
+        f.debug_struct("Db")
+            .field("backend", &self.backend_name())
+            .finish()
     }
 }
 
@@ -97,11 +101,18 @@ impl Db {
                 .max_size(size)
                 .build()
                 .map_err(|e| StoreError::Pool(e.to_string()))?;
-            drop(pool.get().await.map_err(|e| StoreError::Connect(e.to_string()))?);
+            drop(
+                pool.get()
+                    .await
+                    .map_err(|e| StoreError::Connect(e.to_string()))?,
+            );
             DbPool::Postgres(pool)
         } else {
             let path = sqlite_path(database_url)?;
-            if let Some(dir) = Path::new(&path).parent().filter(|d| !d.as_os_str().is_empty()) {
+            if let Some(dir) = Path::new(&path)
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+            {
                 std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
                     path: dir.display().to_string(),
                     source,
@@ -109,7 +120,12 @@ impl Db {
             }
             let writer = sqlite_pool(&path, 1)?;
             // The first connection switches the file to WAL before any reader opens it.
-            drop(writer.get().await.map_err(|e| StoreError::Connect(e.to_string()))?);
+            drop(
+                writer
+                    .get()
+                    .await
+                    .map_err(|e| StoreError::Connect(e.to_string()))?,
+            );
             let reader = sqlite_pool(&path, size)?;
             DbPool::Sqlite { writer, reader }
         };
@@ -123,11 +139,17 @@ impl Db {
     pub async fn migrate(&self) -> Result<(), StoreError> {
         match &self.pool {
             DbPool::Postgres(pool) => {
-                let conn = pool.get().await.map_err(|e| StoreError::Connect(e.to_string()))?;
+                let conn = pool
+                    .get()
+                    .await
+                    .map_err(|e| StoreError::Connect(e.to_string()))?;
                 run_migrations(conn, PG_MIGRATIONS).await
             }
             DbPool::Sqlite { writer, .. } => {
-                let conn = writer.get().await.map_err(|e| StoreError::Connect(e.to_string()))?;
+                let conn = writer
+                    .get()
+                    .await
+                    .map_err(|e| StoreError::Connect(e.to_string()))?;
                 run_migrations(conn, SQLITE_MIGRATIONS).await
             }
         }
@@ -245,7 +267,10 @@ impl TxError {
 
 /// Whether a statement failed on a unique index.
 pub(crate) fn is_unique_violation(e: &DieselError) -> bool {
-    matches!(e, DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _))
+    matches!(
+        e,
+        DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _)
+    )
 }
 
 /// Runs `$body` (a block evaluating to `Result<T, TxError>`) with `$conn` bound to a
@@ -254,18 +279,22 @@ pub(crate) fn is_unique_violation(e: &DieselError) -> bool {
 macro_rules! db_read {
     ($db:expr, |$conn:ident| $body:block) => {{
         let result: ::std::result::Result<_, $crate::db::TxError> = match &$db.pool {
-            $crate::db::DbPool::Postgres(pool) => async {
-                let mut pooled = pool.get().await.map_err($crate::db::TxError::pool)?;
-                let $conn: &mut ::diesel_async::AsyncPgConnection = &mut pooled;
-                $body
+            $crate::db::DbPool::Postgres(pool) => {
+                async {
+                    let mut pooled = pool.get().await.map_err($crate::db::TxError::pool)?;
+                    let $conn: &mut ::diesel_async::AsyncPgConnection = &mut pooled;
+                    $body
+                }
+                .await
             }
-            .await,
-            $crate::db::DbPool::Sqlite { reader, .. } => async {
-                let mut pooled = reader.get().await.map_err($crate::db::TxError::pool)?;
-                let $conn: &mut $crate::db::SqliteConn = &mut pooled;
-                $body
+            $crate::db::DbPool::Sqlite { reader, .. } => {
+                async {
+                    let mut pooled = reader.get().await.map_err($crate::db::TxError::pool)?;
+                    let $conn: &mut $crate::db::SqliteConn = &mut pooled;
+                    $body
+                }
+                .await
             }
-            .await,
         };
         result.map_err(::ledger_domain::DomainError::from)
     }};
@@ -284,7 +313,7 @@ macro_rules! db_read {
 /// The second form gives each backend its own body, for the few queries that differ.
 macro_rules! db_write {
     ($db:expr, |$conn:ident| $body:block) => {
-        db_write!($db, postgres |$conn| $body, sqlite |$conn| $body)
+        db_write!($db, postgres | $conn | $body, sqlite | $conn | $body)
     };
     ($db:expr, postgres |$pg:ident| $pg_body:block, sqlite |$lite:ident| $lite_body:block) => {{
         let pool = $db.pool.clone();

@@ -124,8 +124,9 @@ impl Jobs for Db {
         }
         let lease_end = to_db(now + lease);
         let now = to_db(now);
-        let rows: Vec<JobRow> = db_write!(self,
-            postgres |conn| {
+        let rows: Vec<JobRow> = db_write!(
+            self,
+            postgres | conn | {
                 // PostgreSQL: concurrent workers each lock and take different rows;
                 // rows another worker has locked are skipped, never waited for or shared.
                 // The subquery names the table through an alias: diesel refuses the same
@@ -162,15 +163,16 @@ impl Jobs for Db {
                     .get_results(conn)
                     .await?)
             },
-            sqlite |conn| {
+            sqlite | conn | {
                 // SQLite has no row locks: the single writer connection and BEGIN
                 // IMMEDIATE serialize claimers, so select-then-update cannot race.
                 let ids: Vec<String> = jobs::table
                     .select(jobs::id)
                     .filter(
-                        jobs::status.eq(QUEUED).and(jobs::run_at.le(now)).or(jobs::status
-                            .eq(PROCESSING)
-                            .and(jobs::locked_until.lt(now))),
+                        jobs::status
+                            .eq(QUEUED)
+                            .and(jobs::run_at.le(now))
+                            .or(jobs::status.eq(PROCESSING).and(jobs::locked_until.lt(now))),
                     )
                     .order((jobs::run_at.asc(), jobs::id.asc()))
                     .limit(limit)

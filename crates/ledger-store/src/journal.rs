@@ -36,7 +36,9 @@ impl Journal for Db {
                 .await?;
             Ok(Some((row, entries)))
         })?;
-        found.map(|(row, entries)| row.into_domain(entries)).transpose()
+        found
+            .map(|(row, entries)| row.into_domain(entries))
+            .transpose()
     }
 
     async fn list_transactions(

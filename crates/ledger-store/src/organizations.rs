@@ -7,8 +7,8 @@ use diesel_async::RunQueryDsl;
 use ledger_domain::events::Event;
 use ledger_domain::organizations::{ApiKey, Organization, User};
 use ledger_domain::ports::{
-    ApiKeys, Events, Health, IdempotencyRecord, IdempotencyRecords, NewOrganization,
-    Organizations, StoreResult, Tenant,
+    ApiKeys, Events, Health, IdempotencyRecord, IdempotencyRecords, NewOrganization, Organizations,
+    StoreResult, Tenant,
 };
 use time::OffsetDateTime;
 
@@ -16,7 +16,9 @@ use crate::db::{Db, TxError};
 use crate::rows::{
     AccountRow, ApiKeyRow, EventRow, IdempotencyRow, OrganizationRow, UserRow, event_rows, to_db,
 };
-use crate::schema::{accounts, api_keys, credit_usage, events, idempotency_keys, organizations, users};
+use crate::schema::{
+    accounts, api_keys, credit_usage, events, idempotency_keys, organizations, users,
+};
 
 /// `SUM(credits)` of a pool's test-mode usage, exact and 0 when there is none.
 pub(crate) const SUM_CREDITS: &str = "CAST(COALESCE(SUM(credits), 0) AS BIGINT)";

@@ -72,7 +72,9 @@ impl TestDb {
     /// # Panics
     /// When the server refuses the database or the migrations.
     pub async fn postgres() -> Option<TestDb> {
-        let admin_url = std::env::var(PG_URL_VAR).ok().filter(|u| !u.trim().is_empty())?;
+        let admin_url = std::env::var(PG_URL_VAR)
+            .ok()
+            .filter(|u| !u.trim().is_empty())?;
         let name = format!("ledger_test_{}", random_suffix());
         let mut admin = AsyncPgConnection::establish(&admin_url)
             .await
@@ -116,15 +118,14 @@ impl Drop for TestDb {
             // Drop cannot await, and may run inside a runtime: drop the database from a
             // thread of its own with a private runtime.
             owned @ Owned::PgDatabase { .. } => {
-                let dropper = std::thread::spawn(move || {
-                    match tokio::runtime::Builder::new_current_thread()
+                let dropper =
+                    std::thread::spawn(move || match tokio::runtime::Builder::new_current_thread()
                         .enable_all()
                         .build()
                     {
                         Ok(runtime) => runtime.block_on(remove(owned)),
                         Err(e) => eprintln!("cannot drop a test database: {e}"),
-                    }
-                });
+                    });
                 let _ = dropper.join();
             }
         }

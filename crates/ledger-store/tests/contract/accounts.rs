@@ -33,7 +33,11 @@ async fn duplicate_codes_are_refused_per_tenant() {
         let live = a.tenant(true);
         let dup = account(&a.org.id, true, "1000", AccountType::Asset);
         let err = db
-            .insert_account(dup.clone(), event(&live, "account.created", "account", &dup.id), None)
+            .insert_account(
+                dup.clone(),
+                event(&live, "account.created", "account", &dup.id),
+                None,
+            )
             .await
             .expect_err("duplicate");
         assert_eq!(err.code(), "duplicate_value", "{}", t.backend());
@@ -43,11 +47,12 @@ async fn duplicate_codes_are_refused_per_tenant() {
         );
         // Nothing of the refused write remains, not even its event.
         assert!(db.get_account(&live, &dup.id).await.expect("get").is_none());
-        assert!(db
-            .list_events(&live, "account", &dup.id)
-            .await
-            .map(|e| e.is_empty())
-            .unwrap_or(false));
+        assert!(
+            db.list_events(&live, "account", &dup.id)
+                .await
+                .map(|e| e.is_empty())
+                .unwrap_or(false)
+        );
         // The same code is free in another organization and in the other mode.
         for (org, livemode) in [(&b, true), (&a, false)] {
             let other = account(&org.org.id, livemode, "1010", AccountType::Asset);
@@ -88,7 +93,12 @@ async fn an_idempotency_key_replays_the_first_record() {
             .await
             .expect("replay");
         assert_eq!(replay, Written::Replay(rec.clone()), "{}", t.backend());
-        assert!(db.get_account(&live, &second.id).await.expect("get").is_none());
+        assert!(
+            db.get_account(&live, &second.id)
+                .await
+                .expect("get")
+                .is_none()
+        );
 
         let found = db
             .find_idempotency(&live, "key-1", T0 - time::Duration::hours(24))
@@ -97,10 +107,25 @@ async fn an_idempotency_key_replays_the_first_record() {
         assert_eq!(found, Some(rec.clone()));
         // Too old, other mode, other key: nothing.
         let later = T0 + time::Duration::seconds(1);
-        assert!(db.find_idempotency(&live, "key-1", later).await.expect("find").is_none());
+        assert!(
+            db.find_idempotency(&live, "key-1", later)
+                .await
+                .expect("find")
+                .is_none()
+        );
         let since = T0 - time::Duration::hours(1);
-        assert!(db.find_idempotency(&a.tenant(false), "key-1", since).await.expect("f").is_none());
-        assert!(db.find_idempotency(&live, "key-2", since).await.expect("f").is_none());
+        assert!(
+            db.find_idempotency(&a.tenant(false), "key-1", since)
+                .await
+                .expect("f")
+                .is_none()
+        );
+        assert!(
+            db.find_idempotency(&live, "key-2", since)
+                .await
+                .expect("f")
+                .is_none()
+        );
 
         // The same key on a queued write replays too, and writes no job.
         let queued = job(&a, true, crate::post_command("txn_x"), 1);
@@ -121,7 +146,11 @@ async fn updates_change_the_stored_account() {
         let a = sign_up(db, "A").await;
         let live = a.tenant(true);
         let id = account_id(db, &live, "1100").await;
-        let mut acct = db.get_account(&live, &id).await.expect("get").expect("found");
+        let mut acct = db
+            .get_account(&live, &id)
+            .await
+            .expect("get")
+            .expect("found");
         acct.name = "Receivables".to_owned();
         acct.description = Some("customers".to_owned());
         acct.status = AccountStatus::Inactive;
@@ -130,7 +159,11 @@ async fn updates_change_the_stored_account() {
         let e = event(&live, "account.updated", "account", &id);
         let saved = db.update_account(acct.clone(), e).await.expect("update");
         assert_eq!(saved, acct);
-        let stored = db.get_account(&live, &id).await.expect("get").expect("found");
+        let stored = db
+            .get_account(&live, &id)
+            .await
+            .expect("get")
+            .expect("found");
         assert_eq!(stored, acct, "{}", t.backend());
 
         let mut foreign = acct.clone();
@@ -155,7 +188,9 @@ async fn deleted_accounts_disappear_and_free_their_code() {
         crate::journal::insert(db, &a, txn).await;
 
         // An account with entries (even of a pending transaction) is in use.
-        let cmd = ledger_domain::jobs::JobCommand::DeleteAccount { account_id: cash.clone() };
+        let cmd = ledger_domain::jobs::JobCommand::DeleteAccount {
+            account_id: cash.clone(),
+        };
         let held = enqueue_and_claim(db, job(&a, true, cmd, 0)).await;
         let effect = Effect::DeleteAccount {
             account_id: cash.clone(),
@@ -168,16 +203,24 @@ async fn deleted_accounts_disappear_and_free_their_code() {
         assert_eq!(err.code(), "resource_in_use", "{}", t.backend());
         assert!(db.get_account(&live, &cash).await.expect("get").is_some());
 
-        let cmd = ledger_domain::jobs::JobCommand::DeleteAccount { account_id: unused.clone() };
+        let cmd = ledger_domain::jobs::JobCommand::DeleteAccount {
+            account_id: unused.clone(),
+        };
         let held = enqueue_and_claim(db, job(&a, true, cmd, 0)).await;
         let effect = Effect::DeleteAccount {
             account_id: unused.clone(),
             deletion: deletion(&live, "account", &unused),
         };
         let deleted_event = event(&live, "account.deleted", "account", &unused);
-        db.apply_job(&held, effect, vec![deleted_event], json!({ "deleted": true }), T0)
-            .await
-            .expect("delete");
+        db.apply_job(
+            &held,
+            effect,
+            vec![deleted_event],
+            json!({ "deleted": true }),
+            T0,
+        )
+        .await
+        .expect("delete");
         assert!(db.get_account(&live, &unused).await.expect("get").is_none());
         let ids = vec![unused.clone(), cash.clone()];
         let got = db.get_accounts(&live, &ids).await.expect("get");
@@ -187,13 +230,19 @@ async fn deleted_accounts_disappear_and_free_their_code() {
             .await
             .expect("list");
         assert_eq!(listed.total_count, 6);
-        let done = db.get_job(&live, &held.id).await.expect("job").expect("found");
+        let done = db
+            .get_job(&live, &held.id)
+            .await
+            .expect("job")
+            .expect("found");
         assert_eq!(done.result, Some(json!({ "deleted": true })));
 
         // The code of a deleted account can be used again.
         let again = account(&a.org.id, true, "5000", AccountType::Expense);
         let e = event(&live, "account.created", "account", &again.id);
-        db.insert_account(again, e, None).await.expect("code is free again");
+        db.insert_account(again, e, None)
+            .await
+            .expect("code is free again");
         t.cleanup().await;
     }
 }
@@ -210,7 +259,9 @@ async fn concurrent_uses_of_one_key_write_once() {
             let acct = account(&a.org.id, true, &format!("17{n:02}"), AccountType::Asset);
             let e = event(&live, "account.created", "account", &acct.id);
             let rec = record(&a.org.id, true, "same-key");
-            tasks.push(tokio::spawn(async move { db.insert_account(acct, e, Some(rec)).await }));
+            tasks.push(tokio::spawn(async move {
+                db.insert_account(acct, e, Some(rec)).await
+            }));
         }
         let mut done = 0;
         for task in tasks {

@@ -23,7 +23,11 @@ async fn live_credits_are_taken_refused_and_refunded() {
             .await
             .expect("enqueue");
         assert_eq!(done, Written::Done(first.clone()));
-        let org = db.get_organization(&a.org.id).await.expect("get").expect("org");
+        let org = db
+            .get_organization(&a.org.id)
+            .await
+            .expect("get")
+            .expect("org");
         assert_eq!(org.credits_remaining, 200, "{}", t.backend());
 
         let second = job(&a, true, post_command("txn_2"), 300);
@@ -31,7 +35,13 @@ async fn live_credits_are_taken_refused_and_refunded() {
             .enqueue(second.clone(), Some(charge(&a, true, 300)), None)
             .await
             .expect_err("short");
-        assert_eq!(err, DomainError::InsufficientCredits { required: 300, available: 200 });
+        assert_eq!(
+            err,
+            DomainError::InsufficientCredits {
+                required: 300,
+                available: 200
+            }
+        );
         assert!(db.get_job(&live, &second.id).await.expect("get").is_none());
 
         // A failed live job gives its credits back, in the same transaction.
@@ -40,17 +50,31 @@ async fn live_credits_are_taken_refused_and_refunded() {
             .await
             .expect("claim")
             .expect("claimed");
-        db.fail_job(&held, json!({ "code": "boom" }), T0).await.expect("fail");
-        let org = db.get_organization(&a.org.id).await.expect("get").expect("org");
+        db.fail_job(&held, json!({ "code": "boom" }), T0)
+            .await
+            .expect("fail");
+        let org = db
+            .get_organization(&a.org.id)
+            .await
+            .expect("get")
+            .expect("org");
         assert_eq!(org.credits_remaining, 500);
-        let failed = db.get_job(&live, &first.id).await.expect("get").expect("job");
+        let failed = db
+            .get_job(&live, &first.id)
+            .await
+            .expect("get")
+            .expect("job");
         assert_eq!(failed.status, JobStatus::Failed);
         assert_eq!(failed.error, Some(json!({ "code": "boom" })));
         assert_eq!(failed.completed_at, Some(T0));
         // Failing again is a lost claim and refunds nothing twice.
         let err = db.fail_job(&held, json!({}), T0).await.expect_err("lost");
         assert_eq!(err.code(), "job_lost");
-        let org = db.get_organization(&a.org.id).await.expect("get").expect("org");
+        let org = db
+            .get_organization(&a.org.id)
+            .await
+            .expect("get")
+            .expect("org");
         assert_eq!(org.credits_remaining, 500);
         t.cleanup().await;
     }
@@ -66,8 +90,14 @@ async fn test_mode_credits_are_counted_apart_and_never_refused() {
             .await
             .expect("test writes are never refused");
         let small = job(&a, false, post_command("txn_2"), 5);
-        db.enqueue(small, Some(charge(&a, false, 5)), None).await.expect("enqueue");
-        let org = db.get_organization(&a.org.id).await.expect("get").expect("org");
+        db.enqueue(small, Some(charge(&a, false, 5)), None)
+            .await
+            .expect("enqueue");
+        let org = db
+            .get_organization(&a.org.id)
+            .await
+            .expect("get")
+            .expect("org");
         assert_eq!(org.test_credits_used, 1005, "{}", t.backend());
         assert_eq!(org.credits_remaining, 500);
         let held = db
@@ -76,7 +106,11 @@ async fn test_mode_credits_are_counted_apart_and_never_refused() {
             .expect("claim")
             .expect("claimed");
         db.fail_job(&held, json!("x"), T0).await.expect("fail");
-        let org = db.get_organization(&a.org.id).await.expect("get").expect("org");
+        let org = db
+            .get_organization(&a.org.id)
+            .await
+            .expect("get")
+            .expect("org");
         assert_eq!(org.test_credits_used, 5);
         t.cleanup().await;
     }
@@ -93,7 +127,9 @@ async fn claims_lease_retry_and_lose_jobs() {
         let mut later = job(&a, true, post_command("txn_2"), 0);
         later.run_at = T0 + Duration::seconds(10);
         db.enqueue(now.clone(), None, None).await.expect("enqueue");
-        db.enqueue(later.clone(), None, None).await.expect("enqueue");
+        db.enqueue(later.clone(), None, None)
+            .await
+            .expect("enqueue");
 
         let claimed = db.claim_jobs(10, T0, lease).await.expect("claim");
         assert_eq!(claimed.len(), 1, "{}", t.backend());
@@ -102,8 +138,18 @@ async fn claims_lease_retry_and_lose_jobs() {
         assert_eq!(held.status, JobStatus::Processing);
         assert_eq!(held.attempts, 1);
         assert_eq!(held.locked_until, Some(T0 + lease));
-        assert!(db.claim_jobs(10, T0, lease).await.expect("claim").is_empty());
-        assert!(db.claim_job(&now.id, T0, lease).await.expect("claim").is_none());
+        assert!(
+            db.claim_jobs(10, T0, lease)
+                .await
+                .expect("claim")
+                .is_empty()
+        );
+        assert!(
+            db.claim_job(&now.id, T0, lease)
+                .await
+                .expect("claim")
+                .is_none()
+        );
 
         // The lease ran out: another worker takes both runnable jobs over.
         let t1 = T0 + Duration::seconds(31);
@@ -112,32 +158,72 @@ async fn claims_lease_retry_and_lose_jobs() {
         assert_eq!(ids, [(now.id.clone(), 2), (later.id.clone(), 1)]);
 
         // The first worker's claim is lost: it can neither complete nor fail the job.
-        let effect = || Effect::PostTransaction { transaction_id: "txn_1".into(), posted_at: T0 };
-        let err = db.apply_job(held, effect(), vec![], json!({}), t1).await.expect_err("lost");
+        let effect = || Effect::PostTransaction {
+            transaction_id: "txn_1".into(),
+            posted_at: T0,
+        };
+        let err = db
+            .apply_job(held, effect(), vec![], json!({}), t1)
+            .await
+            .expect_err("lost");
         assert_eq!(err.code(), "job_lost");
-        assert_eq!(db.fail_job(held, json!({}), t1).await.expect_err("lost").code(), "job_lost");
+        assert_eq!(
+            db.fail_job(held, json!({}), t1)
+                .await
+                .expect_err("lost")
+                .code(),
+            "job_lost"
+        );
 
         // An effect whose precondition fails rolls the completion back too.
         let current = retaken[0].clone();
-        let err = db.apply_job(&current, effect(), vec![], json!({}), t1).await.expect_err("missing");
+        let err = db
+            .apply_job(&current, effect(), vec![], json!({}), t1)
+            .await
+            .expect_err("missing");
         assert_eq!(err.code(), "transaction_not_pending");
         let still = db.get_job(&live, &now.id).await.expect("get").expect("job");
         assert_eq!(still.status, JobStatus::Processing);
 
         // Retry: back in the queue until run_at.
         let run_at = t1 + Duration::seconds(100);
-        db.retry_job(&current, json!({ "try": 2 }), run_at).await.expect("retry");
+        db.retry_job(&current, json!({ "try": 2 }), run_at)
+            .await
+            .expect("retry");
         let queued = db.get_job(&live, &now.id).await.expect("get").expect("job");
         assert_eq!(queued.status, JobStatus::Queued);
         assert_eq!(queued.run_at, run_at);
         assert_eq!(queued.error, Some(json!({ "try": 2 })));
         assert_eq!(queued.locked_until, None);
-        assert!(db.claim_job(&now.id, t1, lease).await.expect("claim").is_none());
-        let third = db.claim_job(&now.id, run_at, lease).await.expect("claim").expect("due");
+        assert!(
+            db.claim_job(&now.id, t1, lease)
+                .await
+                .expect("claim")
+                .is_none()
+        );
+        let third = db
+            .claim_job(&now.id, run_at, lease)
+            .await
+            .expect("claim")
+            .expect("due");
         assert_eq!(third.attempts, 3);
-        assert_eq!(db.retry_job(&current, json!({}), run_at).await.expect_err("old").code(), "job_lost");
-        db.fail_job(&third, json!("gave up"), run_at).await.expect("fail");
-        assert!(db.claim_jobs(10, run_at + Duration::days(1), lease).await.expect("claim").len() == 1);
+        assert_eq!(
+            db.retry_job(&current, json!({}), run_at)
+                .await
+                .expect_err("old")
+                .code(),
+            "job_lost"
+        );
+        db.fail_job(&third, json!("gave up"), run_at)
+            .await
+            .expect("fail");
+        assert!(
+            db.claim_jobs(10, run_at + Duration::days(1), lease)
+                .await
+                .expect("claim")
+                .len()
+                == 1
+        );
         t.cleanup().await;
     }
 }
@@ -159,7 +245,10 @@ async fn concurrent_claimers_never_share_a_job() {
             workers.push(tokio::spawn(async move {
                 let mut mine = Vec::new();
                 loop {
-                    let batch = db.claim_jobs(3, T0, Duration::seconds(60)).await.expect("claim");
+                    let batch = db
+                        .claim_jobs(3, T0, Duration::seconds(60))
+                        .await
+                        .expect("claim");
                     if batch.is_empty() {
                         return mine;
                     }
@@ -170,7 +259,11 @@ async fn concurrent_claimers_never_share_a_job() {
         let mut seen = HashSet::new();
         for worker in workers {
             for id in worker.await.expect("worker") {
-                assert!(seen.insert(id), "a job was claimed twice on {}", t.backend());
+                assert!(
+                    seen.insert(id),
+                    "a job was claimed twice on {}",
+                    t.backend()
+                );
             }
         }
         assert_eq!(seen, all, "{}", t.backend());

@@ -6,8 +6,8 @@ use ledger_domain::transactions::{Transaction, TransactionStatus};
 use ledger_store::Db;
 use ledger_store::testing::backends;
 use serde_json::json;
-use time::macros::datetime;
 use time::OffsetDateTime;
+use time::macros::datetime;
 
 use crate::{Org, account_id, deletion, enqueue_and_claim, job, post_command, sign_up};
 
@@ -15,9 +15,15 @@ use crate::{Org, account_id, deletion, enqueue_and_claim, job, post_command, sig
 pub async fn insert(db: &Db, org: &Org, txn: Transaction) {
     let cmd = post_command(&txn.id);
     let held = enqueue_and_claim(db, job(org, txn.livemode, cmd, 0)).await;
-    db.apply_job(&held, Effect::InsertTransaction(txn), vec![], json!({}), crate::T0)
-        .await
-        .expect("insert transaction");
+    db.apply_job(
+        &held,
+        Effect::InsertTransaction(txn),
+        vec![],
+        json!({}),
+        crate::T0,
+    )
+    .await
+    .expect("insert transaction");
 }
 
 /// Applies `effect` through a fresh claimed job.
@@ -33,10 +39,19 @@ fn day(d: u8) -> OffsetDateTime {
 }
 
 fn debit(units: i64) -> Totals {
-    Totals { debit: units, credit: 0 }
+    Totals {
+        debit: units,
+        credit: 0,
+    }
 }
 
-async fn cash_totals(db: &Db, tenant: &Tenant, cash: &str, from: Option<u8>, until: Option<u8>) -> Totals {
+async fn cash_totals(
+    db: &Db,
+    tenant: &Tenant,
+    cash: &str,
+    from: Option<u8>,
+    until: Option<u8>,
+) -> Totals {
     let rows = db
         .account_totals(tenant, Some(cash), from.map(day), until.map(day))
         .await
@@ -53,7 +68,9 @@ async fn posting_reversing_and_replacing_keep_balances_exact() {
         let live = a.tenant(true);
         let cash = account_id(db, &live, "1000").await;
         let sales = account_id(db, &live, "4000").await;
-        let mk = |d: u8, status, amount| crate::transaction(&live, day(d), status, &cash, &sales, amount);
+        let mk = |d: u8, status, amount| {
+            crate::transaction(&live, day(d), status, &cash, &sales, amount)
+        };
 
         let first = mk(1, TransactionStatus::Posted, 100);
         insert(db, &a, first.clone()).await;
@@ -62,29 +79,59 @@ async fn posting_reversing_and_replacing_keep_balances_exact() {
         let pending = mk(2, TransactionStatus::Pending, 999);
         insert(db, &a, pending.clone()).await;
 
-        let stored = db.get_transaction(&live, &first.id).await.expect("get").expect("found");
+        let stored = db
+            .get_transaction(&live, &first.id)
+            .await
+            .expect("get")
+            .expect("found");
         assert_eq!(stored, first, "{}", t.backend());
 
         assert_eq!(cash_totals(db, &live, &cash, None, None).await, debit(600));
-        assert_eq!(cash_totals(db, &live, &cash, Some(2), None).await, debit(500));
-        assert_eq!(cash_totals(db, &live, &cash, None, Some(3)).await, debit(300));
-        let all = db.account_totals(&live, None, None, None).await.expect("totals");
+        assert_eq!(
+            cash_totals(db, &live, &cash, Some(2), None).await,
+            debit(500)
+        );
+        assert_eq!(
+            cash_totals(db, &live, &cash, None, Some(3)).await,
+            debit(300)
+        );
+        let all = db
+            .account_totals(&live, None, None, None)
+            .await
+            .expect("totals");
         assert_eq!(all.len(), 2);
         let sales_totals = all.iter().find(|(id, _)| *id == sales).map(|(_, t)| *t);
-        assert_eq!(sales_totals, Some(Totals { debit: 0, credit: 600 }));
+        assert_eq!(
+            sales_totals,
+            Some(Totals {
+                debit: 0,
+                credit: 600
+            })
+        );
 
         // Posting counts the pending entries; posting twice is refused and rolls back.
         let posted_at = day(4);
-        let post = || Effect::PostTransaction { transaction_id: pending.id.clone(), posted_at };
+        let post = || Effect::PostTransaction {
+            transaction_id: pending.id.clone(),
+            posted_at,
+        };
         apply(db, &a, true, post()).await.expect("post");
         assert_eq!(cash_totals(db, &live, &cash, None, None).await, debit(1599));
-        assert_eq!(apply(db, &a, true, post()).await, Err("transaction_not_pending".into()));
-        let now_posted = db.get_transaction(&live, &pending.id).await.expect("get").expect("found");
+        assert_eq!(
+            apply(db, &a, true, post()).await,
+            Err("transaction_not_pending".into())
+        );
+        let now_posted = db
+            .get_transaction(&live, &pending.id)
+            .await
+            .expect("get")
+            .expect("found");
         assert_eq!(now_posted.status, TransactionStatus::Posted);
         assert_eq!(now_posted.posted_at, Some(posted_at));
 
         // Reversal: the original stays counted beside its posted mirror.
-        let mut mirror = crate::transaction(&live, day(5), TransactionStatus::Posted, &sales, &cash, 100);
+        let mut mirror =
+            crate::transaction(&live, day(5), TransactionStatus::Posted, &sales, &cash, 100);
         mirror.reversal_of = Some(first.id.clone());
         let reverse = || Effect::ReverseTransaction {
             transaction_id: first.id.clone(),
@@ -94,28 +141,53 @@ async fn posting_reversing_and_replacing_keep_balances_exact() {
         apply(db, &a, true, reverse()).await.expect("reverse");
         assert_eq!(
             cash_totals(db, &live, &cash, None, None).await,
-            Totals { debit: 1599, credit: 100 }
+            Totals {
+                debit: 1599,
+                credit: 100
+            }
         );
-        let original = db.get_transaction(&live, &first.id).await.expect("get").expect("found");
+        let original = db
+            .get_transaction(&live, &first.id)
+            .await
+            .expect("get")
+            .expect("found");
         assert_eq!(original.status, TransactionStatus::Reversed);
         assert_eq!(original.reversed_by.as_deref(), Some(mirror.id.as_str()));
         assert_eq!(original.reversal_reason.as_deref(), Some("typo"));
-        assert_eq!(apply(db, &a, true, reverse()).await, Err("transaction_not_posted".into()));
+        assert_eq!(
+            apply(db, &a, true, reverse()).await,
+            Err("transaction_not_posted".into())
+        );
 
         // Replacing works on pending transactions only, and moves the entries' date.
         let draft = mk(6, TransactionStatus::Pending, 7);
         insert(db, &a, draft.clone()).await;
-        let mut replaced = crate::transaction(&live, day(7), TransactionStatus::Pending, &cash, &sales, 50);
+        let mut replaced =
+            crate::transaction(&live, day(7), TransactionStatus::Pending, &cash, &sales, 50);
         replaced.id = draft.id.clone();
         replaced.description = "corrected".into();
-        apply(db, &a, true, Effect::ReplaceTransaction(replaced.clone())).await.expect("replace");
-        let got = db.get_transaction(&live, &draft.id).await.expect("get").expect("found");
+        apply(db, &a, true, Effect::ReplaceTransaction(replaced.clone()))
+            .await
+            .expect("replace");
+        let got = db
+            .get_transaction(&live, &draft.id)
+            .await
+            .expect("get")
+            .expect("found");
         assert_eq!(got.amount, 50);
         assert_eq!(got.description, "corrected");
         assert_eq!(got.entries, replaced.entries);
-        let post_draft = Effect::PostTransaction { transaction_id: draft.id.clone(), posted_at: day(8) };
-        apply(db, &a, true, post_draft).await.expect("post replaced");
-        assert_eq!(cash_totals(db, &live, &cash, Some(7), Some(8)).await, debit(50));
+        let post_draft = Effect::PostTransaction {
+            transaction_id: draft.id.clone(),
+            posted_at: day(8),
+        };
+        apply(db, &a, true, post_draft)
+            .await
+            .expect("post replaced");
+        assert_eq!(
+            cash_totals(db, &live, &cash, Some(7), Some(8)).await,
+            debit(50)
+        );
         let mut late = replaced.clone();
         late.description = "too late".into();
         assert_eq!(
@@ -135,12 +207,32 @@ async fn history_pages_carry_the_totals_before_them() {
         let cash = account_id(db, &live, "1000").await;
         let sales = account_id(db, &live, "4000").await;
         for (d, amount) in [(1, 100), (2, 200), (3, 300), (4, 400)] {
-            insert(db, &a, crate::transaction(&live, day(d), TransactionStatus::Posted, &cash, &sales, amount)).await;
+            insert(
+                db,
+                &a,
+                crate::transaction(
+                    &live,
+                    day(d),
+                    TransactionStatus::Posted,
+                    &cash,
+                    &sales,
+                    amount,
+                ),
+            )
+            .await;
         }
-        insert(db, &a, crate::transaction(&live, day(2), TransactionStatus::Pending, &cash, &sales, 5)).await;
+        insert(
+            db,
+            &a,
+            crate::transaction(&live, day(2), TransactionStatus::Pending, &cash, &sales, 5),
+        )
+        .await;
         let page = |limit, offset| PageRequest { limit, offset };
 
-        let h = db.account_history(&live, &cash, None, None, page(2, 1)).await.expect("history");
+        let h = db
+            .account_history(&live, &cash, None, None, page(2, 1))
+            .await
+            .expect("history");
         assert_eq!(h.total_count, 4, "{}", t.backend());
         let amounts: Vec<i64> = h.rows.iter().map(|r| r.debit).collect();
         assert_eq!(amounts, [200, 300]);
@@ -148,17 +240,29 @@ async fn history_pages_carry_the_totals_before_them() {
         assert_eq!(h.rows[0].date, day(2));
         assert_eq!(h.rows[0].description, "sale of 200");
 
-        let h = db.account_history(&live, &cash, Some(day(2)), Some(day(4)), page(1, 1)).await.expect("h");
+        let h = db
+            .account_history(&live, &cash, Some(day(2)), Some(day(4)), page(1, 1))
+            .await
+            .expect("h");
         assert_eq!(h.total_count, 2);
         assert_eq!(h.rows.iter().map(|r| r.debit).collect::<Vec<_>>(), [300]);
         assert_eq!(h.before, debit(300));
 
-        let h = db.account_history(&live, &cash, None, Some(day(4)), page(10, 10)).await.expect("h");
+        let h = db
+            .account_history(&live, &cash, None, Some(day(4)), page(10, 10))
+            .await
+            .expect("h");
         assert!(h.rows.is_empty());
         assert_eq!(h.before, debit(600));
 
-        let h = db.account_history(&live, &sales, None, None, page(100, 0)).await.expect("h");
-        assert_eq!(h.rows.iter().map(|r| r.credit).collect::<Vec<_>>(), [100, 200, 300, 400]);
+        let h = db
+            .account_history(&live, &sales, None, None, page(100, 0))
+            .await
+            .expect("h");
+        assert_eq!(
+            h.rows.iter().map(|r| r.credit).collect::<Vec<_>>(),
+            [100, 200, 300, 400]
+        );
         assert_eq!(h.before, Totals::default());
         t.cleanup().await;
     }
@@ -174,20 +278,39 @@ async fn lists_are_newest_first_and_deleted_transactions_are_hidden() {
         let sales = account_id(db, &test, "4000").await;
         let mut ids = Vec::new();
         for d in 1..=5u8 {
-            let status = if d % 2 == 0 { TransactionStatus::Pending } else { TransactionStatus::Posted };
+            let status = if d % 2 == 0 {
+                TransactionStatus::Pending
+            } else {
+                TransactionStatus::Posted
+            };
             let txn = crate::transaction(&test, day(d), status, &cash, &sales, i64::from(d));
             ids.push(txn.id.clone());
             insert(db, &a, txn).await;
         }
-        let page = PageRequest { limit: 2, offset: 1 };
-        let listed = db.list_transactions(&test, None, None, None, page).await.expect("list");
+        let page = PageRequest {
+            limit: 2,
+            offset: 1,
+        };
+        let listed = db
+            .list_transactions(&test, None, None, None, page)
+            .await
+            .expect("list");
         assert_eq!(listed.total_count, 5, "{}", t.backend());
         let got: Vec<_> = listed.items.iter().map(|x| x.id.clone()).collect();
         assert_eq!(got, [ids[3].clone(), ids[2].clone()]);
         assert!(listed.items.iter().all(|x| x.entries.len() == 2));
-        let all = PageRequest { limit: 100, offset: 0 };
+        let all = PageRequest {
+            limit: 100,
+            offset: 0,
+        };
         let pending = db
-            .list_transactions(&test, Some(TransactionStatus::Pending), Some(day(1)), Some(day(4)), all)
+            .list_transactions(
+                &test,
+                Some(TransactionStatus::Pending),
+                Some(day(1)),
+                Some(day(4)),
+                all,
+            )
             .await
             .expect("list");
         assert_eq!(pending.total_count, 1);
@@ -197,13 +320,34 @@ async fn lists_are_newest_first_and_deleted_transactions_are_hidden() {
             transaction_id: id.to_owned(),
             deletion: deletion(&test, "transaction", id),
         };
-        apply(db, &a, false, delete(&ids[1])).await.expect("delete pending");
-        assert!(db.get_transaction(&test, &ids[1]).await.expect("get").is_none());
-        let listed = db.list_transactions(&test, None, None, None, all).await.expect("list");
+        apply(db, &a, false, delete(&ids[1]))
+            .await
+            .expect("delete pending");
+        assert!(
+            db.get_transaction(&test, &ids[1])
+                .await
+                .expect("get")
+                .is_none()
+        );
+        let listed = db
+            .list_transactions(&test, None, None, None, all)
+            .await
+            .expect("list");
         assert_eq!(listed.total_count, 4);
-        assert_eq!(apply(db, &a, false, delete(&ids[0])).await, Err("transaction_not_pending".into()));
-        assert_eq!(apply(db, &a, false, delete(&ids[1])).await, Err("transaction_not_pending".into()));
-        assert!(db.get_transaction(&test, &ids[0]).await.expect("get").is_some());
+        assert_eq!(
+            apply(db, &a, false, delete(&ids[0])).await,
+            Err("transaction_not_pending".into())
+        );
+        assert_eq!(
+            apply(db, &a, false, delete(&ids[1])).await,
+            Err("transaction_not_pending".into())
+        );
+        assert!(
+            db.get_transaction(&test, &ids[0])
+                .await
+                .expect("get")
+                .is_some()
+        );
         t.cleanup().await;
     }
 }

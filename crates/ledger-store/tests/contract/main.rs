@@ -11,9 +11,7 @@ use ledger_domain::events::{Deletion, Event};
 use ledger_domain::ids::{IdKind, new_id};
 use ledger_domain::jobs::{Job, JobCommand, JobStatus};
 use ledger_domain::organizations::{ApiKey, Organization, Permission, User};
-use ledger_domain::ports::{
-    CreditCharge, Jobs, NewOrganization, Organizations, Tenant,
-};
+use ledger_domain::ports::{CreditCharge, Jobs, NewOrganization, Organizations, Tenant};
 use ledger_domain::transactions::{EntryLine, StoredEntry, Transaction, TransactionStatus};
 use ledger_store::Db;
 use serde_json::json;
@@ -146,7 +144,12 @@ pub async fn sign_up_as(db: &Db, name: &str, provider_id: &str) -> Org {
         organization: org,
         accounts,
         keys: vec![live_key.clone(), test_key.clone()],
-        events: vec![event(&tenant, "organization.created", "organization", &org_id)],
+        events: vec![event(
+            &tenant,
+            "organization.created",
+            "organization",
+            &org_id,
+        )],
     };
     let org = db.create_organization(new).await.expect("sign-up");
     Org {

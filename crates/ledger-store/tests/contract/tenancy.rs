@@ -46,8 +46,15 @@ async fn sign_up_writes_everything_in_one_go() {
                 .expect("list");
             assert_eq!(page.total_count, 7);
             let codes: Vec<_> = page.items.iter().map(|x| x.code.as_str()).collect();
-            assert_eq!(codes, ["1000", "1100", "2000", "2100", "3000", "4000", "5000"]);
-            assert!(page.items.iter().all(|x| x.livemode == livemode && x.is_system));
+            assert_eq!(
+                codes,
+                ["1000", "1100", "2000", "2100", "3000", "4000", "5000"]
+            );
+            assert!(
+                page.items
+                    .iter()
+                    .all(|x| x.livemode == livemode && x.is_system)
+            );
         }
         let filtered = db
             .list_accounts(
@@ -56,7 +63,10 @@ async fn sign_up_writes_everything_in_one_go() {
                     account_type: Some(AccountType::Liability),
                     status: None,
                 },
-                Some(PageRequest { limit: 1, offset: 1 }),
+                Some(PageRequest {
+                    limit: 1,
+                    offset: 1,
+                }),
             )
             .await
             .expect("list");
@@ -70,7 +80,10 @@ async fn sign_up_writes_everything_in_one_go() {
             .expect("events");
         assert_eq!(events.len(), 1);
         assert_eq!(events[0].event_type, "organization.created");
-        assert_eq!(events[0].after_state, Some(serde_json::json!({ "id": a.org.id })));
+        assert_eq!(
+            events[0].after_state,
+            Some(serde_json::json!({ "id": a.org.id }))
+        );
         t.cleanup().await;
     }
 }
@@ -82,7 +95,11 @@ async fn a_returning_user_owns_the_new_organization() {
         let first = sign_up(db, "First").await;
         let second = crate::sign_up_as(db, "Second", &first.provider_id).await;
         assert_eq!(second.org.owner_user_id, first.org.owner_user_id);
-        let stored = db.get_organization(&second.org.id).await.expect("get").expect("org");
+        let stored = db
+            .get_organization(&second.org.id)
+            .await
+            .expect("get")
+            .expect("org");
         assert_eq!(stored.owner_user_id, first.org.owner_user_id);
         t.cleanup().await;
     }
@@ -99,9 +116,24 @@ async fn other_organizations_and_the_other_mode_are_invisible() {
         let b_live = b.tenant(true);
 
         let cash_a = account_id(db, &a_live, "1000").await;
-        assert!(db.get_account(&a_live, &cash_a).await.expect("get").is_some());
-        assert!(db.get_account(&a_test, &cash_a).await.expect("get").is_none());
-        assert!(db.get_account(&b_live, &cash_a).await.expect("get").is_none());
+        assert!(
+            db.get_account(&a_live, &cash_a)
+                .await
+                .expect("get")
+                .is_some()
+        );
+        assert!(
+            db.get_account(&a_test, &cash_a)
+                .await
+                .expect("get")
+                .is_none()
+        );
+        assert!(
+            db.get_account(&b_live, &cash_a)
+                .await
+                .expect("get")
+                .is_none()
+        );
         let both = db
             .get_accounts(&b_live, std::slice::from_ref(&cash_a))
             .await
@@ -109,37 +141,75 @@ async fn other_organizations_and_the_other_mode_are_invisible() {
         assert!(both.is_empty());
 
         let sales_a = account_id(db, &a_live, "4000").await;
-        let txn = crate::transaction(&a_live, T0, TransactionStatus::Posted, &cash_a, &sales_a, 10);
+        let txn = crate::transaction(
+            &a_live,
+            T0,
+            TransactionStatus::Posted,
+            &cash_a,
+            &sales_a,
+            10,
+        );
         crate::journal::insert(db, &a, txn.clone()).await;
-        assert!(db.get_transaction(&a_live, &txn.id).await.expect("get").is_some());
-        assert!(db.get_transaction(&a_test, &txn.id).await.expect("get").is_none());
-        assert!(db.get_transaction(&b_live, &txn.id).await.expect("get").is_none());
-        let page = PageRequest { limit: 10, offset: 0 };
+        assert!(
+            db.get_transaction(&a_live, &txn.id)
+                .await
+                .expect("get")
+                .is_some()
+        );
+        assert!(
+            db.get_transaction(&a_test, &txn.id)
+                .await
+                .expect("get")
+                .is_none()
+        );
+        assert!(
+            db.get_transaction(&b_live, &txn.id)
+                .await
+                .expect("get")
+                .is_none()
+        );
+        let page = PageRequest {
+            limit: 10,
+            offset: 0,
+        };
         let listed = db
             .list_transactions(&b_live, None, None, None, page)
             .await
             .expect("list");
         assert_eq!(listed.total_count, 0);
-        let totals = db.account_totals(&a_test, None, None, None).await.expect("totals");
+        let totals = db
+            .account_totals(&a_test, None, None, None)
+            .await
+            .expect("totals");
         assert!(totals.is_empty());
-        let totals = db.account_totals(&b_live, None, None, None).await.expect("totals");
+        let totals = db
+            .account_totals(&b_live, None, None, None)
+            .await
+            .expect("totals");
         assert!(totals.is_empty());
 
         let own = account(&a.org.id, true, "1500", AccountType::Asset);
         let e = event(&a_live, "account.created", "account", &own.id);
-        db.insert_account(own.clone(), e, None).await.expect("insert");
-        assert!(db
-            .list_events(&b_live, "account", &own.id)
+        db.insert_account(own.clone(), e, None)
             .await
-            .expect("events")
-            .is_empty());
-        assert!(db
-            .list_events(&a_test, "account", &own.id)
-            .await
-            .expect("events")
-            .is_empty());
+            .expect("insert");
+        assert!(
+            db.list_events(&b_live, "account", &own.id)
+                .await
+                .expect("events")
+                .is_empty()
+        );
+        assert!(
+            db.list_events(&a_test, "account", &own.id)
+                .await
+                .expect("events")
+                .is_empty()
+        );
         assert_eq!(
-            db.list_events(&a_live, "account", &own.id).await.expect("events").len(),
+            db.list_events(&a_live, "account", &own.id)
+                .await
+                .expect("events")
+                .len(),
             1
         );
         t.cleanup().await;
@@ -151,7 +221,11 @@ async fn every_configured_backend_is_tested_and_migrations_rerun_cleanly() {
     let all = backends().await;
     let names: Vec<_> = all.iter().map(|t| t.backend()).collect();
     let pg = std::env::var(ledger_store::testing::PG_URL_VAR).is_ok_and(|v| !v.trim().is_empty());
-    let expected = if pg { vec!["sqlite", "postgres"] } else { vec!["sqlite"] };
+    let expected = if pg {
+        vec!["sqlite", "postgres"]
+    } else {
+        vec!["sqlite"]
+    };
     assert_eq!(names, expected);
     for t in all {
         t.db.migrate().await.expect("migrating again is a no-op");
