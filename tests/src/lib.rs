@@ -55,7 +55,10 @@ impl TestApp {
     }
 
     /// Starts the server with a tweaked configuration.
-    pub async fn spawn_with(backend: Backend, tweak: impl FnOnce(&mut server::Config)) -> Option<Self> {
+    pub async fn spawn_with(
+        backend: Backend,
+        tweak: impl FnOnce(&mut server::Config),
+    ) -> Option<Self> {
         let db = match backend {
             Backend::Sqlite => TestDb::sqlite().await,
             Backend::Postgres => match TestDb::postgres().await {
@@ -71,11 +74,24 @@ impl TestApp {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
         let running = server::start(&config, db.db.clone(), listener).expect("start the server");
         let base = format!("http://{}", running.addr);
-        Some(Self { base, client: Client::new(), backend, running: Some(running), db: Some(db) })
+        Some(Self {
+            base,
+            client: Client::new(),
+            backend,
+            running: Some(running),
+            db: Some(db),
+        })
     }
 
     /// Sends a request with an optional key and JSON body.
-    pub async fn call(&self, method: Method, path: &str, key: Option<&str>, body: Option<Value>, headers: &[(&str, &str)]) -> Answer {
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        key: Option<&str>,
+        body: Option<Value>,
+        headers: &[(&str, &str)],
+    ) -> Answer {
         let mut req = self.client.request(method, format!("{}{path}", self.base));
         if let Some(key) = key {
             req = req.bearer_auth(key);
@@ -91,7 +107,11 @@ impl TestApp {
         let headers = res.headers().clone();
         let text = res.text().await.expect("body");
         let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-        Answer { status, headers, body }
+        Answer {
+            status,
+            headers,
+            body,
+        }
     }
 
     /// GET.
@@ -101,12 +121,20 @@ impl TestApp {
 
     /// POST with JSON.
     pub async fn post(&self, key: &str, path: &str, body: Value) -> Answer {
-        self.call(Method::POST, path, Some(key), Some(body), &[]).await
+        self.call(Method::POST, path, Some(key), Some(body), &[])
+            .await
     }
 
     /// POST with JSON, waiting for queued work to finish.
     pub async fn post_wait(&self, key: &str, path: &str, body: Value) -> Answer {
-        self.call(Method::POST, path, Some(key), Some(body), &[("Prefer", "wait=10")]).await
+        self.call(
+            Method::POST,
+            path,
+            Some(key),
+            Some(body),
+            &[("Prefer", "wait=10")],
+        )
+        .await
     }
 
     /// Signs up a new root organization.
@@ -122,15 +150,29 @@ impl TestApp {
             .await;
         assert_eq!(res.status, StatusCode::CREATED, "sign-up: {}", res.body);
         Org {
-            id: res.body["organization"]["id"].as_str().expect("org id").to_owned(),
-            test_key: res.body["api_key"]["key"].as_str().expect("test key").to_owned(),
-            live_key: res.body["live_api_key"]["key"].as_str().expect("live key").to_owned(),
+            id: res.body["organization"]["id"]
+                .as_str()
+                .expect("org id")
+                .to_owned(),
+            test_key: res.body["api_key"]["key"]
+                .as_str()
+                .expect("test key")
+                .to_owned(),
+            live_key: res.body["live_api_key"]["key"]
+                .as_str()
+                .expect("live key")
+                .to_owned(),
         }
     }
 
     /// The id of the account with `code` visible to `key`.
     pub async fn account_id(&self, org: &Org, key: &str, code: &str) -> String {
-        let res = self.get(key, &format!("/organizations/{}/accounts?limit=100", org.id)).await;
+        let res = self
+            .get(
+                key,
+                &format!("/organizations/{}/accounts?limit=100", org.id),
+            )
+            .await;
         assert_eq!(res.status, StatusCode::OK, "{}", res.body);
         res.body["data"]
             .as_array()
@@ -141,7 +183,14 @@ impl TestApp {
     }
 
     /// Creates and posts a two-line transaction, waiting for both jobs.
-    pub async fn post_transfer(&self, org: &Org, key: &str, debit: &str, credit: &str, amount: &str) -> Value {
+    pub async fn post_transfer(
+        &self,
+        org: &Org,
+        key: &str,
+        debit: &str,
+        credit: &str,
+        amount: &str,
+    ) -> Value {
         let res = self
             .post_wait(
                 key,

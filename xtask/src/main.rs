@@ -15,7 +15,16 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("test") => test(&args[1..]),
-        Some("migrate") => cargo(&["run", "--quiet", "-p", "server", "--bin", "ledger-server", "--", "migrate"]),
+        Some("migrate") => cargo(&[
+            "run",
+            "--quiet",
+            "-p",
+            "server",
+            "--bin",
+            "ledger-server",
+            "--",
+            "migrate",
+        ]),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);
@@ -42,7 +51,10 @@ fn cargo(args: &[&str]) -> anyhow::Result<()> {
 }
 
 fn has_nextest() -> bool {
-    Command::new("cargo-nextest").arg("--version").output().is_ok_and(|o| o.status.success())
+    Command::new("cargo-nextest")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 fn test(extra: &[String]) -> anyhow::Result<()> {
@@ -52,7 +64,13 @@ fn test(extra: &[String]) -> anyhow::Result<()> {
     }
     let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
     if has_nextest() {
-        let mut args = vec!["nextest", "run", "--workspace", "--all-features", "--no-fail-fast"];
+        let mut args = vec![
+            "nextest",
+            "run",
+            "--workspace",
+            "--all-features",
+            "--no-fail-fast",
+        ];
         args.extend(&extra);
         cargo(&args)?;
         // nextest does not run doc tests.

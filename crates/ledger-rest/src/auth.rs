@@ -12,7 +12,11 @@ use crate::error::ApiError;
 
 /// Lowercase hex SHA-256 of `input`.
 pub fn sha256_hex(input: &[u8]) -> String {
-    digest(&SHA256, input).as_ref().iter().map(|b| format!("{b:02x}")).collect()
+    digest(&SHA256, input)
+        .as_ref()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -26,9 +30,14 @@ pub fn generate_key(livemode: bool) -> Result<IssuedKey, DomainError> {
     let mut out = String::from(key_prefix(livemode));
     while out.len() < key_prefix(livemode).len() + 43 {
         let mut buf = [0u8; 64];
-        rng.fill(&mut buf).map_err(|_| DomainError::Internal("system random source failed".into()))?;
+        rng.fill(&mut buf)
+            .map_err(|_| DomainError::Internal("system random source failed".into()))?;
         // Rejection sampling keeps every character equally likely.
-        out.extend(buf.iter().filter(|b| **b < 248).map(|b| BASE62[usize::from(*b % 62)] as char));
+        out.extend(
+            buf.iter()
+                .filter(|b| **b < 248)
+                .map(|b| BASE62[usize::from(*b % 62)] as char),
+        );
     }
     out.truncate(key_prefix(livemode).len() + 43);
     let hash = sha256_hex(out.as_bytes());
@@ -39,14 +48,20 @@ pub fn generate_key(livemode: bool) -> Result<IssuedKey, DomainError> {
 pub fn bearer(req: &HttpRequest) -> Option<String> {
     let value = req.headers().get("authorization")?.to_str().ok()?.trim();
     let (scheme, token) = value.split_once(' ')?;
-    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_owned()).filter(|t| !t.is_empty())
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim().to_owned())
+        .filter(|t| !t.is_empty())
 }
 
 /// Authenticates the request's bearer key.
 ///
 /// # Errors
 /// `missing_api_key` without a bearer token; the errors of [`Ledger::authenticate`].
-pub async fn authenticate<S: Store>(ledger: &Ledger<S>, req: &HttpRequest) -> Result<Principal, ApiError> {
+pub async fn authenticate<S: Store>(
+    ledger: &Ledger<S>,
+    req: &HttpRequest,
+) -> Result<Principal, ApiError> {
     let secret = bearer(req).ok_or_else(|| {
         ApiError(DomainError::Authentication {
             code: "missing_api_key",
@@ -54,7 +69,10 @@ pub async fn authenticate<S: Store>(ledger: &Ledger<S>, req: &HttpRequest) -> Re
         })
     })?;
     if secret.len() > 200 {
-        return Err(ApiError(DomainError::Authentication { code: "invalid_api_key", message: "the API key is not valid".into() }));
+        return Err(ApiError(DomainError::Authentication {
+            code: "invalid_api_key",
+            message: "the API key is not valid".into(),
+        }));
     }
     let hash = sha256_hex(secret.as_bytes());
     Ok(ledger.authenticate(&secret, &hash).await?)

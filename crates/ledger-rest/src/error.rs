@@ -39,14 +39,18 @@ impl std::fmt::Display for ApiError {
 pub fn classify(code: &str, kind: Option<ErrorKind>) -> (StatusCode, &'static str) {
     match code {
         "payload_too_large" => return (StatusCode::PAYLOAD_TOO_LARGE, "validation_error"),
-        "unsupported_media_type" => return (StatusCode::UNSUPPORTED_MEDIA_TYPE, "validation_error"),
+        "unsupported_media_type" => {
+            return (StatusCode::UNSUPPORTED_MEDIA_TYPE, "validation_error");
+        }
         "method_not_allowed" => return (StatusCode::METHOD_NOT_ALLOWED, "invalid_request_error"),
         "route_not_found" => return (StatusCode::NOT_FOUND, "not_found_error"),
         _ => {}
     }
     let kind = kind.unwrap_or(match code {
-        "invalid_json" | "missing_field" | "invalid_field" | "unknown_field" | "duplicate_value" => ErrorKind::Validation,
-        "missing_api_key" | "invalid_api_key" | "expired_api_key" | "disabled_api_key" | "unauthorized" => ErrorKind::Authentication,
+        "invalid_json" | "missing_field" | "invalid_field" | "unknown_field"
+        | "duplicate_value" => ErrorKind::Validation,
+        "missing_api_key" | "invalid_api_key" | "expired_api_key" | "disabled_api_key"
+        | "unauthorized" => ErrorKind::Authentication,
         "insufficient_permissions" => ErrorKind::Authorization,
         "resource_not_found" => ErrorKind::NotFound,
         "organization_not_found" => ErrorKind::OrganizationNotFound,
@@ -117,6 +121,14 @@ impl ResponseError for ApiError {
 }
 
 /// A validation error with a code of its own (`invalid_json`, `unknown_field`, ...).
-pub fn validation(code: &'static str, field: Option<String>, message: impl Into<String>) -> ApiError {
-    ApiError(DomainError::Validation { code, field, message: message.into() })
+pub fn validation(
+    code: &'static str,
+    field: Option<String>,
+    message: impl Into<String>,
+) -> ApiError {
+    ApiError(DomainError::Validation {
+        code,
+        field,
+        message: message.into(),
+    })
 }

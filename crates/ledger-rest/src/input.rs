@@ -25,9 +25,19 @@ pub const MAX_BODY_BYTES: usize = 1 << 20;
 pub async fn read_body(mut payload: Payload) -> Result<Vec<u8>, ApiError> {
     let mut body = Vec::new();
     while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|e| validation("invalid_json", None, format!("could not read the request body: {e}")))?;
+        let chunk = chunk.map_err(|e| {
+            validation(
+                "invalid_json",
+                None,
+                format!("could not read the request body: {e}"),
+            )
+        })?;
         if body.len() + chunk.len() > MAX_BODY_BYTES {
-            return Err(validation("payload_too_large", None, format!("the request body exceeds {MAX_BODY_BYTES} bytes")));
+            return Err(validation(
+                "payload_too_large",
+                None,
+                format!("the request body exceeds {MAX_BODY_BYTES} bytes"),
+            ));
         }
         body.extend_from_slice(&chunk);
     }
@@ -40,30 +50,73 @@ pub async fn read_body(mut payload: Payload) -> Result<Vec<u8>, ApiError> {
 /// `unsupported_media_type` unless the content type is JSON; `invalid_json`,
 /// `unknown_field`, `missing_field` or `invalid_field`.
 pub fn parse_json<T: DeserializeOwned>(req: &HttpRequest, body: &[u8]) -> Result<T, ApiError> {
-    let content_type = req.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("");
-    let essence = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let content_type = req
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
     if !(essence == "application/json" || essence.ends_with("+json")) {
-        return Err(validation("unsupported_media_type", None, "send the body as JSON with 'Content-Type: application/json'"));
+        return Err(validation(
+            "unsupported_media_type",
+            None,
+            "send the body as JSON with 'Content-Type: application/json'",
+        ));
     }
-    let body: &[u8] = if body.iter().all(u8::is_ascii_whitespace) { b"{}" } else { body };
-    let value: Value = serde_json::from_slice(body).map_err(|e| validation("invalid_json", None, format!("the body is not valid JSON: {e}")))?;
+    let body: &[u8] = if body.iter().all(u8::is_ascii_whitespace) {
+        b"{}"
+    } else {
+        body
+    };
+    let value: Value = serde_json::from_slice(body).map_err(|e| {
+        validation(
+            "invalid_json",
+            None,
+            format!("the body is not valid JSON: {e}"),
+        )
+    })?;
     if !value.is_object() {
-        return Err(validation("invalid_json", None, "the body must be a JSON object"));
+        return Err(validation(
+            "invalid_json",
+            None,
+            "the body must be a JSON object",
+        ));
     }
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();
-        let parent = if path == "." { String::new() } else { format!("{path}.") };
+        let parent = if path == "." {
+            String::new()
+        } else {
+            format!("{path}.")
+        };
         if let Some(rest) = inner.strip_prefix("unknown field `") {
             let name = rest.split('`').next().unwrap_or_default();
             let field = format!("{parent}{name}").trim_start_matches('.').to_owned();
-            validation("unknown_field", Some(field.clone()), format!("unknown field '{field}'"))
+            validation(
+                "unknown_field",
+                Some(field.clone()),
+                format!("unknown field '{field}'"),
+            )
         } else if let Some(rest) = inner.strip_prefix("missing field `") {
             let name = rest.split('`').next().unwrap_or_default();
             let field = format!("{parent}{name}").trim_start_matches('.').to_owned();
-            validation("missing_field", Some(field.clone()), format!("{field} is required"))
+            validation(
+                "missing_field",
+                Some(field.clone()),
+                format!("{field} is required"),
+            )
         } else {
-            validation("invalid_field", Some(path.clone()), format!("{path}: {inner}"))
+            validation(
+                "invalid_field",
+                Some(path.clone()),
+                format!("{path}: {inner}"),
+            )
         }
     })
 }
@@ -77,7 +130,9 @@ impl<'de> Deserialize<'de> for DecimalText {
         match Value::deserialize(d)? {
             Value::Number(n) => Ok(Self(n.to_string())),
             Value::String(s) => Ok(Self(s)),
-            _ => Err(serde::de::Error::custom("expected a decimal number or a decimal string")),
+            _ => Err(serde::de::Error::custom(
+                "expected a decimal number or a decimal string",
+            )),
         }
     }
 }
@@ -95,34 +150,52 @@ impl FlexDate {
     pub fn parse(text: &str) -> Option<Self> {
         let text = text.trim();
         if let Ok(at) = OffsetDateTime::parse(text, &Rfc3339) {
-            return Some(Self { at: at.to_offset(time::UtcOffset::UTC), date_only: false });
+            return Some(Self {
+                at: at.to_offset(time::UtcOffset::UTC),
+                date_only: false,
+            });
         }
         let format = time::macros::format_description!("[year]-[month]-[day]");
-        Date::parse(text, &format).ok().map(|d| Self { at: d.with_time(Time::MIDNIGHT).assume_utc(), date_only: true })
+        Date::parse(text, &format).ok().map(|d| Self {
+            at: d.with_time(Time::MIDNIGHT).assume_utc(),
+            date_only: true,
+        })
     }
 
     /// The exclusive upper bound meaning "up to and including this": the next day for a
     /// date, the next nanosecond for a date-time.
     pub fn inclusive_until(self) -> OffsetDateTime {
-        if self.date_only { self.at + time::Duration::days(1) } else { self.at + time::Duration::nanoseconds(1) }
+        if self.date_only {
+            self.at + time::Duration::days(1)
+        } else {
+            self.at + time::Duration::nanoseconds(1)
+        }
     }
 }
 
 impl<'de> Deserialize<'de> for FlexDate {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = String::deserialize(d)?;
-        Self::parse(&text).ok_or_else(|| serde::de::Error::custom("expected a date (YYYY-MM-DD) or an RFC 3339 date-time"))
+        Self::parse(&text).ok_or_else(|| {
+            serde::de::Error::custom("expected a date (YYYY-MM-DD) or an RFC 3339 date-time")
+        })
     }
 }
 
 /// The query string as pairs.
 pub fn query_pairs(req: &HttpRequest) -> Vec<(String, String)> {
-    url::form_urlencoded::parse(req.query_string().as_bytes()).into_owned().collect()
+    url::form_urlencoded::parse(req.query_string().as_bytes())
+        .into_owned()
+        .collect()
 }
 
 /// One query parameter.
 pub fn query_param(req: &HttpRequest, name: &str) -> Option<String> {
-    query_pairs(req).into_iter().find(|(k, _)| k == name).map(|(_, v)| v).filter(|v| !v.is_empty())
+    query_pairs(req)
+        .into_iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v)
+        .filter(|v| !v.is_empty())
 }
 
 /// A date query parameter.
@@ -131,7 +204,15 @@ pub fn query_param(req: &HttpRequest, name: &str) -> Option<String> {
 /// `invalid_field` naming the parameter.
 pub fn query_date(req: &HttpRequest, name: &str) -> Result<Option<FlexDate>, ApiError> {
     query_param(req, name)
-        .map(|v| FlexDate::parse(&v).ok_or_else(|| validation("invalid_field", Some(name.into()), format!("{name} must be a date (YYYY-MM-DD) or an RFC 3339 date-time"))))
+        .map(|v| {
+            FlexDate::parse(&v).ok_or_else(|| {
+                validation(
+                    "invalid_field",
+                    Some(name.into()),
+                    format!("{name} must be a date (YYYY-MM-DD) or an RFC 3339 date-time"),
+                )
+            })
+        })
         .transpose()
 }
 
@@ -144,7 +225,11 @@ pub fn query_bool(req: &HttpRequest, name: &str) -> Result<Option<bool>, ApiErro
         .map(|v| match v.as_str() {
             "true" | "1" => Ok(true),
             "false" | "0" => Ok(false),
-            _ => Err(validation("invalid_field", Some(name.into()), format!("{name} must be true or false"))),
+            _ => Err(validation(
+                "invalid_field",
+                Some(name.into()),
+                format!("{name} must be true or false"),
+            )),
         })
         .transpose()
 }
@@ -157,26 +242,47 @@ pub fn page(req: &HttpRequest, default: i64, max: i64) -> Result<PageRequest, Ap
     let number = |name: &str, fallback: i64| -> Result<i64, ApiError> {
         match query_param(req, name) {
             None => Ok(fallback),
-            Some(v) => v.parse::<i64>().map_err(|_| validation("invalid_field", Some(name.into()), format!("{name} must be an integer"))),
+            Some(v) => v.parse::<i64>().map_err(|_| {
+                validation(
+                    "invalid_field",
+                    Some(name.into()),
+                    format!("{name} must be an integer"),
+                )
+            }),
         }
     };
     let limit = number("limit", default)?;
     if !(1..=max).contains(&limit) {
-        return Err(validation("invalid_field", Some("limit".into()), format!("limit must be between 1 and {max}")));
+        return Err(validation(
+            "invalid_field",
+            Some("limit".into()),
+            format!("limit must be between 1 and {max}"),
+        ));
     }
     let offset = number("offset", 0)?;
     if offset < 0 {
-        return Err(validation("invalid_field", Some("offset".into()), "offset must not be negative"));
+        return Err(validation(
+            "invalid_field",
+            Some("offset".into()),
+            "offset must not be negative",
+        ));
     }
     Ok(PageRequest { limit, offset })
 }
 
 /// Seconds from `Prefer: wait=N` (RFC 7240), at most 30.
 pub fn prefer_wait(req: &HttpRequest) -> Option<u64> {
-    req.headers().get_all("prefer").filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).find_map(|pref| {
-        let (name, value) = pref.trim().split_once('=')?;
-        (name.trim().eq_ignore_ascii_case("wait")).then(|| value.trim().trim_matches('"').parse::<u64>().ok()).flatten().map(|n| n.min(30))
-    })
+    req.headers()
+        .get_all("prefer")
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .find_map(|pref| {
+            let (name, value) = pref.trim().split_once('=')?;
+            (name.trim().eq_ignore_ascii_case("wait"))
+                .then(|| value.trim().trim_matches('"').parse::<u64>().ok())
+                .flatten()
+                .map(|n| n.min(30))
+        })
 }
 
 /// The `Idempotency-Key` header, checked.
@@ -189,7 +295,11 @@ pub fn idempotency_key(req: &HttpRequest) -> Result<Option<String>, ApiError> {
     };
     let key = value.to_str().map(str::trim).unwrap_or("");
     if key.is_empty() || key.len() > 255 {
-        return Err(validation("invalid_field", Some("Idempotency-Key".into()), "Idempotency-Key must be 1 to 255 visible ASCII characters"));
+        return Err(validation(
+            "invalid_field",
+            Some("Idempotency-Key".into()),
+            "Idempotency-Key must be 1 to 255 visible ASCII characters",
+        ));
     }
     Ok(Some(key.to_owned()))
 }

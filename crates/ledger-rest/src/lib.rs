@@ -38,7 +38,12 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
 /// The answer for paths that match no route.
 pub async fn not_found() -> HttpResponse {
     use actix_web::ResponseError;
-    error::ApiError(DomainError::Validation { code: "route_not_found", field: None, message: "no such endpoint".into() }).error_response()
+    error::ApiError(DomainError::Validation {
+        code: "route_not_found",
+        field: None,
+        message: "no such endpoint".into(),
+    })
+    .error_response()
 }
 
 /// Middleware body: gives each request an id (the client's `X-Request-Id` when it is
@@ -47,20 +52,41 @@ pub async fn with_request_id<B: MessageBody>(
     req: ServiceRequest,
     next: actix_web::middleware::Next<B>,
 ) -> Result<ServiceResponse<B>, actix_web::Error> {
-    let given = req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let given = req
+        .headers()
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
     let id = given
-        .filter(|v| !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'))
-        .unwrap_or_else(|| ledger_domain::ids::new_id(ledger_domain::ids::IdKind::Request).replacen("req_", "rqid_", 1));
+        .filter(|v| {
+            !v.is_empty()
+                && v.len() <= 128
+                && v.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        })
+        .unwrap_or_else(|| {
+            ledger_domain::ids::new_id(ledger_domain::ids::IdKind::Request)
+                .replacen("req_", "rqid_", 1)
+        });
     let span = tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.path());
-    let mut res = error::REQUEST_ID.scope(id.clone(), tracing::Instrument::instrument(next.call(req), span)).await?;
+    let mut res = error::REQUEST_ID
+        .scope(
+            id.clone(),
+            tracing::Instrument::instrument(next.call(req), span),
+        )
+        .await?;
     if let Ok(value) = HeaderValue::from_str(&id) {
-        res.headers_mut().insert(HeaderName::from_static("x-request-id"), value);
+        res.headers_mut()
+            .insert(HeaderName::from_static("x-request-id"), value);
     }
     Ok(res)
 }
 
 /// JSON error handler for actix's own extractors (path and query), so even they answer
 /// in the envelope.
-pub fn query_error_handler(err: actix_web::error::QueryPayloadError, _req: &actix_web::HttpRequest) -> actix_web::Error {
+pub fn query_error_handler(
+    err: actix_web::error::QueryPayloadError,
+    _req: &actix_web::HttpRequest,
+) -> actix_web::Error {
     error::validation("invalid_field", None, err.to_string()).into()
 }

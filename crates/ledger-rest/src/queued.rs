@@ -33,7 +33,12 @@ impl JobWaker {
 ///
 /// # Errors
 /// `invalid_field` on a malformed key.
-pub fn idempotency_for(req: &HttpRequest, access: &Access, body: &[u8], now: time::OffsetDateTime) -> Result<Option<IdempotencyRecord>, ApiError> {
+pub fn idempotency_for(
+    req: &HttpRequest,
+    access: &Access,
+    body: &[u8],
+    now: time::OffsetDateTime,
+) -> Result<Option<IdempotencyRecord>, ApiError> {
     let Some(key) = idempotency_key(req)? else {
         return Ok(None);
     };
@@ -70,10 +75,17 @@ pub async fn replay_if_used<S: Store>(
         return Ok(None);
     };
     let since = state.ledger.now() - time::Duration::hours(24);
-    let Some(first) = state.ledger.store.find_idempotency(&access.tenant, &record.key, since).await? else {
+    let Some(first) = state
+        .ledger
+        .store
+        .find_idempotency(&access.tenant, &record.key, since)
+        .await?
+    else {
         return Ok(None);
     };
-    replay(state, req, access, record, first, success).await.map(Some)
+    replay(state, req, access, record, first, success)
+        .await
+        .map(Some)
 }
 
 async fn replay<S: Store>(
@@ -89,11 +101,20 @@ async fn replay<S: Store>(
     }
     if let Some(job_id) = &first.job_id {
         let job = state.ledger.get_job(access, job_id).await?;
-        return Ok(answer_job(state, req, job, success, false).await?.with_replay());
+        return Ok(answer_job(state, req, job, success, false)
+            .await?
+            .with_replay());
     }
-    let status = first.response_status.and_then(|s| u16::try_from(s).ok()).and_then(|s| StatusCode::from_u16(s).ok()).unwrap_or(StatusCode::OK);
+    let status = first
+        .response_status
+        .and_then(|s| u16::try_from(s).ok())
+        .and_then(|s| StatusCode::from_u16(s).ok())
+        .unwrap_or(StatusCode::OK);
     let body = first.response_body.unwrap_or_default();
-    Ok(HttpResponse::build(status).content_type("application/json").insert_header(("Idempotent-Replayed", "true")).body(body))
+    Ok(HttpResponse::build(status)
+        .content_type("application/json")
+        .insert_header(("Idempotent-Replayed", "true"))
+        .body(body))
 }
 
 trait Replayed {
@@ -126,7 +147,9 @@ pub async fn answer_written<S: Store>(
         Written::Done(job) => answer_job(state, req, job, success, true).await,
         Written::Replay(first) => match record {
             Some(record) => replay(state, req, access, record, first, success).await,
-            None => Err(ApiError(DomainError::Internal("replay without an idempotency record".into()))),
+            None => Err(ApiError(DomainError::Internal(
+                "replay without an idempotency record".into(),
+            ))),
         },
     }
 }
@@ -134,7 +157,13 @@ pub async fn answer_written<S: Store>(
 /// Starts the job at once in a task of its own (so a client that hangs up cannot cancel
 /// it half-way), then answers: the final resource when the client asked to wait and the
 /// job ended in time, else the 202 envelope.
-async fn answer_job<S: Store>(state: &AppState<S>, req: &HttpRequest, job: Job, success: StatusCode, fresh: bool) -> Result<HttpResponse, ApiError> {
+async fn answer_job<S: Store>(
+    state: &AppState<S>,
+    req: &HttpRequest,
+    job: Job,
+    success: StatusCode,
+    fresh: bool,
+) -> Result<HttpResponse, ApiError> {
     let wait = prefer_wait(req);
     let run = if fresh && !job.status.is_final() {
         let ledger = state.ledger.clone();
@@ -156,11 +185,22 @@ async fn answer_job<S: Store>(state: &AppState<S>, req: &HttpRequest, job: Job, 
     Ok(render_job(&job, wait.is_some_and(|s| s > 0), success))
 }
 
-async fn wait_final<S: Store>(ledger: &Ledger<S>, job: &Job, deadline: tokio::time::Instant) -> DomainResult<Job> {
-    let tenant = ledger_domain::ports::Tenant { organization_id: job.organization_id.clone(), livemode: job.livemode };
+async fn wait_final<S: Store>(
+    ledger: &Ledger<S>,
+    job: &Job,
+    deadline: tokio::time::Instant,
+) -> DomainResult<Job> {
+    let tenant = ledger_domain::ports::Tenant {
+        organization_id: job.organization_id.clone(),
+        livemode: job.livemode,
+    };
     let mut pause = Duration::from_millis(5);
     loop {
-        let current = ledger.store.get_job(&tenant, &job.id).await?.unwrap_or_else(|| job.clone());
+        let current = ledger
+            .store
+            .get_job(&tenant, &job.id)
+            .await?
+            .unwrap_or_else(|| job.clone());
         if current.status.is_final() || tokio::time::Instant::now() >= deadline {
             return Ok(current);
         }
@@ -174,7 +214,11 @@ async fn wait_final<S: Store>(ledger: &Ledger<S>, job: &Job, deadline: tokio::ti
 pub fn render_job(job: &Job, waited: bool, success: StatusCode) -> HttpResponse {
     let location = format!("/organizations/{}/requests/{}", job.organization_id, job.id);
     if waited && job.status.is_final() {
-        if let Some(error) = job.error.as_ref().filter(|_| job.status == ledger_domain::jobs::JobStatus::Failed) {
+        if let Some(error) = job
+            .error
+            .as_ref()
+            .filter(|_| job.status == ledger_domain::jobs::JobStatus::Failed)
+        {
             let (status, body) = envelope_from_stored(error);
             return HttpResponse::build(status).json(body);
         }
@@ -182,11 +226,19 @@ pub fn render_job(job: &Job, waited: bool, success: StatusCode) -> HttpResponse 
             return HttpResponse::build(success).json(result);
         }
     }
-    let status = if job.status.is_final() { StatusCode::OK } else { StatusCode::ACCEPTED };
-    HttpResponse::build(status).insert_header(("Location", location)).json(views::job_envelope(job, ""))
+    let status = if job.status.is_final() {
+        StatusCode::OK
+    } else {
+        StatusCode::ACCEPTED
+    };
+    HttpResponse::build(status)
+        .insert_header(("Location", location))
+        .json(views::job_envelope(job, ""))
 }
 
 /// Shorthand: the write options for a request's idempotency record.
 pub fn options(record: Option<&IdempotencyRecord>) -> WriteOptions {
-    WriteOptions { idempotency: record.cloned() }
+    WriteOptions {
+        idempotency: record.cloned(),
+    }
 }

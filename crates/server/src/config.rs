@@ -37,10 +37,19 @@ pub struct Config {
     #[arg(long, env = "LEDGER_ADDR", default_value = "127.0.0.1:8080")]
     pub addr: String,
     /// `sqlite://PATH` (embedded default) or `postgres://...` (production).
-    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://./data/ledger.sqlite")]
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "sqlite://./data/ledger.sqlite"
+    )]
     pub database_url: String,
     /// `development` (open sign-up, demo organization) or `production`.
-    #[arg(long = "env", env = "LEDGER_ENV", value_enum, default_value = "development")]
+    #[arg(
+        long = "env",
+        env = "LEDGER_ENV",
+        value_enum,
+        default_value = "development"
+    )]
     pub environment: Environment,
     /// Public URL used in metadata and links.
     #[arg(long, env = "LEDGER_BASE_URL")]

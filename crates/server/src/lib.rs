@@ -26,14 +26,18 @@ pub type AppLedger = Ledger<Db>;
 /// # Errors
 /// When the database cannot be reached or migrated.
 pub async fn open_store(config: &Config) -> anyhow::Result<Db> {
-    let db = Db::connect(&config.database_url, config.db_pool).await.with_context(|| format!("opening {}", redact(&config.database_url)))?;
+    let db = Db::connect(&config.database_url, config.db_pool)
+        .await
+        .with_context(|| format!("opening {}", redact(&config.database_url)))?;
     db.migrate().await.context("migrating the database")?;
     Ok(db)
 }
 
 fn redact(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => format!("{}://***{}", &url[..scheme], &url[at..]),
+        (Some(scheme), Some(at)) if at > scheme => {
+            format!("{}://***{}", &url[..scheme], &url[at..])
+        }
         _ => url.to_owned(),
     }
 }
@@ -71,7 +75,12 @@ impl Running {
 }
 
 /// Starts queue workers; they run until `stop` turns true, finishing the job in hand.
-pub fn spawn_workers(ledger: &AppLedger, count: usize, waker: &JobWaker, stop: &watch::Sender<bool>) -> Vec<tokio::task::JoinHandle<()>> {
+pub fn spawn_workers(
+    ledger: &AppLedger,
+    count: usize,
+    waker: &JobWaker,
+    stop: &watch::Sender<bool>,
+) -> Vec<tokio::task::JoinHandle<()>> {
     (0..count)
         .map(|n| {
             let ledger = ledger.clone();
@@ -109,7 +118,14 @@ pub fn spawn_workers(ledger: &AppLedger, count: usize, waker: &JobWaker, stop: &
 /// # Errors
 /// When the listener cannot be used.
 pub fn start(config: &Config, db: Db, listener: TcpListener) -> anyhow::Result<Running> {
-    let ledger = Ledger::new(db, Arc::new(SystemClock), LedgerConfig { signup_credits: config.signup_credits, ..LedgerConfig::default() });
+    let ledger = Ledger::new(
+        db,
+        Arc::new(SystemClock),
+        LedgerConfig {
+            signup_credits: config.signup_credits,
+            ..LedgerConfig::default()
+        },
+    );
     let waker = JobWaker::default();
     let (stop_workers, _) = watch::channel(false);
     let tasks = spawn_workers(&ledger, config.workers, &waker, &stop_workers);
@@ -136,7 +152,14 @@ pub fn start(config: &Config, db: Db, listener: TcpListener) -> anyhow::Result<R
     let server = server.run();
     let handle = server.handle();
     let http = tokio::spawn(server);
-    Ok(Running { addr, ledger, server: handle, stop_workers, tasks, http })
+    Ok(Running {
+        addr,
+        ledger,
+        server: handle,
+        stop_workers,
+        tasks,
+        http,
+    })
 }
 
 /// On first start in development, makes a demo organization and prints its test key.
@@ -160,7 +183,12 @@ pub async fn ensure_demo(ledger: &AppLedger) -> anyhow::Result<()> {
             live_key: ledger_rest::auth::generate_key(true)?,
         })
         .await?;
-    let test_key = result.keys.iter().find(|(k, _)| !k.livemode).map(|(_, s)| s.clone()).unwrap_or_default();
+    let test_key = result
+        .keys
+        .iter()
+        .find(|(k, _)| !k.livemode)
+        .map(|(_, s)| s.clone())
+        .unwrap_or_default();
     println!("Demo organization: {}", result.organization.id);
     println!("Demo test API key (shown once): {test_key}");
     Ok(())

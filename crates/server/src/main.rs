@@ -13,7 +13,10 @@ async fn main() -> anyhow::Result<()> {
     let config = cli.config;
     let filter = EnvFilter::try_new(&config.log).unwrap_or_else(|_| EnvFilter::new("info"));
     if config.log_json {
-        tracing_subscriber::fmt().with_env_filter(filter).json().init();
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .json()
+            .init();
     } else {
         tracing_subscriber::fmt().with_env_filter(filter).init();
     }
@@ -24,10 +27,17 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::Worker => {
-            let ledger = ledger_domain::services::Ledger::new(db, std::sync::Arc::new(ledger_domain::ports::SystemClock), Default::default());
+            let ledger = ledger_domain::services::Ledger::new(
+                db,
+                std::sync::Arc::new(ledger_domain::ports::SystemClock),
+                Default::default(),
+            );
             let (stop, _) = tokio::sync::watch::channel(false);
             let tasks = spawn_workers(&ledger, config.workers.max(1), &Default::default(), &stop);
-            tracing::info!(workers = config.workers.max(1), "workers running; Ctrl-C or SIGTERM stops them after the job in hand");
+            tracing::info!(
+                workers = config.workers.max(1),
+                "workers running; Ctrl-C or SIGTERM stops them after the job in hand"
+            );
             shutdown_signal().await;
             let _ = stop.send(true);
             for task in tasks {
@@ -36,7 +46,8 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::Serve => {
-            let listener = TcpListener::bind(&config.addr).with_context(|| format!("binding {}", config.addr))?;
+            let listener = TcpListener::bind(&config.addr)
+                .with_context(|| format!("binding {}", config.addr))?;
             let running = server::start(&config, db, listener)?;
             if config.environment == Environment::Development && config.demo {
                 server::ensure_demo(&running.ledger).await?;
@@ -50,7 +61,9 @@ async fn main() -> anyhow::Result<()> {
 async fn shutdown_signal() {
     #[cfg(unix)]
     {
-        if let Ok(mut term) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        if let Ok(mut term) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
             tokio::select! {
                 _ = term.recv() => {}
                 _ = tokio::signal::ctrl_c() => {}

@@ -17,34 +17,80 @@ async fn create_read_update_and_filter(app: &TestApp) {
     let id = res.body["id"].as_str().expect("id").to_owned();
     assert!(id.starts_with("act_"));
     // `type` is accepted as an alias of `account_type`.
-    let res = app.post(key, &base, json!({"code": "6000", "name": "Rent", "type": "expense", "parent_account_id": null})).await;
+    let res = app
+        .post(
+            key,
+            &base,
+            json!({"code": "6000", "name": "Rent", "type": "expense", "parent_account_id": null}),
+        )
+        .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let res = app.post(key, &base, json!({"code": "1010", "name": "Again", "account_type": "asset"})).await;
-    assert_eq!((res.status, res.code()), (StatusCode::BAD_REQUEST, "duplicate_value"));
+    let res = app
+        .post(
+            key,
+            &base,
+            json!({"code": "1010", "name": "Again", "account_type": "asset"}),
+        )
+        .await;
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::BAD_REQUEST, "duplicate_value")
+    );
     assert_eq!(res.body["error"]["details"]["field"], "code");
     // Ids are accepted in any prefix case.
     let upper = id.replacen("act_", "ACT_", 1);
     let res = app.get(key, &format!("{base}/{upper}")).await;
     assert_eq!(res.status, StatusCode::OK);
     assert_eq!(res.body["id"], id.as_str());
-    assert_eq!(res.body["balance"], json!({"debit": "0.00", "credit": "0.00", "net": "0.00"}));
-    let res = app.call(Method::PUT, &format!("{base}/{id}"), Some(key), Some(json!({"name": "Checking (old)", "is_active": false})), &[]).await;
+    assert_eq!(
+        res.body["balance"],
+        json!({"debit": "0.00", "credit": "0.00", "net": "0.00"})
+    );
+    let res = app
+        .call(
+            Method::PUT,
+            &format!("{base}/{id}"),
+            Some(key),
+            Some(json!({"name": "Checking (old)", "is_active": false})),
+            &[],
+        )
+        .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    assert_eq!((res.body["name"].as_str(), res.body["is_active"].as_bool()), (Some("Checking (old)"), Some(false)));
+    assert_eq!(
+        (res.body["name"].as_str(), res.body["is_active"].as_bool()),
+        (Some("Checking (old)"), Some(false))
+    );
     let res = app.get(key, &format!("{base}?status=inactive")).await;
     assert_eq!(res.body["total_count"], 1);
     let res = app.get(key, &format!("{base}?account_type=expense")).await;
-    let codes: Vec<&str> = res.body["data"].as_array().expect("list").iter().filter_map(|a| a["code"].as_str()).collect();
+    let codes: Vec<&str> = res.body["data"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|a| a["code"].as_str())
+        .collect();
     assert_eq!(codes, ["5000", "6000"]);
     let res = app.get(key, &format!("{base}?limit=3&offset=3")).await;
     assert_eq!(res.body["data"].as_array().map(Vec::len), Some(3));
-    assert_eq!((res.body["has_more"].as_bool(), res.body["total_count"].as_i64()), (Some(true), Some(9)));
+    assert_eq!(
+        (
+            res.body["has_more"].as_bool(),
+            res.body["total_count"].as_i64()
+        ),
+        (Some(true), Some(9))
+    );
     let res = app.get(key, &format!("{base}?limit=101")).await;
     assert_eq!(res.code(), "invalid_field");
     let res = app.get(key, &format!("{base}?account_type=cash")).await;
     assert_eq!(res.code(), "invalid_field");
     let res = app.get(key, &format!("/events/account/{id}")).await;
-    let kinds: Vec<&str> = res.body.as_array().expect("events").iter().filter_map(|e| e["event_type"].as_str()).collect();
+    let kinds: Vec<&str> = res
+        .body
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter_map(|e| e["event_type"].as_str())
+        .collect();
     assert_eq!(kinds, ["account.created", "account.updated"]);
 }
 both!(create_read_update_and_filter, create_read_update_and_filter);
@@ -54,15 +100,29 @@ async fn inactive_accounts_refuse_postings(app: &TestApp) {
     let key = &org.test_key;
     let cash = app.account_id(&org, key, "1000").await;
     let sales = app.account_id(&org, key, "4000").await;
-    let res = app.call(Method::PUT, &format!("/organizations/{}/accounts/{sales}", org.id), Some(key), Some(json!({"status": "suspended"})), &[]).await;
+    let res = app
+        .call(
+            Method::PUT,
+            &format!("/organizations/{}/accounts/{sales}", org.id),
+            Some(key),
+            Some(json!({"status": "suspended"})),
+            &[],
+        )
+        .await;
     assert_eq!(res.body["status"], "suspended");
     let res = app
         .post(key, &format!("/organizations/{}/transactions", org.id), json!({"description": "x", "date": "2026-01-01", "entries": [
             {"account_id": cash, "entry_type": "debit", "amount": "5"}, {"account_id": sales, "entry_type": "credit", "amount": "5"}]}))
         .await;
-    assert_eq!((res.status, res.code()), (StatusCode::UNPROCESSABLE_ENTITY, "account_inactive"));
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "account_inactive")
+    );
 }
-both!(inactive_accounts_refuse_postings, inactive_accounts_refuse_postings);
+both!(
+    inactive_accounts_refuse_postings,
+    inactive_accounts_refuse_postings
+);
 
 async fn balance_as_of_and_history_with_running_balance(app: &TestApp) {
     let org = app.signup("History").await;
@@ -81,48 +141,150 @@ async fn balance_as_of_and_history_with_running_balance(app: &TestApp) {
             .await;
         assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     }
-    let res = app.get(key, &format!("/organizations/{}/accounts/{cash}/balance", org.id)).await;
-    assert_eq!(res.body["balance"], json!({"debit": "100.10", "credit": "30.50", "net": "69.60"}));
-    let res = app.get(key, &format!("/organizations/{}/accounts/{cash}/balance?as_of=2026-02-10", org.id)).await;
+    let res = app
+        .get(
+            key,
+            &format!("/organizations/{}/accounts/{cash}/balance", org.id),
+        )
+        .await;
+    assert_eq!(
+        res.body["balance"],
+        json!({"debit": "100.10", "credit": "30.50", "net": "69.60"})
+    );
+    let res = app
+        .get(
+            key,
+            &format!(
+                "/organizations/{}/accounts/{cash}/balance?as_of=2026-02-10",
+                org.id
+            ),
+        )
+        .await;
     assert_eq!(res.body["balance"]["net"], "69.50");
-    let res = app.get(key, &format!("/organizations/{}/accounts/{sales}/balance?as_of=2026-01-31", org.id)).await;
-    assert_eq!(res.body["balance"]["net"], "100.00", "revenue is credit-positive");
-    let res = app.get(key, &format!("/organizations/{}/accounts/{cash}/transactions", org.id)).await;
-    let balances: Vec<&str> = res.body["transactions"].as_array().expect("rows").iter().filter_map(|r| r["balance"].as_str()).collect();
+    let res = app
+        .get(
+            key,
+            &format!(
+                "/organizations/{}/accounts/{sales}/balance?as_of=2026-01-31",
+                org.id
+            ),
+        )
+        .await;
+    assert_eq!(
+        res.body["balance"]["net"], "100.00",
+        "revenue is credit-positive"
+    );
+    let res = app
+        .get(
+            key,
+            &format!("/organizations/{}/accounts/{cash}/transactions", org.id),
+        )
+        .await;
+    let balances: Vec<&str> = res.body["transactions"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter_map(|r| r["balance"].as_str())
+        .collect();
     assert_eq!(balances, ["100.00", "69.50", "69.60"]);
     assert_eq!(res.body["transactions"][1]["credit"], "30.50");
     // The running balance carries over pages.
-    let res = app.get(key, &format!("/organizations/{}/accounts/{cash}/transactions?limit=1&offset=2", org.id)).await;
+    let res = app
+        .get(
+            key,
+            &format!(
+                "/organizations/{}/accounts/{cash}/transactions?limit=1&offset=2",
+                org.id
+            ),
+        )
+        .await;
     assert_eq!(res.body["transactions"][0]["balance"], "69.60");
-    assert_eq!((res.body["has_more"].as_bool(), res.body["total_count"].as_i64()), (Some(false), Some(3)));
+    assert_eq!(
+        (
+            res.body["has_more"].as_bool(),
+            res.body["total_count"].as_i64()
+        ),
+        (Some(false), Some(3))
+    );
     let res = app.get(key, &format!("/organizations/{}/accounts/{cash}/transactions?from_date=2026-02-01&to_date=2026-02-28", org.id)).await;
     assert_eq!(res.body["total_count"], 1);
     assert_eq!(res.body["transactions"][0]["balance"], "69.50");
 }
-both!(balance_as_of_and_history_with_running_balance, balance_as_of_and_history_with_running_balance);
+both!(
+    balance_as_of_and_history_with_running_balance,
+    balance_as_of_and_history_with_running_balance
+);
 
 async fn delete_only_without_transactions(app: &TestApp) {
     let org = app.signup("Deletes").await;
     let key = &org.test_key;
     let base = format!("/organizations/{}/accounts", org.id);
-    let res = app.post(key, &base, json!({"code": "1200", "name": "Petty cash", "account_type": "asset"})).await;
+    let res = app
+        .post(
+            key,
+            &base,
+            json!({"code": "1200", "name": "Petty cash", "account_type": "asset"}),
+        )
+        .await;
     let petty = res.body["id"].as_str().expect("id").to_owned();
-    let res = app.post(key, &base, json!({"code": "1300", "name": "Unused", "account_type": "asset"})).await;
+    let res = app
+        .post(
+            key,
+            &base,
+            json!({"code": "1300", "name": "Unused", "account_type": "asset"}),
+        )
+        .await;
     let unused = res.body["id"].as_str().expect("id").to_owned();
     let sales = app.account_id(&org, key, "4000").await;
     app.post_transfer(&org, key, &petty, &sales, "3.00").await;
-    let res = app.call(Method::DELETE, &format!("{base}/{petty}"), Some(key), None, &[]).await;
-    assert_eq!((res.status, res.code()), (StatusCode::UNPROCESSABLE_ENTITY, "resource_in_use"));
+    let res = app
+        .call(
+            Method::DELETE,
+            &format!("{base}/{petty}"),
+            Some(key),
+            None,
+            &[],
+        )
+        .await;
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "resource_in_use")
+    );
     let cash = app.account_id(&org, key, "1000").await;
-    let res = app.call(Method::DELETE, &format!("{base}/{cash}"), Some(key), None, &[]).await;
+    let res = app
+        .call(
+            Method::DELETE,
+            &format!("{base}/{cash}"),
+            Some(key),
+            None,
+            &[],
+        )
+        .await;
     assert_eq!(res.code(), "resource_in_use", "system accounts stay");
-    let res = app.call(Method::DELETE, &format!("{base}/{unused}"), Some(key), None, &[("Prefer", "wait=10")]).await;
+    let res = app
+        .call(
+            Method::DELETE,
+            &format!("{base}/{unused}"),
+            Some(key),
+            None,
+            &[("Prefer", "wait=10")],
+        )
+        .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["deleted"], true);
     let res = app.get(key, &format!("{base}/{unused}")).await;
     assert_eq!(res.code(), "resource_not_found");
     // The code is free again.
-    let res = app.post(key, &base, json!({"code": "1300", "name": "Reused", "account_type": "asset"})).await;
+    let res = app
+        .post(
+            key,
+            &base,
+            json!({"code": "1300", "name": "Reused", "account_type": "asset"}),
+        )
+        .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
 }
-both!(delete_only_without_transactions, delete_only_without_transactions);
+both!(
+    delete_only_without_transactions,
+    delete_only_without_transactions
+);

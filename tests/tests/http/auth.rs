@@ -10,37 +10,68 @@ async fn signup_gives_keys_and_default_chart(app: &TestApp) {
     assert!(org.test_key.starts_with("ha_test_"));
     assert!(org.live_key.starts_with("ha_live_"));
     for key in [&org.test_key, &org.live_key] {
-        let res = app.get(key, &format!("/organizations/{}/accounts", org.id)).await;
+        let res = app
+            .get(key, &format!("/organizations/{}/accounts", org.id))
+            .await;
         assert_eq!(res.status, StatusCode::OK);
-        let codes: Vec<&str> = res.body["data"].as_array().expect("list").iter().filter_map(|a| a["code"].as_str()).collect();
-        assert_eq!(codes, ["1000", "1100", "2000", "2100", "3000", "4000", "5000"]);
+        let codes: Vec<&str> = res.body["data"]
+            .as_array()
+            .expect("list")
+            .iter()
+            .filter_map(|a| a["code"].as_str())
+            .collect();
+        assert_eq!(
+            codes,
+            ["1000", "1100", "2000", "2100", "3000", "4000", "5000"]
+        );
         assert_eq!(res.body["data"][0]["is_system"], true);
         assert_eq!(res.body["total_count"], 7);
     }
 }
-both!(signup_gives_keys_and_default_chart, signup_gives_keys_and_default_chart);
+both!(
+    signup_gives_keys_and_default_chart,
+    signup_gives_keys_and_default_chart
+);
 
 async fn bad_or_missing_keys_are_refused(app: &TestApp) {
     let org = app.signup("Keys").await;
     let path = format!("/organizations/{}/accounts", org.id);
     let res = app.call(Method::GET, &path, None, None, &[]).await;
-    assert_eq!((res.status, res.code()), (StatusCode::UNAUTHORIZED, "missing_api_key"));
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::UNAUTHORIZED, "missing_api_key")
+    );
     assert_eq!(res.body["error"]["type"], "authentication_error");
-    let header = res.headers.get("x-request-id").and_then(|v| v.to_str().ok()).expect("request id header");
+    let header = res
+        .headers
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .expect("request id header");
     assert_eq!(res.body["error"]["request_id"], header);
     let res = app.get("ha_test_notarealkey", &path).await;
-    assert_eq!((res.status, res.code()), (StatusCode::UNAUTHORIZED, "invalid_api_key"));
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::UNAUTHORIZED, "invalid_api_key")
+    );
     let res = app.get("sk_something", &path).await;
-    assert_eq!((res.status, res.code()), (StatusCode::UNAUTHORIZED, "invalid_api_key"));
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::UNAUTHORIZED, "invalid_api_key")
+    );
 }
-both!(bad_or_missing_keys_are_refused, bad_or_missing_keys_are_refused);
+both!(
+    bad_or_missing_keys_are_refused,
+    bad_or_missing_keys_are_refused
+);
 
 async fn another_organization_is_invisible(app: &TestApp) {
     let a = app.signup("Alpha").await;
     let b = app.signup("Beta").await;
     let cash_a = app.account_id(&a, &a.test_key, "1000").await;
     let sales_a = app.account_id(&a, &a.test_key, "4000").await;
-    let txn = app.post_transfer(&a, &a.test_key, &cash_a, &sales_a, "10.00").await;
+    let txn = app
+        .post_transfer(&a, &a.test_key, &cash_a, &sales_a, "10.00")
+        .await;
     let txn_id = txn["id"].as_str().expect("id");
     // B's key on A's paths: the organization does not exist for it.
     for path in [
@@ -50,44 +81,104 @@ async fn another_organization_is_invisible(app: &TestApp) {
         format!("/organizations/{}/reports/trial-balance", a.id),
     ] {
         let res = app.get(&b.test_key, &path).await;
-        assert_eq!((res.status, res.code()), (StatusCode::NOT_FOUND, "organization_not_found"), "{path}");
+        assert_eq!(
+            (res.status, res.code()),
+            (StatusCode::NOT_FOUND, "organization_not_found"),
+            "{path}"
+        );
     }
-    let res = app.post(&b.test_key, &format!("/organizations/{}/accounts", a.id), json!({"code": "1500", "name": "X", "account_type": "asset"})).await;
+    let res = app
+        .post(
+            &b.test_key,
+            &format!("/organizations/{}/accounts", a.id),
+            json!({"code": "1500", "name": "X", "account_type": "asset"}),
+        )
+        .await;
     assert_eq!(res.code(), "organization_not_found");
-    let res = app.post(&b.test_key, &format!("/organizations/{}/transactions/{txn_id}/reverse", a.id), json!({"reason": "x"})).await;
+    let res = app
+        .post(
+            &b.test_key,
+            &format!("/organizations/{}/transactions/{txn_id}/reverse", a.id),
+            json!({"reason": "x"}),
+        )
+        .await;
     assert_eq!(res.code(), "organization_not_found");
     // B's key on its own path with A's ids: no such resource.
-    let res = app.get(&b.test_key, &format!("/organizations/{}/accounts/{cash_a}", b.id)).await;
-    assert_eq!((res.status, res.code()), (StatusCode::NOT_FOUND, "resource_not_found"));
-    let res = app.get(&b.test_key, &format!("/organizations/{}/transactions/{txn_id}", b.id)).await;
+    let res = app
+        .get(
+            &b.test_key,
+            &format!("/organizations/{}/accounts/{cash_a}", b.id),
+        )
+        .await;
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::NOT_FOUND, "resource_not_found")
+    );
+    let res = app
+        .get(
+            &b.test_key,
+            &format!("/organizations/{}/transactions/{txn_id}", b.id),
+        )
+        .await;
     assert_eq!(res.code(), "resource_not_found");
-    let res = app.get(&b.test_key, &format!("/events/transaction/{txn_id}")).await;
+    let res = app
+        .get(&b.test_key, &format!("/events/transaction/{txn_id}"))
+        .await;
     assert_eq!(res.body, json!([]));
     // A unknown organization id answers the same as a foreign one.
-    let res = app.get(&b.test_key, "/organizations/org_01ARZ3NDEKTSV4RRFFQ69G5FAV/accounts").await;
+    let res = app
+        .get(
+            &b.test_key,
+            "/organizations/org_01ARZ3NDEKTSV4RRFFQ69G5FAV/accounts",
+        )
+        .await;
     assert_eq!(res.code(), "organization_not_found");
     // Nothing of A changed.
-    let res = app.get(&a.test_key, &format!("/organizations/{}/accounts/{cash_a}", a.id)).await;
+    let res = app
+        .get(
+            &a.test_key,
+            &format!("/organizations/{}/accounts/{cash_a}", a.id),
+        )
+        .await;
     assert_eq!(res.body["balance"]["net"], "10.00");
 }
-both!(another_organization_is_invisible, another_organization_is_invisible);
+both!(
+    another_organization_is_invisible,
+    another_organization_is_invisible
+);
 
 async fn live_and_test_data_are_separate(app: &TestApp) {
     let org = app.signup("Modes").await;
     let test_cash = app.account_id(&org, &org.test_key, "1000").await;
     let live_cash = app.account_id(&org, &org.live_key, "1000").await;
     assert_ne!(test_cash, live_cash);
-    let res = app.get(&org.live_key, &format!("/organizations/{}/accounts/{test_cash}", org.id)).await;
+    let res = app
+        .get(
+            &org.live_key,
+            &format!("/organizations/{}/accounts/{test_cash}", org.id),
+        )
+        .await;
     assert_eq!(res.code(), "resource_not_found");
     let sales = app.account_id(&org, &org.test_key, "4000").await;
-    app.post_transfer(&org, &org.test_key, &test_cash, &sales, "5.00").await;
-    let res = app.get(&org.live_key, &format!("/organizations/{}/transactions", org.id)).await;
+    app.post_transfer(&org, &org.test_key, &test_cash, &sales, "5.00")
+        .await;
+    let res = app
+        .get(
+            &org.live_key,
+            &format!("/organizations/{}/transactions", org.id),
+        )
+        .await;
     assert_eq!(res.body["total_count"], 0);
     // Test writes never touch the live credit pool.
-    let res = app.get(&org.live_key, &format!("/organizations/{}", org.id)).await;
+    let res = app
+        .get(&org.live_key, &format!("/organizations/{}", org.id))
+        .await;
     assert_eq!(res.body["credits_remaining"], 500);
 }
-both!(live_and_test_data_are_separate, live_and_test_data_are_separate);
+both!(
+    live_and_test_data_are_separate,
+    live_and_test_data_are_separate
+);
 
 async fn sub_organizations_are_reached_from_the_parent_only(app: &TestApp) {
     let parent = app.signup("Parent").await;
@@ -95,50 +186,97 @@ async fn sub_organizations_are_reached_from_the_parent_only(app: &TestApp) {
         .post(&parent.test_key, "/accounts/sub", json!({"parent_organization_id": parent.id, "name": "Child", "relationship_type": "owned"}))
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let child_id = res.body["organization"]["id"].as_str().expect("id").to_owned();
+    let child_id = res.body["organization"]["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
     let child_key = res.body["api_key"]["key"].as_str().expect("key").to_owned();
-    assert_eq!(res.body["organization"]["parent_organization_id"], parent.id.as_str());
+    assert_eq!(
+        res.body["organization"]["parent_organization_id"],
+        parent.id.as_str()
+    );
     assert!(child_key.starts_with("ha_test_"));
     // The parent's key reaches the child; the child's key does not reach the parent.
-    let res = app.get(&parent.test_key, &format!("/organizations/{child_id}/accounts")).await;
+    let res = app
+        .get(
+            &parent.test_key,
+            &format!("/organizations/{child_id}/accounts"),
+        )
+        .await;
     assert_eq!(res.status, StatusCode::OK);
-    let res = app.get(&child_key, &format!("/organizations/{}/accounts", parent.id)).await;
+    let res = app
+        .get(
+            &child_key,
+            &format!("/organizations/{}/accounts", parent.id),
+        )
+        .await;
     assert_eq!(res.code(), "organization_not_found");
-    let res = app.get(&child_key, &format!("/organizations/{child_id}/accounts")).await;
+    let res = app
+        .get(&child_key, &format!("/organizations/{child_id}/accounts"))
+        .await;
     assert_eq!(res.body["total_count"], 7);
     let res = app.post(&parent.test_key, "/accounts/sub", json!({"parent_organization_id": parent.id, "name": "Bad", "relationship_type": "cousin"})).await;
-    assert_eq!((res.status, res.code()), (StatusCode::BAD_REQUEST, "invalid_field"));
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::BAD_REQUEST, "invalid_field")
+    );
     let other = app.signup("Other").await;
     let res = app.post(&other.test_key, "/accounts/sub", json!({"parent_organization_id": parent.id, "name": "Sneaky", "relationship_type": "owned"})).await;
     assert_eq!(res.code(), "organization_not_found");
 }
-both!(sub_organizations_are_reached_from_the_parent_only, sub_organizations_are_reached_from_the_parent_only);
+both!(
+    sub_organizations_are_reached_from_the_parent_only,
+    sub_organizations_are_reached_from_the_parent_only
+);
 
 async fn live_writes_spend_credits_and_stop_at_zero(app: &TestApp) {
     let org = app.signup("Credits").await;
     let cash = app.account_id(&org, &org.live_key, "1000").await;
     let sales = app.account_id(&org, &org.live_key, "4000").await;
-    app.post_transfer(&org, &org.live_key, &cash, &sales, "1.00").await;
-    let res = app.get(&org.live_key, &format!("/organizations/{}", org.id)).await;
+    app.post_transfer(&org, &org.live_key, &cash, &sales, "1.00")
+        .await;
+    let res = app
+        .get(&org.live_key, &format!("/organizations/{}", org.id))
+        .await;
     assert_eq!(res.body["credits_remaining"], 499);
 }
-both!(live_writes_spend_credits_and_stop_at_zero, live_writes_spend_credits_and_stop_at_zero);
+both!(
+    live_writes_spend_credits_and_stop_at_zero,
+    live_writes_spend_credits_and_stop_at_zero
+);
 
 async fn exhausted_pool_refuses_with_402(app: &TestApp) {
     let org = app.signup("Broke").await;
     let cash = app.account_id(&org, &org.live_key, "1000").await;
     let sales = app.account_id(&org, &org.live_key, "4000").await;
-    app.post_transfer(&org, &org.live_key, &cash, &sales, "1.00").await;
-    app.post_transfer(&org, &org.live_key, &cash, &sales, "1.00").await;
+    app.post_transfer(&org, &org.live_key, &cash, &sales, "1.00")
+        .await;
+    app.post_transfer(&org, &org.live_key, &cash, &sales, "1.00")
+        .await;
     let body = json!({"description": "x", "date": "2026-01-01", "entries": [
         {"account_id": cash, "entry_type": "debit", "amount": 1}, {"account_id": sales, "entry_type": "credit", "amount": 1}]});
-    let res = app.post(&org.live_key, &format!("/organizations/{}/transactions", org.id), body.clone()).await;
-    assert_eq!((res.status, res.code()), (StatusCode::PAYMENT_REQUIRED, "insufficient_credits"), "{}", res.body);
-    assert_eq!(res.body["error"]["details"], json!({"required": 1, "available": 0}));
+    let res = app
+        .post(
+            &org.live_key,
+            &format!("/organizations/{}/transactions", org.id),
+            body.clone(),
+        )
+        .await;
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::PAYMENT_REQUIRED, "insufficient_credits"),
+        "{}",
+        res.body
+    );
+    assert_eq!(
+        res.body["error"]["details"],
+        json!({"required": 1, "available": 0})
+    );
     // Test keys are never refused for credits.
     let tcash = app.account_id(&org, &org.test_key, "1000").await;
     let tsales = app.account_id(&org, &org.test_key, "4000").await;
-    app.post_transfer(&org, &org.test_key, &tcash, &tsales, "1.00").await;
+    app.post_transfer(&org, &org.test_key, &tcash, &tsales, "1.00")
+        .await;
 }
 
 mod exhausted_pool_refuses_with_402 {

@@ -38,10 +38,20 @@ async fn concurrent_posts_lose_nothing(app: &TestApp) {
             }
         }
     }
-    let res = app.get(&key, &format!("/organizations/{}/accounts/{cash}", org.id)).await;
+    let res = app
+        .get(&key, &format!("/organizations/{}/accounts/{cash}", org.id))
+        .await;
     let net = res.body["balance"]["net"].as_str().expect("net").to_owned();
-    assert_eq!(net, format!("{}.{:02}", expected_cents / 100, expected_cents % 100));
-    let res = app.get(&key, &format!("/organizations/{}/reports/trial-balance", org.id)).await;
+    assert_eq!(
+        net,
+        format!("{}.{:02}", expected_cents / 100, expected_cents % 100)
+    );
+    let res = app
+        .get(
+            &key,
+            &format!("/organizations/{}/reports/trial-balance", org.id),
+        )
+        .await;
     assert_eq!(res.body["total_debits"], res.body["total_credits"]);
     let res = app.get(&key, &base).await;
     assert_eq!(res.body["total_count"], clients * per_client);

@@ -4,7 +4,13 @@ use ledger_tests::{TestApp, both};
 use reqwest::StatusCode;
 use serde_json::Value;
 
-async fn raw(app: &TestApp, key: &str, path: &str, content_type: &str, body: Vec<u8>) -> (StatusCode, Value) {
+async fn raw(
+    app: &TestApp,
+    key: &str,
+    path: &str,
+    content_type: &str,
+    body: Vec<u8>,
+) -> (StatusCode, Value) {
     let res = app
         .client
         .post(format!("{}{path}", app.base))
@@ -23,34 +29,81 @@ async fn malformed_bodies_get_clear_4xx(app: &TestApp) {
     let key = &org.test_key;
     let path = format!("/organizations/{}/accounts", org.id);
     let (status, body) = raw(app, key, &path, "application/json", b"{\"code\": ".to_vec()).await;
-    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_json")));
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_json"))
+    );
     let (status, body) = raw(app, key, &path, "application/json", b"[1,2]".to_vec()).await;
-    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_json")));
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_json"))
+    );
     let (status, body) = raw(app, key, &path, "text/plain", b"{}".to_vec()).await;
-    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::UNSUPPORTED_MEDIA_TYPE, Some("unsupported_media_type")));
-    let (status, body) = raw(app, key, &path, "application/json", br#"{"code": 1000, "name": "x", "account_type": "asset"}"#.to_vec()).await;
-    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_field")));
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Some("unsupported_media_type")
+        )
+    );
+    let (status, body) = raw(
+        app,
+        key,
+        &path,
+        "application/json",
+        br#"{"code": 1000, "name": "x", "account_type": "asset"}"#.to_vec(),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_field"))
+    );
     assert_eq!(body["error"]["details"]["field"], "code");
-    let mut big = br#"{"code": "1999", "name": "x", "account_type": "asset", "description": ""#.to_vec();
+    let mut big =
+        br#"{"code": "1999", "name": "x", "account_type": "asset", "description": ""#.to_vec();
     big.extend(std::iter::repeat_n(b'a', 1 << 20));
     big.extend_from_slice(b"\"}");
     let (status, body) = raw(app, key, &path, "application/json", big).await;
-    assert_eq!((status, body["error"]["code"].as_str()), (StatusCode::PAYLOAD_TOO_LARGE, Some("payload_too_large")));
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (StatusCode::PAYLOAD_TOO_LARGE, Some("payload_too_large"))
+    );
     let res = app.get(key, "/no/such/route").await;
     assert_eq!(res.status, StatusCode::NOT_FOUND);
     assert_eq!(res.body["error"]["type"], "not_found_error");
-    let res = app.get(key, &format!("/organizations/{}/accounts/not-an-id", org.id)).await;
-    assert_eq!((res.status, res.code()), (StatusCode::NOT_FOUND, "resource_not_found"));
-    let res = app.get(key, &format!("/organizations/{}/accounts?limit=abc", org.id)).await;
+    let res = app
+        .get(
+            key,
+            &format!("/organizations/{}/accounts/not-an-id", org.id),
+        )
+        .await;
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::NOT_FOUND, "resource_not_found")
+    );
+    let res = app
+        .get(
+            key,
+            &format!("/organizations/{}/accounts?limit=abc", org.id),
+        )
+        .await;
     assert_eq!(res.code(), "invalid_field");
     // None of these created anything.
     let res = app.get(key, &path).await;
     assert_eq!(res.body["total_count"], 7);
 }
-both!(malformed_bodies_get_clear_4xx, malformed_bodies_get_clear_4xx);
+both!(
+    malformed_bodies_get_clear_4xx,
+    malformed_bodies_get_clear_4xx
+);
 
 async fn health_answers_ok(app: &TestApp) {
-    let res = app.client.get(format!("{}/health", app.base)).send().await.expect("health");
+    let res = app
+        .client
+        .get(format!("{}/health", app.base))
+        .send()
+        .await
+        .expect("health");
     assert_eq!(res.status(), StatusCode::OK);
     assert!(res.headers().contains_key("x-request-id"));
     assert_eq!(res.text().await.expect("text"), "OK");

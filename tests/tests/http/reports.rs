@@ -8,19 +8,49 @@ async fn reports_balance_and_follow_dates(app: &TestApp) {
     let org = app.signup("Reports").await;
     let key = &org.test_key;
     let id = |code: &'static str| app.account_id(&org, key, code);
-    let (cash, ar, ap, equity, sales, expenses) = (id("1000").await, id("1100").await, id("2000").await, id("3000").await, id("4000").await, id("5000").await);
-    app.post_transfer(&org, key, &cash, &equity, "1000.00").await;
+    let (cash, ar, ap, equity, sales, expenses) = (
+        id("1000").await,
+        id("1100").await,
+        id("2000").await,
+        id("3000").await,
+        id("4000").await,
+        id("5000").await,
+    );
+    app.post_transfer(&org, key, &cash, &equity, "1000.00")
+        .await;
     app.post_transfer(&org, key, &ar, &sales, "400.00").await;
     app.post_transfer(&org, key, &expenses, &ap, "150.25").await;
     app.post_transfer(&org, key, &cash, &ar, "100.00").await;
-    let res = app.get(key, &format!("/organizations/{}/reports/trial-balance", org.id)).await;
+    let res = app
+        .get(
+            key,
+            &format!("/organizations/{}/reports/trial-balance", org.id),
+        )
+        .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["object"], "trial_balance");
-    assert_eq!((res.body["total_debits"].as_str(), res.body["total_credits"].as_str()), (Some("1550.25"), Some("1550.25")));
-    let cash_row = res.body["accounts"].as_array().expect("rows").iter().find(|r| r["account_code"] == "1000").expect("cash row").clone();
+    assert_eq!(
+        (
+            res.body["total_debits"].as_str(),
+            res.body["total_credits"].as_str()
+        ),
+        (Some("1550.25"), Some("1550.25"))
+    );
+    let cash_row = res.body["accounts"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| r["account_code"] == "1000")
+        .expect("cash row")
+        .clone();
     assert_eq!(cash_row["debit"], "1100.00");
     assert_eq!(cash_row["net_balance"], "1100.00");
-    let res = app.get(key, &format!("/organizations/{}/reports/balance-sheet", org.id)).await;
+    let res = app
+        .get(
+            key,
+            &format!("/organizations/{}/reports/balance-sheet", org.id),
+        )
+        .await;
     assert_eq!(res.body["total_assets"], "1400.00");
     assert_eq!(res.body["total_liabilities"], "150.25");
     assert_eq!(res.body["equity"]["current_earnings"], "249.75");
@@ -28,17 +58,43 @@ async fn reports_balance_and_follow_dates(app: &TestApp) {
     assert_eq!(res.body["total_liabilities_and_equity"], "1400.00");
     let res = app.get(key, &format!("/organizations/{}/reports/income-statement?start_date=2026-01-01&end_date=2026-12-31", org.id)).await;
     assert_eq!(res.body["object"], "income_statement");
-    assert_eq!((res.body["total_revenue"].as_str(), res.body["total_expenses"].as_str(), res.body["net_income"].as_str()), (Some("400.00"), Some("150.25"), Some("249.75")));
+    assert_eq!(
+        (
+            res.body["total_revenue"].as_str(),
+            res.body["total_expenses"].as_str(),
+            res.body["net_income"].as_str()
+        ),
+        (Some("400.00"), Some("150.25"), Some("249.75"))
+    );
     assert_eq!(res.body["revenue"]["accounts"][0]["balance"], "400.00");
     // Before the first posting everything is zero.
-    let res = app.get(key, &format!("/organizations/{}/reports/trial-balance?as_of=2025-12-31", org.id)).await;
+    let res = app
+        .get(
+            key,
+            &format!(
+                "/organizations/{}/reports/trial-balance?as_of=2025-12-31",
+                org.id
+            ),
+        )
+        .await;
     assert_eq!(res.body["total_debits"], "0.00");
     let res = app.get(key, &format!("/organizations/{}/reports/income-statement?start_date=2026-02-01&end_date=2026-02-28", org.id)).await;
     assert_eq!(res.body["net_income"], "0.00");
     let res = app.get(key, &format!("/organizations/{}/reports/income-statement?start_date=2026-03-01&end_date=2026-02-01", org.id)).await;
     assert_eq!(res.code(), "invalid_field");
-    let res = app.get(key, &format!("/organizations/{}/reports/balance-sheet?as_of=banana", org.id)).await;
+    let res = app
+        .get(
+            key,
+            &format!(
+                "/organizations/{}/reports/balance-sheet?as_of=banana",
+                org.id
+            ),
+        )
+        .await;
     assert_eq!(res.code(), "invalid_field");
     let _ = json!(null);
 }
-both!(reports_balance_and_follow_dates, reports_balance_and_follow_dates);
+both!(
+    reports_balance_and_follow_dates,
+    reports_balance_and_follow_dates
+);

@@ -12,7 +12,12 @@ fn entries(debit: &str, credit: &str, amount: Value) -> Value {
 
 async fn wait_completed(app: &TestApp, org: &Org, request_id: &str) -> Value {
     for _ in 0..200 {
-        let res = app.get(&org.test_key, &format!("/organizations/{}/requests/{request_id}", org.id)).await;
+        let res = app
+            .get(
+                &org.test_key,
+                &format!("/organizations/{}/requests/{request_id}", org.id),
+            )
+            .await;
         assert_eq!(res.status, StatusCode::OK, "{}", res.body);
         if res.body["data"]["status"] == "completed" || res.body["data"]["status"] == "failed" {
             return res.body;
@@ -30,23 +35,40 @@ async fn queued_create_answers_the_envelope(app: &TestApp) {
         .post(&org.test_key, &format!("/organizations/{}/transactions", org.id), json!({"description": "Sale", "date": "2026-03-01T10:00:00Z", "entries": entries(&cash, &sales, json!(0.1))}))
         .await;
     assert_eq!(res.status, StatusCode::ACCEPTED, "{}", res.body);
-    let request_id = res.body["request_id"].as_str().expect("request id").to_owned();
+    let request_id = res.body["request_id"]
+        .as_str()
+        .expect("request id")
+        .to_owned();
     assert!(request_id.starts_with("req_"));
     assert_eq!(res.body["success"], true);
     assert_eq!(res.body["credit_cost"], 1);
     assert_eq!(res.body["data"]["status"], "queued");
-    let txn_id = res.body["data"]["resource_id"].as_str().expect("resource id").to_owned();
+    let txn_id = res.body["data"]["resource_id"]
+        .as_str()
+        .expect("resource id")
+        .to_owned();
     assert!(txn_id.starts_with("txn_"));
-    assert_eq!(res.body["data"]["status_url"], format!("/organizations/{}/requests/{request_id}", org.id));
+    assert_eq!(
+        res.body["data"]["status_url"],
+        format!("/organizations/{}/requests/{request_id}", org.id)
+    );
     let done = wait_completed(app, &org, &request_id).await;
     assert_eq!(done["data"]["status"], "completed");
     assert_eq!(done["data"]["result"]["id"], txn_id.as_str());
-    let res = app.get(&org.test_key, &format!("/organizations/{}/transactions/{txn_id}", org.id)).await;
+    let res = app
+        .get(
+            &org.test_key,
+            &format!("/organizations/{}/transactions/{txn_id}", org.id),
+        )
+        .await;
     assert_eq!(res.body["status"], "pending");
     assert_eq!(res.body["amount"], "0.10", "0.1 stays exactly 0.1");
     assert_eq!(res.body["entries"][0]["amount"], "0.10");
 }
-both!(queued_create_answers_the_envelope, queued_create_answers_the_envelope);
+both!(
+    queued_create_answers_the_envelope,
+    queued_create_answers_the_envelope
+);
 
 async fn lifecycle_create_post_reverse(app: &TestApp) {
     let org = app.signup("Life").await;
@@ -59,47 +81,126 @@ async fn lifecycle_create_post_reverse(app: &TestApp) {
     assert_eq!(res.body["status"], "pending");
     let id = res.body["id"].as_str().expect("id").to_owned();
     // Pending transactions do not move balances.
-    let res = app.get(key, &format!("/organizations/{}/accounts/{cash}", org.id)).await;
+    let res = app
+        .get(key, &format!("/organizations/{}/accounts/{cash}", org.id))
+        .await;
     assert_eq!(res.body["balance"]["net"], "0.00");
     // Update while pending.
     let res = app
         .call(Method::PUT, &format!("{base}/{id}"), Some(key), Some(json!({"description": "Invoice 1 (fixed)", "entries": entries(&cash, &sales, json!("200.00"))})), &[("Prefer", "wait=10")])
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    assert_eq!((res.body["amount"].as_str(), res.body["description"].as_str()), (Some("200.00"), Some("Invoice 1 (fixed)")));
-    let res = app.post_wait(key, &format!("{base}/{id}/post"), json!({})).await;
+    assert_eq!(
+        (
+            res.body["amount"].as_str(),
+            res.body["description"].as_str()
+        ),
+        (Some("200.00"), Some("Invoice 1 (fixed)"))
+    );
+    let res = app
+        .post_wait(key, &format!("{base}/{id}/post"), json!({}))
+        .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["status"], "posted");
-    let res = app.get(key, &format!("/organizations/{}/accounts/{cash}", org.id)).await;
+    let res = app
+        .get(key, &format!("/organizations/{}/accounts/{cash}", org.id))
+        .await;
     assert_eq!(res.body["balance"]["net"], "200.00");
     // Posted transactions are final.
-    let res = app.post_wait(key, &format!("{base}/{id}/post"), json!({})).await;
-    assert_eq!((res.status, res.code()), (StatusCode::UNPROCESSABLE_ENTITY, "transaction_not_pending"));
-    let res = app.call(Method::PUT, &format!("{base}/{id}"), Some(key), Some(json!({"description": "no"})), &[]).await;
+    let res = app
+        .post_wait(key, &format!("{base}/{id}/post"), json!({}))
+        .await;
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "transaction_not_pending")
+    );
+    let res = app
+        .call(
+            Method::PUT,
+            &format!("{base}/{id}"),
+            Some(key),
+            Some(json!({"description": "no"})),
+            &[],
+        )
+        .await;
     assert_eq!(res.code(), "transaction_not_pending");
-    let res = app.call(Method::DELETE, &format!("{base}/{id}"), Some(key), None, &[]).await;
+    let res = app
+        .call(
+            Method::DELETE,
+            &format!("{base}/{id}"),
+            Some(key),
+            None,
+            &[],
+        )
+        .await;
     assert_eq!(res.code(), "transaction_not_pending");
     // Reverse needs a reason.
-    let res = app.post_wait(key, &format!("{base}/{id}/reverse"), json!({})).await;
-    assert_eq!((res.status, res.code()), (StatusCode::BAD_REQUEST, "missing_field"));
-    let res = app.post_wait(key, &format!("{base}/{id}/reverse"), json!({"reason": "billed twice"})).await;
+    let res = app
+        .post_wait(key, &format!("{base}/{id}/reverse"), json!({}))
+        .await;
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::BAD_REQUEST, "missing_field")
+    );
+    let res = app
+        .post_wait(
+            key,
+            &format!("{base}/{id}/reverse"),
+            json!({"reason": "billed twice"}),
+        )
+        .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["status"], "reversed");
     let mirror = res.body["reversed_by"].as_str().expect("mirror").to_owned();
     let res = app.get(key, &format!("{base}/{mirror}")).await;
-    assert_eq!((res.body["status"].as_str(), res.body["reversal_of"].as_str()), (Some("posted"), Some(id.as_str())));
+    assert_eq!(
+        (
+            res.body["status"].as_str(),
+            res.body["reversal_of"].as_str()
+        ),
+        (Some("posted"), Some(id.as_str()))
+    );
     assert_eq!(res.body["entries"][0]["entry_type"], "credit");
-    let res = app.get(key, &format!("/organizations/{}/accounts/{cash}", org.id)).await;
-    assert_eq!(res.body["balance"], json!({"debit": "200.00", "credit": "200.00", "net": "0.00"}));
-    let res = app.post_wait(key, &format!("{base}/{id}/reverse"), json!({"reason": "again"})).await;
+    let res = app
+        .get(key, &format!("/organizations/{}/accounts/{cash}", org.id))
+        .await;
+    assert_eq!(
+        res.body["balance"],
+        json!({"debit": "200.00", "credit": "200.00", "net": "0.00"})
+    );
+    let res = app
+        .post_wait(
+            key,
+            &format!("{base}/{id}/reverse"),
+            json!({"reason": "again"}),
+        )
+        .await;
     assert_eq!(res.code(), "transaction_not_posted");
     let res = app.get(key, &format!("/events/transaction/{id}")).await;
-    let kinds: Vec<&str> = res.body.as_array().expect("events").iter().filter_map(|e| e["event_type"].as_str()).collect();
-    assert_eq!(kinds, ["transaction.created", "transaction.updated", "transaction.posted", "transaction.reversed"]);
+    let kinds: Vec<&str> = res
+        .body
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter_map(|e| e["event_type"].as_str())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "transaction.created",
+            "transaction.updated",
+            "transaction.posted",
+            "transaction.reversed"
+        ]
+    );
     let posted = &res.body[2];
     assert_eq!(posted["after_state"]["status"], "posted");
     assert_eq!(posted["after_state"]["id"], id.as_str());
-    assert!(posted["api_key_id"].as_str().is_some_and(|k| k.starts_with("key_")));
+    assert!(
+        posted["api_key_id"]
+            .as_str()
+            .is_some_and(|k| k.starts_with("key_"))
+    );
     let res = app.get(key, &format!("{base}?status=posted")).await;
     assert_eq!(res.body["total_count"], 1);
     let res = app.get(key, &base).await;
@@ -115,7 +216,15 @@ async fn pending_transactions_can_be_deleted(app: &TestApp) {
     let sales = app.account_id(&org, key, "4000").await;
     let res = app.post_wait(key, &base, json!({"description": "Draft", "date": "2026-03-01", "entries": entries(&cash, &sales, json!(5))})).await;
     let id = res.body["id"].as_str().expect("id").to_owned();
-    let res = app.call(Method::DELETE, &format!("{base}/{id}"), Some(key), None, &[("Prefer", "wait=10")]).await;
+    let res = app
+        .call(
+            Method::DELETE,
+            &format!("{base}/{id}"),
+            Some(key),
+            None,
+            &[("Prefer", "wait=10")],
+        )
+        .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["deleted"], true);
     let res = app.get(key, &format!("{base}/{id}")).await;
@@ -123,7 +232,10 @@ async fn pending_transactions_can_be_deleted(app: &TestApp) {
     let res = app.get(key, &base).await;
     assert_eq!(res.body["total_count"], 0);
 }
-both!(pending_transactions_can_be_deleted, pending_transactions_can_be_deleted);
+both!(
+    pending_transactions_can_be_deleted,
+    pending_transactions_can_be_deleted
+);
 
 async fn unbalanced_and_invalid_entries_change_nothing(app: &TestApp) {
     let org = app.signup("Unbalanced").await;
@@ -135,26 +247,70 @@ async fn unbalanced_and_invalid_entries_change_nothing(app: &TestApp) {
         .post(key, &base, json!({"description": "Bad", "date": "2026-03-01", "entries": [
             {"account_id": cash, "entry_type": "debit", "amount": "100.00"}, {"account_id": sales, "entry_type": "credit", "amount": "90.00"}]}))
         .await;
-    assert_eq!((res.status, res.code()), (StatusCode::UNPROCESSABLE_ENTITY, "unbalanced_transaction"));
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "unbalanced_transaction")
+    );
     assert_eq!(res.body["error"]["type"], "business_rule_error");
-    assert_eq!(res.body["error"]["details"], json!({"total_debits": "100.00", "total_credits": "90.00", "difference": "10.00"}));
+    assert_eq!(
+        res.body["error"]["details"],
+        json!({"total_debits": "100.00", "total_credits": "90.00", "difference": "10.00"})
+    );
     let message = res.body["error"]["message"].as_str().expect("message");
-    assert!(message.contains("100.00") && message.contains("90.00"), "{message}");
+    assert!(
+        message.contains("100.00") && message.contains("90.00"),
+        "{message}"
+    );
     let cases = [
-        (json!({"description": "x", "date": "2026-03-01", "entries": entries(&cash, &sales, json!("1.005"))}), "invalid_field"),
-        (json!({"description": "x", "date": "2026-03-01", "entries": entries(&cash, &sales, json!(-5))}), "invalid_field"),
-        (json!({"description": "x", "date": "2026-03-01", "entries": entries(&cash, &sales, json!(0))}), "invalid_field"),
-        (json!({"description": "x", "date": "yesterday", "entries": entries(&cash, &sales, json!(1))}), "invalid_field"),
-        (json!({"description": "x", "entries": entries(&cash, &sales, json!(1))}), "missing_field"),
-        (json!({"date": "2026-03-01", "entries": entries(&cash, &sales, json!(1))}), "missing_field"),
-        (json!({"description": "x", "date": "2026-03-01", "entries": entries("act_01ARZ3NDEKTSV4RRFFQ69G5FAV", &sales, json!(1))}), "invalid_field"),
-        (json!({"description": "x", "date": "2026-03-01", "entries": entries(&cash, &sales, json!(1)), "colour": "red"}), "unknown_field"),
-        (json!({"description": "x", "date": "2026-03-01", "entries": [{"account_id": cash, "entry_type": "sideways", "amount": 1}, {"account_id": sales, "entry_type": "credit", "amount": 1}]}), "invalid_field"),
-        (json!({"description": "x", "date": "2026-03-01", "entries": [{"account_id": cash, "entry_type": "debit", "amount": 1}]}), "invalid_field"),
+        (
+            json!({"description": "x", "date": "2026-03-01", "entries": entries(&cash, &sales, json!("1.005"))}),
+            "invalid_field",
+        ),
+        (
+            json!({"description": "x", "date": "2026-03-01", "entries": entries(&cash, &sales, json!(-5))}),
+            "invalid_field",
+        ),
+        (
+            json!({"description": "x", "date": "2026-03-01", "entries": entries(&cash, &sales, json!(0))}),
+            "invalid_field",
+        ),
+        (
+            json!({"description": "x", "date": "yesterday", "entries": entries(&cash, &sales, json!(1))}),
+            "invalid_field",
+        ),
+        (
+            json!({"description": "x", "entries": entries(&cash, &sales, json!(1))}),
+            "missing_field",
+        ),
+        (
+            json!({"date": "2026-03-01", "entries": entries(&cash, &sales, json!(1))}),
+            "missing_field",
+        ),
+        (
+            json!({"description": "x", "date": "2026-03-01", "entries": entries("act_01ARZ3NDEKTSV4RRFFQ69G5FAV", &sales, json!(1))}),
+            "invalid_field",
+        ),
+        (
+            json!({"description": "x", "date": "2026-03-01", "entries": entries(&cash, &sales, json!(1)), "colour": "red"}),
+            "unknown_field",
+        ),
+        (
+            json!({"description": "x", "date": "2026-03-01", "entries": [{"account_id": cash, "entry_type": "sideways", "amount": 1}, {"account_id": sales, "entry_type": "credit", "amount": 1}]}),
+            "invalid_field",
+        ),
+        (
+            json!({"description": "x", "date": "2026-03-01", "entries": [{"account_id": cash, "entry_type": "debit", "amount": 1}]}),
+            "invalid_field",
+        ),
     ];
     for (body, code) in cases {
         let res = app.post(key, &base, body.clone()).await;
-        assert_eq!((res.status, res.code()), (StatusCode::BAD_REQUEST, code), "{body} -> {}", res.body);
+        assert_eq!(
+            (res.status, res.code()),
+            (StatusCode::BAD_REQUEST, code),
+            "{body} -> {}",
+            res.body
+        );
     }
     // Nothing was queued, posted or charged.
     let res = app.get(key, &base).await;
@@ -162,7 +318,10 @@ async fn unbalanced_and_invalid_entries_change_nothing(app: &TestApp) {
     let res = app.get(key, &format!("/organizations/{}", org.id)).await;
     assert_eq!(res.body["credits_remaining"], 500);
 }
-both!(unbalanced_and_invalid_entries_change_nothing, unbalanced_and_invalid_entries_change_nothing);
+both!(
+    unbalanced_and_invalid_entries_change_nothing,
+    unbalanced_and_invalid_entries_change_nothing
+);
 
 async fn idempotency_key_replays_and_refuses_reuse(app: &TestApp) {
     let org = app.signup("Idem").await;
@@ -171,34 +330,99 @@ async fn idempotency_key_replays_and_refuses_reuse(app: &TestApp) {
     let cash = app.account_id(&org, key, "1000").await;
     let sales = app.account_id(&org, key, "4000").await;
     let body = json!({"description": "Once", "date": "2026-03-01", "auto_post": true, "entries": entries(&cash, &sales, json!(7))});
-    let first = app.call(Method::POST, &base, Some(key), Some(body.clone()), &[("Idempotency-Key", "order-42"), ("Prefer", "wait=10")]).await;
+    let first = app
+        .call(
+            Method::POST,
+            &base,
+            Some(key),
+            Some(body.clone()),
+            &[("Idempotency-Key", "order-42"), ("Prefer", "wait=10")],
+        )
+        .await;
     assert_eq!(first.status, StatusCode::CREATED, "{}", first.body);
-    let again = app.call(Method::POST, &base, Some(key), Some(body.clone()), &[("Idempotency-Key", "order-42"), ("Prefer", "wait=10")]).await;
+    let again = app
+        .call(
+            Method::POST,
+            &base,
+            Some(key),
+            Some(body.clone()),
+            &[("Idempotency-Key", "order-42"), ("Prefer", "wait=10")],
+        )
+        .await;
     assert_eq!(again.status, StatusCode::CREATED, "{}", again.body);
     assert_eq!(again.body["id"], first.body["id"]);
-    assert_eq!(again.headers.get("idempotent-replayed").and_then(|v| v.to_str().ok()), Some("true"));
+    assert_eq!(
+        again
+            .headers
+            .get("idempotent-replayed")
+            .and_then(|v| v.to_str().ok()),
+        Some("true")
+    );
     // Without waiting, the replay is the envelope of the same request.
-    let envelope = app.call(Method::POST, &base, Some(key), Some(body.clone()), &[("Idempotency-Key", "order-42")]).await;
+    let envelope = app
+        .call(
+            Method::POST,
+            &base,
+            Some(key),
+            Some(body.clone()),
+            &[("Idempotency-Key", "order-42")],
+        )
+        .await;
     assert_eq!(envelope.body["data"]["resource_id"], first.body["id"]);
     let mut other = body.clone();
     other["description"] = json!("Twice");
-    let res = app.call(Method::POST, &base, Some(key), Some(other), &[("Idempotency-Key", "order-42")]).await;
-    assert_eq!((res.status, res.code()), (StatusCode::CONFLICT, "idempotency_key_reused"));
+    let res = app
+        .call(
+            Method::POST,
+            &base,
+            Some(key),
+            Some(other),
+            &[("Idempotency-Key", "order-42")],
+        )
+        .await;
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::CONFLICT, "idempotency_key_reused")
+    );
     assert_eq!(res.body["error"]["type"], "idempotency_error");
     let res = app.get(key, &base).await;
     assert_eq!(res.body["total_count"], 1, "posted once");
-    let res = app.get(key, &format!("/organizations/{}/accounts/{cash}", org.id)).await;
+    let res = app
+        .get(key, &format!("/organizations/{}/accounts/{cash}", org.id))
+        .await;
     assert_eq!(res.body["balance"]["net"], "7.00");
     let res = app.get(key, &format!("/organizations/{}", org.id)).await;
     assert_eq!(res.body["credits_remaining"], 499, "charged once");
     // Account creation replays its first answer too.
     let acct = json!({"code": "1400", "name": "Deposits", "account_type": "asset"});
-    let a1 = app.call(Method::POST, &format!("/organizations/{}/accounts", org.id), Some(key), Some(acct.clone()), &[("Idempotency-Key", "acct-1")]).await;
-    let a2 = app.call(Method::POST, &format!("/organizations/{}/accounts", org.id), Some(key), Some(acct), &[("Idempotency-Key", "acct-1")]).await;
-    assert_eq!((a1.status, a2.status), (StatusCode::CREATED, StatusCode::CREATED));
+    let a1 = app
+        .call(
+            Method::POST,
+            &format!("/organizations/{}/accounts", org.id),
+            Some(key),
+            Some(acct.clone()),
+            &[("Idempotency-Key", "acct-1")],
+        )
+        .await;
+    let a2 = app
+        .call(
+            Method::POST,
+            &format!("/organizations/{}/accounts", org.id),
+            Some(key),
+            Some(acct),
+            &[("Idempotency-Key", "acct-1")],
+        )
+        .await;
+    assert_eq!(
+        (a1.status, a2.status),
+        (StatusCode::CREATED, StatusCode::CREATED)
+    );
     assert_eq!(a1.body["id"], a2.body["id"]);
 }
-both!(idempotency_key_replays_and_refuses_reuse, idempotency_key_replays_and_refuses_reuse);
+both!(
+    idempotency_key_replays_and_refuses_reuse,
+    idempotency_key_replays_and_refuses_reuse
+);
 
 async fn concurrent_retries_with_one_key_post_once(app: &TestApp) {
     let org = app.signup("Retry").await;
@@ -207,12 +431,25 @@ async fn concurrent_retries_with_one_key_post_once(app: &TestApp) {
     let cash = app.account_id(&org, &key, "1000").await;
     let sales = app.account_id(&org, &key, "4000").await;
     let body = json!({"description": "Retry", "date": "2026-03-01", "auto_post": true, "entries": entries(&cash, &sales, json!(3))});
-    let calls = (0..8).map(|_| app.call(Method::POST, &base, Some(&key), Some(body.clone()), &[("Idempotency-Key", "same"), ("Prefer", "wait=10")]));
+    let calls = (0..8).map(|_| {
+        app.call(
+            Method::POST,
+            &base,
+            Some(&key),
+            Some(body.clone()),
+            &[("Idempotency-Key", "same"), ("Prefer", "wait=10")],
+        )
+    });
     let answers = futures::future::join_all(calls).await;
     for a in &answers {
         assert!(a.status == StatusCode::CREATED, "{} {}", a.status, a.body);
     }
-    let res = app.get(&key, &format!("/organizations/{}/accounts/{cash}", org.id)).await;
+    let res = app
+        .get(&key, &format!("/organizations/{}/accounts/{cash}", org.id))
+        .await;
     assert_eq!(res.body["balance"]["net"], "3.00");
 }
-both!(concurrent_retries_with_one_key_post_once, concurrent_retries_with_one_key_post_once);
+both!(
+    concurrent_retries_with_one_key_post_once,
+    concurrent_retries_with_one_key_post_once
+);

@@ -193,7 +193,8 @@ impl<S: Store> Ledger<S> {
         // The answer is known before the write, so a replay can return it verbatim.
         let idempotency = idempotency.map(|mut r| {
             r.response_status = Some(201);
-            r.response_body = Some(crate::views::account(&account, Some(Totals::default())).to_string());
+            r.response_body =
+                Some(crate::views::account(&account, Some(Totals::default())).to_string());
             r
         });
         self.store.insert_account(account, event, idempotency).await

@@ -26,8 +26,14 @@ pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
             .route(web::put().to(update::<S>))
             .route(web::delete().to(delete::<S>)),
     )
-    .route("/organizations/{org}/accounts/{id}/balance", web::get().to(balance::<S>))
-    .route("/organizations/{org}/accounts/{id}/transactions", web::get().to(history::<S>));
+    .route(
+        "/organizations/{org}/accounts/{id}/balance",
+        web::get().to(balance::<S>),
+    )
+    .route(
+        "/organizations/{org}/accounts/{id}/transactions",
+        web::get().to(history::<S>),
+    );
 }
 
 #[derive(Deserialize)]
@@ -47,15 +53,30 @@ struct CreateBody {
     metadata: Option<serde_json::Value>,
 }
 
-async fn create<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<String>, payload: web::Payload) -> Result<HttpResponse, ApiError> {
+async fn create<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<String>,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Write, "accounts").await?;
     let body = read_body(payload).await?;
     let input: CreateBody = parse_json(&req, &body)?;
     let record = idempotency_for(&req, &access, &body, state.ledger.now())?;
-    if let Some(replayed) = replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::CREATED).await? {
+    if let Some(replayed) =
+        replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::CREATED).await?
+    {
         return Ok(replayed);
     }
-    let required = |v: Option<String>, name: &str| v.ok_or_else(|| validation("missing_field", Some(name.into()), format!("{name} is required")));
+    let required = |v: Option<String>, name: &str| {
+        v.ok_or_else(|| {
+            validation(
+                "missing_field",
+                Some(name.into()),
+                format!("{name} is required"),
+            )
+        })
+    };
     let input = NewAccountInput {
         code: required(input.code, "code")?,
         name: required(input.name, "name")?,
@@ -66,16 +87,32 @@ async fn create<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<Str
         parent_id: input.parent_account_id.or(input.parent_id),
         metadata: input.metadata,
     };
-    match state.ledger.create_account(&access, input, record.clone()).await? {
-        Written::Done(account) => Ok(HttpResponse::Created().json(views::account(&account, Some(Default::default())))),
-        Written::Replay(_) => match replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::CREATED).await? {
-            Some(replayed) => Ok(replayed),
-            None => Err(ApiError(ledger_domain::DomainError::Internal("idempotency record vanished".into()))),
-        },
+    match state
+        .ledger
+        .create_account(&access, input, record.clone())
+        .await?
+    {
+        Written::Done(account) => {
+            Ok(HttpResponse::Created().json(views::account(&account, Some(Default::default()))))
+        }
+        Written::Replay(_) => {
+            match replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::CREATED)
+                .await?
+            {
+                Some(replayed) => Ok(replayed),
+                None => Err(ApiError(ledger_domain::DomainError::Internal(
+                    "idempotency record vanished".into(),
+                ))),
+            }
+        }
     }
 }
 
-async fn get<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<(String, String)>) -> Result<HttpResponse, ApiError> {
+async fn get<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Read, "accounts").await?;
     let view = state.ledger.account_balance(&access, &id, None).await?;
@@ -93,7 +130,12 @@ struct UpdateBody {
     metadata: Option<serde_json::Value>,
 }
 
-async fn update<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<(String, String)>, payload: web::Payload) -> Result<HttpResponse, ApiError> {
+async fn update<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Write, "accounts").await?;
     let body = read_body(payload).await?;
@@ -107,32 +149,76 @@ async fn update<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<(St
         metadata: input.metadata,
     };
     let account = state.ledger.update_account(&access, &id, changes).await?;
-    let view = state.ledger.account_balance(&access, &account.id, None).await?;
+    let view = state
+        .ledger
+        .account_balance(&access, &account.id, None)
+        .await?;
     Ok(HttpResponse::Ok().json(views::account(&view.account, Some(view.totals))))
 }
 
-async fn delete<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<(String, String)>) -> Result<HttpResponse, ApiError> {
+async fn delete<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Admin, "accounts").await?;
     let record = idempotency_for(&req, &access, b"", state.ledger.now())?;
-    if let Some(replayed) = replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::OK).await? {
+    if let Some(replayed) =
+        replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::OK).await?
+    {
         return Ok(replayed);
     }
-    let written = state.ledger.delete_account(&access, &id, options(record.as_ref())).await?;
-    answer_written(&state, &req, &access, record.as_ref(), written, StatusCode::OK).await
+    let written = state
+        .ledger
+        .delete_account(&access, &id, options(record.as_ref()))
+        .await?;
+    answer_written(
+        &state,
+        &req,
+        &access,
+        record.as_ref(),
+        written,
+        StatusCode::OK,
+    )
+    .await
 }
 
-async fn list<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+async fn list<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Read, "accounts").await?;
     let page = page(&req, 100, 100)?;
     let include_hierarchy = query_bool(&req, "include_hierarchy")?.unwrap_or(false);
-    let result = state.ledger.list_accounts(&access, query_param(&req, "account_type").as_deref(), query_param(&req, "status").as_deref(), Some(page)).await?;
-    let mut data: Vec<serde_json::Value> = result.items.iter().map(|a| views::account(a, None)).collect();
+    let result = state
+        .ledger
+        .list_accounts(
+            &access,
+            query_param(&req, "account_type").as_deref(),
+            query_param(&req, "status").as_deref(),
+            Some(page),
+        )
+        .await?;
+    let mut data: Vec<serde_json::Value> = result
+        .items
+        .iter()
+        .map(|a| views::account(a, None))
+        .collect();
     if include_hierarchy {
         // Each account lists the ids of its direct children on this page.
-        let children: Vec<(String, Option<String>)> = result.items.iter().map(|a| (a.id.clone(), a.parent_id.clone())).collect();
+        let children: Vec<(String, Option<String>)> = result
+            .items
+            .iter()
+            .map(|a| (a.id.clone(), a.parent_id.clone()))
+            .collect();
         for (row, account) in data.iter_mut().zip(&result.items) {
-            let kids: Vec<&String> = children.iter().filter(|(_, p)| p.as_deref() == Some(account.id.as_str())).map(|(id, _)| id).collect();
+            let kids: Vec<&String> = children
+                .iter()
+                .filter(|(_, p)| p.as_deref() == Some(account.id.as_str()))
+                .map(|(id, _)| id)
+                .collect();
             row["children"] = json!(kids);
         }
     }
@@ -144,14 +230,25 @@ async fn list<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<Strin
     })))
 }
 
-async fn balance<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<(String, String)>) -> Result<HttpResponse, ApiError> {
+async fn balance<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Read, "accounts").await?;
     let as_of = query_date(&req, "as_of")?;
     if query_param(&req, "currency").is_some() {
-        return Err(validation("invalid_field", Some("currency".into()), "currency conversion of balances is not available yet"));
+        return Err(validation(
+            "invalid_field",
+            Some("currency".into()),
+            "currency conversion of balances is not available yet",
+        ));
     }
-    let view = state.ledger.account_balance(&access, &id, as_of.map(|d| d.inclusive_until())).await?;
+    let view = state
+        .ledger
+        .account_balance(&access, &id, as_of.map(|d| d.inclusive_until()))
+        .await?;
     Ok(HttpResponse::Ok().json(json!({
         "account_id": view.account.id,
         "object": "account_balance",
@@ -161,13 +258,20 @@ async fn balance<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<(S
     })))
 }
 
-async fn history<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<(String, String)>) -> Result<HttpResponse, ApiError> {
+async fn history<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Read, "accounts").await?;
     let from = query_date(&req, "from_date")?.map(|d| d.at);
     let until = query_date(&req, "to_date")?.map(|d| d.inclusive_until());
     let page = page(&req, 20, 100)?;
-    let view = state.ledger.account_history(&access, &id, from, until, page).await?;
+    let view = state
+        .ledger
+        .account_history(&access, &id, from, until, page)
+        .await?;
     let currency = view.account.currency.clone();
     let rows: Vec<serde_json::Value> = view
         .rows

@@ -19,9 +19,18 @@ use crate::error::ApiError;
 pub(crate) type State<S> = web::Data<AppState<S>>;
 
 /// Authenticates the request and clears it for `needed` on `resource` in `org`.
-pub(crate) async fn access<S: Store>(state: &AppState<S>, req: &HttpRequest, org: &str, needed: Scope, resource: &str) -> Result<Access, ApiError> {
+pub(crate) async fn access<S: Store>(
+    state: &AppState<S>,
+    req: &HttpRequest,
+    org: &str,
+    needed: Scope,
+    resource: &str,
+) -> Result<Access, ApiError> {
     let principal = authenticate(&state.ledger, req).await?;
-    Ok(state.ledger.authorize(&principal, org, needed, resource).await?)
+    Ok(state
+        .ledger
+        .authorize(&principal, org, needed, resource)
+        .await?)
 }
 
 pub(crate) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {

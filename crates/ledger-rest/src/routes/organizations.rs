@@ -31,12 +31,19 @@ struct MasterBody {
     base_currency: Option<String>,
 }
 
-async fn master<S: Store>(state: State<S>, req: HttpRequest, payload: web::Payload) -> Result<HttpResponse, ApiError> {
+async fn master<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
     if !state.open_signup {
         // Comparing digests keeps the comparison's timing independent of the token.
         let allowed = matches!((&state.admin_token, bearer(&req)), (Some(token), Some(given)) if sha256_hex(token.as_bytes()) == sha256_hex(given.as_bytes()));
         if !allowed {
-            return Err(ApiError(DomainError::Authentication { code: "unauthorized", message: "sign-up needs the admin token".into() }));
+            return Err(ApiError(DomainError::Authentication {
+                code: "unauthorized",
+                message: "sign-up needs the admin token".into(),
+            }));
         }
     }
     let body = read_body(payload).await?;
@@ -53,7 +60,13 @@ async fn master<S: Store>(state: State<S>, req: HttpRequest, payload: web::Paylo
             live_key: generate_key(true)?,
         })
         .await?;
-    let key = |live: bool| result.keys.iter().find(|(k, _)| k.livemode == live).map(|(k, s)| views::api_key(k, Some(s)));
+    let key = |live: bool| {
+        result
+            .keys
+            .iter()
+            .find(|(k, _)| k.livemode == live)
+            .map(|(k, s)| views::api_key(k, Some(s)))
+    };
     Ok(HttpResponse::build(StatusCode::CREATED).json(json!({
         "organization": views::organization(&result.organization),
         "api_key": key(false),
@@ -69,14 +82,26 @@ struct SubBody {
     relationship_type: String,
 }
 
-async fn sub<S: Store>(state: State<S>, req: HttpRequest, payload: web::Payload) -> Result<HttpResponse, ApiError> {
+async fn sub<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&state.ledger, &req).await?;
     let body = read_body(payload).await?;
     let input: SubBody = parse_json(&req, &body)?;
     let key = generate_key(principal.key.livemode)?;
     let result = state
         .ledger
-        .sign_up_sub(&principal, SubSignup { parent_organization_id: input.parent_organization_id, name: input.name, relationship_type: input.relationship_type, key })
+        .sign_up_sub(
+            &principal,
+            SubSignup {
+                parent_organization_id: input.parent_organization_id,
+                name: input.name,
+                relationship_type: input.relationship_type,
+                key,
+            },
+        )
         .await?;
     let api_key = result.keys.first().map(|(k, s)| views::api_key(k, Some(s)));
     Ok(HttpResponse::build(StatusCode::CREATED).json(json!({
@@ -85,7 +110,18 @@ async fn sub<S: Store>(state: State<S>, req: HttpRequest, payload: web::Payload)
     })))
 }
 
-async fn get_organization<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Read, "organizations").await?;
+async fn get_organization<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let access = access(
+        &state,
+        &req,
+        &path.into_inner(),
+        Scope::Read,
+        "organizations",
+    )
+    .await?;
     Ok(HttpResponse::Ok().json(views::organization(&access.organization)))
 }

@@ -13,9 +13,18 @@ use crate::error::{ApiError, validation};
 use crate::input::{query_date, query_param};
 
 pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
-    cfg.route("/organizations/{org}/reports/trial-balance", web::get().to(trial_balance::<S>))
-        .route("/organizations/{org}/reports/balance-sheet", web::get().to(balance_sheet::<S>))
-        .route("/organizations/{org}/reports/income-statement", web::get().to(income_statement::<S>));
+    cfg.route(
+        "/organizations/{org}/reports/trial-balance",
+        web::get().to(trial_balance::<S>),
+    )
+    .route(
+        "/organizations/{org}/reports/balance-sheet",
+        web::get().to(balance_sheet::<S>),
+    )
+    .route(
+        "/organizations/{org}/reports/income-statement",
+        web::get().to(income_statement::<S>),
+    );
 }
 
 fn row(a: &AccountRef) -> Value {
@@ -37,17 +46,28 @@ fn section(s: &Section, currency: &str) -> Value {
 
 fn no_conversion(req: &HttpRequest, base: &str) -> Result<(), ApiError> {
     match query_param(req, "currency") {
-        Some(c) if !c.eq_ignore_ascii_case(base) => Err(validation("invalid_field", Some("currency".into()), "reports in another currency are not available yet")),
+        Some(c) if !c.eq_ignore_ascii_case(base) => Err(validation(
+            "invalid_field",
+            Some("currency".into()),
+            "reports in another currency are not available yet",
+        )),
         _ => Ok(()),
     }
 }
 
-async fn trial_balance<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+async fn trial_balance<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Read, "reports").await?;
     let currency = access.organization.base_currency.clone();
     no_conversion(&req, &currency)?;
     let as_of = query_date(&req, "as_of")?;
-    let tb = state.ledger.trial_balance(&access, as_of.map(|d| d.inclusive_until())).await?;
+    let tb = state
+        .ledger
+        .trial_balance(&access, as_of.map(|d| d.inclusive_until()))
+        .await?;
     let accounts: Vec<Value> = tb
         .rows
         .iter()
@@ -69,12 +89,19 @@ async fn trial_balance<S: Store>(state: State<S>, req: HttpRequest, path: web::P
     })))
 }
 
-async fn balance_sheet<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+async fn balance_sheet<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Read, "reports").await?;
     let currency = access.organization.base_currency.clone();
     no_conversion(&req, &currency)?;
     let as_of = query_date(&req, "as_of")?;
-    let bs = state.ledger.balance_sheet(&access, as_of.map(|d| d.inclusive_until())).await?;
+    let bs = state
+        .ledger
+        .balance_sheet(&access, as_of.map(|d| d.inclusive_until()))
+        .await?;
     let mut equity = section(&bs.equity, &currency);
     equity["current_earnings"] = json!(amount(bs.current_earnings, &currency));
     Ok(HttpResponse::Ok().json(json!({
@@ -91,21 +118,34 @@ async fn balance_sheet<S: Store>(state: State<S>, req: HttpRequest, path: web::P
     })))
 }
 
-async fn income_statement<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
+async fn income_statement<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Read, "reports").await?;
     let currency = access.organization.base_currency.clone();
     no_conversion(&req, &currency)?;
     let now = state.ledger.now();
     // Default period: the current calendar year to date (DECISIONS 10).
-    let year_start = Date::from_calendar_date(now.year(), Month::January, 1).map(|d| d.with_time(Time::MIDNIGHT).assume_utc()).unwrap_or(now);
+    let year_start = Date::from_calendar_date(now.year(), Month::January, 1)
+        .map(|d| d.with_time(Time::MIDNIGHT).assume_utc())
+        .unwrap_or(now);
     let start = query_date(&req, "start_date")?;
     let end = query_date(&req, "end_date")?;
     let from = start.map_or(year_start, |d| d.at);
     let until = end.map_or(now, |d| d.inclusive_until());
     if until <= from {
-        return Err(validation("invalid_field", Some("end_date".into()), "end_date must not be before start_date"));
+        return Err(validation(
+            "invalid_field",
+            Some("end_date".into()),
+            "end_date must not be before start_date",
+        ));
     }
-    let is = state.ledger.income_statement(&access, Some(from), Some(until)).await?;
+    let is = state
+        .ledger
+        .income_statement(&access, Some(from), Some(until))
+        .await?;
     let date = |t: time::OffsetDateTime| t.date().to_string();
     Ok(HttpResponse::Ok().json(json!({
         "object": "income_statement",

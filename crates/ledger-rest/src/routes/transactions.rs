@@ -27,8 +27,14 @@ pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
             .route(web::put().to(update::<S>))
             .route(web::delete().to(delete::<S>)),
     )
-    .route("/organizations/{org}/transactions/{id}/post", web::post().to(post::<S>))
-    .route("/organizations/{org}/transactions/{id}/reverse", web::post().to(reverse::<S>));
+    .route(
+        "/organizations/{org}/transactions/{id}/post",
+        web::post().to(post::<S>),
+    )
+    .route(
+        "/organizations/{org}/transactions/{id}/reverse",
+        web::post().to(reverse::<S>),
+    );
 }
 
 #[derive(Deserialize)]
@@ -42,7 +48,12 @@ struct EntryBody {
 
 impl From<EntryBody> for EntryInput {
     fn from(e: EntryBody) -> Self {
-        Self { account_id: e.account_id, entry_type: e.entry_type, amount: e.amount.0, description: e.description }
+        Self {
+            account_id: e.account_id,
+            entry_type: e.entry_type,
+            amount: e.amount.0,
+            description: e.description,
+        }
     }
 }
 
@@ -59,43 +70,111 @@ struct CreateBody {
     auto_post: bool,
 }
 
-async fn create<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<String>, payload: web::Payload) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Write, "transactions").await?;
+async fn create<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<String>,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let access = access(
+        &state,
+        &req,
+        &path.into_inner(),
+        Scope::Write,
+        "transactions",
+    )
+    .await?;
     let body = read_body(payload).await?;
     let input: CreateBody = parse_json(&req, &body)?;
     let record = idempotency_for(&req, &access, &body, state.ledger.now())?;
-    if let Some(replayed) = replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::CREATED).await? {
+    if let Some(replayed) =
+        replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::CREATED).await?
+    {
         return Ok(replayed);
     }
     let input = NewTransactionInput {
-        description: input.description.ok_or_else(|| validation("missing_field", Some("description".into()), "description is required"))?,
+        description: input.description.ok_or_else(|| {
+            validation(
+                "missing_field",
+                Some("description".into()),
+                "description is required",
+            )
+        })?,
         date: input.date.map(|d| d.at),
         currency: input.currency,
         reference: input.reference,
-        entries: input.entries.ok_or_else(|| validation("missing_field", Some("entries".into()), "entries is required"))?.into_iter().map(Into::into).collect(),
+        entries: input
+            .entries
+            .ok_or_else(|| {
+                validation(
+                    "missing_field",
+                    Some("entries".into()),
+                    "entries is required",
+                )
+            })?
+            .into_iter()
+            .map(Into::into)
+            .collect(),
         metadata: input.metadata,
         auto_post: input.auto_post,
     };
-    let written = state.ledger.create_transaction(&access, input, options(record.as_ref())).await?;
-    answer_written(&state, &req, &access, record.as_ref(), written, StatusCode::CREATED).await
+    let written = state
+        .ledger
+        .create_transaction(&access, input, options(record.as_ref()))
+        .await?;
+    answer_written(
+        &state,
+        &req,
+        &access,
+        record.as_ref(),
+        written,
+        StatusCode::CREATED,
+    )
+    .await
 }
 
-async fn get<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<(String, String)>) -> Result<HttpResponse, ApiError> {
+async fn get<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Read, "transactions").await?;
     let txn = state.ledger.get_transaction(&access, &id).await?;
     Ok(HttpResponse::Ok().json(views::transaction(&txn)))
 }
 
-async fn list<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<String>) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Read, "transactions").await?;
+async fn list<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let access = access(
+        &state,
+        &req,
+        &path.into_inner(),
+        Scope::Read,
+        "transactions",
+    )
+    .await?;
     let page = page(&req, 20, 100)?;
     let from = query_date(&req, "start_date")?.map(|d| d.at);
     let until = query_date(&req, "end_date")?.map(|d| d.inclusive_until());
     let status = query_param(&req, "status")
-        .map(|s| TransactionStatus::parse(&s).ok_or_else(|| validation("invalid_field", Some("status".into()), "status must be pending, posted or reversed")))
+        .map(|s| {
+            TransactionStatus::parse(&s).ok_or_else(|| {
+                validation(
+                    "invalid_field",
+                    Some("status".into()),
+                    "status must be pending, posted or reversed",
+                )
+            })
+        })
         .transpose()?;
-    let result = state.ledger.list_transactions(&access, status, from, until, page).await?;
+    let result = state
+        .ledger
+        .list_transactions(&access, status, from, until, page)
+        .await?;
     Ok(HttpResponse::Ok().json(json!({
         "object": "list",
         "data": result.items.iter().map(views::transaction).collect::<Vec<_>>(),
@@ -113,35 +192,73 @@ struct UpdateBody {
     metadata: Option<serde_json::Value>,
 }
 
-async fn update<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<(String, String)>, payload: web::Payload) -> Result<HttpResponse, ApiError> {
+async fn update<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Write, "transactions").await?;
     let body = read_body(payload).await?;
     let input: UpdateBody = parse_json(&req, &body)?;
     let record = idempotency_for(&req, &access, &body, state.ledger.now())?;
-    if let Some(replayed) = replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::OK).await? {
+    if let Some(replayed) =
+        replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::OK).await?
+    {
         return Ok(replayed);
     }
     let changes = TransactionChanges {
         description: input.description,
         date: input.date.map(|d| d.at),
-        entries: input.entries.map(|e| e.into_iter().map(Into::into).collect()),
+        entries: input
+            .entries
+            .map(|e| e.into_iter().map(Into::into).collect()),
         metadata: input.metadata,
     };
-    let written = state.ledger.update_transaction(&access, &id, changes, options(record.as_ref())).await?;
-    answer_written(&state, &req, &access, record.as_ref(), written, StatusCode::OK).await
+    let written = state
+        .ledger
+        .update_transaction(&access, &id, changes, options(record.as_ref()))
+        .await?;
+    answer_written(
+        &state,
+        &req,
+        &access,
+        record.as_ref(),
+        written,
+        StatusCode::OK,
+    )
+    .await
 }
 
-async fn post<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<(String, String)>, payload: web::Payload) -> Result<HttpResponse, ApiError> {
+async fn post<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Write, "transactions").await?;
     let body = read_body(payload).await?;
     let record = idempotency_for(&req, &access, &body, state.ledger.now())?;
-    if let Some(replayed) = replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::OK).await? {
+    if let Some(replayed) =
+        replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::OK).await?
+    {
         return Ok(replayed);
     }
-    let written = state.ledger.post_transaction(&access, &id, options(record.as_ref())).await?;
-    answer_written(&state, &req, &access, record.as_ref(), written, StatusCode::OK).await
+    let written = state
+        .ledger
+        .post_transaction(&access, &id, options(record.as_ref()))
+        .await?;
+    answer_written(
+        &state,
+        &req,
+        &access,
+        record.as_ref(),
+        written,
+        StatusCode::OK,
+    )
+    .await
 }
 
 #[derive(Deserialize)]
@@ -150,26 +267,61 @@ struct ReverseBody {
     reason: Option<String>,
 }
 
-async fn reverse<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<(String, String)>, payload: web::Payload) -> Result<HttpResponse, ApiError> {
+async fn reverse<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Write, "transactions").await?;
     let body = read_body(payload).await?;
     let input: ReverseBody = parse_json(&req, &body)?;
     let record = idempotency_for(&req, &access, &body, state.ledger.now())?;
-    if let Some(replayed) = replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::OK).await? {
+    if let Some(replayed) =
+        replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::OK).await?
+    {
         return Ok(replayed);
     }
-    let written = state.ledger.reverse_transaction(&access, &id, input.reason, options(record.as_ref())).await?;
-    answer_written(&state, &req, &access, record.as_ref(), written, StatusCode::OK).await
+    let written = state
+        .ledger
+        .reverse_transaction(&access, &id, input.reason, options(record.as_ref()))
+        .await?;
+    answer_written(
+        &state,
+        &req,
+        &access,
+        record.as_ref(),
+        written,
+        StatusCode::OK,
+    )
+    .await
 }
 
-async fn delete<S: Store>(state: State<S>, req: HttpRequest, path: web::Path<(String, String)>) -> Result<HttpResponse, ApiError> {
+async fn delete<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Write, "transactions").await?;
     let record = idempotency_for(&req, &access, b"", state.ledger.now())?;
-    if let Some(replayed) = replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::OK).await? {
+    if let Some(replayed) =
+        replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::OK).await?
+    {
         return Ok(replayed);
     }
-    let written = state.ledger.delete_transaction(&access, &id, options(record.as_ref())).await?;
-    answer_written(&state, &req, &access, record.as_ref(), written, StatusCode::OK).await
+    let written = state
+        .ledger
+        .delete_transaction(&access, &id, options(record.as_ref()))
+        .await?;
+    answer_written(
+        &state,
+        &req,
+        &access,
+        record.as_ref(),
+        written,
+        StatusCode::OK,
+    )
+    .await
 }
