@@ -1,5 +1,7 @@
-//! `cargo xtask`: project chores (`test`, `migrate`), in Rust so they run the same
-//! on every machine.
+//! `cargo xtask`: project chores (`test`, `migrate`, `bench`), in Rust so they run the
+//! same on every machine.
+
+mod bench;
 
 use std::process::{Command, ExitCode};
 
@@ -9,12 +11,15 @@ const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   test       run every test (SQLite always; PostgreSQL too when LEDGER_TEST_PG_URL is set)
-  migrate    apply database migrations to DATABASE_URL (default: the embedded SQLite file)";
+  migrate    apply database migrations to DATABASE_URL (default: the embedded SQLite file)
+  bench      load the release server over HTTP on SQLite and PostgreSQL against a plain-SQL
+             baseline (`cargo xtask bench --help` for options)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("test") => test(&args[1..]),
+        Some("bench") => bench::run(&args[1..]),
         Some("migrate") => cargo(&[
             "run",
             "--quiet",
