@@ -69,6 +69,8 @@ fn test(extra: &[String]) -> anyhow::Result<()> {
     }
     let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
     if has_nextest() {
+        // nextest does not run doc tests; run them first so nextest's summary closes the run.
+        cargo(&["test", "--workspace", "--all-features", "--doc", "--quiet"])?;
         let mut args = vec![
             "nextest",
             "run",
@@ -77,9 +79,7 @@ fn test(extra: &[String]) -> anyhow::Result<()> {
             "--no-fail-fast",
         ];
         args.extend(&extra);
-        cargo(&args)?;
-        // nextest does not run doc tests.
-        cargo(&["test", "--workspace", "--doc", "--quiet"])
+        cargo(&args)
     } else {
         let mut args = vec!["test", "--workspace", "--all-features", "--no-fail-fast"];
         args.extend(&extra);
