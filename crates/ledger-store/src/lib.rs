@@ -15,6 +15,8 @@ mod db;
 mod accounts;
 mod apply;
 mod balances;
+#[cfg(feature = "bench")]
+pub mod bench;
 mod jobs;
 mod journal;
 mod organizations;

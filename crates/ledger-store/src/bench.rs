@@ -1,0 +1,192 @@
+//! The baseline of `cargo xtask bench` (feature `bench`): the rows of one posted
+//! two-entry transaction inserted by plain SQL through the store's own pools, with none
+//! of the service around it (no authentication, validation, queue or audit events).
+//!
+//! Comparing the HTTP throughput with this one says how much of the cost of a posted
+//! transaction is the database writing its rows, and how much is everything else. The
+//! insert runs through [`db_write!`], so it takes the same pool, transaction mode and
+//! spawned task as the real writes on both backends.
+//!
+//! Also here: creating and dropping the throw-away PostgreSQL database the benchmark
+//! runs on, so `xtask` needs no database driver of its own.
+
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use ledger_domain::DomainError;
+use ledger_domain::accounts::EntryType;
+use ledger_domain::ids::{IdKind, new_id};
+use ledger_domain::ports::StoreResult;
+use ledger_domain::transactions::TransactionStatus;
+use time::OffsetDateTime;
+
+use crate::db::{Db, StoreError};
+use crate::rows::{EntryRow, TransactionRow, to_db};
+use crate::schema::{ledger_entries, transactions};
+
+/// Where the baseline writes: one tenant and the two accounts each transaction moves
+/// money between (the same ones the HTTP load uses).
+#[derive(Debug, Clone)]
+pub struct BaselineTarget {
+    pub organization_id: String,
+    pub livemode: bool,
+    pub currency: String,
+    pub debit_account_id: String,
+    pub credit_account_id: String,
+}
+
+/// Inserts one posted transaction of `amount` units (a debit and a credit entry, both
+/// counted in balances) in one database transaction: the rows a posted
+/// `POST /transactions` leaves in `transactions` and `ledger_entries`.
+///
+/// # Errors
+/// `Internal` when the pool or a statement fails (for example an unknown account id,
+/// refused by the foreign key).
+pub async fn insert_posted_transaction(
+    db: &Db,
+    target: &BaselineTarget,
+    amount: i64,
+) -> StoreResult<()> {
+    let now = OffsetDateTime::now_utc();
+    let at = to_db(now);
+    let transaction_id = new_id(IdKind::Transaction);
+    let row = TransactionRow {
+        organization_id: target.organization_id.clone(),
+        livemode: target.livemode,
+        id: transaction_id.clone(),
+        description: "Benchmark baseline".to_owned(),
+        date: at,
+        status: TransactionStatus::Posted.as_str().to_owned(),
+        currency: target.currency.clone(),
+        amount,
+        reference: None,
+        reversal_of: None,
+        reversed_by: None,
+        reversal_reason: None,
+        metadata: "{}".to_owned(),
+        posted_at: Some(at),
+        created_at: at,
+        updated_at: at,
+        deleted_at: None,
+        deleted_by: None,
+        recoverable_until: None,
+    };
+    let entry = |line_no: i32, account_id: &str, side: EntryType| EntryRow {
+        organization_id: target.organization_id.clone(),
+        livemode: target.livemode,
+        id: new_id(IdKind::Entry),
+        transaction_id: transaction_id.clone(),
+        line_no,
+        account_id: account_id.to_owned(),
+        entry_type: side.as_str().to_owned(),
+        amount,
+        description: None,
+        date: at,
+        counted: true,
+    };
+    let entries = vec![
+        entry(0, &target.debit_account_id, EntryType::Debit),
+        entry(1, &target.credit_account_id, EntryType::Credit),
+    ];
+    let written: Result<(), crate::db::TxError> = db_write!(db, |conn| {
+        diesel::insert_into(transactions::table)
+            .values(&row)
+            .execute(conn)
+            .await?;
+        // One row per statement, as `apply` writes them (multi-row INSERT is not
+        // available for SQLite through diesel-async).
+        for entry in &entries {
+            diesel::insert_into(ledger_entries::table)
+                .values(entry)
+                .execute(conn)
+                .await?;
+        }
+        Ok(())
+    });
+    written.map_err(DomainError::from)
+}
+
+/// Creates the empty database `name` on the PostgreSQL server of `admin_url` and
+/// returns its URL. `name` must be a plain identifier (lowercase letters, digits, `_`).
+///
+/// # Errors
+/// [`StoreError::Connect`] when the server cannot be reached, [`StoreError::Pool`]
+/// (with the server's message) when it refuses the database or the name is not plain.
+pub async fn create_pg_database(admin_url: &str, name: &str) -> Result<String, StoreError> {
+    check_identifier(name)?;
+    let mut admin = AsyncPgConnection::establish(admin_url)
+        .await
+        .map_err(|e| StoreError::Connect(e.to_string()))?;
+    diesel::sql_query(format!("CREATE DATABASE {name}"))
+        .execute(&mut admin)
+        .await
+        .map_err(|e| StoreError::Pool(format!("creating database {name}: {e}")))?;
+    Ok(database_url(admin_url, name))
+}
+
+/// Drops the database `name` (closing its remaining connections) if it exists.
+///
+/// # Errors
+/// As [`create_pg_database`].
+pub async fn drop_pg_database(admin_url: &str, name: &str) -> Result<(), StoreError> {
+    check_identifier(name)?;
+    let mut admin = AsyncPgConnection::establish(admin_url)
+        .await
+        .map_err(|e| StoreError::Connect(e.to_string()))?;
+    diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        .execute(&mut admin)
+        .await
+        .map_err(|e| StoreError::Pool(format!("dropping database {name}: {e}")))?;
+    Ok(())
+}
+
+/// The name goes into DDL text (identifiers cannot be bound), so only plain names pass.
+fn check_identifier(name: &str) -> Result<(), StoreError> {
+    let plain = !name.is_empty()
+        && name.len() <= 63
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    if plain {
+        Ok(())
+    } else {
+        Err(StoreError::Pool(format!(
+            "'{name}' is not a plain database name"
+        )))
+    }
+}
+
+/// `admin_url` with its database name replaced by `name` (query parameters dropped).
+fn database_url(admin_url: &str, name: &str) -> String {
+    let without_query = admin_url.split('?').next().unwrap_or(admin_url);
+    let (scheme, rest) = without_query
+        .split_once("://")
+        .unwrap_or(("postgres", without_query));
+    let authority = rest.split('/').next().unwrap_or(rest);
+    format!("{scheme}://{authority}/{name}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn database_url_replaces_the_database_name() {
+        assert_eq!(
+            database_url(
+                "postgres://postgres@127.0.0.1:5432/postgres",
+                "ledger_bench_x"
+            ),
+            "postgres://postgres@127.0.0.1:5432/ledger_bench_x"
+        );
+        assert_eq!(
+            database_url("postgresql://u:p@h/db?sslmode=disable", "b"),
+            "postgresql://u:p@h/b"
+        );
+    }
+
+    #[test]
+    fn only_plain_identifiers_reach_ddl() {
+        assert!(check_identifier("ledger_bench_01abc").is_ok());
+        assert!(check_identifier("x; DROP DATABASE postgres").is_err());
+        assert!(check_identifier("").is_err());
+    }
+}

@@ -1,0 +1,312 @@
+//! The processes and resources of a benchmark run: the throw-away database, the server
+//! child process (stopped with SIGTERM), and what `/proc` says about memory and CPU.
+
+use std::io::Read as _;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use ledger_domain::ids::{IdKind, new_id};
+use ledger_store::bench::{create_pg_database, drop_pg_database};
+
+use super::{Backend, DEFAULT_PG_URL, POOL_SIZE};
+
+/// The fresh database of one backend, removed by [`Database::remove`] (or, for the
+/// SQLite file, on drop).
+pub(super) struct Database {
+    pub(super) url: String,
+    pub(super) owned: Owned,
+}
+
+pub(super) enum Owned {
+    SqliteFile(PathBuf),
+    Postgres { admin_url: String, name: String },
+    Removed,
+}
+
+impl Database {
+    /// A fresh database, or `None` when PostgreSQL is unreachable.
+    pub(super) async fn create(backend: Backend) -> anyhow::Result<Option<Database>> {
+        let suffix = new_id(IdKind::Request)
+            .trim_start_matches("req_")
+            .to_ascii_lowercase();
+        match backend {
+            Backend::Sqlite => {
+                let path = std::env::temp_dir().join(format!("ledger-bench-{suffix}.sqlite"));
+                Ok(Some(Database {
+                    url: format!("sqlite://{}", path.display()),
+                    owned: Owned::SqliteFile(path),
+                }))
+            }
+            Backend::Postgres => {
+                let admin_url = std::env::var("LEDGER_BENCH_PG_URL")
+                    .ok()
+                    .filter(|u| !u.trim().is_empty())
+                    .unwrap_or_else(|| DEFAULT_PG_URL.to_owned());
+                let name = format!("ledger_bench_{suffix}");
+                match create_pg_database(&admin_url, &name).await {
+                    Ok(url) => Ok(Some(Database {
+                        url,
+                        owned: Owned::Postgres { admin_url, name },
+                    })),
+                    Err(ledger_store::StoreError::Connect(e)) => {
+                        eprintln!(
+                            "xtask bench: PostgreSQL at {} is unreachable ({e}); skipping it",
+                            redact(&admin_url)
+                        );
+                        Ok(None)
+                    }
+                    Err(e) => Err(e).context("creating the PostgreSQL bench database"),
+                }
+            }
+        }
+    }
+
+    pub(super) fn shown(&self) -> String {
+        redact(&self.url)
+    }
+
+    pub(super) async fn remove(mut self) {
+        match std::mem::replace(&mut self.owned, Owned::Removed) {
+            Owned::Postgres { admin_url, name } => {
+                if let Err(e) = drop_pg_database(&admin_url, &name).await {
+                    eprintln!("xtask bench: could not drop database {name}: {e}");
+                }
+            }
+            Owned::SqliteFile(path) => remove_sqlite(&path),
+            Owned::Removed => {}
+        }
+    }
+}
+
+impl Drop for Database {
+    fn drop(&mut self) {
+        if let Owned::SqliteFile(path) = &self.owned {
+            remove_sqlite(path);
+        }
+    }
+}
+
+pub(super) fn remove_sqlite(path: &Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut file = path.as_os_str().to_owned();
+        file.push(suffix);
+        let _ = std::fs::remove_file(PathBuf::from(file));
+    }
+}
+
+pub(super) fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let user_end = url[scheme + 3..at].find(':').map_or(at, |i| scheme + 3 + i);
+            format!("{}{}", &url[..user_end], &url[at..])
+        }
+        _ => url.to_owned(),
+    }
+}
+
+/// The `ledger-server` child process; stopped with SIGTERM (then SIGKILL) on drop.
+pub(super) struct Server {
+    pub(super) child: Child,
+    pub(super) log: PathBuf,
+}
+
+impl Server {
+    pub(super) fn start(binary: &Path, database_url: &str) -> anyhow::Result<(Server, String)> {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .context("finding a free port")?
+            .port();
+        let addr = format!("127.0.0.1:{port}");
+        let log = std::env::temp_dir().join(format!(
+            "ledger-bench-server-{}.log",
+            new_id(IdKind::Request).to_ascii_lowercase()
+        ));
+        let log_file = std::fs::File::create(&log).context("creating the server log")?;
+        let child = Command::new(binary)
+            .env("DATABASE_URL", database_url)
+            .env("LEDGER_ADDR", &addr)
+            .env("LEDGER_ENV", "development")
+            .env("LEDGER_DEMO", "false")
+            .env("LEDGER_LOG", "warn")
+            .env("LEDGER_DB_POOL", POOL_SIZE.to_string())
+            .stdin(Stdio::null())
+            .stdout(log_file.try_clone()?)
+            .stderr(log_file)
+            .spawn()
+            .with_context(|| format!("starting {}", binary.display()))?;
+        Ok((Server { child, log }, format!("http://{addr}")))
+    }
+
+    pub(super) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The end of the server's output, for error messages.
+    pub(super) fn log_tail(&self) -> String {
+        let mut text = String::new();
+        if let Ok(mut file) = std::fs::File::open(&self.log) {
+            let _ = file.read_to_string(&mut text);
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(20)..].join("\n")
+    }
+
+    /// Sends SIGTERM and waits for the graceful stop (the server drains for up to 30 s).
+    pub(super) async fn stop(&mut self) -> anyhow::Result<()> {
+        if self.child.try_wait()?.is_some() {
+            bail!("the server had already exited:\n{}", self.log_tail());
+        }
+        terminate(self.pid());
+        let deadline = Instant::now() + Duration::from_secs(40);
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait()? {
+                if !status.success() {
+                    eprintln!("xtask bench: the server exited with {status}");
+                }
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        self.child.kill().context("killing the server")?;
+        let _ = self.child.wait();
+        bail!("the server did not stop within 40 s of SIGTERM")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            terminate(self.pid());
+            for _ in 0..100 {
+                if !matches!(self.child.try_wait(), Ok(None)) {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+        let _ = std::fs::remove_file(&self.log);
+    }
+}
+
+pub(super) fn terminate(pid: u32) {
+    let _ = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status();
+}
+
+/// A field of `/proc/<pid>/status` in kB (`VmRSS`, `VmHWM`).
+pub(super) fn proc_status_kb(pid: u32, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// Samples the server's resident set every 100 ms while a phase runs.
+pub(super) struct RssSampler {
+    pub(super) max_kb: Arc<AtomicU64>,
+    pub(super) task: tokio::task::JoinHandle<()>,
+}
+
+impl RssSampler {
+    pub(super) fn start(pid: u32) -> RssSampler {
+        let max_kb = Arc::new(AtomicU64::new(0));
+        let seen = Arc::clone(&max_kb);
+        let task = tokio::spawn(async move {
+            loop {
+                if let Some(kb) = proc_status_kb(pid, "VmRSS") {
+                    seen.fetch_max(kb, Ordering::Relaxed);
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        });
+        RssSampler { max_kb, task }
+    }
+
+    pub(super) fn finish(self) -> u64 {
+        self.task.abort();
+        self.max_kb.load(Ordering::Relaxed)
+    }
+}
+
+/// CPU time spent so far, in seconds: by the server, by this process (the load
+/// generator or the baseline), and by the whole machine (the rest is mostly the
+/// database). From `/proc`, in clock ticks of 1/100 s (Linux's `USER_HZ`).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct CpuSnapshot {
+    pub(super) server: f64,
+    pub(super) bench: f64,
+    pub(super) machine_busy: f64,
+}
+
+pub(super) const TICKS_PER_SECOND: f64 = 100.0;
+
+impl CpuSnapshot {
+    pub(super) fn take(server_pid: Option<u32>) -> CpuSnapshot {
+        CpuSnapshot {
+            server: server_pid.map_or(0.0, |pid| process_cpu_seconds(&pid.to_string())),
+            bench: process_cpu_seconds("self"),
+            machine_busy: machine_busy_seconds(),
+        }
+    }
+
+    pub(super) fn since(&self, earlier: &CpuSnapshot) -> CpuSnapshot {
+        CpuSnapshot {
+            server: self.server - earlier.server,
+            bench: self.bench - earlier.bench,
+            machine_busy: self.machine_busy - earlier.machine_busy,
+        }
+    }
+}
+
+/// User plus system time of a process (`self` or a pid) from `/proc/<pid>/stat`.
+pub(super) fn process_cpu_seconds(pid: &str) -> f64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0.0;
+    };
+    // Fields after the command name (which may hold spaces) start at field 3 (state);
+    // utime and stime are fields 14 and 15.
+    let Some((_, rest)) = stat.rsplit_once(')') else {
+        return 0.0;
+    };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(11) + ticks(12)) / TICKS_PER_SECOND
+}
+
+/// Non-idle CPU time of the whole machine, summed over cores, from `/proc/stat`.
+pub(super) fn machine_busy_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/stat") else {
+        return 0.0;
+    };
+    let Some(line) = stat.lines().find(|l| l.starts_with("cpu ")) else {
+        return 0.0;
+    };
+    let ticks: Vec<f64> = line
+        .split_whitespace()
+        .skip(1)
+        .take(8)
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    // user nice system idle iowait irq softirq steal: everything but idle and iowait.
+    let busy: f64 = ticks
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != 3 && *i != 4)
+        .map(|(_, t)| t)
+        .sum();
+    busy / TICKS_PER_SECOND
+}
