@@ -182,6 +182,9 @@ pub trait Organizations: Send + Sync + 'static {
         &self,
         id: &str,
     ) -> impl Future<Output = StoreResult<Option<Organization>>> + Send;
+
+    /// A user by id.
+    fn get_user(&self, id: &str) -> impl Future<Output = StoreResult<Option<User>>> + Send;
 }
 
 /// API keys.
@@ -191,6 +194,183 @@ pub trait ApiKeys: Send + Sync + 'static {
         &self,
         hash: &str,
     ) -> impl Future<Output = StoreResult<Option<ApiKey>>> + Send;
+
+    /// Inserts a key (of the tenant named by its `organization_id` and `livemode`) and
+    /// its event.
+    ///
+    /// # Errors
+    /// `Internal` on storage failure (a hash collision included).
+    fn insert_key(
+        &self,
+        key: ApiKey,
+        event: Event,
+    ) -> impl Future<Output = StoreResult<ApiKey>> + Send;
+
+    /// A key of the tenant that is not deleted.
+    fn get_key(
+        &self,
+        tenant: &Tenant,
+        id: &str,
+    ) -> impl Future<Output = StoreResult<Option<ApiKey>>> + Send;
+
+    /// The tenant's keys that are not deleted, newest first.
+    fn list_keys(
+        &self,
+        tenant: &Tenant,
+        page: PageRequest,
+    ) -> impl Future<Output = StoreResult<Page<ApiKey>>> + Send;
+
+    /// Saves the mutable fields of a key (name, disabled, key_hash, last4,
+    /// previous_hash, previous_expires_at) and its event.
+    ///
+    /// # Errors
+    /// `resource_not_found` when the key is not in the tenant or was deleted meanwhile.
+    fn update_key(
+        &self,
+        key: ApiKey,
+        event: Event,
+    ) -> impl Future<Output = StoreResult<ApiKey>> + Send;
+
+    /// Soft-deletes a key (it stops authenticating at once), writing the deletion record
+    /// and the event.
+    ///
+    /// # Errors
+    /// `resource_not_found` when the key is not in the deletion's tenant or is already
+    /// deleted.
+    fn delete_key(
+        &self,
+        key_id: &str,
+        deletion: Deletion,
+        event: Event,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+}
+
+/// A setting of a tenant (`default_currency`, ...).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setting {
+    pub organization_id: String,
+    pub livemode: bool,
+    pub key: String,
+    pub value: String,
+    pub updated_at: OffsetDateTime,
+}
+
+/// Organization settings, one value per tenant and key.
+pub trait Settings: Send + Sync + 'static {
+    /// The setting `key` of the tenant.
+    fn get_setting(
+        &self,
+        tenant: &Tenant,
+        key: &str,
+    ) -> impl Future<Output = StoreResult<Option<Setting>>> + Send;
+
+    /// Inserts or replaces the setting of its tenant, with its event.
+    ///
+    /// # Errors
+    /// `Internal` on storage failure.
+    fn put_setting(
+        &self,
+        setting: Setting,
+        event: Event,
+    ) -> impl Future<Output = StoreResult<Setting>> + Send;
+}
+
+/// What a purge removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PurgeReport {
+    pub accounts: u64,
+    pub transactions: u64,
+    pub entries: u64,
+    pub api_keys: u64,
+    pub deletions: u64,
+    pub idempotency_records: u64,
+}
+
+/// The soft-delete audit trail and its purge (spec 3.6).
+pub trait Deletions: Send + Sync + 'static {
+    /// The tenant's deletion records, newest first.
+    fn list_deletions(
+        &self,
+        tenant: &Tenant,
+        page: PageRequest,
+    ) -> impl Future<Output = StoreResult<Page<Deletion>>> + Send;
+
+    /// The deletion records made by key `key_id` in mode `livemode`, in the organizations
+    /// whose path starts with `path_prefix` (the key's reach), newest first.
+    fn list_deletions_by_key(
+        &self,
+        key_id: &str,
+        livemode: bool,
+        path_prefix: &str,
+        page: PageRequest,
+    ) -> impl Future<Output = StoreResult<Page<Deletion>>> + Send;
+
+    /// Service-wide maintenance, in one transaction: hard-deletes the soft-deleted
+    /// accounts, transactions (with their entries) and API keys whose
+    /// `recoverable_until` is at or before `now`, the deletion records past it, and the
+    /// idempotency records created before `idempotency_before`. An account that ledger
+    /// entries still reference is kept (it can never have been deleted legitimately).
+    ///
+    /// # Errors
+    /// `Internal` on storage failure; nothing is removed then.
+    fn purge_expired(
+        &self,
+        now: OffsetDateTime,
+        idempotency_before: OffsetDateTime,
+    ) -> impl Future<Output = StoreResult<PurgeReport>> + Send;
+}
+
+/// Event figures of an organization tree.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EventStats {
+    pub total_events: i64,
+    pub events_since: i64,
+    /// Event type and count, by type name.
+    pub events_by_type: Vec<(String, i64)>,
+    /// The newest events, newest first.
+    pub recent_events: Vec<Event>,
+}
+
+/// Queue figures, service-wide.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JobStats {
+    pub queued: i64,
+    pub completed_since: i64,
+    pub failed_since: i64,
+}
+
+/// Connection pool figures, summed over the store's pools.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Connections the pools may open.
+    pub max_size: u64,
+    /// Connections checked out now.
+    pub in_use: u64,
+    /// Callers waiting for a connection.
+    pub waiting: u64,
+}
+
+/// Figures for `/system` (spec 2.12).
+pub trait Monitoring: Send + Sync + 'static {
+    /// Events of mode `livemode` in the organizations whose path starts with
+    /// `path_prefix`: totals, those created at or after `since`, counts by type and the
+    /// `recent` newest.
+    fn event_stats(
+        &self,
+        path_prefix: &str,
+        livemode: bool,
+        since: OffsetDateTime,
+        recent: i64,
+    ) -> impl Future<Output = StoreResult<EventStats>> + Send;
+
+    /// Jobs queued now, and completed / failed at or after `since`, across all tenants.
+    fn job_stats(
+        &self,
+        since: OffsetDateTime,
+    ) -> impl Future<Output = StoreResult<JobStats>> + Send;
+
+    /// The connection pools' state now.
+    fn pool_stats(&self) -> PoolStats;
 }
 
 /// The chart of accounts.
@@ -382,7 +562,18 @@ pub trait Health: Send + Sync + 'static {
 
 /// Everything the services need from one store.
 pub trait Store:
-    Organizations + ApiKeys + Accounts + Journal + Jobs + IdempotencyRecords + Events + Health + Clone
+    Organizations
+    + ApiKeys
+    + Accounts
+    + Journal
+    + Jobs
+    + IdempotencyRecords
+    + Events
+    + Health
+    + Settings
+    + Deletions
+    + Monitoring
+    + Clone
 {
 }
 
@@ -395,6 +586,9 @@ impl<T> Store for T where
         + IdempotencyRecords
         + Events
         + Health
+        + Settings
+        + Deletions
+        + Monitoring
         + Clone
 {
 }

@@ -7,10 +7,12 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use crate::accounts::{Account, Totals};
-use crate::events::Event;
+use crate::events::{Deletion, Event};
 use crate::jobs::Job;
 use crate::money::{Currency, format_units};
 use crate::organizations::{ApiKey, Organization};
+use crate::ports::Setting;
+use crate::services::{Billing, SystemInfo};
 use crate::transactions::Transaction;
 
 /// RFC 3339 UTC with `Z`.
@@ -138,6 +140,7 @@ pub fn api_key(k: &ApiKey, secret: Option<&str>) -> Value {
         "last4": k.last4,
         "expires_at": opt_timestamp(k.expires_at),
         "disabled": k.disabled,
+        "previous_key_expires_at": opt_timestamp(k.previous_hash.as_ref().and(k.previous_expires_at)),
         "last_used_at": opt_timestamp(k.last_used_at),
         "created_at": timestamp(k.created_at),
     });
@@ -189,5 +192,123 @@ pub fn job_envelope(j: &Job, base_path: &str) -> Value {
         "duration_ms": duration_ms,
         "credit_cost": j.credit_cost,
         "created_at": timestamp(j.created_at),
+    })
+}
+
+/// A setting of a tenant.
+pub fn setting(s: &Setting) -> Value {
+    json!({
+        "object": "setting",
+        "key": s.key,
+        "value": s.value,
+        "livemode": s.livemode,
+        "updated_at": timestamp(s.updated_at),
+    })
+}
+
+/// The billing record (spec 2.2, DECISIONS 10).
+pub fn billing(b: &Billing) -> Value {
+    json!({
+        "object": "billing",
+        "organization_id": b.pool_id,
+        "credits_remaining": b.credits_remaining,
+        "credits_total": b.credits_total,
+        "auto_recharge_enabled": b.auto_recharge_enabled,
+        "billing_email": b.billing_email,
+        "test_credits_used": b.test_credits_used,
+    })
+}
+
+/// A row of the soft-delete audit trail (DECISIONS 10).
+pub fn deletion(d: &Deletion) -> Value {
+    json!({
+        "resource_type": d.resource_type,
+        "resource_id": d.resource_id,
+        "name": d.name,
+        "organization_id": d.organization_id,
+        "deleted_at": timestamp(d.deleted_at),
+        "deleted_by": d.deleted_by,
+        "recoverable_until": timestamp(d.recoverable_until),
+    })
+}
+
+/// An uptime as `3d 4h 5m 6s` (leading zero units left out).
+fn uptime(d: std::time::Duration) -> String {
+    let secs = d.as_secs();
+    let (days, hours, minutes, seconds) = (
+        secs / 86_400,
+        secs % 86_400 / 3_600,
+        secs % 3_600 / 60,
+        secs % 60,
+    );
+    match (days, hours, minutes) {
+        (0, 0, 0) => format!("{seconds}s"),
+        (0, 0, _) => format!("{minutes}m {seconds}s"),
+        (0, _, _) => format!("{hours}h {minutes}m {seconds}s"),
+        _ => format!("{days}d {hours}h {minutes}m {seconds}s"),
+    }
+}
+
+/// The system information record (spec 2.12). There is no cache yet: its figures are
+/// zeros with status `disabled`.
+pub fn system_info(s: &SystemInfo) -> Value {
+    let by_type: serde_json::Map<String, Value> = s
+        .events
+        .events_by_type
+        .iter()
+        .map(|(t, n)| (t.clone(), json!(n)))
+        .collect();
+    let recent: Vec<Value> = s
+        .events
+        .recent_events
+        .iter()
+        .map(|e| {
+            json!({
+                "id": e.id,
+                "event_type": e.event_type,
+                "entity_type": e.entity_type,
+                "entity_id": e.entity_id,
+                "timestamp": timestamp(e.created_at),
+            })
+        })
+        .collect();
+    let database_status = if s.database_up {
+        "connected"
+    } else {
+        "unavailable"
+    };
+    let workers_status = if s.workers > 0 { "running" } else { "stopped" };
+    json!({
+        "object": "system",
+        "version": s.version,
+        "status": s.status.as_str(),
+        "uptime": uptime(s.uptime),
+        "uptime_seconds": s.uptime.as_secs(),
+        "timestamp": timestamp(s.timestamp),
+        "event_stats": {
+            "total_events": s.events.total_events,
+            "events_last_24h": s.events.events_since,
+            "events_by_type": by_type,
+            "recent_events": recent,
+        },
+        "database": {
+            "status": database_status,
+            "connection_pool_size": s.pool.max_size,
+            "active_connections": s.pool.in_use,
+            "pending_queries": s.pool.waiting,
+        },
+        "workers": {
+            "status": workers_status,
+            "active_workers": s.workers,
+            "queued_jobs": s.jobs.queued,
+            "completed_jobs_24h": s.jobs.completed_since,
+            "failed_jobs_24h": s.jobs.failed_since,
+        },
+        "cache": {
+            "status": "disabled",
+            "hit_rate": 0,
+            "memory_usage": 0,
+            "keys_count": 0,
+        },
     })
 }

@@ -97,7 +97,12 @@ pub fn parse_json<T: DeserializeOwned>(req: &HttpRequest, body: &[u8]) -> Result
         };
         if let Some(rest) = inner.strip_prefix("unknown field `") {
             let name = rest.split('`').next().unwrap_or_default();
-            let field = format!("{parent}{name}").trim_start_matches('.').to_owned();
+            // The path of an unknown field already ends with the field's own name.
+            let field = if path == name || path.ends_with(&format!(".{name}")) {
+                path.clone()
+            } else {
+                format!("{parent}{name}").trim_start_matches('.').to_owned()
+            };
             validation(
                 "unknown_field",
                 Some(field.clone()),

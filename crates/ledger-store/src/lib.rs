@@ -19,9 +19,12 @@ mod balances;
 pub mod bench;
 mod jobs;
 mod journal;
+mod keys;
+mod maintenance;
 mod organizations;
 mod rows;
 mod schema;
+mod settings;
 #[cfg(feature = "test-support")]
 pub mod testing;
 

@@ -5,9 +5,9 @@ use diesel::prelude::*;
 use diesel::sql_types::BigInt;
 use diesel_async::RunQueryDsl;
 use ledger_domain::events::Event;
-use ledger_domain::organizations::{ApiKey, Organization, User};
+use ledger_domain::organizations::{Organization, User};
 use ledger_domain::ports::{
-    ApiKeys, Events, Health, IdempotencyRecord, IdempotencyRecords, NewOrganization, Organizations,
+    Events, Health, IdempotencyRecord, IdempotencyRecords, NewOrganization, Organizations,
     StoreResult, Tenant,
 };
 use time::OffsetDateTime;
@@ -123,24 +123,17 @@ impl Organizations for Db {
         })?;
         found.map(|(row, used)| row.into_domain(used)).transpose()
     }
-}
 
-impl ApiKeys for Db {
-    async fn find_key_by_hash(&self, hash: &str) -> StoreResult<Option<ApiKey>> {
-        let row: Option<ApiKeyRow> = db_read!(self, |conn| {
-            Ok(api_keys::table
-                .filter(
-                    api_keys::key_hash
-                        .eq(hash)
-                        .or(api_keys::previous_hash.eq(hash)),
-                )
-                .filter(api_keys::deleted_at.is_null())
-                .select(ApiKeyRow::as_select())
+    async fn get_user(&self, id: &str) -> StoreResult<Option<User>> {
+        let row: Option<UserRow> = db_read!(self, |conn| {
+            Ok(users::table
+                .filter(users::id.eq(id))
+                .select(UserRow::as_select())
                 .first(conn)
                 .await
                 .optional()?)
         })?;
-        row.map(ApiKey::try_from).transpose()
+        Ok(row.map(User::from))
     }
 }
 

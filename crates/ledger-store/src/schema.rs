@@ -48,6 +48,8 @@ diesel::table! {
         last_used_at -> Nullable<Timestamp>,
         created_at -> Timestamp,
         deleted_at -> Nullable<Timestamp>,
+        deleted_by -> Nullable<Text>,
+        recoverable_until -> Nullable<Timestamp>,
     }
 }
 
@@ -192,8 +194,9 @@ diesel::table! {
 }
 
 diesel::table! {
-    settings (organization_id, key) {
+    settings (organization_id, livemode, key) {
         organization_id -> Text,
+        livemode -> Bool,
         key -> Text,
         value -> Text,
         updated_at -> Timestamp,

@@ -78,6 +78,9 @@ pub struct Config {
     /// Credits a new root organization starts with.
     #[arg(long, env = "LEDGER_SIGNUP_CREDITS", default_value_t = 500)]
     pub signup_credits: i64,
+    /// Seconds a rotated API key's old secret keeps working.
+    #[arg(long, env = "LEDGER_KEY_GRACE_SECONDS", default_value_t = 86_400)]
+    pub key_grace_seconds: u64,
     /// Create a demo organization on first start (development only).
     #[arg(long, env = "LEDGER_DEMO", default_value_t = true, action = clap::ArgAction::Set)]
     pub demo: bool,
@@ -100,6 +103,7 @@ impl Config {
             log_json: false,
             demo: false,
             signup_credits: 500,
+            key_grace_seconds: 86_400,
         }
     }
 }

@@ -113,6 +113,30 @@ pub fn spawn_workers(
         .collect()
 }
 
+/// How often the soft-delete purge runs (DECISIONS 5: daily).
+const PURGE_INTERVAL: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// Runs the purge of expired soft-deleted rows once now and then daily, until `stop`
+/// turns true. A failed run is logged and retried at the next interval.
+pub fn spawn_purge(ledger: &AppLedger, stop: &watch::Sender<bool>) -> tokio::task::JoinHandle<()> {
+    let ledger = ledger.clone();
+    let mut stop = stop.subscribe();
+    tokio::spawn(async move {
+        loop {
+            if *stop.borrow() {
+                break;
+            }
+            if let Err(e) = ledger.purge_expired().await {
+                tracing::error!(error = %e, "purging expired soft-deleted rows failed");
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(PURGE_INTERVAL) => {}
+                _ = stop.changed() => break,
+            }
+        }
+    })
+}
+
 /// Builds the service over `db` and starts the HTTP server on `listener` with workers.
 ///
 /// # Errors
@@ -123,12 +147,21 @@ pub fn start(config: &Config, db: Db, listener: TcpListener) -> anyhow::Result<R
         Arc::new(SystemClock),
         LedgerConfig {
             signup_credits: config.signup_credits,
+            // Clamped so the conversion to the domain's signed duration cannot fail.
+            key_grace: Duration::from_secs(config.key_grace_seconds.min(i64::MAX as u64))
+                .try_into()
+                .unwrap_or_default(),
+            workers: config.workers,
             ..LedgerConfig::default()
         },
     );
     let waker = JobWaker::default();
     let (stop_workers, _) = watch::channel(false);
     let tasks = spawn_workers(&ledger, config.workers, &waker, &stop_workers);
+    let tasks: Vec<_> = tasks
+        .into_iter()
+        .chain([spawn_purge(&ledger, &stop_workers)])
+        .collect();
     let state = web::Data::new(AppState {
         ledger: ledger.clone(),
         open_signup: config.environment == Environment::Development || config.open_signup,

@@ -4,5 +4,8 @@ mod accounts;
 mod auth;
 mod concurrency;
 mod errors;
+mod keys;
 mod reports;
+mod settings;
+mod system;
 mod transactions;

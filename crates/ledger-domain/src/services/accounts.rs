@@ -64,7 +64,8 @@ pub(super) fn not_found(resource: &'static str, id: &str) -> DomainError {
 }
 
 impl<S: Store> Ledger<S> {
-    fn event(
+    /// An audit event of the access's tenant and key, stamped now.
+    pub(super) fn event(
         &self,
         access: &Access,
         event_type: &str,

@@ -6,9 +6,13 @@
 
 mod access;
 mod accounts;
+mod deletions;
+mod keys;
 mod reports;
 mod runner;
+mod settings;
 mod signup;
+mod system;
 mod transactions;
 
 use std::sync::Arc;
@@ -17,8 +21,11 @@ use time::OffsetDateTime;
 
 pub use access::{Access, Principal};
 pub use accounts::{AccountChanges, BalanceView, HistoryView, NewAccountInput};
+pub use keys::{KeyChanges, NewKeyInput};
 pub use runner::RunOutcome;
+pub use settings::Billing;
 pub use signup::{IssuedKey, MasterSignup, SignupResult, SubSignup};
+pub use system::{SystemInfo, SystemStatus, system_auth_error};
 pub use transactions::{EntryInput, NewTransactionInput, TransactionChanges, WriteOptions};
 
 use crate::ports::{Clock, Store};
@@ -32,6 +39,13 @@ pub struct LedgerConfig {
     pub retention_days: i64,
     /// How long a claimed job is leased before another worker may take it.
     pub job_lease: time::Duration,
+    /// How long a rotated key's old secret keeps working.
+    pub key_grace: time::Duration,
+    /// Queue workers this process runs (reported by `/system`).
+    pub workers: usize,
+    /// When the service started (uptime in `/system`); monotonic, so clock changes
+    /// never make it negative.
+    pub started_at: std::time::Instant,
 }
 
 impl Default for LedgerConfig {
@@ -40,6 +54,9 @@ impl Default for LedgerConfig {
             signup_credits: 500,
             retention_days: crate::events::RETENTION_DAYS,
             job_lease: time::Duration::seconds(60),
+            key_grace: time::Duration::hours(24),
+            workers: 0,
+            started_at: std::time::Instant::now(),
         }
     }
 }

@@ -1,9 +1,13 @@
 //! Route table: spec section 4 paths, each to one handler.
 
 mod accounts;
+mod deletions;
+mod keys;
 mod organizations;
 mod reports;
+mod settings;
 mod system;
+mod system_info;
 mod transactions;
 
 use actix_web::{HttpRequest, web};
@@ -39,4 +43,8 @@ pub(crate) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     accounts::configure::<S>(cfg);
     transactions::configure::<S>(cfg);
     reports::configure::<S>(cfg);
+    keys::configure::<S>(cfg);
+    settings::configure::<S>(cfg);
+    deletions::configure::<S>(cfg);
+    system_info::configure::<S>(cfg);
 }

@@ -4,6 +4,8 @@
 mod accounts;
 mod jobs;
 mod journal;
+mod keys;
+mod maintenance;
 mod tenancy;
 
 use ledger_domain::accounts::{Account, AccountStatus, AccountType, DEFAULT_CHART, EntryType};

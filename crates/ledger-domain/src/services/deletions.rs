@@ -1,0 +1,69 @@
+//! The soft-delete audit trail and its daily purge (spec 3.6, DECISIONS 5).
+
+use crate::error::DomainResult;
+use crate::events::Deletion;
+use crate::organizations::Scope;
+use crate::ports::{Page, PageRequest, PurgeReport, Store};
+
+use super::{Access, Ledger, Principal};
+
+/// How long an `Idempotency-Key` is remembered (DECISIONS 4).
+const IDEMPOTENCY_WINDOW: time::Duration = time::Duration::hours(24);
+
+impl<S: Store> Ledger<S> {
+    /// What was deleted in the tenant (any key), newest first.
+    ///
+    /// # Errors
+    /// Storage failures only.
+    pub async fn recently_deleted(
+        &self,
+        access: &Access,
+        page: PageRequest,
+    ) -> DomainResult<Page<Deletion>> {
+        self.store.list_deletions(&access.tenant, page).await
+    }
+
+    /// What the calling key deleted, in its mode, across the organizations it reaches,
+    /// newest first.
+    ///
+    /// # Errors
+    /// `insufficient_permissions` without `read`.
+    pub async fn deleted_by_caller(
+        &self,
+        principal: &Principal,
+        page: PageRequest,
+    ) -> DomainResult<Page<Deletion>> {
+        self.check_permission(principal, Scope::Read, "deletions")?;
+        self.store
+            .list_deletions_by_key(
+                &principal.key.id,
+                principal.key.livemode,
+                &principal.organization.path,
+                page,
+            )
+            .await
+    }
+
+    /// Removes for good what passed its `recoverable_until`, and idempotency records
+    /// older than 24 hours (the daily purge).
+    ///
+    /// # Errors
+    /// Storage failures; nothing is removed then.
+    pub async fn purge_expired(&self) -> DomainResult<PurgeReport> {
+        let now = self.now();
+        let report = self
+            .store
+            .purge_expired(now, now - IDEMPOTENCY_WINDOW)
+            .await?;
+        tracing::info!(
+            accounts = report.accounts,
+            transactions = report.transactions,
+            entries = report.entries,
+            api_keys = report.api_keys,
+            deletions = report.deletions,
+            idempotency_records = report.idempotency_records,
+            "purged expired soft-deleted rows"
+        );
+        Ok(report)
+    }
+}

@@ -1,0 +1,157 @@
+//! Organization settings and the billing record (spec 2.2, 2.9, 4.11).
+//!
+//! Settings are per tenant (organization and mode), so a test key never changes how live
+//! mode behaves. Keys are `[a-z0-9_]{1,64}`, values at most 10 000 characters, and keys
+//! with a known meaning are checked (`default_currency` is an ISO 4217 code).
+
+use crate::error::{DomainError, DomainResult};
+use crate::money::Currency;
+use crate::ports::{Setting, Store};
+
+use super::accounts::not_found;
+use super::{Access, Ledger};
+
+/// Longest setting value, in characters.
+pub const MAX_SETTING_CHARS: usize = 10_000;
+
+/// The billing record of an organization's credit pool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Billing {
+    /// The root organization whose pool pays.
+    pub pool_id: String,
+    pub credits_remaining: i64,
+    pub credits_total: i64,
+    pub test_credits_used: i64,
+    pub auto_recharge_enabled: bool,
+    /// The e-mail of the pool owner.
+    pub billing_email: String,
+}
+
+fn check_key(key: &str) -> DomainResult<()> {
+    let valid = (1..=64).contains(&key.len())
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    if valid {
+        Ok(())
+    } else {
+        Err(DomainError::invalid_field(
+            "setting_key",
+            "must be 1 to 64 characters of a-z, 0-9 and _",
+        ))
+    }
+}
+
+/// The value to store for `key`: checked, and normalised where the key has a meaning.
+fn check_value(key: &str, value: &str) -> DomainResult<String> {
+    if value.chars().count() > MAX_SETTING_CHARS {
+        return Err(DomainError::invalid_field(
+            "value",
+            format!("must be at most {MAX_SETTING_CHARS} characters"),
+        ));
+    }
+    match key {
+        "default_currency" => Currency::from_code(value.trim())
+            .map(|c| c.code())
+            .ok_or_else(|| {
+                DomainError::invalid_field("value", "must be an ISO 4217 currency code")
+            }),
+        _ => Ok(value.to_owned()),
+    }
+}
+
+impl<S: Store> Ledger<S> {
+    /// The tenant's setting `key`.
+    ///
+    /// # Errors
+    /// `invalid_field` on a malformed key; `resource_not_found` when it was never set.
+    pub async fn get_setting(&self, access: &Access, key: &str) -> DomainResult<Setting> {
+        check_key(key)?;
+        self.store
+            .get_setting(&access.tenant, key)
+            .await?
+            .ok_or_else(|| not_found("setting", key))
+    }
+
+    /// Sets the tenant's setting `key` (synchronous write), with a `setting.updated` event.
+    ///
+    /// # Errors
+    /// `invalid_field` on the key or the value.
+    pub async fn put_setting(
+        &self,
+        access: &Access,
+        key: &str,
+        value: &str,
+    ) -> DomainResult<Setting> {
+        check_key(key)?;
+        let value = check_value(key, value)?;
+        let before = self.store.get_setting(&access.tenant, key).await?;
+        let setting = Setting {
+            organization_id: access.tenant.organization_id.clone(),
+            livemode: access.tenant.livemode,
+            key: key.to_owned(),
+            value,
+            updated_at: self.now(),
+        };
+        let event = self.event(
+            access,
+            "setting.updated",
+            "setting",
+            key,
+            before.as_ref().map(crate::views::setting),
+            Some(crate::views::setting(&setting)),
+        );
+        self.store.put_setting(setting, event).await
+    }
+
+    /// The billing record of the pool that pays for the organization's writes (its root).
+    ///
+    /// # Errors
+    /// `Internal` when the root organization or its owner is missing.
+    pub async fn billing(&self, access: &Access) -> DomainResult<Billing> {
+        let pool_id = access.pool_id();
+        let pool = if pool_id == access.organization.id {
+            access.organization.clone()
+        } else {
+            self.store
+                .get_organization(&pool_id)
+                .await?
+                .ok_or_else(|| DomainError::Internal(format!("root organization {pool_id}")))?
+        };
+        let owner = self
+            .store
+            .get_user(&pool.owner_user_id)
+            .await?
+            .ok_or_else(|| DomainError::Internal(format!("owner of {pool_id}")))?;
+        Ok(Billing {
+            pool_id,
+            credits_remaining: pool.credits_remaining,
+            credits_total: pool.credits_total,
+            test_credits_used: pool.test_credits_used,
+            auto_recharge_enabled: false,
+            billing_email: owner.email,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_and_values() {
+        assert!(check_key("default_currency").is_ok());
+        assert!(check_key("a").is_ok());
+        assert!(check_key("").is_err());
+        assert!(check_key("Default").is_err());
+        assert!(check_key("a-b").is_err());
+        assert!(check_key(&"a".repeat(65)).is_err());
+        assert_eq!(
+            check_value("default_currency", "eur").expect("valid"),
+            "EUR"
+        );
+        assert!(check_value("default_currency", "EURO").is_err());
+        assert!(check_value("note", &"x".repeat(MAX_SETTING_CHARS)).is_ok());
+        assert!(check_value("note", &"x".repeat(MAX_SETTING_CHARS + 1)).is_err());
+    }
+}

@@ -1,0 +1,49 @@
+//! The soft-delete audit trail (spec 3.6, DECISIONS 10).
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use ledger_domain::events::Deletion;
+use ledger_domain::organizations::Scope;
+use ledger_domain::ports::{Page, PageRequest, Store};
+use ledger_domain::views;
+use serde_json::json;
+
+use super::{State, access};
+use crate::auth::authenticate;
+use crate::error::ApiError;
+use crate::input::page;
+
+pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
+    cfg.route(
+        "/organizations/{org}/recently-deleted",
+        web::get().to(of_organization::<S>),
+    )
+    .route("/recently-deleted", web::get().to(of_caller::<S>));
+}
+
+fn list(result: &Page<Deletion>, page: PageRequest) -> HttpResponse {
+    let data: Vec<serde_json::Value> = result.items.iter().map(views::deletion).collect();
+    HttpResponse::Ok().json(json!({
+        "object": "list",
+        "data": data,
+        "has_more": page.offset + (result.items.len() as i64) < result.total_count,
+        "total_count": result.total_count,
+    }))
+}
+
+async fn of_organization<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let access = access(&state, &req, &path.into_inner(), Scope::Read, "deletions").await?;
+    let page = page(&req, 20, 100)?;
+    let result = state.ledger.recently_deleted(&access, page).await?;
+    Ok(list(&result, page))
+}
+
+async fn of_caller<S: Store>(state: State<S>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    let principal = authenticate(&state.ledger, &req).await?;
+    let page = page(&req, 20, 100)?;
+    let result = state.ledger.deleted_by_caller(&principal, page).await?;
+    Ok(list(&result, page))
+}

@@ -1,0 +1,64 @@
+//! Organization settings and the billing record (spec 2.2, 4.11).
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use ledger_domain::organizations::Scope;
+use ledger_domain::ports::Store;
+use ledger_domain::views;
+use serde::Deserialize;
+
+use super::{State, access};
+use crate::error::ApiError;
+use crate::input::{parse_json, read_body};
+
+pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/organizations/{org}/settings/{setting_key}")
+            .route(web::get().to(get::<S>))
+            .route(web::put().to(put::<S>)),
+    )
+    .route("/organizations/{org}/billing", web::get().to(billing::<S>));
+}
+
+async fn get<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (org, key) = path.into_inner();
+    let access = access(&state, &req, &org, Scope::Read, "settings").await?;
+    let setting = state.ledger.get_setting(&access, &key).await?;
+    Ok(HttpResponse::Ok().json(views::setting(&setting)))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PutBody {
+    value: String,
+}
+
+async fn put<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let (org, key) = path.into_inner();
+    let access = access(&state, &req, &org, Scope::Admin, "settings").await?;
+    let body = read_body(payload).await?;
+    let input: PutBody = parse_json(&req, &body)?;
+    let setting = state
+        .ledger
+        .put_setting(&access, &key, &input.value)
+        .await?;
+    Ok(HttpResponse::Ok().json(views::setting(&setting)))
+}
+
+async fn billing<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let access = access(&state, &req, &path.into_inner(), Scope::Read, "billing").await?;
+    let billing = state.ledger.billing(&access).await?;
+    Ok(HttpResponse::Ok().json(views::billing(&billing)))
+}

@@ -1,0 +1,164 @@
+//! API keys: lookup by hash (authentication) and management of a tenant's keys.
+//!
+//! A deleted key (`deleted_at` set) is invisible to every method here: it no longer
+//! authenticates, lists or changes, and only the purge touches it again.
+
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use ledger_domain::DomainError;
+use ledger_domain::events::{Deletion, Event};
+use ledger_domain::organizations::ApiKey;
+use ledger_domain::ports::{ApiKeys, Page, PageRequest, StoreResult, Tenant};
+
+use crate::db::Db;
+use crate::rows::{ApiKeyRow, DeletionRow, EventRow};
+use crate::schema::{api_keys, events, resource_deletions};
+
+fn key_not_found(id: &str) -> DomainError {
+    DomainError::NotFound {
+        resource: "api_key",
+        id: id.to_owned(),
+    }
+}
+
+impl ApiKeys for Db {
+    async fn find_key_by_hash(&self, hash: &str) -> StoreResult<Option<ApiKey>> {
+        let row: Option<ApiKeyRow> = db_read!(self, |conn| {
+            Ok(api_keys::table
+                .filter(
+                    api_keys::key_hash
+                        .eq(hash)
+                        .or(api_keys::previous_hash.eq(hash)),
+                )
+                .filter(api_keys::deleted_at.is_null())
+                .select(ApiKeyRow::as_select())
+                .first(conn)
+                .await
+                .optional()?)
+        })?;
+        row.map(ApiKey::try_from).transpose()
+    }
+
+    async fn insert_key(&self, key: ApiKey, event: Event) -> StoreResult<ApiKey> {
+        let row = ApiKeyRow::from(&key);
+        let event_row = EventRow::from(&event);
+        db_write!(self, |conn| {
+            diesel::insert_into(api_keys::table)
+                .values(&row)
+                .execute(conn)
+                .await?;
+            diesel::insert_into(events::table)
+                .values(&event_row)
+                .execute(conn)
+                .await?;
+            Ok(())
+        })?;
+        Ok(key)
+    }
+
+    async fn get_key(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<ApiKey>> {
+        let row: Option<ApiKeyRow> = db_read!(self, |conn| {
+            Ok(api_keys::table
+                .filter(api_keys::organization_id.eq(&tenant.organization_id))
+                .filter(api_keys::livemode.eq(tenant.livemode))
+                .filter(api_keys::id.eq(id))
+                .filter(api_keys::deleted_at.is_null())
+                .select(ApiKeyRow::as_select())
+                .first(conn)
+                .await
+                .optional()?)
+        })?;
+        row.map(ApiKey::try_from).transpose()
+    }
+
+    async fn list_keys(&self, tenant: &Tenant, page: PageRequest) -> StoreResult<Page<ApiKey>> {
+        let (rows, total_count): (Vec<ApiKeyRow>, i64) = db_read!(self, |conn| {
+            let of_tenant = || {
+                api_keys::table
+                    .filter(api_keys::organization_id.eq(&tenant.organization_id))
+                    .filter(api_keys::livemode.eq(tenant.livemode))
+                    .filter(api_keys::deleted_at.is_null())
+            };
+            let total: i64 = of_tenant().count().get_result(conn).await?;
+            let rows = of_tenant()
+                .order((api_keys::created_at.desc(), api_keys::id.desc()))
+                .limit(page.limit)
+                .offset(page.offset)
+                .select(ApiKeyRow::as_select())
+                .load(conn)
+                .await?;
+            Ok((rows, total))
+        })?;
+        Ok(Page {
+            items: rows
+                .into_iter()
+                .map(ApiKey::try_from)
+                .collect::<Result<_, _>>()?,
+            total_count,
+        })
+    }
+
+    async fn update_key(&self, key: ApiKey, event: Event) -> StoreResult<ApiKey> {
+        let row = ApiKeyRow::from(&key);
+        let event_row = EventRow::from(&event);
+        db_write!(self, |conn| {
+            let changed = diesel::update(api_keys::table)
+                .filter(api_keys::organization_id.eq(&row.organization_id))
+                .filter(api_keys::livemode.eq(row.livemode))
+                .filter(api_keys::id.eq(&row.id))
+                .filter(api_keys::deleted_at.is_null())
+                .set((
+                    api_keys::name.eq(&row.name),
+                    api_keys::disabled.eq(row.disabled),
+                    api_keys::key_hash.eq(&row.key_hash),
+                    api_keys::last4.eq(&row.last4),
+                    api_keys::previous_hash.eq(&row.previous_hash),
+                    api_keys::previous_expires_at.eq(row.previous_expires_at),
+                ))
+                .execute(conn)
+                .await?;
+            if changed == 0 {
+                return Err(key_not_found(&row.id).into());
+            }
+            diesel::insert_into(events::table)
+                .values(&event_row)
+                .execute(conn)
+                .await?;
+            Ok(())
+        })?;
+        Ok(key)
+    }
+
+    async fn delete_key(&self, key_id: &str, deletion: Deletion, event: Event) -> StoreResult<()> {
+        let key_id = key_id.to_owned();
+        let deletion_row = DeletionRow::from(&deletion);
+        let event_row = EventRow::from(&event);
+        db_write!(self, |conn| {
+            let changed = diesel::update(api_keys::table)
+                .filter(api_keys::organization_id.eq(&deletion_row.organization_id))
+                .filter(api_keys::livemode.eq(deletion_row.livemode))
+                .filter(api_keys::id.eq(&key_id))
+                .filter(api_keys::deleted_at.is_null())
+                .set((
+                    api_keys::deleted_at.eq(Some(deletion_row.deleted_at)),
+                    api_keys::deleted_by.eq(Some(&deletion_row.deleted_by)),
+                    api_keys::recoverable_until.eq(Some(deletion_row.recoverable_until)),
+                ))
+                .execute(conn)
+                .await?;
+            if changed == 0 {
+                return Err(key_not_found(&key_id).into());
+            }
+            diesel::insert_into(resource_deletions::table)
+                .values(&deletion_row)
+                .execute(conn)
+                .await?;
+            diesel::insert_into(events::table)
+                .values(&event_row)
+                .execute(conn)
+                .await?;
+            Ok(())
+        })?;
+        Ok(())
+    }
+}

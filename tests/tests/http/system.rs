@@ -1,0 +1,151 @@
+//! `GET /system`: who may call it and what it reports.
+
+use ledger_tests::{TestApp, both};
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+
+use crate::keys::make_key;
+
+async fn system_needs_the_system_permission(app: &TestApp) {
+    let org = app.signup("System Co").await;
+    let res = app.call(Method::GET, "/system", None, None, &[]).await;
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::UNAUTHORIZED, "unauthorized")
+    );
+    assert_eq!(res.body["error"]["type"], "authentication_error");
+    for bogus in ["ha_test_nope", "sk_live_x"] {
+        let res = app.get(bogus, "/system").await;
+        assert_eq!(
+            (res.status, res.code()),
+            (StatusCode::UNAUTHORIZED, "unauthorized")
+        );
+    }
+    // A valid key without `system`, even admin, is refused.
+    for key in [&org.test_key, &org.live_key] {
+        let res = app.get(key, "/system").await;
+        assert_eq!(
+            (res.status, res.code()),
+            (StatusCode::FORBIDDEN, "insufficient_permissions"),
+            "{}",
+            res.body
+        );
+        assert_eq!(res.body["error"]["details"]["required"], "system");
+    }
+    let (system_id, system_key) = make_key(app, &org, &org.test_key, &["system"]).await;
+    // `system` covers only /system.
+    let res = app
+        .get(&system_key, &format!("/organizations/{}/accounts", org.id))
+        .await;
+    assert_eq!(res.status, StatusCode::FORBIDDEN);
+    // A disabled system key keeps its precise code.
+    let item = format!("/organizations/{}/api-keys/{system_id}", org.id);
+    let res = app
+        .call(
+            Method::PUT,
+            &item,
+            Some(&org.test_key),
+            Some(json!({"disabled": true})),
+            &[],
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK);
+    let res = app.get(&system_key, "/system").await;
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::UNAUTHORIZED, "disabled_api_key")
+    );
+}
+both!(
+    system_needs_the_system_permission,
+    system_needs_the_system_permission
+);
+
+async fn system_reports_real_figures(app: &TestApp) {
+    let org = app.signup("Figures Co").await;
+    let other = app.signup("Elsewhere Co").await;
+    // Activity in the caller's tree (a sub-organization included) and elsewhere.
+    let sub = app
+        .post(
+            &org.test_key,
+            "/accounts/sub",
+            json!({"parent_organization_id": org.id, "name": "Sub", "relationship_type": "owned"}),
+        )
+        .await;
+    assert_eq!(sub.status, StatusCode::CREATED);
+    let res = app
+        .call(
+            Method::PUT,
+            &format!("/organizations/{}/settings/default_currency", org.id),
+            Some(&org.test_key),
+            Some(json!({"value": "EUR"})),
+            &[],
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK);
+    let cash = app.account_id(&org, &org.test_key, "1000").await;
+    let sales = app.account_id(&org, &org.test_key, "4000").await;
+    app.post_transfer(&org, &org.test_key, &cash, &sales, "1.00")
+        .await;
+    let res = app
+        .call(
+            Method::PUT,
+            &format!("/organizations/{}/settings/other_only", other.id),
+            Some(&other.test_key),
+            Some(json!({"value": "x"})),
+            &[],
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK);
+    let (_, system_key) = make_key(app, &org, &org.test_key, &["system", "read"]).await;
+
+    let res = app.get(&system_key, "/system").await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    let body = &res.body;
+    assert_eq!(body["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(body["status"], "healthy");
+    assert!(body["uptime"].as_str().expect("uptime").ends_with('s'));
+    assert!(
+        body["timestamp"]
+            .as_str()
+            .expect("timestamp")
+            .ends_with('Z')
+    );
+
+    let stats = &body["event_stats"];
+    let by_type = stats["events_by_type"].as_object().expect("by type");
+    // Test mode of the tree only: the root's and the sub's organization.created, the
+    // setting, the key, the transaction's events; nothing of the other organization.
+    assert_eq!(by_type["organization.created"], 2, "{stats}");
+    assert_eq!(by_type["setting.updated"], 1);
+    assert_eq!(by_type["api_key.created"], 1);
+    assert!(
+        by_type.contains_key("transaction.posted") || by_type.contains_key("transaction.created")
+    );
+    let total: i64 = by_type.values().filter_map(serde_json::Value::as_i64).sum();
+    assert_eq!(stats["total_events"], total);
+    assert_eq!(stats["events_last_24h"], total);
+    let recent = stats["recent_events"].as_array().expect("recent");
+    assert!(!recent.is_empty() && recent.len() <= 10);
+    assert_eq!(recent[0]["event_type"], "api_key.created", "newest first");
+    for field in ["id", "event_type", "entity_type", "entity_id", "timestamp"] {
+        assert!(recent[0][field].is_string(), "{field}");
+    }
+
+    let db = &body["database"];
+    assert_eq!(db["status"], "connected");
+    assert!(db["connection_pool_size"].as_u64().expect("pool") >= 1);
+    assert!(db["active_connections"].as_u64().is_some());
+    assert!(db["pending_queries"].as_u64().is_some());
+    let workers = &body["workers"];
+    assert_eq!(workers["active_workers"], 2);
+    assert_eq!(workers["status"], "running");
+    assert!(workers["completed_jobs_24h"].as_i64().expect("completed") >= 1);
+    assert!(workers["queued_jobs"].as_i64().is_some());
+    assert!(workers["failed_jobs_24h"].as_i64().is_some());
+    assert_eq!(
+        body["cache"],
+        json!({"status": "disabled", "hit_rate": 0, "memory_usage": 0, "keys_count": 0})
+    );
+}
+both!(system_reports_real_figures, system_reports_real_figures);
