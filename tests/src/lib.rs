@@ -72,7 +72,9 @@ impl TestApp {
         let mut config = server::Config::with_database(&db.url);
         tweak(&mut config);
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
-        let running = server::start(&config, db.db.clone(), listener).expect("start the server");
+        let running = server::start(&config, db.db.clone(), listener)
+            .await
+            .expect("start the server");
         let base = format!("http://{}", running.addr);
         Some(Self {
             base,
@@ -81,6 +83,26 @@ impl TestApp {
             running: Some(running),
             db: Some(db),
         })
+    }
+
+    /// A second server over the same database (another replica); its `finish` leaves
+    /// the database to this one.
+    pub async fn replica(&self, tweak: impl FnOnce(&mut server::Config)) -> Self {
+        let db = self.db.as_ref().expect("database");
+        let mut config = server::Config::with_database(&db.url);
+        tweak(&mut config);
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
+        let running = server::start(&config, db.db.clone(), listener)
+            .await
+            .expect("start the replica");
+        let base = format!("http://{}", running.addr);
+        Self {
+            base,
+            client: Client::new(),
+            backend: self.backend,
+            running: Some(running),
+            db: None,
+        }
     }
 
     /// Sends a request with an optional key and JSON body.

@@ -144,6 +144,11 @@ pub struct Job {
 /// How many times a job runs before it ends `failed`.
 pub const MAX_ATTEMPTS: i32 = 5;
 
+/// A job lease of `seconds` (at least one).
+pub fn lease_seconds(seconds: i64) -> time::Duration {
+    time::Duration::seconds(seconds.max(1))
+}
+
 /// The delay before retry number `attempt` (1-based): 1 s, 2 s, 4 s, ... capped at 60 s.
 pub fn retry_delay(attempt: i32) -> time::Duration {
     let exp = attempt.clamp(1, 7) - 1;

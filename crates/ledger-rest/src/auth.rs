@@ -4,10 +4,11 @@ use actix_web::HttpRequest;
 use ledger_domain::DomainError;
 use ledger_domain::organizations::key_prefix;
 use ledger_domain::ports::Store;
-use ledger_domain::services::{IssuedKey, Ledger, Principal};
+use ledger_domain::services::{IssuedKey, Principal};
 use ring::digest::{SHA256, digest};
 use ring::rand::{SecureRandom, SystemRandom};
 
+use crate::AppState;
 use crate::error::ApiError;
 
 /// Lowercase hex SHA-256 of `input`.
@@ -58,10 +59,12 @@ pub fn bearer(req: &HttpRequest) -> Option<String> {
 ///
 /// # Errors
 /// `missing_api_key` without a bearer token; the errors of [`Ledger::authenticate`].
+/// Every authenticated request also passes the rate limiter here, so no route can skip it.
 pub async fn authenticate<S: Store>(
-    ledger: &Ledger<S>,
+    state: &AppState<S>,
     req: &HttpRequest,
 ) -> Result<Principal, ApiError> {
+    let ledger = &state.ledger;
     let secret = bearer(req).ok_or_else(|| {
         ApiError(DomainError::Authentication {
             code: "missing_api_key",
@@ -75,7 +78,13 @@ pub async fn authenticate<S: Store>(
         }));
     }
     let hash = sha256_hex(secret.as_bytes());
-    Ok(ledger.authenticate(&secret, &hash).await?)
+    let principal = ledger.authenticate(&secret, &hash).await?;
+    if let Some(limits) = &state.limits {
+        limits
+            .admit(req, &principal, req.path() == "/system")
+            .await?;
+    }
+    Ok(principal)
 }
 
 #[cfg(test)]

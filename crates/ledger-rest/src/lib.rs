@@ -6,13 +6,15 @@
 pub mod auth;
 pub mod error;
 pub mod input;
+pub mod limits;
+pub mod limits_redis;
 mod queued;
 mod routes;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpMessage, HttpResponse, web};
 use ledger_domain::DomainError;
 use ledger_domain::ports::Store;
 use ledger_domain::services::Ledger;
@@ -28,6 +30,10 @@ pub struct AppState<S> {
     pub admin_token: Option<String>,
     /// Wakes the background workers when a job is queued.
     pub waker: JobWaker,
+    /// Whether a request runs its own job at once (else only the workers do).
+    pub run_inline: bool,
+    /// Rate limiters; `None` when limits are off (benchmarks).
+    pub limits: Option<limits::RateLimits>,
 }
 
 /// Registers every route on `cfg`.
@@ -78,6 +84,23 @@ pub async fn with_request_id<B: MessageBody>(
     if let Ok(value) = HeaderValue::from_str(&id) {
         res.headers_mut()
             .insert(HeaderName::from_static("x-request-id"), value);
+    }
+    let rate = res
+        .request()
+        .extensions()
+        .get::<limits::RateInfo>()
+        .copied();
+    if let Some(rate) = rate {
+        let headers = res.headers_mut();
+        for (name, value) in [
+            ("x-ratelimit-limit", rate.limit.to_string()),
+            ("x-ratelimit-remaining", rate.remaining.to_string()),
+            ("x-ratelimit-reset", rate.reset.to_string()),
+        ] {
+            if let Ok(value) = HeaderValue::from_str(&value) {
+                headers.insert(HeaderName::from_static(name), value);
+            }
+        }
     }
     Ok(res)
 }

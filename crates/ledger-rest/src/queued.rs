@@ -165,7 +165,10 @@ async fn answer_job<S: Store>(
     fresh: bool,
 ) -> Result<HttpResponse, ApiError> {
     let wait = prefer_wait(req);
-    let run = if fresh && !job.status.is_final() {
+    if fresh && !state.run_inline {
+        state.waker.wake();
+    }
+    let run = if fresh && state.run_inline && !job.status.is_final() {
         let ledger = state.ledger.clone();
         let id = job.id.clone();
         let handle = tokio::spawn(async move { ledger.run_now(&id).await });

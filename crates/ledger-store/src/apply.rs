@@ -18,6 +18,7 @@ use time::{OffsetDateTime, PrimitiveDateTime};
 
 use crate::db::Db;
 use crate::jobs::job_lost;
+use crate::locks::AccountLocks;
 use crate::rows::{
     DeletionRow, EntryRow, TransactionRow, entry_rows, event_rows, json_text, to_db,
 };
@@ -99,6 +100,41 @@ fn prepare(effect: Effect) -> Prepared {
     }
 }
 
+/// Checks that every account of `wanted` came back from the lock: live, and active
+/// unless `any_status` (a reversal may correct an account that was deactivated since).
+fn check_locked(
+    wanted: &[String],
+    locked: &[(String, String)],
+    any_status: bool,
+) -> Result<(), DomainError> {
+    for id in wanted {
+        match locked.iter().find(|(found, _)| found == id) {
+            None => {
+                return Err(DomainError::rule(
+                    "resource_in_use",
+                    format!("account {id} was deleted; the entries cannot be written"),
+                ));
+            }
+            Some((_, status)) if !any_status && status != "active" => {
+                return Err(DomainError::rule(
+                    "account_inactive",
+                    format!("account {id} is {status} and accepts no postings"),
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// The distinct account ids of `entries`, sorted.
+fn account_ids(entries: &[EntryRow]) -> Vec<String> {
+    let mut ids: Vec<String> = entries.iter().map(|e| e.account_id.clone()).collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
 fn not_pending(id: &str) -> DomainError {
     DomainError::rule(
         "transaction_not_pending",
@@ -150,6 +186,33 @@ pub(crate) async fn apply(
                 .filter(transactions::id.eq(id.to_owned()))
                 .filter(transactions::deleted_at.is_null())
         };
+        // Lock the accounts the effect writes entries to (see `locks`).
+        let (touched, any_status): (Vec<String>, bool) = match &prepared {
+            Prepared::Insert(new) | Prepared::Replace(new) => (account_ids(&new.entries), false),
+            Prepared::Reverse { mirror, .. } => (account_ids(&mirror.entries), true),
+            Prepared::Post { id, .. } => {
+                let mut ids: Vec<String> = ledger_entries::table
+                    .filter(ledger_entries::organization_id.eq(&org))
+                    .filter(ledger_entries::transaction_id.eq(id))
+                    .select(ledger_entries::account_id)
+                    .load(conn)
+                    .await?;
+                ids.sort();
+                ids.dedup();
+                (ids, false)
+            }
+            Prepared::DeleteAccount { id, .. } => (vec![id.clone()], true),
+            Prepared::DeleteTransaction { .. } => (Vec::new(), true),
+        };
+        if !touched.is_empty() {
+            let exclusive = matches!(prepared, Prepared::DeleteAccount { .. });
+            let locked = conn
+                .lock_accounts(&org, livemode, &touched, exclusive)
+                .await?;
+            if !exclusive {
+                check_locked(&touched, &locked, any_status)?;
+            }
+        }
         let (inserts, replaced) = match &prepared {
             Prepared::Insert(new) => (Some(new), None),
             Prepared::Replace(new) => {

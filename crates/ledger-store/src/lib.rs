@@ -20,6 +20,7 @@ pub mod bench;
 mod jobs;
 mod journal;
 mod keys;
+mod locks;
 mod maintenance;
 mod organizations;
 mod rows;

@@ -3,8 +3,12 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Ledger: a headless, multi-tenant, double-entry accounting service.
+///
+/// Every option below can also be set by its environment variable or, with `--config`,
+/// in a TOML file (keys are the option names with underscores). Flags win over the
+/// environment, which wins over the file.
 #[derive(Debug, Parser)]
-#[command(name = "ledger-server", version, about)]
+#[command(name = "ledger-server", version)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -30,9 +34,19 @@ pub enum Environment {
     Production,
 }
 
+/// On or off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Switch {
+    On,
+    Off,
+}
+
 /// Every setting, each from an environment variable or a flag.
 #[derive(Debug, Clone, Args)]
 pub struct Config {
+    /// Optional TOML file whose keys (the flag names with underscores) give defaults.
+    #[arg(long = "config", env = "LEDGER_CONFIG")]
+    pub config_file: Option<String>,
     /// Listen address.
     #[arg(long, env = "LEDGER_ADDR", default_value = "127.0.0.1:8080")]
     pub addr: String,
@@ -63,6 +77,13 @@ pub struct Config {
     /// Queue workers in this process.
     #[arg(long, env = "LEDGER_WORKERS", default_value_t = 2)]
     pub workers: usize,
+    /// Seconds a worker holds a claimed job before another may take it over (a crashed
+    /// process's jobs run again after this).
+    #[arg(long, env = "LEDGER_JOB_LEASE_SECONDS", default_value_t = 30)]
+    pub job_lease_seconds: i64,
+    /// Run each accepted job at once in the request's process (else only workers run jobs).
+    #[arg(long, env = "LEDGER_INLINE_JOBS", default_value_t = true, action = clap::ArgAction::Set)]
+    pub inline_jobs: bool,
     /// HTTP worker threads (default: one per core).
     #[arg(long, env = "LEDGER_HTTP_WORKERS")]
     pub http_workers: Option<usize>,
@@ -75,6 +96,27 @@ pub struct Config {
     /// Write logs as JSON lines.
     #[arg(long, env = "LEDGER_LOG_JSON", default_value_t = false)]
     pub log_json: bool,
+    /// `on` or `off` (off only for benchmarks).
+    #[arg(long, env = "LEDGER_RATE_LIMITS", value_enum, default_value = "on")]
+    pub rate_limits: Switch,
+    /// Redis for the rate limiter shared by several replicas (in-process when unset).
+    #[arg(long, env = "REDIS_URL")]
+    pub redis_url: Option<String>,
+    /// Prefix of the limiter's Redis keys.
+    #[arg(long, env = "LEDGER_REDIS_PREFIX", default_value = "ledger:ratelimit")]
+    pub redis_prefix: String,
+    /// Requests per minute of one live key.
+    #[arg(long, env = "LEDGER_RATE_LIMIT_LIVE", default_value_t = 1000)]
+    pub rate_limit_live: u32,
+    /// Requests per minute of one test key.
+    #[arg(long, env = "LEDGER_RATE_LIMIT_TEST", default_value_t = 100)]
+    pub rate_limit_test: u32,
+    /// Requests per minute of one organization, all keys together.
+    #[arg(long, env = "LEDGER_RATE_LIMIT_ORGANIZATION", default_value_t = 10_000)]
+    pub rate_limit_organization: u32,
+    /// Requests per hour to `/system` of one key.
+    #[arg(long, env = "LEDGER_RATE_LIMIT_SYSTEM", default_value_t = 60)]
+    pub rate_limit_system: u32,
     /// Credits a new root organization starts with.
     #[arg(long, env = "LEDGER_SIGNUP_CREDITS", default_value_t = 500)]
     pub signup_credits: i64,
@@ -90,6 +132,7 @@ impl Config {
     /// The defaults, with another database: for tests and tools.
     pub fn with_database(database_url: &str) -> Self {
         Self {
+            config_file: None,
             addr: "127.0.0.1:0".into(),
             database_url: database_url.to_owned(),
             environment: Environment::Development,
@@ -97,6 +140,8 @@ impl Config {
             admin_token: None,
             open_signup: false,
             workers: 2,
+            inline_jobs: true,
+            job_lease_seconds: 30,
             http_workers: Some(2),
             db_pool: 8,
             log: "warn".into(),
@@ -104,6 +149,134 @@ impl Config {
             demo: false,
             signup_credits: 500,
             key_grace_seconds: 86_400,
+            // Generous limits keep the headers on every test response without throttling
+            // the suites; the rate-limit suite sets small ones.
+            rate_limits: Switch::On,
+            redis_url: None,
+            redis_prefix: "ledger:ratelimit".into(),
+            rate_limit_live: 100_000,
+            rate_limit_test: 100_000,
+            rate_limit_organization: 1_000_000,
+            rate_limit_system: 1_000,
         }
+    }
+}
+
+/// Parses the command line and environment, with defaults taken from the TOML file named
+/// by `--config` / `LEDGER_CONFIG` when there is one. Precedence: flags, then environment
+/// variables, then the file, then the built-in defaults. File keys are the flag names with
+/// underscores (`database_url = "postgres://..."`, `workers = 4`).
+///
+/// # Errors
+/// When the file cannot be read or parsed, or names an unknown setting.
+pub fn parse_cli() -> anyhow::Result<Cli> {
+    parse_cli_from(std::env::args_os().collect())
+}
+
+/// [`parse_cli`] over given arguments (the first is the program name).
+///
+/// # Errors
+/// As [`parse_cli`].
+pub fn parse_cli_from(args: Vec<std::ffi::OsString>) -> anyhow::Result<Cli> {
+    use clap::{CommandFactory, FromArgMatches};
+    let path = config_path(&args);
+    let mut command = Cli::command();
+    if let Some(path) = path {
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| anyhow::anyhow!("reading {path}: {e}"))?;
+        let table: toml::Table =
+            toml::from_str(&text).map_err(|e| anyhow::anyhow!("parsing {path}: {e}"))?;
+        let known: Vec<String> = command
+            .get_arguments()
+            .map(|a| a.get_id().to_string())
+            .collect();
+        for (key, value) in table {
+            if key == "config_file" || !known.contains(&key) {
+                anyhow::bail!(
+                    "{path}: unknown setting '{key}' (known: {})",
+                    known.join(", ")
+                );
+            }
+            let text = match value {
+                toml::Value::String(s) => s,
+                toml::Value::Integer(i) => i.to_string(),
+                toml::Value::Boolean(b) => b.to_string(),
+                other => anyhow::bail!(
+                    "{path}: '{key}' must be a string, integer or boolean, not {}",
+                    other.type_str()
+                ),
+            };
+            command = command.mut_arg(key.as_str(), |arg| arg.default_value(text));
+        }
+    }
+    let matches = command.get_matches_from(args);
+    Ok(Cli::from_arg_matches(&matches)?)
+}
+
+fn config_path(args: &[std::ffi::OsString]) -> Option<String> {
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    for (i, arg) in args.iter().enumerate() {
+        if let Some(path) = arg.strip_prefix("--config=") {
+            return Some(path.to_owned());
+        }
+        if arg == "--config" {
+            return args.get(i + 1).cloned();
+        }
+    }
+    std::env::var("LEDGER_CONFIG")
+        .ok()
+        .filter(|p| !p.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_values_are_defaults_that_flags_override() {
+        let path = std::env::temp_dir().join(format!("ledger-config-{}.toml", std::process::id()));
+        std::fs::write(
+            &path,
+            "signup_credits = 42\nrate_limit_system = 7\nlog_json = true\n",
+        )
+        .expect("write");
+        let path = path.to_string_lossy().into_owned();
+        let cli = parse_cli_from(vec![
+            "ledger-server".into(),
+            "--config".into(),
+            path.clone().into(),
+        ])
+        .expect("parse");
+        assert_eq!(
+            (
+                cli.config.signup_credits,
+                cli.config.rate_limit_system,
+                cli.config.log_json
+            ),
+            (42, 7, true)
+        );
+        let cli = parse_cli_from(vec![
+            "ledger-server".into(),
+            format!("--config={path}").into(),
+            "--signup-credits".into(),
+            "9".into(),
+        ])
+        .expect("parse");
+        assert_eq!(cli.config.signup_credits, 9);
+        std::fs::write(&path, "nonsense = 1\n").expect("write");
+        let err = parse_cli_from(vec![
+            "ledger-server".into(),
+            "--config".into(),
+            path.clone().into(),
+        ])
+        .expect_err("unknown key");
+        assert!(
+            err.to_string().contains("unknown setting 'nonsense'"),
+            "{err}"
+        );
+        let _ = std::fs::remove_file(&path);
     }
 }

@@ -12,11 +12,13 @@ use actix_web::{App, HttpServer, web};
 use anyhow::Context;
 use ledger_domain::ports::SystemClock;
 use ledger_domain::services::{Ledger, LedgerConfig, MasterSignup};
+use ledger_rest::limits::{LimitConfig, RateLimits};
+use ledger_rest::limits_redis::RedisLimiter;
 use ledger_rest::{AppState, JobWaker};
 use ledger_store::Db;
 use tokio::sync::watch;
 
-pub use config::{Cli, Command, Config, Environment};
+pub use config::{Cli, Command, Config, Environment, Switch};
 
 /// The ledger over the real store.
 pub type AppLedger = Ledger<Db>;
@@ -40,6 +42,45 @@ fn redact(url: &str) -> String {
         }
         _ => url.to_owned(),
     }
+}
+
+/// The services' tunables from the configuration.
+pub fn ledger_config(config: &Config) -> LedgerConfig {
+    LedgerConfig {
+        signup_credits: config.signup_credits,
+        // Clamped so the conversion to the domain's signed duration cannot fail.
+        key_grace: Duration::from_secs(config.key_grace_seconds.min(i64::MAX as u64))
+            .try_into()
+            .unwrap_or_default(),
+        workers: config.workers,
+        job_lease: ledger_domain::jobs::lease_seconds(config.job_lease_seconds),
+        ..LedgerConfig::default()
+    }
+}
+
+/// The rate limiters the configuration asks for: none, in-process, or shared via Redis.
+///
+/// # Errors
+/// When `REDIS_URL` is set but Redis cannot be reached at start.
+pub async fn rate_limits(config: &Config) -> anyhow::Result<Option<RateLimits>> {
+    if config.rate_limits == Switch::Off {
+        return Ok(None);
+    }
+    let budgets = LimitConfig {
+        live_per_minute: config.rate_limit_live,
+        test_per_minute: config.rate_limit_test,
+        organization_per_minute: config.rate_limit_organization,
+        system_per_hour: config.rate_limit_system,
+    };
+    Ok(Some(match &config.redis_url {
+        Some(url) => {
+            let redis = RedisLimiter::connect(url, &config.redis_prefix)
+                .await
+                .with_context(|| format!("connecting to Redis at {}", redact(url)))?;
+            RateLimits::shared(budgets, redis)
+        }
+        None => RateLimits::new(budgets),
+    }))
 }
 
 /// A running server: its address and a handle to stop it.
@@ -141,20 +182,9 @@ pub fn spawn_purge(ledger: &AppLedger, stop: &watch::Sender<bool>) -> tokio::tas
 ///
 /// # Errors
 /// When the listener cannot be used.
-pub fn start(config: &Config, db: Db, listener: TcpListener) -> anyhow::Result<Running> {
-    let ledger = Ledger::new(
-        db,
-        Arc::new(SystemClock),
-        LedgerConfig {
-            signup_credits: config.signup_credits,
-            // Clamped so the conversion to the domain's signed duration cannot fail.
-            key_grace: Duration::from_secs(config.key_grace_seconds.min(i64::MAX as u64))
-                .try_into()
-                .unwrap_or_default(),
-            workers: config.workers,
-            ..LedgerConfig::default()
-        },
-    );
+pub async fn start(config: &Config, db: Db, listener: TcpListener) -> anyhow::Result<Running> {
+    let limits = rate_limits(config).await?;
+    let ledger = Ledger::new(db, Arc::new(SystemClock), ledger_config(config));
     let waker = JobWaker::default();
     let (stop_workers, _) = watch::channel(false);
     let tasks = spawn_workers(&ledger, config.workers, &waker, &stop_workers);
@@ -167,7 +197,25 @@ pub fn start(config: &Config, db: Db, listener: TcpListener) -> anyhow::Result<R
         open_signup: config.environment == Environment::Development || config.open_signup,
         admin_token: config.admin_token.clone(),
         waker,
+        run_inline: config.inline_jobs,
+        limits,
     });
+    let mut tasks = tasks;
+    if state.limits.is_some() {
+        let state = state.clone();
+        let mut stop = stop_workers.subscribe();
+        tasks.push(tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_secs(60)) => {}
+                    _ = stop.changed() => break,
+                }
+                if let Some(limits) = &state.limits {
+                    limits.shrink();
+                }
+            }
+        }));
+    }
     let addr = listener.local_addr()?;
     let mut server = HttpServer::new(move || {
         App::new()

@@ -3,13 +3,12 @@
 use std::net::TcpListener;
 
 use anyhow::Context;
-use clap::Parser;
-use server::{Cli, Command, Environment, open_store, spawn_workers};
+use server::{Command, Environment, open_store, spawn_workers};
 use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+    let cli = server::config::parse_cli()?;
     let config = cli.config;
     let filter = EnvFilter::try_new(&config.log).unwrap_or_else(|_| EnvFilter::new("info"));
     if config.log_json {
@@ -30,7 +29,7 @@ async fn main() -> anyhow::Result<()> {
             let ledger = ledger_domain::services::Ledger::new(
                 db,
                 std::sync::Arc::new(ledger_domain::ports::SystemClock),
-                Default::default(),
+                server::ledger_config(&config),
             );
             let (stop, _) = tokio::sync::watch::channel(false);
             let tasks = spawn_workers(&ledger, config.workers.max(1), &Default::default(), &stop);
@@ -48,7 +47,7 @@ async fn main() -> anyhow::Result<()> {
         Command::Serve => {
             let listener = TcpListener::bind(&config.addr)
                 .with_context(|| format!("binding {}", config.addr))?;
-            let running = server::start(&config, db, listener)?;
+            let running = server::start(&config, db, listener).await?;
             if config.environment == Environment::Development && config.demo {
                 server::ensure_demo(&running.ledger).await?;
             }

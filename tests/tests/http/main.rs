@@ -5,6 +5,7 @@ mod auth;
 mod concurrency;
 mod errors;
 mod keys;
+mod limits;
 mod reports;
 mod settings;
 mod system;

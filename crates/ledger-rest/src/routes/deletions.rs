@@ -42,7 +42,7 @@ async fn of_organization<S: Store>(
 }
 
 async fn of_caller<S: Store>(state: State<S>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    let principal = authenticate(&state.ledger, &req).await?;
+    let principal = authenticate(&state, &req).await?;
     let page = page(&req, 20, 100)?;
     let result = state.ledger.deleted_by_caller(&principal, page).await?;
     Ok(list(&result, page))

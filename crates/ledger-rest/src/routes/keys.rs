@@ -49,7 +49,7 @@ async fn create<S: Store>(
     path: web::Path<String>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let principal = authenticate(&state.ledger, &req).await?;
+    let principal = authenticate(&state, &req).await?;
     let body = read_body(payload).await?;
     let input: CreateBody = parse_json(&req, &body)?;
     let missing = |name: &str| {
@@ -77,7 +77,7 @@ async fn list<S: Store>(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let principal = authenticate(&state.ledger, &req).await?;
+    let principal = authenticate(&state, &req).await?;
     let page = page(&req, 20, 100)?;
     let result = state
         .ledger
@@ -102,7 +102,7 @@ async fn get<S: Store>(
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
-    let principal = authenticate(&state.ledger, &req).await?;
+    let principal = authenticate(&state, &req).await?;
     let key = state.ledger.get_key(&principal, &org, &id).await?;
     Ok(HttpResponse::Ok().json(views::api_key(&key, None)))
 }
@@ -113,7 +113,7 @@ async fn rotate<S: Store>(
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
-    let principal = authenticate(&state.ledger, &req).await?;
+    let principal = authenticate(&state, &req).await?;
     let (key, secret) = state
         .ledger
         .rotate_key(&principal, &org, &id, generate_key)
@@ -135,7 +135,7 @@ async fn update<S: Store>(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
-    let principal = authenticate(&state.ledger, &req).await?;
+    let principal = authenticate(&state, &req).await?;
     let body = read_body(payload).await?;
     let input: UpdateBody = parse_json(&req, &body)?;
     let changes = KeyChanges {
@@ -155,7 +155,7 @@ async fn delete<S: Store>(
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
-    let principal = authenticate(&state.ledger, &req).await?;
+    let principal = authenticate(&state, &req).await?;
     let id = state.ledger.delete_key(&principal, &org, &id).await?;
     Ok(HttpResponse::Ok().json(json!({ "id": id, "object": "api_key", "deleted": true })))
 }

@@ -30,7 +30,7 @@ pub(crate) async fn access<S: Store>(
     needed: Scope,
     resource: &str,
 ) -> Result<Access, ApiError> {
-    let principal = authenticate(&state.ledger, req).await?;
+    let principal = authenticate(state, req).await?;
     Ok(state
         .ledger
         .authorize(&principal, org, needed, resource)

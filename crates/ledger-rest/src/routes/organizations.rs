@@ -87,7 +87,7 @@ async fn sub<S: Store>(
     req: HttpRequest,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let principal = authenticate(&state.ledger, &req).await?;
+    let principal = authenticate(&state, &req).await?;
     let body = read_body(payload).await?;
     let input: SubBody = parse_json(&req, &body)?;
     let key = generate_key(principal.key.livemode)?;

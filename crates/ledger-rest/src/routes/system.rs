@@ -62,7 +62,7 @@ async fn list_events<S: Store>(
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let (entity_type, entity_id) = path.into_inner();
-    let principal = authenticate(&state.ledger, &req).await?;
+    let principal = authenticate(&state, &req).await?;
     state
         .ledger
         .check_permission(&principal, Scope::Read, "events")?;

@@ -15,7 +15,7 @@ pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
 }
 
 async fn system<S: Store>(state: State<S>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    let principal = authenticate(&state.ledger, &req)
+    let principal = authenticate(&state, &req)
         .await
         .map_err(|ApiError(e)| ApiError(system_auth_error(e)))?;
     let info = state.ledger.system_info(&principal).await?;

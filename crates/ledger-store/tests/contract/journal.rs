@@ -351,3 +351,97 @@ async fn lists_are_newest_first_and_deleted_transactions_are_hidden() {
         t.cleanup().await;
     }
 }
+
+#[tokio::test]
+async fn entries_need_live_active_accounts_at_apply_time() {
+    use ledger_domain::accounts::AccountStatus;
+    for t in backends().await {
+        let db = &t.db;
+        let a = sign_up(db, "Locks").await;
+        let live = a.tenant(true);
+        let cash = account_id(db, &live, "1000").await;
+        let sales = account_id(db, &live, "4000").await;
+        // A fresh account, deleted before a job that posts to it is applied.
+        let spare = crate::account(
+            &a.org.id,
+            true,
+            "1999",
+            ledger_domain::accounts::AccountType::Asset,
+        );
+        let spare_id = spare.id.clone();
+        let ev = crate::event(&live, "account.created", "account", &spare_id);
+        db.insert_account(spare, ev, None).await.expect("spare");
+        let del = deletion(&live, "account", &spare_id);
+        apply(
+            db,
+            &a,
+            true,
+            Effect::DeleteAccount {
+                account_id: spare_id.clone(),
+                deletion: del,
+            },
+        )
+        .await
+        .expect("delete the unused account");
+        let late = crate::transaction(
+            &live,
+            day(4),
+            TransactionStatus::Posted,
+            &spare_id,
+            &sales,
+            50,
+        );
+        assert_eq!(
+            apply(db, &a, true, Effect::InsertTransaction(late)).await,
+            Err("resource_in_use".to_owned()),
+            "{}",
+            t.backend()
+        );
+        // An account suspended after validation refuses the posting.
+        let mut acct = db
+            .get_account(&live, &sales)
+            .await
+            .expect("read")
+            .expect("sales");
+        acct.status = AccountStatus::Suspended;
+        let ev = crate::event(&live, "account.updated", "account", &sales);
+        db.update_account(acct.clone(), ev).await.expect("suspend");
+        let txn = crate::transaction(&live, day(5), TransactionStatus::Posted, &cash, &sales, 70);
+        assert_eq!(
+            apply(db, &a, true, Effect::InsertTransaction(txn)).await,
+            Err("account_inactive".to_owned())
+        );
+        let pending =
+            crate::transaction(&live, day(5), TransactionStatus::Pending, &cash, &sales, 70);
+        // Reactivate to create a pending transaction, suspend again, then posting fails.
+        acct.status = AccountStatus::Active;
+        db.update_account(
+            acct.clone(),
+            crate::event(&live, "account.updated", "account", &sales),
+        )
+        .await
+        .expect("activate");
+        insert(db, &a, pending.clone()).await;
+        acct.status = AccountStatus::Suspended;
+        db.update_account(
+            acct.clone(),
+            crate::event(&live, "account.updated", "account", &sales),
+        )
+        .await
+        .expect("suspend");
+        let post = Effect::PostTransaction {
+            transaction_id: pending.id.clone(),
+            posted_at: crate::T0,
+        };
+        assert_eq!(
+            apply(db, &a, true, post).await,
+            Err("account_inactive".to_owned())
+        );
+        // Nothing of the refused effects reached the balances.
+        assert_eq!(
+            cash_totals(db, &live, &cash, None, None).await,
+            Totals::default()
+        );
+        t.cleanup().await;
+    }
+}

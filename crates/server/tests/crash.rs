@@ -1,0 +1,344 @@
+//! Crash and shutdown: the real `ledger-server` binary as a child process.
+//!
+//! Kill it with SIGKILL while accepted jobs are queued or running, start it again on the
+//! same database, and every accepted job is applied exactly once. Stop it with SIGTERM
+//! and it exits cleanly without losing anything it accepted.
+
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use ledger_store::testing::TestDb;
+use reqwest::{Client, StatusCode};
+use serde_json::{Value, json};
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("free port")
+}
+
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Server {
+    async fn start(database_url: &str, port: u16, env: &[(&str, &str)]) -> Self {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ledger-server"));
+        cmd.env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("DATABASE_URL", database_url)
+            .env("LEDGER_ADDR", format!("127.0.0.1:{port}"))
+            .env("LEDGER_DEMO", "false")
+            .env("LEDGER_LOG", "warn")
+            .env("LEDGER_RATE_LIMITS", "off")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let child = cmd.spawn().expect("start ledger-server");
+        let server = Self {
+            child,
+            base: format!("http://127.0.0.1:{port}"),
+        };
+        let client = Client::new();
+        for _ in 0..300 {
+            if let Ok(res) = client.get(format!("{}/health", server.base)).send().await
+                && res.status() == StatusCode::OK
+            {
+                return server;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("ledger-server did not become healthy");
+    }
+
+    fn kill(mut self) {
+        self.child.kill().expect("SIGKILL");
+        let _ = self.child.wait();
+    }
+
+    fn terminate(mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .expect("kill -TERM");
+        assert!(sent.success());
+        self.child.wait().expect("exit status")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Books {
+    org: String,
+    key: String,
+    cash: String,
+    sales: String,
+}
+
+async fn sign_up(client: &Client, base: &str) -> Books {
+    let res: Value = client
+        .post(format!("{base}/accounts/master"))
+        .json(&json!({"name": "Crash Co", "user_provider_id": "crash", "user_email": "crash@example.com"}))
+        .send()
+        .await
+        .expect("sign-up")
+        .json()
+        .await
+        .expect("json");
+    let org = res["organization"]["id"].as_str().expect("org").to_owned();
+    let key = res["api_key"]["key"].as_str().expect("key").to_owned();
+    let accounts: Value = client
+        .get(format!("{base}/organizations/{org}/accounts"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .expect("accounts")
+        .json()
+        .await
+        .expect("json");
+    let id = |code: &str| {
+        accounts["data"]
+            .as_array()
+            .and_then(|a| a.iter().find(|x| x["code"] == code))
+            .and_then(|x| x["id"].as_str())
+            .expect("account")
+            .to_owned()
+    };
+    Books {
+        cash: id("1000"),
+        sales: id("4000"),
+        org,
+        key,
+    }
+}
+
+/// Sends `count` concurrent creates; returns (request id, cents) of each accepted one.
+async fn fire(
+    client: &Client,
+    base: &str,
+    books: &Books,
+    count: usize,
+    wait: bool,
+) -> Vec<(String, i64)> {
+    let calls = (0..count).map(|i| {
+        let cents = 100 + i as i64;
+        let body = json!({"description": format!("job {i}"), "date": "2026-05-01", "auto_post": true, "entries": [
+            {"account_id": books.cash, "entry_type": "debit", "amount": format!("{}.{:02}", cents / 100, cents % 100)},
+            {"account_id": books.sales, "entry_type": "credit", "amount": format!("{}.{:02}", cents / 100, cents % 100)}]});
+        let mut req = client.post(format!("{base}/organizations/{}/transactions", books.org)).bearer_auth(&books.key).json(&body);
+        if wait {
+            req = req.header("Prefer", "wait=20");
+        }
+        async move {
+            let res = req.send().await.ok()?;
+            let status = res.status();
+            let body: Value = res.json().await.ok()?;
+            match status {
+                StatusCode::ACCEPTED => Some((body["request_id"].as_str()?.to_owned(), cents)),
+                StatusCode::CREATED => Some((body["id"].as_str()?.to_owned(), cents)),
+                other => panic!("unexpected {other}: {body}"),
+            }
+        }
+    });
+    futures::future::join_all(calls)
+        .await
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// Waits until no job of the organization is queued or processing, then checks that the
+/// books hold exactly the accepted transactions.
+async fn assert_applied_once(client: &Client, base: &str, books: &Books, accepted_cents: &[i64]) {
+    let expected_count = accepted_cents.len() as i64;
+    let expected_cents: i64 = accepted_cents.iter().sum();
+    let mut last = Value::Null;
+    for _ in 0..600 {
+        last = client
+            .get(format!(
+                "{base}/organizations/{}/transactions?limit=1",
+                books.org
+            ))
+            .bearer_auth(&books.key)
+            .send()
+            .await
+            .expect("list")
+            .json()
+            .await
+            .expect("json");
+        if last["total_count"].as_i64() == Some(expected_count) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        last["total_count"].as_i64(),
+        Some(expected_count),
+        "every accepted job applied once"
+    );
+    let account: Value = client
+        .get(format!(
+            "{base}/organizations/{}/accounts/{}",
+            books.org, books.cash
+        ))
+        .bearer_auth(&books.key)
+        .send()
+        .await
+        .expect("account")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(
+        account["balance"]["net"],
+        format!("{}.{:02}", expected_cents / 100, expected_cents % 100)
+    );
+}
+
+async fn crash_then_restart(db: &TestDb) {
+    let client = Client::new();
+    let port = free_port();
+    // One slow lane: jobs run only in one background worker, so many are still queued
+    // (or half-way) when the process is killed.
+    // A short lease: the jobs the killed process held are taken over two seconds later.
+    let first = Server::start(
+        &db.url,
+        port,
+        &[
+            ("LEDGER_WORKERS", "1"),
+            ("LEDGER_INLINE_JOBS", "false"),
+            ("LEDGER_JOB_LEASE_SECONDS", "2"),
+        ],
+    )
+    .await;
+    let books = sign_up(&client, &first.base).await;
+    let accepted = fire(&client, &first.base, &books, 150, false).await;
+    assert_eq!(accepted.len(), 150);
+    first.kill();
+    let second = Server::start(&db.url, port, &[("LEDGER_WORKERS", "2")]).await;
+    let cents: Vec<i64> = accepted.iter().map(|(_, c)| *c).collect();
+    assert_applied_once(&client, &second.base, &books, &cents).await;
+    // Every request reads completed.
+    for (request_id, _) in accepted.iter().take(20) {
+        let res: Value = client
+            .get(format!(
+                "{}/organizations/{}/requests/{request_id}",
+                second.base, books.org
+            ))
+            .bearer_auth(&books.key)
+            .send()
+            .await
+            .expect("request")
+            .json()
+            .await
+            .expect("json");
+        assert_eq!(res["data"]["status"], "completed", "{res}");
+    }
+    second.kill();
+}
+
+async fn terminate_finishes_in_flight_work(db: &TestDb) {
+    let client = Client::new();
+    let port = free_port();
+    let first = Server::start(
+        &db.url,
+        port,
+        &[("LEDGER_WORKERS", "1"), ("LEDGER_INLINE_JOBS", "false")],
+    )
+    .await;
+    let base = first.base.clone();
+    let books = sign_up(&client, &base).await;
+    let waiting = tokio::spawn({
+        let (client, base) = (client.clone(), base.clone());
+        let books = Books {
+            org: books.org.clone(),
+            key: books.key.clone(),
+            cash: books.cash.clone(),
+            sales: books.sales.clone(),
+        };
+        async move { fire(&client, &base, &books, 40, true).await }
+    });
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let status = first.terminate();
+    assert!(status.success(), "graceful exit, got {status}");
+    let answered = waiting.await.expect("requests");
+    let second = Server::start(&db.url, port, &[("LEDGER_WORKERS", "2")]).await;
+    let cents: Vec<i64> = answered.iter().map(|(_, c)| *c).collect();
+    // What was answered is in the books; anything accepted but cut off is applied too, so
+    // the count is at least the answered ones and the balance matches the count.
+    assert!(
+        !cents.is_empty(),
+        "some requests were served before the signal"
+    );
+    let list: Value = client
+        .get(format!(
+            "{}/organizations/{}/transactions?limit=100",
+            second.base, books.org
+        ))
+        .bearer_auth(&books.key)
+        .send()
+        .await
+        .expect("list")
+        .json()
+        .await
+        .expect("json");
+    let stored: Vec<i64> = list["data"]
+        .as_array()
+        .expect("data")
+        .iter()
+        .filter_map(|t| t["amount"].as_str())
+        .filter_map(|a| a.replace('.', "").parse::<i64>().ok())
+        .collect();
+    for c in &cents {
+        assert!(
+            stored.contains(c),
+            "answered transaction of {c} cents is stored"
+        );
+    }
+    assert_applied_once(&client, &second.base, &books, &stored).await;
+    second.kill();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_sqlite() {
+    let db = TestDb::sqlite().await;
+    crash_then_restart(&db).await;
+    db.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_postgres() {
+    let Some(db) = TestDb::postgres().await else {
+        eprintln!("LEDGER_TEST_PG_URL is not set: skipping the PostgreSQL run");
+        return;
+    };
+    crash_then_restart(&db).await;
+    db.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_sqlite() {
+    let db = TestDb::sqlite().await;
+    terminate_finishes_in_flight_work(&db).await;
+    db.cleanup().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_postgres() {
+    let Some(db) = TestDb::postgres().await else {
+        eprintln!("LEDGER_TEST_PG_URL is not set: skipping the PostgreSQL run");
+        return;
+    };
+    terminate_finishes_in_flight_work(&db).await;
+    db.cleanup().await;
+}
