@@ -129,6 +129,18 @@ pub struct HistoryPage {
     pub before: Totals,
 }
 
+/// A write that is decided and applied at once (`Prefer: wait`): a job recorded already
+/// `completed`, with the new transaction it created, its events, its credits and its
+/// idempotency record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AppliedWrite {
+    pub job: Job,
+    pub charge: Option<CreditCharge>,
+    pub idempotency: Option<IdempotencyRecord>,
+    pub transaction: Transaction,
+    pub events: Vec<Event>,
+}
+
 /// A decided change to the journal, applied by [`Jobs::apply_job`] with its precondition.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
@@ -471,6 +483,20 @@ pub trait Jobs: Send + Sync + 'static {
         job: Job,
         charge: Option<CreditCharge>,
         idempotency: Option<IdempotencyRecord>,
+    ) -> impl Future<Output = StoreResult<Written<Job>>> + Send;
+
+    /// Records a write decided and applied at once, in one database transaction: the
+    /// idempotency record, the credits, the completed job, the transaction with its
+    /// entries and the events. The adapter may commit several concurrent calls together
+    /// (group commit); each call still succeeds or fails on its own.
+    ///
+    /// # Errors
+    /// `InsufficientCredits` when a live pool is short; `account_inactive` or
+    /// `resource_in_use` when an account of the transaction is no longer active or live.
+    /// Nothing of a refused write is stored. `Written::Replay` when the key was used.
+    fn record_applied(
+        &self,
+        write: AppliedWrite,
     ) -> impl Future<Output = StoreResult<Written<Job>>> + Send;
 
     /// A job of the tenant.

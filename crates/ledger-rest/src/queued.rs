@@ -171,14 +171,12 @@ async fn answer_job<S: Store>(
     let run = if fresh && state.run_inline && !job.status.is_final() {
         let ledger = state.ledger.clone();
         let id = job.id.clone();
-        let handle = tokio::spawn(async move { ledger.run_now(&id).await });
-        state.waker.wake();
-        Some(handle)
+        Some(tokio::spawn(async move { ledger.run_now(&id).await }))
     } else {
         None
     };
     let mut job = job;
-    if let Some(seconds) = wait.filter(|s| *s > 0) {
+    if let Some(seconds) = wait.filter(|s| *s > 0 && !job.status.is_final()) {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(seconds);
         if let Some(handle) = run {
             let _ = tokio::time::timeout_at(deadline, handle).await;

@@ -102,7 +102,7 @@ fn prepare(effect: Effect) -> Prepared {
 
 /// Checks that every account of `wanted` came back from the lock: live, and active
 /// unless `any_status` (a reversal may correct an account that was deactivated since).
-fn check_locked(
+pub(crate) fn check_locked(
     wanted: &[String],
     locked: &[(String, String)],
     any_status: bool,

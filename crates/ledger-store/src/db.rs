@@ -20,7 +20,9 @@ use std::path::Path;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::{ConnectionError, SqliteConnection};
 use diesel_async::pooled_connection::deadpool::Pool;
-use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
+use diesel_async::pooled_connection::{
+    AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
+};
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{
     AsyncConnection, AsyncMigrationHarness, AsyncPgConnection, SimpleAsyncConnection,
@@ -74,6 +76,8 @@ pub(crate) enum DbPool {
 #[derive(Clone)]
 pub struct Db {
     pub(crate) pool: DbPool,
+    /// The group-commit queue of applied writes, started on first use (see `group`).
+    pub(crate) group: std::sync::Arc<std::sync::OnceLock<crate::group::Committer>>,
 }
 
 impl std::fmt::Debug for Db {
@@ -96,7 +100,14 @@ impl Db {
         let pool = if database_url.starts_with("postgres://")
             || database_url.starts_with("postgresql://")
         {
-            let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new(database_url);
+            // Fast recycling: a broken connection shows on its next query (and is then
+            // dropped) instead of costing a `SELECT 1` on every checkout.
+            let mut config = ManagerConfig::<AsyncPgConnection>::default();
+            config.recycling_method = RecyclingMethod::Fast;
+            let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(
+                database_url,
+                config,
+            );
             let pool = Pool::builder(manager)
                 .max_size(size)
                 .build()
@@ -129,7 +140,10 @@ impl Db {
             let reader = sqlite_pool(&path, size)?;
             DbPool::Sqlite { writer, reader }
         };
-        Ok(Db { pool })
+        Ok(Db {
+            pool,
+            group: Default::default(),
+        })
     }
 
     /// Runs the pending embedded migrations of the backend.
@@ -178,6 +192,7 @@ fn sqlite_path(url: &str) -> Result<String, StoreError> {
 
 fn sqlite_pool(path: &str, size: usize) -> Result<SqlitePool, StoreError> {
     let mut config = ManagerConfig::<SqliteConn>::default();
+    config.recycling_method = RecyclingMethod::Fast;
     config.custom_setup = Box::new(|url| {
         let url = url.to_owned();
         Box::pin(async move {

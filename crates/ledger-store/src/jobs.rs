@@ -11,7 +11,7 @@ use ledger_domain::DomainError;
 use ledger_domain::events::Event;
 use ledger_domain::jobs::Job;
 use ledger_domain::ports::{
-    CreditCharge, Effect, IdempotencyRecord, Jobs, StoreResult, Tenant, Written,
+    AppliedWrite, CreditCharge, Effect, IdempotencyRecord, Jobs, StoreResult, Tenant, Written,
 };
 use time::{OffsetDateTime, PrimitiveDateTime};
 
@@ -97,6 +97,10 @@ impl Jobs for Db {
             }
             (written, _) => Ok(written?),
         }
+    }
+
+    async fn record_applied(&self, write: AppliedWrite) -> StoreResult<Written<Job>> {
+        self.record_applied_grouped(write).await
     }
 
     async fn get_job(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Job>> {

@@ -17,6 +17,7 @@ mod apply;
 mod balances;
 #[cfg(feature = "bench")]
 pub mod bench;
+mod group;
 mod jobs;
 mod journal;
 mod keys;

@@ -4,15 +4,12 @@
 //! A precondition that no longer holds (the transaction was posted meanwhile) fails the
 //! job and refunds it; a storage failure retries with backoff up to `MAX_ATTEMPTS`.
 
-use std::collections::HashMap;
-
 use serde_json::{Value, json};
 
-use crate::accounts::Account;
 use crate::error::{DomainError, DomainResult};
 use crate::events::{Deletion, Event};
 use crate::ids::{IdKind, new_id};
-use crate::jobs::{Job, JobCommand, MAX_ATTEMPTS, retry_delay};
+use crate::jobs::{Job, JobCommand, MAX_ATTEMPTS, TransactionDraft, retry_delay};
 use crate::ports::{Effect, Store, Tenant};
 use crate::transactions::{
     EntryLine, StoredEntry, Transaction, TransactionAction, TransactionStatus, check_balanced,
@@ -43,10 +40,10 @@ pub fn error_json(error: &DomainError) -> Value {
     v
 }
 
-struct Decision {
-    effect: Effect,
-    events: Vec<Event>,
-    result: Value,
+pub(super) struct Decision {
+    pub(super) effect: Effect,
+    pub(super) events: Vec<Event>,
+    pub(super) result: Value,
 }
 
 impl<S: Store> Ledger<S> {
@@ -80,37 +77,6 @@ impl<S: Store> Ledger<S> {
             .ok_or_else(|| not_found("transaction", id))
     }
 
-    /// Re-checks at run time that every account still exists and accepts postings.
-    async fn check_accounts(&self, tenant: &Tenant, lines: &[EntryLine]) -> DomainResult<()> {
-        let mut ids: Vec<String> = lines.iter().map(|l| l.account_id.clone()).collect();
-        ids.sort();
-        ids.dedup();
-        let found: HashMap<String, Account> = self
-            .store
-            .get_accounts(tenant, &ids)
-            .await?
-            .into_iter()
-            .map(|a| (a.id.clone(), a))
-            .collect();
-        for id in &ids {
-            let account = found.get(id).ok_or_else(|| {
-                DomainError::rule("resource_in_use", format!("account {id} no longer exists"))
-            })?;
-            if !account.status.accepts_postings() {
-                return Err(DomainError::rule(
-                    "account_inactive",
-                    format!(
-                        "account {} ({}) is {} and accepts no postings",
-                        account.code,
-                        account.name,
-                        account.status.as_str()
-                    ),
-                ));
-            }
-        }
-        Ok(())
-    }
-
     fn stored(lines: &[EntryLine]) -> Vec<StoredEntry> {
         lines
             .iter()
@@ -119,6 +85,66 @@ impl<S: Store> Ledger<S> {
                 line: line.clone(),
             })
             .collect()
+    }
+
+    /// The new transaction a create job writes, with its events and result. Accounts
+    /// are checked again under lock when the store applies it.
+    pub(super) fn create_decision(
+        &self,
+        job: &Job,
+        transaction_id: &str,
+        draft: &TransactionDraft,
+        auto_post: bool,
+    ) -> DomainResult<Decision> {
+        let now = self.now();
+        let amount = check_balanced(&draft.entries, views::decimals_of(&draft.currency))?;
+        let txn = Transaction {
+            id: transaction_id.to_owned(),
+            organization_id: job.organization_id.clone(),
+            livemode: job.livemode,
+            description: draft.description.clone(),
+            date: draft.date,
+            status: if auto_post {
+                TransactionStatus::Posted
+            } else {
+                TransactionStatus::Pending
+            },
+            currency: draft.currency.clone(),
+            amount,
+            reference: draft.reference.clone(),
+            reversal_of: None,
+            reversed_by: None,
+            reversal_reason: None,
+            metadata: draft.metadata.clone(),
+            entries: Self::stored(&draft.entries),
+            posted_at: auto_post.then_some(now),
+            created_at: now,
+            updated_at: now,
+        };
+        let result = views::transaction(&txn);
+        let mut events = vec![self.job_event(
+            job,
+            "transaction.created",
+            "transaction",
+            &txn.id,
+            None,
+            Some(result.clone()),
+        )];
+        if auto_post {
+            events.push(self.job_event(
+                job,
+                "transaction.posted",
+                "transaction",
+                &txn.id,
+                None,
+                Some(result.clone()),
+            ));
+        }
+        Ok(Decision {
+            effect: Effect::InsertTransaction(txn),
+            events,
+            result,
+        })
     }
 
     async fn decide(&self, job: &Job) -> DomainResult<Decision> {
@@ -132,57 +158,7 @@ impl<S: Store> Ledger<S> {
                 transaction_id,
                 draft,
                 auto_post,
-            } => {
-                self.check_accounts(&tenant, &draft.entries).await?;
-                let amount = check_balanced(&draft.entries, views::decimals_of(&draft.currency))?;
-                let txn = Transaction {
-                    id: transaction_id.clone(),
-                    organization_id: job.organization_id.clone(),
-                    livemode: job.livemode,
-                    description: draft.description.clone(),
-                    date: draft.date,
-                    status: if *auto_post {
-                        TransactionStatus::Posted
-                    } else {
-                        TransactionStatus::Pending
-                    },
-                    currency: draft.currency.clone(),
-                    amount,
-                    reference: draft.reference.clone(),
-                    reversal_of: None,
-                    reversed_by: None,
-                    reversal_reason: None,
-                    metadata: draft.metadata.clone(),
-                    entries: Self::stored(&draft.entries),
-                    posted_at: auto_post.then_some(now),
-                    created_at: now,
-                    updated_at: now,
-                };
-                let result = views::transaction(&txn);
-                let mut events = vec![self.job_event(
-                    job,
-                    "transaction.created",
-                    "transaction",
-                    &txn.id,
-                    None,
-                    Some(result.clone()),
-                )];
-                if *auto_post {
-                    events.push(self.job_event(
-                        job,
-                        "transaction.posted",
-                        "transaction",
-                        &txn.id,
-                        None,
-                        Some(result.clone()),
-                    ));
-                }
-                Ok(Decision {
-                    effect: Effect::InsertTransaction(txn),
-                    events,
-                    result,
-                })
-            }
+            } => self.create_decision(job, transaction_id, draft, *auto_post),
             JobCommand::UpdateTransaction {
                 transaction_id,
                 description,
@@ -200,7 +176,6 @@ impl<S: Store> Ledger<S> {
                     txn.date = *d;
                 }
                 if let Some(lines) = entries {
-                    self.check_accounts(&tenant, lines).await?;
                     txn.amount = check_balanced(lines, views::decimals_of(&txn.currency))?;
                     txn.entries = Self::stored(lines);
                 }
@@ -226,8 +201,6 @@ impl<S: Store> Ledger<S> {
             JobCommand::PostTransaction { transaction_id } => {
                 let before = self.current_transaction(&tenant, transaction_id).await?;
                 TransactionAction::Post.check(before.status)?;
-                let lines: Vec<EntryLine> = before.entries.iter().map(|e| e.line.clone()).collect();
-                self.check_accounts(&tenant, &lines).await?;
                 let mut txn = before.clone();
                 txn.status = TransactionStatus::Posted;
                 txn.posted_at = Some(now);

@@ -73,14 +73,9 @@ fn check_description(text: &str) -> DomainResult<String> {
 
 impl<S: Store> Ledger<S> {
     /// Accepts a job: takes its credits and stores it with the idempotency record.
-    pub(super) async fn enqueue(
-        &self,
-        access: &Access,
-        command: JobCommand,
-        options: WriteOptions,
-    ) -> DomainResult<Written<Job>> {
-        let now = self.now();
-        let job = Job {
+    /// A new queued job of the caller.
+    fn new_job(&self, access: &Access, command: JobCommand, now: time::OffsetDateTime) -> Job {
+        Job {
             id: new_id(IdKind::Request),
             organization_id: access.tenant.organization_id.clone(),
             livemode: access.tenant.livemode,
@@ -97,17 +92,33 @@ impl<S: Store> Ledger<S> {
             created_at: now,
             updated_at: now,
             completed_at: None,
-        };
-        let charge = CreditCharge {
+        }
+    }
+
+    /// The credits one write of the caller costs.
+    fn charge(&self, access: &Access) -> CreditCharge {
+        CreditCharge {
             pool_id: access.pool_id(),
             livemode: access.tenant.livemode,
             credits: WRITE_CREDITS,
-        };
+        }
+    }
+
+    /// Accepts a job: takes its credits and stores it with the idempotency record.
+    pub(super) async fn enqueue(
+        &self,
+        access: &Access,
+        command: JobCommand,
+        options: WriteOptions,
+    ) -> DomainResult<Written<Job>> {
+        let job = self.new_job(access, command, self.now());
         let idempotency = options.idempotency.map(|mut r| {
             r.job_id = Some(job.id.clone());
             r
         });
-        self.store.enqueue(job, Some(charge), idempotency).await
+        self.store
+            .enqueue(job, Some(self.charge(access)), idempotency)
+            .await
     }
 
     /// Validates entries against the tenant's accounts: they exist, accept postings and
@@ -204,6 +215,16 @@ impl<S: Store> Ledger<S> {
         input: NewTransactionInput,
         options: WriteOptions,
     ) -> DomainResult<Written<Job>> {
+        let (command, _, _) = self.create_command(access, input).await?;
+        self.enqueue(access, command, options).await
+    }
+
+    /// Validates a new transaction into its create command.
+    async fn create_command(
+        &self,
+        access: &Access,
+        input: NewTransactionInput,
+    ) -> DomainResult<(JobCommand, TransactionDraft, bool)> {
         let description = check_description(&input.description)?;
         let date = input
             .date
@@ -235,10 +256,50 @@ impl<S: Store> Ledger<S> {
         };
         let command = JobCommand::CreateTransaction {
             transaction_id: new_id(IdKind::Transaction),
-            draft,
+            draft: draft.clone(),
             auto_post: input.auto_post,
         };
-        self.enqueue(access, command, options).await
+        Ok((command, draft, input.auto_post))
+    }
+
+    /// Validates a new transaction and writes it at once, recorded as a completed job
+    /// (the `Prefer: wait` path: one database transaction, grouped with concurrent ones).
+    ///
+    /// # Errors
+    /// As [`Ledger::create_transaction`], plus `account_inactive` / `resource_in_use`
+    /// when an account changed since validation; nothing is written then.
+    pub async fn create_transaction_now(
+        &self,
+        access: &Access,
+        input: NewTransactionInput,
+        options: WriteOptions,
+    ) -> DomainResult<Written<Job>> {
+        let (command, draft, auto_post) = self.create_command(access, input).await?;
+        let now = self.now();
+        let mut job = self.new_job(access, command, now);
+        let transaction_id = job.command.resource().1.to_owned();
+        let decision = self.create_decision(&job, &transaction_id, &draft, auto_post)?;
+        let crate::ports::Effect::InsertTransaction(transaction) = decision.effect else {
+            return Err(DomainError::Internal(
+                "a create decided something else than an insert".into(),
+            ));
+        };
+        job.status = JobStatus::Completed;
+        job.attempts = 1;
+        job.result = Some(decision.result);
+        job.completed_at = Some(now);
+        let idempotency = options.idempotency.map(|mut r| {
+            r.job_id = Some(job.id.clone());
+            r
+        });
+        let write = crate::ports::AppliedWrite {
+            charge: Some(self.charge(access)),
+            job,
+            idempotency,
+            transaction,
+            events: decision.events,
+        };
+        self.store.record_applied(write).await
     }
 
     /// Reads a transaction of the tenant.

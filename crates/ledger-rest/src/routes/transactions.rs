@@ -12,7 +12,9 @@ use serde_json::json;
 
 use super::{State, access};
 use crate::error::{ApiError, validation};
-use crate::input::{DecimalText, FlexDate, page, parse_json, query_date, query_param, read_body};
+use crate::input::{
+    DecimalText, FlexDate, page, parse_json, prefer_wait, query_date, query_param, read_body,
+};
 use crate::queued::{answer_written, idempotency_for, options, replay_if_used};
 
 pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
@@ -118,10 +120,19 @@ async fn create<S: Store>(
         metadata: input.metadata,
         auto_post: input.auto_post,
     };
-    let written = state
-        .ledger
-        .create_transaction(&access, input, options(record.as_ref()))
-        .await?;
+    // A client that waits gets the write applied at once, in one database transaction
+    // (grouped with concurrent ones); otherwise it is queued and answered 202.
+    let written = if state.run_inline && prefer_wait(&req).is_some_and(|s| s > 0) {
+        state
+            .ledger
+            .create_transaction_now(&access, input, options(record.as_ref()))
+            .await?
+    } else {
+        state
+            .ledger
+            .create_transaction(&access, input, options(record.as_ref()))
+            .await?
+    };
     answer_written(
         &state,
         &req,

@@ -1,0 +1,462 @@
+//! Group commit of writes applied at once (`Jobs::record_applied`).
+//!
+//! Concurrent calls go through one queue; a committer task takes everything waiting (up
+//! to [`MAX_BATCH`]) and writes it in one database transaction: one idempotency look-up,
+//! one share lock on the accounts, one credit update per pool, then one multi-row insert
+//! per table on PostgreSQL. Each write is still judged on its own — a refused write is
+//! left out of the inserts and answered with its refusal — so a batch never mixes one
+//! caller's failure into another's answer. While one batch commits, the next fills up:
+//! the busier the service, the fewer commits per write.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::Arc;
+
+use diesel::prelude::*;
+use diesel::result::QueryResult;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use ledger_domain::DomainError;
+use ledger_domain::jobs::Job;
+use ledger_domain::ports::{AppliedWrite, IdempotencyRecord, StoreResult, Written};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::apply::check_locked;
+use crate::db::{Db, SqliteConn, TxError};
+use crate::locks::AccountLocks;
+use crate::rows::{
+    CreditUsageRow, EntryRow, EventRow, IdempotencyRow, JobRow, TransactionRow, entry_rows,
+    event_rows, to_db,
+};
+use crate::schema::{
+    credit_usage, events, idempotency_keys, jobs, ledger_entries, organizations, transactions,
+};
+
+/// Most writes in one database transaction.
+pub(crate) const MAX_BATCH: usize = 64;
+/// Rows per INSERT statement (PostgreSQL allows 65 535 bind parameters per statement).
+const ROWS_PER_STATEMENT: usize = 1000;
+
+struct Pending {
+    write: AppliedWrite,
+    reply: oneshot::Sender<StoreResult<Written<Job>>>,
+}
+
+/// The queue in front of the committer task.
+pub(crate) struct Committer {
+    queue: mpsc::UnboundedSender<Pending>,
+}
+
+impl Committer {
+    /// Starts the committer task for `db` (a handle without a committer of its own, so
+    /// the task ends when every caller's handle is gone).
+    fn start(db: Db) -> Self {
+        let (queue, mut inbox) = mpsc::unbounded_channel::<Pending>();
+        tokio::spawn(async move {
+            while let Some(first) = inbox.recv().await {
+                let mut batch = vec![first];
+                while batch.len() < MAX_BATCH {
+                    match inbox.try_recv() {
+                        Ok(next) => batch.push(next),
+                        Err(_) => break,
+                    }
+                }
+                commit(&db, batch).await;
+            }
+        });
+        Self { queue }
+    }
+}
+
+impl Db {
+    /// See [`ledger_domain::ports::Jobs::record_applied`].
+    pub(crate) async fn record_applied_grouped(
+        &self,
+        write: AppliedWrite,
+    ) -> StoreResult<Written<Job>> {
+        let committer = self.group.get_or_init(|| {
+            Committer::start(Db {
+                pool: self.pool.clone(),
+                group: Arc::default(),
+            })
+        });
+        let (reply, answer) = oneshot::channel();
+        committer
+            .queue
+            .send(Pending { write, reply })
+            .map_err(|_| DomainError::Internal("the group committer has stopped".into()))?;
+        answer
+            .await
+            .map_err(|_| DomainError::Internal("the group committer dropped a write".into()))?
+    }
+}
+
+/// What became of one write of a batch.
+#[derive(Debug, Clone)]
+enum Outcome {
+    Written,
+    /// The key was used before this batch.
+    Replay(IdempotencyRecord),
+    /// The key is used by an earlier write of the same batch.
+    SameAs(usize),
+    Refused(DomainError),
+}
+
+async fn commit(db: &Db, batch: Vec<Pending>) {
+    let writes: Vec<AppliedWrite> = batch.iter().map(|p| p.write.clone()).collect();
+    let mut result = write_batch(db, writes.clone()).await;
+    if matches!(result, Err(TxError::IdempotencyRace)) {
+        // Another process committed one of the keys between our look-up and insert;
+        // the second pass finds it and replays it.
+        result = write_batch(db, writes.clone()).await;
+    }
+    match result {
+        Ok(outcomes) => {
+            for (i, (pending, outcome)) in batch.into_iter().zip(outcomes).enumerate() {
+                let answer = match outcome {
+                    Outcome::Written => Ok(Written::Done(writes[i].job.clone())),
+                    Outcome::Replay(record) => Ok(Written::Replay(record)),
+                    Outcome::SameAs(first) => match writes[first].idempotency.clone() {
+                        Some(record) => Ok(Written::Replay(record)),
+                        None => Err(DomainError::Internal("replay without a record".into())),
+                    },
+                    Outcome::Refused(e) => Err(e),
+                };
+                let _ = pending.reply.send(answer);
+            }
+        }
+        Err(e) => {
+            let e = DomainError::from(e);
+            for pending in batch {
+                let _ = pending.reply.send(Err(e.clone()));
+            }
+        }
+    }
+}
+
+type TenantKey = (String, bool);
+
+fn tenant_of(w: &AppliedWrite) -> TenantKey {
+    (w.job.organization_id.clone(), w.job.livemode)
+}
+
+async fn write_batch(db: &Db, writes: Vec<AppliedWrite>) -> Result<Vec<Outcome>, TxError> {
+    db_write!(db, |conn| {
+        let mut outcomes: Vec<Option<Outcome>> = vec![None; writes.len()];
+        find_replays(conn, &writes, &mut outcomes).await?;
+        check_accounts(conn, &writes, &mut outcomes).await?;
+        take_credits(conn, &writes, &mut outcomes).await?;
+        let accepted: Vec<&AppliedWrite> = writes
+            .iter()
+            .zip(&outcomes)
+            .filter(|(_, o)| o.is_none())
+            .map(|(w, _)| w)
+            .collect();
+        insert_accepted(conn, &accepted).await?;
+        Ok(outcomes
+            .into_iter()
+            .map(|o| o.unwrap_or(Outcome::Written))
+            .collect::<Vec<_>>())
+    })
+}
+
+/// Marks writes whose idempotency key was used already (before or earlier in the batch).
+async fn find_replays<C: BatchConn>(
+    conn: &mut C,
+    writes: &[AppliedWrite],
+    outcomes: &mut [Option<Outcome>],
+) -> Result<(), TxError> {
+    let mut by_tenant: HashMap<TenantKey, Vec<String>> = HashMap::new();
+    for w in writes {
+        if let Some(r) = &w.idempotency {
+            by_tenant
+                .entry(tenant_of(w))
+                .or_default()
+                .push(r.key.clone());
+        }
+    }
+    let mut used: HashMap<(TenantKey, String), IdempotencyRecord> = HashMap::new();
+    for ((org, livemode), keys) in by_tenant {
+        for row in conn.idempotency_rows(&org, livemode, &keys).await? {
+            used.insert(((org.clone(), livemode), row.key.clone()), row.into());
+        }
+    }
+    let mut first: HashMap<(TenantKey, String), usize> = HashMap::new();
+    for (i, w) in writes.iter().enumerate() {
+        let Some(record) = &w.idempotency else {
+            continue;
+        };
+        let id = (tenant_of(w), record.key.clone());
+        if let Some(stored) = used.get(&id) {
+            outcomes[i] = Some(Outcome::Replay(stored.clone()));
+        } else if let Some(&j) = first.get(&id) {
+            outcomes[i] = Some(Outcome::SameAs(j));
+        } else {
+            first.insert(id, i);
+        }
+    }
+    Ok(())
+}
+
+/// Share-locks every account the batch posts to and refuses writes to accounts that are
+/// no longer live and active.
+async fn check_accounts<C: BatchConn>(
+    conn: &mut C,
+    writes: &[AppliedWrite],
+    outcomes: &mut [Option<Outcome>],
+) -> Result<(), TxError> {
+    let mut by_tenant: HashMap<TenantKey, Vec<String>> = HashMap::new();
+    for (w, o) in writes.iter().zip(outcomes.iter()) {
+        if o.is_none() {
+            let ids = by_tenant.entry(tenant_of(w)).or_default();
+            ids.extend(
+                w.transaction
+                    .entries
+                    .iter()
+                    .map(|e| e.line.account_id.clone()),
+            );
+        }
+    }
+    let mut status: HashMap<TenantKey, Vec<(String, String)>> = HashMap::new();
+    for ((org, livemode), mut ids) in by_tenant {
+        ids.sort();
+        ids.dedup();
+        let locked = conn.lock_accounts(&org, livemode, &ids, false).await?;
+        status.insert((org, livemode), locked);
+    }
+    for (w, o) in writes.iter().zip(outcomes.iter_mut()) {
+        if o.is_some() {
+            continue;
+        }
+        let locked = status
+            .get(&tenant_of(w))
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let mut wanted: Vec<String> = w
+            .transaction
+            .entries
+            .iter()
+            .map(|e| e.line.account_id.clone())
+            .collect();
+        wanted.sort();
+        wanted.dedup();
+        if let Err(e) = check_locked(&wanted, locked, false) {
+            *o = Some(Outcome::Refused(e));
+        }
+    }
+    Ok(())
+}
+
+/// Takes live credits (one update per pool when all fit, else write by write) and
+/// refuses writes whose pool is short. Test-mode credits are rows inserted later.
+async fn take_credits<C: BatchConn>(
+    conn: &mut C,
+    writes: &[AppliedWrite],
+    outcomes: &mut [Option<Outcome>],
+) -> Result<(), TxError> {
+    let mut by_pool: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, (w, o)) in writes.iter().zip(outcomes.iter()).enumerate() {
+        if let (None, Some(charge)) = (o, &w.charge)
+            && charge.livemode
+            && charge.credits > 0
+        {
+            by_pool.entry(charge.pool_id.clone()).or_default().push(i);
+        }
+    }
+    for (pool, members) in by_pool {
+        let credits = |i: usize| writes[i].charge.as_ref().map_or(0, |c| c.credits);
+        let total: i64 = members.iter().map(|&i| credits(i)).sum();
+        if conn.take_credits(&pool, total).await? {
+            continue;
+        }
+        for i in members {
+            if !conn.take_credits(&pool, credits(i)).await? {
+                let available = conn.credits_of(&pool).await?;
+                outcomes[i] = Some(Outcome::Refused(DomainError::InsufficientCredits {
+                    required: credits(i),
+                    available,
+                }));
+            }
+        }
+    }
+    Ok(())
+}
+
+async fn insert_accepted<C: BatchConn>(
+    conn: &mut C,
+    accepted: &[&AppliedWrite],
+) -> Result<(), TxError> {
+    if accepted.is_empty() {
+        return Ok(());
+    }
+    let mut keys = Vec::new();
+    let mut usage = Vec::new();
+    let mut job_rows = Vec::with_capacity(accepted.len());
+    let mut txn_rows = Vec::with_capacity(accepted.len());
+    let mut entries = Vec::new();
+    let mut event_list = Vec::new();
+    for w in accepted {
+        if let Some(record) = &w.idempotency {
+            keys.push(IdempotencyRow::from(record));
+        }
+        if let Some(charge) = w.charge.as_ref().filter(|c| !c.livemode && c.credits > 0) {
+            usage.push(CreditUsageRow {
+                organization_id: charge.pool_id.clone(),
+                livemode: false,
+                id: w.job.id.clone(),
+                credits: charge.credits,
+                job_id: Some(w.job.id.clone()),
+                created_at: to_db(w.job.created_at),
+            });
+        }
+        job_rows.push(JobRow::from_domain(&w.job)?);
+        txn_rows.push(TransactionRow::from(&w.transaction));
+        entries.extend(entry_rows(&w.transaction));
+        event_list.extend(event_rows(&w.events));
+    }
+    conn.insert_idempotency(&keys)
+        .await
+        .map_err(crate::organizations::idempotency_insert_error)?;
+    conn.insert_usage(&usage).await?;
+    conn.insert_jobs(&job_rows).await?;
+    conn.insert_transactions(&txn_rows).await?;
+    conn.insert_entries(&entries).await?;
+    conn.insert_events(&event_list).await?;
+    Ok(())
+}
+
+/// The statements a batch needs, for both connection types: multi-row inserts on
+/// PostgreSQL; one row per statement on SQLite, where diesel-async has no multi-row
+/// insert and statements cost no network round trip.
+pub(crate) trait BatchConn: AccountLocks + Send {
+    fn idempotency_rows<'a>(
+        &'a mut self,
+        org: &'a str,
+        livemode: bool,
+        keys: &'a [String],
+    ) -> impl Future<Output = QueryResult<Vec<IdempotencyRow>>> + Send + 'a;
+    fn take_credits<'a>(
+        &'a mut self,
+        pool: &'a str,
+        credits: i64,
+    ) -> impl Future<Output = QueryResult<bool>> + Send + 'a;
+    fn credits_of<'a>(
+        &'a mut self,
+        pool: &'a str,
+    ) -> impl Future<Output = QueryResult<i64>> + Send + 'a;
+    fn insert_idempotency<'a>(
+        &'a mut self,
+        rows: &'a [IdempotencyRow],
+    ) -> impl Future<Output = QueryResult<()>> + Send + 'a;
+    fn insert_usage<'a>(
+        &'a mut self,
+        rows: &'a [CreditUsageRow],
+    ) -> impl Future<Output = QueryResult<()>> + Send + 'a;
+    fn insert_jobs<'a>(
+        &'a mut self,
+        rows: &'a [JobRow],
+    ) -> impl Future<Output = QueryResult<()>> + Send + 'a;
+    fn insert_transactions<'a>(
+        &'a mut self,
+        rows: &'a [TransactionRow],
+    ) -> impl Future<Output = QueryResult<()>> + Send + 'a;
+    fn insert_entries<'a>(
+        &'a mut self,
+        rows: &'a [EntryRow],
+    ) -> impl Future<Output = QueryResult<()>> + Send + 'a;
+    fn insert_events<'a>(
+        &'a mut self,
+        rows: &'a [EventRow],
+    ) -> impl Future<Output = QueryResult<()>> + Send + 'a;
+}
+
+/// The reads and credit updates, identical on both backends.
+macro_rules! batch_reads {
+    () => {
+        async fn idempotency_rows<'a>(
+            &'a mut self,
+            org: &'a str,
+            livemode: bool,
+            keys: &'a [String],
+        ) -> QueryResult<Vec<IdempotencyRow>> {
+            idempotency_keys::table
+                .filter(idempotency_keys::organization_id.eq(org))
+                .filter(idempotency_keys::livemode.eq(livemode))
+                .filter(idempotency_keys::key.eq_any(keys))
+                .select(IdempotencyRow::as_select())
+                .load(self)
+                .await
+        }
+
+        async fn take_credits<'a>(&'a mut self, pool: &'a str, credits: i64) -> QueryResult<bool> {
+            let taken = diesel::update(organizations::table)
+                .filter(organizations::id.eq(pool))
+                .filter(organizations::credits_remaining.ge(credits))
+                .set(
+                    organizations::credits_remaining.eq(organizations::credits_remaining - credits),
+                )
+                .execute(self)
+                .await?;
+            Ok(taken > 0)
+        }
+
+        async fn credits_of<'a>(&'a mut self, pool: &'a str) -> QueryResult<i64> {
+            Ok(organizations::table
+                .filter(organizations::id.eq(pool))
+                .select(organizations::credits_remaining)
+                .first(self)
+                .await
+                .optional()?
+                .unwrap_or(0))
+        }
+    };
+}
+
+/// One INSERT per chunk of rows (PostgreSQL).
+macro_rules! insert_chunks {
+    ($name:ident, $table:path, $row:ty) => {
+        async fn $name<'a>(&'a mut self, rows: &'a [$row]) -> QueryResult<()> {
+            for chunk in rows.chunks(ROWS_PER_STATEMENT) {
+                diesel::insert_into($table)
+                    .values(chunk)
+                    .execute(self)
+                    .await?;
+            }
+            Ok(())
+        }
+    };
+}
+
+/// One INSERT per row (SQLite).
+macro_rules! insert_each {
+    ($name:ident, $table:path, $row:ty) => {
+        async fn $name<'a>(&'a mut self, rows: &'a [$row]) -> QueryResult<()> {
+            for row in rows {
+                diesel::insert_into($table)
+                    .values(row)
+                    .execute(self)
+                    .await?;
+            }
+            Ok(())
+        }
+    };
+}
+
+impl BatchConn for AsyncPgConnection {
+    batch_reads!();
+    insert_chunks!(insert_idempotency, idempotency_keys::table, IdempotencyRow);
+    insert_chunks!(insert_usage, credit_usage::table, CreditUsageRow);
+    insert_chunks!(insert_jobs, jobs::table, JobRow);
+    insert_chunks!(insert_transactions, transactions::table, TransactionRow);
+    insert_chunks!(insert_entries, ledger_entries::table, EntryRow);
+    insert_chunks!(insert_events, events::table, EventRow);
+}
+
+impl BatchConn for SqliteConn {
+    batch_reads!();
+    insert_each!(insert_idempotency, idempotency_keys::table, IdempotencyRow);
+    insert_each!(insert_usage, credit_usage::table, CreditUsageRow);
+    insert_each!(insert_jobs, jobs::table, JobRow);
+    insert_each!(insert_transactions, transactions::table, TransactionRow);
+    insert_each!(insert_entries, ledger_entries::table, EntryRow);
+    insert_each!(insert_events, events::table, EventRow);
+}
