@@ -2,6 +2,7 @@
 //! (SQLite always; PostgreSQL when `LEDGER_TEST_PG_URL` is set).
 
 mod accounts;
+mod group;
 mod jobs;
 mod journal;
 mod keys;

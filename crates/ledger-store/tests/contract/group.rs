@@ -1,0 +1,186 @@
+//! `record_applied`: writes applied at once, committed in groups, each judged on its own.
+
+use ledger_domain::accounts::AccountStatus;
+use ledger_domain::jobs::{JobStatus, TransactionDraft};
+use ledger_domain::ports::{
+    Accounts, AppliedWrite, CreditCharge, IdempotencyRecord, Jobs, Journal, Organizations, Written,
+};
+use ledger_domain::transactions::TransactionStatus;
+use ledger_store::testing::backends;
+use serde_json::json;
+
+use crate::{Org, T0, account_id, job, sign_up};
+
+fn applied(
+    org: &Org,
+    livemode: bool,
+    debit: &str,
+    credit: &str,
+    amount: i64,
+    key: Option<&str>,
+) -> AppliedWrite {
+    let tenant = org.tenant(livemode);
+    let transaction = crate::transaction(
+        &tenant,
+        T0,
+        TransactionStatus::Posted,
+        debit,
+        credit,
+        amount,
+    );
+    let draft = TransactionDraft {
+        description: transaction.description.clone(),
+        date: T0,
+        currency: "USD".into(),
+        reference: None,
+        entries: transaction.entries.iter().map(|e| e.line.clone()).collect(),
+        metadata: json!({}),
+    };
+    let command = ledger_domain::jobs::JobCommand::CreateTransaction {
+        transaction_id: transaction.id.clone(),
+        draft,
+        auto_post: true,
+    };
+    let mut j = job(org, livemode, command, 1);
+    j.status = JobStatus::Completed;
+    j.attempts = 1;
+    j.result = Some(json!({ "id": transaction.id }));
+    j.completed_at = Some(T0);
+    let idempotency = key.map(|k| IdempotencyRecord {
+        organization_id: org.org.id.clone(),
+        livemode,
+        key: k.to_owned(),
+        request_hash: "h".into(),
+        job_id: Some(j.id.clone()),
+        response_status: None,
+        response_body: None,
+        created_at: T0,
+    });
+    AppliedWrite {
+        charge: Some(CreditCharge {
+            pool_id: org.org.id.clone(),
+            livemode,
+            credits: 1,
+        }),
+        events: vec![crate::event(
+            &tenant,
+            "transaction.created",
+            "transaction",
+            &transaction.id,
+        )],
+        job: j,
+        idempotency,
+        transaction,
+    }
+}
+
+#[tokio::test]
+async fn concurrent_writes_are_judged_one_by_one() {
+    for t in backends().await {
+        let db = &t.db;
+        let a = sign_up(db, "Group").await;
+        let live = a.tenant(true);
+        let cash = account_id(db, &live, "1000").await;
+        let sales = account_id(db, &live, "4000").await;
+        let expenses = account_id(db, &live, "5000").await;
+        let mut suspended = db
+            .get_account(&live, &expenses)
+            .await
+            .expect("read")
+            .expect("expenses");
+        suspended.status = AccountStatus::Suspended;
+        db.update_account(
+            suspended,
+            crate::event(&live, "account.updated", "account", &expenses),
+        )
+        .await
+        .expect("suspend");
+
+        // 40 good writes, one to a suspended account, two sharing a key, all at once.
+        let mut writes: Vec<AppliedWrite> = (0..40)
+            .map(|i| applied(&a, true, &cash, &sales, 100 + i, None))
+            .collect();
+        writes.push(applied(&a, true, &expenses, &cash, 5, None));
+        writes.push(applied(&a, true, &cash, &sales, 7, Some("k1")));
+        writes.push(applied(&a, true, &cash, &sales, 7, Some("k1")));
+        let answers =
+            futures::future::join_all(writes.iter().cloned().map(|w| db.record_applied(w))).await;
+
+        let done = answers
+            .iter()
+            .filter(|a| matches!(a, Ok(Written::Done(_))))
+            .count();
+        let replays = answers
+            .iter()
+            .filter(|a| matches!(a, Ok(Written::Replay(_))))
+            .count();
+        assert_eq!((done, replays), (41, 1), "{}", t.backend());
+        assert_eq!(
+            answers[40].as_ref().err().map(|e| e.code()),
+            Some("account_inactive")
+        );
+        // Exactly the accepted ones are in the books, charged once each.
+        let totals = db
+            .account_totals(&live, Some(&cash), None, None)
+            .await
+            .expect("totals");
+        let debit: i64 = (0..40).map(|i| 100 + i).sum::<i64>() + 7;
+        assert_eq!(totals.first().map(|(_, t)| t.debit), Some(debit));
+        let org = db
+            .get_organization(&a.org.id)
+            .await
+            .expect("org")
+            .expect("exists");
+        assert_eq!(org.credits_remaining, 500 - 41);
+        let page = db
+            .list_transactions(
+                &live,
+                None,
+                None,
+                None,
+                ledger_domain::ports::PageRequest {
+                    limit: 100,
+                    offset: 0,
+                },
+            )
+            .await
+            .expect("list");
+        assert_eq!(page.total_count, 41);
+        // The key is used now: a later write with it replays.
+        let again = db
+            .record_applied(applied(&a, true, &cash, &sales, 7, Some("k1")))
+            .await
+            .expect("replay");
+        assert!(matches!(again, Written::Replay(_)));
+        // A short pool refuses only the writes it cannot pay for.
+        let b = sign_up(db, "Short").await;
+        let blive = b.tenant(true);
+        let bcash = account_id(db, &blive, "1000").await;
+        let bsales = account_id(db, &blive, "4000").await;
+        let many: Vec<AppliedWrite> = (0..3)
+            .map(|i| {
+                let mut w = applied(&b, true, &bcash, &bsales, 10 + i, None);
+                w.charge = Some(CreditCharge {
+                    pool_id: b.org.id.clone(),
+                    livemode: true,
+                    credits: 200,
+                });
+                w
+            })
+            .collect();
+        let answers =
+            futures::future::join_all(many.into_iter().map(|w| db.record_applied(w))).await;
+        let refused: Vec<&str> = answers
+            .iter()
+            .filter_map(|a| a.as_ref().err().map(|e| e.code()))
+            .collect();
+        assert_eq!(refused, ["insufficient_credits"], "{}", t.backend());
+        let borg = db
+            .get_organization(&b.org.id)
+            .await
+            .expect("org")
+            .expect("exists");
+        assert_eq!(borg.credits_remaining, 100);
+        t.cleanup().await;
+    }
+}
