@@ -387,23 +387,27 @@ pub trait Monitoring: Send + Sync + 'static {
 
 /// The chart of accounts.
 pub trait Accounts: Send + Sync + 'static {
-    /// Inserts an account and its event.
+    /// Inserts an account and its event, taking the credits of `charge` in the same
+    /// transaction.
     ///
     /// # Errors
-    /// `duplicate_value` on `code` when a live account of the tenant has the same code.
+    /// `duplicate_value` on `code` when a live account of the tenant has the same code;
+    /// `InsufficientCredits` when a live pool is short. Nothing is written then.
     fn insert_account(
         &self,
         account: Account,
         event: Event,
         idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
     ) -> impl Future<Output = StoreResult<Written<Account>>> + Send;
 
     /// Saves changed fields of an account (name, description, status, parent, metadata,
-    /// updated_at) and its event.
+    /// updated_at) and its event, taking the credits of `charge` in the same transaction.
     fn update_account(
         &self,
         account: Account,
         event: Event,
+        charge: Option<CreditCharge>,
     ) -> impl Future<Output = StoreResult<Account>> + Send;
 
     /// An account that is not deleted.

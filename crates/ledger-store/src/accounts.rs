@@ -6,12 +6,13 @@ use ledger_domain::DomainError;
 use ledger_domain::accounts::{Account, Totals};
 use ledger_domain::events::Event;
 use ledger_domain::ports::{
-    AccountFilter, Accounts, HistoryPage, IdempotencyRecord, Page, PageRequest, StoreResult,
-    Tenant, Written,
+    AccountFilter, Accounts, CreditCharge, HistoryPage, IdempotencyRecord, Page, PageRequest,
+    StoreResult, Tenant, Written,
 };
 use time::OffsetDateTime;
 
 use crate::db::{Db, TxError, is_unique_violation};
+use crate::group::take_charge;
 use crate::organizations::stored_idempotency;
 use crate::rows::{AccountRow, EventRow, IdempotencyRow, json_text, to_db};
 use crate::schema::{accounts, events};
@@ -22,6 +23,7 @@ impl Accounts for Db {
         account: Account,
         event: Event,
         idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
     ) -> StoreResult<Written<Account>> {
         let row = AccountRow::from(&account);
         let event_row = EventRow::from(&event);
@@ -29,6 +31,9 @@ impl Accounts for Db {
         let code = account.code.clone();
         let written = db_write!(self, |conn| {
             idempotency_guard!(conn, &idem_row);
+            if let Some(charge) = &charge {
+                take_charge(conn, charge, &event_row.id, None, event_row.created_at).await?;
+            }
             match diesel::insert_into(accounts::table)
                 .values(&row)
                 .execute(conn)
@@ -58,7 +63,12 @@ impl Accounts for Db {
         }
     }
 
-    async fn update_account(&self, account: Account, event: Event) -> StoreResult<Account> {
+    async fn update_account(
+        &self,
+        account: Account,
+        event: Event,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Account> {
         let event_row = EventRow::from(&event);
         let updated = db_write!(self, |conn| {
             let changed = diesel::update(accounts::table)
@@ -82,6 +92,9 @@ impl Accounts for Db {
                     id: account.id.clone(),
                 }
                 .into());
+            }
+            if let Some(charge) = &charge {
+                take_charge(conn, charge, &event_row.id, None, event_row.created_at).await?;
             }
             diesel::insert_into(events::table)
                 .values(&event_row)

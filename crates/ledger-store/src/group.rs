@@ -324,6 +324,42 @@ async fn insert_accepted<C: BatchConn>(
     Ok(())
 }
 
+/// Takes one write's credits inside a write transaction: a conditional decrement of a
+/// live pool (refused with `InsufficientCredits` when short) or an appended test-mode
+/// usage row, never touching a hot organization row for test writes.
+pub(crate) async fn take_charge<C: BatchConn>(
+    conn: &mut C,
+    charge: &ledger_domain::ports::CreditCharge,
+    usage_id: &str,
+    job_id: Option<&str>,
+    at: time::PrimitiveDateTime,
+) -> Result<(), TxError> {
+    if charge.credits <= 0 {
+        return Ok(());
+    }
+    if charge.livemode {
+        if !conn.take_credits(&charge.pool_id, charge.credits).await? {
+            let available = conn.credits_of(&charge.pool_id).await?;
+            return Err(DomainError::InsufficientCredits {
+                required: charge.credits,
+                available,
+            }
+            .into());
+        }
+        return Ok(());
+    }
+    let usage = CreditUsageRow {
+        organization_id: charge.pool_id.clone(),
+        livemode: false,
+        id: usage_id.to_owned(),
+        credits: charge.credits,
+        job_id: job_id.map(str::to_owned),
+        created_at: at,
+    };
+    conn.insert_usage(std::slice::from_ref(&usage)).await?;
+    Ok(())
+}
+
 /// The statements a batch needs, for both connection types: multi-row inserts on
 /// PostgreSQL; one row per statement on SQLite, where diesel-async has no multi-row
 /// insert and statements cost no network round trip.

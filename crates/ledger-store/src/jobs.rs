@@ -16,6 +16,7 @@ use ledger_domain::ports::{
 use time::{OffsetDateTime, PrimitiveDateTime};
 
 use crate::db::{Db, TxError};
+use crate::group::take_charge;
 use crate::organizations::stored_idempotency;
 use crate::rows::{CreditUsageRow, IdempotencyRow, JobRow, json_text, to_db};
 use crate::schema::{credit_usage, jobs, organizations};
@@ -44,46 +45,8 @@ impl Jobs for Db {
         let charged_at = job_row.created_at;
         let written = db_write!(self, |conn| {
             idempotency_guard!(conn, &idem_row);
-            if let Some(charge) = charge.as_ref().filter(|c| c.credits > 0) {
-                if charge.livemode {
-                    // Live credits: one conditional decrement, refused when short.
-                    let taken = diesel::update(organizations::table)
-                        .filter(organizations::id.eq(&charge.pool_id))
-                        .filter(organizations::credits_remaining.ge(charge.credits))
-                        .set(
-                            organizations::credits_remaining
-                                .eq(organizations::credits_remaining - charge.credits),
-                        )
-                        .execute(conn)
-                        .await?;
-                    if taken == 0 {
-                        let available: Option<i64> = organizations::table
-                            .filter(organizations::id.eq(&charge.pool_id))
-                            .select(organizations::credits_remaining)
-                            .first(conn)
-                            .await
-                            .optional()?;
-                        return Err(DomainError::InsufficientCredits {
-                            required: charge.credits,
-                            available: available.unwrap_or(0),
-                        }
-                        .into());
-                    }
-                } else {
-                    // Test credits: an appended row, never a hot organization row.
-                    let usage = CreditUsageRow {
-                        organization_id: charge.pool_id.clone(),
-                        livemode: false,
-                        id: job_row.id.clone(),
-                        credits: charge.credits,
-                        job_id: Some(job_row.id.clone()),
-                        created_at: charged_at,
-                    };
-                    diesel::insert_into(credit_usage::table)
-                        .values(&usage)
-                        .execute(conn)
-                        .await?;
-                }
+            if let Some(charge) = &charge {
+                take_charge(conn, charge, &job_row.id, Some(&job_row.id), charged_at).await?;
             }
             diesel::insert_into(jobs::table)
                 .values(&job_row)

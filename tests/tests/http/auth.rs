@@ -239,6 +239,39 @@ async fn live_writes_spend_credits_and_stop_at_zero(app: &TestApp) {
         .get(&org.live_key, &format!("/organizations/{}", org.id))
         .await;
     assert_eq!(res.body["credits_remaining"], 499);
+    // Synchronous writes cost a credit too; a refused one costs nothing.
+    let accounts = format!("/organizations/{}/accounts", org.id);
+    let res = app
+        .post(
+            &org.live_key,
+            &accounts,
+            json!({"code": "1500", "name": "Savings", "account_type": "asset"}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED);
+    let id = res.body["id"].as_str().expect("id").to_owned();
+    let res = app
+        .post(
+            &org.live_key,
+            &accounts,
+            json!({"code": "1500", "name": "Again", "account_type": "asset"}),
+        )
+        .await;
+    assert_eq!(res.code(), "duplicate_value");
+    let res = app
+        .call(
+            Method::PUT,
+            &format!("{accounts}/{id}"),
+            Some(&org.live_key),
+            Some(json!({"name": "Savings 2"})),
+            &[],
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK);
+    let res = app
+        .get(&org.live_key, &format!("/organizations/{}", org.id))
+        .await;
+    assert_eq!(res.body["credits_remaining"], 497);
 }
 both!(
     live_writes_spend_credits_and_stop_at_zero,
@@ -271,6 +304,27 @@ async fn exhausted_pool_refuses_with_402(app: &TestApp) {
     assert_eq!(
         res.body["error"]["details"],
         json!({"required": 1, "available": 0})
+    );
+    let res = app
+        .post(
+            &org.live_key,
+            &format!("/organizations/{}/accounts", org.id),
+            json!({"code": "1500", "name": "X", "account_type": "asset"}),
+        )
+        .await;
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::PAYMENT_REQUIRED, "insufficient_credits")
+    );
+    let res = app
+        .get(
+            &org.live_key,
+            &format!("/organizations/{}/accounts?limit=100", org.id),
+        )
+        .await;
+    assert_eq!(
+        res.body["total_count"], 7,
+        "the refused account was not created"
     );
     // Test keys are never refused for credits.
     let tcash = app.account_id(&org, &org.test_key, "1000").await;

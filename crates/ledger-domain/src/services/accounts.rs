@@ -198,7 +198,9 @@ impl<S: Store> Ledger<S> {
                 Some(crate::views::account(&account, Some(Totals::default())).to_string());
             r
         });
-        self.store.insert_account(account, event, idempotency).await
+        self.store
+            .insert_account(account, event, idempotency, Some(self.charge(access)))
+            .await
     }
 
     /// Updates name, description, status, parent or metadata (synchronous write).
@@ -248,7 +250,9 @@ impl<S: Store> Ledger<S> {
             Some(crate::views::account(&before, None)),
             Some(crate::views::account(&account, None)),
         );
-        self.store.update_account(account, event).await
+        self.store
+            .update_account(account, event, Some(self.charge(access)))
+            .await
     }
 
     /// Lists accounts sorted by code.

@@ -96,7 +96,7 @@ impl<S: Store> Ledger<S> {
     }
 
     /// The credits one write of the caller costs.
-    fn charge(&self, access: &Access) -> CreditCharge {
+    pub(super) fn charge(&self, access: &Access) -> CreditCharge {
         CreditCharge {
             pool_id: access.pool_id(),
             livemode: access.tenant.livemode,

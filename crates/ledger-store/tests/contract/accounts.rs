@@ -37,6 +37,7 @@ async fn duplicate_codes_are_refused_per_tenant() {
                 dup.clone(),
                 event(&live, "account.created", "account", &dup.id),
                 None,
+                None,
             )
             .await
             .expect_err("duplicate");
@@ -59,7 +60,9 @@ async fn duplicate_codes_are_refused_per_tenant() {
             let tenant = org.tenant(livemode);
             let e = event(&tenant, "account.created", "account", &other.id);
             assert!(matches!(
-                db.insert_account(other, e, None).await.expect("insert"),
+                db.insert_account(other, e, None, None)
+                    .await
+                    .expect("insert"),
                 Written::Done(_)
             ));
         }
@@ -79,7 +82,7 @@ async fn an_idempotency_key_replays_the_first_record() {
         let rec = record(&a.org.id, true, "key-1");
         let e = event(&live, "account.created", "account", &first.id);
         let done = db
-            .insert_account(first.clone(), e, Some(rec.clone()))
+            .insert_account(first.clone(), e, Some(rec.clone()), None)
             .await
             .expect("first");
         assert_eq!(done, Written::Done(first.clone()));
@@ -89,7 +92,7 @@ async fn an_idempotency_key_replays_the_first_record() {
         let mut other = rec.clone();
         other.request_hash = "different".to_owned();
         let replay = db
-            .insert_account(second.clone(), e, Some(other))
+            .insert_account(second.clone(), e, Some(other), None)
             .await
             .expect("replay");
         assert_eq!(replay, Written::Replay(rec.clone()), "{}", t.backend());
@@ -157,7 +160,10 @@ async fn updates_change_the_stored_account() {
         acct.metadata = json!({ "k": [1, 2] });
         acct.updated_at = T0 + time::Duration::minutes(5);
         let e = event(&live, "account.updated", "account", &id);
-        let saved = db.update_account(acct.clone(), e).await.expect("update");
+        let saved = db
+            .update_account(acct.clone(), e, None)
+            .await
+            .expect("update");
         assert_eq!(saved, acct);
         let stored = db
             .get_account(&live, &id)
@@ -169,7 +175,10 @@ async fn updates_change_the_stored_account() {
         let mut foreign = acct.clone();
         foreign.livemode = false;
         let e = event(&live, "account.updated", "account", &id);
-        let err = db.update_account(foreign, e).await.expect_err("other mode");
+        let err = db
+            .update_account(foreign, e, None)
+            .await
+            .expect_err("other mode");
         assert_eq!(err.code(), "resource_not_found");
         t.cleanup().await;
     }
@@ -240,7 +249,7 @@ async fn deleted_accounts_disappear_and_free_their_code() {
         // The code of a deleted account can be used again.
         let again = account(&a.org.id, true, "5000", AccountType::Expense);
         let e = event(&live, "account.created", "account", &again.id);
-        db.insert_account(again, e, None)
+        db.insert_account(again, e, None, None)
             .await
             .expect("code is free again");
         t.cleanup().await;
@@ -260,7 +269,7 @@ async fn concurrent_uses_of_one_key_write_once() {
             let e = event(&live, "account.created", "account", &acct.id);
             let rec = record(&a.org.id, true, "same-key");
             tasks.push(tokio::spawn(async move {
-                db.insert_account(acct, e, Some(rec)).await
+                db.insert_account(acct, e, Some(rec), None).await
             }));
         }
         let mut done = 0;

@@ -92,6 +92,7 @@ async fn concurrent_writes_are_judged_one_by_one() {
         db.update_account(
             suspended,
             crate::event(&live, "account.updated", "account", &expenses),
+            None,
         )
         .await
         .expect("suspend");

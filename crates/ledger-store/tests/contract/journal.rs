@@ -370,7 +370,9 @@ async fn entries_need_live_active_accounts_at_apply_time() {
         );
         let spare_id = spare.id.clone();
         let ev = crate::event(&live, "account.created", "account", &spare_id);
-        db.insert_account(spare, ev, None).await.expect("spare");
+        db.insert_account(spare, ev, None, None)
+            .await
+            .expect("spare");
         let del = deletion(&live, "account", &spare_id);
         apply(
             db,
@@ -405,7 +407,9 @@ async fn entries_need_live_active_accounts_at_apply_time() {
             .expect("sales");
         acct.status = AccountStatus::Suspended;
         let ev = crate::event(&live, "account.updated", "account", &sales);
-        db.update_account(acct.clone(), ev).await.expect("suspend");
+        db.update_account(acct.clone(), ev, None)
+            .await
+            .expect("suspend");
         let txn = crate::transaction(&live, day(5), TransactionStatus::Posted, &cash, &sales, 70);
         assert_eq!(
             apply(db, &a, true, Effect::InsertTransaction(txn)).await,
@@ -418,6 +422,7 @@ async fn entries_need_live_active_accounts_at_apply_time() {
         db.update_account(
             acct.clone(),
             crate::event(&live, "account.updated", "account", &sales),
+            None,
         )
         .await
         .expect("activate");
@@ -426,6 +431,7 @@ async fn entries_need_live_active_accounts_at_apply_time() {
         db.update_account(
             acct.clone(),
             crate::event(&live, "account.updated", "account", &sales),
+            None,
         )
         .await
         .expect("suspend");

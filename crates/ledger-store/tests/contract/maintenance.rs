@@ -65,7 +65,7 @@ async fn purge_removes_only_what_expired() {
         child.parent_id = Some(parent.id.clone());
         for acc in [&parent, &child] {
             let ev = event(&test, "account.created", "account", &acc.id);
-            db.insert_account(acc.clone(), ev, None)
+            db.insert_account(acc.clone(), ev, None, None)
                 .await
                 .expect("account");
         }
@@ -257,11 +257,15 @@ async fn system_figures() {
             let mut ev = event(&test, "account.created", "account", &format!("act_{n}"));
             ev.created_at = T0 + time::Duration::minutes(n);
             let acc = account(&a.org.id, false, &format!("7{n:03}"), AccountType::Asset);
-            db.insert_account(acc, ev, None).await.expect("account");
+            db.insert_account(acc, ev, None, None)
+                .await
+                .expect("account");
         }
         let ev = event(&b.tenant(false), "account.created", "account", "act_b");
         let acc = account(&b.org.id, false, "7999", AccountType::Asset);
-        db.insert_account(acc, ev, None).await.expect("account");
+        db.insert_account(acc, ev, None, None)
+            .await
+            .expect("account");
 
         let stats = db
             .event_stats(&a.org.path, false, T0 + time::Duration::minutes(10), 10)

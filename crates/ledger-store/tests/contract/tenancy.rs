@@ -190,7 +190,7 @@ async fn other_organizations_and_the_other_mode_are_invisible() {
 
         let own = account(&a.org.id, true, "1500", AccountType::Asset);
         let e = event(&a_live, "account.created", "account", &own.id);
-        db.insert_account(own.clone(), e, None)
+        db.insert_account(own.clone(), e, None, None)
             .await
             .expect("insert");
         assert!(
