@@ -232,8 +232,29 @@ impl TestApp {
         res.body
     }
 
-    /// Stops the server (in-flight work finishes) and drops the database.
+    /// Checks that the test left no accepted job unprocessed (waiting up to 10 s for the
+    /// workers), then stops the server (in-flight work finishes) and drops the database.
+    ///
+    /// # Panics
+    /// When jobs are still queued: a test must not leave accepted work behind.
     pub async fn finish(mut self) {
+        if let Some(db) = &self.db {
+            use ledger_domain::ports::Monitoring;
+            let mut queued = 0;
+            for _ in 0..200 {
+                let stats = db
+                    .db
+                    .job_stats(time::OffsetDateTime::now_utc())
+                    .await
+                    .expect("job figures");
+                queued = stats.queued;
+                if queued == 0 {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            assert_eq!(queued, 0, "the test left {queued} queued jobs unprocessed");
+        }
         if let Some(running) = self.running.take() {
             running.stop().await;
         }

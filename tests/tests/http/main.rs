@@ -4,6 +4,7 @@ mod accounts;
 mod auth;
 mod concurrency;
 mod errors;
+mod harness;
 mod keys;
 mod limits;
 mod reports;
