@@ -39,7 +39,8 @@ options:
 environment:
   LEDGER_BENCH_PG_URL  PostgreSQL server to create the bench database on
                        (default postgres://postgres@127.0.0.1:5432/postgres;
-                       skipped with a message when unreachable)";
+                       skipped with a message when unreachable)
+  LEDGER_BENCH_SERVER_POOL  database pool size of the server under load (default 16)";
 
 const DEFAULT_PG_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
 /// The server's connection pool, and the baseline's: the same kind and size.

@@ -109,3 +109,29 @@ async fn health_answers_ok(app: &TestApp) {
     assert_eq!(res.text().await.expect("text"), "OK");
 }
 both!(health_answers_ok, health_answers_ok);
+
+/// `/health` answers 503 when the database is gone (PostgreSQL: an embedded SQLite file
+/// cannot go down under the server).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_answers_503_without_the_database() {
+    let Some(db) = ledger_store::testing::TestDb::postgres().await else {
+        eprintln!("LEDGER_TEST_PG_URL is not set: skipping the PostgreSQL run");
+        return;
+    };
+    let config = server::Config::with_database(&db.url);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("port");
+    let running = server::start(&config, db.db.clone(), listener)
+        .await
+        .expect("start");
+    let url = format!("http://{}/health", running.addr);
+    let client = reqwest::Client::new();
+    assert_eq!(
+        client.get(&url).send().await.expect("health").status(),
+        StatusCode::OK
+    );
+    // Drop the database under the running server (its connections are terminated).
+    db.cleanup().await;
+    let res = client.get(&url).send().await.expect("health");
+    assert_eq!(res.status(), StatusCode::SERVICE_UNAVAILABLE);
+    running.stop().await;
+}

@@ -133,7 +133,12 @@ impl Server {
             .env("LEDGER_ENV", "development")
             .env("LEDGER_DEMO", "false")
             .env("LEDGER_LOG", "warn")
-            .env("LEDGER_DB_POOL", POOL_SIZE.to_string())
+            // The load comes from one key; limits would measure the limiter, not the ledger.
+            .env("LEDGER_RATE_LIMITS", "off")
+            .env(
+                "LEDGER_DB_POOL",
+                std::env::var("LEDGER_BENCH_SERVER_POOL").unwrap_or_else(|_| POOL_SIZE.to_string()),
+            )
             .stdin(Stdio::null())
             .stdout(log_file.try_clone()?)
             .stderr(log_file)
