@@ -237,6 +237,33 @@ pub fn render_job(job: &Job, waited: bool, success: StatusCode) -> HttpResponse 
         .json(views::job_envelope(job, ""))
 }
 
+/// Runs one queued write for a request: replays an earlier use of its idempotency key,
+/// else calls `write` with the key's record and answers what it accepted (202, or the
+/// final resource with `success` when the client waits).
+///
+/// # Errors
+/// The write's refusal, or a malformed or reused idempotency key.
+pub async fn queued_write<S, F, Fut>(
+    state: &AppState<S>,
+    req: &HttpRequest,
+    access: &Access,
+    body: &[u8],
+    success: StatusCode,
+    write: F,
+) -> Result<HttpResponse, ApiError>
+where
+    S: Store,
+    F: FnOnce(WriteOptions) -> Fut,
+    Fut: std::future::Future<Output = DomainResult<Written<Job>>>,
+{
+    let record = idempotency_for(req, access, body, state.ledger.now())?;
+    if let Some(replayed) = replay_if_used(state, req, access, record.as_ref(), success).await? {
+        return Ok(replayed);
+    }
+    let written = write(options(record.as_ref())).await?;
+    answer_written(state, req, access, record.as_ref(), written, success).await
+}
+
 /// Shorthand: the write options for a request's idempotency record.
 pub fn options(record: Option<&IdempotencyRecord>) -> WriteOptions {
     WriteOptions {

@@ -12,7 +12,7 @@ use serde_json::json;
 use super::{State, access};
 use crate::error::{ApiError, validation};
 use crate::input::{page, parse_json, query_bool, query_date, query_param, read_body};
-use crate::queued::{answer_written, idempotency_for, options, replay_if_used};
+use crate::queued::{idempotency_for, queued_write, replay_if_used};
 
 pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -163,24 +163,9 @@ async fn delete<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Admin, "accounts").await?;
-    let record = idempotency_for(&req, &access, b"", state.ledger.now())?;
-    if let Some(replayed) =
-        replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::OK).await?
-    {
-        return Ok(replayed);
-    }
-    let written = state
-        .ledger
-        .delete_account(&access, &id, options(record.as_ref()))
-        .await?;
-    answer_written(
-        &state,
-        &req,
-        &access,
-        record.as_ref(),
-        written,
-        StatusCode::OK,
-    )
+    queued_write(&state, &req, &access, b"", StatusCode::OK, |opts| {
+        state.ledger.delete_account(&access, &id, opts)
+    })
     .await
 }
 

@@ -15,7 +15,7 @@ use crate::error::{ApiError, validation};
 use crate::input::{
     DecimalText, FlexDate, page, parse_json, prefer_wait, query_date, query_param, read_body,
 };
-use crate::queued::{answer_written, idempotency_for, options, replay_if_used};
+use crate::queued::queued_write;
 
 pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -88,12 +88,6 @@ async fn create<S: Store>(
     .await?;
     let body = read_body(payload).await?;
     let input: CreateBody = parse_json(&req, &body)?;
-    let record = idempotency_for(&req, &access, &body, state.ledger.now())?;
-    if let Some(replayed) =
-        replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::CREATED).await?
-    {
-        return Ok(replayed);
-    }
     let input = NewTransactionInput {
         description: input.description.ok_or_else(|| {
             validation(
@@ -122,24 +116,22 @@ async fn create<S: Store>(
     };
     // A client that waits gets the write applied at once, in one database transaction
     // (grouped with concurrent ones); otherwise it is queued and answered 202.
-    let written = if state.run_inline && prefer_wait(&req).is_some_and(|s| s > 0) {
-        state
-            .ledger
-            .create_transaction_now(&access, input, options(record.as_ref()))
-            .await?
-    } else {
-        state
-            .ledger
-            .create_transaction(&access, input, options(record.as_ref()))
-            .await?
-    };
-    answer_written(
+    let now = state.run_inline && prefer_wait(&req).is_some_and(|s| s > 0);
+    let ledger = &state.ledger;
+    let caller = &access;
+    queued_write(
         &state,
         &req,
         &access,
-        record.as_ref(),
-        written,
+        &body,
         StatusCode::CREATED,
+        move |opts| async move {
+            if now {
+                ledger.create_transaction_now(caller, input, opts).await
+            } else {
+                ledger.create_transaction(caller, input, opts).await
+            }
+        },
     )
     .await
 }
@@ -213,12 +205,6 @@ async fn update<S: Store>(
     let access = access(&state, &req, &org, Scope::Write, "transactions").await?;
     let body = read_body(payload).await?;
     let input: UpdateBody = parse_json(&req, &body)?;
-    let record = idempotency_for(&req, &access, &body, state.ledger.now())?;
-    if let Some(replayed) =
-        replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::OK).await?
-    {
-        return Ok(replayed);
-    }
     let changes = TransactionChanges {
         description: input.description,
         date: input.date.map(|d| d.at),
@@ -227,18 +213,9 @@ async fn update<S: Store>(
             .map(|e| e.into_iter().map(Into::into).collect()),
         metadata: input.metadata,
     };
-    let written = state
-        .ledger
-        .update_transaction(&access, &id, changes, options(record.as_ref()))
-        .await?;
-    answer_written(
-        &state,
-        &req,
-        &access,
-        record.as_ref(),
-        written,
-        StatusCode::OK,
-    )
+    queued_write(&state, &req, &access, &body, StatusCode::OK, |opts| {
+        state.ledger.update_transaction(&access, &id, changes, opts)
+    })
     .await
 }
 
@@ -251,24 +228,9 @@ async fn post<S: Store>(
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Write, "transactions").await?;
     let body = read_body(payload).await?;
-    let record = idempotency_for(&req, &access, &body, state.ledger.now())?;
-    if let Some(replayed) =
-        replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::OK).await?
-    {
-        return Ok(replayed);
-    }
-    let written = state
-        .ledger
-        .post_transaction(&access, &id, options(record.as_ref()))
-        .await?;
-    answer_written(
-        &state,
-        &req,
-        &access,
-        record.as_ref(),
-        written,
-        StatusCode::OK,
-    )
+    queued_write(&state, &req, &access, &body, StatusCode::OK, |opts| {
+        state.ledger.post_transaction(&access, &id, opts)
+    })
     .await
 }
 
@@ -288,24 +250,11 @@ async fn reverse<S: Store>(
     let access = access(&state, &req, &org, Scope::Write, "transactions").await?;
     let body = read_body(payload).await?;
     let input: ReverseBody = parse_json(&req, &body)?;
-    let record = idempotency_for(&req, &access, &body, state.ledger.now())?;
-    if let Some(replayed) =
-        replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::OK).await?
-    {
-        return Ok(replayed);
-    }
-    let written = state
-        .ledger
-        .reverse_transaction(&access, &id, input.reason, options(record.as_ref()))
-        .await?;
-    answer_written(
-        &state,
-        &req,
-        &access,
-        record.as_ref(),
-        written,
-        StatusCode::OK,
-    )
+    queued_write(&state, &req, &access, &body, StatusCode::OK, |opts| {
+        state
+            .ledger
+            .reverse_transaction(&access, &id, input.reason, opts)
+    })
     .await
 }
 
@@ -316,23 +265,8 @@ async fn delete<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Write, "transactions").await?;
-    let record = idempotency_for(&req, &access, b"", state.ledger.now())?;
-    if let Some(replayed) =
-        replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::OK).await?
-    {
-        return Ok(replayed);
-    }
-    let written = state
-        .ledger
-        .delete_transaction(&access, &id, options(record.as_ref()))
-        .await?;
-    answer_written(
-        &state,
-        &req,
-        &access,
-        record.as_ref(),
-        written,
-        StatusCode::OK,
-    )
+    queued_write(&state, &req, &access, b"", StatusCode::OK, |opts| {
+        state.ledger.delete_transaction(&access, &id, opts)
+    })
     .await
 }
