@@ -17,6 +17,8 @@ pub enum IdKind {
     ApiKey,
     User,
     Deletion,
+    Tax,
+    Category,
 }
 
 impl IdKind {
@@ -32,6 +34,8 @@ impl IdKind {
             Self::ApiKey => "key",
             Self::User => "usr",
             Self::Deletion => "del",
+            Self::Tax => "tax",
+            Self::Category => "cat",
         }
     }
 }

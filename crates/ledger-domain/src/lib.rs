@@ -5,6 +5,7 @@
 //! and no adapter crate is a dependency (CI checks it with `cargo tree`).
 
 pub mod accounts;
+pub mod categories;
 pub mod error;
 pub mod events;
 pub mod ids;
@@ -14,6 +15,7 @@ pub mod organizations;
 pub mod ports;
 pub mod reports;
 pub mod services;
+pub mod tax;
 pub mod transactions;
 pub mod views;
 

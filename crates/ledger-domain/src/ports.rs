@@ -9,10 +9,12 @@ use std::future::Future;
 use time::OffsetDateTime;
 
 use crate::accounts::{Account, AccountStatus, AccountType, Totals};
+use crate::categories::{Category, CategoryType};
 use crate::error::DomainError;
 use crate::events::{Deletion, Event};
 use crate::jobs::Job;
 use crate::organizations::{ApiKey, Organization, User};
+use crate::tax::{Tax, TaxType};
 use crate::transactions::{Transaction, TransactionStatus};
 
 /// Result of a port call.
@@ -285,6 +287,138 @@ pub trait Settings: Send + Sync + 'static {
         setting: Setting,
         event: Event,
     ) -> impl Future<Output = StoreResult<Setting>> + Send;
+}
+
+/// Filters of the tax list.
+#[derive(Debug, Clone, Default)]
+pub struct TaxFilter {
+    pub tax_type: Option<TaxType>,
+    pub is_active: Option<bool>,
+}
+
+/// Taxes (spec 2.7): synchronous writes, each with its event and credits.
+pub trait Taxes: Send + Sync + 'static {
+    /// Inserts a tax and its event, taking the credits of `charge` in the same
+    /// transaction.
+    ///
+    /// # Errors
+    /// `InsufficientCredits` when a live pool is short; nothing is written then.
+    /// `Written::Replay` when the idempotency key was used already.
+    fn insert_tax(
+        &self,
+        tax: Tax,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> impl Future<Output = StoreResult<Written<Tax>>> + Send;
+
+    /// Saves the mutable fields of a tax (name, description, rate, tax_type, is_compound,
+    /// is_active, updated_at) and its event, taking the credits of `charge`.
+    ///
+    /// # Errors
+    /// `resource_not_found` when the tax is not live in its tenant;
+    /// `InsufficientCredits` when a live pool is short. Nothing is written then.
+    fn update_tax(
+        &self,
+        tax: Tax,
+        event: Event,
+        charge: Option<CreditCharge>,
+    ) -> impl Future<Output = StoreResult<Tax>> + Send;
+
+    /// A tax of the tenant that is not deleted.
+    fn get_tax(
+        &self,
+        tenant: &Tenant,
+        id: &str,
+    ) -> impl Future<Output = StoreResult<Option<Tax>>> + Send;
+
+    /// The tenant's taxes that are not deleted, matching `filter`, by name then id.
+    fn list_taxes(
+        &self,
+        tenant: &Tenant,
+        filter: &TaxFilter,
+        page: PageRequest,
+    ) -> impl Future<Output = StoreResult<Page<Tax>>> + Send;
+
+    /// Soft-deletes a tax with its deletion record and event, taking the credits.
+    ///
+    /// # Errors
+    /// `resource_not_found` when the tax is not live in the deletion's tenant;
+    /// `InsufficientCredits` when a live pool is short. Nothing is written then.
+    fn delete_tax(
+        &self,
+        tax_id: &str,
+        deletion: Deletion,
+        event: Event,
+        charge: Option<CreditCharge>,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+}
+
+/// Filters of the category list.
+#[derive(Debug, Clone, Default)]
+pub struct CategoryFilter {
+    pub category_type: Option<CategoryType>,
+    pub is_active: Option<bool>,
+    pub parent_id: Option<String>,
+}
+
+/// Categories (spec 2.6): synchronous writes, each with its event and credits.
+pub trait Categories: Send + Sync + 'static {
+    /// Inserts a category and its event, taking the credits of `charge`.
+    ///
+    /// # Errors
+    /// `InsufficientCredits` when a live pool is short; nothing is written then.
+    /// `Written::Replay` when the idempotency key was used already.
+    fn insert_category(
+        &self,
+        category: Category,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> impl Future<Output = StoreResult<Written<Category>>> + Send;
+
+    /// Saves the mutable fields of a category (name, description, color, is_active,
+    /// parent_id, updated_at) and its event, taking the credits of `charge`.
+    ///
+    /// # Errors
+    /// `resource_not_found` when the category is not live in its tenant;
+    /// `InsufficientCredits` when a live pool is short. Nothing is written then.
+    fn update_category(
+        &self,
+        category: Category,
+        event: Event,
+        charge: Option<CreditCharge>,
+    ) -> impl Future<Output = StoreResult<Category>> + Send;
+
+    /// A category of the tenant that is not deleted.
+    fn get_category(
+        &self,
+        tenant: &Tenant,
+        id: &str,
+    ) -> impl Future<Output = StoreResult<Option<Category>>> + Send;
+
+    /// The tenant's categories that are not deleted, matching `filter`, by name then id;
+    /// every match when `page` is `None`.
+    fn list_categories(
+        &self,
+        tenant: &Tenant,
+        filter: &CategoryFilter,
+        page: Option<PageRequest>,
+    ) -> impl Future<Output = StoreResult<Page<Category>>> + Send;
+
+    /// Soft-deletes a category with its deletion record and event, taking the credits.
+    ///
+    /// # Errors
+    /// `resource_not_found` when the category is not live in the deletion's tenant;
+    /// `resource_in_use` when a live transaction or a live subcategory references it;
+    /// `InsufficientCredits` when a live pool is short. Nothing is written then.
+    fn delete_category(
+        &self,
+        category_id: &str,
+        deletion: Deletion,
+        event: Event,
+        charge: Option<CreditCharge>,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
 }
 
 /// What a purge removed.
@@ -602,6 +736,8 @@ pub trait Store:
     + Health
     + Settings
     + Deletions
+    + Taxes
+    + Categories
     + Monitoring
     + Clone
 {
@@ -618,6 +754,8 @@ impl<T> Store for T where
         + Health
         + Settings
         + Deletions
+        + Taxes
+        + Categories
         + Monitoring
         + Clone
 {

@@ -7,12 +7,14 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use crate::accounts::{Account, Totals};
+use crate::categories::Category;
 use crate::events::{Deletion, Event};
 use crate::jobs::Job;
 use crate::money::{Currency, format_units};
 use crate::organizations::{ApiKey, Organization};
 use crate::ports::Setting;
 use crate::services::{Billing, SystemInfo};
+use crate::tax::{Tax, format_rate};
 use crate::transactions::Transaction;
 
 /// RFC 3339 UTC with `Z`.
@@ -311,4 +313,44 @@ pub fn system_info(s: &SystemInfo) -> Value {
             "keys_count": 0,
         },
     })
+}
+
+/// The tax object; the rate is a percentage string with four decimals (`"8.2500"`).
+pub fn tax(t: &Tax) -> Value {
+    json!({
+        "id": t.id,
+        "object": "tax",
+        "organization_id": t.organization_id,
+        "livemode": t.livemode,
+        "name": t.name,
+        "description": t.description,
+        "rate": format_rate(t.rate),
+        "tax_type": t.tax_type.as_str(),
+        "is_compound": t.is_compound,
+        "is_active": t.is_active,
+        "created_at": timestamp(t.created_at),
+        "updated_at": timestamp(t.updated_at),
+    })
+}
+
+/// The category object; `subcategories` (the direct children) when known.
+pub fn category(c: &Category, subcategories: Option<&[Category]>) -> Value {
+    let mut v = json!({
+        "id": c.id,
+        "object": "category",
+        "organization_id": c.organization_id,
+        "livemode": c.livemode,
+        "name": c.name,
+        "description": c.description,
+        "category_type": c.category_type.as_str(),
+        "color": c.color,
+        "is_active": c.is_active,
+        "parent_id": c.parent_id,
+        "created_at": timestamp(c.created_at),
+        "updated_at": timestamp(c.updated_at),
+    });
+    if let Some(children) = subcategories {
+        v["subcategories"] = children.iter().map(|k| category(k, None)).collect();
+    }
+    v
 }

@@ -17,6 +17,7 @@ mod apply;
 mod balances;
 #[cfg(feature = "bench")]
 pub mod bench;
+mod categories;
 mod group;
 mod jobs;
 mod journal;
@@ -27,6 +28,7 @@ mod organizations;
 mod rows;
 mod schema;
 mod settings;
+mod taxes;
 #[cfg(feature = "test-support")]
 pub mod testing;
 

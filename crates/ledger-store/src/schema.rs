@@ -97,6 +97,7 @@ diesel::table! {
         deleted_at -> Nullable<Timestamp>,
         deleted_by -> Nullable<Text>,
         recoverable_until -> Nullable<Timestamp>,
+        category_id -> Nullable<Text>,
     }
 }
 
@@ -203,6 +204,44 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    taxes (organization_id, id) {
+        organization_id -> Text,
+        livemode -> Bool,
+        id -> Text,
+        name -> Text,
+        description -> Nullable<Text>,
+        rate -> BigInt,
+        tax_type -> Text,
+        is_compound -> Bool,
+        is_active -> Bool,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+        deleted_at -> Nullable<Timestamp>,
+        deleted_by -> Nullable<Text>,
+        recoverable_until -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    categories (organization_id, id) {
+        organization_id -> Text,
+        livemode -> Bool,
+        id -> Text,
+        name -> Text,
+        description -> Nullable<Text>,
+        category_type -> Text,
+        color -> Text,
+        is_active -> Bool,
+        parent_id -> Nullable<Text>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+        deleted_at -> Nullable<Timestamp>,
+        deleted_by -> Nullable<Text>,
+        recoverable_until -> Nullable<Timestamp>,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     organizations,
@@ -216,4 +255,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     events,
     resource_deletions,
     settings,
+    taxes,
+    categories,
 );

@@ -2,6 +2,7 @@
 
 mod accounts;
 mod auth;
+mod categories;
 mod concurrency;
 mod errors;
 mod harness;
@@ -10,4 +11,5 @@ mod limits;
 mod reports;
 mod settings;
 mod system;
+mod taxes;
 mod transactions;

@@ -6,6 +6,7 @@
 
 mod access;
 mod accounts;
+mod categories;
 mod deletions;
 mod keys;
 mod reports;
@@ -13,6 +14,7 @@ mod runner;
 mod settings;
 mod signup;
 mod system;
+mod taxes;
 mod transactions;
 
 use std::sync::Arc;
@@ -21,11 +23,13 @@ use time::OffsetDateTime;
 
 pub use access::{Access, Principal};
 pub use accounts::{AccountChanges, BalanceView, HistoryView, NewAccountInput};
+pub use categories::{CategoryChanges, CategoryView, NewCategoryInput};
 pub use keys::{KeyChanges, NewKeyInput};
 pub use runner::RunOutcome;
 pub use settings::Billing;
 pub use signup::{IssuedKey, MasterSignup, SignupResult, SubSignup};
 pub use system::{SystemInfo, SystemStatus, system_auth_error};
+pub use taxes::{NewTaxInput, TaxChanges};
 pub use transactions::{EntryInput, NewTransactionInput, TransactionChanges, WriteOptions};
 
 use crate::ports::{Clock, Store};

@@ -1,6 +1,7 @@
 //! Route table: spec section 4 paths, each to one handler.
 
 mod accounts;
+mod categories;
 mod deletions;
 mod keys;
 mod organizations;
@@ -8,6 +9,7 @@ mod reports;
 mod settings;
 mod system;
 mod system_info;
+mod taxes;
 mod transactions;
 
 use actix_web::{HttpRequest, web};
@@ -45,6 +47,8 @@ pub(crate) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     reports::configure::<S>(cfg);
     keys::configure::<S>(cfg);
     settings::configure::<S>(cfg);
+    taxes::configure::<S>(cfg);
+    categories::configure::<S>(cfg);
     deletions::configure::<S>(cfg);
     system_info::configure::<S>(cfg);
 }

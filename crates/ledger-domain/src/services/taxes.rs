@@ -1,0 +1,214 @@
+//! Taxes (spec 2.7, 4.9): create, read, list, update and soft delete.
+//!
+//! Writes are synchronous and cost [`super::transactions::WRITE_CREDITS`], taken in the
+//! write's own database transaction. The arithmetic lives in [`crate::tax`].
+
+use crate::error::{DomainError, DomainResult};
+use crate::events::Deletion;
+use crate::ids::{IdKind, new_id, parse_id};
+use crate::ports::{IdempotencyRecord, Page, PageRequest, Store, TaxFilter, Written};
+use crate::tax::{RateError, Tax, TaxType, parse_rate};
+
+use super::accounts::not_found;
+use super::{Access, Ledger};
+
+/// Fields of a new tax; `rate` is the exact decimal text of a percentage.
+#[derive(Debug, Clone, Default)]
+pub struct NewTaxInput {
+    pub name: String,
+    pub rate: String,
+    pub tax_type: String,
+    pub description: Option<String>,
+    pub is_compound: Option<bool>,
+    pub is_active: Option<bool>,
+}
+
+/// Fields an update may change; `None` keeps the value.
+#[derive(Debug, Clone, Default)]
+pub struct TaxChanges {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub rate: Option<String>,
+    pub is_active: Option<bool>,
+}
+
+fn check_rate(text: &str) -> DomainResult<i64> {
+    parse_rate(text).map_err(|e| {
+        let why = match e {
+            RateError::NotANumber => "must be a decimal percentage such as 8.25",
+            RateError::TooManyDecimals => "must have at most 4 decimal places",
+            RateError::OutOfRange => "must be between 0 and 100",
+        };
+        DomainError::invalid_field("rate", why)
+    })
+}
+
+fn check_tax_type(text: &str) -> DomainResult<TaxType> {
+    TaxType::parse(text).ok_or_else(|| {
+        DomainError::invalid_field("tax_type", "must be one of sales_tax, vat, excise, other")
+    })
+}
+
+impl<S: Store> Ledger<S> {
+    /// Reads a tax of the tenant.
+    ///
+    /// # Errors
+    /// `resource_not_found` when it does not exist in the tenant or is deleted.
+    pub async fn get_tax(&self, access: &Access, id: &str) -> DomainResult<Tax> {
+        let Some(parsed) = parse_id(IdKind::Tax, id) else {
+            return Err(not_found("tax", id));
+        };
+        self.store
+            .get_tax(&access.tenant, &parsed)
+            .await?
+            .ok_or_else(|| not_found("tax", id))
+    }
+
+    /// Creates a tax (synchronous write, one credit).
+    ///
+    /// # Errors
+    /// Validation errors (`name`, `rate`, `tax_type`); `insufficient_credits`.
+    pub async fn create_tax(
+        &self,
+        access: &Access,
+        input: NewTaxInput,
+        idempotency: Option<IdempotencyRecord>,
+    ) -> DomainResult<Written<Tax>> {
+        let name = super::signup::check_name(&input.name)?;
+        let rate = check_rate(&input.rate)?;
+        let tax_type = check_tax_type(&input.tax_type)?;
+        let now = self.now();
+        let tax = Tax {
+            id: new_id(IdKind::Tax),
+            organization_id: access.tenant.organization_id.clone(),
+            livemode: access.tenant.livemode,
+            name,
+            description: input.description,
+            rate,
+            tax_type,
+            is_compound: input.is_compound.unwrap_or(false),
+            is_active: input.is_active.unwrap_or(true),
+            created_at: now,
+            updated_at: now,
+        };
+        let view = crate::views::tax(&tax);
+        let event = self.event(
+            access,
+            "tax.created",
+            "tax",
+            &tax.id,
+            None,
+            Some(view.clone()),
+        );
+        let idempotency = idempotency.map(|mut r| {
+            r.response_status = Some(201);
+            r.response_body = Some(view.to_string());
+            r
+        });
+        self.store
+            .insert_tax(tax, event, idempotency, Some(self.charge(access)))
+            .await
+    }
+
+    /// Updates name, description, rate or the active flag (synchronous write, one credit).
+    ///
+    /// # Errors
+    /// `resource_not_found`, validation errors, `insufficient_credits`.
+    pub async fn update_tax(
+        &self,
+        access: &Access,
+        id: &str,
+        changes: TaxChanges,
+    ) -> DomainResult<Tax> {
+        let before = self.get_tax(access, id).await?;
+        let mut tax = before.clone();
+        if let Some(name) = changes.name {
+            tax.name = super::signup::check_name(&name)?;
+        }
+        if let Some(description) = changes.description {
+            tax.description = Some(description);
+        }
+        if let Some(rate) = changes.rate {
+            tax.rate = check_rate(&rate)?;
+        }
+        if let Some(active) = changes.is_active {
+            tax.is_active = active;
+        }
+        tax.updated_at = self.now();
+        let event = self.event(
+            access,
+            "tax.updated",
+            "tax",
+            &tax.id,
+            Some(crate::views::tax(&before)),
+            Some(crate::views::tax(&tax)),
+        );
+        self.store
+            .update_tax(tax, event, Some(self.charge(access)))
+            .await
+    }
+
+    /// Lists taxes by name; `is_active` defaults to true.
+    ///
+    /// # Errors
+    /// `invalid_field` on `tax_type`.
+    pub async fn list_taxes(
+        &self,
+        access: &Access,
+        tax_type: Option<&str>,
+        is_active: Option<bool>,
+        page: PageRequest,
+    ) -> DomainResult<Page<Tax>> {
+        let filter = TaxFilter {
+            tax_type: tax_type.map(check_tax_type).transpose()?,
+            is_active: Some(is_active.unwrap_or(true)),
+        };
+        self.store.list_taxes(&access.tenant, &filter, page).await
+    }
+
+    /// Soft-deletes a tax (synchronous write, one credit). Returns its id.
+    ///
+    /// Nothing references a tax yet (invoice and bill items come later), so no delete is
+    /// refused as in use today; the check joins the store's `delete_tax` with them.
+    ///
+    /// # Errors
+    /// `resource_not_found`, `insufficient_credits`.
+    pub async fn delete_tax(&self, access: &Access, id: &str) -> DomainResult<String> {
+        let tax = self.get_tax(access, id).await?;
+        let deletion = self.soft_deletion(access, "tax", &tax.id, &tax.name);
+        let event = self.event(
+            access,
+            "tax.deleted",
+            "tax",
+            &tax.id,
+            Some(crate::views::tax(&tax)),
+            None,
+        );
+        self.store
+            .delete_tax(&tax.id, deletion, event, Some(self.charge(access)))
+            .await?;
+        Ok(tax.id)
+    }
+
+    /// A soft-deletion record of the access's tenant and key, stamped now.
+    pub(super) fn soft_deletion(
+        &self,
+        access: &Access,
+        resource_type: &str,
+        resource_id: &str,
+        name: &str,
+    ) -> Deletion {
+        let now = self.now();
+        Deletion {
+            id: new_id(IdKind::Deletion),
+            organization_id: access.tenant.organization_id.clone(),
+            livemode: access.tenant.livemode,
+            resource_type: resource_type.to_owned(),
+            resource_id: resource_id.to_owned(),
+            name: name.to_owned(),
+            deleted_at: now,
+            deleted_by: access.key_id.clone(),
+            recoverable_until: now + time::Duration::days(self.config.retention_days),
+        }
+    }
+}

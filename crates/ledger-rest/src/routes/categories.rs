@@ -1,0 +1,195 @@
+//! Categories (spec 4.8): synchronous create, read (with subcategories), list, update and
+//! soft delete.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use ledger_domain::organizations::Scope;
+use ledger_domain::ports::{Store, Written};
+use ledger_domain::services::{CategoryChanges, NewCategoryInput};
+use ledger_domain::views;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{State, access};
+use crate::error::{ApiError, validation};
+use crate::input::{page, parse_json, query_bool, query_param, read_body};
+use crate::queued::{idempotency_for, replay_if_used};
+
+const RESOURCE: &str = "categories";
+
+pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/organizations/{org}/categories")
+            .route(web::get().to(list::<S>))
+            .route(web::post().to(create::<S>)),
+    )
+    .service(
+        web::resource("/organizations/{org}/categories/{id}")
+            .route(web::get().to(get::<S>))
+            .route(web::put().to(update::<S>))
+            .route(web::delete().to(delete::<S>)),
+    );
+}
+
+fn required<T>(value: Option<T>, name: &str) -> Result<T, ApiError> {
+    value.ok_or_else(|| {
+        validation(
+            "missing_field",
+            Some(name.into()),
+            format!("{name} is required"),
+        )
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateBody {
+    name: Option<String>,
+    category_type: Option<String>,
+    description: Option<String>,
+    color: Option<String>,
+    parent_id: Option<String>,
+    is_active: Option<bool>,
+}
+
+async fn create<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<String>,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let access = access(&state, &req, &path.into_inner(), Scope::Write, RESOURCE).await?;
+    let body = read_body(payload).await?;
+    let input: CreateBody = parse_json(&req, &body)?;
+    let record = idempotency_for(&req, &access, &body, state.ledger.now())?;
+    if let Some(replayed) =
+        replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::CREATED).await?
+    {
+        return Ok(replayed);
+    }
+    let input = NewCategoryInput {
+        name: required(input.name, "name")?,
+        category_type: required(input.category_type, "category_type")?,
+        description: input.description,
+        color: input.color,
+        parent_id: input.parent_id,
+        is_active: input.is_active,
+    };
+    match state
+        .ledger
+        .create_category(&access, input, record.clone())
+        .await?
+    {
+        Written::Done(category) => {
+            Ok(HttpResponse::Created().json(views::category(&category, Some(&[]))))
+        }
+        Written::Replay(_) => {
+            replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::CREATED)
+                .await?
+                .ok_or_else(|| {
+                    ApiError(ledger_domain::DomainError::Internal(
+                        "idempotency record vanished".into(),
+                    ))
+                })
+        }
+    }
+}
+
+async fn get<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (org, id) = path.into_inner();
+    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let view = state.ledger.category_view(&access, &id).await?;
+    Ok(HttpResponse::Ok().json(views::category(&view.category, Some(&view.subcategories))))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UpdateBody {
+    name: Option<String>,
+    description: Option<String>,
+    color: Option<String>,
+    is_active: Option<bool>,
+    #[serde(default, deserialize_with = "present")]
+    parent_id: Option<Option<String>>,
+}
+
+/// A field that may be given as `null` (clear it) or a value; absent stays `None`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(d).map(Some)
+}
+
+async fn update<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let (org, id) = path.into_inner();
+    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
+    let body = read_body(payload).await?;
+    let input: UpdateBody = parse_json(&req, &body)?;
+    let changes = CategoryChanges {
+        name: input.name,
+        description: input.description,
+        color: input.color,
+        is_active: input.is_active,
+        parent_id: input.parent_id,
+    };
+    let view = state.ledger.update_category(&access, &id, changes).await?;
+    Ok(HttpResponse::Ok().json(views::category(&view.category, Some(&view.subcategories))))
+}
+
+async fn delete<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (org, id) = path.into_inner();
+    let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
+    let id = state.ledger.delete_category(&access, &id).await?;
+    Ok(HttpResponse::Ok().json(json!({ "id": id, "object": "category", "deleted": true })))
+}
+
+async fn list<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let access = access(&state, &req, &path.into_inner(), Scope::Read, RESOURCE).await?;
+    let page = page(&req, 20, 100)?;
+    let result = state
+        .ledger
+        .list_categories(
+            &access,
+            query_param(&req, "category_type").as_deref(),
+            query_bool(&req, "is_active")?,
+            query_param(&req, "parent_id").as_deref(),
+            page,
+        )
+        .await?;
+    let data: Vec<serde_json::Value> = result
+        .items
+        .iter()
+        .map(|c| {
+            json!({
+                "id": c.id,
+                "object": "category",
+                "name": c.name,
+                "category_type": c.category_type.as_str(),
+                "color": c.color,
+                "is_active": c.is_active,
+                "parent_id": c.parent_id,
+            })
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(json!({
+        "object": "list",
+        "data": data,
+        "has_more": page.offset + (result.items.len() as i64) < result.total_count,
+        "total_count": result.total_count,
+    })))
+}

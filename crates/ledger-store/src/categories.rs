@@ -1,0 +1,290 @@
+//! Categories: inserts, updates, reads and soft deletes, each write with its event and
+//! credits. A category referenced by a live transaction or subcategory is not deleted.
+
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use ledger_domain::DomainError;
+use ledger_domain::categories::{Category, CategoryType};
+use ledger_domain::events::{Deletion, Event};
+use ledger_domain::ports::{
+    Categories, CategoryFilter, CreditCharge, IdempotencyRecord, Page, PageRequest, StoreResult,
+    Tenant, Written,
+};
+use time::PrimitiveDateTime;
+
+use crate::db::{Db, TxError};
+use crate::group::take_charge;
+use crate::organizations::stored_idempotency;
+use crate::rows::{DeletionRow, EventRow, IdempotencyRow, corrupt, from_db, to_db};
+use crate::schema::{categories, events, resource_deletions, transactions};
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = categories, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+struct CategoryRow {
+    organization_id: String,
+    livemode: bool,
+    id: String,
+    name: String,
+    description: Option<String>,
+    category_type: String,
+    color: String,
+    is_active: bool,
+    parent_id: Option<String>,
+    created_at: PrimitiveDateTime,
+    updated_at: PrimitiveDateTime,
+}
+
+impl From<&Category> for CategoryRow {
+    fn from(c: &Category) -> Self {
+        Self {
+            organization_id: c.organization_id.clone(),
+            livemode: c.livemode,
+            id: c.id.clone(),
+            name: c.name.clone(),
+            description: c.description.clone(),
+            category_type: c.category_type.as_str().to_owned(),
+            color: c.color.clone(),
+            is_active: c.is_active,
+            parent_id: c.parent_id.clone(),
+            created_at: to_db(c.created_at),
+            updated_at: to_db(c.updated_at),
+        }
+    }
+}
+
+impl TryFrom<CategoryRow> for Category {
+    type Error = DomainError;
+    fn try_from(r: CategoryRow) -> Result<Self, DomainError> {
+        Ok(Self {
+            category_type: CategoryType::parse(&r.category_type)
+                .ok_or_else(|| corrupt("category type", &r.category_type))?,
+            organization_id: r.organization_id,
+            livemode: r.livemode,
+            id: r.id,
+            name: r.name,
+            description: r.description,
+            color: r.color,
+            is_active: r.is_active,
+            parent_id: r.parent_id,
+            created_at: from_db(r.created_at),
+            updated_at: from_db(r.updated_at),
+        })
+    }
+}
+
+fn category_not_found(id: &str) -> DomainError {
+    DomainError::NotFound {
+        resource: "category",
+        id: id.to_owned(),
+    }
+}
+
+impl Categories for Db {
+    async fn insert_category(
+        &self,
+        category: Category,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<Category>> {
+        let row = CategoryRow::from(&category);
+        let event_row = EventRow::from(&event);
+        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
+        let written = db_write!(self, |conn| {
+            idempotency_guard!(conn, &idem_row);
+            if let Some(charge) = &charge {
+                take_charge(conn, charge, &event_row.id, None, event_row.created_at).await?;
+            }
+            diesel::insert_into(categories::table)
+                .values(&row)
+                .execute(conn)
+                .await?;
+            diesel::insert_into(events::table)
+                .values(&event_row)
+                .execute(conn)
+                .await?;
+            Ok(Written::Done(category))
+        });
+        match (written, idempotency) {
+            (Err(TxError::IdempotencyRace), Some(record)) => {
+                Ok(Written::Replay(stored_idempotency(self, &record).await?))
+            }
+            (written, _) => Ok(written?),
+        }
+    }
+
+    async fn update_category(
+        &self,
+        category: Category,
+        event: Event,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Category> {
+        let row = CategoryRow::from(&category);
+        let event_row = EventRow::from(&event);
+        db_write!(self, |conn| {
+            let changed = diesel::update(categories::table)
+                .filter(categories::organization_id.eq(&row.organization_id))
+                .filter(categories::livemode.eq(row.livemode))
+                .filter(categories::id.eq(&row.id))
+                .filter(categories::deleted_at.is_null())
+                .set((
+                    categories::name.eq(&row.name),
+                    categories::description.eq(&row.description),
+                    categories::color.eq(&row.color),
+                    categories::is_active.eq(row.is_active),
+                    categories::parent_id.eq(&row.parent_id),
+                    categories::updated_at.eq(row.updated_at),
+                ))
+                .execute(conn)
+                .await?;
+            if changed == 0 {
+                return Err(category_not_found(&row.id).into());
+            }
+            if let Some(charge) = &charge {
+                take_charge(conn, charge, &event_row.id, None, event_row.created_at).await?;
+            }
+            diesel::insert_into(events::table)
+                .values(&event_row)
+                .execute(conn)
+                .await?;
+            Ok(())
+        })?;
+        Ok(category)
+    }
+
+    async fn get_category(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Category>> {
+        let row: Option<CategoryRow> = db_read!(self, |conn| {
+            Ok(categories::table
+                .filter(categories::organization_id.eq(&tenant.organization_id))
+                .filter(categories::livemode.eq(tenant.livemode))
+                .filter(categories::id.eq(id))
+                .filter(categories::deleted_at.is_null())
+                .select(CategoryRow::as_select())
+                .first(conn)
+                .await
+                .optional()?)
+        })?;
+        row.map(Category::try_from).transpose()
+    }
+
+    async fn list_categories(
+        &self,
+        tenant: &Tenant,
+        filter: &CategoryFilter,
+        page: Option<PageRequest>,
+    ) -> StoreResult<Page<Category>> {
+        let category_type = filter.category_type.map(CategoryType::as_str);
+        let is_active = filter.is_active;
+        let parent_id = filter.parent_id.as_deref();
+        let (rows, total_count): (Vec<CategoryRow>, i64) = db_read!(self, |conn| {
+            // The filter is built twice (count and page): boxed queries are not Clone.
+            let filtered = || {
+                let mut query = categories::table
+                    .filter(categories::organization_id.eq(&tenant.organization_id))
+                    .filter(categories::livemode.eq(tenant.livemode))
+                    .filter(categories::deleted_at.is_null())
+                    .into_boxed();
+                if let Some(t) = category_type {
+                    query = query.filter(categories::category_type.eq(t));
+                }
+                if let Some(active) = is_active {
+                    query = query.filter(categories::is_active.eq(active));
+                }
+                if let Some(parent) = parent_id {
+                    query = query.filter(categories::parent_id.eq(parent));
+                }
+                query
+            };
+            let total: i64 = filtered().count().get_result(conn).await?;
+            let mut query = filtered()
+                .order((categories::name.asc(), categories::id.asc()))
+                .select(CategoryRow::as_select());
+            if let Some(page) = page {
+                query = query.limit(page.limit).offset(page.offset);
+            }
+            Ok((query.load(conn).await?, total))
+        })?;
+        Ok(Page {
+            items: rows
+                .into_iter()
+                .map(Category::try_from)
+                .collect::<Result<_, _>>()?,
+            total_count,
+        })
+    }
+
+    async fn delete_category(
+        &self,
+        category_id: &str,
+        deletion: Deletion,
+        event: Event,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<()> {
+        let category_id = category_id.to_owned();
+        let deletion_row = DeletionRow::from(&deletion);
+        let event_row = EventRow::from(&event);
+        db_write!(self, |conn| {
+            let org = &deletion_row.organization_id;
+            let livemode = deletion_row.livemode;
+            let used_by_transaction: i64 = transactions::table
+                .filter(transactions::organization_id.eq(org))
+                .filter(transactions::livemode.eq(livemode))
+                .filter(transactions::category_id.eq(&category_id))
+                .filter(transactions::deleted_at.is_null())
+                .count()
+                .get_result(conn)
+                .await?;
+            if used_by_transaction > 0 {
+                return Err(DomainError::rule(
+                    "resource_in_use",
+                    "transactions use this category; set it inactive instead of deleting it",
+                )
+                .into());
+            }
+            let children: i64 = categories::table
+                .filter(categories::organization_id.eq(org))
+                .filter(categories::livemode.eq(livemode))
+                .filter(categories::parent_id.eq(&category_id))
+                .filter(categories::deleted_at.is_null())
+                .count()
+                .get_result(conn)
+                .await?;
+            if children > 0 {
+                return Err(DomainError::rule(
+                    "resource_in_use",
+                    "this category has subcategories; delete or move them first",
+                )
+                .into());
+            }
+            let changed = diesel::update(categories::table)
+                .filter(categories::organization_id.eq(org))
+                .filter(categories::livemode.eq(livemode))
+                .filter(categories::id.eq(&category_id))
+                .filter(categories::deleted_at.is_null())
+                .set((
+                    categories::deleted_at.eq(Some(deletion_row.deleted_at)),
+                    categories::deleted_by.eq(Some(&deletion_row.deleted_by)),
+                    categories::recoverable_until.eq(Some(deletion_row.recoverable_until)),
+                ))
+                .execute(conn)
+                .await?;
+            if changed == 0 {
+                return Err(category_not_found(&category_id).into());
+            }
+            if let Some(charge) = &charge {
+                take_charge(conn, charge, &event_row.id, None, event_row.created_at).await?;
+            }
+            diesel::insert_into(resource_deletions::table)
+                .values(&deletion_row)
+                .execute(conn)
+                .await?;
+            diesel::insert_into(events::table)
+                .values(&event_row)
+                .execute(conn)
+                .await?;
+            Ok(())
+        })?;
+        Ok(())
+    }
+}

@@ -1,0 +1,256 @@
+//! Taxes: inserts, updates, reads and soft deletes, each write with its event and credits.
+
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use ledger_domain::DomainError;
+use ledger_domain::events::{Deletion, Event};
+use ledger_domain::ports::{
+    CreditCharge, IdempotencyRecord, Page, PageRequest, StoreResult, TaxFilter, Taxes, Tenant,
+    Written,
+};
+use ledger_domain::tax::{Tax, TaxType};
+use time::PrimitiveDateTime;
+
+use crate::db::{Db, TxError};
+use crate::group::take_charge;
+use crate::organizations::stored_idempotency;
+use crate::rows::{DeletionRow, EventRow, IdempotencyRow, corrupt, from_db, to_db};
+use crate::schema::{events, resource_deletions, taxes};
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = taxes, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+struct TaxRow {
+    organization_id: String,
+    livemode: bool,
+    id: String,
+    name: String,
+    description: Option<String>,
+    rate: i64,
+    tax_type: String,
+    is_compound: bool,
+    is_active: bool,
+    created_at: PrimitiveDateTime,
+    updated_at: PrimitiveDateTime,
+}
+
+impl From<&Tax> for TaxRow {
+    fn from(t: &Tax) -> Self {
+        Self {
+            organization_id: t.organization_id.clone(),
+            livemode: t.livemode,
+            id: t.id.clone(),
+            name: t.name.clone(),
+            description: t.description.clone(),
+            rate: t.rate,
+            tax_type: t.tax_type.as_str().to_owned(),
+            is_compound: t.is_compound,
+            is_active: t.is_active,
+            created_at: to_db(t.created_at),
+            updated_at: to_db(t.updated_at),
+        }
+    }
+}
+
+impl TryFrom<TaxRow> for Tax {
+    type Error = DomainError;
+    fn try_from(r: TaxRow) -> Result<Self, DomainError> {
+        Ok(Self {
+            tax_type: TaxType::parse(&r.tax_type)
+                .ok_or_else(|| corrupt("tax type", &r.tax_type))?,
+            organization_id: r.organization_id,
+            livemode: r.livemode,
+            id: r.id,
+            name: r.name,
+            description: r.description,
+            rate: r.rate,
+            is_compound: r.is_compound,
+            is_active: r.is_active,
+            created_at: from_db(r.created_at),
+            updated_at: from_db(r.updated_at),
+        })
+    }
+}
+
+fn tax_not_found(id: &str) -> DomainError {
+    DomainError::NotFound {
+        resource: "tax",
+        id: id.to_owned(),
+    }
+}
+
+impl Taxes for Db {
+    async fn insert_tax(
+        &self,
+        tax: Tax,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<Tax>> {
+        let row = TaxRow::from(&tax);
+        let event_row = EventRow::from(&event);
+        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
+        let written = db_write!(self, |conn| {
+            idempotency_guard!(conn, &idem_row);
+            if let Some(charge) = &charge {
+                take_charge(conn, charge, &event_row.id, None, event_row.created_at).await?;
+            }
+            diesel::insert_into(taxes::table)
+                .values(&row)
+                .execute(conn)
+                .await?;
+            diesel::insert_into(events::table)
+                .values(&event_row)
+                .execute(conn)
+                .await?;
+            Ok(Written::Done(tax))
+        });
+        match (written, idempotency) {
+            (Err(TxError::IdempotencyRace), Some(record)) => {
+                Ok(Written::Replay(stored_idempotency(self, &record).await?))
+            }
+            (written, _) => Ok(written?),
+        }
+    }
+
+    async fn update_tax(
+        &self,
+        tax: Tax,
+        event: Event,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Tax> {
+        let row = TaxRow::from(&tax);
+        let event_row = EventRow::from(&event);
+        db_write!(self, |conn| {
+            let changed = diesel::update(taxes::table)
+                .filter(taxes::organization_id.eq(&row.organization_id))
+                .filter(taxes::livemode.eq(row.livemode))
+                .filter(taxes::id.eq(&row.id))
+                .filter(taxes::deleted_at.is_null())
+                .set((
+                    taxes::name.eq(&row.name),
+                    taxes::description.eq(&row.description),
+                    taxes::rate.eq(row.rate),
+                    taxes::tax_type.eq(&row.tax_type),
+                    taxes::is_compound.eq(row.is_compound),
+                    taxes::is_active.eq(row.is_active),
+                    taxes::updated_at.eq(row.updated_at),
+                ))
+                .execute(conn)
+                .await?;
+            if changed == 0 {
+                return Err(tax_not_found(&row.id).into());
+            }
+            if let Some(charge) = &charge {
+                take_charge(conn, charge, &event_row.id, None, event_row.created_at).await?;
+            }
+            diesel::insert_into(events::table)
+                .values(&event_row)
+                .execute(conn)
+                .await?;
+            Ok(())
+        })?;
+        Ok(tax)
+    }
+
+    async fn get_tax(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Tax>> {
+        let row: Option<TaxRow> = db_read!(self, |conn| {
+            Ok(taxes::table
+                .filter(taxes::organization_id.eq(&tenant.organization_id))
+                .filter(taxes::livemode.eq(tenant.livemode))
+                .filter(taxes::id.eq(id))
+                .filter(taxes::deleted_at.is_null())
+                .select(TaxRow::as_select())
+                .first(conn)
+                .await
+                .optional()?)
+        })?;
+        row.map(Tax::try_from).transpose()
+    }
+
+    async fn list_taxes(
+        &self,
+        tenant: &Tenant,
+        filter: &TaxFilter,
+        page: PageRequest,
+    ) -> StoreResult<Page<Tax>> {
+        let tax_type = filter.tax_type.map(TaxType::as_str);
+        let is_active = filter.is_active;
+        let (rows, total_count): (Vec<TaxRow>, i64) = db_read!(self, |conn| {
+            // The filter is built twice (count and page): boxed queries are not Clone.
+            let filtered = || {
+                let mut query = taxes::table
+                    .filter(taxes::organization_id.eq(&tenant.organization_id))
+                    .filter(taxes::livemode.eq(tenant.livemode))
+                    .filter(taxes::deleted_at.is_null())
+                    .into_boxed();
+                if let Some(t) = tax_type {
+                    query = query.filter(taxes::tax_type.eq(t));
+                }
+                if let Some(active) = is_active {
+                    query = query.filter(taxes::is_active.eq(active));
+                }
+                query
+            };
+            let total: i64 = filtered().count().get_result(conn).await?;
+            let rows = filtered()
+                .order((taxes::name.asc(), taxes::id.asc()))
+                .select(TaxRow::as_select())
+                .limit(page.limit)
+                .offset(page.offset)
+                .load(conn)
+                .await?;
+            Ok((rows, total))
+        })?;
+        Ok(Page {
+            items: rows
+                .into_iter()
+                .map(Tax::try_from)
+                .collect::<Result<_, _>>()?,
+            total_count,
+        })
+    }
+
+    async fn delete_tax(
+        &self,
+        tax_id: &str,
+        deletion: Deletion,
+        event: Event,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<()> {
+        let tax_id = tax_id.to_owned();
+        let deletion_row = DeletionRow::from(&deletion);
+        let event_row = EventRow::from(&event);
+        // Nothing references a tax yet; invoice and bill items will add the in-use check.
+        db_write!(self, |conn| {
+            let changed = diesel::update(taxes::table)
+                .filter(taxes::organization_id.eq(&deletion_row.organization_id))
+                .filter(taxes::livemode.eq(deletion_row.livemode))
+                .filter(taxes::id.eq(&tax_id))
+                .filter(taxes::deleted_at.is_null())
+                .set((
+                    taxes::deleted_at.eq(Some(deletion_row.deleted_at)),
+                    taxes::deleted_by.eq(Some(&deletion_row.deleted_by)),
+                    taxes::recoverable_until.eq(Some(deletion_row.recoverable_until)),
+                ))
+                .execute(conn)
+                .await?;
+            if changed == 0 {
+                return Err(tax_not_found(&tax_id).into());
+            }
+            if let Some(charge) = &charge {
+                take_charge(conn, charge, &event_row.id, None, event_row.created_at).await?;
+            }
+            diesel::insert_into(resource_deletions::table)
+                .values(&deletion_row)
+                .execute(conn)
+                .await?;
+            diesel::insert_into(events::table)
+                .values(&event_row)
+                .execute(conn)
+                .await?;
+            Ok(())
+        })?;
+        Ok(())
+    }
+}

@@ -1,0 +1,542 @@
+//! Categories (spec 2.6, 4.8): create, read with subcategories, list, update, soft delete,
+//! the transaction link, refusals, tenancy, modes, credits and events.
+
+use ledger_tests::{Answer, Org, TestApp, both};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::keys::make_key;
+
+fn categories_path(org: &Org) -> String {
+    format!("/organizations/{}/categories", org.id)
+}
+
+fn refused(res: &Answer, status: StatusCode, code: &str) {
+    assert_eq!((res.status, res.code()), (status, code), "{}", res.body);
+}
+
+async fn put(app: &TestApp, key: &str, path: &str, body: Value) -> Answer {
+    app.call(Method::PUT, path, Some(key), Some(body), &[])
+        .await
+}
+
+async fn delete(app: &TestApp, key: &str, path: &str) -> Answer {
+    app.call(Method::DELETE, path, Some(key), None, &[]).await
+}
+
+async fn credits(app: &TestApp, org: &Org) -> i64 {
+    app.get(&org.live_key, &format!("/organizations/{}", org.id))
+        .await
+        .body["credits_remaining"]
+        .as_i64()
+        .expect("credits")
+}
+
+async fn create(app: &TestApp, key: &str, org: &Org, body: Value) -> String {
+    let res = app.post(key, &categories_path(org), body).await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    res.body["id"].as_str().expect("id").to_owned()
+}
+
+fn names(list: &Answer) -> Vec<&str> {
+    list.body["data"]
+        .as_array()
+        .expect("data")
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect()
+}
+
+async fn create_read_update_and_list(app: &TestApp) {
+    let org = app.signup("Categorised").await;
+    let key = &org.live_key;
+    let base = categories_path(&org);
+    let before = credits(app, &org).await;
+    let res = app.post(key, &base, json!({"name": "Travel", "category_type": "expense", "description": "Trips", "color": "#a1b2c3"})).await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    assert_eq!(res.body["object"], "category");
+    assert_eq!(res.body["color"], "#A1B2C3");
+    assert_eq!(res.body["category_type"], "expense");
+    assert_eq!(res.body["is_active"], true);
+    assert_eq!(res.body["parent_id"], Value::Null);
+    assert_eq!(res.body["subcategories"], json!([]));
+    let travel = res.body["id"].as_str().expect("id").to_owned();
+    assert!(travel.starts_with("cat_"));
+    // Without a colour, one is derived from the name: the same name, the same colour.
+    let res = app
+        .post(
+            key,
+            &base,
+            json!({"name": "Flights", "category_type": "expense", "parent_id": travel}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    let color = res.body["color"].as_str().expect("color").to_owned();
+    assert!(color.len() == 7 && color.starts_with('#'), "{color}");
+    assert_eq!(res.body["parent_id"], travel.as_str());
+    let flights = res.body["id"].as_str().expect("id").to_owned();
+    let other = app.signup("Other Colours").await;
+    let res = app
+        .post(
+            &other.test_key,
+            &categories_path(&other),
+            json!({"name": "Flights", "category_type": "expense"}),
+        )
+        .await;
+    assert_eq!(res.body["color"], color.as_str());
+    let hotels = create(app, key, &org, json!({"name": "Hotels", "category_type": "expense", "parent_id": travel.replacen("cat_", "CAT_", 1)})).await;
+    create(
+        app,
+        key,
+        &org,
+        json!({"name": "Consulting", "category_type": "income"}),
+    )
+    .await;
+    create(
+        app,
+        key,
+        &org,
+        json!({"name": "Archive", "category_type": "other", "is_active": false}),
+    )
+    .await;
+    assert_eq!(credits(app, &org).await, before - 5);
+
+    // The complete category lists its direct children.
+    let res = app.get(key, &format!("{base}/{travel}")).await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    let kids: Vec<&str> = res.body["subcategories"]
+        .as_array()
+        .expect("kids")
+        .iter()
+        .filter_map(|c| c["id"].as_str())
+        .collect();
+    assert_eq!(kids, [flights.as_str(), hotels.as_str()]);
+    assert_eq!(res.body["subcategories"][0]["object"], "category");
+
+    // Update: name, colour, active flag; then move Hotels to the top level.
+    let res = put(
+        app,
+        key,
+        &format!("{base}/{flights}"),
+        json!({"name": "Air travel", "color": "#000000", "description": "Planes"}),
+    )
+    .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert_eq!(
+        (
+            res.body["name"].as_str(),
+            res.body["color"].as_str(),
+            res.body["description"].as_str()
+        ),
+        (Some("Air travel"), Some("#000000"), Some("Planes"))
+    );
+    assert_eq!(res.body["parent_id"], travel.as_str());
+    let res = put(
+        app,
+        key,
+        &format!("{base}/{hotels}"),
+        json!({"parent_id": null, "is_active": false}),
+    )
+    .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert_eq!(
+        (
+            res.body["parent_id"].clone(),
+            res.body["is_active"].as_bool()
+        ),
+        (Value::Null, Some(false))
+    );
+    assert_eq!(credits(app, &org).await, before - 7);
+
+    // Lists: active by default, by name, with the list fields; filters; pagination.
+    let res = app.get(key, &base).await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert_eq!(res.body["object"], "list");
+    assert_eq!(names(&res), ["Air travel", "Consulting", "Travel"]);
+    let first = &res.body["data"][0];
+    assert_eq!(first["category_type"], "expense");
+    assert_eq!(first["parent_id"], travel.as_str());
+    assert_eq!(first["color"], "#000000");
+    assert_eq!(
+        names(&app.get(key, &format!("{base}?is_active=false")).await),
+        ["Archive", "Hotels"]
+    );
+    assert_eq!(
+        names(&app.get(key, &format!("{base}?category_type=income")).await),
+        ["Consulting"]
+    );
+    assert_eq!(
+        names(&app.get(key, &format!("{base}?parent_id={travel}")).await),
+        ["Air travel"]
+    );
+    let res = app.get(key, &format!("{base}?limit=2&offset=2")).await;
+    assert_eq!(names(&res), ["Travel"]);
+    assert_eq!(
+        (
+            res.body["has_more"].as_bool(),
+            res.body["total_count"].as_i64()
+        ),
+        (Some(false), Some(3))
+    );
+    let res = app.get(key, &format!("{base}?limit=2")).await;
+    assert_eq!(res.body["has_more"], true);
+    refused(
+        &app.get(key, &format!("{base}?category_type=cost")).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_field",
+    );
+    refused(
+        &app.get(key, &format!("{base}?parent_id=nope")).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_field",
+    );
+    refused(
+        &app.get(key, &format!("{base}?limit=0")).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_field",
+    );
+
+    let res = app.get(key, &format!("/events/category/{flights}")).await;
+    let kinds: Vec<&str> = res
+        .body
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter_map(|e| e["event_type"].as_str())
+        .collect();
+    assert_eq!(kinds, ["category.created", "category.updated"]);
+}
+both!(create_read_update_and_list, create_read_update_and_list);
+
+async fn refusals(app: &TestApp) {
+    let org = app.signup("Category Refusals").await;
+    let key = &org.test_key;
+    let base = categories_path(&org);
+    let top = create(
+        app,
+        key,
+        &org,
+        json!({"name": "Top", "category_type": "expense"}),
+    )
+    .await;
+    let child = create(
+        app,
+        key,
+        &org,
+        json!({"name": "Child", "category_type": "expense", "parent_id": top}),
+    )
+    .await;
+    let grandchild = create(
+        app,
+        key,
+        &org,
+        json!({"name": "Grandchild", "category_type": "expense", "parent_id": child}),
+    )
+    .await;
+    let income = create(
+        app,
+        key,
+        &org,
+        json!({"name": "Income", "category_type": "income"}),
+    )
+    .await;
+    let long = "x".repeat(256);
+    let cases = [
+        (json!({"category_type": "expense"}), "missing_field", "name"),
+        (json!({"name": "X"}), "missing_field", "category_type"),
+        (
+            json!({"name": long, "category_type": "expense"}),
+            "invalid_field",
+            "name",
+        ),
+        (
+            json!({"name": "  ", "category_type": "expense"}),
+            "invalid_field",
+            "name",
+        ),
+        (
+            json!({"name": "X", "category_type": "cost"}),
+            "invalid_field",
+            "category_type",
+        ),
+        (
+            json!({"name": "X", "category_type": "expense", "color": "red"}),
+            "invalid_field",
+            "color",
+        ),
+        (
+            json!({"name": "X", "category_type": "expense", "color": "#12345"}),
+            "invalid_field",
+            "color",
+        ),
+        (
+            json!({"name": "X", "category_type": "expense", "parent_id": "cat_01HZZZZZZZZZZZZZZZZZZZZZZZ"}),
+            "invalid_field",
+            "parent_id",
+        ),
+        (
+            json!({"name": "X", "category_type": "expense", "parent_id": income}),
+            "invalid_field",
+            "parent_id",
+        ),
+        (
+            json!({"name": "X", "category_type": "expense", "parent": top}),
+            "unknown_field",
+            "parent",
+        ),
+    ];
+    for (body, code, field) in cases {
+        let res = app.post(key, &base, body.clone()).await;
+        refused(&res, StatusCode::BAD_REQUEST, code);
+        assert_eq!(res.body["error"]["details"]["field"], field, "{body}");
+    }
+    // No loops: a category is not its own parent, nor its descendant's child.
+    let item = format!("{base}/{top}");
+    refused(
+        &put(app, key, &item, json!({"parent_id": top})).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_field",
+    );
+    refused(
+        &put(app, key, &item, json!({"parent_id": grandchild})).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_field",
+    );
+    refused(
+        &put(app, key, &item, json!({"color": "#GGGGGG"})).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_field",
+    );
+    refused(
+        &put(app, key, &item, json!({"category_type": "income"})).await,
+        StatusCode::BAD_REQUEST,
+        "unknown_field",
+    );
+    assert_eq!(app.get(key, &item).await.body["parent_id"], Value::Null);
+    // A category with subcategories is in use.
+    refused(
+        &delete(app, key, &item).await,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "resource_in_use",
+    );
+    refused(
+        &app.get(key, &format!("{base}/nope")).await,
+        StatusCode::NOT_FOUND,
+        "resource_not_found",
+    );
+
+    let (_, reader) = make_key(app, &org, key, &["read"]).await;
+    let (_, writer) = make_key(app, &org, key, &["read", "write"]).await;
+    assert_eq!(app.get(&reader, &item).await.status, StatusCode::OK);
+    refused(
+        &app.post(
+            &reader,
+            &base,
+            json!({"name": "R", "category_type": "other"}),
+        )
+        .await,
+        StatusCode::FORBIDDEN,
+        "insufficient_permissions",
+    );
+    refused(
+        &put(app, &reader, &item, json!({"name": "R"})).await,
+        StatusCode::FORBIDDEN,
+        "insufficient_permissions",
+    );
+    assert_eq!(
+        put(app, &writer, &item, json!({"name": "W"})).await.status,
+        StatusCode::OK
+    );
+    refused(
+        &delete(app, &writer, &format!("{base}/{grandchild}")).await,
+        StatusCode::FORBIDDEN,
+        "insufficient_permissions",
+    );
+}
+both!(refusals, refusals);
+
+async fn soft_delete(app: &TestApp) {
+    let org = app.signup("Category Delete").await;
+    let key = &org.live_key;
+    let base = categories_path(&org);
+    let parent = create(
+        app,
+        key,
+        &org,
+        json!({"name": "Parent", "category_type": "expense"}),
+    )
+    .await;
+    let child = create(
+        app,
+        key,
+        &org,
+        json!({"name": "Child", "category_type": "expense", "parent_id": parent}),
+    )
+    .await;
+    let before = credits(app, &org).await;
+    refused(
+        &delete(app, key, &format!("{base}/{parent}")).await,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "resource_in_use",
+    );
+    let res = delete(app, key, &format!("{base}/{child}")).await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert_eq!(
+        res.body,
+        json!({"id": child, "object": "category", "deleted": true})
+    );
+    assert_eq!(
+        app.get(key, &format!("{base}/{parent}")).await.body["subcategories"],
+        json!([])
+    );
+    let res = delete(app, key, &format!("{base}/{parent}")).await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert_eq!(
+        credits(app, &org).await,
+        before - 2,
+        "the refused delete cost nothing"
+    );
+    refused(
+        &app.get(key, &format!("{base}/{parent}")).await,
+        StatusCode::NOT_FOUND,
+        "resource_not_found",
+    );
+    refused(
+        &delete(app, key, &format!("{base}/{parent}")).await,
+        StatusCode::NOT_FOUND,
+        "resource_not_found",
+    );
+    // A deleted category is no parent.
+    refused(
+        &app.post(
+            key,
+            &base,
+            json!({"name": "Orphan", "category_type": "expense", "parent_id": parent}),
+        )
+        .await,
+        StatusCode::BAD_REQUEST,
+        "invalid_field",
+    );
+    assert_eq!(app.get(key, &base).await.body["total_count"], 0);
+
+    let trail = app
+        .get(key, &format!("/organizations/{}/recently-deleted", org.id))
+        .await;
+    assert_eq!(trail.status, StatusCode::OK, "{}", trail.body);
+    assert_eq!(trail.body["total_count"], 2);
+    let rows: Vec<(&str, &str)> = trail.body["data"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| {
+            (
+                r["resource_type"].as_str().unwrap_or(""),
+                r["name"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert!(
+        rows.contains(&("category", "Parent")) && rows.contains(&("category", "Child")),
+        "{rows:?}"
+    );
+    let res = app.get(key, &format!("/events/category/{child}")).await;
+    let kinds: Vec<&str> = res
+        .body
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter_map(|e| e["event_type"].as_str())
+        .collect();
+    assert_eq!(kinds, ["category.created", "category.deleted"]);
+}
+both!(soft_delete, soft_delete);
+
+async fn tenants_and_modes_are_isolated(app: &TestApp) {
+    let a = app.signup("Cat A").await;
+    let b = app.signup("Cat B").await;
+    let id = create(
+        app,
+        &a.test_key,
+        &a,
+        json!({"name": "A cat", "category_type": "other"}),
+    )
+    .await;
+    let item_a = format!("{}/{id}", categories_path(&a));
+    refused(
+        &app.get(&b.test_key, &categories_path(&a)).await,
+        StatusCode::NOT_FOUND,
+        "organization_not_found",
+    );
+    refused(
+        &app.get(&b.test_key, &item_a).await,
+        StatusCode::NOT_FOUND,
+        "organization_not_found",
+    );
+    refused(
+        &put(app, &b.test_key, &item_a, json!({"name": "stolen"})).await,
+        StatusCode::NOT_FOUND,
+        "organization_not_found",
+    );
+    refused(
+        &delete(app, &b.test_key, &item_a).await,
+        StatusCode::NOT_FOUND,
+        "organization_not_found",
+    );
+    let item_b = format!("{}/{id}", categories_path(&b));
+    refused(
+        &app.get(&b.test_key, &item_b).await,
+        StatusCode::NOT_FOUND,
+        "resource_not_found",
+    );
+    refused(
+        &put(app, &b.test_key, &item_b, json!({"name": "stolen"})).await,
+        StatusCode::NOT_FOUND,
+        "resource_not_found",
+    );
+    refused(
+        &delete(app, &b.test_key, &item_b).await,
+        StatusCode::NOT_FOUND,
+        "resource_not_found",
+    );
+    // Another tenant's category is no parent.
+    refused(
+        &app.post(
+            &b.test_key,
+            &categories_path(&b),
+            json!({"name": "x", "category_type": "other", "parent_id": id}),
+        )
+        .await,
+        StatusCode::BAD_REQUEST,
+        "invalid_field",
+    );
+    assert_eq!(
+        app.get(&b.test_key, &categories_path(&b)).await.body["total_count"],
+        0
+    );
+    // Live and test are separate.
+    refused(
+        &app.get(&a.live_key, &item_a).await,
+        StatusCode::NOT_FOUND,
+        "resource_not_found",
+    );
+    refused(
+        &app.post(
+            &a.live_key,
+            &categories_path(&a),
+            json!({"name": "x", "category_type": "other", "parent_id": id}),
+        )
+        .await,
+        StatusCode::BAD_REQUEST,
+        "invalid_field",
+    );
+    assert_eq!(
+        app.get(&a.live_key, &categories_path(&a)).await.body["total_count"],
+        0
+    );
+    assert_eq!(app.get(&a.test_key, &item_a).await.body["name"], "A cat");
+    assert_eq!(credits(app, &a).await, 500);
+}
+both!(
+    tenants_and_modes_are_isolated,
+    tenants_and_modes_are_isolated
+);

@@ -1,0 +1,465 @@
+//! Taxes (spec 2.7, 4.9): create, read, list, update, soft delete, refusals, tenancy,
+//! modes, credits and events.
+
+use ledger_tests::{Answer, Org, TestApp, both};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::keys::make_key;
+
+fn taxes_path(org: &Org) -> String {
+    format!("/organizations/{}/taxes", org.id)
+}
+
+fn refused(res: &Answer, status: StatusCode, code: &str) {
+    assert_eq!((res.status, res.code()), (status, code), "{}", res.body);
+}
+
+async fn put(app: &TestApp, key: &str, path: &str, body: Value) -> Answer {
+    app.call(Method::PUT, path, Some(key), Some(body), &[])
+        .await
+}
+
+async fn delete(app: &TestApp, key: &str, path: &str) -> Answer {
+    app.call(Method::DELETE, path, Some(key), None, &[]).await
+}
+
+async fn credits(app: &TestApp, org: &Org) -> i64 {
+    app.get(&org.live_key, &format!("/organizations/{}", org.id))
+        .await
+        .body["credits_remaining"]
+        .as_i64()
+        .expect("credits")
+}
+
+async fn create_read_update_and_list(app: &TestApp) {
+    let org = app.signup("Taxing").await;
+    let key = &org.live_key;
+    let base = taxes_path(&org);
+    let before = credits(app, &org).await;
+    // A JSON number is read from its text: 8.25 stays exactly 8.25.
+    let res = app
+        .post(key, &base, json!({"name": "State sales tax", "rate": 8.25, "tax_type": "sales_tax", "description": "CA"}))
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    assert_eq!(res.body["object"], "tax");
+    assert_eq!(res.body["rate"], "8.2500");
+    assert_eq!(res.body["tax_type"], "sales_tax");
+    assert_eq!(res.body["is_compound"], false);
+    assert_eq!(res.body["is_active"], true);
+    assert_eq!(res.body["organization_id"], org.id.as_str());
+    assert_eq!(res.body["description"], "CA");
+    let id = res.body["id"].as_str().expect("id").to_owned();
+    assert!(id.starts_with("tax_"));
+    let res = app
+        .post(
+            key,
+            &base,
+            json!({"name": "GST", "rate": "5", "tax_type": "vat", "is_compound": true}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    assert_eq!(
+        (res.body["rate"].as_str(), res.body["is_compound"].as_bool()),
+        (Some("5.0000"), Some(true))
+    );
+    let res = app
+        .post(
+            key,
+            &base,
+            json!({"name": "Old duty", "rate": "0.0001", "tax_type": "excise", "is_active": false}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    assert_eq!(credits(app, &org).await, before - 3);
+
+    // Read in any prefix case.
+    let res = app
+        .get(key, &format!("{base}/{}", id.replacen("tax_", "TAX_", 1)))
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert_eq!(res.body["id"], id.as_str());
+
+    // Update: rate and name; unchanged fields stay.
+    let res = put(
+        app,
+        key,
+        &format!("{base}/{id}"),
+        json!({"rate": "8.875", "name": "City sales tax"}),
+    )
+    .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert_eq!(res.body["rate"], "8.8750");
+    assert_eq!(res.body["name"], "City sales tax");
+    assert_eq!(res.body["tax_type"], "sales_tax");
+    assert_eq!(credits(app, &org).await, before - 4);
+
+    // The list shows active taxes by default, sorted by name, with the list fields.
+    let res = app.get(key, &base).await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert_eq!(res.body["object"], "list");
+    assert_eq!(res.body["total_count"], 2);
+    assert_eq!(res.body["has_more"], false);
+    let names: Vec<&str> = res.body["data"]
+        .as_array()
+        .expect("data")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(names, ["City sales tax", "GST"]);
+    assert_eq!(res.body["data"][0]["rate"], "8.8750");
+    let res = app.get(key, &format!("{base}?is_active=false")).await;
+    assert_eq!(res.body["total_count"], 1);
+    assert_eq!(res.body["data"][0]["name"], "Old duty");
+    let res = app.get(key, &format!("{base}?tax_type=vat")).await;
+    assert_eq!(res.body["total_count"], 1);
+    assert_eq!(res.body["data"][0]["tax_type"], "vat");
+    let res = app.get(key, &format!("{base}?limit=1&offset=0")).await;
+    assert_eq!(res.body["data"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        (
+            res.body["has_more"].as_bool(),
+            res.body["total_count"].as_i64()
+        ),
+        (Some(true), Some(2))
+    );
+    refused(
+        &app.get(key, &format!("{base}?limit=101")).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_field",
+    );
+    refused(
+        &app.get(key, &format!("{base}?tax_type=gst")).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_field",
+    );
+    refused(
+        &app.get(key, &format!("{base}?is_active=maybe")).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_field",
+    );
+
+    let res = app.get(key, &format!("/events/tax/{id}")).await;
+    let kinds: Vec<&str> = res
+        .body
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter_map(|e| e["event_type"].as_str())
+        .collect();
+    assert_eq!(kinds, ["tax.created", "tax.updated"]);
+}
+both!(create_read_update_and_list, create_read_update_and_list);
+
+async fn refusals(app: &TestApp) {
+    let org = app.signup("Tax Refusals").await;
+    let key = &org.test_key;
+    let base = taxes_path(&org);
+    let cases = [
+        (
+            json!({"rate": "5", "tax_type": "vat"}),
+            "missing_field",
+            "name",
+        ),
+        (
+            json!({"name": "X", "tax_type": "vat"}),
+            "missing_field",
+            "rate",
+        ),
+        (
+            json!({"name": "X", "rate": "5"}),
+            "missing_field",
+            "tax_type",
+        ),
+        (
+            json!({"name": "", "rate": "5", "tax_type": "vat"}),
+            "invalid_field",
+            "name",
+        ),
+        (
+            json!({"name": "X", "rate": "100.0001", "tax_type": "vat"}),
+            "invalid_field",
+            "rate",
+        ),
+        (
+            json!({"name": "X", "rate": -1, "tax_type": "vat"}),
+            "invalid_field",
+            "rate",
+        ),
+        (
+            json!({"name": "X", "rate": "8.12345", "tax_type": "vat"}),
+            "invalid_field",
+            "rate",
+        ),
+        (
+            json!({"name": "X", "rate": "eight", "tax_type": "vat"}),
+            "invalid_field",
+            "rate",
+        ),
+        (
+            json!({"name": "X", "rate": true, "tax_type": "vat"}),
+            "invalid_field",
+            "rate",
+        ),
+        (
+            json!({"name": "X", "rate": "5", "tax_type": "gst"}),
+            "invalid_field",
+            "tax_type",
+        ),
+        (
+            json!({"name": "X", "rate": "5", "tax_type": "vat", "colour": "red"}),
+            "unknown_field",
+            "colour",
+        ),
+    ];
+    for (body, code, field) in cases {
+        let res = app.post(key, &base, body.clone()).await;
+        refused(&res, StatusCode::BAD_REQUEST, code);
+        assert_eq!(res.body["error"]["details"]["field"], field, "{body}");
+    }
+    // The bounds are accepted.
+    for rate in ["0", "100", "100.0000"] {
+        let res = app
+            .post(
+                key,
+                &base,
+                json!({"name": "Edge", "rate": rate, "tax_type": "other"}),
+            )
+            .await;
+        assert_eq!(res.status, StatusCode::CREATED, "{rate}: {}", res.body);
+    }
+    assert_eq!(app.get(key, &base).await.body["total_count"], 3);
+    let id = app.get(key, &base).await.body["data"][0]["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let item = format!("{base}/{id}");
+    refused(
+        &put(app, key, &item, json!({"rate": "101"})).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_field",
+    );
+    refused(
+        &put(app, key, &item, json!({"tax_type": "vat"})).await,
+        StatusCode::BAD_REQUEST,
+        "unknown_field",
+    );
+    refused(
+        &app.get(key, &format!("{base}/tax_01HZZZZZZZZZZZZZZZZZZZZZZZ"))
+            .await,
+        StatusCode::NOT_FOUND,
+        "resource_not_found",
+    );
+    refused(
+        &app.get(key, &format!("{base}/not-an-id")).await,
+        StatusCode::NOT_FOUND,
+        "resource_not_found",
+    );
+    refused(
+        &put(app, key, &format!("{base}/not-an-id"), json!({"name": "x"})).await,
+        StatusCode::NOT_FOUND,
+        "resource_not_found",
+    );
+
+    // Permissions: read reads, write creates and updates, only admin deletes.
+    let (_, reader) = make_key(app, &org, key, &["read"]).await;
+    let (_, writer) = make_key(app, &org, key, &["read", "write"]).await;
+    assert_eq!(app.get(&reader, &item).await.status, StatusCode::OK);
+    refused(
+        &app.post(
+            &reader,
+            &base,
+            json!({"name": "R", "rate": "1", "tax_type": "vat"}),
+        )
+        .await,
+        StatusCode::FORBIDDEN,
+        "insufficient_permissions",
+    );
+    refused(
+        &put(app, &reader, &item, json!({"name": "R"})).await,
+        StatusCode::FORBIDDEN,
+        "insufficient_permissions",
+    );
+    assert_eq!(
+        put(app, &writer, &item, json!({"name": "W"})).await.status,
+        StatusCode::OK
+    );
+    let res = delete(app, &writer, &item).await;
+    refused(&res, StatusCode::FORBIDDEN, "insufficient_permissions");
+    assert_eq!(res.body["error"]["details"]["required"], "admin");
+    refused(
+        &app.call(Method::GET, &base, None, None, &[]).await,
+        StatusCode::UNAUTHORIZED,
+        "missing_api_key",
+    );
+}
+both!(refusals, refusals);
+
+async fn soft_delete(app: &TestApp) {
+    let org = app.signup("Tax Delete").await;
+    let key = &org.live_key;
+    let base = taxes_path(&org);
+    let res = app
+        .post(
+            key,
+            &base,
+            json!({"name": "Doomed", "rate": "7", "tax_type": "vat"}),
+        )
+        .await;
+    let id = res.body["id"].as_str().expect("id").to_owned();
+    let item = format!("{base}/{id}");
+    let before = credits(app, &org).await;
+    let res = delete(app, key, &item).await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert_eq!(
+        res.body,
+        json!({"id": id, "object": "tax", "deleted": true})
+    );
+    assert_eq!(credits(app, &org).await, before - 1);
+    refused(
+        &app.get(key, &item).await,
+        StatusCode::NOT_FOUND,
+        "resource_not_found",
+    );
+    refused(
+        &delete(app, key, &item).await,
+        StatusCode::NOT_FOUND,
+        "resource_not_found",
+    );
+    refused(
+        &put(app, key, &item, json!({"name": "back"})).await,
+        StatusCode::NOT_FOUND,
+        "resource_not_found",
+    );
+    assert_eq!(app.get(key, &base).await.body["total_count"], 0);
+    assert_eq!(
+        app.get(key, &format!("{base}?is_active=false")).await.body["total_count"],
+        0
+    );
+    assert_eq!(
+        credits(app, &org).await,
+        before - 1,
+        "refusals cost nothing"
+    );
+
+    let trail = app
+        .get(key, &format!("/organizations/{}/recently-deleted", org.id))
+        .await;
+    assert_eq!(trail.status, StatusCode::OK, "{}", trail.body);
+    assert_eq!(trail.body["total_count"], 1);
+    let row = &trail.body["data"][0];
+    assert_eq!(
+        (
+            row["resource_type"].as_str(),
+            row["resource_id"].as_str(),
+            row["name"].as_str()
+        ),
+        (Some("tax"), Some(id.as_str()), Some("Doomed"))
+    );
+    assert!(row["recoverable_until"].as_str() > row["deleted_at"].as_str());
+    let res = app.get(key, &format!("/events/tax/{id}")).await;
+    let kinds: Vec<&str> = res
+        .body
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter_map(|e| e["event_type"].as_str())
+        .collect();
+    assert_eq!(kinds, ["tax.created", "tax.deleted"]);
+}
+both!(soft_delete, soft_delete);
+
+async fn tenants_and_modes_are_isolated(app: &TestApp) {
+    let a = app.signup("Tax A").await;
+    let b = app.signup("Tax B").await;
+    let res = app
+        .post(
+            &a.test_key,
+            &taxes_path(&a),
+            json!({"name": "A tax", "rate": "3", "tax_type": "vat"}),
+        )
+        .await;
+    let id = res.body["id"].as_str().expect("id").to_owned();
+    let item_a = format!("{}/{id}", taxes_path(&a));
+    // Another organization's key: its path is not found, and the id is not on its own path.
+    refused(
+        &app.get(&b.test_key, &taxes_path(&a)).await,
+        StatusCode::NOT_FOUND,
+        "organization_not_found",
+    );
+    refused(
+        &app.get(&b.test_key, &item_a).await,
+        StatusCode::NOT_FOUND,
+        "organization_not_found",
+    );
+    refused(
+        &put(app, &b.test_key, &item_a, json!({"name": "stolen"})).await,
+        StatusCode::NOT_FOUND,
+        "organization_not_found",
+    );
+    refused(
+        &delete(app, &b.test_key, &item_a).await,
+        StatusCode::NOT_FOUND,
+        "organization_not_found",
+    );
+    refused(
+        &app.post(
+            &b.test_key,
+            &taxes_path(&a),
+            json!({"name": "x", "rate": "1", "tax_type": "vat"}),
+        )
+        .await,
+        StatusCode::NOT_FOUND,
+        "organization_not_found",
+    );
+    let item_b = format!("{}/{id}", taxes_path(&b));
+    refused(
+        &app.get(&b.test_key, &item_b).await,
+        StatusCode::NOT_FOUND,
+        "resource_not_found",
+    );
+    refused(
+        &put(app, &b.test_key, &item_b, json!({"name": "stolen"})).await,
+        StatusCode::NOT_FOUND,
+        "resource_not_found",
+    );
+    refused(
+        &delete(app, &b.test_key, &item_b).await,
+        StatusCode::NOT_FOUND,
+        "resource_not_found",
+    );
+    assert_eq!(
+        app.get(&b.test_key, &taxes_path(&b)).await.body["total_count"],
+        0
+    );
+    // The live key of the same organization does not see test data, nor change it.
+    refused(
+        &app.get(&a.live_key, &item_a).await,
+        StatusCode::NOT_FOUND,
+        "resource_not_found",
+    );
+    refused(
+        &delete(app, &a.live_key, &item_a).await,
+        StatusCode::NOT_FOUND,
+        "resource_not_found",
+    );
+    assert_eq!(
+        app.get(&a.live_key, &taxes_path(&a)).await.body["total_count"],
+        0
+    );
+    let res = app.get(&a.test_key, &item_a).await;
+    assert_eq!(
+        (
+            res.status,
+            res.body["name"].as_str(),
+            res.body["livemode"].as_bool()
+        ),
+        (StatusCode::OK, Some("A tax"), Some(false))
+    );
+    // Test-mode writes never spend the live pool.
+    assert_eq!(credits(app, &a).await, 500);
+}
+both!(
+    tenants_and_modes_are_isolated,
+    tenants_and_modes_are_isolated
+);
