@@ -7,6 +7,7 @@ mod jobs;
 mod journal;
 mod keys;
 mod maintenance;
+mod taxes;
 mod tenancy;
 
 use ledger_domain::accounts::{Account, AccountStatus, AccountType, DEFAULT_CHART, EntryType};
