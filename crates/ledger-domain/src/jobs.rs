@@ -58,6 +58,9 @@ pub struct TransactionDraft {
     pub reference: Option<String>,
     pub entries: Vec<EntryLine>,
     pub metadata: serde_json::Value,
+    /// A category of the tenant, checked when the job was accepted.
+    #[serde(default)]
+    pub category_id: Option<String>,
 }
 
 /// What a job does. Serialised as the job's payload.
@@ -76,6 +79,8 @@ pub enum JobCommand {
         date: Option<OffsetDateTime>,
         entries: Option<Vec<EntryLine>>,
         metadata: Option<serde_json::Value>,
+        #[serde(default)]
+        category_id: Option<String>,
     },
     PostTransaction {
         transaction_id: String,

@@ -122,6 +122,8 @@ pub struct Transaction {
     pub reversal_of: Option<String>,
     pub reversed_by: Option<String>,
     pub reversal_reason: Option<String>,
+    /// The category of the transaction, if any.
+    pub category_id: Option<String>,
     pub metadata: serde_json::Value,
     pub entries: Vec<StoredEntry>,
     pub posted_at: Option<OffsetDateTime>,

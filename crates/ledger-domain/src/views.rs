@@ -104,6 +104,7 @@ pub fn transaction(t: &Transaction) -> Value {
         "reversal_of": t.reversal_of,
         "reversed_by": t.reversed_by,
         "reversal_reason": t.reversal_reason,
+        "category_id": t.category_id,
         "entries": entries,
         "metadata": t.metadata,
         "posted_at": opt_timestamp(t.posted_at),

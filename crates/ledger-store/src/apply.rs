@@ -224,6 +224,7 @@ pub(crate) async fn apply(
                         transactions::currency.eq(&new.row.currency),
                         transactions::amount.eq(new.row.amount),
                         transactions::reference.eq(&new.row.reference),
+                        transactions::category_id.eq(&new.row.category_id),
                         transactions::metadata.eq(&new.row.metadata),
                         transactions::updated_at.eq(new.row.updated_at),
                     ))

@@ -61,6 +61,7 @@ pub async fn insert_posted_transaction(
         reversal_of: None,
         reversed_by: None,
         reversal_reason: None,
+        category_id: None,
         metadata: "{}".to_owned(),
         posted_at: Some(at),
         created_at: at,

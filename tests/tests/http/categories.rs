@@ -540,3 +540,122 @@ both!(
     tenants_and_modes_are_isolated,
     tenants_and_modes_are_isolated
 );
+
+async fn transactions_carry_a_category(app: &TestApp) {
+    let org = app.signup("Categorised Txns").await;
+    let other = app.signup("Other Txns").await;
+    let key = &org.test_key;
+    let base = categories_path(&org);
+    let cash = app.account_id(&org, key, "1000").await;
+    let sales = app.account_id(&org, key, "4000").await;
+    let consulting = create(
+        app,
+        key,
+        &org,
+        json!({"name": "Consulting", "category_type": "income"}),
+    )
+    .await;
+    let spare = create(
+        app,
+        key,
+        &org,
+        json!({"name": "Spare", "category_type": "income"}),
+    )
+    .await;
+    let dormant = create(
+        app,
+        key,
+        &org,
+        json!({"name": "Dormant", "category_type": "income", "is_active": false}),
+    )
+    .await;
+    let foreign = create(
+        app,
+        &other.test_key,
+        &other,
+        json!({"name": "Theirs", "category_type": "income"}),
+    )
+    .await;
+    let live_twin = create(
+        app,
+        &org.live_key,
+        &org,
+        json!({"name": "Live", "category_type": "income"}),
+    )
+    .await;
+    let txns = format!("/organizations/{}/transactions", org.id);
+    let body = |category: &str| {
+        json!({"description": "Advice", "date": "2026-02-01", "category_id": category, "entries": [
+            {"account_id": cash, "entry_type": "debit", "amount": "50.00"},
+            {"account_id": sales, "entry_type": "credit", "amount": "50.00"}]})
+    };
+    let res = app
+        .post_wait(key, &txns, body(&consulting.replacen("cat_", "CAT_", 1)))
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    assert_eq!(res.body["category_id"], consulting.as_str());
+    let txn = res.body["id"].as_str().expect("id").to_owned();
+    let res = app.get(key, &format!("{txns}/{txn}")).await;
+    assert_eq!(res.body["category_id"], consulting.as_str());
+    // Unknown, inactive, another tenant's or the other mode's category: refused, not queued.
+    for bad in [
+        "cat_01HZZZZZZZZZZZZZZZZZZZZZZZ",
+        "nope",
+        dormant.as_str(),
+        foreign.as_str(),
+        live_twin.as_str(),
+    ] {
+        let res = app.post(key, &txns, body(bad)).await;
+        refused(&res, StatusCode::BAD_REQUEST, "invalid_field");
+        assert_eq!(
+            res.body["error"]["details"]["field"], "category_id",
+            "{bad}"
+        );
+    }
+    // A pending transaction's category can be changed; the old one is free again.
+    let res = app
+        .call(
+            Method::PUT,
+            &format!("{txns}/{txn}"),
+            Some(key),
+            Some(json!({"category_id": spare})),
+            &[("Prefer", "wait=10")],
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert_eq!(res.body["category_id"], spare.as_str());
+    let res = app
+        .call(
+            Method::PUT,
+            &format!("{txns}/{txn}"),
+            Some(key),
+            Some(json!({"category_id": dormant})),
+            &[],
+        )
+        .await;
+    refused(&res, StatusCode::BAD_REQUEST, "invalid_field");
+    // A category a transaction uses is in use; deleting the transaction frees it.
+    let res = delete(app, key, &format!("{base}/{spare}")).await;
+    refused(&res, StatusCode::UNPROCESSABLE_ENTITY, "resource_in_use");
+    assert_eq!(
+        delete(app, key, &format!("{base}/{consulting}"))
+            .await
+            .status,
+        StatusCode::OK
+    );
+    let res = app
+        .call(
+            Method::DELETE,
+            &format!("{txns}/{txn}"),
+            Some(key),
+            None,
+            &[("Prefer", "wait=10")],
+        )
+        .await;
+    assert!(res.status.is_success(), "{}", res.body);
+    assert_eq!(
+        delete(app, key, &format!("{base}/{spare}")).await.status,
+        StatusCode::OK
+    );
+}
+both!(transactions_carry_a_category, transactions_carry_a_category);

@@ -70,6 +70,32 @@ impl<S: Store> Ledger<S> {
             .ok_or_else(|| not_found("category", id))
     }
 
+    /// The category a transaction names: a live, active category of the tenant.
+    ///
+    /// # Errors
+    /// `invalid_field` on `category_id` otherwise.
+    pub(super) async fn check_category_ref(
+        &self,
+        access: &Access,
+        id: &str,
+    ) -> DomainResult<String> {
+        let found = match parse_id(IdKind::Category, id) {
+            Some(parsed) => self.store.get_category(&access.tenant, &parsed).await?,
+            None => None,
+        };
+        match found {
+            Some(c) if c.is_active => Ok(c.id),
+            Some(c) => Err(DomainError::invalid_field(
+                "category_id",
+                format!("category '{}' is inactive", c.id),
+            )),
+            None => Err(DomainError::invalid_field(
+                "category_id",
+                format!("no category '{id}' in this organization"),
+            )),
+        }
+    }
+
     /// Reads a category with its direct subcategories (active or not), by name.
     ///
     /// # Errors

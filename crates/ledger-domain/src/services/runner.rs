@@ -115,6 +115,7 @@ impl<S: Store> Ledger<S> {
             reversal_of: None,
             reversed_by: None,
             reversal_reason: None,
+            category_id: draft.category_id.clone(),
             metadata: draft.metadata.clone(),
             entries: Self::stored(&draft.entries),
             posted_at: auto_post.then_some(now),
@@ -165,6 +166,7 @@ impl<S: Store> Ledger<S> {
                 date,
                 entries,
                 metadata,
+                category_id,
             } => {
                 let before = self.current_transaction(&tenant, transaction_id).await?;
                 TransactionAction::Update.check(before.status)?;
@@ -181,6 +183,9 @@ impl<S: Store> Ledger<S> {
                 }
                 if let Some(m) = metadata {
                     txn.metadata = m.clone();
+                }
+                if let Some(c) = category_id {
+                    txn.category_id = Some(c.clone());
                 }
                 txn.updated_at = now;
                 let result = views::transaction(&txn);

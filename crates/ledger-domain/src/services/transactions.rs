@@ -36,6 +36,8 @@ pub struct NewTransactionInput {
     pub entries: Vec<EntryInput>,
     pub metadata: Option<serde_json::Value>,
     pub auto_post: bool,
+    /// A category of the tenant.
+    pub category_id: Option<String>,
 }
 
 /// Changes to a pending transaction; `None` keeps the value.
@@ -45,6 +47,7 @@ pub struct TransactionChanges {
     pub date: Option<OffsetDateTime>,
     pub entries: Option<Vec<EntryInput>>,
     pub metadata: Option<serde_json::Value>,
+    pub category_id: Option<String>,
 }
 
 /// How a queued write is accepted.
@@ -243,7 +246,12 @@ impl<S: Store> Ledger<S> {
         let entries = self
             .validate_entries(access, &currency, &input.entries)
             .await?;
+        let category_id = match input.category_id.as_deref().map(str::trim) {
+            Some(id) if !id.is_empty() => Some(self.check_category_ref(access, id).await?),
+            _ => None,
+        };
         let draft = TransactionDraft {
+            category_id,
             description,
             date,
             currency,
@@ -358,12 +366,17 @@ impl<S: Store> Ledger<S> {
             ),
             None => None,
         };
+        let category_id = match changes.category_id.as_deref().map(str::trim) {
+            Some(id) if !id.is_empty() => Some(self.check_category_ref(access, id).await?),
+            _ => None,
+        };
         let command = JobCommand::UpdateTransaction {
             transaction_id: current.id,
             description,
             date: changes.date,
             entries,
             metadata: changes.metadata,
+            category_id,
         };
         self.enqueue(access, command, options).await
     }

@@ -70,6 +70,7 @@ struct CreateBody {
     metadata: Option<serde_json::Value>,
     #[serde(default)]
     auto_post: bool,
+    category_id: Option<String>,
 }
 
 async fn create<S: Store>(
@@ -113,6 +114,7 @@ async fn create<S: Store>(
             .collect(),
         metadata: input.metadata,
         auto_post: input.auto_post,
+        category_id: input.category_id,
     };
     // A client that waits gets the write applied at once, in one database transaction
     // (grouped with concurrent ones); otherwise it is queued and answered 202.
@@ -193,6 +195,7 @@ struct UpdateBody {
     date: Option<FlexDate>,
     entries: Option<Vec<EntryBody>>,
     metadata: Option<serde_json::Value>,
+    category_id: Option<String>,
 }
 
 async fn update<S: Store>(
@@ -212,6 +215,7 @@ async fn update<S: Store>(
             .entries
             .map(|e| e.into_iter().map(Into::into).collect()),
         metadata: input.metadata,
+        category_id: input.category_id,
     };
     queued_write(&state, &req, &access, &body, StatusCode::OK, |opts| {
         state.ledger.update_transaction(&access, &id, changes, opts)

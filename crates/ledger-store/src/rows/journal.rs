@@ -37,6 +37,7 @@ pub(crate) struct TransactionRow {
     pub deleted_at: Option<PrimitiveDateTime>,
     pub deleted_by: Option<String>,
     pub recoverable_until: Option<PrimitiveDateTime>,
+    pub category_id: Option<String>,
 }
 
 impl From<&Transaction> for TransactionRow {
@@ -54,6 +55,7 @@ impl From<&Transaction> for TransactionRow {
             reversal_of: t.reversal_of.clone(),
             reversed_by: t.reversed_by.clone(),
             reversal_reason: t.reversal_reason.clone(),
+            category_id: t.category_id.clone(),
             metadata: json_text(&t.metadata),
             posted_at: opt_to_db(t.posted_at),
             created_at: to_db(t.created_at),
@@ -87,6 +89,7 @@ impl TransactionRow {
             reversal_of: self.reversal_of,
             reversed_by: self.reversed_by,
             reversal_reason: self.reversal_reason,
+            category_id: self.category_id,
             posted_at: opt_from_db(self.posted_at),
             created_at: from_db(self.created_at),
             updated_at: from_db(self.updated_at),

@@ -209,6 +209,7 @@ pub fn transaction(
         reversal_of: None,
         reversed_by: None,
         reversal_reason: None,
+        category_id: None,
         metadata: json!({ "n": 1 }),
         entries: vec![
             line(debit_account, EntryType::Debit),

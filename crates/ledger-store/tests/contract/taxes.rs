@@ -120,7 +120,7 @@ async fn taxes_are_written_read_and_deleted_per_tenant() {
                 .await
                 .expect("list")
                 .items,
-            [vat.clone()]
+            std::slice::from_ref(&vat)
         );
         let vats = TaxFilter {
             tax_type: Some(TaxType::Vat),
@@ -339,7 +339,7 @@ async fn categories_nest_and_refuse_deletion_in_use() {
                 .await
                 .expect("list")
                 .items,
-            [child.clone()]
+            std::slice::from_ref(&child)
         );
         let all = db
             .list_categories(&test, &CategoryFilter::default(), None)
@@ -454,6 +454,60 @@ async fn categories_nest_and_refuse_deletion_in_use() {
         assert_eq!(
             kinds,
             ["category.created", "category.updated", "category.deleted"]
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_category_used_by_a_transaction_is_in_use() {
+    for t in backends().await {
+        let db = &t.db;
+        let a = sign_up(db, "Cat Txn").await;
+        let test = a.tenant(false);
+        let used = category(&test, "Consulting", None);
+        db.insert_category(
+            used.clone(),
+            event(&test, "category.created", "category", &used.id),
+            None,
+            None,
+        )
+        .await
+        .expect("insert");
+        let cash = crate::account_id(db, &test, "1000").await;
+        let sales = crate::account_id(db, &test, "4000").await;
+        let mut txn = crate::transaction(
+            &test,
+            T0,
+            ledger_domain::transactions::TransactionStatus::Pending,
+            &cash,
+            &sales,
+            10_000,
+        );
+        txn.category_id = Some(used.id.clone());
+        crate::journal::insert(db, &a, txn.clone()).await;
+        use ledger_domain::ports::Journal;
+        let stored = db.get_transaction(&test, &txn.id).await.expect("get");
+        assert_eq!(
+            stored.and_then(|s| s.category_id),
+            Some(used.id.clone()),
+            "{}",
+            t.backend()
+        );
+        let err = db
+            .delete_category(
+                &used.id,
+                deletion(&test, "category", &used.id),
+                event(&test, "category.deleted", "category", &used.id),
+                None,
+            )
+            .await
+            .expect_err("in use");
+        assert_eq!(err.code(), "resource_in_use");
+        assert!(
+            db.get_category(&test, &used.id)
+                .await
+                .expect("get")
+                .is_some()
         );
     }
 }
