@@ -428,6 +428,8 @@ pub struct PurgeReport {
     pub transactions: u64,
     pub entries: u64,
     pub api_keys: u64,
+    pub taxes: u64,
+    pub categories: u64,
     pub deletions: u64,
     pub idempotency_records: u64,
 }
@@ -452,7 +454,7 @@ pub trait Deletions: Send + Sync + 'static {
     ) -> impl Future<Output = StoreResult<Page<Deletion>>> + Send;
 
     /// Service-wide maintenance, in one transaction: hard-deletes the soft-deleted
-    /// accounts, transactions (with their entries) and API keys whose
+    /// accounts, transactions (with their entries), API keys, taxes and categories whose
     /// `recoverable_until` is at or before `now`, the deletion records past it, and the
     /// idempotency records created before `idempotency_before`. An account that ledger
     /// entries still reference is kept (it can never have been deleted legitimately).

@@ -17,8 +17,8 @@ use time::{OffsetDateTime, PrimitiveDateTime};
 use crate::db::{Db, DbPool};
 use crate::rows::{DeletionRow, EventRow, from_db, to_db};
 use crate::schema::{
-    accounts, api_keys, events, idempotency_keys, jobs, ledger_entries, organizations,
-    resource_deletions, transactions,
+    accounts, api_keys, categories, events, idempotency_keys, jobs, ledger_entries, organizations,
+    resource_deletions, taxes, transactions,
 };
 
 /// A `LIKE` pattern matching every string that starts with `prefix` (escape `\`).
@@ -182,6 +182,41 @@ impl Deletions for Db {
             )
             .execute(conn)
             .await? as u64;
+            report.taxes = diesel::delete(
+                taxes::table
+                    .filter(taxes::deleted_at.is_not_null())
+                    .filter(taxes::recoverable_until.le(now)),
+            )
+            .execute(conn)
+            .await? as u64;
+            let expired_categories: Vec<(String, String)> = categories::table
+                .filter(categories::deleted_at.is_not_null())
+                .filter(categories::recoverable_until.le(now))
+                .select((categories::organization_id, categories::id))
+                .load(conn)
+                .await?;
+            for (org, id) in &expired_categories {
+                // Children (only ever deleted ones) lose the parent; transactions the tag.
+                diesel::update(categories::table)
+                    .filter(categories::organization_id.eq(org))
+                    .filter(categories::parent_id.eq(id))
+                    .set(categories::parent_id.eq(None::<String>))
+                    .execute(conn)
+                    .await?;
+                diesel::update(transactions::table)
+                    .filter(transactions::organization_id.eq(org))
+                    .filter(transactions::category_id.eq(id))
+                    .set(transactions::category_id.eq(None::<String>))
+                    .execute(conn)
+                    .await?;
+                report.categories += diesel::delete(
+                    categories::table
+                        .filter(categories::organization_id.eq(org))
+                        .filter(categories::id.eq(id)),
+                )
+                .execute(conn)
+                .await? as u64;
+            }
             report.deletions = diesel::delete(
                 resource_deletions::table.filter(resource_deletions::recoverable_until.le(now)),
             )

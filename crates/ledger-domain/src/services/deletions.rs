@@ -60,6 +60,8 @@ impl<S: Store> Ledger<S> {
             transactions = report.transactions,
             entries = report.entries,
             api_keys = report.api_keys,
+            taxes = report.taxes,
+            categories = report.categories,
             deletions = report.deletions,
             idempotency_records = report.idempotency_records,
             "purged expired soft-deleted rows"

@@ -165,6 +165,8 @@ async fn purge_removes_only_what_expired() {
                 transactions: 1,
                 entries: 2,
                 api_keys: 1,
+                taxes: 0,
+                categories: 0,
                 deletions: 3,
                 idempotency_records: 0,
             },

@@ -511,3 +511,82 @@ async fn a_category_used_by_a_transaction_is_in_use() {
         );
     }
 }
+
+#[tokio::test]
+async fn expired_taxes_and_categories_are_purged() {
+    use ledger_domain::ports::Deletions;
+    for t in backends().await {
+        let db = &t.db;
+        let a = sign_up(db, "Purge Cat").await;
+        let test = a.tenant(false);
+        let gone_tax = tax(&test, "Gone", 1, TaxType::Other);
+        let kept_tax = tax(&test, "Kept", 1, TaxType::Other);
+        let parent = category(&test, "Parent", None);
+        let child = category(&test, "Child", Some(&parent.id));
+        for x in [&gone_tax, &kept_tax] {
+            db.insert_tax(
+                x.clone(),
+                event(&test, "tax.created", "tax", &x.id),
+                None,
+                None,
+            )
+            .await
+            .expect("insert");
+        }
+        for c in [&parent, &child] {
+            db.insert_category(
+                c.clone(),
+                event(&test, "category.created", "category", &c.id),
+                None,
+                None,
+            )
+            .await
+            .expect("insert");
+        }
+        db.delete_tax(
+            &gone_tax.id,
+            deletion(&test, "tax", &gone_tax.id),
+            event(&test, "tax.deleted", "tax", &gone_tax.id),
+            None,
+        )
+        .await
+        .expect("delete");
+        let mut later = deletion(&test, "tax", &kept_tax.id);
+        later.recoverable_until = T0 + time::Duration::days(30);
+        db.delete_tax(
+            &kept_tax.id,
+            later,
+            event(&test, "tax.deleted", "tax", &kept_tax.id),
+            None,
+        )
+        .await
+        .expect("delete");
+        for c in [&child, &parent] {
+            db.delete_category(
+                &c.id,
+                deletion(&test, "category", &c.id),
+                event(&test, "category.deleted", "category", &c.id),
+                None,
+            )
+            .await
+            .expect("delete");
+        }
+        let report = db
+            .purge_expired(T0 + time::Duration::days(8), T0 - time::Duration::days(1))
+            .await
+            .expect("purge");
+        assert_eq!(
+            (report.taxes, report.categories, report.deletions),
+            (1, 2, 3),
+            "{}",
+            t.backend()
+        );
+        assert_eq!(
+            db.list_deletions(&test, PAGE)
+                .await
+                .expect("trail")
+                .total_count,
+            1
+        );
+    }
+}
