@@ -463,3 +463,45 @@ both!(
     tenants_and_modes_are_isolated,
     tenants_and_modes_are_isolated
 );
+
+async fn idempotent_create(app: &TestApp) {
+    let org = app.signup("Tax Idem").await;
+    let key = &org.live_key;
+    let base = taxes_path(&org);
+    let before = credits(app, &org).await;
+    let body = json!({"name": "VAT", "rate": "20", "tax_type": "vat"});
+    let headers = [("Idempotency-Key", "tax-1")];
+    let first = app
+        .call(Method::POST, &base, Some(key), Some(body.clone()), &headers)
+        .await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.body);
+    let again = app
+        .call(Method::POST, &base, Some(key), Some(body), &headers)
+        .await;
+    assert_eq!(again.status, StatusCode::CREATED, "{}", again.body);
+    assert_eq!(again.body, first.body);
+    let other = json!({"name": "VAT", "rate": "21", "tax_type": "vat"});
+    let res = app
+        .call(Method::POST, &base, Some(key), Some(other), &headers)
+        .await;
+    refused(&res, StatusCode::CONFLICT, "idempotency_key_reused");
+    assert_eq!(app.get(key, &base).await.body["total_count"], 1);
+    assert_eq!(credits(app, &org).await, before - 1);
+    // Categories replay the same way.
+    let cats = format!("/organizations/{}/categories", org.id);
+    let body = json!({"name": "Sales", "category_type": "income"});
+    let headers = [("Idempotency-Key", "cat-1")];
+    let first = app
+        .call(Method::POST, &cats, Some(key), Some(body.clone()), &headers)
+        .await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.body);
+    let again = app
+        .call(Method::POST, &cats, Some(key), Some(body), &headers)
+        .await;
+    assert_eq!(
+        (again.status, &again.body),
+        (StatusCode::CREATED, &first.body)
+    );
+    assert_eq!(app.get(key, &cats).await.body["total_count"], 1);
+}
+both!(idempotent_create, idempotent_create);
