@@ -19,6 +19,7 @@ pub enum IdKind {
     Deletion,
     Tax,
     Category,
+    Contact,
 }
 
 impl IdKind {
@@ -36,6 +37,7 @@ impl IdKind {
             Self::Deletion => "del",
             Self::Tax => "tax",
             Self::Category => "cat",
+            Self::Contact => "con",
         }
     }
 }

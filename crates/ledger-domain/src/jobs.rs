@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
+use crate::contacts::{ContactChanges, ContactFields, ContactType};
 use crate::transactions::EntryLine;
 
 /// Where a job is.
@@ -58,6 +59,9 @@ pub struct TransactionDraft {
     pub reference: Option<String>,
     pub entries: Vec<EntryLine>,
     pub metadata: serde_json::Value,
+    /// A contact of the tenant, checked when the job was accepted.
+    #[serde(default)]
+    pub contact_id: Option<String>,
     /// A category of the tenant, checked when the job was accepted.
     #[serde(default)]
     pub category_id: Option<String>,
@@ -80,6 +84,8 @@ pub enum JobCommand {
         entries: Option<Vec<EntryLine>>,
         metadata: Option<serde_json::Value>,
         #[serde(default)]
+        contact_id: Option<String>,
+        #[serde(default)]
         category_id: Option<String>,
     },
     PostTransaction {
@@ -96,6 +102,18 @@ pub enum JobCommand {
     DeleteAccount {
         account_id: String,
     },
+    CreateContact {
+        contact_id: String,
+        contact_type: ContactType,
+        fields: ContactFields,
+    },
+    UpdateContact {
+        contact_id: String,
+        changes: ContactChanges,
+    },
+    DeleteContact {
+        contact_id: String,
+    },
 }
 
 impl JobCommand {
@@ -108,6 +126,9 @@ impl JobCommand {
             | Self::ReverseTransaction { transaction_id, .. }
             | Self::DeleteTransaction { transaction_id } => ("transaction", transaction_id),
             Self::DeleteAccount { account_id } => ("account", account_id),
+            Self::CreateContact { contact_id, .. }
+            | Self::UpdateContact { contact_id, .. }
+            | Self::DeleteContact { contact_id } => ("contact", contact_id),
         }
     }
 
@@ -120,6 +141,9 @@ impl JobCommand {
             Self::ReverseTransaction { .. } => "transaction.reverse",
             Self::DeleteTransaction { .. } => "transaction.delete",
             Self::DeleteAccount { .. } => "account.delete",
+            Self::CreateContact { .. } => "contact.create",
+            Self::UpdateContact { .. } => "contact.update",
+            Self::DeleteContact { .. } => "contact.delete",
         }
     }
 }

@@ -10,6 +10,7 @@ use time::OffsetDateTime;
 
 use crate::accounts::{Account, AccountStatus, AccountType, Totals};
 use crate::categories::{Category, CategoryType};
+use crate::contacts::{Contact, ContactFilter};
 use crate::error::DomainError;
 use crate::events::{Deletion, Event};
 use crate::jobs::Job;
@@ -170,6 +171,18 @@ pub enum Effect {
     /// Soft-delete. Precondition: no ledger entry references the account.
     DeleteAccount {
         account_id: String,
+        deletion: Deletion,
+    },
+    /// Insert a new contact. A live contact of the tenant with the same reference fails
+    /// it with `duplicate_value` on `reference`.
+    InsertContact(Contact),
+    /// Replace a contact's editable fields. Precondition: still live; the reference stays
+    /// unique (`duplicate_value`).
+    ReplaceContact(Contact),
+    /// Soft-delete. Precondition: still live and no live transaction references it
+    /// (`resource_in_use`).
+    DeleteContact {
+        contact_id: String,
         deletion: Deletion,
     },
 }
@@ -611,6 +624,38 @@ pub trait Journal: Send + Sync + 'static {
     ) -> impl Future<Output = StoreResult<Page<Transaction>>> + Send;
 }
 
+/// Contacts (spec 2.5). Writes go through [`Jobs::apply_job`] effects.
+pub trait Contacts: Send + Sync + 'static {
+    /// A contact of the tenant that is not deleted.
+    fn get_contact(
+        &self,
+        tenant: &Tenant,
+        id: &str,
+    ) -> impl Future<Output = StoreResult<Option<Contact>>> + Send;
+
+    /// Contacts of the tenant that are not deleted, matching `filter`, oldest first.
+    fn list_contacts(
+        &self,
+        tenant: &Tenant,
+        filter: &ContactFilter,
+        page: PageRequest,
+    ) -> impl Future<Output = StoreResult<Page<Contact>>> + Send;
+
+    /// The id of the live contact of the tenant whose reference is `reference`, if any.
+    fn contact_with_reference(
+        &self,
+        tenant: &Tenant,
+        reference: &str,
+    ) -> impl Future<Output = StoreResult<Option<String>>> + Send;
+
+    /// Whether a transaction of the tenant that is not deleted names the contact.
+    fn contact_in_use(
+        &self,
+        tenant: &Tenant,
+        id: &str,
+    ) -> impl Future<Output = StoreResult<bool>> + Send;
+}
+
 /// The queue of writes.
 pub trait Jobs: Send + Sync + 'static {
     /// Takes the credits (refusing when a live pool is short), inserts the job and the
@@ -741,6 +786,7 @@ pub trait Store:
     + Taxes
     + Categories
     + Monitoring
+    + Contacts
     + Clone
 {
 }
@@ -759,6 +805,7 @@ impl<T> Store for T where
         + Taxes
         + Categories
         + Monitoring
+        + Contacts
         + Clone
 {
 }

@@ -122,6 +122,8 @@ pub struct Transaction {
     pub reversal_of: Option<String>,
     pub reversed_by: Option<String>,
     pub reversal_reason: Option<String>,
+    /// The contact the transaction is with, if any.
+    pub contact_id: Option<String>,
     /// The category of the transaction, if any.
     pub category_id: Option<String>,
     pub metadata: serde_json::Value,

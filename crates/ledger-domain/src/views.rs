@@ -8,6 +8,7 @@ use time::format_description::well_known::Rfc3339;
 
 use crate::accounts::{Account, Totals};
 use crate::categories::Category;
+use crate::contacts::Contact;
 use crate::events::{Deletion, Event};
 use crate::jobs::Job;
 use crate::money::{Currency, format_units};
@@ -104,12 +105,56 @@ pub fn transaction(t: &Transaction) -> Value {
         "reversal_of": t.reversal_of,
         "reversed_by": t.reversed_by,
         "reversal_reason": t.reversal_reason,
+        "contact_id": t.contact_id,
         "category_id": t.category_id,
         "entries": entries,
         "metadata": t.metadata,
         "posted_at": opt_timestamp(t.posted_at),
         "created_at": timestamp(t.created_at),
         "updated_at": timestamp(t.updated_at),
+    })
+}
+
+/// The complete contact object (spec 2.5).
+pub fn contact(c: &Contact) -> Value {
+    let f = &c.fields;
+    json!({
+        "id": c.id,
+        "object": "contact",
+        "organization_id": c.organization_id,
+        "livemode": c.livemode,
+        "contact_type": c.contact_type.as_str(),
+        "name": f.name,
+        "email": f.email,
+        "phone": f.phone,
+        "website": f.website,
+        "tax_number": f.tax_number,
+        "reference": f.reference,
+        "address": f.address,
+        "city": f.city,
+        "state": f.state,
+        "zip_code": f.zip_code,
+        "country": f.country,
+        "currency_id": f.currency_id,
+        "enabled": f.enabled,
+        "created_by": c.created_by,
+        "metadata": f.metadata,
+        "created_at": timestamp(c.created_at),
+        "updated_at": timestamp(c.updated_at),
+    })
+}
+
+/// The summary of a contact in the list (spec 2.5).
+pub fn contact_summary(c: &Contact) -> Value {
+    json!({
+        "id": c.id,
+        "contact_type": c.contact_type.as_str(),
+        "name": c.fields.name,
+        "email": c.fields.email,
+        "phone": c.fields.phone,
+        "reference": c.fields.reference,
+        "enabled": c.fields.enabled,
+        "created_at": timestamp(c.created_at),
     })
 }
 

@@ -16,13 +16,15 @@ use ledger_domain::ports::{Effect, StoreResult};
 use ledger_domain::transactions::{Transaction, TransactionStatus};
 use time::{OffsetDateTime, PrimitiveDateTime};
 
-use crate::db::Db;
+use crate::db::{Db, TxError, is_unique_violation};
 use crate::jobs::job_lost;
 use crate::locks::AccountLocks;
 use crate::rows::{
-    DeletionRow, EntryRow, TransactionRow, entry_rows, event_rows, json_text, to_db,
+    ContactRow, DeletionRow, EntryRow, TransactionRow, entry_rows, event_rows, json_text, to_db,
 };
-use crate::schema::{accounts, events, jobs, ledger_entries, resource_deletions, transactions};
+use crate::schema::{
+    accounts, contacts, events, jobs, ledger_entries, resource_deletions, transactions,
+};
 
 /// A transaction and its entry rows, ready to insert.
 struct NewTransaction {
@@ -57,6 +59,12 @@ enum Prepared {
         deletion: DeletionRow,
     },
     DeleteAccount {
+        id: String,
+        deletion: DeletionRow,
+    },
+    InsertContact(ContactRow),
+    ReplaceContact(ContactRow),
+    DeleteContact {
         id: String,
         deletion: DeletionRow,
     },
@@ -97,6 +105,31 @@ fn prepare(effect: Effect) -> Prepared {
             id: account_id,
             deletion: deletion(&d),
         },
+        Effect::InsertContact(c) => Prepared::InsertContact(ContactRow::from(&c)),
+        Effect::ReplaceContact(c) => Prepared::ReplaceContact(ContactRow::from(&c)),
+        Effect::DeleteContact {
+            contact_id,
+            deletion: d,
+        } => Prepared::DeleteContact {
+            id: contact_id,
+            deletion: deletion(&d),
+        },
+    }
+}
+
+/// The refusal when a contact's reference is taken (the partial unique index fired).
+fn duplicate_reference(e: diesel::result::Error, reference: Option<&String>) -> TxError {
+    if is_unique_violation(&e) {
+        DomainError::duplicate_value(
+            "reference",
+            format!(
+                "a contact with reference '{}' already exists",
+                reference.map_or("", String::as_str)
+            ),
+        )
+        .into()
+    } else {
+        e.into()
     }
 }
 
@@ -202,7 +235,10 @@ pub(crate) async fn apply(
                 (ids, false)
             }
             Prepared::DeleteAccount { id, .. } => (vec![id.clone()], true),
-            Prepared::DeleteTransaction { .. } => (Vec::new(), true),
+            Prepared::DeleteTransaction { .. }
+            | Prepared::InsertContact(_)
+            | Prepared::ReplaceContact(_)
+            | Prepared::DeleteContact { .. } => (Vec::new(), true),
         };
         if !touched.is_empty() {
             let exclusive = matches!(prepared, Prepared::DeleteAccount { .. });
@@ -224,6 +260,7 @@ pub(crate) async fn apply(
                         transactions::currency.eq(&new.row.currency),
                         transactions::amount.eq(new.row.amount),
                         transactions::reference.eq(&new.row.reference),
+                        transactions::contact_id.eq(&new.row.contact_id),
                         transactions::category_id.eq(&new.row.category_id),
                         transactions::metadata.eq(&new.row.metadata),
                         transactions::updated_at.eq(new.row.updated_at),
@@ -333,6 +370,91 @@ pub(crate) async fn apply(
                     } else {
                         DomainError::NotFound {
                             resource: "account",
+                            id: id.clone(),
+                        }
+                    }
+                    .into());
+                }
+                diesel::insert_into(resource_deletions::table)
+                    .values(deletion)
+                    .execute(conn)
+                    .await?;
+                (None, None)
+            }
+            Prepared::InsertContact(row) => {
+                diesel::insert_into(contacts::table)
+                    .values(row)
+                    .execute(conn)
+                    .await
+                    .map_err(|e| duplicate_reference(e, row.reference.as_ref()))?;
+                (None, None)
+            }
+            Prepared::ReplaceContact(row) => {
+                let changed = diesel::update(contacts::table)
+                    .filter(contacts::organization_id.eq(&org))
+                    .filter(contacts::livemode.eq(livemode))
+                    .filter(contacts::id.eq(&row.id))
+                    .filter(contacts::deleted_at.is_null())
+                    .set((
+                        contacts::name.eq(&row.name),
+                        contacts::email.eq(&row.email),
+                        contacts::phone.eq(&row.phone),
+                        contacts::website.eq(&row.website),
+                        contacts::tax_number.eq(&row.tax_number),
+                        contacts::reference.eq(&row.reference),
+                        contacts::address.eq(&row.address),
+                        contacts::city.eq(&row.city),
+                        contacts::state.eq(&row.state),
+                        contacts::zip_code.eq(&row.zip_code),
+                        contacts::country.eq(&row.country),
+                        contacts::currency_id.eq(&row.currency_id),
+                        contacts::enabled.eq(row.enabled),
+                        contacts::metadata.eq(&row.metadata),
+                        contacts::updated_at.eq(row.updated_at),
+                    ))
+                    .execute(conn)
+                    .await
+                    .map_err(|e| duplicate_reference(e, row.reference.as_ref()))?;
+                if changed == 0 {
+                    return Err(DomainError::NotFound {
+                        resource: "contact",
+                        id: row.id.clone(),
+                    }
+                    .into());
+                }
+                (None, None)
+            }
+            Prepared::DeleteContact { id, deletion } => {
+                // "In use": a live transaction of the tenant names the contact.
+                let referenced = transactions::table
+                    .filter(transactions::organization_id.eq(&org))
+                    .filter(transactions::livemode.eq(livemode))
+                    .filter(transactions::contact_id.eq(id))
+                    .filter(transactions::deleted_at.is_null());
+                let changed = diesel::update(contacts::table)
+                    .filter(contacts::organization_id.eq(&org))
+                    .filter(contacts::livemode.eq(livemode))
+                    .filter(contacts::id.eq(id))
+                    .filter(contacts::deleted_at.is_null())
+                    .filter(not(exists(referenced)))
+                    .set((
+                        contacts::deleted_at.eq(Some(deletion.deleted_at)),
+                        contacts::deleted_by.eq(Some(&deletion.deleted_by)),
+                        contacts::recoverable_until.eq(Some(deletion.recoverable_until)),
+                        contacts::updated_at.eq(now),
+                    ))
+                    .execute(conn)
+                    .await?;
+                if changed == 0 {
+                    let in_use: bool = diesel::select(exists(referenced)).get_result(conn).await?;
+                    return Err(if in_use {
+                        DomainError::rule(
+                            "resource_in_use",
+                            format!("contact {id} has transactions; disable it instead"),
+                        )
+                    } else {
+                        DomainError::NotFound {
+                            resource: "contact",
                             id: id.clone(),
                         }
                     }

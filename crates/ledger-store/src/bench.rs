@@ -61,7 +61,6 @@ pub async fn insert_posted_transaction(
         reversal_of: None,
         reversed_by: None,
         reversal_reason: None,
-        category_id: None,
         metadata: "{}".to_owned(),
         posted_at: Some(at),
         created_at: at,
@@ -69,6 +68,8 @@ pub async fn insert_posted_transaction(
         deleted_at: None,
         deleted_by: None,
         recoverable_until: None,
+        contact_id: None,
+        category_id: None,
     };
     let entry = |line_no: i32, account_id: &str, side: EntryType| EntryRow {
         organization_id: target.organization_id.clone(),

@@ -18,6 +18,7 @@ mod balances;
 #[cfg(feature = "bench")]
 pub mod bench;
 mod categories;
+mod contacts;
 mod group;
 mod jobs;
 mod journal;

@@ -97,6 +97,7 @@ diesel::table! {
         deleted_at -> Nullable<Timestamp>,
         deleted_by -> Nullable<Text>,
         recoverable_until -> Nullable<Timestamp>,
+        contact_id -> Nullable<Text>,
         category_id -> Nullable<Text>,
     }
 }
@@ -205,6 +206,35 @@ diesel::table! {
 }
 
 diesel::table! {
+    contacts (organization_id, id) {
+        organization_id -> Text,
+        livemode -> Bool,
+        id -> Text,
+        contact_type -> Text,
+        name -> Text,
+        email -> Nullable<Text>,
+        phone -> Nullable<Text>,
+        website -> Nullable<Text>,
+        tax_number -> Nullable<Text>,
+        reference -> Nullable<Text>,
+        address -> Nullable<Text>,
+        city -> Nullable<Text>,
+        state -> Nullable<Text>,
+        zip_code -> Nullable<Text>,
+        country -> Nullable<Text>,
+        currency_id -> Text,
+        enabled -> Bool,
+        metadata -> Text,
+        created_by -> Text,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+        deleted_at -> Nullable<Timestamp>,
+        deleted_by -> Nullable<Text>,
+        recoverable_until -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
     taxes (organization_id, id) {
         organization_id -> Text,
         livemode -> Bool,
@@ -257,4 +287,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     settings,
     taxes,
     categories,
+    contacts,
 );

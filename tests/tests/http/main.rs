@@ -4,6 +4,7 @@ mod accounts;
 mod auth;
 mod categories;
 mod concurrency;
+mod contacts;
 mod errors;
 mod harness;
 mod keys;

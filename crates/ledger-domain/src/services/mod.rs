@@ -7,6 +7,7 @@
 mod access;
 mod accounts;
 mod categories;
+mod contacts;
 mod deletions;
 mod keys;
 mod reports;
@@ -24,6 +25,7 @@ use time::OffsetDateTime;
 pub use access::{Access, Principal};
 pub use accounts::{AccountChanges, BalanceView, HistoryView, NewAccountInput};
 pub use categories::{CategoryChanges, CategoryView, NewCategoryInput};
+pub use contacts::NewContactInput;
 pub use keys::{KeyChanges, NewKeyInput};
 pub use runner::RunOutcome;
 pub use settings::Billing;

@@ -47,7 +47,7 @@ pub(super) struct Decision {
 }
 
 impl<S: Store> Ledger<S> {
-    fn job_event(
+    pub(super) fn job_event(
         &self,
         job: &Job,
         event_type: &str,
@@ -115,6 +115,7 @@ impl<S: Store> Ledger<S> {
             reversal_of: None,
             reversed_by: None,
             reversal_reason: None,
+            contact_id: draft.contact_id.clone(),
             category_id: draft.category_id.clone(),
             metadata: draft.metadata.clone(),
             entries: Self::stored(&draft.entries),
@@ -166,6 +167,7 @@ impl<S: Store> Ledger<S> {
                 date,
                 entries,
                 metadata,
+                contact_id,
                 category_id,
             } => {
                 let before = self.current_transaction(&tenant, transaction_id).await?;
@@ -183,6 +185,9 @@ impl<S: Store> Ledger<S> {
                 }
                 if let Some(m) = metadata {
                     txn.metadata = m.clone();
+                }
+                if let Some(c) = contact_id {
+                    txn.contact_id = Some(c.clone());
                 }
                 if let Some(c) = category_id {
                     txn.category_id = Some(c.clone());
@@ -315,6 +320,9 @@ impl<S: Store> Ledger<S> {
                     result,
                 })
             }
+            JobCommand::CreateContact { .. }
+            | JobCommand::UpdateContact { .. }
+            | JobCommand::DeleteContact { .. } => self.contact_decision(job, &tenant).await,
             JobCommand::DeleteAccount { account_id } => {
                 let before = self
                     .store
@@ -343,7 +351,13 @@ impl<S: Store> Ledger<S> {
         }
     }
 
-    fn deletion(&self, job: &Job, resource_type: &str, resource_id: &str, name: &str) -> Deletion {
+    pub(super) fn deletion(
+        &self,
+        job: &Job,
+        resource_type: &str,
+        resource_id: &str,
+        name: &str,
+    ) -> Deletion {
         let now = self.now();
         Deletion {
             id: new_id(IdKind::Deletion),

@@ -36,6 +36,8 @@ pub struct NewTransactionInput {
     pub entries: Vec<EntryInput>,
     pub metadata: Option<serde_json::Value>,
     pub auto_post: bool,
+    /// A contact of the tenant the transaction is with.
+    pub contact_id: Option<String>,
     /// A category of the tenant.
     pub category_id: Option<String>,
 }
@@ -47,6 +49,7 @@ pub struct TransactionChanges {
     pub date: Option<OffsetDateTime>,
     pub entries: Option<Vec<EntryInput>>,
     pub metadata: Option<serde_json::Value>,
+    pub contact_id: Option<String>,
     pub category_id: Option<String>,
 }
 
@@ -246,11 +249,16 @@ impl<S: Store> Ledger<S> {
         let entries = self
             .validate_entries(access, &currency, &input.entries)
             .await?;
+        let contact_id = match input.contact_id.as_deref().map(str::trim) {
+            Some(id) if !id.is_empty() => Some(self.check_contact_ref(access, id).await?),
+            _ => None,
+        };
         let category_id = match input.category_id.as_deref().map(str::trim) {
             Some(id) if !id.is_empty() => Some(self.check_category_ref(access, id).await?),
             _ => None,
         };
         let draft = TransactionDraft {
+            contact_id,
             category_id,
             description,
             date,
@@ -366,6 +374,10 @@ impl<S: Store> Ledger<S> {
             ),
             None => None,
         };
+        let contact_id = match changes.contact_id.as_deref().map(str::trim) {
+            Some(id) if !id.is_empty() => Some(self.check_contact_ref(access, id).await?),
+            _ => None,
+        };
         let category_id = match changes.category_id.as_deref().map(str::trim) {
             Some(id) if !id.is_empty() => Some(self.check_category_ref(access, id).await?),
             _ => None,
@@ -376,6 +388,7 @@ impl<S: Store> Ledger<S> {
             date: changes.date,
             entries,
             metadata: changes.metadata,
+            contact_id,
             category_id,
         };
         self.enqueue(access, command, options).await

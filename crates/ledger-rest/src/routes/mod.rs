@@ -2,6 +2,7 @@
 
 mod accounts;
 mod categories;
+mod contacts;
 mod deletions;
 mod keys;
 mod organizations;
@@ -44,6 +45,7 @@ pub(crate) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     organizations::configure::<S>(cfg);
     accounts::configure::<S>(cfg);
     transactions::configure::<S>(cfg);
+    contacts::configure::<S>(cfg);
     reports::configure::<S>(cfg);
     keys::configure::<S>(cfg);
     settings::configure::<S>(cfg);

@@ -70,6 +70,7 @@ struct CreateBody {
     metadata: Option<serde_json::Value>,
     #[serde(default)]
     auto_post: bool,
+    contact_id: Option<String>,
     category_id: Option<String>,
 }
 
@@ -114,6 +115,7 @@ async fn create<S: Store>(
             .collect(),
         metadata: input.metadata,
         auto_post: input.auto_post,
+        contact_id: input.contact_id,
         category_id: input.category_id,
     };
     // A client that waits gets the write applied at once, in one database transaction
@@ -195,6 +197,7 @@ struct UpdateBody {
     date: Option<FlexDate>,
     entries: Option<Vec<EntryBody>>,
     metadata: Option<serde_json::Value>,
+    contact_id: Option<String>,
     category_id: Option<String>,
 }
 
@@ -215,6 +218,7 @@ async fn update<S: Store>(
             .entries
             .map(|e| e.into_iter().map(Into::into).collect()),
         metadata: input.metadata,
+        contact_id: input.contact_id,
         category_id: input.category_id,
     };
     queued_write(&state, &req, &access, &body, StatusCode::OK, |opts| {

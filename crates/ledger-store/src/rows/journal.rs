@@ -37,6 +37,7 @@ pub(crate) struct TransactionRow {
     pub deleted_at: Option<PrimitiveDateTime>,
     pub deleted_by: Option<String>,
     pub recoverable_until: Option<PrimitiveDateTime>,
+    pub contact_id: Option<String>,
     pub category_id: Option<String>,
 }
 
@@ -55,7 +56,6 @@ impl From<&Transaction> for TransactionRow {
             reversal_of: t.reversal_of.clone(),
             reversed_by: t.reversed_by.clone(),
             reversal_reason: t.reversal_reason.clone(),
-            category_id: t.category_id.clone(),
             metadata: json_text(&t.metadata),
             posted_at: opt_to_db(t.posted_at),
             created_at: to_db(t.created_at),
@@ -63,6 +63,8 @@ impl From<&Transaction> for TransactionRow {
             deleted_at: None,
             deleted_by: None,
             recoverable_until: None,
+            contact_id: t.contact_id.clone(),
+            category_id: t.category_id.clone(),
         }
     }
 }
@@ -89,6 +91,7 @@ impl TransactionRow {
             reversal_of: self.reversal_of,
             reversed_by: self.reversed_by,
             reversal_reason: self.reversal_reason,
+            contact_id: self.contact_id,
             category_id: self.category_id,
             posted_at: opt_from_db(self.posted_at),
             created_at: from_db(self.created_at),

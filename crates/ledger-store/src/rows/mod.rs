@@ -13,7 +13,9 @@ use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
 
 use crate::schema::*;
 
+mod contacts;
 mod journal;
+pub(crate) use contacts::*;
 pub(crate) use journal::*;
 
 /// An instant as stored: UTC, microsecond precision.

@@ -35,6 +35,7 @@ fn applied(
         reference: None,
         entries: transaction.entries.iter().map(|e| e.line.clone()).collect(),
         metadata: json!({}),
+        contact_id: None,
         category_id: None,
     };
     let command = ledger_domain::jobs::JobCommand::CreateTransaction {

@@ -2,6 +2,7 @@
 //! (SQLite always; PostgreSQL when `LEDGER_TEST_PG_URL` is set).
 
 mod accounts;
+mod contacts;
 mod group;
 mod jobs;
 mod journal;
@@ -209,6 +210,7 @@ pub fn transaction(
         reversal_of: None,
         reversed_by: None,
         reversal_reason: None,
+        contact_id: None,
         category_id: None,
         metadata: json!({ "n": 1 }),
         entries: vec![

@@ -1,0 +1,209 @@
+//! Contacts (spec 4.7): create, update and delete are queued (DECISIONS 4); the list is
+//! the bare array of summaries the spec shows (DECISIONS 10).
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use ledger_domain::contacts::{ContactChanges, ContactFilter, ContactType};
+use ledger_domain::organizations::Scope;
+use ledger_domain::ports::Store;
+use ledger_domain::services::NewContactInput;
+use ledger_domain::views;
+use serde::Deserialize;
+
+use super::{State, access};
+use crate::error::{ApiError, validation};
+use crate::input::{page, parse_json, query_bool, query_param, read_body};
+use crate::queued::queued_write;
+
+pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/organizations/{org}/contacts")
+            .route(web::get().to(list::<S>))
+            .route(web::post().to(create::<S>)),
+    )
+    .service(
+        web::resource("/organizations/{org}/contacts/{id}")
+            .route(web::get().to(get::<S>))
+            .route(web::put().to(update::<S>))
+            .route(web::delete().to(delete::<S>)),
+    );
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateBody {
+    contact_type: Option<String>,
+    name: Option<String>,
+    email: Option<String>,
+    phone: Option<String>,
+    website: Option<String>,
+    tax_number: Option<String>,
+    reference: Option<String>,
+    address: Option<String>,
+    city: Option<String>,
+    state: Option<String>,
+    zip_code: Option<String>,
+    country: Option<String>,
+    currency_id: Option<String>,
+    metadata: Option<serde_json::Value>,
+}
+
+fn required(value: Option<String>, name: &str) -> Result<String, ApiError> {
+    value.ok_or_else(|| {
+        validation(
+            "missing_field",
+            Some(name.into()),
+            format!("{name} is required"),
+        )
+    })
+}
+
+async fn create<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<String>,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let access = access(&state, &req, &path.into_inner(), Scope::Write, "contacts").await?;
+    let body = read_body(payload).await?;
+    let input: CreateBody = parse_json(&req, &body)?;
+    let input = NewContactInput {
+        contact_type: required(input.contact_type, "contact_type")?,
+        name: required(input.name, "name")?,
+        email: input.email,
+        phone: input.phone,
+        website: input.website,
+        tax_number: input.tax_number,
+        reference: input.reference,
+        address: input.address,
+        city: input.city,
+        state: input.state,
+        zip_code: input.zip_code,
+        country: input.country,
+        currency_id: input.currency_id,
+        metadata: input.metadata,
+    };
+    queued_write(&state, &req, &access, &body, StatusCode::CREATED, |opts| {
+        state.ledger.create_contact(&access, input, opts)
+    })
+    .await
+}
+
+async fn get<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (org, id) = path.into_inner();
+    let access = access(&state, &req, &org, Scope::Read, "contacts").await?;
+    let contact = state.ledger.get_contact(&access, &id).await?;
+    Ok(HttpResponse::Ok().json(views::contact(&contact)))
+}
+
+async fn list<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let access = access(&state, &req, &path.into_inner(), Scope::Read, "contacts").await?;
+    let page = page(&req, 20, 100)?;
+    let contact_type = query_param(&req, "contact_type")
+        .or_else(|| query_param(&req, "type"))
+        .map(|t| {
+            ContactType::parse(&t).ok_or_else(|| {
+                validation(
+                    "invalid_field",
+                    Some("contact_type".into()),
+                    "contact_type must be customer, vendor, employee or other",
+                )
+            })
+        })
+        .transpose()?;
+    // `enabled` defaults to true (spec 4.7); `all` lists both.
+    let enabled = if query_param(&req, "enabled").as_deref() == Some("all") {
+        None
+    } else {
+        Some(query_bool(&req, "enabled")?.unwrap_or(true))
+    };
+    let filter = ContactFilter {
+        contact_type,
+        enabled,
+        search: query_param(&req, "search"),
+    };
+    let result = state.ledger.list_contacts(&access, &filter, page).await?;
+    let summaries: Vec<serde_json::Value> =
+        result.items.iter().map(views::contact_summary).collect();
+    Ok(HttpResponse::Ok().json(summaries))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UpdateBody {
+    contact_type: Option<serde_json::Value>,
+    name: Option<String>,
+    email: Option<String>,
+    phone: Option<String>,
+    website: Option<String>,
+    tax_number: Option<String>,
+    reference: Option<String>,
+    address: Option<String>,
+    city: Option<String>,
+    state: Option<String>,
+    zip_code: Option<String>,
+    country: Option<String>,
+    currency_id: Option<String>,
+    enabled: Option<bool>,
+    metadata: Option<serde_json::Value>,
+}
+
+async fn update<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let (org, id) = path.into_inner();
+    let access = access(&state, &req, &org, Scope::Write, "contacts").await?;
+    let body = read_body(payload).await?;
+    let input: UpdateBody = parse_json(&req, &body)?;
+    if input.contact_type.is_some() {
+        return Err(validation(
+            "invalid_field",
+            Some("contact_type".into()),
+            "contact_type cannot be changed",
+        ));
+    }
+    let changes = ContactChanges {
+        name: input.name,
+        email: input.email,
+        phone: input.phone,
+        website: input.website,
+        tax_number: input.tax_number,
+        reference: input.reference,
+        address: input.address,
+        city: input.city,
+        state: input.state,
+        zip_code: input.zip_code,
+        country: input.country,
+        currency_id: input.currency_id,
+        enabled: input.enabled,
+        metadata: input.metadata,
+    };
+    queued_write(&state, &req, &access, &body, StatusCode::OK, |opts| {
+        state.ledger.update_contact(&access, &id, changes, opts)
+    })
+    .await
+}
+
+async fn delete<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (org, id) = path.into_inner();
+    let access = access(&state, &req, &org, Scope::Admin, "contacts").await?;
+    queued_write(&state, &req, &access, b"", StatusCode::OK, |opts| {
+        state.ledger.delete_contact(&access, &id, opts)
+    })
+    .await
+}

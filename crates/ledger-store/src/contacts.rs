@@ -1,0 +1,143 @@
+//! Contacts: reads. Writes are job effects applied in `apply`.
+//!
+//! Search is portable SQL on both backends: `LOWER(column) LIKE LOWER(pattern) ESCAPE '\'`
+//! with the client's `%`, `_` and `\` escaped, so they match literally.
+
+use diesel::dsl::exists;
+use diesel::prelude::*;
+use diesel::sql_types::{Nullable, Text};
+use diesel_async::RunQueryDsl;
+use ledger_domain::contacts::{Contact, ContactFilter};
+use ledger_domain::ports::{Contacts, Page, PageRequest, StoreResult, Tenant};
+
+use crate::db::Db;
+use crate::rows::ContactRow;
+use crate::schema::{contacts, transactions};
+
+diesel::define_sql_function! {
+    /// SQL `LOWER` of a nullable text (a `NULL` stays `NULL`).
+    #[sql_name = "LOWER"]
+    fn lower(x: Nullable<Text>) -> Nullable<Text>;
+}
+
+/// A `LIKE` pattern matching `text` anywhere (escape `\`).
+pub(crate) fn contains_pattern(text: &str) -> String {
+    let mut pattern = String::with_capacity(text.len() + 8);
+    pattern.push('%');
+    for c in text.chars() {
+        if matches!(c, '\\' | '%' | '_') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('%');
+    pattern
+}
+
+impl Contacts for Db {
+    async fn get_contact(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Contact>> {
+        let row: Option<ContactRow> = db_read!(self, |conn| {
+            Ok(contacts::table
+                .filter(contacts::organization_id.eq(&tenant.organization_id))
+                .filter(contacts::livemode.eq(tenant.livemode))
+                .filter(contacts::id.eq(id))
+                .filter(contacts::deleted_at.is_null())
+                .select(ContactRow::as_select())
+                .first(conn)
+                .await
+                .optional()?)
+        })?;
+        row.map(Contact::try_from).transpose()
+    }
+
+    async fn list_contacts(
+        &self,
+        tenant: &Tenant,
+        filter: &ContactFilter,
+        page: PageRequest,
+    ) -> StoreResult<Page<Contact>> {
+        let contact_type = filter.contact_type.map(|t| t.as_str());
+        let enabled = filter.enabled;
+        let pattern = filter
+            .search
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(contains_pattern);
+        let (rows, total_count): (Vec<ContactRow>, i64) = db_read!(self, |conn| {
+            // Built twice (count and page): boxed queries are not Clone.
+            let filtered = || {
+                let mut query = contacts::table
+                    .filter(contacts::organization_id.eq(&tenant.organization_id))
+                    .filter(contacts::livemode.eq(tenant.livemode))
+                    .filter(contacts::deleted_at.is_null())
+                    .into_boxed();
+                if let Some(t) = contact_type {
+                    query = query.filter(contacts::contact_type.eq(t));
+                }
+                if let Some(enabled) = enabled {
+                    query = query.filter(contacts::enabled.eq(enabled));
+                }
+                if let Some(pattern) = &pattern {
+                    let needle = || lower(Some(pattern.clone()));
+                    query = query.filter(
+                        lower(contacts::name.nullable())
+                            .like(needle())
+                            .escape('\\')
+                            .or(lower(contacts::email).like(needle()).escape('\\'))
+                            .or(lower(contacts::reference).like(needle()).escape('\\')),
+                    );
+                }
+                query
+            };
+            let total: i64 = filtered().count().get_result(conn).await?;
+            let rows = filtered()
+                .order((contacts::created_at.asc(), contacts::id.asc()))
+                .limit(page.limit)
+                .offset(page.offset)
+                .select(ContactRow::as_select())
+                .load(conn)
+                .await?;
+            Ok((rows, total))
+        })?;
+        Ok(Page {
+            items: rows
+                .into_iter()
+                .map(Contact::try_from)
+                .collect::<Result<_, _>>()?,
+            total_count,
+        })
+    }
+
+    async fn contact_with_reference(
+        &self,
+        tenant: &Tenant,
+        reference: &str,
+    ) -> StoreResult<Option<String>> {
+        db_read!(self, |conn| {
+            Ok(contacts::table
+                .filter(contacts::organization_id.eq(&tenant.organization_id))
+                .filter(contacts::livemode.eq(tenant.livemode))
+                .filter(contacts::reference.eq(reference))
+                .filter(contacts::deleted_at.is_null())
+                .select(contacts::id)
+                .first(conn)
+                .await
+                .optional()?)
+        })
+    }
+
+    async fn contact_in_use(&self, tenant: &Tenant, id: &str) -> StoreResult<bool> {
+        db_read!(self, |conn| {
+            Ok(diesel::select(exists(
+                transactions::table
+                    .filter(transactions::organization_id.eq(&tenant.organization_id))
+                    .filter(transactions::livemode.eq(tenant.livemode))
+                    .filter(transactions::contact_id.eq(id))
+                    .filter(transactions::deleted_at.is_null()),
+            ))
+            .get_result(conn)
+            .await?)
+        })
+    }
+}

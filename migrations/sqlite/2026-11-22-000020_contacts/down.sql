@@ -1,0 +1,3 @@
+DROP INDEX transactions_contact;
+ALTER TABLE transactions DROP COLUMN contact_id;
+DROP TABLE contacts;
