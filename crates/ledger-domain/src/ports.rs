@@ -443,6 +443,7 @@ pub struct PurgeReport {
     pub api_keys: u64,
     pub taxes: u64,
     pub categories: u64,
+    pub contacts: u64,
     pub deletions: u64,
     pub idempotency_records: u64,
 }
@@ -467,7 +468,7 @@ pub trait Deletions: Send + Sync + 'static {
     ) -> impl Future<Output = StoreResult<Page<Deletion>>> + Send;
 
     /// Service-wide maintenance, in one transaction: hard-deletes the soft-deleted
-    /// accounts, transactions (with their entries), API keys, taxes and categories whose
+    /// accounts, transactions (with their entries), API keys, taxes, categories and contacts whose
     /// `recoverable_until` is at or before `now`, the deletion records past it, and the
     /// idempotency records created before `idempotency_before`. An account that ledger
     /// entries still reference is kept (it can never have been deleted legitimately).

@@ -17,8 +17,8 @@ use time::{OffsetDateTime, PrimitiveDateTime};
 use crate::db::{Db, DbPool};
 use crate::rows::{DeletionRow, EventRow, from_db, to_db};
 use crate::schema::{
-    accounts, api_keys, categories, events, idempotency_keys, jobs, ledger_entries, organizations,
-    resource_deletions, taxes, transactions,
+    accounts, api_keys, categories, contacts, events, idempotency_keys, jobs, ledger_entries,
+    organizations, resource_deletions, taxes, transactions,
 };
 
 /// A `LIKE` pattern matching every string that starts with `prefix` (escape `\`).
@@ -213,6 +213,28 @@ impl Deletions for Db {
                     categories::table
                         .filter(categories::organization_id.eq(org))
                         .filter(categories::id.eq(id)),
+                )
+                .execute(conn)
+                .await? as u64;
+            }
+            let expired_contacts: Vec<(String, String)> = contacts::table
+                .filter(contacts::deleted_at.is_not_null())
+                .filter(contacts::recoverable_until.le(now))
+                .select((contacts::organization_id, contacts::id))
+                .load(conn)
+                .await?;
+            for (org, id) in &expired_contacts {
+                // Only soft-deleted transactions can still name a deleted contact.
+                diesel::update(transactions::table)
+                    .filter(transactions::organization_id.eq(org))
+                    .filter(transactions::contact_id.eq(id))
+                    .set(transactions::contact_id.eq(None::<String>))
+                    .execute(conn)
+                    .await?;
+                report.contacts += diesel::delete(
+                    contacts::table
+                        .filter(contacts::organization_id.eq(org))
+                        .filter(contacts::id.eq(id)),
                 )
                 .execute(conn)
                 .await? as u64;

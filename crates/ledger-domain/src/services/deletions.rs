@@ -62,6 +62,7 @@ impl<S: Store> Ledger<S> {
             api_keys = report.api_keys,
             taxes = report.taxes,
             categories = report.categories,
+            contacts = report.contacts,
             deletions = report.deletions,
             idempotency_records = report.idempotency_records,
             "purged expired soft-deleted rows"

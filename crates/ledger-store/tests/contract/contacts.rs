@@ -269,6 +269,12 @@ async fn contact_delete_needs_no_live_transaction() {
                 .iter()
                 .any(|d| d.resource_type == "contact" && d.resource_id == c.id)
         );
+        // The purge removes it once its retention has passed.
+        let report = db
+            .purge_expired(T0 + time::Duration::days(7), T0)
+            .await
+            .expect("purge");
+        assert_eq!(report.contacts, 1, "{}", t.backend());
         // Deleting again, or replacing a deleted contact, finds nothing.
         assert_eq!(
             apply(db, &a, false, delete()).await,

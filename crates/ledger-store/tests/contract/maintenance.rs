@@ -167,6 +167,7 @@ async fn purge_removes_only_what_expired() {
                 api_keys: 1,
                 taxes: 0,
                 categories: 0,
+                contacts: 0,
                 deletions: 3,
                 idempotency_records: 0,
             },
