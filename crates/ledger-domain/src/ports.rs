@@ -204,6 +204,10 @@ pub trait Organizations: Send + Sync + 'static {
         provider_id: &str,
     ) -> impl Future<Output = StoreResult<Option<User>>> + Send;
 
+    /// Credits the test-mode writes of the pool `pool_id` used (the sum of its usage rows;
+    /// reporting only, it grows with the pool's history).
+    fn test_credits_used(&self, pool_id: &str) -> impl Future<Output = StoreResult<i64>> + Send;
+
     /// An organization by id (any tenant; the caller checks reach).
     fn get_organization(
         &self,

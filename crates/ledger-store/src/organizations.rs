@@ -84,7 +84,6 @@ impl Organizations for Db {
             Ok(org_row.owner_user_id.clone())
         })?;
         organization.owner_user_id = owner_id;
-        organization.test_credits_used = 0;
         Ok(organization)
     }
 
@@ -101,27 +100,26 @@ impl Organizations for Db {
     }
 
     async fn get_organization(&self, id: &str) -> StoreResult<Option<Organization>> {
-        let found: Option<(OrganizationRow, i64)> = db_read!(self, |conn| {
-            let row: Option<OrganizationRow> = organizations::table
+        let found: Option<OrganizationRow> = db_read!(self, |conn| {
+            Ok(organizations::table
                 .filter(organizations::id.eq(id))
                 .select(OrganizationRow::as_select())
                 .first(conn)
                 .await
-                .optional()?;
-            match row {
-                None => Ok(None),
-                Some(row) => {
-                    let used: i64 = credit_usage::table
-                        .filter(credit_usage::organization_id.eq(id))
-                        .filter(credit_usage::livemode.eq(false))
-                        .select(sql::<BigInt>(SUM_CREDITS))
-                        .first(conn)
-                        .await?;
-                    Ok(Some((row, used)))
-                }
-            }
+                .optional()?)
         })?;
-        found.map(|(row, used)| row.into_domain(used)).transpose()
+        found.map(OrganizationRow::into_domain).transpose()
+    }
+
+    async fn test_credits_used(&self, pool_id: &str) -> StoreResult<i64> {
+        db_read!(self, |conn| {
+            Ok(credit_usage::table
+                .filter(credit_usage::organization_id.eq(pool_id))
+                .filter(credit_usage::livemode.eq(false))
+                .select(sql::<BigInt>(SUM_CREDITS))
+                .first::<i64>(conn)
+                .await?)
+        })
     }
 
     async fn get_user(&self, id: &str) -> StoreResult<Option<User>> {

@@ -110,14 +110,12 @@ impl<S: Store> Ledger<S> {
     /// `Internal` when the root organization or its owner is missing.
     pub async fn billing(&self, access: &Access) -> DomainResult<Billing> {
         let pool_id = access.pool_id();
-        let pool = if pool_id == access.organization.id {
-            access.organization.clone()
-        } else {
-            self.store
-                .get_organization(&pool_id)
-                .await?
-                .ok_or_else(|| DomainError::Internal(format!("root organization {pool_id}")))?
-        };
+        let pool = self
+            .store
+            .get_organization(&pool_id)
+            .await?
+            .ok_or_else(|| DomainError::Internal(format!("root organization {pool_id}")))?;
+        let test_credits_used = self.store.test_credits_used(&pool_id).await?;
         let owner = self
             .store
             .get_user(&pool.owner_user_id)
@@ -127,7 +125,7 @@ impl<S: Store> Ledger<S> {
             pool_id,
             credits_remaining: pool.credits_remaining,
             credits_total: pool.credits_total,
-            test_credits_used: pool.test_credits_used,
+            test_credits_used,
             auto_recharge_enabled: false,
             billing_email: owner.email,
         })

@@ -128,8 +128,8 @@ impl From<&Organization> for OrganizationRow {
 }
 
 impl OrganizationRow {
-    /// The organization, with the test credits its pool used (summed by the caller).
-    pub(crate) fn into_domain(self, test_credits_used: i64) -> Result<Organization, DomainError> {
+    /// The organization.
+    pub(crate) fn into_domain(self) -> Result<Organization, DomainError> {
         let relationship = match self.relationship.as_deref() {
             None => None,
             Some(text) => {
@@ -146,7 +146,6 @@ impl OrganizationRow {
             base_currency: self.base_currency,
             credits_remaining: self.credits_remaining,
             credits_total: self.credits_total,
-            test_credits_used,
             metadata: parse_json(&self.metadata)?,
             created_at: from_db(self.created_at),
             updated_at: from_db(self.updated_at),

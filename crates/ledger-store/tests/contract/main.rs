@@ -123,7 +123,6 @@ pub async fn sign_up_as(db: &Db, name: &str, provider_id: &str) -> Org {
         base_currency: "USD".to_owned(),
         credits_remaining: 500,
         credits_total: 500,
-        test_credits_used: 0,
         metadata: json!({ "plan": "free" }),
         created_at: T0,
         updated_at: T0,

@@ -22,7 +22,7 @@ async fn sign_up_writes_everything_in_one_go() {
             .expect("exists");
         assert_eq!(stored, a.org, "{}", t.backend());
         assert_eq!(stored.credits_remaining, 500);
-        assert_eq!(stored.test_credits_used, 0);
+        assert_eq!(db.test_credits_used(&a.org.id).await.expect("usage"), 0);
 
         let user = db.find_user(&a.provider_id).await.expect("find user");
         assert_eq!(user.map(|u| u.id), Some(a.org.owner_user_id.clone()));
