@@ -160,6 +160,35 @@ pub(crate) fn check_locked(
     Ok(())
 }
 
+/// Share-locks the contact and category `row` names and refuses the write when either
+/// was deleted since validation.
+pub(crate) async fn check_parties<C: AccountLocks>(
+    conn: &mut C,
+    org: &str,
+    livemode: bool,
+    row: &TransactionRow,
+) -> Result<(), TxError> {
+    if let Some(contact) = &row.contact_id
+        && !conn.lock_contact(org, livemode, contact, false).await?
+    {
+        return Err(DomainError::rule(
+            "resource_in_use",
+            format!("contact {contact} was deleted; the transaction cannot name it"),
+        )
+        .into());
+    }
+    if let Some(category) = &row.category_id
+        && !conn.lock_category(org, livemode, category, false).await?
+    {
+        return Err(DomainError::rule(
+            "resource_in_use",
+            format!("category {category} was deleted; the transaction cannot name it"),
+        )
+        .into());
+    }
+    Ok(())
+}
+
 /// The distinct account ids of `entries`, sorted.
 fn account_ids(entries: &[EntryRow]) -> Vec<String> {
     let mut ids: Vec<String> = entries.iter().map(|e| e.account_id.clone()).collect();
@@ -248,6 +277,10 @@ pub(crate) async fn apply(
             if !exclusive {
                 check_locked(&touched, &locked, any_status)?;
             }
+        }
+        // The contact and category a new or replaced transaction names must still be live.
+        if let Prepared::Insert(new) | Prepared::Replace(new) = &prepared {
+            check_parties(conn, &org, livemode, &new.row).await?;
         }
         let (inserts, replaced) = match &prepared {
             Prepared::Insert(new) => (Some(new), None),
@@ -425,6 +458,9 @@ pub(crate) async fn apply(
                 (None, None)
             }
             Prepared::DeleteContact { id, deletion } => {
+                // Exclusive lock first: postings naming the contact finish before the
+                // in-use check below looks for them (see `locks`).
+                conn.lock_contact(&org, livemode, id, true).await?;
                 // "In use": a live transaction of the tenant names the contact.
                 let referenced = transactions::table
                     .filter(transactions::organization_id.eq(&org))

@@ -14,6 +14,7 @@ use time::PrimitiveDateTime;
 
 use crate::db::{Db, TxError};
 use crate::group::take_charge;
+use crate::locks::AccountLocks;
 use crate::organizations::stored_idempotency;
 use crate::rows::{DeletionRow, EventRow, IdempotencyRow, corrupt, from_db, to_db};
 use crate::schema::{categories, events, resource_deletions, transactions};
@@ -227,6 +228,10 @@ impl Categories for Db {
         db_write!(self, |conn| {
             let org = &deletion_row.organization_id;
             let livemode = deletion_row.livemode;
+            // Exclusive lock first: postings naming the category finish before the
+            // in-use check below looks for them (see `locks`).
+            conn.lock_category(org, livemode, &category_id, true)
+                .await?;
             let used_by_transaction: i64 = transactions::table
                 .filter(transactions::organization_id.eq(org))
                 .filter(transactions::livemode.eq(livemode))

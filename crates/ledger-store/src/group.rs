@@ -20,7 +20,7 @@ use ledger_domain::jobs::Job;
 use ledger_domain::ports::{AppliedWrite, IdempotencyRecord, StoreResult, Written};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::apply::check_locked;
+use crate::apply::{check_locked, check_parties};
 use crate::db::{Db, SqliteConn, TxError};
 use crate::locks::AccountLocks;
 use crate::rows::{
@@ -226,6 +226,16 @@ async fn check_accounts<C: BatchConn>(
     for (w, o) in writes.iter().zip(outcomes.iter_mut()) {
         if o.is_some() {
             continue;
+        }
+        // The contact and category it names must still be live (share-locked like accounts).
+        let row = TransactionRow::from(&w.transaction);
+        match check_parties(conn, &row.organization_id, row.livemode, &row).await {
+            Ok(()) => {}
+            Err(TxError::Domain(e)) => {
+                *o = Some(Outcome::Refused(e));
+                continue;
+            }
+            Err(other) => return Err(other),
         }
         let locked = status
             .get(&tenant_of(w))

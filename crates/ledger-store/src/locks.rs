@@ -6,7 +6,8 @@
 //! waits for in-flight postings and its next statement sees their entries, and a posting
 //! that waited for a delete no longer finds the account. Locks are taken in account-id
 //! order, so concurrent postings never deadlock. SQLite needs no row locks: its single
-//! writer connection already serialises every write transaction.
+//! writer connection already serialises every write transaction. Contacts and categories
+//! that a transaction names are locked the same way against their deletion.
 
 use std::future::Future;
 
@@ -15,7 +16,7 @@ use diesel::result::QueryResult;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 
 use crate::db::SqliteConn;
-use crate::schema::accounts;
+use crate::schema::{accounts, categories, contacts};
 
 /// `(id, status)` of the live accounts among `ids`, locked for the rest of the transaction.
 pub(crate) trait AccountLocks {
@@ -26,6 +27,46 @@ pub(crate) trait AccountLocks {
         ids: &'a [String],
         exclusive: bool,
     ) -> impl Future<Output = QueryResult<Vec<(String, String)>>> + Send + 'a;
+
+    /// Whether the contact is live, locked like an account (share or exclusive).
+    fn lock_contact<'a>(
+        &'a mut self,
+        organization_id: &'a str,
+        livemode: bool,
+        id: &'a str,
+        exclusive: bool,
+    ) -> impl Future<Output = QueryResult<bool>> + Send + 'a;
+
+    /// Whether the category is live, locked like an account (share or exclusive).
+    fn lock_category<'a>(
+        &'a mut self,
+        organization_id: &'a str,
+        livemode: bool,
+        id: &'a str,
+        exclusive: bool,
+    ) -> impl Future<Output = QueryResult<bool>> + Send + 'a;
+}
+
+/// The live row `id` of a tenant table, optionally locked (PostgreSQL).
+macro_rules! live_row {
+    ($conn:expr, $table:ident, $org:expr, $livemode:expr, $id:expr, $lock:ident) => {{
+        let query = $table::table
+            .filter($table::organization_id.eq($org))
+            .filter($table::livemode.eq($livemode))
+            .filter($table::id.eq($id))
+            .filter($table::deleted_at.is_null())
+            .select($table::id);
+        live_row!(@run query, $conn, $lock)
+    }};
+    (@run $query:ident, $conn:expr, none) => {
+        $query.first::<String>($conn).await.optional().map(|r| r.is_some())
+    };
+    (@run $query:ident, $conn:expr, share) => {
+        $query.for_share().first::<String>($conn).await.optional().map(|r| r.is_some())
+    };
+    (@run $query:ident, $conn:expr, update) => {
+        $query.for_update().first::<String>($conn).await.optional().map(|r| r.is_some())
+    };
 }
 
 impl AccountLocks for AsyncPgConnection {
@@ -51,6 +92,34 @@ impl AccountLocks for AsyncPgConnection {
             }
         }
     }
+
+    async fn lock_contact<'a>(
+        &'a mut self,
+        organization_id: &'a str,
+        livemode: bool,
+        id: &'a str,
+        exclusive: bool,
+    ) -> QueryResult<bool> {
+        if exclusive {
+            live_row!(self, contacts, organization_id, livemode, id, update)
+        } else {
+            live_row!(self, contacts, organization_id, livemode, id, share)
+        }
+    }
+
+    async fn lock_category<'a>(
+        &'a mut self,
+        organization_id: &'a str,
+        livemode: bool,
+        id: &'a str,
+        exclusive: bool,
+    ) -> QueryResult<bool> {
+        if exclusive {
+            live_row!(self, categories, organization_id, livemode, id, update)
+        } else {
+            live_row!(self, categories, organization_id, livemode, id, share)
+        }
+    }
 }
 
 impl AccountLocks for SqliteConn {
@@ -72,5 +141,25 @@ impl AccountLocks for SqliteConn {
                 .load(self)
                 .await
         }
+    }
+
+    async fn lock_contact<'a>(
+        &'a mut self,
+        organization_id: &'a str,
+        livemode: bool,
+        id: &'a str,
+        _exclusive: bool,
+    ) -> QueryResult<bool> {
+        live_row!(self, contacts, organization_id, livemode, id, none)
+    }
+
+    async fn lock_category<'a>(
+        &'a mut self,
+        organization_id: &'a str,
+        livemode: bool,
+        id: &'a str,
+        _exclusive: bool,
+    ) -> QueryResult<bool> {
+        live_row!(self, categories, organization_id, livemode, id, none)
     }
 }

@@ -284,6 +284,20 @@ async fn contact_delete_needs_no_live_transaction() {
             apply(db, &a, false, Effect::ReplaceContact(c.clone())).await,
             Err("resource_not_found".to_owned())
         );
+        // A transaction decided before the contact went cannot name it any more, through
+        // the queue or through the group commit.
+        let mut late = crate::transaction(&test, T0, TransactionStatus::Pending, &cash, &sales, 5);
+        late.contact_id = Some(c.id.clone());
+        assert_eq!(
+            apply(db, &a, false, Effect::InsertTransaction(late.clone())).await,
+            Err("resource_in_use".to_owned()),
+            "{}",
+            t.backend()
+        );
+        let mut write = crate::group::applied(&a, false, &cash, &sales, 5, None);
+        write.transaction.contact_id = Some(c.id.clone());
+        let refused = ledger_domain::ports::Jobs::record_applied(db, write).await;
+        assert_eq!(refused.err().map(|e| e.code()), Some("resource_in_use"));
         t.cleanup().await;
     }
 }

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crate::{Org, T0, account_id, job, sign_up};
 
-fn applied(
+pub(crate) fn applied(
     org: &Org,
     livemode: bool,
     debit: &str,
