@@ -11,9 +11,9 @@ use ledger_domain::ports::{
 };
 use time::OffsetDateTime;
 
-use crate::db::{Db, TxError, is_unique_violation};
+use crate::db::{Db, is_unique_violation};
 use crate::group::take_charge;
-use crate::organizations::stored_idempotency;
+use crate::organizations::settle_idempotent;
 use crate::rows::{AccountRow, EventRow, IdempotencyRow, json_text, to_db};
 use crate::schema::{accounts, events};
 
@@ -55,12 +55,7 @@ impl Accounts for Db {
                 .await?;
             Ok(Written::Done(account))
         });
-        match (written, idempotency) {
-            (Err(TxError::IdempotencyRace), Some(record)) => {
-                Ok(Written::Replay(stored_idempotency(self, &record).await?))
-            }
-            (written, _) => Ok(written?),
-        }
+        settle_idempotent(self, written, idempotency).await
     }
 
     async fn update_account(

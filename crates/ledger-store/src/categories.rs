@@ -12,10 +12,10 @@ use ledger_domain::ports::{
 };
 use time::PrimitiveDateTime;
 
-use crate::db::{Db, TxError};
+use crate::db::Db;
 use crate::group::take_charge;
 use crate::locks::AccountLocks;
-use crate::organizations::stored_idempotency;
+use crate::organizations::settle_idempotent;
 use crate::rows::{DeletionRow, EventRow, IdempotencyRow, corrupt, from_db, to_db};
 use crate::schema::{categories, events, resource_deletions, transactions};
 
@@ -107,12 +107,7 @@ impl Categories for Db {
                 .await?;
             Ok(Written::Done(category))
         });
-        match (written, idempotency) {
-            (Err(TxError::IdempotencyRace), Some(record)) => {
-                Ok(Written::Replay(stored_idempotency(self, &record).await?))
-            }
-            (written, _) => Ok(written?),
-        }
+        settle_idempotent(self, written, idempotency).await
     }
 
     async fn update_category(

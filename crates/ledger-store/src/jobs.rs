@@ -15,9 +15,9 @@ use ledger_domain::ports::{
 };
 use time::{OffsetDateTime, PrimitiveDateTime};
 
-use crate::db::{Db, TxError};
+use crate::db::Db;
 use crate::group::take_charge;
-use crate::organizations::stored_idempotency;
+use crate::organizations::settle_idempotent;
 use crate::rows::{CreditUsageRow, IdempotencyRow, JobRow, json_text, to_db};
 use crate::schema::{credit_usage, jobs, organizations};
 
@@ -54,12 +54,7 @@ impl Jobs for Db {
                 .await?;
             Ok(Written::Done(job))
         });
-        match (written, idempotency) {
-            (Err(TxError::IdempotencyRace), Some(record)) => {
-                Ok(Written::Replay(stored_idempotency(self, &record).await?))
-            }
-            (written, _) => Ok(written?),
-        }
+        settle_idempotent(self, written, idempotency).await
     }
 
     async fn record_applied(&self, write: AppliedWrite) -> StoreResult<Written<Job>> {

@@ -189,6 +189,21 @@ impl Health for Db {
     }
 }
 
+/// Finishes an idempotent write: when a concurrent request with the same key committed
+/// first (`TxError::IdempotencyRace`), answers that request's stored record instead.
+pub(crate) async fn settle_idempotent<T>(
+    db: &Db,
+    written: Result<ledger_domain::ports::Written<T>, TxError>,
+    idempotency: Option<IdempotencyRecord>,
+) -> StoreResult<ledger_domain::ports::Written<T>> {
+    match (written, idempotency) {
+        (Err(TxError::IdempotencyRace), Some(record)) => Ok(ledger_domain::ports::Written::Replay(
+            stored_idempotency(db, &record).await?,
+        )),
+        (written, _) => Ok(written?),
+    }
+}
+
 /// The idempotency record already stored for `record`'s key, read after a write lost
 /// the race to insert it (the unique key refused the second insert).
 pub(crate) async fn stored_idempotency(

@@ -11,9 +11,9 @@ use ledger_domain::ports::{
 use ledger_domain::tax::{Tax, TaxType};
 use time::PrimitiveDateTime;
 
-use crate::db::{Db, TxError};
+use crate::db::Db;
 use crate::group::take_charge;
-use crate::organizations::stored_idempotency;
+use crate::organizations::settle_idempotent;
 use crate::rows::{DeletionRow, EventRow, IdempotencyRow, corrupt, from_db, to_db};
 use crate::schema::{events, resource_deletions, taxes};
 
@@ -105,12 +105,7 @@ impl Taxes for Db {
                 .await?;
             Ok(Written::Done(tax))
         });
-        match (written, idempotency) {
-            (Err(TxError::IdempotencyRace), Some(record)) => {
-                Ok(Written::Replay(stored_idempotency(self, &record).await?))
-            }
-            (written, _) => Ok(written?),
-        }
+        settle_idempotent(self, written, idempotency).await
     }
 
     async fn update_tax(
