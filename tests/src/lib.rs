@@ -105,6 +105,14 @@ impl TestApp {
         }
     }
 
+    /// SQL statements the server's store has run so far (see
+    /// `ledger_store::Db::queries_executed`).
+    pub fn queries_executed(&self) -> u64 {
+        self.running
+            .as_ref()
+            .map_or(0, |r| r.ledger.store.queries_executed())
+    }
+
     /// Sends a request with an optional key and JSON body.
     pub async fn call(
         &self,

@@ -12,6 +12,8 @@ const USAGE: &str = "usage: cargo xtask <command>
 commands:
   test       run every test (SQLite always; PostgreSQL too when LEDGER_TEST_PG_URL is set)
   migrate    apply database migrations to DATABASE_URL (default: the embedded SQLite file)
+  graphql-schema
+             write the GraphQL schema (SDL) to docs/schema.graphql
   bench      load the release server over HTTP on SQLite and PostgreSQL against a plain-SQL
              baseline (`cargo xtask bench --help` for options)";
 
@@ -20,6 +22,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("test") => test(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
+        Some("graphql-schema") => graphql_schema(),
         Some("migrate") => cargo(&[
             "run",
             "--quiet",
@@ -42,6 +45,16 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Writes the SDL of the GraphQL schema to `docs/schema.graphql` (a test fails when the
+/// committed file differs from the schema).
+fn graphql_schema() -> anyhow::Result<()> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/schema.graphql");
+    let sdl = ledger_graphql::sdl::<ledger_store::Db>();
+    std::fs::write(&path, &sdl).with_context(|| format!("writing {}", path.display()))?;
+    eprintln!("xtask: wrote {} ({} bytes)", path.display(), sdl.len());
+    Ok(())
 }
 
 fn cargo(args: &[&str]) -> anyhow::Result<()> {

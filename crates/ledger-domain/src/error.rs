@@ -58,7 +58,19 @@ pub enum DomainError {
     Internal(String),
 }
 
+/// The store's refusal of an effect whose decision read a state that changed since it was
+/// decided; the job runner decides the job again from the new state.
+pub const CONCURRENT_UPDATE: &str = "concurrent_update";
+
 impl DomainError {
+    /// See [`CONCURRENT_UPDATE`].
+    pub fn concurrent_update(message: impl Into<String>) -> Self {
+        Self::BusinessRule {
+            code: CONCURRENT_UPDATE,
+            message: message.into(),
+        }
+    }
+
     /// A validation error about one field.
     pub fn invalid_field(field: impl Into<String>, message: impl Into<String>) -> Self {
         let field = field.into();

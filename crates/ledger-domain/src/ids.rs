@@ -20,6 +20,9 @@ pub enum IdKind {
     Tax,
     Category,
     Contact,
+    Invoice,
+    Bill,
+    Payment,
 }
 
 impl IdKind {
@@ -38,6 +41,9 @@ impl IdKind {
             Self::Tax => "tax",
             Self::Category => "cat",
             Self::Contact => "con",
+            Self::Invoice => "inv",
+            Self::Bill => "bil",
+            Self::Payment => "pay",
         }
     }
 }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::contacts::{ContactChanges, ContactFields, ContactType};
+use crate::documents::{DocumentItem, DocumentKind};
 use crate::transactions::EntryLine;
 
 /// Where a job is.
@@ -67,6 +68,30 @@ pub struct TransactionDraft {
     pub category_id: Option<String>,
 }
 
+/// The validated content of a new or replaced invoice or bill. Items are priced again
+/// from the taxes' current rates when the job runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocumentDraft {
+    pub contact_id: String,
+    pub issue_date: time::Date,
+    pub due_date: time::Date,
+    pub currency: String,
+    pub items: Vec<DocumentItem>,
+    pub notes: Option<String>,
+}
+
+/// A validated payment on an invoice or a bill.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PaymentDraft {
+    pub amount: i64,
+    pub payment_date: time::Date,
+    pub payment_method: String,
+    pub reference: Option<String>,
+    pub notes: Option<String>,
+    /// The bank or cash account; the Cash system account when the client named none.
+    pub account_id: String,
+}
+
 /// What a job does. Serialised as the job's payload.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "command", rename_all = "snake_case")]
@@ -114,6 +139,39 @@ pub enum JobCommand {
     DeleteContact {
         contact_id: String,
     },
+    CreateDocument {
+        document_id: String,
+        kind: DocumentKind,
+        draft: DocumentDraft,
+    },
+    UpdateDocument {
+        document_id: String,
+        kind: DocumentKind,
+        draft: DocumentDraft,
+    },
+    DeleteDocument {
+        document_id: String,
+        kind: DocumentKind,
+    },
+    /// Send an invoice or approve a bill: post it.
+    IssueDocument {
+        document_id: String,
+        kind: DocumentKind,
+        transaction_id: String,
+    },
+    RecordPayment {
+        document_id: String,
+        kind: DocumentKind,
+        payment_id: String,
+        transaction_id: String,
+        payment: PaymentDraft,
+    },
+    VoidDocument {
+        document_id: String,
+        kind: DocumentKind,
+        /// The mirror transaction reversing the posting, if the document was posted.
+        mirror_id: String,
+    },
 }
 
 impl JobCommand {
@@ -129,6 +187,20 @@ impl JobCommand {
             Self::CreateContact { contact_id, .. }
             | Self::UpdateContact { contact_id, .. }
             | Self::DeleteContact { contact_id } => ("contact", contact_id),
+            Self::CreateDocument {
+                document_id, kind, ..
+            }
+            | Self::UpdateDocument {
+                document_id, kind, ..
+            }
+            | Self::DeleteDocument { document_id, kind }
+            | Self::IssueDocument {
+                document_id, kind, ..
+            }
+            | Self::VoidDocument {
+                document_id, kind, ..
+            } => (kind.as_str(), document_id),
+            Self::RecordPayment { payment_id, .. } => ("payment", payment_id),
         }
     }
 
@@ -144,6 +216,30 @@ impl JobCommand {
             Self::CreateContact { .. } => "contact.create",
             Self::UpdateContact { .. } => "contact.update",
             Self::DeleteContact { .. } => "contact.delete",
+            Self::CreateDocument { kind, .. } => match kind {
+                DocumentKind::Invoice => "invoice.create",
+                DocumentKind::Bill => "bill.create",
+            },
+            Self::UpdateDocument { kind, .. } => match kind {
+                DocumentKind::Invoice => "invoice.update",
+                DocumentKind::Bill => "bill.update",
+            },
+            Self::DeleteDocument { kind, .. } => match kind {
+                DocumentKind::Invoice => "invoice.delete",
+                DocumentKind::Bill => "bill.delete",
+            },
+            Self::IssueDocument { kind, .. } => match kind {
+                DocumentKind::Invoice => "invoice.send",
+                DocumentKind::Bill => "bill.approve",
+            },
+            Self::RecordPayment { kind, .. } => match kind {
+                DocumentKind::Invoice => "invoice.payment",
+                DocumentKind::Bill => "bill.payment",
+            },
+            Self::VoidDocument { kind, .. } => match kind {
+                DocumentKind::Invoice => "invoice.void",
+                DocumentKind::Bill => "bill.void",
+            },
         }
     }
 }

@@ -11,6 +11,7 @@ use time::OffsetDateTime;
 use crate::accounts::{Account, AccountStatus, AccountType, Totals};
 use crate::categories::{Category, CategoryType};
 use crate::contacts::{Contact, ContactFilter};
+use crate::documents::{Document, DocumentKind, DocumentStatus, Payment, StatusChange};
 use crate::error::DomainError;
 use crate::events::{Deletion, Event};
 use crate::jobs::Job;
@@ -185,6 +186,108 @@ pub enum Effect {
         contact_id: String,
         deletion: Deletion,
     },
+    /// A change to an invoice or a bill.
+    Document(DocumentEffect),
+}
+
+/// A decided change to an invoice or a bill (see [`Effect::Document`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum DocumentEffect {
+    /// Insert a new draft with its first history row. A sequence number taken meanwhile
+    /// fails it with `concurrent_update` (the job is then decided again).
+    Insert {
+        document: Document,
+        history: StatusChange,
+    },
+    /// Replace a draft's contact, dates, currency, items, taxes, totals and notes.
+    /// Precondition: still a live draft (`concurrent_update` otherwise).
+    Replace(Document),
+    /// Soft-delete. Precondition: still a live draft (`concurrent_update` otherwise).
+    Delete {
+        document_id: String,
+        deletion: Deletion,
+    },
+    /// A status change with its accounting effect (see [`DocumentTransition`]).
+    Transition(Box<DocumentTransition>),
+}
+
+/// Move to `document.status` with `document.amount_paid` and `posting_id`.
+/// Precondition: the stored status and amount paid are still `expected_status` and
+/// `expected_paid` (`concurrent_update` otherwise). With it, in the same database
+/// transaction: the posted transaction (accounts checked under lock like any posting),
+/// the reversal of the original posting, the payment, the history row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DocumentTransition {
+    pub document: Document,
+    pub expected_status: DocumentStatus,
+    pub expected_paid: i64,
+    pub posting: Option<Transaction>,
+    pub reversal: Option<Reversal>,
+    pub payment: Option<Payment>,
+    pub history: StatusChange,
+}
+
+/// The reversal of a posted transaction by its mirror.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reversal {
+    pub transaction_id: String,
+    pub reason: String,
+    pub mirror: Transaction,
+}
+
+/// Filters of a document list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DocumentFilter {
+    pub status: Option<DocumentStatus>,
+    pub contact_id: Option<String>,
+}
+
+/// Invoices and bills. Writes go through [`Jobs::apply_job`] effects.
+pub trait Documents: Send + Sync + 'static {
+    /// A live document of the tenant and kind.
+    fn get_document(
+        &self,
+        tenant: &Tenant,
+        kind: DocumentKind,
+        id: &str,
+    ) -> impl Future<Output = StoreResult<Option<Document>>> + Send;
+
+    /// Live documents of the tenant and kind, newest first.
+    fn list_documents(
+        &self,
+        tenant: &Tenant,
+        kind: DocumentKind,
+        filter: &DocumentFilter,
+        page: PageRequest,
+    ) -> impl Future<Output = StoreResult<Page<Document>>> + Send;
+
+    /// One more than the highest sequence number of the kind (deleted documents keep
+    /// theirs), so numbers have no gaps.
+    fn next_document_sequence(
+        &self,
+        tenant: &Tenant,
+        kind: DocumentKind,
+    ) -> impl Future<Output = StoreResult<i64>> + Send;
+
+    /// The payments of the documents, oldest first.
+    fn list_payments(
+        &self,
+        tenant: &Tenant,
+        document_ids: &[String],
+    ) -> impl Future<Output = StoreResult<Vec<Payment>>> + Send;
+
+    /// The status history of a document, oldest first.
+    fn document_history(
+        &self,
+        tenant: &Tenant,
+        document_id: &str,
+    ) -> impl Future<Output = StoreResult<Vec<StatusChange>>> + Send;
+
+    /// The live system accounts of the tenant (the default chart).
+    fn system_accounts(
+        &self,
+        tenant: &Tenant,
+    ) -> impl Future<Output = StoreResult<Vec<Account>>> + Send;
 }
 
 /// Organizations and users.
@@ -216,6 +319,18 @@ pub trait Organizations: Send + Sync + 'static {
 
     /// A user by id.
     fn get_user(&self, id: &str) -> impl Future<Output = StoreResult<Option<User>>> + Send;
+
+    /// Takes the credits of `charge` on their own (a paid read, such as a GraphQL report):
+    /// a conditional decrement of a live pool, or a test-mode usage row with id `usage_id`.
+    ///
+    /// # Errors
+    /// `InsufficientCredits` when a live pool has fewer than the charge; nothing is taken.
+    fn spend_credits(
+        &self,
+        charge: CreditCharge,
+        usage_id: &str,
+        at: OffsetDateTime,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
 }
 
 /// API keys.
@@ -448,6 +563,7 @@ pub struct PurgeReport {
     pub taxes: u64,
     pub categories: u64,
     pub contacts: u64,
+    pub documents: u64,
     pub deletions: u64,
     pub idempotency_records: u64,
 }
@@ -597,6 +713,25 @@ pub trait Accounts: Send + Sync + 'static {
         until: Option<OffsetDateTime>,
     ) -> impl Future<Output = StoreResult<Vec<(String, Totals)>>> + Send;
 
+    /// Debit and credit totals of the counted entries of each account among `ids`, in
+    /// one query whatever the number of ids (batched loading of balances). Accounts
+    /// without entries may be missing from the answer.
+    fn totals_of_accounts(
+        &self,
+        tenant: &Tenant,
+        ids: &[String],
+    ) -> impl Future<Output = StoreResult<Vec<(String, Totals)>>> + Send;
+
+    /// The first `limit` counted entries of each account among `ids`, ordered as
+    /// [`Accounts::account_history`] orders them, in one query whatever the number of
+    /// ids; each row names its account.
+    fn first_history_of_accounts(
+        &self,
+        tenant: &Tenant,
+        ids: &[String],
+        limit: i64,
+    ) -> impl Future<Output = StoreResult<Vec<(String, HistoryRow)>>> + Send;
+
     /// The counted entries of one account dated in `[from, until)`, by date then
     /// transaction id, one page.
     fn account_history(
@@ -637,6 +772,14 @@ pub trait Contacts: Send + Sync + 'static {
         tenant: &Tenant,
         id: &str,
     ) -> impl Future<Output = StoreResult<Option<Contact>>> + Send;
+
+    /// The contacts of the tenant that are not deleted among `ids` (any order; unknown
+    /// ids are skipped), in one query.
+    fn contacts_by_ids(
+        &self,
+        tenant: &Tenant,
+        ids: &[String],
+    ) -> impl Future<Output = StoreResult<Vec<Contact>>> + Send;
 
     /// Contacts of the tenant that are not deleted, matching `filter`, oldest first.
     fn list_contacts(
@@ -792,6 +935,7 @@ pub trait Store:
     + Categories
     + Monitoring
     + Contacts
+    + Documents
     + Clone
 {
 }
@@ -811,6 +955,7 @@ impl<T> Store for T where
         + Categories
         + Monitoring
         + Contacts
+        + Documents
         + Clone
 {
 }

@@ -44,6 +44,7 @@ pub fn classify(code: &str, kind: Option<ErrorKind>) -> (StatusCode, &'static st
         }
         "method_not_allowed" => return (StatusCode::METHOD_NOT_ALLOWED, "invalid_request_error"),
         "route_not_found" => return (StatusCode::NOT_FOUND, "not_found_error"),
+        "https_required" => return (StatusCode::FORBIDDEN, "authorization_error"),
         _ => {}
     }
     let kind = kind.unwrap_or(match code {

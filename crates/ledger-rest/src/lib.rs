@@ -10,6 +10,7 @@ pub mod limits;
 pub mod limits_redis;
 mod queued;
 mod routes;
+pub mod transport;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};

@@ -101,7 +101,7 @@ async fn replay<S: Store>(
     }
     if let Some(job_id) = &first.job_id {
         let job = state.ledger.get_job(access, job_id).await?;
-        return Ok(answer_job(state, req, job, success, false)
+        return Ok(answer_job(state, req, job, success, false, false)
             .await?
             .with_replay());
     }
@@ -144,7 +144,7 @@ pub async fn answer_written<S: Store>(
     success: StatusCode,
 ) -> Result<HttpResponse, ApiError> {
     match written {
-        Written::Done(job) => answer_job(state, req, job, success, true).await,
+        Written::Done(job) => answer_job(state, req, job, success, true, false).await,
         Written::Replay(first) => match record {
             Some(record) => replay(state, req, access, record, first, success).await,
             None => Err(ApiError(DomainError::Internal(
@@ -163,8 +163,13 @@ async fn answer_job<S: Store>(
     job: Job,
     success: StatusCode,
     fresh: bool,
+    synchronous: bool,
 ) -> Result<HttpResponse, ApiError> {
-    let wait = prefer_wait(req);
+    let wait = if synchronous {
+        Some(MAX_WAIT_SECONDS)
+    } else {
+        prefer_wait(req)
+    };
     if fresh && !state.run_inline {
         state.waker.wake();
     }
@@ -256,12 +261,55 @@ where
     F: FnOnce(WriteOptions) -> Fut,
     Fut: std::future::Future<Output = DomainResult<Written<Job>>>,
 {
+    write_through_queue(state, req, access, body, success, false, write).await
+}
+
+async fn write_through_queue<S, F, Fut>(
+    state: &AppState<S>,
+    req: &HttpRequest,
+    access: &Access,
+    body: &[u8],
+    success: StatusCode,
+    synchronous: bool,
+    write: F,
+) -> Result<HttpResponse, ApiError>
+where
+    S: Store,
+    F: FnOnce(WriteOptions) -> Fut,
+    Fut: std::future::Future<Output = DomainResult<Written<Job>>>,
+{
     let record = idempotency_for(req, access, body, state.ledger.now())?;
     if let Some(replayed) = replay_if_used(state, req, access, record.as_ref(), success).await? {
         return Ok(replayed);
     }
-    let written = write(options(record.as_ref())).await?;
-    answer_written(state, req, access, record.as_ref(), written, success).await
+    match write(options(record.as_ref())).await? {
+        Written::Done(job) => answer_job(state, req, job, success, true, synchronous).await,
+        written => answer_written(state, req, access, record.as_ref(), written, success).await,
+    }
+}
+
+/// How long a synchronous write waits for its job before it answers with the envelope.
+const MAX_WAIT_SECONDS: u64 = 30;
+
+/// Runs a write the spec answers synchronously (an invoice payment) through the queue:
+/// like [`queued_write`], but always waiting for the job, as with `Prefer: wait=30`.
+///
+/// # Errors
+/// As [`queued_write`].
+pub async fn synchronous_write<S, F, Fut>(
+    state: &AppState<S>,
+    req: &HttpRequest,
+    access: &Access,
+    body: &[u8],
+    success: StatusCode,
+    write: F,
+) -> Result<HttpResponse, ApiError>
+where
+    S: Store,
+    F: FnOnce(WriteOptions) -> Fut,
+    Fut: std::future::Future<Output = DomainResult<Written<Job>>>,
+{
+    write_through_queue(state, req, access, body, success, true, write).await
 }
 
 /// Shorthand: the write options for a request's idempotency record.

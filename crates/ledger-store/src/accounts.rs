@@ -6,8 +6,8 @@ use ledger_domain::DomainError;
 use ledger_domain::accounts::{Account, Totals};
 use ledger_domain::events::Event;
 use ledger_domain::ports::{
-    AccountFilter, Accounts, CreditCharge, HistoryPage, IdempotencyRecord, Page, PageRequest,
-    StoreResult, Tenant, Written,
+    AccountFilter, Accounts, CreditCharge, HistoryPage, HistoryRow, IdempotencyRecord, Page,
+    PageRequest, StoreResult, Tenant, Written,
 };
 use time::OffsetDateTime;
 
@@ -30,29 +30,23 @@ impl Accounts for Db {
         let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
         let code = account.code.clone();
         let written = db_write!(self, |conn| {
-            idempotency_guard!(conn, &idem_row);
-            if let Some(charge) = &charge {
-                take_charge(conn, charge, &event_row.id, None, event_row.created_at).await?;
-            }
-            match diesel::insert_into(accounts::table)
-                .values(&row)
-                .execute(conn)
-                .await
-            {
-                Ok(_) => {}
-                Err(e) if is_unique_violation(&e) => {
-                    return Err(DomainError::duplicate_value(
-                        "code",
-                        format!("an account with code {code} already exists"),
-                    )
-                    .into());
+            audited_write!(conn, &idem_row, &charge, &event_row, {
+                match diesel::insert_into(accounts::table)
+                    .values(&row)
+                    .execute(conn)
+                    .await
+                {
+                    Ok(_) => {}
+                    Err(e) if is_unique_violation(&e) => {
+                        return Err(DomainError::duplicate_value(
+                            "code",
+                            format!("an account with code {code} already exists"),
+                        )
+                        .into());
+                    }
+                    Err(e) => return Err(e.into()),
                 }
-                Err(e) => return Err(e.into()),
-            }
-            diesel::insert_into(events::table)
-                .values(&event_row)
-                .execute(conn)
-                .await?;
+            });
             Ok(Written::Done(account))
         });
         settle_idempotent(self, written, idempotency).await
@@ -183,6 +177,23 @@ impl Accounts for Db {
         until: Option<OffsetDateTime>,
     ) -> StoreResult<Vec<(String, Totals)>> {
         crate::balances::totals(self, tenant, account_id, from, until).await
+    }
+
+    async fn totals_of_accounts(
+        &self,
+        tenant: &Tenant,
+        ids: &[String],
+    ) -> StoreResult<Vec<(String, Totals)>> {
+        crate::balances::totals_of(self, tenant, ids).await
+    }
+
+    async fn first_history_of_accounts(
+        &self,
+        tenant: &Tenant,
+        ids: &[String],
+        limit: i64,
+    ) -> StoreResult<Vec<(String, HistoryRow)>> {
+        crate::balances::first_rows_of(self, tenant, ids, limit).await
     }
 
     async fn account_history(

@@ -12,7 +12,7 @@ use diesel_async::RunQueryDsl;
 use ledger_domain::DomainError;
 use ledger_domain::events::{Deletion, Event};
 use ledger_domain::jobs::Job;
-use ledger_domain::ports::{Effect, StoreResult};
+use ledger_domain::ports::{DocumentEffect, DocumentTransition, Effect, StoreResult};
 use ledger_domain::transactions::{Transaction, TransactionStatus};
 use time::{OffsetDateTime, PrimitiveDateTime};
 
@@ -20,10 +20,12 @@ use crate::db::{Db, TxError, is_unique_violation};
 use crate::jobs::job_lost;
 use crate::locks::AccountLocks;
 use crate::rows::{
-    ContactRow, DeletionRow, EntryRow, TransactionRow, entry_rows, event_rows, json_text, to_db,
+    ContactRow, DeletionRow, DocumentRow, EntryRow, PaymentRow, StatusChangeRow, TransactionRow,
+    entry_rows, event_rows, json_text, to_db,
 };
 use crate::schema::{
-    accounts, contacts, events, jobs, ledger_entries, resource_deletions, transactions,
+    accounts, contacts, document_history, document_payments, documents, events, jobs,
+    ledger_entries, resource_deletions, transactions,
 };
 
 /// A transaction and its entry rows, ready to insert.
@@ -42,6 +44,8 @@ impl NewTransaction {
 }
 
 /// The effect with its rows prepared outside the transaction.
+// One short-lived value per applied job: boxing would only add an allocation.
+#[allow(clippy::large_enum_variant)]
 enum Prepared {
     Insert(NewTransaction),
     Replace(NewTransaction),
@@ -68,6 +72,74 @@ enum Prepared {
         id: String,
         deletion: DeletionRow,
     },
+    Document(PreparedDocument),
+}
+
+/// A document effect with its rows.
+#[allow(clippy::large_enum_variant)]
+enum PreparedDocument {
+    Insert {
+        row: DocumentRow,
+        history: StatusChangeRow,
+    },
+    Replace(DocumentRow),
+    Delete {
+        id: String,
+        deletion: DeletionRow,
+    },
+    Transition {
+        row: DocumentRow,
+        expected_status: &'static str,
+        expected_paid: i64,
+        posting: Option<NewTransaction>,
+        reversal: Option<(String, String, NewTransaction)>,
+        payment: Option<PaymentRow>,
+        history: StatusChangeRow,
+    },
+}
+
+fn prepare_document(effect: DocumentEffect) -> PreparedDocument {
+    match effect {
+        DocumentEffect::Insert { document, history } => PreparedDocument::Insert {
+            row: DocumentRow::from(&document),
+            history: StatusChangeRow::from(&history),
+        },
+        DocumentEffect::Replace(document) => {
+            PreparedDocument::Replace(DocumentRow::from(&document))
+        }
+        DocumentEffect::Delete {
+            document_id,
+            deletion,
+        } => PreparedDocument::Delete {
+            id: document_id,
+            deletion: DeletionRow::from(&deletion),
+        },
+        DocumentEffect::Transition(t) => {
+            let DocumentTransition {
+                document,
+                expected_status,
+                expected_paid,
+                posting,
+                reversal,
+                payment,
+                history,
+            } = *t;
+            PreparedDocument::Transition {
+                row: DocumentRow::from(&document),
+                expected_status: expected_status.as_str(),
+                expected_paid,
+                posting: posting.as_ref().map(NewTransaction::of),
+                reversal: reversal
+                    .map(|r| (r.transaction_id, r.reason, NewTransaction::of(&r.mirror))),
+                payment: payment.as_ref().map(PaymentRow::from),
+                history: StatusChangeRow::from(&history),
+            }
+        }
+    }
+}
+
+fn changed_meanwhile(id: &str) -> TxError {
+    DomainError::concurrent_update(format!("{id} changed while the write was decided")).into()
 }
 
 fn prepare(effect: Effect) -> Prepared {
@@ -114,6 +186,7 @@ fn prepare(effect: Effect) -> Prepared {
             id: contact_id,
             deletion: deletion(&d),
         },
+        Effect::Document(effect) => Prepared::Document(prepare_document(effect)),
     }
 }
 
@@ -204,6 +277,139 @@ fn not_pending(id: &str) -> DomainError {
     )
 }
 
+/// Inside the [`apply`] write transaction: a document effect's own rows, each write
+/// conditional on the state the decision read (`concurrent_update` otherwise). The
+/// posting or reversal it carries is written by the caller like any other.
+macro_rules! apply_document {
+    ($conn:ident, $org:expr, $livemode:expr, $now:expr, $doc:expr) => {{
+        let tenant_doc = |id: &str| {
+            documents::table
+                .filter(documents::organization_id.eq($org.clone()))
+                .filter(documents::livemode.eq($livemode))
+                .filter(documents::id.eq(id.to_owned()))
+                .filter(documents::deleted_at.is_null())
+        };
+        match $doc {
+            PreparedDocument::Insert { row, history } => {
+                diesel::insert_into(documents::table)
+                    .values(row)
+                    .execute($conn)
+                    .await
+                    .map_err(|e| {
+                        if is_unique_violation(&e) {
+                            changed_meanwhile(&row.number)
+                        } else {
+                            e.into()
+                        }
+                    })?;
+                diesel::insert_into(document_history::table)
+                    .values(history)
+                    .execute($conn)
+                    .await?;
+            }
+            PreparedDocument::Replace(row) => {
+                let changed = diesel::update(tenant_doc(&row.id))
+                    .filter(documents::status.eq("draft"))
+                    .set((
+                        documents::contact_id.eq(&row.contact_id),
+                        documents::issue_date.eq(row.issue_date),
+                        documents::due_date.eq(row.due_date),
+                        documents::currency.eq(&row.currency),
+                        documents::items.eq(&row.items),
+                        documents::taxes.eq(&row.taxes),
+                        documents::tax_ids.eq(&row.tax_ids),
+                        documents::subtotal.eq(row.subtotal),
+                        documents::tax_amount.eq(row.tax_amount),
+                        documents::total.eq(row.total),
+                        documents::notes.eq(&row.notes),
+                        documents::updated_at.eq(row.updated_at),
+                    ))
+                    .execute($conn)
+                    .await?;
+                if changed == 0 {
+                    return Err(changed_meanwhile(&row.id));
+                }
+            }
+            PreparedDocument::Delete { id, deletion } => {
+                let changed = diesel::update(tenant_doc(id))
+                    .filter(documents::status.eq("draft"))
+                    .set((
+                        documents::deleted_at.eq(Some(deletion.deleted_at)),
+                        documents::deleted_by.eq(Some(&deletion.deleted_by)),
+                        documents::recoverable_until.eq(Some(deletion.recoverable_until)),
+                        documents::updated_at.eq($now),
+                    ))
+                    .execute($conn)
+                    .await?;
+                if changed == 0 {
+                    return Err(changed_meanwhile(id));
+                }
+                diesel::insert_into(resource_deletions::table)
+                    .values(deletion)
+                    .execute($conn)
+                    .await?;
+            }
+            PreparedDocument::Transition {
+                row,
+                expected_status,
+                expected_paid,
+                posting: _,
+                reversal,
+                payment,
+                history,
+            } => {
+                let changed = diesel::update(tenant_doc(&row.id))
+                    .filter(documents::status.eq(*expected_status))
+                    .filter(documents::amount_paid.eq(*expected_paid))
+                    .set((
+                        documents::status.eq(&row.status),
+                        documents::amount_paid.eq(row.amount_paid),
+                        documents::posting_id.eq(&row.posting_id),
+                        documents::updated_at.eq(row.updated_at),
+                    ))
+                    .execute($conn)
+                    .await?;
+                if changed == 0 {
+                    return Err(changed_meanwhile(&row.id));
+                }
+                if let Some((original, reason, mirror)) = reversal {
+                    let reversed = diesel::update(transactions::table)
+                        .filter(transactions::organization_id.eq($org.clone()))
+                        .filter(transactions::livemode.eq($livemode))
+                        .filter(transactions::id.eq(original))
+                        .filter(transactions::deleted_at.is_null())
+                        .filter(transactions::status.eq(TransactionStatus::Posted.as_str()))
+                        .set((
+                            transactions::status.eq(TransactionStatus::Reversed.as_str()),
+                            transactions::reversed_by.eq(Some(&mirror.row.id)),
+                            transactions::reversal_reason.eq(Some(reason)),
+                            transactions::updated_at.eq($now),
+                        ))
+                        .execute($conn)
+                        .await?;
+                    if reversed == 0 {
+                        return Err(DomainError::rule(
+                            "transaction_not_posted",
+                            format!("the posting {original} is no longer posted"),
+                        )
+                        .into());
+                    }
+                }
+                if let Some(payment) = payment {
+                    diesel::insert_into(document_payments::table)
+                        .values(payment)
+                        .execute($conn)
+                        .await?;
+                }
+                diesel::insert_into(document_history::table)
+                    .values(history)
+                    .execute($conn)
+                    .await?;
+            }
+        }
+    }};
+}
+
 /// See [`ledger_domain::ports::Jobs::apply_job`].
 pub(crate) async fn apply(
     db: &Db,
@@ -264,7 +470,15 @@ pub(crate) async fn apply(
                 (ids, false)
             }
             Prepared::DeleteAccount { id, .. } => (vec![id.clone()], true),
-            Prepared::DeleteTransaction { .. }
+            Prepared::Document(PreparedDocument::Transition {
+                posting: Some(new), ..
+            }) => (account_ids(&new.entries), false),
+            Prepared::Document(PreparedDocument::Transition {
+                reversal: Some((_, _, mirror)),
+                ..
+            }) => (account_ids(&mirror.entries), true),
+            Prepared::Document(_)
+            | Prepared::DeleteTransaction { .. }
             | Prepared::InsertContact(_)
             | Prepared::ReplaceContact(_)
             | Prepared::DeleteContact { .. } => (Vec::new(), true),
@@ -279,7 +493,12 @@ pub(crate) async fn apply(
             }
         }
         // The contact and category a new or replaced transaction names must still be live.
-        if let Prepared::Insert(new) | Prepared::Replace(new) = &prepared {
+        if let Prepared::Insert(new)
+        | Prepared::Replace(new)
+        | Prepared::Document(PreparedDocument::Transition {
+            posting: Some(new), ..
+        }) = &prepared
+        {
             check_parties(conn, &org, livemode, &new.row).await?;
         }
         let (inserts, replaced) = match &prepared {
@@ -461,18 +680,24 @@ pub(crate) async fn apply(
                 // Exclusive lock first: postings naming the contact finish before the
                 // in-use check below looks for them (see `locks`).
                 conn.lock_contact(&org, livemode, id, true).await?;
-                // "In use": a live transaction of the tenant names the contact.
-                let referenced = transactions::table
+                // "In use": a live transaction or document of the tenant names the contact.
+                let named_by_transaction = transactions::table
                     .filter(transactions::organization_id.eq(&org))
                     .filter(transactions::livemode.eq(livemode))
                     .filter(transactions::contact_id.eq(id))
                     .filter(transactions::deleted_at.is_null());
+                let named_by_document = documents::table
+                    .filter(documents::organization_id.eq(&org))
+                    .filter(documents::livemode.eq(livemode))
+                    .filter(documents::contact_id.eq(id))
+                    .filter(documents::deleted_at.is_null());
+                let referenced = exists(named_by_transaction).or(exists(named_by_document));
                 let changed = diesel::update(contacts::table)
                     .filter(contacts::organization_id.eq(&org))
                     .filter(contacts::livemode.eq(livemode))
                     .filter(contacts::id.eq(id))
                     .filter(contacts::deleted_at.is_null())
-                    .filter(not(exists(referenced)))
+                    .filter(not(referenced))
                     .set((
                         contacts::deleted_at.eq(Some(deletion.deleted_at)),
                         contacts::deleted_by.eq(Some(&deletion.deleted_by)),
@@ -482,11 +707,13 @@ pub(crate) async fn apply(
                     .execute(conn)
                     .await?;
                 if changed == 0 {
-                    let in_use: bool = diesel::select(exists(referenced)).get_result(conn).await?;
+                    let in_use: bool = diesel::select(referenced).get_result(conn).await?;
                     return Err(if in_use {
                         DomainError::rule(
                             "resource_in_use",
-                            format!("contact {id} has transactions; disable it instead"),
+                            format!(
+                                "contact {id} has transactions, invoices or bills; disable it instead"
+                            ),
                         )
                     } else {
                         DomainError::NotFound {
@@ -502,6 +729,24 @@ pub(crate) async fn apply(
                     .await?;
                 (None, None)
             }
+            // Applied below, after the other effects' shared steps.
+            Prepared::Document(_) => (None, None),
+        };
+        let (inserts, replaced) = match &prepared {
+            Prepared::Document(doc) => {
+                apply_document!(conn, org, livemode, now, doc);
+                match doc {
+                    PreparedDocument::Transition {
+                        posting: Some(new), ..
+                    } => (Some(new), None),
+                    PreparedDocument::Transition {
+                        reversal: Some((_, _, mirror)),
+                        ..
+                    } => (Some(mirror), None),
+                    _ => (None, None),
+                }
+            }
+            _ => (inserts, replaced),
         };
         if let Some(new) = inserts {
             diesel::insert_into(transactions::table)

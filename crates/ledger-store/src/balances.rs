@@ -66,6 +66,131 @@ pub(crate) async fn totals(
         .collect())
 }
 
+/// Debit and credit totals of each account among `ids` (all dates), in one query.
+pub(crate) async fn totals_of(
+    db: &Db,
+    tenant: &Tenant,
+    ids: &[String],
+) -> StoreResult<Vec<(String, Totals)>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rows: Vec<(String, i64, i64)> = db_read!(db, |conn| {
+        Ok(le::table
+            .filter(le::organization_id.eq(&tenant.organization_id))
+            .filter(le::livemode.eq(tenant.livemode))
+            .filter(le::counted.eq(true))
+            .filter(le::account_id.eq_any(ids))
+            .group_by(le::account_id)
+            .select((
+                le::account_id,
+                sql::<BigInt>(DEBIT_SUM),
+                sql::<BigInt>(CREDIT_SUM),
+            ))
+            .order(le::account_id.asc())
+            .load(conn)
+            .await?)
+    })?;
+    Ok(rows
+        .into_iter()
+        .map(|(id, debit, credit)| (id, Totals { debit, credit }))
+        .collect())
+}
+
+/// One ranked history row as loaded by [`first_rows_of`].
+#[derive(diesel::QueryableByName)]
+struct RankedRow {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    account_id: String,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    transaction_id: String,
+    #[diesel(sql_type = diesel::sql_types::Timestamp)]
+    date: PrimitiveDateTime,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    entry_type: String,
+    #[diesel(sql_type = BigInt)]
+    amount: i64,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::Text>)]
+    entry_description: Option<String>,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    txn_description: String,
+}
+
+/// The first `limit` counted entries of each account among `ids` (by date, transaction
+/// id and line, as [`history`] orders them), in one statement: `ROW_NUMBER()` over each
+/// account's entries (PostgreSQL, and SQLite since 3.25; the bundled one is newer).
+pub(crate) async fn first_rows_of(
+    db: &Db,
+    tenant: &Tenant,
+    ids: &[String],
+    limit: i64,
+) -> StoreResult<Vec<(String, HistoryRow)>> {
+    use diesel::sql_types::{Bool, Text};
+    if ids.is_empty() || limit <= 0 {
+        return Ok(Vec::new());
+    }
+    // Placeholders differ: `$n` on PostgreSQL, `?` on SQLite.
+    let postgres = matches!(db.pool, crate::db::DbPool::Postgres(_));
+    let mark = |n: usize| {
+        if postgres {
+            format!("${n}")
+        } else {
+            "?".to_owned()
+        }
+    };
+    let list: Vec<String> = (0..ids.len()).map(|i| mark(i + 3)).collect();
+    let text = format!(
+        "SELECT account_id, transaction_id, date, entry_type, amount, entry_description, \
+         txn_description FROM (SELECT le.account_id, le.transaction_id, le.date, le.line_no, \
+         le.entry_type, le.amount, le.description AS entry_description, \
+         t.description AS txn_description, ROW_NUMBER() OVER (PARTITION BY le.account_id \
+         ORDER BY le.date, le.transaction_id, le.line_no) AS rn FROM ledger_entries le \
+         JOIN transactions t ON t.organization_id = le.organization_id \
+         AND t.id = le.transaction_id WHERE le.organization_id = {} AND le.livemode = {} \
+         AND le.counted = {} AND le.account_id IN ({})) ranked WHERE rn <= {} \
+         ORDER BY account_id, date, transaction_id, line_no",
+        mark(1),
+        mark(2),
+        if postgres { "TRUE" } else { "1" },
+        list.join(", "),
+        mark(ids.len() + 3),
+    );
+    let org = tenant.organization_id.clone();
+    let livemode = tenant.livemode;
+    let rows: Vec<RankedRow> = db_read!(db, |conn| {
+        let mut query = diesel::sql_query(text.clone())
+            .into_boxed()
+            .bind::<Text, _>(org.clone())
+            .bind::<Bool, _>(livemode);
+        for id in ids {
+            query = query.bind::<Text, _>(id.clone());
+        }
+        Ok(query.bind::<BigInt, _>(limit).load(conn).await?)
+    })?;
+    rows.into_iter()
+        .map(|r| {
+            let side = EntryType::parse(&r.entry_type).ok_or_else(|| {
+                DomainError::Internal(format!("stored entry type '{}'", r.entry_type))
+            })?;
+            let mut totals = Totals::default();
+            totals.add(side, r.amount);
+            Ok((
+                r.account_id,
+                HistoryRow {
+                    transaction_id: r.transaction_id,
+                    date: from_db(r.date),
+                    description: r
+                        .entry_description
+                        .filter(|d| !d.is_empty())
+                        .unwrap_or(r.txn_description),
+                    debit: totals.debit,
+                    credit: totals.credit,
+                },
+            ))
+        })
+        .collect()
+}
+
 /// Open window bounds: every stored date lies between these (both backends hold them).
 const EARLIEST: PrimitiveDateTime = datetime!(0001-01-01 00:00);
 const LATEST: PrimitiveDateTime = datetime!(9999-12-31 23:59:59);

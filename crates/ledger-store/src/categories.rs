@@ -93,18 +93,12 @@ impl Categories for Db {
         let event_row = EventRow::from(&event);
         let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
         let written = db_write!(self, |conn| {
-            idempotency_guard!(conn, &idem_row);
-            if let Some(charge) = &charge {
-                take_charge(conn, charge, &event_row.id, None, event_row.created_at).await?;
-            }
-            diesel::insert_into(categories::table)
-                .values(&row)
-                .execute(conn)
-                .await?;
-            diesel::insert_into(events::table)
-                .values(&event_row)
-                .execute(conn)
-                .await?;
+            audited_write!(conn, &idem_row, &charge, &event_row, {
+                diesel::insert_into(categories::table)
+                    .values(&row)
+                    .execute(conn)
+                    .await?;
+            });
             Ok(Written::Done(category))
         });
         settle_idempotent(self, written, idempotency).await

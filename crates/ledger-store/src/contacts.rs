@@ -12,7 +12,7 @@ use ledger_domain::ports::{Contacts, Page, PageRequest, StoreResult, Tenant};
 
 use crate::db::Db;
 use crate::rows::ContactRow;
-use crate::schema::{contacts, transactions};
+use crate::schema::{contacts, documents, transactions};
 
 diesel::define_sql_function! {
     /// SQL `LOWER` of a nullable text (a `NULL` stays `NULL`).
@@ -48,6 +48,23 @@ impl Contacts for Db {
                 .optional()?)
         })?;
         row.map(Contact::try_from).transpose()
+    }
+
+    async fn contacts_by_ids(&self, tenant: &Tenant, ids: &[String]) -> StoreResult<Vec<Contact>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows: Vec<ContactRow> = db_read!(self, |conn| {
+            Ok(contacts::table
+                .filter(contacts::organization_id.eq(&tenant.organization_id))
+                .filter(contacts::livemode.eq(tenant.livemode))
+                .filter(contacts::id.eq_any(ids))
+                .filter(contacts::deleted_at.is_null())
+                .select(ContactRow::as_select())
+                .load(conn)
+                .await?)
+        })?;
+        rows.into_iter().map(Contact::try_from).collect()
     }
 
     async fn list_contacts(
@@ -129,13 +146,22 @@ impl Contacts for Db {
 
     async fn contact_in_use(&self, tenant: &Tenant, id: &str) -> StoreResult<bool> {
         db_read!(self, |conn| {
-            Ok(diesel::select(exists(
-                transactions::table
-                    .filter(transactions::organization_id.eq(&tenant.organization_id))
-                    .filter(transactions::livemode.eq(tenant.livemode))
-                    .filter(transactions::contact_id.eq(id))
-                    .filter(transactions::deleted_at.is_null()),
-            ))
+            Ok(diesel::select(
+                exists(
+                    transactions::table
+                        .filter(transactions::organization_id.eq(&tenant.organization_id))
+                        .filter(transactions::livemode.eq(tenant.livemode))
+                        .filter(transactions::contact_id.eq(id))
+                        .filter(transactions::deleted_at.is_null()),
+                )
+                .or(exists(
+                    documents::table
+                        .filter(documents::organization_id.eq(&tenant.organization_id))
+                        .filter(documents::livemode.eq(tenant.livemode))
+                        .filter(documents::contact_id.eq(id))
+                        .filter(documents::deleted_at.is_null()),
+                )),
+            )
             .get_result(conn)
             .await?)
         })

@@ -16,6 +16,10 @@
 //! transaction.
 
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use diesel::connection::{AnsiTransactionManager, Instrumentation, InstrumentationEvent};
 
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::{ConnectionError, SqliteConnection};
@@ -26,6 +30,7 @@ use diesel_async::pooled_connection::{
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{
     AsyncConnection, AsyncMigrationHarness, AsyncPgConnection, SimpleAsyncConnection,
+    TransactionManager,
 };
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use ledger_domain::DomainError;
@@ -41,8 +46,37 @@ const SQLITE_PRAGMAS: &str = "PRAGMA foreign_keys = ON; PRAGMA journal_mode = WA
      PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL;";
 
 pub(crate) type PgPool = Pool<AsyncPgConnection>;
-pub(crate) type SqliteConn = SyncConnectionWrapper<SqliteConnection>;
+/// A SQLite connection whose statements run on a thread of its own (see [`crate::sqlite_thread`]).
+pub(crate) type SqliteConn =
+    SyncConnectionWrapper<SqliteConnection, crate::sqlite_thread::ConnectionThread>;
 pub(crate) type SqlitePool = Pool<SqliteConn>;
+
+/// Runs `body` in a `BEGIN IMMEDIATE` transaction (the write lock taken up front, so two
+/// writers never deadlock upgrading read locks): committed when it returns `Ok`, rolled
+/// back otherwise. diesel-async offers this only for its default statement runner.
+pub(crate) async fn immediate_transaction<R, E, F>(conn: &mut SqliteConn, body: F) -> Result<R, E>
+where
+    F: for<'r> AsyncFnOnce(&'r mut SqliteConn) -> Result<R, E>,
+    E: From<DieselError>,
+{
+    conn.spawn_blocking(|inner| {
+        AnsiTransactionManager::begin_transaction_sql(inner, "BEGIN IMMEDIATE")
+    })
+    .await?;
+    match body(&mut *conn).await {
+        Ok(value) => {
+            SqliteTransactions::commit_transaction(conn).await?;
+            Ok(value)
+        }
+        Err(e) => {
+            SqliteTransactions::rollback_transaction(conn).await?;
+            Err(e)
+        }
+    }
+}
+
+type SqliteTransactions =
+    diesel_async::sync_connection_wrapper::SyncTransactionManagerWrapper<AnsiTransactionManager>;
 
 /// Failures to connect to or migrate a database.
 #[derive(Debug, thiserror::Error)]
@@ -78,6 +112,19 @@ pub struct Db {
     pub(crate) pool: DbPool,
     /// The group-commit queue of applied writes, started on first use (see `group`).
     pub(crate) group: std::sync::Arc<std::sync::OnceLock<crate::group::Committer>>,
+    /// Statements run on any connection of the pools (see [`Db::queries_executed`]).
+    pub(crate) queries: Arc<AtomicU64>,
+}
+
+/// Counts the statements a connection runs, into a counter shared by the pools.
+struct QueryCounter(Arc<AtomicU64>);
+
+impl Instrumentation for QueryCounter {
+    fn on_connection_event(&mut self, event: InstrumentationEvent<'_>) {
+        if let InstrumentationEvent::StartQuery { .. } = event {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
 }
 
 impl std::fmt::Debug for Db {
@@ -97,6 +144,7 @@ impl Db {
     /// [`StoreError`] when the URL, the directory or the first connection fails.
     pub async fn connect(database_url: &str, pool_size: usize) -> Result<Db, StoreError> {
         let size = pool_size.max(1);
+        let queries = Arc::new(AtomicU64::new(0));
         let pool = if database_url.starts_with("postgres://")
             || database_url.starts_with("postgresql://")
         {
@@ -104,6 +152,16 @@ impl Db {
             // dropped) instead of costing a `SELECT 1` on every checkout.
             let mut config = ManagerConfig::<AsyncPgConnection>::default();
             config.recycling_method = RecyclingMethod::Fast;
+            let counter = queries.clone();
+            config.custom_setup = Box::new(move |url| {
+                let url = url.to_owned();
+                let counter = counter.clone();
+                Box::pin(async move {
+                    let mut conn = AsyncPgConnection::establish(&url).await?;
+                    conn.set_instrumentation(QueryCounter(counter));
+                    Ok(conn)
+                })
+            });
             let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(
                 database_url,
                 config,
@@ -129,7 +187,7 @@ impl Db {
                     source,
                 })?;
             }
-            let writer = sqlite_pool(&path, 1)?;
+            let writer = sqlite_pool(&path, 1, &queries)?;
             // The first connection switches the file to WAL before any reader opens it.
             drop(
                 writer
@@ -137,12 +195,13 @@ impl Db {
                     .await
                     .map_err(|e| StoreError::Connect(e.to_string()))?,
             );
-            let reader = sqlite_pool(&path, size)?;
+            let reader = sqlite_pool(&path, size, &queries)?;
             DbPool::Sqlite { writer, reader }
         };
         Ok(Db {
             pool,
             group: Default::default(),
+            queries,
         })
     }
 
@@ -169,6 +228,13 @@ impl Db {
         }
     }
 
+    /// How many SQL statements the pools' connections have run since the store opened
+    /// (every caller together: requests, workers, the purge). Tests read it to prove a
+    /// request costs a fixed number of queries.
+    pub fn queries_executed(&self) -> u64 {
+        self.queries.load(Ordering::Relaxed)
+    }
+
     /// `"postgres"` or `"sqlite"`.
     pub fn backend_name(&self) -> &'static str {
         match self.pool {
@@ -190,16 +256,24 @@ fn sqlite_path(url: &str) -> Result<String, StoreError> {
     Ok(path.to_owned())
 }
 
-fn sqlite_pool(path: &str, size: usize) -> Result<SqlitePool, StoreError> {
+fn sqlite_pool(
+    path: &str,
+    size: usize,
+    queries: &Arc<AtomicU64>,
+) -> Result<SqlitePool, StoreError> {
     let mut config = ManagerConfig::<SqliteConn>::default();
     config.recycling_method = RecyclingMethod::Fast;
-    config.custom_setup = Box::new(|url| {
+    let counter = queries.clone();
+    config.custom_setup = Box::new(move |url| {
         let url = url.to_owned();
+        let counter = counter.clone();
         Box::pin(async move {
             let mut conn = SqliteConn::establish(&url).await?;
             conn.batch_execute(SQLITE_PRAGMAS)
                 .await
                 .map_err(ConnectionError::CouldntSetupConfiguration)?;
+            // Counted from here: a connection's setup is the pool's, not a caller's query.
+            conn.set_instrumentation(QueryCounter(counter));
             Ok(conn)
         })
     });
@@ -349,10 +423,13 @@ macro_rules! db_write {
                 $crate::db::DbPool::Sqlite { writer, .. } => {
                     let mut pooled = writer.get().await.map_err($crate::db::TxError::pool)?;
                     let conn: &mut $crate::db::SqliteConn = &mut pooled;
-                    conn.immediate_transaction(async |$lite: &mut $crate::db::SqliteConn| {
-                        let result: ::std::result::Result<_, $crate::db::TxError> = $lite_body;
-                        result
-                    })
+                    $crate::db::immediate_transaction(
+                        conn,
+                        async |$lite: &mut $crate::db::SqliteConn| {
+                            let result: ::std::result::Result<_, $crate::db::TxError> = $lite_body;
+                            result
+                        },
+                    )
                     .await
                 }
             }
@@ -391,4 +468,23 @@ macro_rules! idempotency_guard {
                 .map_err($crate::organizations::idempotency_insert_error)?;
         }
     };
+}
+
+/// Inside a [`db_write!`] body: the steps every synchronous audited write shares. Replays
+/// an idempotency key the tenant already used (else records it, see
+/// [`idempotency_guard!`]), takes the credits, runs `$body` (the write itself), then inserts
+/// the audit event, all in the one transaction.
+macro_rules! audited_write {
+    ($conn:ident, $idem_row:expr, $charge:expr, $event_row:expr, $body:block) => {{
+        idempotency_guard!($conn, $idem_row);
+        if let Some(charge) = $charge {
+            $crate::group::take_charge($conn, charge, &$event_row.id, None, $event_row.created_at)
+                .await?;
+        }
+        $body
+        diesel::insert_into($crate::schema::events::table)
+            .values($event_row)
+            .execute($conn)
+            .await?;
+    }};
 }

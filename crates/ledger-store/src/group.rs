@@ -77,6 +77,7 @@ impl Db {
             Committer::start(Db {
                 pool: self.pool.clone(),
                 group: Arc::default(),
+                queries: self.queries.clone(),
             })
         });
         let (reply, answer) = oneshot::channel();

@@ -19,6 +19,7 @@ mod balances;
 pub mod bench;
 mod categories;
 mod contacts;
+mod documents;
 mod group;
 mod jobs;
 mod journal;
@@ -29,6 +30,7 @@ mod organizations;
 mod rows;
 mod schema;
 mod settings;
+mod sqlite_thread;
 mod taxes;
 #[cfg(feature = "test-support")]
 pub mod testing;

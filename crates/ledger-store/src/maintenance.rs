@@ -17,8 +17,8 @@ use time::{OffsetDateTime, PrimitiveDateTime};
 use crate::db::{Db, DbPool};
 use crate::rows::{DeletionRow, EventRow, from_db, to_db};
 use crate::schema::{
-    accounts, api_keys, categories, contacts, events, idempotency_keys, jobs, ledger_entries,
-    organizations, resource_deletions, taxes, transactions,
+    accounts, api_keys, categories, contacts, document_history, documents, events,
+    idempotency_keys, jobs, ledger_entries, organizations, resource_deletions, taxes, transactions,
 };
 
 /// A `LIKE` pattern matching every string that starts with `prefix` (escape `\`).
@@ -213,6 +213,29 @@ impl Deletions for Db {
                     categories::table
                         .filter(categories::organization_id.eq(org))
                         .filter(categories::id.eq(id)),
+                )
+                .execute(conn)
+                .await? as u64;
+            }
+            // Deleted invoices and bills are drafts: no payments, only their history.
+            let expired_documents: Vec<(String, String)> = documents::table
+                .filter(documents::deleted_at.is_not_null())
+                .filter(documents::recoverable_until.le(now))
+                .select((documents::organization_id, documents::id))
+                .load(conn)
+                .await?;
+            for (org, id) in &expired_documents {
+                diesel::delete(
+                    document_history::table
+                        .filter(document_history::organization_id.eq(org))
+                        .filter(document_history::document_id.eq(id)),
+                )
+                .execute(conn)
+                .await?;
+                report.documents += diesel::delete(
+                    documents::table
+                        .filter(documents::organization_id.eq(org))
+                        .filter(documents::id.eq(id)),
                 )
                 .execute(conn)
                 .await? as u64;

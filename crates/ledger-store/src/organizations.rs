@@ -7,8 +7,8 @@ use diesel_async::RunQueryDsl;
 use ledger_domain::events::Event;
 use ledger_domain::organizations::{Organization, User};
 use ledger_domain::ports::{
-    Events, Health, IdempotencyRecord, IdempotencyRecords, NewOrganization, Organizations,
-    StoreResult, Tenant,
+    CreditCharge, Events, Health, IdempotencyRecord, IdempotencyRecords, NewOrganization,
+    Organizations, StoreResult, Tenant,
 };
 use time::OffsetDateTime;
 
@@ -120,6 +120,20 @@ impl Organizations for Db {
                 .first::<i64>(conn)
                 .await?)
         })
+    }
+
+    async fn spend_credits(
+        &self,
+        charge: CreditCharge,
+        usage_id: &str,
+        at: OffsetDateTime,
+    ) -> StoreResult<()> {
+        let usage_id = usage_id.to_owned();
+        let at = to_db(at);
+        db_write!(self, |conn| {
+            crate::group::take_charge(conn, &charge, &usage_id, None, at).await
+        })?;
+        Ok(())
     }
 
     async fn get_user(&self, id: &str) -> StoreResult<Option<User>> {

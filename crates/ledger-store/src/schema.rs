@@ -272,6 +272,69 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    documents (organization_id, id) {
+        organization_id -> Text,
+        livemode -> Bool,
+        id -> Text,
+        kind -> Text,
+        sequence -> BigInt,
+        number -> Text,
+        contact_id -> Text,
+        issue_date -> Date,
+        due_date -> Date,
+        currency -> Text,
+        status -> Text,
+        items -> Text,
+        taxes -> Text,
+        tax_ids -> Text,
+        subtotal -> BigInt,
+        tax_amount -> BigInt,
+        total -> BigInt,
+        amount_paid -> BigInt,
+        notes -> Nullable<Text>,
+        posting_id -> Nullable<Text>,
+        created_by -> Text,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+        deleted_at -> Nullable<Timestamp>,
+        deleted_by -> Nullable<Text>,
+        recoverable_until -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    document_payments (organization_id, id) {
+        organization_id -> Text,
+        livemode -> Bool,
+        id -> Text,
+        document_id -> Text,
+        kind -> Text,
+        amount -> BigInt,
+        currency -> Text,
+        payment_date -> Date,
+        payment_method -> Text,
+        reference -> Nullable<Text>,
+        notes -> Nullable<Text>,
+        account_id -> Text,
+        transaction_id -> Text,
+        created_by -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    document_history (organization_id, id) {
+        organization_id -> Text,
+        id -> Text,
+        document_id -> Text,
+        status -> Text,
+        changed_at -> Timestamp,
+        api_key_id -> Text,
+        note -> Nullable<Text>,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     organizations,
@@ -288,4 +351,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     taxes,
     categories,
     contacts,
+    documents,
+    document_payments,
+    document_history,
 );

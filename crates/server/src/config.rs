@@ -68,6 +68,17 @@ pub struct Config {
     /// Public URL used in metadata and links.
     #[arg(long, env = "LEDGER_BASE_URL")]
     pub base_url: Option<String>,
+    /// PEM certificate chain: serve HTTPS natively (needs `--tls-key`).
+    #[arg(long, env = "LEDGER_TLS_CERT")]
+    pub tls_cert: Option<String>,
+    /// PEM private key of `--tls-cert`.
+    #[arg(long, env = "LEDGER_TLS_KEY", hide_env_values = true)]
+    pub tls_key: Option<String>,
+    /// Proxies (IP addresses or CIDR networks, comma-separated) that terminate TLS and
+    /// whose `X-Forwarded-Proto: https` is believed. In production a request must come over
+    /// native TLS or through one of these; anything else is refused with `https_required`.
+    #[arg(long, env = "LEDGER_TRUSTED_PROXIES", default_value = "")]
+    pub trusted_proxies: String,
     /// Token that allows `POST /accounts/master` in production.
     #[arg(long, env = "LEDGER_ADMIN_TOKEN", hide_env_values = true)]
     pub admin_token: Option<String>,
@@ -123,6 +134,12 @@ pub struct Config {
     /// Seconds a rotated API key's old secret keeps working.
     #[arg(long, env = "LEDGER_KEY_GRACE_SECONDS", default_value_t = 86_400)]
     pub key_grace_seconds: u64,
+    /// Deepest nesting of selection sets a GraphQL document may have.
+    #[arg(long, env = "LEDGER_GRAPHQL_MAX_DEPTH", default_value_t = 20)]
+    pub graphql_max_depth: usize,
+    /// Most fields one GraphQL operation may select (fragments counted once per spread).
+    #[arg(long, env = "LEDGER_GRAPHQL_MAX_COMPLEXITY", default_value_t = 1000)]
+    pub graphql_max_complexity: usize,
     /// Create a demo organization on first start (development only).
     #[arg(long, env = "LEDGER_DEMO", default_value_t = true, action = clap::ArgAction::Set)]
     pub demo: bool,
@@ -137,6 +154,9 @@ impl Config {
             database_url: database_url.to_owned(),
             environment: Environment::Development,
             base_url: None,
+            tls_cert: None,
+            tls_key: None,
+            trusted_proxies: String::new(),
             admin_token: None,
             open_signup: false,
             workers: 2,
@@ -158,6 +178,8 @@ impl Config {
             rate_limit_test: 100_000,
             rate_limit_organization: 1_000_000,
             rate_limit_system: 1_000,
+            graphql_max_depth: 20,
+            graphql_max_complexity: 1000,
         }
     }
 }

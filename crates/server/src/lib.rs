@@ -14,6 +14,7 @@ use ledger_domain::ports::SystemClock;
 use ledger_domain::services::{Ledger, LedgerConfig, MasterSignup};
 use ledger_rest::limits::{LimitConfig, RateLimits};
 use ledger_rest::limits_redis::RedisLimiter;
+use ledger_rest::transport::TransportPolicy;
 use ledger_rest::{AppState, JobWaker};
 use ledger_store::Db;
 use tokio::sync::watch;
@@ -178,11 +179,67 @@ pub fn spawn_purge(ledger: &AppLedger, stop: &watch::Sender<bool>) -> tokio::tas
     })
 }
 
+/// The transport policy of the configuration: in production, HTTPS only, natively or
+/// through the trusted proxies.
+///
+/// # Errors
+/// A malformed proxy list; production with neither TLS nor a trusted proxy (every request
+/// would be refused); a certificate without a key or the reverse.
+pub fn transport_policy(config: &Config) -> anyhow::Result<TransportPolicy> {
+    let trusted_proxies = TransportPolicy::parse_proxies(&config.trusted_proxies)
+        .map_err(|e| anyhow::anyhow!("LEDGER_TRUSTED_PROXIES: {e}"))?;
+    let native_tls = match (&config.tls_cert, &config.tls_key) {
+        (Some(_), Some(_)) => true,
+        (None, None) => false,
+        _ => anyhow::bail!("LEDGER_TLS_CERT and LEDGER_TLS_KEY must be set together"),
+    };
+    let require_https = config.environment == Environment::Production;
+    if require_https && !native_tls && trusted_proxies.is_empty() {
+        anyhow::bail!(
+            "production refuses plain HTTP: set LEDGER_TLS_CERT and LEDGER_TLS_KEY to serve \
+             HTTPS, or LEDGER_TRUSTED_PROXIES to the proxy that terminates TLS"
+        );
+    }
+    Ok(TransportPolicy {
+        require_https,
+        native_tls,
+        trusted_proxies,
+    })
+}
+
+/// The rustls server configuration for `--tls-cert` / `--tls-key`, if set.
+///
+/// # Errors
+/// When the files cannot be read or do not hold a certificate chain and a matching key.
+pub fn tls_config(config: &Config) -> anyhow::Result<Option<rustls::ServerConfig>> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let (Some(cert), Some(key)) = (&config.tls_cert, &config.tls_key) else {
+        return Ok(None);
+    };
+    let certs = CertificateDer::pem_file_iter(cert)
+        .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+        .with_context(|| format!("reading the certificate chain {cert}"))?;
+    anyhow::ensure!(!certs.is_empty(), "{cert} holds no certificate");
+    let key = PrivateKeyDer::from_pem_file(key)
+        .with_context(|| format!("reading the private key {key}"))?;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let tls = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .context("TLS protocol versions")?
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .context("the TLS certificate and key do not match")?;
+    Ok(Some(tls))
+}
+
 /// Builds the service over `db` and starts the HTTP server on `listener` with workers.
 ///
 /// # Errors
 /// When the listener cannot be used.
 pub async fn start(config: &Config, db: Db, listener: TcpListener) -> anyhow::Result<Running> {
+    let transport = web::Data::new(transport_policy(config)?);
+    let tls = tls_config(config)?;
     let limits = rate_limits(config).await?;
     let ledger = Ledger::new(db, Arc::new(SystemClock), ledger_config(config));
     let waker = JobWaker::default();
@@ -216,17 +273,41 @@ pub async fn start(config: &Config, db: Db, listener: TcpListener) -> anyhow::Re
             }
         }));
     }
+    let graphql = web::Data::new(ledger_graphql::schema::<Db>(
+        ledger_graphql::GraphqlLimits {
+            max_depth: config.graphql_max_depth,
+            max_complexity: config.graphql_max_complexity,
+        },
+    ));
     let addr = listener.local_addr()?;
+    // MCP: base URL for its metadata; tool calls go to an in-process copy of the REST app.
+    let base_url = config.base_url.clone().unwrap_or_else(|| {
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        format!("{scheme}://{addr}")
+    });
+    let mcp = ledger_mcp::Mcp::start(state.clone(), &base_url).context("starting MCP")?;
     let mut server = HttpServer::new(move || {
         App::new()
             .app_data(state.clone())
+            .app_data(transport.clone())
+            .app_data(mcp.clone())
             .app_data(web::QueryConfig::default().error_handler(ledger_rest::query_error_handler))
             .configure(ledger_rest::configure::<Db>)
+            .configure(ledger_mcp::configure::<Db>)
+            .configure(|cfg| ledger_graphql::configure::<Db>(cfg, graphql.clone()))
             .default_service(web::to(ledger_rest::not_found))
+            // Outermost last: the request id first, then the transport check, so even a
+            // refused plain-HTTP request carries its id.
+            .wrap(actix_web::middleware::from_fn(
+                ledger_rest::transport::require_https,
+            ))
             .wrap(actix_web::middleware::from_fn(ledger_rest::with_request_id))
     })
-    .shutdown_timeout(30)
-    .listen(listener)?;
+    .shutdown_timeout(30);
+    server = match tls {
+        Some(tls) => server.listen_rustls_0_23(listener, tls)?,
+        None => server.listen(listener)?,
+    };
     if let Some(n) = config.http_workers {
         server = server.workers(n);
     }

@@ -34,7 +34,7 @@ impl Server {
             .env("LEDGER_DEMO", "false")
             .env("LEDGER_LOG", "warn")
             .env("LEDGER_RATE_LIMITS", "off")
-            .stdout(Stdio::null())
+            .stdout(Stdio::inherit())
             .stderr(Stdio::inherit());
         for (k, v) in env {
             cmd.env(k, v);

@@ -63,6 +63,33 @@ pub(super) fn not_found(resource: &'static str, id: &str) -> DomainError {
     }
 }
 
+/// Refuses an account that cannot take a posting of `what` (`transaction`, `document`)
+/// in `currency`: `account_inactive` unless it accepts postings, `currency_mismatch`
+/// unless it is in that currency.
+pub(super) fn check_postable(account: &Account, currency: &str, what: &str) -> DomainResult<()> {
+    if !account.status.accepts_postings() {
+        return Err(DomainError::rule(
+            "account_inactive",
+            format!(
+                "account {} ({}) is {} and accepts no postings",
+                account.code,
+                account.name,
+                account.status.as_str()
+            ),
+        ));
+    }
+    if account.currency != currency {
+        return Err(DomainError::rule(
+            "currency_mismatch",
+            format!(
+                "account {} is in {} but the {what} is in {currency}",
+                account.code, account.currency
+            ),
+        ));
+    }
+    Ok(())
+}
+
 impl<S: Store> Ledger<S> {
     /// An audit event of the access's tenant and key, stamped now.
     pub(super) fn event(

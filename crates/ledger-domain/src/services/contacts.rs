@@ -131,6 +131,23 @@ impl<S: Store> Ledger<S> {
             .ok_or_else(|| not_found("contact", id))
     }
 
+    /// The live contacts of the tenant among `ids`, in one read (ids that are not
+    /// contact ids or name nothing are skipped).
+    ///
+    /// # Errors
+    /// Storage failures only.
+    pub async fn contacts_by_ids(
+        &self,
+        access: &Access,
+        ids: &[String],
+    ) -> DomainResult<Vec<Contact>> {
+        let parsed: Vec<String> = ids
+            .iter()
+            .filter_map(|id| parse_id(IdKind::Contact, id))
+            .collect();
+        self.store.contacts_by_ids(&access.tenant, &parsed).await
+    }
+
     /// Lists contacts, oldest first.
     ///
     /// # Errors

@@ -63,6 +63,7 @@ impl<S: Store> Ledger<S> {
             taxes = report.taxes,
             categories = report.categories,
             contacts = report.contacts,
+            documents = report.documents,
             deletions = report.deletions,
             idempotency_records = report.idempotency_records,
             "purged expired soft-deleted rows"

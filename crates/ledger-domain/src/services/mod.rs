@@ -9,7 +9,9 @@ mod accounts;
 mod categories;
 mod contacts;
 mod deletions;
+mod documents;
 mod keys;
+mod paid_reads;
 mod reports;
 mod runner;
 mod settings;
@@ -26,13 +28,20 @@ pub use access::{Access, Principal};
 pub use accounts::{AccountChanges, BalanceView, HistoryView, NewAccountInput};
 pub use categories::{CategoryChanges, CategoryView, NewCategoryInput};
 pub use contacts::NewContactInput;
+pub use documents::{
+    DocumentInput, DocumentItemInput, DocumentView, PaymentInput, RECOVERABLE_TAX_SETTING,
+};
 pub use keys::{KeyChanges, NewKeyInput};
+pub use paid_reads::REPORT_CREDITS;
 pub use runner::RunOutcome;
 pub use settings::Billing;
 pub use signup::{IssuedKey, MasterSignup, SignupResult, SubSignup};
 pub use system::{SystemInfo, SystemStatus, system_auth_error};
 pub use taxes::{NewTaxInput, TaxChanges};
-pub use transactions::{EntryInput, NewTransactionInput, TransactionChanges, WriteOptions};
+pub use transactions::{
+    EntryInput, GRAPHQL_DOCUMENT_CREDITS, GRAPHQL_PAYMENT_CREDITS, GRAPHQL_TRANSACTION_CREDITS,
+    NewTransactionInput, TransactionChanges, WriteOptions,
+};
 
 use crate::ports::{Clock, Store};
 

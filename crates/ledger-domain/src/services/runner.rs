@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::error::{DomainError, DomainResult};
+use crate::error::{CONCURRENT_UPDATE, DomainError, DomainResult};
 use crate::events::{Deletion, Event};
 use crate::ids::{IdKind, new_id};
 use crate::jobs::{Job, JobCommand, MAX_ATTEMPTS, TransactionDraft, retry_delay};
@@ -19,6 +19,9 @@ use crate::views;
 
 use super::Ledger;
 use super::accounts::not_found;
+
+/// How often a job is decided again at once before it waits for a retry.
+const MAX_REDECISIONS: u32 = 8;
 
 /// What became of a run.
 #[derive(Debug, Clone, PartialEq)]
@@ -323,6 +326,12 @@ impl<S: Store> Ledger<S> {
             JobCommand::CreateContact { .. }
             | JobCommand::UpdateContact { .. }
             | JobCommand::DeleteContact { .. } => self.contact_decision(job, &tenant).await,
+            JobCommand::CreateDocument { .. }
+            | JobCommand::UpdateDocument { .. }
+            | JobCommand::DeleteDocument { .. }
+            | JobCommand::IssueDocument { .. }
+            | JobCommand::RecordPayment { .. }
+            | JobCommand::VoidDocument { .. } => self.document_decision(job, &tenant).await,
             JobCommand::DeleteAccount { account_id } => {
                 let before = self
                     .store
@@ -378,27 +387,36 @@ impl<S: Store> Ledger<S> {
     /// Only when even recording the failure or the retry fails (the lease then expires and
     /// another worker takes the job again).
     pub async fn run_claimed(&self, job: &Job) -> DomainResult<RunOutcome> {
-        let decided = self.decide(job).await;
-        let error = match decided {
-            Ok(decision) => {
-                let result = decision.result.clone();
-                match self
-                    .store
-                    .apply_job(
-                        job,
-                        decision.effect,
-                        decision.events,
-                        decision.result,
-                        self.now(),
-                    )
-                    .await
-                {
-                    Ok(()) => return Ok(RunOutcome::Completed(result)),
-                    Err(e) if e.code() == "job_lost" => return Ok(RunOutcome::Lost),
-                    Err(e) => e,
+        let mut redecisions = 0;
+        let error = loop {
+            let decision = match self.decide(job).await {
+                Ok(decision) => decision,
+                Err(e) => break e,
+            };
+            let result = decision.result.clone();
+            match self
+                .store
+                .apply_job(
+                    job,
+                    decision.effect,
+                    decision.events,
+                    decision.result,
+                    self.now(),
+                )
+                .await
+            {
+                Ok(()) => return Ok(RunOutcome::Completed(result)),
+                Err(e) if e.code() == "job_lost" => return Ok(RunOutcome::Lost),
+                // The state the decision read changed before it was applied: decide again
+                // from the new state (a few times, then retry later like a storage error).
+                Err(e) if e.code() == CONCURRENT_UPDATE => {
+                    redecisions += 1;
+                    if redecisions >= MAX_REDECISIONS {
+                        break DomainError::Internal(e.to_string());
+                    }
                 }
+                Err(e) => break e,
             }
-            Err(e) => e,
         };
         let stored = error_json(&error);
         if error.is_transient() && job.attempts < MAX_ATTEMPTS {

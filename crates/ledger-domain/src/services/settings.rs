@@ -56,6 +56,22 @@ fn check_value(key: &str, value: &str) -> DomainResult<String> {
             .ok_or_else(|| {
                 DomainError::invalid_field("value", "must be an ISO 4217 currency code")
             }),
+        "invoice_number_prefix" | "bill_number_prefix" => {
+            let ok = value.chars().count() <= 20
+                && value
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_/.#".contains(c));
+            if ok {
+                Ok(value.to_owned())
+            } else {
+                Err(DomainError::invalid_field(
+                    "value",
+                    "a number prefix is at most 20 characters of A-Z, a-z, 0-9 and - _ / . #",
+                ))
+            }
+        }
+        super::RECOVERABLE_TAX_SETTING => crate::ids::parse_id(crate::ids::IdKind::Account, value)
+            .ok_or_else(|| DomainError::invalid_field("value", "must be an account id")),
         _ => Ok(value.to_owned()),
     }
 }

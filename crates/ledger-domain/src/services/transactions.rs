@@ -14,7 +14,7 @@ use crate::transactions::{
     EntryLine, Transaction, TransactionAction, TransactionStatus, check_balanced,
 };
 
-use super::accounts::not_found;
+use super::accounts::{check_postable, not_found};
 use super::{Access, Ledger};
 
 /// One entry as a client sent it; `amount` is the decimal text.
@@ -62,6 +62,15 @@ pub struct WriteOptions {
 
 /// Credits per queued write (spec 8: every write costs one credit).
 pub const WRITE_CREDITS: i64 = 1;
+
+/// Credits of GraphQL's `createTransaction` (spec 4.12: the GraphQL cost table differs).
+pub const GRAPHQL_TRANSACTION_CREDITS: i64 = 2;
+
+/// Credits of GraphQL's `createInvoice` and `createBill` (spec 4.12).
+pub const GRAPHQL_DOCUMENT_CREDITS: i64 = 5;
+
+/// Credits of GraphQL's `recordInvoicePayment` and `recordBillPayment` (spec 4.12).
+pub const GRAPHQL_PAYMENT_CREDITS: i64 = 2;
 
 fn check_description(text: &str) -> DomainResult<String> {
     let text = text.trim();
@@ -117,14 +126,29 @@ impl<S: Store> Ledger<S> {
         command: JobCommand,
         options: WriteOptions,
     ) -> DomainResult<Written<Job>> {
-        let job = self.new_job(access, command, self.now());
+        self.enqueue_costing(access, command, options, WRITE_CREDITS)
+            .await
+    }
+
+    /// [`Ledger::enqueue`] at another price (an interface's own cost table).
+    pub(super) async fn enqueue_costing(
+        &self,
+        access: &Access,
+        command: JobCommand,
+        options: WriteOptions,
+        credits: i64,
+    ) -> DomainResult<Written<Job>> {
+        let mut job = self.new_job(access, command, self.now());
+        job.credit_cost = credits;
         let idempotency = options.idempotency.map(|mut r| {
             r.job_id = Some(job.id.clone());
             r
         });
-        self.store
-            .enqueue(job, Some(self.charge(access)), idempotency)
-            .await
+        let charge = CreditCharge {
+            credits,
+            ..self.charge(access)
+        };
+        self.store.enqueue(job, Some(charge), idempotency).await
     }
 
     /// Validates entries against the tenant's accounts: they exist, accept postings and
@@ -185,26 +209,7 @@ impl<S: Store> Ledger<S> {
                     format!("no account '{}' in this organization", line.account_id),
                 )
             })?;
-            if !account.status.accepts_postings() {
-                return Err(DomainError::rule(
-                    "account_inactive",
-                    format!(
-                        "account {} ({}) is {} and accepts no postings",
-                        account.code,
-                        account.name,
-                        account.status.as_str()
-                    ),
-                ));
-            }
-            if account.currency != currency {
-                return Err(DomainError::rule(
-                    "currency_mismatch",
-                    format!(
-                        "account {} is in {} but the transaction is in {currency}",
-                        account.code, account.currency
-                    ),
-                ));
-            }
+            check_postable(account, currency, "transaction")?;
         }
         check_balanced(&lines, decimals)?;
         Ok(lines)
@@ -290,9 +295,26 @@ impl<S: Store> Ledger<S> {
         input: NewTransactionInput,
         options: WriteOptions,
     ) -> DomainResult<Written<Job>> {
+        self.create_transaction_now_costing(access, input, options, WRITE_CREDITS)
+            .await
+    }
+
+    /// [`Ledger::create_transaction_now`] at another price: the interface's own credit
+    /// cost (GraphQL's `createTransaction` costs [`GRAPHQL_TRANSACTION_CREDITS`], spec 4.12).
+    ///
+    /// # Errors
+    /// As [`Ledger::create_transaction_now`]; `insufficient_credits` names `credits`.
+    pub async fn create_transaction_now_costing(
+        &self,
+        access: &Access,
+        input: NewTransactionInput,
+        options: WriteOptions,
+        credits: i64,
+    ) -> DomainResult<Written<Job>> {
         let (command, draft, auto_post) = self.create_command(access, input).await?;
         let now = self.now();
         let mut job = self.new_job(access, command, now);
+        job.credit_cost = credits;
         let transaction_id = job.command.resource().1.to_owned();
         let decision = self.create_decision(&job, &transaction_id, &draft, auto_post)?;
         let crate::ports::Effect::InsertTransaction(transaction) = decision.effect else {
@@ -309,7 +331,10 @@ impl<S: Store> Ledger<S> {
             r
         });
         let write = crate::ports::AppliedWrite {
-            charge: Some(self.charge(access)),
+            charge: Some(CreditCharge {
+                credits,
+                ..self.charge(access)
+            }),
             job,
             idempotency,
             transaction,
@@ -433,12 +458,55 @@ impl<S: Store> Ledger<S> {
             .ok_or_else(|| DomainError::missing_field("reason"))?;
         let current = self.get_transaction(access, id).await?;
         TransactionAction::Reverse.check(current.status)?;
+        self.check_not_document_posting(access, &current).await?;
         let command = JobCommand::ReverseTransaction {
             transaction_id: current.id,
             mirror_id: new_id(IdKind::Transaction),
             reason,
         };
         self.enqueue(access, command, options).await
+    }
+
+    /// Refuses to reverse the posting of a live invoice or bill on its own: the document
+    /// would no longer match the books. Voiding the document reverses it.
+    async fn check_not_document_posting(
+        &self,
+        access: &Access,
+        txn: &Transaction,
+    ) -> DomainResult<()> {
+        let source = txn
+            .metadata
+            .get("source")
+            .and_then(serde_json::Value::as_str);
+        let kind = match source {
+            Some("invoice") => crate::documents::DocumentKind::Invoice,
+            Some("bill") => crate::documents::DocumentKind::Bill,
+            _ => return Ok(()),
+        };
+        let Some(doc_id) = txn
+            .metadata
+            .get(format!("{}_id", kind.as_str()))
+            .and_then(serde_json::Value::as_str)
+        else {
+            return Ok(());
+        };
+        match self
+            .store
+            .get_document(&access.tenant, kind, doc_id)
+            .await?
+        {
+            Some(doc) => Err(DomainError::rule(
+                "resource_in_use",
+                format!(
+                    "transaction {} posts {} {}; void the {} instead",
+                    txn.id,
+                    kind.as_str(),
+                    doc.number,
+                    kind.as_str()
+                ),
+            )),
+            None => Ok(()),
+        }
     }
 
     /// Queues the soft delete of a pending transaction.

@@ -4,8 +4,10 @@ mod accounts;
 mod categories;
 mod contacts;
 mod deletions;
+mod documents;
 mod keys;
 mod organizations;
+mod pdf;
 mod reports;
 mod settings;
 mod system;
@@ -46,6 +48,7 @@ pub(crate) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     accounts::configure::<S>(cfg);
     transactions::configure::<S>(cfg);
     contacts::configure::<S>(cfg);
+    documents::configure::<S>(cfg);
     reports::configure::<S>(cfg);
     keys::configure::<S>(cfg);
     settings::configure::<S>(cfg);

@@ -14,8 +14,10 @@ use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
 use crate::schema::*;
 
 mod contacts;
+mod documents;
 mod journal;
 pub(crate) use contacts::*;
+pub(crate) use documents::*;
 pub(crate) use journal::*;
 
 /// An instant as stored: UTC, microsecond precision.

@@ -133,6 +133,29 @@ async fn contacts_insert_read_list_and_search() {
             .expect("page");
         assert_eq!(page.total_count, 3);
         assert_eq!(page.items[0].id, second.id);
+        // Many by id in one read: unknown ids skipped, another tenant or mode sees none.
+        let ids = vec![first.id.clone(), third.id.clone(), "con_unknown".to_owned()];
+        let mut many = db.contacts_by_ids(&test, &ids).await.expect("many");
+        many.sort_by(|x, y| x.fields.name.cmp(&y.fields.name));
+        assert_eq!(many, [first.clone(), third.clone()], "{}", t.backend());
+        assert!(
+            db.contacts_by_ids(&test, &[])
+                .await
+                .expect("none")
+                .is_empty()
+        );
+        assert!(
+            db.contacts_by_ids(&a.tenant(true), &ids)
+                .await
+                .expect("mode")
+                .is_empty()
+        );
+        assert!(
+            db.contacts_by_ids(&b.tenant(false), &ids)
+                .await
+                .expect("tenant")
+                .is_empty()
+        );
         assert!(
             db.list_contacts(&b.tenant(false), &ContactFilter::default(), ALL)
                 .await

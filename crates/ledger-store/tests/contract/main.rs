@@ -8,6 +8,7 @@ mod jobs;
 mod journal;
 mod keys;
 mod maintenance;
+mod paid_reads;
 mod taxes;
 mod tenancy;
 

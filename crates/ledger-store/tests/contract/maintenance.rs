@@ -168,6 +168,7 @@ async fn purge_removes_only_what_expired() {
                 taxes: 0,
                 categories: 0,
                 contacts: 0,
+                documents: 0,
                 deletions: 3,
                 idempotency_records: 0,
             },

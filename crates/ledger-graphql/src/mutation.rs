@@ -1,0 +1,407 @@
+//! The mutation root (spec 4.12) with its credit costs: account create/update 1
+//! (synchronous), account delete 1 (queued), transaction create 2, contact
+//! create/update/delete 1 each (queued), invoice/bill create 5 and invoice/bill
+//! payment 2 (queued). Queued writes are run and awaited, so the
+//! mutation answers what it wrote.
+//!
+//! Every field is nullable: a refused alias answers `null` with its error (naming its
+//! path) and the other aliases of the operation keep their results. Mutations run in
+//! document order.
+//!
+//! `purchaseCredits` joins here when that capability lands.
+
+use std::marker::PhantomData;
+
+use juniper::{DefaultScalarValue, GraphQLInputObject, ID, graphql_object};
+use ledger_domain::DomainError;
+use ledger_domain::contacts::ContactChanges;
+use ledger_domain::organizations::Scope;
+use ledger_domain::ports::{Store, Written};
+use ledger_domain::services::{
+    AccountChanges, EntryInput, GRAPHQL_TRANSACTION_CREDITS, NewAccountInput, NewContactInput,
+    NewTransactionInput, WriteOptions,
+};
+
+use crate::context::Ctx;
+use crate::documents::{BillItemInput, BillNode, InvoiceItemInput, InvoiceNode, PaymentNode};
+use crate::errors::{GqlResult, IntoGql, field_error};
+use crate::nodes::{
+    AccountNode, AccountStatus, AccountType, ContactNode, ContactType, EntryType, TransactionNode,
+};
+use crate::scalars::{DateTime, Decimal, Json};
+use ledger_domain::documents::DocumentKind;
+
+/// One line of a new transaction.
+#[derive(Debug, GraphQLInputObject)]
+pub struct LedgerEntryInput {
+    pub account_id: ID,
+    pub entry_type: EntryType,
+    /// Positive, at most the currency's decimals.
+    pub amount: Decimal,
+    pub description: Option<String>,
+    /// Accepted for the spec's shape; entries carry no reference of their own yet, so a
+    /// given value is refused rather than dropped.
+    pub reference: Option<String>,
+}
+
+/// The mutation root.
+pub struct Mutation<St>(pub(crate) PhantomData<fn() -> St>);
+
+/// The mutation root.
+#[graphql_object(name = "Mutation", context = Ctx<St>, scalar = DefaultScalarValue)]
+impl<St: Store> Mutation<St> {
+    /// Creates an account (1 credit).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one argument per GraphQL argument"
+    )]
+    async fn create_account(
+        context: &Ctx<St>,
+        code: String,
+        name: String,
+        account_type: AccountType,
+        description: Option<String>,
+        parent_account_id: Option<ID>,
+        currency: Option<String>,
+        subtype: Option<String>,
+        metadata: Option<Json>,
+    ) -> GqlResult<Option<AccountNode<St>>> {
+        let access = context.own(Scope::Write, "accounts").await?;
+        let input = NewAccountInput {
+            code,
+            name,
+            account_type: account_type.as_str().to_owned(),
+            subtype,
+            currency,
+            description,
+            parent_id: parent_account_id.map(|id| id.to_string()),
+            metadata: metadata.map(|m| m.0),
+        };
+        match context
+            .ledger
+            .create_account(&access, input, None)
+            .await
+            .gql()?
+        {
+            Written::Done(account) => Ok(Some(AccountNode::one(&access, account))),
+            Written::Replay(_) => Err(field_error(DomainError::Internal(
+                "GraphQL writes carry no idempotency key".into(),
+            ))),
+        }
+    }
+
+    /// Changes an account's name, description or status (1 credit). The code of an
+    /// account is fixed at creation.
+    async fn update_account(
+        context: &Ctx<St>,
+        id: ID,
+        name: Option<String>,
+        description: Option<String>,
+        status: Option<AccountStatus>,
+    ) -> GqlResult<Option<AccountNode<St>>> {
+        let access = context.own(Scope::Write, "accounts").await?;
+        let changes = AccountChanges {
+            name,
+            description,
+            status: status.map(|s| s.as_str().to_owned()),
+            ..AccountChanges::default()
+        };
+        let account = context
+            .ledger
+            .update_account(&access, &id, changes)
+            .await
+            .gql()?;
+        Ok(Some(AccountNode::one(&access, account)))
+    }
+
+    /// Soft-deletes an account without entries (1 credit; needs `admin`).
+    async fn delete_account(context: &Ctx<St>, id: ID) -> GqlResult<Option<bool>> {
+        let access = context.own(Scope::Admin, "accounts").await?;
+        let written = context
+            .ledger
+            .delete_account(&access, &id, WriteOptions::default())
+            .await
+            .gql()?;
+        context.settle(written).await?;
+        Ok(Some(true))
+    }
+
+    /// Creates a transaction (2 credits), posted at once with `autoPost: true`. The
+    /// debits must equal the credits.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one argument per GraphQL argument"
+    )]
+    async fn create_transaction(
+        context: &Ctx<St>,
+        description: String,
+        date: DateTime,
+        entries: Vec<LedgerEntryInput>,
+        currency: Option<String>,
+        reference: Option<String>,
+        auto_post: Option<bool>,
+        contact_id: Option<ID>,
+        category_id: Option<ID>,
+        metadata: Option<Json>,
+    ) -> GqlResult<Option<TransactionNode>> {
+        let access = context.own(Scope::Write, "transactions").await?;
+        let mut lines = Vec::with_capacity(entries.len());
+        for (i, e) in entries.into_iter().enumerate() {
+            if e.reference.as_deref().is_some_and(|r| !r.trim().is_empty()) {
+                return Err(field_error(DomainError::invalid_field(
+                    format!("entries[{i}].reference"),
+                    "entry references are not supported yet; use the transaction's reference",
+                )));
+            }
+            lines.push(EntryInput {
+                account_id: e.account_id.to_string(),
+                entry_type: match e.entry_type {
+                    EntryType::Debit => "debit",
+                    EntryType::Credit => "credit",
+                }
+                .to_owned(),
+                amount: e.amount.0,
+                description: e.description,
+            });
+        }
+        let input = NewTransactionInput {
+            description,
+            date: Some(date.0.at),
+            currency,
+            reference,
+            entries: lines,
+            metadata: metadata.map(|m| m.0),
+            auto_post: auto_post.unwrap_or(false),
+            contact_id: contact_id.map(|id| id.to_string()),
+            category_id: category_id.map(|id| id.to_string()),
+        };
+        let written = context
+            .ledger
+            .create_transaction_now_costing(
+                &access,
+                input,
+                WriteOptions::default(),
+                GRAPHQL_TRANSACTION_CREDITS,
+            )
+            .await
+            .gql()?;
+        let job = context.settle(written).await?;
+        let id = job.command.resource().1.to_owned();
+        let transaction = context.ledger.get_transaction(&access, &id).await.gql()?;
+        Ok(Some(TransactionNode(transaction)))
+    }
+
+    /// Creates a contact (1 credit).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one argument per GraphQL argument"
+    )]
+    async fn create_contact(
+        context: &Ctx<St>,
+        name: String,
+        contact_type: ContactType,
+        email: Option<String>,
+        phone: Option<String>,
+        tax_id: Option<String>,
+        website: Option<String>,
+        reference: Option<String>,
+        country: Option<String>,
+        currency_id: Option<String>,
+    ) -> GqlResult<Option<ContactNode>> {
+        let access = context.own(Scope::Write, "contacts").await?;
+        let input = NewContactInput {
+            contact_type: contact_type.as_str().to_owned(),
+            name,
+            email,
+            phone,
+            website,
+            tax_number: tax_id,
+            reference,
+            country,
+            currency_id,
+            ..NewContactInput::default()
+        };
+        let written = context
+            .ledger
+            .create_contact(&access, input, WriteOptions::default())
+            .await
+            .gql()?;
+        let job = context.settle(written).await?;
+        let id = job.command.resource().1.to_owned();
+        let contact = context.ledger.get_contact(&access, &id).await.gql()?;
+        Ok(Some(ContactNode(contact)))
+    }
+
+    /// Changes a contact (1 credit). Omitted arguments keep their value; `""` clears an
+    /// optional one.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one argument per GraphQL argument"
+    )]
+    async fn update_contact(
+        context: &Ctx<St>,
+        id: ID,
+        name: Option<String>,
+        email: Option<String>,
+        phone: Option<String>,
+        tax_id: Option<String>,
+        website: Option<String>,
+        reference: Option<String>,
+        enabled: Option<bool>,
+    ) -> GqlResult<Option<ContactNode>> {
+        let access = context.own(Scope::Write, "contacts").await?;
+        let changes = ContactChanges {
+            name,
+            email,
+            phone,
+            tax_number: tax_id,
+            website,
+            reference,
+            enabled,
+            ..ContactChanges::default()
+        };
+        let written = context
+            .ledger
+            .update_contact(&access, &id, changes, WriteOptions::default())
+            .await
+            .gql()?;
+        context.settle(written).await?;
+        let contact = context.ledger.get_contact(&access, &id).await.gql()?;
+        Ok(Some(ContactNode(contact)))
+    }
+
+    /// Soft-deletes a contact no live transaction names (1 credit; needs `admin`).
+    async fn delete_contact(context: &Ctx<St>, id: ID) -> GqlResult<Option<bool>> {
+        let access = context.own(Scope::Admin, "contacts").await?;
+        let written = context
+            .ledger
+            .delete_contact(&access, &id, WriteOptions::default())
+            .await
+            .gql()?;
+        context.settle(written).await?;
+        Ok(Some(true))
+    }
+
+    /// Creates a draft invoice (5 credits). Dates take a `YYYY-MM-DD` date or a date-time
+    /// (its UTC date).
+    async fn create_invoice(
+        context: &Ctx<St>,
+        contact_id: ID,
+        invoice_date: DateTime,
+        due_date: DateTime,
+        items: Vec<InvoiceItemInput>,
+        notes: Option<String>,
+    ) -> GqlResult<Option<InvoiceNode<St>>> {
+        let items = items.into_iter().map(Into::into).collect();
+        let node = crate::documents::create(
+            context,
+            DocumentKind::Invoice,
+            contact_id,
+            invoice_date,
+            due_date,
+            items,
+            notes,
+        )
+        .await?;
+        Ok(Some(InvoiceNode(node)))
+    }
+
+    /// Creates a draft bill (5 credits).
+    async fn create_bill(
+        context: &Ctx<St>,
+        contact_id: ID,
+        bill_date: DateTime,
+        due_date: DateTime,
+        items: Vec<BillItemInput>,
+        notes: Option<String>,
+    ) -> GqlResult<Option<BillNode<St>>> {
+        let items = items.into_iter().map(Into::into).collect();
+        let node = crate::documents::create(
+            context,
+            DocumentKind::Bill,
+            contact_id,
+            bill_date,
+            due_date,
+            items,
+            notes,
+        )
+        .await?;
+        Ok(Some(BillNode(node)))
+    }
+
+    /// Records a payment on a sent invoice (2 credits). The money goes into `accountId`
+    /// (an asset account in the invoice's currency; default Cash).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one argument per GraphQL argument"
+    )]
+    async fn record_invoice_payment(
+        context: &Ctx<St>,
+        invoice_id: ID,
+        amount: Decimal,
+        payment_date: DateTime,
+        payment_method: String,
+        reference: Option<String>,
+        notes: Option<String>,
+        account_id: Option<ID>,
+    ) -> GqlResult<Option<PaymentNode>> {
+        let payment = crate::documents::pay(
+            context,
+            DocumentKind::Invoice,
+            invoice_id,
+            amount,
+            payment_date,
+            payment_method,
+            reference,
+            notes,
+            account_id,
+        )
+        .await?;
+        Ok(Some(payment))
+    }
+
+    /// Records a payment on an approved bill (2 credits). The money leaves `accountId`
+    /// (an asset account in the bill's currency; default Cash).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one argument per GraphQL argument"
+    )]
+    async fn record_bill_payment(
+        context: &Ctx<St>,
+        bill_id: ID,
+        amount: Decimal,
+        payment_date: DateTime,
+        payment_method: String,
+        reference: Option<String>,
+        notes: Option<String>,
+        account_id: Option<ID>,
+    ) -> GqlResult<Option<PaymentNode>> {
+        let payment = crate::documents::pay(
+            context,
+            DocumentKind::Bill,
+            bill_id,
+            amount,
+            payment_date,
+            payment_method,
+            reference,
+            notes,
+            account_id,
+        )
+        .await?;
+        Ok(Some(payment))
+    }
+
+    /// Sends a draft invoice: it is posted to the books (1 credit; beyond spec 4.12's
+    /// table, as REST's `POST /invoices/{id}/send`).
+    async fn send_invoice(context: &Ctx<St>, id: ID) -> GqlResult<Option<InvoiceNode<St>>> {
+        let node = crate::documents::issue(context, DocumentKind::Invoice, &id).await?;
+        Ok(Some(InvoiceNode(node)))
+    }
+
+    /// Approves a draft bill: it is posted to the books (1 credit; beyond spec 4.12's
+    /// table, as REST's `POST /bills/{id}/approve`).
+    async fn approve_bill(context: &Ctx<St>, id: ID) -> GqlResult<Option<BillNode<St>>> {
+        let node = crate::documents::issue(context, DocumentKind::Bill, &id).await?;
+        Ok(Some(BillNode(node)))
+    }
+}

@@ -1,0 +1,89 @@
+//! The query root (spec 4.12). Reads are free, except report fields (5 credits each).
+//!
+//! `invoice` and `bill` read documents of the key's organization (`invoices`/`bills`
+//! list them on `OrganizationNode`).
+
+use std::marker::PhantomData;
+
+use juniper::{DefaultScalarValue, ID, graphql_object};
+use ledger_domain::DomainError;
+use ledger_domain::money::Currency;
+use ledger_domain::organizations::Scope;
+use ledger_domain::ports::Store;
+
+use crate::context::Ctx;
+use crate::documents::{BillNode, InvoiceNode};
+use crate::errors::GqlResult;
+use crate::nodes::{AccountNode, ContactNode, CurrencyNode, OrganizationNode, TransactionNode};
+use ledger_domain::documents::DocumentKind;
+
+/// Resource not found in the tenant reads as `null` (not an error).
+fn absent<T>(result: Result<T, DomainError>) -> GqlResult<Option<T>> {
+    match result {
+        Ok(v) => Ok(Some(v)),
+        Err(DomainError::NotFound { .. }) => Ok(None),
+        Err(e) => Err(crate::errors::field_error(e)),
+    }
+}
+
+/// The query root.
+pub struct Query<St>(pub(crate) PhantomData<fn() -> St>);
+
+/// The query root.
+#[graphql_object(name = "Query", context = Ctx<St>, scalar = DefaultScalarValue)]
+impl<St: Store> Query<St> {
+    /// The organization of the calling key.
+    async fn organization(context: &Ctx<St>) -> GqlResult<Option<OrganizationNode<St>>> {
+        let access = context.own(Scope::Read, "organizations").await?;
+        Ok(Some(OrganizationNode::new(access.organization)))
+    }
+
+    /// An organization the key reaches (its own or a descendant); any other id is
+    /// FORBIDDEN, whether or not it exists.
+    async fn organization_by_id(
+        context: &Ctx<St>,
+        id: ID,
+    ) -> GqlResult<Option<OrganizationNode<St>>> {
+        let access = context.access(&id, Scope::Read, "organizations").await?;
+        Ok(Some(OrganizationNode::new(access.organization)))
+    }
+
+    /// An account of the key's organization; `null` when there is none with this id.
+    async fn account(context: &Ctx<St>, id: ID) -> GqlResult<Option<AccountNode<St>>> {
+        let access = context.own(Scope::Read, "accounts").await?;
+        Ok(absent(context.ledger.get_account(&access, &id).await)?
+            .map(|a| AccountNode::one(&access, a)))
+    }
+
+    /// A transaction of the key's organization; `null` when there is none with this id.
+    async fn transaction(context: &Ctx<St>, id: ID) -> GqlResult<Option<TransactionNode>> {
+        let access = context.own(Scope::Read, "transactions").await?;
+        Ok(absent(context.ledger.get_transaction(&access, &id).await)?.map(TransactionNode))
+    }
+
+    /// A contact of the key's organization; `null` when there is none with this id.
+    async fn contact(context: &Ctx<St>, id: ID) -> GqlResult<Option<ContactNode>> {
+        let access = context.own(Scope::Read, "contacts").await?;
+        Ok(absent(context.ledger.get_contact(&access, &id).await)?.map(ContactNode))
+    }
+
+    /// An invoice of the key's organization; `null` when there is none with this id.
+    async fn invoice(context: &Ctx<St>, id: ID) -> GqlResult<Option<InvoiceNode<St>>> {
+        Ok(crate::documents::find(context, DocumentKind::Invoice, &id)
+            .await?
+            .map(InvoiceNode))
+    }
+
+    /// A bill of the key's organization; `null` when there is none with this id.
+    async fn bill(context: &Ctx<St>, id: ID) -> GqlResult<Option<BillNode<St>>> {
+        Ok(crate::documents::find(context, DocumentKind::Bill, &id)
+            .await?
+            .map(BillNode))
+    }
+
+    /// Every ISO 4217 currency with a minor unit, by code.
+    /// Reference data: any authenticated key may read it.
+    fn currencies() -> Vec<CurrencyNode> {
+        Currency::all().into_iter().map(CurrencyNode).collect()
+    }
+}

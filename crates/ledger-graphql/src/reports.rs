@@ -1,0 +1,221 @@
+//! Report nodes (DECISIONS 8, mirrored in camelCase): amounts are `Decimal` strings in
+//! the organization's base currency, balances in each account type's normal direction.
+
+use juniper::{GraphQLObject, ID};
+use ledger_domain::DomainError;
+use ledger_domain::ports::Store;
+use ledger_domain::reports::{AccountRef, Section};
+use ledger_domain::services::{Access, REPORT_CREDITS};
+use time::{Date, Month, Time};
+
+use crate::context::Ctx;
+use crate::errors::{GqlResult, IntoGql, field_error};
+use crate::nodes::{AccountType, decimal};
+use crate::scalars::{DateTime, Decimal};
+
+/// A trial-balance row.
+#[derive(GraphQLObject)]
+pub struct TrialBalanceRowNode {
+    account_id: ID,
+    account_code: String,
+    account_name: String,
+    account_type: AccountType,
+    debit: Decimal,
+    credit: Decimal,
+    net_balance: Decimal,
+}
+
+/// Trial balance: `totalDebits` always equals `totalCredits`.
+#[derive(GraphQLObject)]
+pub struct TrialBalanceNode {
+    as_of: DateTime,
+    currency: String,
+    accounts: Vec<TrialBalanceRowNode>,
+    total_debits: Decimal,
+    total_credits: Decimal,
+}
+
+/// One account's line in a report section.
+#[derive(GraphQLObject)]
+pub struct ReportLineNode {
+    account_id: ID,
+    account_code: String,
+    account_name: String,
+    account_type: AccountType,
+    balance: Decimal,
+}
+
+/// A report section: its accounts and their total.
+#[derive(GraphQLObject)]
+pub struct ReportSectionNode {
+    accounts: Vec<ReportLineNode>,
+    total: Decimal,
+}
+
+/// Balance sheet; `equity` includes the computed current earnings.
+#[derive(GraphQLObject)]
+pub struct BalanceSheetNode {
+    as_of: DateTime,
+    currency: String,
+    assets: ReportSectionNode,
+    liabilities: ReportSectionNode,
+    equity: ReportSectionNode,
+    /// Revenue minus expenses not yet closed, part of `equity.total`.
+    current_earnings: Decimal,
+    total_assets: Decimal,
+    total_liabilities: Decimal,
+    total_equity: Decimal,
+    total_liabilities_and_equity: Decimal,
+}
+
+/// Income statement of a period.
+#[derive(GraphQLObject)]
+pub struct IncomeStatementNode {
+    start_date: DateTime,
+    end_date: DateTime,
+    currency: String,
+    revenue: ReportSectionNode,
+    expenses: ReportSectionNode,
+    total_revenue: Decimal,
+    total_expenses: Decimal,
+    net_income: Decimal,
+}
+
+fn section(s: &Section, currency: &str) -> ReportSectionNode {
+    ReportSectionNode {
+        accounts: s
+            .rows
+            .iter()
+            .map(|r| {
+                let AccountRef {
+                    id,
+                    code,
+                    name,
+                    account_type,
+                } = &r.account;
+                ReportLineNode {
+                    account_id: ID::new(id),
+                    account_code: code.clone(),
+                    account_name: name.clone(),
+                    account_type: (*account_type).into(),
+                    balance: decimal(r.balance, currency),
+                }
+            })
+            .collect(),
+        total: decimal(s.total, currency),
+    }
+}
+
+/// Takes a report's price (spec 8: 5 credits) after its arguments passed validation, so a
+/// refused report costs nothing.
+async fn charge<St: Store>(ctx: &Ctx<St>, access: &Access) -> GqlResult<()> {
+    ctx.ledger.spend_credits(access, REPORT_CREDITS).await.gql()
+}
+
+/// The reported instant and the exclusive bound of entries counted up to it.
+fn as_of_bounds<St: Store>(
+    ctx: &Ctx<St>,
+    as_of: Option<DateTime>,
+) -> (DateTime, time::OffsetDateTime) {
+    match as_of {
+        Some(d) => (d, d.0.inclusive_until()),
+        None => {
+            let now = ctx.ledger.now();
+            (DateTime::at(now), now)
+        }
+    }
+}
+
+pub(crate) async fn trial_balance<St: Store>(
+    ctx: &Ctx<St>,
+    access: &Access,
+    as_of: Option<DateTime>,
+) -> GqlResult<TrialBalanceNode> {
+    let currency = access.organization.base_currency.clone();
+    let (shown, until) = as_of_bounds(ctx, as_of);
+    charge(ctx, access).await?;
+    let tb = ctx.ledger.trial_balance(access, Some(until)).await.gql()?;
+    Ok(TrialBalanceNode {
+        as_of: shown,
+        accounts: tb
+            .rows
+            .iter()
+            .map(|r| TrialBalanceRowNode {
+                account_id: ID::new(&r.account.id),
+                account_code: r.account.code.clone(),
+                account_name: r.account.name.clone(),
+                account_type: r.account.account_type.into(),
+                debit: decimal(r.debit, &currency),
+                credit: decimal(r.credit, &currency),
+                net_balance: decimal(r.net_balance, &currency),
+            })
+            .collect(),
+        total_debits: decimal(tb.total_debits, &currency),
+        total_credits: decimal(tb.total_credits, &currency),
+        currency,
+    })
+}
+
+pub(crate) async fn balance_sheet<St: Store>(
+    ctx: &Ctx<St>,
+    access: &Access,
+    as_of: Option<DateTime>,
+) -> GqlResult<BalanceSheetNode> {
+    let currency = access.organization.base_currency.clone();
+    let (shown, until) = as_of_bounds(ctx, as_of);
+    charge(ctx, access).await?;
+    let bs = ctx.ledger.balance_sheet(access, Some(until)).await.gql()?;
+    Ok(BalanceSheetNode {
+        as_of: shown,
+        assets: section(&bs.assets, &currency),
+        liabilities: section(&bs.liabilities, &currency),
+        equity: section(&bs.equity, &currency),
+        current_earnings: decimal(bs.current_earnings, &currency),
+        total_assets: decimal(bs.total_assets, &currency),
+        total_liabilities: decimal(bs.total_liabilities, &currency),
+        total_equity: decimal(bs.total_equity, &currency),
+        total_liabilities_and_equity: decimal(bs.total_liabilities_and_equity, &currency),
+        currency,
+    })
+}
+
+pub(crate) async fn income_statement<St: Store>(
+    ctx: &Ctx<St>,
+    access: &Access,
+    start: Option<DateTime>,
+    end: Option<DateTime>,
+) -> GqlResult<IncomeStatementNode> {
+    let currency = access.organization.base_currency.clone();
+    let now = ctx.ledger.now();
+    // Default period: the current calendar year to date (DECISIONS 10).
+    let year_start = Date::from_calendar_date(now.year(), Month::January, 1)
+        .map(|d| d.with_time(Time::MIDNIGHT).assume_utc())
+        .unwrap_or(now);
+    let from = start.map_or(year_start, |d| d.0.at);
+    let (end_shown, until) = match end {
+        Some(d) => (d, d.0.inclusive_until()),
+        None => (DateTime::at(now), now),
+    };
+    if until <= from {
+        return Err(field_error(DomainError::invalid_field(
+            "endDate",
+            "must not be before startDate",
+        )));
+    }
+    charge(ctx, access).await?;
+    let is = ctx
+        .ledger
+        .income_statement(access, Some(from), Some(until))
+        .await
+        .gql()?;
+    Ok(IncomeStatementNode {
+        start_date: DateTime::at(from),
+        end_date: end_shown,
+        revenue: section(&is.revenue, &currency),
+        expenses: section(&is.expenses, &currency),
+        total_revenue: decimal(is.total_revenue, &currency),
+        total_expenses: decimal(is.total_expenses, &currency),
+        net_income: decimal(is.net_income, &currency),
+        currency,
+    })
+}

@@ -1,0 +1,155 @@
+//! Invoices and bills: reads. Writes are job effects applied in `apply`.
+
+use diesel::dsl::max;
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use ledger_domain::accounts::Account;
+use ledger_domain::documents::{Document, DocumentKind, Payment, StatusChange};
+use ledger_domain::ports::{DocumentFilter, Documents, Page, PageRequest, StoreResult, Tenant};
+
+use crate::db::Db;
+use crate::rows::{AccountRow, DocumentRow, PaymentRow, StatusChangeRow};
+use crate::schema::{accounts, document_history, document_payments, documents};
+
+impl Documents for Db {
+    async fn get_document(
+        &self,
+        tenant: &Tenant,
+        kind: DocumentKind,
+        id: &str,
+    ) -> StoreResult<Option<Document>> {
+        let row: Option<DocumentRow> = db_read!(self, |conn| {
+            Ok(documents::table
+                .filter(documents::organization_id.eq(&tenant.organization_id))
+                .filter(documents::livemode.eq(tenant.livemode))
+                .filter(documents::kind.eq(kind.as_str()))
+                .filter(documents::id.eq(id))
+                .filter(documents::deleted_at.is_null())
+                .select(DocumentRow::as_select())
+                .first(conn)
+                .await
+                .optional()?)
+        })?;
+        row.map(Document::try_from).transpose()
+    }
+
+    async fn list_documents(
+        &self,
+        tenant: &Tenant,
+        kind: DocumentKind,
+        filter: &DocumentFilter,
+        page: PageRequest,
+    ) -> StoreResult<Page<Document>> {
+        let status = filter.status.map(|s| s.as_str());
+        let contact = filter.contact_id.clone();
+        let (rows, total_count): (Vec<DocumentRow>, i64) = db_read!(self, |conn| {
+            let filtered = || {
+                let mut query = documents::table
+                    .filter(documents::organization_id.eq(&tenant.organization_id))
+                    .filter(documents::livemode.eq(tenant.livemode))
+                    .filter(documents::kind.eq(kind.as_str()))
+                    .filter(documents::deleted_at.is_null())
+                    .into_boxed();
+                if let Some(status) = status {
+                    query = query.filter(documents::status.eq(status));
+                }
+                if let Some(contact) = &contact {
+                    query = query.filter(documents::contact_id.eq(contact.clone()));
+                }
+                query
+            };
+            let total: i64 = filtered().count().get_result(conn).await?;
+            let rows = filtered()
+                .order((documents::created_at.desc(), documents::id.desc()))
+                .limit(page.limit)
+                .offset(page.offset)
+                .select(DocumentRow::as_select())
+                .load(conn)
+                .await?;
+            Ok((rows, total))
+        })?;
+        Ok(Page {
+            items: rows
+                .into_iter()
+                .map(Document::try_from)
+                .collect::<Result<_, _>>()?,
+            total_count,
+        })
+    }
+
+    async fn next_document_sequence(
+        &self,
+        tenant: &Tenant,
+        kind: DocumentKind,
+    ) -> StoreResult<i64> {
+        let highest: Option<i64> = db_read!(self, |conn| {
+            Ok(documents::table
+                .filter(documents::organization_id.eq(&tenant.organization_id))
+                .filter(documents::livemode.eq(tenant.livemode))
+                .filter(documents::kind.eq(kind.as_str()))
+                .select(max(documents::sequence))
+                .first(conn)
+                .await?)
+        })?;
+        Ok(highest.unwrap_or(0) + 1)
+    }
+
+    async fn list_payments(
+        &self,
+        tenant: &Tenant,
+        document_ids: &[String],
+    ) -> StoreResult<Vec<Payment>> {
+        if document_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows: Vec<PaymentRow> = db_read!(self, |conn| {
+            Ok(document_payments::table
+                .filter(document_payments::organization_id.eq(&tenant.organization_id))
+                .filter(document_payments::livemode.eq(tenant.livemode))
+                .filter(document_payments::document_id.eq_any(document_ids))
+                .order((
+                    document_payments::created_at.asc(),
+                    document_payments::id.asc(),
+                ))
+                .select(PaymentRow::as_select())
+                .load(conn)
+                .await?)
+        })?;
+        rows.into_iter().map(Payment::try_from).collect()
+    }
+
+    async fn document_history(
+        &self,
+        tenant: &Tenant,
+        document_id: &str,
+    ) -> StoreResult<Vec<StatusChange>> {
+        let rows: Vec<StatusChangeRow> = db_read!(self, |conn| {
+            Ok(document_history::table
+                .filter(document_history::organization_id.eq(&tenant.organization_id))
+                .filter(document_history::document_id.eq(document_id))
+                .order((
+                    document_history::changed_at.asc(),
+                    document_history::id.asc(),
+                ))
+                .select(StatusChangeRow::as_select())
+                .load(conn)
+                .await?)
+        })?;
+        rows.into_iter().map(StatusChange::try_from).collect()
+    }
+
+    async fn system_accounts(&self, tenant: &Tenant) -> StoreResult<Vec<Account>> {
+        let rows: Vec<AccountRow> = db_read!(self, |conn| {
+            Ok(accounts::table
+                .filter(accounts::organization_id.eq(&tenant.organization_id))
+                .filter(accounts::livemode.eq(tenant.livemode))
+                .filter(accounts::is_system.eq(true))
+                .filter(accounts::deleted_at.is_null())
+                .order(accounts::code.asc())
+                .select(AccountRow::as_select())
+                .load(conn)
+                .await?)
+        })?;
+        rows.into_iter().map(Account::try_from).collect()
+    }
+}

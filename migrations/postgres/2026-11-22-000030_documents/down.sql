@@ -1,0 +1,3 @@
+DROP TABLE document_history;
+DROP TABLE document_payments;
+DROP TABLE documents;

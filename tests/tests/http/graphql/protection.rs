@@ -1,0 +1,349 @@
+//! GraphQL protection and tooling: batched balances counted in store queries, document
+//! limits, credits refused, rate limits, the playground, the exported SDL and the
+//! external graphql-core client.
+
+use ledger_tests::{Backend, Org, TestApp, both};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use super::{CREATE_TXN, code, data, entries, gql};
+
+/// Store queries of one `organization { accounts { balance transactions } }` request,
+/// and the number of accounts it listed.
+async fn count_balance_queries(app: &TestApp, key: &str) -> (u64, usize) {
+    let query = "{ organization { accounts { code balance { amount }
+        transactions(limit: 2) { debit balance } recent: transactions(limit: 1) { credit } } } }";
+    let before = app.queries_executed();
+    let d = data(app, key, query, json!({})).await;
+    let n = app.queries_executed() - before;
+    (
+        n,
+        d["organization"]["accounts"].as_array().map_or(0, Vec::len),
+    )
+}
+
+/// `organization { accounts { balance } }` costs the same number of store queries with 7
+/// accounts as with 17: balances load in one batch.
+async fn batched(app: &TestApp) {
+    let org = app.signup("Gql Batch").await;
+    let key = &org.test_key;
+    let cash = app.account_id(&org, key, "1000").await;
+    let sales = app.account_id(&org, key, "4000").await;
+    app.post_transfer(&org, key, &cash, &sales, "1.00").await;
+    app.post_transfer(&org, key, &cash, &sales, "2.00").await;
+    app.post_transfer(&org, key, &sales, &cash, "0.50").await;
+    // Histories load per list too, with running balances, and cut at each account's limit.
+    let d = data(
+        app,
+        key,
+        "{ organization { accounts { code transactions(limit: 2) { debit credit balance } } } }",
+        json!({}),
+    )
+    .await;
+    let accounts = d["organization"]["accounts"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let rows = |code: &str| {
+        accounts
+            .iter()
+            .find(|a| a["code"] == code)
+            .map(|a| a["transactions"].clone())
+            .unwrap_or(Value::Null)
+    };
+    assert_eq!(
+        rows("1000"),
+        json!([
+            { "debit": "1.00", "credit": "0.00", "balance": "1.00" },
+            { "debit": "2.00", "credit": "0.00", "balance": "3.00" },
+        ])
+    );
+    assert_eq!(rows("4000").as_array().map(Vec::len), Some(2));
+    assert_eq!(rows("2000"), json!([]));
+    let (small, accounts) = count_balance_queries(app, key).await;
+    // The same again: the count is stable, not an accident of timing.
+    assert_eq!(count_balance_queries(app, key).await, (small, 7));
+    assert_eq!(accounts, 7);
+    for i in 0..10 {
+        data(
+            app,
+            key,
+            &format!("mutation {{ createAccount(code: \"17{i:02}\", name: \"Extra {i}\", accountType: ASSET) {{ id }} }}"),
+            json!({}),
+        )
+        .await;
+    }
+    let (large, accounts) = count_balance_queries(app, key).await;
+    assert_eq!(accounts, 17);
+    assert_eq!(small, large, "queries grew with the number of accounts");
+    // Authentication, the account list, one balance batch and one history batch per
+    // distinct limit: a handful, not one per account.
+    assert!(large <= 8, "{large} queries");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn graphql_batched_balances() {
+    for backend in [Backend::Sqlite, Backend::Postgres] {
+        // No background workers: nothing else queries the store while counting.
+        if let Some(app) = TestApp::spawn_with(backend, |c| c.workers = 0).await {
+            batched(&app).await;
+            app.finish().await;
+        }
+    }
+}
+
+async fn limits(app: &TestApp) {
+    let org = app.signup("Gql Limits").await;
+    let key = &org.test_key;
+    // Depth: the configured maximum is 6 here.
+    let res = gql(
+        app,
+        Some(key),
+        "{ __schema { types { fields { type { ofType { ofType { name } } } } } } }",
+        json!({}),
+    )
+    .await;
+    assert_eq!(code(&res), "GRAPHQL_VALIDATION_FAILED", "{}", res.body);
+    assert!(
+        res.body["errors"][0]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("nesting"),
+        "{}",
+        res.body
+    );
+    // Complexity: at most 8 fields here, fragments counted once per spread.
+    let ok = data(app, key, "{ organization { id name isRoot } }", json!({})).await;
+    assert_eq!(ok["organization"]["isRoot"], true);
+    let res = gql(
+        app,
+        Some(key),
+        "fragment F on OrganizationNode { id name isRoot }
+         { a: organization { ...F } b: organization { ...F } c: organization { ...F } }",
+        json!({}),
+    )
+    .await;
+    assert_eq!(code(&res), "GRAPHQL_VALIDATION_FAILED", "{}", res.body);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn graphql_document_limits() {
+    for backend in [Backend::Sqlite, Backend::Postgres] {
+        let tweak = |c: &mut server::Config| {
+            c.graphql_max_depth = 6;
+            c.graphql_max_complexity = 8;
+        };
+        if let Some(app) = TestApp::spawn_with(backend, tweak).await {
+            limits(&app).await;
+            app.finish().await;
+        }
+    }
+}
+
+async fn credit_refusals(app: &TestApp) {
+    let org = app.signup("Gql Poor").await;
+    let key = &org.live_key;
+    let cash = app.account_id(&org, key, "1000").await;
+    let sales = app.account_id(&org, key, "4000").await;
+    // 6 credits: one report (5) fits, the second does not.
+    let d = data(
+        app,
+        key,
+        "{ organization { trialBalance { totalDebits } } }",
+        json!({}),
+    )
+    .await;
+    assert_eq!(d["organization"]["trialBalance"]["totalDebits"], "0.00");
+    let res = gql(
+        app,
+        Some(key),
+        "{ organization { balanceSheet { totalAssets } } }",
+        json!({}),
+    )
+    .await;
+    assert_eq!(code(&res), "CREDIT_LIMIT_EXCEEDED", "{}", res.body);
+    let message = res.body["errors"][0]["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("5 required") && message.contains("1 available"),
+        "{message}"
+    );
+    assert_eq!(res.body["errors"][0]["extensions"]["required"], 5);
+    assert_eq!(res.body["errors"][0]["extensions"]["available"], 1);
+    // A transaction costs 2: refused with 1 left, and nothing is written.
+    let res = gql(
+        app,
+        Some(key),
+        CREATE_TXN,
+        json!({ "d": "x", "e": entries(&cash, &sales, "1.00") }),
+    )
+    .await;
+    assert_eq!(code(&res), "CREDIT_LIMIT_EXCEEDED", "{}", res.body);
+    assert_eq!(res.body["errors"][0]["extensions"]["required"], 2);
+    let d = data(
+        app,
+        key,
+        "{ organization { recentTransactions { id } creditBalance { creditsRemaining } } }",
+        json!({}),
+    )
+    .await;
+    assert_eq!(d["organization"]["recentTransactions"], json!([]));
+    assert_eq!(d["organization"]["creditBalance"]["creditsRemaining"], 1);
+    // A one-credit write still fits; the test key never touches the live pool.
+    data(
+        app,
+        key,
+        "mutation { createAccount(code: \"1800\", name: \"Last\", accountType: ASSET) { id } }",
+        json!({}),
+    )
+    .await;
+    let res = gql(
+        app,
+        Some(key),
+        "mutation { createAccount(code: \"1801\", name: \"Over\", accountType: ASSET) { id } }",
+        json!({}),
+    )
+    .await;
+    assert_eq!(code(&res), "CREDIT_LIMIT_EXCEEDED", "{}", res.body);
+    let d = data(
+        app,
+        &org.test_key,
+        "{ organization { balanceSheet { totalAssets } } }",
+        json!({}),
+    )
+    .await;
+    assert_eq!(d["organization"]["balanceSheet"]["totalAssets"], "0.00");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn graphql_credit_refusals() {
+    for backend in [Backend::Sqlite, Backend::Postgres] {
+        if let Some(app) = TestApp::spawn_with(backend, |c| c.signup_credits = 6).await {
+            credit_refusals(&app).await;
+            app.finish().await;
+        }
+    }
+}
+
+async fn rate_limited(app: &TestApp, org: &Org) {
+    for remaining in ["1", "0"] {
+        let res = gql(
+            app,
+            Some(&org.test_key),
+            "{ organization { id } }",
+            json!({}),
+        )
+        .await;
+        assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+        // The same buckets and headers as REST.
+        let header = |name: &str| {
+            res.headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        assert_eq!(header("x-ratelimit-limit").as_deref(), Some("2"));
+        assert_eq!(header("x-ratelimit-remaining").as_deref(), Some(remaining));
+    }
+    let res = gql(
+        app,
+        Some(&org.test_key),
+        "{ organization { id } }",
+        json!({}),
+    )
+    .await;
+    assert_eq!(res.status, StatusCode::TOO_MANY_REQUESTS, "{}", res.body);
+    assert_eq!(code(&res), "RATE_LIMIT_EXCEEDED");
+    let retry = res.body["errors"][0]["extensions"]["retryAfter"]
+        .as_u64()
+        .expect("retryAfter");
+    assert!((1..=60).contains(&retry), "{retry}");
+    assert!(res.headers.get("retry-after").is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn graphql_rate_limit() {
+    for backend in [Backend::Sqlite, Backend::Postgres] {
+        if let Some(app) = TestApp::spawn_with(backend, |c| c.rate_limit_test = 2).await {
+            let org = app.signup("Gql Busy").await;
+            rate_limited(&app, &org).await;
+            app.finish().await;
+        }
+    }
+}
+
+async fn playground(app: &TestApp) {
+    let res = app
+        .client
+        .get(format!("{}/graphql/playground", app.base))
+        .send()
+        .await
+        .expect("playground");
+    assert_eq!(res.status(), StatusCode::OK);
+    let html = res.text().await.expect("html");
+    assert!(
+        html.contains("graphiql") || html.contains("GraphiQL"),
+        "{html}"
+    );
+    assert!(html.contains("/graphql"));
+}
+both!(graphql_playground, playground);
+
+/// `docs/schema.graphql` is what `cargo xtask graphql-schema` would write now.
+#[test]
+fn graphql_schema_file_is_current() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/schema.graphql");
+    let stored = std::fs::read_to_string(path).unwrap_or_default();
+    let current = ledger_graphql::sdl::<ledger_store::Db>();
+    assert!(
+        stored == current,
+        "docs/schema.graphql is not current: run `cargo xtask graphql-schema` and commit it"
+    );
+}
+
+/// The external client check (`tests/graphql_client/check_schema.py`, graphql-core): the
+/// client schema built from our introspection validates the documented operations, and a
+/// few of them run. Fails when the script fails or cannot run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn graphql_external_client() {
+    let Some(app) = TestApp::spawn(Backend::Sqlite).await else {
+        return;
+    };
+    let org = app.signup("Gql Client").await;
+    let cash = app.account_id(&org, &org.test_key, "1000").await;
+    let sales = app.account_id(&org, &org.test_key, "4000").await;
+    app.post_transfer(&org, &org.test_key, &cash, &sales, "42.00")
+        .await;
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/graphql_client/check_schema.py"
+    );
+    let url = format!("{}/graphql", app.base);
+    let key = org.test_key.clone();
+    let output = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("python3")
+            .arg(script)
+            .env("LEDGER_GRAPHQL_URL", url)
+            .env("LEDGER_GRAPHQL_KEY", key)
+            .output()
+    })
+    .await
+    .expect("client task");
+    let output = match output {
+        Ok(o) => o,
+        Err(e) => panic!(
+            "python3 is needed for the GraphQL client check ({e}); install Python 3 and \
+             `python3 -m pip install graphql-core==3.2.8`"
+        ),
+    };
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    match output.status.code() {
+        Some(0) => {}
+        Some(3) => panic!(
+            "graphql-core is missing: `python3 -m pip install graphql-core==3.2.8`\n{stderr}"
+        ),
+        _ => panic!("the GraphQL client check failed:\n{stdout}\n{stderr}"),
+    }
+    assert!(stdout.contains("executed Reports"), "{stdout}");
+    app.finish().await;
+}
