@@ -341,6 +341,13 @@ pub trait ApiKeys: Send + Sync + 'static {
         hash: &str,
     ) -> impl Future<Output = StoreResult<Option<ApiKey>>> + Send;
 
+    /// [`ApiKeys::find_key_by_hash`] with the key's organization, in one query (the
+    /// per-request authentication step).
+    fn find_principal_by_hash(
+        &self,
+        hash: &str,
+    ) -> impl Future<Output = StoreResult<Option<(ApiKey, crate::organizations::Organization)>>> + Send;
+
     /// Inserts a key (of the tenant named by its `organization_id` and `livemode`) and
     /// its event.
     ///

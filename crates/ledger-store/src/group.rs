@@ -1,14 +1,15 @@
 //! Group commit of writes applied at once (`Jobs::record_applied`).
 //!
-//! Concurrent calls go through one queue; a committer task takes everything waiting (up
-//! to [`MAX_BATCH`]) and writes it in one database transaction: one idempotency look-up,
+//! Concurrent calls go through one queue; when one of [`COMMITTERS`] lanes is free, the
+//! committer task takes everything waiting (up to [`MAX_BATCH`]) and writes it in one
+//! database transaction: one idempotency look-up,
 //! one share lock on the accounts, one credit update per pool, then one multi-row insert
 //! per table on PostgreSQL. Each write is still judged on its own — a refused write is
 //! left out of the inserts and answered with its refusal — so a batch never mixes one
-//! caller's failure into another's answer. While one batch commits, the next fills up:
-//! the busier the service, the fewer commits per write.
+//! caller's failure into another's answer. While the lanes commit, the next batch fills
+//! up: the busier the service, the fewer commits per write.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::sync::Arc;
 
@@ -18,7 +19,7 @@ use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use ledger_domain::DomainError;
 use ledger_domain::jobs::Job;
 use ledger_domain::ports::{AppliedWrite, IdempotencyRecord, StoreResult, Written};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{Semaphore, mpsc, oneshot};
 
 use crate::apply::{check_locked, check_parties};
 use crate::db::{Db, SqliteConn, TxError};
@@ -33,6 +34,10 @@ use crate::schema::{
 
 /// Most writes in one database transaction.
 pub(crate) const MAX_BATCH: usize = 64;
+/// Batches committing at once. More than one keeps the database busy while a batch
+/// waits for its commit (or for the CPU); they never block each other, as they share-lock
+/// accounts and take credit rows in a fixed order.
+const COMMITTERS: usize = 2;
 /// Rows per INSERT statement (PostgreSQL allows 65 535 bind parameters per statement).
 const ROWS_PER_STATEMENT: usize = 1000;
 
@@ -52,7 +57,13 @@ impl Committer {
     fn start(db: Db) -> Self {
         let (queue, mut inbox) = mpsc::unbounded_channel::<Pending>();
         tokio::spawn(async move {
+            let lanes = Arc::new(Semaphore::new(COMMITTERS));
             while let Some(first) = inbox.recv().await {
+                // Wait for a free lane first: meanwhile the queue fills, so the busier
+                // the lanes, the bigger the next batch.
+                let Ok(lane) = lanes.clone().acquire_owned().await else {
+                    break;
+                };
                 let mut batch = vec![first];
                 while batch.len() < MAX_BATCH {
                     match inbox.try_recv() {
@@ -60,7 +71,11 @@ impl Committer {
                         Err(_) => break,
                     }
                 }
-                commit(&db, batch).await;
+                let db = db.clone();
+                tokio::spawn(async move {
+                    commit(&db, batch).await;
+                    drop(lane);
+                });
             }
         });
         Self { queue }
@@ -205,7 +220,8 @@ async fn check_accounts<C: BatchConn>(
     writes: &[AppliedWrite],
     outcomes: &mut [Option<Outcome>],
 ) -> Result<(), TxError> {
-    let mut by_tenant: HashMap<TenantKey, Vec<String>> = HashMap::new();
+    // Tenants (and their accounts) in a fixed order, as in every batch.
+    let mut by_tenant: BTreeMap<TenantKey, Vec<String>> = BTreeMap::new();
     for (w, o) in writes.iter().zip(outcomes.iter()) {
         if o.is_none() {
             let ids = by_tenant.entry(tenant_of(w)).or_default();
@@ -264,7 +280,8 @@ async fn take_credits<C: BatchConn>(
     writes: &[AppliedWrite],
     outcomes: &mut [Option<Outcome>],
 ) -> Result<(), TxError> {
-    let mut by_pool: HashMap<String, Vec<usize>> = HashMap::new();
+    // Pools in a fixed order: concurrent batches take their rows without deadlocking.
+    let mut by_pool: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, (w, o)) in writes.iter().zip(outcomes.iter()).enumerate() {
         if let (None, Some(charge)) = (o, &w.charge)
             && charge.livemode
@@ -324,6 +341,10 @@ async fn insert_accepted<C: BatchConn>(
         entries.extend(entry_rows(&w.transaction));
         event_list.extend(event_rows(&w.events));
     }
+    // Keys in a fixed order: a concurrent batch with the same keys waits, never deadlocks.
+    keys.sort_by(|a, b| {
+        (&a.organization_id, a.livemode, &a.key).cmp(&(&b.organization_id, b.livemode, &b.key))
+    });
     conn.insert_idempotency(&keys)
         .await
         .map_err(crate::organizations::idempotency_insert_error)?;

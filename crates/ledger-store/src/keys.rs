@@ -7,12 +7,12 @@ use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use ledger_domain::DomainError;
 use ledger_domain::events::{Deletion, Event};
-use ledger_domain::organizations::ApiKey;
+use ledger_domain::organizations::{ApiKey, Organization};
 use ledger_domain::ports::{ApiKeys, Page, PageRequest, StoreResult, Tenant};
 
 use crate::db::Db;
-use crate::rows::{ApiKeyRow, DeletionRow, EventRow};
-use crate::schema::{api_keys, events, resource_deletions};
+use crate::rows::{ApiKeyRow, DeletionRow, EventRow, OrganizationRow};
+use crate::schema::{api_keys, events, organizations, resource_deletions};
 
 fn key_not_found(id: &str) -> DomainError {
     DomainError::NotFound {
@@ -37,6 +37,28 @@ impl ApiKeys for Db {
                 .optional()?)
         })?;
         row.map(ApiKey::try_from).transpose()
+    }
+
+    async fn find_principal_by_hash(
+        &self,
+        hash: &str,
+    ) -> StoreResult<Option<(ApiKey, Organization)>> {
+        let row: Option<(ApiKeyRow, OrganizationRow)> = db_read!(self, |conn| {
+            Ok(api_keys::table
+                .inner_join(organizations::table)
+                .filter(
+                    api_keys::key_hash
+                        .eq(hash)
+                        .or(api_keys::previous_hash.eq(hash)),
+                )
+                .filter(api_keys::deleted_at.is_null())
+                .select((ApiKeyRow::as_select(), OrganizationRow::as_select()))
+                .first(conn)
+                .await
+                .optional()?)
+        })?;
+        row.map(|(key, organization)| Ok((ApiKey::try_from(key)?, organization.into_domain()?)))
+            .transpose()
     }
 
     async fn insert_key(&self, key: ApiKey, event: Event) -> StoreResult<ApiKey> {

@@ -335,6 +335,8 @@ diesel::table! {
     }
 }
 
+diesel::joinable!(api_keys -> organizations (organization_id));
+
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     organizations,

@@ -92,6 +92,11 @@ pub struct Config {
     /// process's jobs run again after this).
     #[arg(long, env = "LEDGER_JOB_LEASE_SECONDS", default_value_t = 30)]
     pub job_lease_seconds: i64,
+    /// Milliseconds a copy of an account read to validate new entries is reused (0: never).
+    /// Writes re-check their accounts under lock, so a stale copy never posts to a deleted
+    /// or inactive account; another process's account changes show after this long.
+    #[arg(long, env = "LEDGER_ACCOUNT_CACHE_MS", default_value_t = 2000)]
+    pub account_cache_ms: u64,
     /// Run each accepted job at once in the request's process (else only workers run jobs).
     #[arg(long, env = "LEDGER_INLINE_JOBS", default_value_t = true, action = clap::ArgAction::Set)]
     pub inline_jobs: bool,
@@ -162,6 +167,7 @@ impl Config {
             workers: 2,
             inline_jobs: true,
             job_lease_seconds: 30,
+            account_cache_ms: 2000,
             http_workers: Some(2),
             db_pool: 8,
             log: "warn".into(),

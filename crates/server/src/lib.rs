@@ -55,6 +55,7 @@ pub fn ledger_config(config: &Config) -> LedgerConfig {
             .unwrap_or_default(),
         workers: config.workers,
         job_lease: ledger_domain::jobs::lease_seconds(config.job_lease_seconds),
+        account_cache_ttl: Duration::from_millis(config.account_cache_ms),
         ..LedgerConfig::default()
     }
 }

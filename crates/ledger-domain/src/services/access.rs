@@ -51,11 +51,11 @@ impl<S: Store> Ledger<S> {
                 "the API key is malformed; keys start with ha_live_ or ha_test_",
             ));
         };
-        let key = self
+        let (key, organization) = self
             .store
-            .find_key_by_hash(hash)
+            .find_principal_by_hash(hash)
             .await?
-            .filter(|k| k.livemode == livemode)
+            .filter(|(k, _)| k.livemode == livemode)
             .ok_or_else(|| auth_error("invalid_api_key", "the API key is not valid"))?;
         let now = self.now();
         if key.previous_hash.as_deref() == Some(hash)
@@ -72,11 +72,6 @@ impl<S: Store> Ledger<S> {
         if key.disabled {
             return Err(auth_error("disabled_api_key", "the API key is disabled"));
         }
-        let organization = self
-            .store
-            .get_organization(&key.organization_id)
-            .await?
-            .ok_or_else(|| auth_error("invalid_api_key", "the API key is not valid"))?;
         Ok(Principal { key, organization })
     }
 

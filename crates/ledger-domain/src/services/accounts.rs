@@ -277,9 +277,18 @@ impl<S: Store> Ledger<S> {
             Some(crate::views::account(&before, None)),
             Some(crate::views::account(&account, None)),
         );
-        self.store
+        self.account_cache.forget(&access.tenant, &account.id);
+        let updated = self
+            .store
             .update_account(account, event, Some(self.charge(access)))
-            .await
+            .await;
+        self.account_cache.forget(&access.tenant, id);
+        updated
+    }
+
+    /// Forgets the cached copy of an account that changed in a job.
+    pub(super) fn forget_account(&self, tenant: &crate::ports::Tenant, id: &str) {
+        self.account_cache.forget(tenant, id);
     }
 
     /// Lists accounts sorted by code.

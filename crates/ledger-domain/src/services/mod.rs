@@ -5,6 +5,7 @@
 //! are the same everywhere.
 
 mod access;
+mod account_cache;
 mod accounts;
 mod categories;
 mod contacts;
@@ -61,6 +62,8 @@ pub struct LedgerConfig {
     /// When the service started (uptime in `/system`); monotonic, so clock changes
     /// never make it negative.
     pub started_at: std::time::Instant,
+    /// How long a copy of an account read to validate new entries is reused (zero: never).
+    pub account_cache_ttl: std::time::Duration,
 }
 
 impl Default for LedgerConfig {
@@ -72,6 +75,7 @@ impl Default for LedgerConfig {
             key_grace: time::Duration::hours(24),
             workers: 0,
             started_at: std::time::Instant::now(),
+            account_cache_ttl: std::time::Duration::from_secs(2),
         }
     }
 }
@@ -82,6 +86,7 @@ pub struct Ledger<S> {
     pub store: S,
     pub clock: Arc<dyn Clock>,
     pub config: LedgerConfig,
+    account_cache: Arc<account_cache::AccountCache>,
 }
 
 impl<S: Store> Ledger<S> {
@@ -90,6 +95,7 @@ impl<S: Store> Ledger<S> {
         Self {
             store,
             clock,
+            account_cache: Arc::new(account_cache::AccountCache::new(config.account_cache_ttl)),
             config,
         }
     }

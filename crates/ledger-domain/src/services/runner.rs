@@ -405,7 +405,16 @@ impl<S: Store> Ledger<S> {
                 )
                 .await
             {
-                Ok(()) => return Ok(RunOutcome::Completed(result)),
+                Ok(()) => {
+                    if let JobCommand::DeleteAccount { account_id } = &job.command {
+                        let tenant = crate::ports::Tenant {
+                            organization_id: job.organization_id.clone(),
+                            livemode: job.livemode,
+                        };
+                        self.forget_account(&tenant, account_id);
+                    }
+                    return Ok(RunOutcome::Completed(result));
+                }
                 Err(e) if e.code() == "job_lost" => return Ok(RunOutcome::Lost),
                 // The state the decision read changed before it was applied: decide again
                 // from the new state (a few times, then retry later like a storage error).

@@ -195,13 +195,15 @@ impl<S: Store> Ledger<S> {
         let mut ids: Vec<String> = lines.iter().map(|l| l.account_id.clone()).collect();
         ids.sort();
         ids.dedup();
-        let found: HashMap<String, Account> = self
-            .store
-            .get_accounts(&access.tenant, &ids)
-            .await?
-            .into_iter()
-            .map(|a| (a.id.clone(), a))
-            .collect();
+        // Copies read moments ago will do: the write re-checks the accounts under lock.
+        let (mut accounts, missing) = self.account_cache.get(&access.tenant, &ids);
+        if !missing.is_empty() {
+            let read = self.store.get_accounts(&access.tenant, &missing).await?;
+            self.account_cache.put(&access.tenant, &read);
+            accounts.extend(read);
+        }
+        let found: HashMap<String, Account> =
+            accounts.into_iter().map(|a| (a.id.clone(), a)).collect();
         for (i, line) in lines.iter().enumerate() {
             let account = found.get(&line.account_id).ok_or_else(|| {
                 DomainError::invalid_field(

@@ -38,6 +38,24 @@ async fn sign_up_writes_everything_in_one_go() {
         let by_previous = db.find_key_by_hash(&previous).await.expect("key");
         assert_eq!(by_previous.map(|k| k.id), Some(a.test_key.id.clone()));
         assert!(db.find_key_by_hash("unknown").await.expect("key").is_none());
+        // The per-request lookup: the key with its organization, by current or previous hash.
+        let (key, org) = db
+            .find_principal_by_hash(&a.live_key.key_hash)
+            .await
+            .expect("principal")
+            .expect("found");
+        assert_eq!((key, org), (a.live_key.clone(), a.org.clone()));
+        let by_previous = db
+            .find_principal_by_hash(&previous)
+            .await
+            .expect("principal");
+        assert_eq!(by_previous.map(|(k, _)| k.id), Some(a.test_key.id.clone()));
+        assert!(
+            db.find_principal_by_hash("unknown")
+                .await
+                .expect("principal")
+                .is_none()
+        );
 
         for livemode in [true, false] {
             let page = db

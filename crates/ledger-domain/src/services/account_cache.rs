@@ -1,0 +1,147 @@
+//! Short-lived copies of accounts for validating new entries.
+//!
+//! A waited transaction create reads its accounts only to validate them (they exist in
+//! the tenant, accept postings, share the currency); the write itself share-locks them
+//! and re-checks that they are live and active in the same database transaction, so a
+//! stale copy can never post to a deleted or inactive account — at worst, within the
+//! time to live, a write is refused at commit instead of at validation. Changes made
+//! through this process forget the copy at once; other processes' changes show after
+//! the time to live.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::accounts::Account;
+use crate::ports::Tenant;
+
+/// Most accounts held; the whole cache is dropped when it would grow past this.
+const CAPACITY: usize = 50_000;
+
+type Key = (String, bool, String);
+
+/// The cache; a time to live of zero turns it off.
+pub(crate) struct AccountCache {
+    ttl: Duration,
+    entries: Mutex<HashMap<Key, (Account, Instant)>>,
+}
+
+fn key(tenant: &Tenant, id: &str) -> Key {
+    (
+        tenant.organization_id.clone(),
+        tenant.livemode,
+        id.to_owned(),
+    )
+}
+
+impl AccountCache {
+    pub(crate) fn new(ttl: Duration) -> Self {
+        Self {
+            ttl,
+            entries: Mutex::default(),
+        }
+    }
+
+    /// The fresh copies among `ids`, and the ids to read.
+    pub(crate) fn get(&self, tenant: &Tenant, ids: &[String]) -> (Vec<Account>, Vec<String>) {
+        if self.ttl.is_zero() {
+            return (Vec::new(), ids.to_vec());
+        }
+        let now = Instant::now();
+        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let mut found = Vec::with_capacity(ids.len());
+        let mut missing = Vec::new();
+        for id in ids {
+            match entries.get(&key(tenant, id)) {
+                Some((account, at)) if now.duration_since(*at) < self.ttl => {
+                    found.push(account.clone());
+                }
+                _ => missing.push(id.clone()),
+            }
+        }
+        (found, missing)
+    }
+
+    /// Remembers accounts just read.
+    pub(crate) fn put(&self, tenant: &Tenant, accounts: &[Account]) {
+        if self.ttl.is_zero() || accounts.is_empty() {
+            return;
+        }
+        let now = Instant::now();
+        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        if entries.len() + accounts.len() > CAPACITY {
+            entries.clear();
+        }
+        for account in accounts {
+            entries.insert(key(tenant, &account.id), (account.clone(), now));
+        }
+    }
+
+    /// Forgets an account that changed or was deleted.
+    pub(crate) fn forget(&self, tenant: &Tenant, id: &str) {
+        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        entries.remove(&key(tenant, id));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::accounts::{AccountStatus, AccountType};
+
+    fn account(id: &str) -> Account {
+        let now = time::OffsetDateTime::UNIX_EPOCH;
+        Account {
+            organization_id: "org_a".into(),
+            livemode: false,
+            id: id.into(),
+            code: "1000".into(),
+            name: "Cash".into(),
+            account_type: AccountType::Asset,
+            subtype: None,
+            parent_id: None,
+            currency: "USD".into(),
+            status: AccountStatus::Active,
+            description: None,
+            metadata: serde_json::json!({}),
+            is_system: false,
+            created_at: now,
+            updated_at: now,
+        }
+    }
+
+    fn tenant(org: &str) -> Tenant {
+        Tenant {
+            organization_id: org.into(),
+            livemode: false,
+        }
+    }
+
+    #[test]
+    fn serves_fresh_copies_of_its_tenant_and_forgets_on_demand() {
+        let cache = AccountCache::new(Duration::from_secs(60));
+        let ids = vec!["act_1".to_owned(), "act_2".to_owned()];
+        assert_eq!(cache.get(&tenant("org_a"), &ids).1, ids);
+        cache.put(&tenant("org_a"), &[account("act_1")]);
+        let (found, missing) = cache.get(&tenant("org_a"), &ids);
+        assert_eq!(found, vec![account("act_1")]);
+        assert_eq!(missing, vec!["act_2".to_owned()]);
+        // Another tenant (or mode) never sees it.
+        assert_eq!(cache.get(&tenant("org_b"), &ids).1, ids);
+        let test_mode = Tenant {
+            livemode: true,
+            ..tenant("org_a")
+        };
+        assert_eq!(cache.get(&test_mode, &ids).1, ids);
+        cache.forget(&tenant("org_a"), "act_1");
+        assert_eq!(cache.get(&tenant("org_a"), &ids).1, ids);
+    }
+
+    #[test]
+    fn a_zero_time_to_live_keeps_nothing() {
+        let cache = AccountCache::new(Duration::ZERO);
+        cache.put(&tenant("org_a"), &[account("act_1")]);
+        let ids = vec!["act_1".to_owned()];
+        assert_eq!(cache.get(&tenant("org_a"), &ids).1, ids);
+    }
+}
