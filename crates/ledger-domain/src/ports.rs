@@ -335,18 +335,20 @@ pub trait Organizations: Send + Sync + 'static {
 
 /// API keys.
 pub trait ApiKeys: Send + Sync + 'static {
-    /// The key whose current or previous (rotated) hash is `hash`, unless deleted.
-    fn find_key_by_hash(
-        &self,
-        hash: &str,
-    ) -> impl Future<Output = StoreResult<Option<ApiKey>>> + Send;
-
-    /// [`ApiKeys::find_key_by_hash`] with the key's organization, in one query (the
-    /// per-request authentication step).
+    /// The key whose current or previous (rotated) hash is `hash`, unless deleted, with
+    /// its organization, in one query (the per-request authentication step).
     fn find_principal_by_hash(
         &self,
         hash: &str,
     ) -> impl Future<Output = StoreResult<Option<(ApiKey, crate::organizations::Organization)>>> + Send;
+
+    /// [`ApiKeys::find_principal_by_hash`] without the organization.
+    fn find_key_by_hash(
+        &self,
+        hash: &str,
+    ) -> impl Future<Output = StoreResult<Option<ApiKey>>> + Send {
+        async move { Ok(self.find_principal_by_hash(hash).await?.map(|(key, _)| key)) }
+    }
 
     /// Inserts a key (of the tenant named by its `organization_id` and `livemode`) and
     /// its event.

@@ -22,23 +22,6 @@ fn key_not_found(id: &str) -> DomainError {
 }
 
 impl ApiKeys for Db {
-    async fn find_key_by_hash(&self, hash: &str) -> StoreResult<Option<ApiKey>> {
-        let row: Option<ApiKeyRow> = db_read!(self, |conn| {
-            Ok(api_keys::table
-                .filter(
-                    api_keys::key_hash
-                        .eq(hash)
-                        .or(api_keys::previous_hash.eq(hash)),
-                )
-                .filter(api_keys::deleted_at.is_null())
-                .select(ApiKeyRow::as_select())
-                .first(conn)
-                .await
-                .optional()?)
-        })?;
-        row.map(ApiKey::try_from).transpose()
-    }
-
     async fn find_principal_by_hash(
         &self,
         hash: &str,

@@ -61,6 +61,24 @@ async fn raw(app: &TestApp, key: Option<&str>, body: Value, headers: &[(&str, &s
         .await
 }
 
+/// Posts `body` as it is to `/mcp` with exactly these headers (no JSON encoding, no
+/// defaults), for the transport-level refusals.
+async fn post_text(
+    app: &TestApp,
+    key: &str,
+    headers: &[(&str, &str)],
+    body: &'static str,
+) -> reqwest::Response {
+    let mut req = app
+        .client
+        .post(format!("{}/mcp", app.base))
+        .bearer_auth(key);
+    for (name, value) in headers {
+        req = req.header(*name, *value);
+    }
+    req.body(body).send().await.expect("post")
+}
+
 fn rpc_code(res: &Answer) -> i64 {
     res.body["error"]["code"].as_i64().unwrap_or(0)
 }
@@ -402,49 +420,47 @@ async fn mcp_protocol_errors_are_exact(app: &TestApp) {
     assert_eq!(res.status(), StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(res.headers()["allow"], "POST");
     // Accept and Content-Type.
-    let res = app
-        .client
-        .post(&url)
-        .bearer_auth(key)
-        .header("accept", "text/html")
-        .header("content-type", "application/json")
-        .body("{}")
-        .send()
-        .await
-        .expect("post");
+    let res = post_text(
+        app,
+        key,
+        &[
+            ("accept", "text/html"),
+            ("content-type", "application/json"),
+        ],
+        "{}",
+    )
+    .await;
     assert_eq!(res.status(), StatusCode::NOT_ACCEPTABLE);
-    let res = app
-        .client
-        .post(&url)
-        .bearer_auth(key)
-        .header("accept", "application/json, text/event-stream")
-        .header("content-type", "text/plain")
-        .body("{}")
-        .send()
-        .await
-        .expect("post");
+    let res = post_text(
+        app,
+        key,
+        &[
+            ("accept", "application/json, text/event-stream"),
+            ("content-type", "text/plain"),
+        ],
+        "{}",
+    )
+    .await;
     assert_eq!(res.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
-    let res = app
-        .client
-        .post(&url)
-        .bearer_auth(key)
-        .header("content-type", "application/json")
-        .header("origin", "https://evil.example")
-        .body(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
-        .send()
-        .await
-        .expect("post");
+    let res = post_text(
+        app,
+        key,
+        &[
+            ("content-type", "application/json"),
+            ("origin", "https://evil.example"),
+        ],
+        r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+    )
+    .await;
     assert_eq!(res.status(), StatusCode::FORBIDDEN);
     // Parse error.
-    let res = app
-        .client
-        .post(&url)
-        .bearer_auth(key)
-        .header("content-type", "application/json")
-        .body("{not json")
-        .send()
-        .await
-        .expect("post");
+    let res = post_text(
+        app,
+        key,
+        &[("content-type", "application/json")],
+        "{not json",
+    )
+    .await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
     let body: Value = res.json().await.expect("json");
     assert_eq!(body["error"]["code"], -32700);

@@ -277,12 +277,11 @@ impl<S: Store> Ledger<S> {
             Some(crate::views::account(&before, None)),
             Some(crate::views::account(&account, None)),
         );
-        self.account_cache.forget(&access.tenant, &account.id);
         let updated = self
             .store
             .update_account(account, event, Some(self.charge(access)))
             .await;
-        self.account_cache.forget(&access.tenant, id);
+        self.forget_account(&access.tenant, id);
         updated
     }
 

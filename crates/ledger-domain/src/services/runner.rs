@@ -407,7 +407,7 @@ impl<S: Store> Ledger<S> {
             {
                 Ok(()) => {
                     if let JobCommand::DeleteAccount { account_id } = &job.command {
-                        let tenant = crate::ports::Tenant {
+                        let tenant = Tenant {
                             organization_id: job.organization_id.clone(),
                             livemode: job.livemode,
                         };
