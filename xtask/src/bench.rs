@@ -396,12 +396,14 @@ fn with_cpu(mut phase: Value, cpu: &CpuSnapshot, ok: u64) -> Value {
         "server": round(cpu.server, 2),
         "bench_process": round(cpu.bench, 2),
         "rest_of_machine": round(rest, 2),
+        "postgres": round(cpu.postgres, 2),
         "machine_busy": round(cpu.machine_busy, 2),
     });
     phase["cpu_us_per_op"] = json!({
         "server": per_op_us(cpu.server),
         "bench_process": per_op_us(cpu.bench),
         "rest_of_machine": per_op_us(rest),
+        "postgres": per_op_us(cpu.postgres),
     });
     phase
 }
@@ -459,8 +461,8 @@ fn table(report: &Value) -> String {
             let cpu = &p["cpu_us_per_op"];
             let _ = writeln!(
                 out,
-                "{:<9}   CPU per op: server {} us, bench process {} us, rest of machine (database, OS) {} us",
-                "", cpu["server"], cpu["bench_process"], cpu["rest_of_machine"],
+                "{:<9}   CPU per op: server {} us, bench process {} us, rest of machine (database, OS) {} us, of which postgres processes {} us",
+                "", cpu["server"], cpu["bench_process"], cpu["rest_of_machine"], cpu["postgres"],
             );
             if let Some(error) = p["first_error"].as_str() {
                 let _ = writeln!(out, "{:<9}   first error: {error}", "");

@@ -249,6 +249,8 @@ impl RssSampler {
 pub(super) struct CpuSnapshot {
     pub(super) server: f64,
     pub(super) bench: f64,
+    /// Every process named `postgres` on the machine (the database's backends).
+    pub(super) postgres: f64,
     pub(super) machine_busy: f64,
 }
 
@@ -259,6 +261,7 @@ impl CpuSnapshot {
         CpuSnapshot {
             server: server_pid.map_or(0.0, |pid| process_cpu_seconds(&pid.to_string())),
             bench: process_cpu_seconds("self"),
+            postgres: postgres_cpu_seconds(),
             machine_busy: machine_busy_seconds(),
         }
     }
@@ -267,6 +270,7 @@ impl CpuSnapshot {
         CpuSnapshot {
             server: self.server - earlier.server,
             bench: self.bench - earlier.bench,
+            postgres: self.postgres - earlier.postgres,
             machine_busy: self.machine_busy - earlier.machine_busy,
         }
     }
@@ -290,6 +294,23 @@ pub(super) fn process_cpu_seconds(pid: &str) -> f64 {
             .unwrap_or(0.0)
     };
     (ticks(11) + ticks(12)) / TICKS_PER_SECOND
+}
+
+/// User plus system time of the processes named `postgres` (a local server's backends;
+/// zero when the database runs elsewhere).
+pub(super) fn postgres_cpu_seconds() -> f64 {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return 0.0;
+    };
+    dir.filter_map(Result::ok)
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|pid| pid.bytes().all(|b| b.is_ascii_digit()))
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .is_ok_and(|comm| comm.trim_end() == "postgres")
+        })
+        .map(|pid| process_cpu_seconds(&pid))
+        .sum()
 }
 
 /// Non-idle CPU time of the whole machine, summed over cores, from `/proc/stat`.
