@@ -13,7 +13,7 @@ use ledger_domain::ports::Store;
 
 use crate::context::Ctx;
 use crate::documents::{BillNode, InvoiceNode};
-use crate::errors::GqlResult;
+use crate::errors::{GqlResult, IntoGql};
 use crate::nodes::{AccountNode, ContactNode, CurrencyNode, OrganizationNode, TransactionNode};
 use ledger_domain::documents::DocumentKind;
 
@@ -35,7 +35,8 @@ impl<St: Store> Query<St> {
     /// The organization of the calling key.
     async fn organization(context: &Ctx<St>) -> GqlResult<Option<OrganizationNode<St>>> {
         let access = context.own(Scope::Read, "organizations").await?;
-        Ok(Some(OrganizationNode::new(access.organization)))
+        let organization = context.ledger.current_organization(&access).await.gql()?;
+        Ok(Some(OrganizationNode::new(organization)))
     }
 
     /// An organization the key reaches (its own or a descendant); any other id is
@@ -45,7 +46,8 @@ impl<St: Store> Query<St> {
         id: ID,
     ) -> GqlResult<Option<OrganizationNode<St>>> {
         let access = context.access(&id, Scope::Read, "organizations").await?;
-        Ok(Some(OrganizationNode::new(access.organization)))
+        let organization = context.ledger.current_organization(&access).await.gql()?;
+        Ok(Some(OrganizationNode::new(organization)))
     }
 
     /// An account of the key's organization; `null` when there is none with this id.

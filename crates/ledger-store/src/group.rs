@@ -31,6 +31,7 @@ use crate::rows::{
 use crate::schema::{
     credit_usage, events, idempotency_keys, jobs, ledger_entries, organizations, transactions,
 };
+use crate::unnest::{UnnestInsert, table_rows};
 
 /// Most writes in one database transaction.
 pub(crate) const MAX_BATCH: usize = 64;
@@ -317,7 +318,9 @@ async fn insert_accepted<C: BatchConn>(
         return Ok(());
     }
     let mut keys = Vec::new();
-    let mut usage = Vec::new();
+    // Test-mode credits: one usage row per pool for the whole batch (writes committed
+    // here are done at once and never refunded, so no row needs to name its job).
+    let mut usage: BTreeMap<String, CreditUsageRow> = BTreeMap::new();
     let mut job_rows = Vec::with_capacity(accepted.len());
     let mut txn_rows = Vec::with_capacity(accepted.len());
     let mut entries = Vec::new();
@@ -327,14 +330,17 @@ async fn insert_accepted<C: BatchConn>(
             keys.push(IdempotencyRow::from(record));
         }
         if let Some(charge) = w.charge.as_ref().filter(|c| !c.livemode && c.credits > 0) {
-            usage.push(CreditUsageRow {
-                organization_id: charge.pool_id.clone(),
-                livemode: false,
-                id: w.job.id.clone(),
-                credits: charge.credits,
-                job_id: Some(w.job.id.clone()),
-                created_at: to_db(w.job.created_at),
-            });
+            usage
+                .entry(charge.pool_id.clone())
+                .or_insert_with(|| CreditUsageRow {
+                    organization_id: charge.pool_id.clone(),
+                    livemode: false,
+                    id: w.job.id.clone(),
+                    credits: 0,
+                    job_id: None,
+                    created_at: to_db(w.job.created_at),
+                })
+                .credits += charge.credits;
         }
         job_rows.push(JobRow::from_domain(&w.job)?);
         txn_rows.push(TransactionRow::from(&w.transaction));
@@ -348,12 +354,25 @@ async fn insert_accepted<C: BatchConn>(
     conn.insert_idempotency(&keys)
         .await
         .map_err(crate::organizations::idempotency_insert_error)?;
-    conn.insert_usage(&usage).await?;
-    conn.insert_jobs(&job_rows).await?;
-    conn.insert_transactions(&txn_rows).await?;
-    conn.insert_entries(&entries).await?;
-    conn.insert_events(&event_list).await?;
+    let usage: Vec<CreditUsageRow> = usage.into_values().collect();
+    conn.insert_rows(BatchRows {
+        usage: &usage,
+        jobs: &job_rows,
+        transactions: &txn_rows,
+        entries: &entries,
+        events: &event_list,
+    })
+    .await?;
     Ok(())
+}
+
+/// The rows a batch inserts, besides idempotency keys.
+pub(crate) struct BatchRows<'a> {
+    usage: &'a [CreditUsageRow],
+    jobs: &'a [JobRow],
+    transactions: &'a [TransactionRow],
+    entries: &'a [EntryRow],
+    events: &'a [EventRow],
 }
 
 /// Takes one write's credits inside a write transaction: a conditional decrement of a
@@ -419,21 +438,9 @@ pub(crate) trait BatchConn: AccountLocks + Send {
         &'a mut self,
         rows: &'a [CreditUsageRow],
     ) -> impl Future<Output = QueryResult<()>> + Send + 'a;
-    fn insert_jobs<'a>(
+    fn insert_rows<'a>(
         &'a mut self,
-        rows: &'a [JobRow],
-    ) -> impl Future<Output = QueryResult<()>> + Send + 'a;
-    fn insert_transactions<'a>(
-        &'a mut self,
-        rows: &'a [TransactionRow],
-    ) -> impl Future<Output = QueryResult<()>> + Send + 'a;
-    fn insert_entries<'a>(
-        &'a mut self,
-        rows: &'a [EntryRow],
-    ) -> impl Future<Output = QueryResult<()>> + Send + 'a;
-    fn insert_events<'a>(
-        &'a mut self,
-        rows: &'a [EventRow],
+        rows: BatchRows<'a>,
     ) -> impl Future<Output = QueryResult<()>> + Send + 'a;
 }
 
@@ -513,18 +520,136 @@ impl BatchConn for AsyncPgConnection {
     batch_reads!();
     insert_chunks!(insert_idempotency, idempotency_keys::table, IdempotencyRow);
     insert_chunks!(insert_usage, credit_usage::table, CreditUsageRow);
-    insert_chunks!(insert_jobs, jobs::table, JobRow);
-    insert_chunks!(insert_transactions, transactions::table, TransactionRow);
-    insert_chunks!(insert_entries, ledger_entries::table, EntryRow);
-    insert_chunks!(insert_events, events::table, EventRow);
+
+    /// One statement of fixed text for every table (see `unnest`).
+    async fn insert_rows<'a>(&'a mut self, rows: BatchRows<'a>) -> QueryResult<()> {
+        UnnestInsert(vec![
+            table_rows!(
+                "credit_usage",
+                rows.usage,
+                CreditUsageRow {
+                    organization_id,
+                    livemode,
+                    id,
+                    credits,
+                    job_id,
+                    created_at,
+                }
+            ),
+            table_rows!(
+                "jobs",
+                rows.jobs,
+                JobRow {
+                    organization_id,
+                    livemode,
+                    id,
+                    api_key_id,
+                    command_name,
+                    command,
+                    resource_type,
+                    resource_id,
+                    status,
+                    attempts,
+                    credit_cost,
+                    credit_pool_id,
+                    result,
+                    error,
+                    run_at,
+                    locked_until,
+                    created_at,
+                    updated_at,
+                    completed_at,
+                }
+            ),
+            table_rows!(
+                "transactions",
+                rows.transactions,
+                TransactionRow {
+                    organization_id,
+                    livemode,
+                    id,
+                    description,
+                    date,
+                    status,
+                    currency,
+                    amount,
+                    reference,
+                    reversal_of,
+                    reversed_by,
+                    reversal_reason,
+                    metadata,
+                    posted_at,
+                    created_at,
+                    updated_at,
+                    deleted_at,
+                    deleted_by,
+                    recoverable_until,
+                    contact_id,
+                    category_id,
+                }
+            ),
+            table_rows!(
+                "ledger_entries",
+                rows.entries,
+                EntryRow {
+                    organization_id,
+                    livemode,
+                    id,
+                    transaction_id,
+                    line_no,
+                    account_id,
+                    entry_type,
+                    amount,
+                    description,
+                    date,
+                    counted,
+                }
+            ),
+            table_rows!(
+                "events",
+                rows.events,
+                EventRow {
+                    organization_id,
+                    livemode,
+                    id,
+                    event_type,
+                    entity_type,
+                    entity_id,
+                    api_key_id,
+                    before_state,
+                    after_state,
+                    created_at,
+                }
+            ),
+        ])
+        .execute(self)
+        .await?;
+        Ok(())
+    }
 }
 
 impl BatchConn for SqliteConn {
     batch_reads!();
     insert_each!(insert_idempotency, idempotency_keys::table, IdempotencyRow);
     insert_each!(insert_usage, credit_usage::table, CreditUsageRow);
-    insert_each!(insert_jobs, jobs::table, JobRow);
-    insert_each!(insert_transactions, transactions::table, TransactionRow);
-    insert_each!(insert_entries, ledger_entries::table, EntryRow);
-    insert_each!(insert_events, events::table, EventRow);
+
+    /// One statement per row: SQLite statements cost no round trip.
+    async fn insert_rows<'a>(&'a mut self, rows: BatchRows<'a>) -> QueryResult<()> {
+        macro_rules! each {
+            ($table:path, $rows:expr) => {
+                for row in $rows {
+                    diesel::insert_into($table)
+                        .values(row)
+                        .execute(self)
+                        .await?;
+                }
+            };
+        }
+        each!(credit_usage::table, rows.usage);
+        each!(jobs::table, rows.jobs);
+        each!(transactions::table, rows.transactions);
+        each!(ledger_entries::table, rows.entries);
+        each!(events::table, rows.events);
+        Ok(())
+    }
 }

@@ -34,5 +34,6 @@ mod sqlite_thread;
 mod taxes;
 #[cfg(feature = "test-support")]
 pub mod testing;
+mod unnest;
 
 pub use db::{Db, StoreError};

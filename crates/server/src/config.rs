@@ -97,6 +97,11 @@ pub struct Config {
     /// or inactive account; another process's account changes show after this long.
     #[arg(long, env = "LEDGER_ACCOUNT_CACHE_MS", default_value_t = 2000)]
     pub account_cache_ms: u64,
+    /// Milliseconds the key and organization behind a bearer secret are reused without
+    /// reading them again (0: never). Key changes made through this process apply at once;
+    /// another process's (rotation, disabling, deletion) show after this long.
+    #[arg(long, env = "LEDGER_KEY_CACHE_MS", default_value_t = 2000)]
+    pub key_cache_ms: u64,
     /// Run each accepted job at once in the request's process (else only workers run jobs).
     #[arg(long, env = "LEDGER_INLINE_JOBS", default_value_t = true, action = clap::ArgAction::Set)]
     pub inline_jobs: bool,
@@ -168,6 +173,7 @@ impl Config {
             inline_jobs: true,
             job_lease_seconds: 30,
             account_cache_ms: 2000,
+            key_cache_ms: 2000,
             http_workers: Some(2),
             db_pool: 8,
             log: "warn".into(),

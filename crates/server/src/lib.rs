@@ -56,6 +56,7 @@ pub fn ledger_config(config: &Config) -> LedgerConfig {
         workers: config.workers,
         job_lease: ledger_domain::jobs::lease_seconds(config.job_lease_seconds),
         account_cache_ttl: Duration::from_millis(config.account_cache_ms),
+        key_cache_ttl: Duration::from_millis(config.key_cache_ms),
         ..LedgerConfig::default()
     }
 }

@@ -440,6 +440,9 @@ async fn disable_enable_rename_and_delete(app: &TestApp) {
     let accounts = format!("/organizations/{}/accounts", org.id);
     let put = |body: Value| app.call(Method::PUT, &item, Some(&org.test_key), Some(body), &[]);
 
+    // Used first, so the server holds a copy of the key (LEDGER_KEY_CACHE_MS): disabling
+    // it through the server must still refuse the very next request.
+    assert_eq!(app.get(&secret, &accounts).await.status, StatusCode::OK);
     let res = put(json!({"disabled": true})).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["disabled"], true);

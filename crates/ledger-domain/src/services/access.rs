@@ -51,12 +51,25 @@ impl<S: Store> Ledger<S> {
                 "the API key is malformed; keys start with ha_live_ or ha_test_",
             ));
         };
-        let (key, organization) = self
-            .store
-            .find_principal_by_hash(hash)
-            .await?
-            .filter(|(k, _)| k.livemode == livemode)
-            .ok_or_else(|| auth_error("invalid_api_key", "the API key is not valid"))?;
+        // A copy read moments ago will do (LedgerConfig::key_cache_ttl); unknown secrets
+        // are never remembered, so a new key works at once.
+        let principal = match self.key_cache.get(&hash.to_owned()) {
+            Some(principal) => principal,
+            None => {
+                let (key, organization) = self
+                    .store
+                    .find_principal_by_hash(hash)
+                    .await?
+                    .ok_or_else(|| auth_error("invalid_api_key", "the API key is not valid"))?;
+                let principal = Principal { key, organization };
+                self.key_cache.put(hash.to_owned(), principal.clone());
+                principal
+            }
+        };
+        let Principal { key, organization } = principal;
+        if key.livemode != livemode {
+            return Err(auth_error("invalid_api_key", "the API key is not valid"));
+        }
         let now = self.now();
         if key.previous_hash.as_deref() == Some(hash)
             && key.previous_expires_at.is_none_or(|t| t <= now)
@@ -73,6 +86,23 @@ impl<S: Store> Ledger<S> {
             return Err(auth_error("disabled_api_key", "the API key is disabled"));
         }
         Ok(Principal { key, organization })
+    }
+
+    /// Forgets every remembered key (after a key changed: its old hash is not known here).
+    pub(super) fn forget_keys(&self) {
+        self.key_cache.clear();
+    }
+
+    /// The organization of `access` as stored now (the one in `access` may be a copy up to
+    /// `LedgerConfig::key_cache_ttl` old; views that show credits read it again).
+    ///
+    /// # Errors
+    /// Storage failures; `organization_not_found` if it is gone.
+    pub async fn current_organization(&self, access: &Access) -> DomainResult<Organization> {
+        self.store
+            .get_organization(&access.organization.id)
+            .await?
+            .ok_or_else(|| DomainError::OrganizationNotFound(access.organization.id.clone()))
     }
 
     /// Clears `principal` to use `needed` on `resource` in organization `org_id`.

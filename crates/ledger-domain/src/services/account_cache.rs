@@ -8,23 +8,16 @@
 //! through this process forget the copy at once; other processes' changes show after
 //! the time to live.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use super::ttl_cache::TtlCache;
 use crate::accounts::Account;
 use crate::ports::Tenant;
-
-/// Most accounts held; the whole cache is dropped when it would grow past this.
-const CAPACITY: usize = 50_000;
 
 type Key = (String, bool, String);
 
 /// The cache; a time to live of zero turns it off.
-pub(crate) struct AccountCache {
-    ttl: Duration,
-    entries: Mutex<HashMap<Key, (Account, Instant)>>,
-}
+pub(crate) struct AccountCache(TtlCache<Key, Account>);
 
 fn key(tenant: &Tenant, id: &str) -> Key {
     (
@@ -36,27 +29,21 @@ fn key(tenant: &Tenant, id: &str) -> Key {
 
 impl AccountCache {
     pub(crate) fn new(ttl: Duration) -> Self {
-        Self {
-            ttl,
-            entries: Mutex::default(),
-        }
+        Self(TtlCache::new(ttl))
     }
 
     /// The fresh copies among `ids`, and the ids to read.
     pub(crate) fn get(&self, tenant: &Tenant, ids: &[String]) -> (Vec<Account>, Vec<String>) {
-        if self.ttl.is_zero() {
+        if self.0.is_off() {
             return (Vec::new(), ids.to_vec());
         }
-        let now = Instant::now();
-        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        let keys: Vec<Key> = ids.iter().map(|id| key(tenant, id)).collect();
         let mut found = Vec::with_capacity(ids.len());
         let mut missing = Vec::new();
-        for id in ids {
-            match entries.get(&key(tenant, id)) {
-                Some((account, at)) if now.duration_since(*at) < self.ttl => {
-                    found.push(account.clone());
-                }
-                _ => missing.push(id.clone()),
+        for (id, copy) in ids.iter().zip(self.0.get_many(&keys)) {
+            match copy {
+                Some(account) => found.push(account),
+                None => missing.push(id.clone()),
             }
         }
         (found, missing)
@@ -64,23 +51,13 @@ impl AccountCache {
 
     /// Remembers accounts just read.
     pub(crate) fn put(&self, tenant: &Tenant, accounts: &[Account]) {
-        if self.ttl.is_zero() || accounts.is_empty() {
-            return;
-        }
-        let now = Instant::now();
-        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        if entries.len() + accounts.len() > CAPACITY {
-            entries.clear();
-        }
-        for account in accounts {
-            entries.insert(key(tenant, &account.id), (account.clone(), now));
-        }
+        self.0
+            .put_many(accounts.iter().map(|a| (key(tenant, &a.id), a.clone())));
     }
 
     /// Forgets an account that changed or was deleted.
     pub(crate) fn forget(&self, tenant: &Tenant, id: &str) {
-        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        entries.remove(&key(tenant, id));
+        self.0.forget(&key(tenant, id));
     }
 }
 

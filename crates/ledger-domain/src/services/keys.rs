@@ -238,6 +238,7 @@ impl<S: Store> Ledger<S> {
             Some(crate::views::api_key(&key, None)),
         );
         let key = self.store.update_key(key, event).await?;
+        self.forget_keys();
         Ok((key, issued.secret))
     }
 
@@ -272,7 +273,9 @@ impl<S: Store> Ledger<S> {
             Some(crate::views::api_key(&before, None)),
             Some(crate::views::api_key(&key, None)),
         );
-        self.store.update_key(key, event).await
+        let key = self.store.update_key(key, event).await?;
+        self.forget_keys();
+        Ok(key)
     }
 
     /// Soft-deletes a key: it stops authenticating at once and is purged after the
@@ -311,6 +314,7 @@ impl<S: Store> Ledger<S> {
             None,
         );
         self.store.delete_key(&key.id, deletion, event).await?;
+        self.forget_keys();
         Ok(key.id)
     }
 }

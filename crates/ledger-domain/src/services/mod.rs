@@ -20,6 +20,7 @@ mod signup;
 mod system;
 mod taxes;
 mod transactions;
+mod ttl_cache;
 
 use std::sync::Arc;
 
@@ -64,6 +65,9 @@ pub struct LedgerConfig {
     pub started_at: std::time::Instant,
     /// How long a copy of an account read to validate new entries is reused (zero: never).
     pub account_cache_ttl: std::time::Duration,
+    /// How long the key and organization behind a bearer secret are reused without
+    /// reading them again (zero: never). Key changes in this process apply at once.
+    pub key_cache_ttl: std::time::Duration,
 }
 
 impl Default for LedgerConfig {
@@ -76,6 +80,7 @@ impl Default for LedgerConfig {
             workers: 0,
             started_at: std::time::Instant::now(),
             account_cache_ttl: std::time::Duration::from_secs(2),
+            key_cache_ttl: std::time::Duration::from_secs(2),
         }
     }
 }
@@ -87,6 +92,8 @@ pub struct Ledger<S> {
     pub clock: Arc<dyn Clock>,
     pub config: LedgerConfig,
     account_cache: Arc<account_cache::AccountCache>,
+    /// Principals by key hash (see `LedgerConfig::key_cache_ttl`).
+    key_cache: Arc<ttl_cache::TtlCache<String, Principal>>,
 }
 
 impl<S: Store> Ledger<S> {
@@ -96,6 +103,7 @@ impl<S: Store> Ledger<S> {
             store,
             clock,
             account_cache: Arc::new(account_cache::AccountCache::new(config.account_cache_ttl)),
+            key_cache: Arc::new(ttl_cache::TtlCache::new(config.key_cache_ttl)),
             config,
         }
     }

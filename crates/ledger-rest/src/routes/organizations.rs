@@ -123,5 +123,6 @@ async fn get_organization<S: Store>(
         "organizations",
     )
     .await?;
-    Ok(HttpResponse::Ok().json(views::organization(&access.organization)))
+    let organization = state.ledger.current_organization(&access).await?;
+    Ok(HttpResponse::Ok().json(views::organization(&organization)))
 }
