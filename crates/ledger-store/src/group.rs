@@ -3,8 +3,8 @@
 //! Concurrent calls go through one queue; when one of [`COMMITTERS`] lanes is free, the
 //! committer task takes everything waiting (up to [`MAX_BATCH`]) and writes it in one
 //! database transaction: one idempotency look-up,
-//! one share lock on the accounts, one credit update per pool, then one multi-row insert
-//! per table on PostgreSQL. Each write is still judged on its own — a refused write is
+//! one share lock on the accounts, one credit update per pool, then one statement
+//! inserting every table's rows on PostgreSQL ([`crate::unnest`]). Each write is still judged on its own — a refused write is
 //! left out of the inserts and answered with its refusal — so a batch never mixes one
 //! caller's failure into another's answer. While the lanes commit, the next batch fills
 //! up: the busier the service, the fewer commits per write.
@@ -411,9 +411,10 @@ pub(crate) async fn take_charge<C: BatchConn>(
     Ok(())
 }
 
-/// The statements a batch needs, for both connection types: multi-row inserts on
-/// PostgreSQL; one row per statement on SQLite, where diesel-async has no multi-row
-/// insert and statements cost no network round trip.
+/// The statements a batch needs, for both connection types: multi-row inserts (one
+/// `unnest` statement for the batch's rows) on PostgreSQL; one row per statement on
+/// SQLite, where diesel-async has no multi-row insert and statements cost no network
+/// round trip.
 pub(crate) trait BatchConn: AccountLocks + Send {
     fn idempotency_rows<'a>(
         &'a mut self,
