@@ -107,10 +107,11 @@ mod tests {
 
     #[test]
     fn values_expire_after_the_time_to_live() {
-        let cache = TtlCache::new(Duration::from_millis(30));
+        // (Freshness within the time to live is shown above with a TTL of a minute; no
+        // assertion here depends on how fast this thread runs.)
+        let cache = TtlCache::new(Duration::from_millis(20));
         cache.put("a", 1);
-        assert_eq!(cache.get(&"a"), Some(1));
-        std::thread::sleep(Duration::from_millis(40));
+        std::thread::sleep(Duration::from_millis(30));
         assert_eq!(cache.get(&"a"), None);
     }
 
