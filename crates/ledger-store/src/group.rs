@@ -2,10 +2,10 @@
 //!
 //! Concurrent calls go through one queue; when one of [`COMMITTERS`] lanes is free, the
 //! committer task takes everything waiting (up to [`MAX_BATCH`]) and writes it in one
-//! database transaction: one idempotency look-up,
-//! one share lock on the accounts, one credit update per pool, then one statement
-//! inserting every table's rows on PostgreSQL ([`crate::unnest`]). Each write is still judged on its own — a refused write is
-//! left out of the inserts and answered with its refusal — so a batch never mixes one
+//! database transaction: one idempotency look-up, one share lock on the accounts, one
+//! credit update per pool, then one statement inserting every table's rows on PostgreSQL
+//! ([`crate::unnest`]). Each write is still judged on its own — a refused write is left
+//! out of the inserts and answered with its refusal — so a batch never mixes one
 //! caller's failure into another's answer. While the lanes commit, the next batch fills
 //! up: the busier the service, the fewer commits per write.
 
@@ -119,7 +119,10 @@ enum Outcome {
 }
 
 async fn commit(db: &Db, batch: Vec<Pending>) {
-    let writes: Vec<AppliedWrite> = batch.iter().map(|p| p.write.clone()).collect();
+    let (writes, replies): (Vec<AppliedWrite>, Vec<_>) =
+        batch.into_iter().map(|p| (p.write, p.reply)).unzip();
+    // Shared, not copied, with the database task (and its second pass, if any).
+    let writes: Arc<[AppliedWrite]> = writes.into();
     let mut result = write_batch(db, writes.clone()).await;
     if matches!(result, Err(TxError::IdempotencyRace)) {
         // Another process committed one of the keys between our look-up and insert;
@@ -128,7 +131,7 @@ async fn commit(db: &Db, batch: Vec<Pending>) {
     }
     match result {
         Ok(outcomes) => {
-            for (i, (pending, outcome)) in batch.into_iter().zip(outcomes).enumerate() {
+            for (i, (reply, outcome)) in replies.into_iter().zip(outcomes).enumerate() {
                 let answer = match outcome {
                     Outcome::Written => Ok(Written::Done(writes[i].job.clone())),
                     Outcome::Replay(record) => Ok(Written::Replay(record)),
@@ -138,13 +141,13 @@ async fn commit(db: &Db, batch: Vec<Pending>) {
                     },
                     Outcome::Refused(e) => Err(e),
                 };
-                let _ = pending.reply.send(answer);
+                let _ = reply.send(answer);
             }
         }
         Err(e) => {
             let e = DomainError::from(e);
-            for pending in batch {
-                let _ = pending.reply.send(Err(e.clone()));
+            for reply in replies {
+                let _ = reply.send(Err(e.clone()));
             }
         }
     }
@@ -156,7 +159,7 @@ fn tenant_of(w: &AppliedWrite) -> TenantKey {
     (w.job.organization_id.clone(), w.job.livemode)
 }
 
-async fn write_batch(db: &Db, writes: Vec<AppliedWrite>) -> Result<Vec<Outcome>, TxError> {
+async fn write_batch(db: &Db, writes: Arc<[AppliedWrite]>) -> Result<Vec<Outcome>, TxError> {
     db_write!(db, |conn| {
         let mut outcomes: Vec<Option<Outcome>> = vec![None; writes.len()];
         find_replays(conn, &writes, &mut outcomes).await?;
@@ -354,25 +357,24 @@ async fn insert_accepted<C: BatchConn>(
     conn.insert_idempotency(&keys)
         .await
         .map_err(crate::organizations::idempotency_insert_error)?;
-    let usage: Vec<CreditUsageRow> = usage.into_values().collect();
     conn.insert_rows(BatchRows {
-        usage: &usage,
-        jobs: &job_rows,
-        transactions: &txn_rows,
-        entries: &entries,
-        events: &event_list,
+        usage: usage.into_values().collect(),
+        jobs: job_rows,
+        transactions: txn_rows,
+        entries,
+        events: event_list,
     })
     .await?;
     Ok(())
 }
 
 /// The rows a batch inserts, besides idempotency keys.
-pub(crate) struct BatchRows<'a> {
-    usage: &'a [CreditUsageRow],
-    jobs: &'a [JobRow],
-    transactions: &'a [TransactionRow],
-    entries: &'a [EntryRow],
-    events: &'a [EventRow],
+pub(crate) struct BatchRows {
+    usage: Vec<CreditUsageRow>,
+    jobs: Vec<JobRow>,
+    transactions: Vec<TransactionRow>,
+    entries: Vec<EntryRow>,
+    events: Vec<EventRow>,
 }
 
 /// Takes one write's credits inside a write transaction: a conditional decrement of a
@@ -439,10 +441,7 @@ pub(crate) trait BatchConn: AccountLocks + Send {
         &'a mut self,
         rows: &'a [CreditUsageRow],
     ) -> impl Future<Output = QueryResult<()>> + Send + 'a;
-    fn insert_rows<'a>(
-        &'a mut self,
-        rows: BatchRows<'a>,
-    ) -> impl Future<Output = QueryResult<()>> + Send + 'a;
+    fn insert_rows(&mut self, rows: BatchRows) -> impl Future<Output = QueryResult<()>> + Send;
 }
 
 /// The reads and credit updates, identical on both backends.
@@ -523,7 +522,7 @@ impl BatchConn for AsyncPgConnection {
     insert_chunks!(insert_usage, credit_usage::table, CreditUsageRow);
 
     /// One statement of fixed text for every table (see `unnest`).
-    async fn insert_rows<'a>(&'a mut self, rows: BatchRows<'a>) -> QueryResult<()> {
+    async fn insert_rows(&mut self, rows: BatchRows) -> QueryResult<()> {
         UnnestInsert(vec![
             table_rows!(
                 "credit_usage",
@@ -635,7 +634,7 @@ impl BatchConn for SqliteConn {
     insert_each!(insert_usage, credit_usage::table, CreditUsageRow);
 
     /// One statement per row: SQLite statements cost no round trip.
-    async fn insert_rows<'a>(&'a mut self, rows: BatchRows<'a>) -> QueryResult<()> {
+    async fn insert_rows(&mut self, rows: BatchRows) -> QueryResult<()> {
         macro_rules! each {
             ($table:path, $rows:expr) => {
                 for row in $rows {
@@ -646,11 +645,11 @@ impl BatchConn for SqliteConn {
                 }
             };
         }
-        each!(credit_usage::table, rows.usage);
-        each!(jobs::table, rows.jobs);
-        each!(transactions::table, rows.transactions);
-        each!(ledger_entries::table, rows.entries);
-        each!(events::table, rows.events);
+        each!(credit_usage::table, &rows.usage);
+        each!(jobs::table, &rows.jobs);
+        each!(transactions::table, &rows.transactions);
+        each!(ledger_entries::table, &rows.entries);
+        each!(events::table, &rows.events);
         Ok(())
     }
 }

@@ -80,23 +80,27 @@ pub(crate) struct TableRows {
     pub(crate) columns: Vec<(&'static str, Column)>,
 }
 
-/// `TableRows` of `$rows` (a slice of `$row`), one column per field. The pattern names
-/// every field of the row struct (no `..`), so a field added to the struct and not here
-/// fails to compile instead of being left out of the insert.
+/// `TableRows` of `$rows` (a `Vec` of `$row`, consumed: each field moves into its
+/// column), one column per field. The pattern names every field of the row struct (no
+/// `..`), so a field added to the struct and not here fails to compile instead of being
+/// left out of the insert.
 macro_rules! table_rows {
     ($table:literal, $rows:expr, $row:ident { $($field:ident),+ $(,)? }) => {{
         #[allow(dead_code)]
         fn names_every_field(r: &$row) {
             let $row { $($field: _),+ } = r;
         }
-        let rows = $rows;
+        let rows: Vec<$row> = $rows;
+        // One vector per column, named after its field.
+        $(let mut $field = Vec::with_capacity(rows.len());)+
+        for row in rows {
+            $($field.push(row.$field);)+
+        }
         $crate::unnest::TableRows {
             table: $table,
             columns: vec![$((
                 stringify!($field),
-                $crate::unnest::IntoColumn::column(
-                    rows.iter().map(|r| r.$field.clone()).collect(),
-                ),
+                $crate::unnest::IntoColumn::column($field),
             )),+],
         }
     }};

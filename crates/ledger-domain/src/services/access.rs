@@ -53,7 +53,7 @@ impl<S: Store> Ledger<S> {
         };
         // A copy read moments ago will do (LedgerConfig::key_cache_ttl); unknown secrets
         // are never remembered, so a new key works at once.
-        let principal = match self.key_cache.get(&hash.to_owned()) {
+        let principal = match self.key_cache.get(hash) {
             Some(principal) => principal,
             None => {
                 let (key, organization) = self

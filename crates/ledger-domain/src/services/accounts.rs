@@ -285,7 +285,7 @@ impl<S: Store> Ledger<S> {
         updated
     }
 
-    /// Forgets the cached copy of an account that changed in a job.
+    /// Forgets the cached copy of an account that changed (an update, or a deletion job).
     pub(super) fn forget_account(&self, tenant: &crate::ports::Tenant, id: &str) {
         self.account_cache.forget(tenant, id);
     }

@@ -4,6 +4,7 @@
 //! accounts read to validate new entries (`account_cache`) and the keys behind bearer
 //! secrets (`Ledger::authenticate`). A time to live of zero keeps nothing.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::{Mutex, MutexGuard};
@@ -33,6 +34,20 @@ impl<K: Eq + Hash, V: Clone> TtlCache<K, V> {
         self.entries.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// The value stored under `key` if it is still fresh.
+    fn fresh<Q>(&self, entries: &HashMap<K, (V, Instant)>, key: &Q, now: Instant) -> Option<V>
+    where
+        K: Borrow<Q>,
+        Q: Eq + Hash + ?Sized,
+    {
+        match entries.get(key) {
+            Some((value, at)) if !self.is_off() && now.duration_since(*at) < self.ttl => {
+                Some(value.clone())
+            }
+            _ => None,
+        }
+    }
+
     /// The fresh values of `keys`, in order, `None` where missing or expired.
     pub(crate) fn get_many<'k>(&self, keys: impl IntoIterator<Item = &'k K>) -> Vec<Option<V>>
     where
@@ -41,18 +56,17 @@ impl<K: Eq + Hash, V: Clone> TtlCache<K, V> {
         let now = Instant::now();
         let entries = self.lock();
         keys.into_iter()
-            .map(|k| match entries.get(k) {
-                Some((value, at)) if !self.is_off() && now.duration_since(*at) < self.ttl => {
-                    Some(value.clone())
-                }
-                _ => None,
-            })
+            .map(|k| self.fresh(&entries, k, now))
             .collect()
     }
 
     /// The fresh value of `key`.
-    pub(crate) fn get(&self, key: &K) -> Option<V> {
-        self.get_many([key]).pop().flatten()
+    pub(crate) fn get<Q>(&self, key: &Q) -> Option<V>
+    where
+        K: Borrow<Q>,
+        Q: Eq + Hash + ?Sized,
+    {
+        self.fresh(&self.lock(), key, Instant::now())
     }
 
     /// Stores values just read.
