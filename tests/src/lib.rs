@@ -4,10 +4,35 @@
 //! PostgreSQL server, on a fresh PostgreSQL database created and dropped by the test.
 
 use std::net::TcpListener;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use ledger_domain::ports::{Clock, SystemClock};
 
 use ledger_store::testing::TestDb;
 use reqwest::{Client, Method, StatusCode};
 use serde_json::{Value, json};
+
+/// A clock a test moves forward: the system time plus an offset.
+#[derive(Debug, Default)]
+pub struct ShiftedClock {
+    offset_seconds: AtomicI64,
+}
+
+impl ShiftedClock {
+    /// Moves the clock forward by `by`.
+    pub fn advance(&self, by: time::Duration) {
+        self.offset_seconds
+            .fetch_add(by.whole_seconds(), Ordering::SeqCst);
+    }
+}
+
+impl Clock for ShiftedClock {
+    fn now(&self) -> time::OffsetDateTime {
+        time::OffsetDateTime::now_utc()
+            + time::Duration::seconds(self.offset_seconds.load(Ordering::SeqCst))
+    }
+}
 
 /// Which database a test runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +84,20 @@ impl TestApp {
         backend: Backend,
         tweak: impl FnOnce(&mut server::Config),
     ) -> Option<Self> {
+        Self::spawn_full(backend, tweak, Arc::new(SystemClock)).await
+    }
+
+    /// Starts the server reading time from `clock` (a [`ShiftedClock`] lets a test move
+    /// time forward).
+    pub async fn spawn_with_clock(backend: Backend, clock: Arc<dyn Clock>) -> Option<Self> {
+        Self::spawn_full(backend, |_| {}, clock).await
+    }
+
+    async fn spawn_full(
+        backend: Backend,
+        tweak: impl FnOnce(&mut server::Config),
+        clock: Arc<dyn Clock>,
+    ) -> Option<Self> {
         let db = match backend {
             Backend::Sqlite => TestDb::sqlite().await,
             Backend::Postgres => match TestDb::postgres().await {
@@ -72,7 +111,7 @@ impl TestApp {
         let mut config = server::Config::with_database(&db.url);
         tweak(&mut config);
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
-        let running = server::start(&config, db.db.clone(), listener)
+        let running = server::start(&config, db.db.clone(), listener, clock)
             .await
             .expect("start the server");
         let base = format!("http://{}", running.addr);
@@ -92,7 +131,7 @@ impl TestApp {
         let mut config = server::Config::with_database(&db.url);
         tweak(&mut config);
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
-        let running = server::start(&config, db.db.clone(), listener)
+        let running = server::start(&config, db.db.clone(), listener, Arc::new(SystemClock))
             .await
             .expect("start the replica");
         let base = format!("http://{}", running.addr);
@@ -110,7 +149,7 @@ impl TestApp {
     pub fn queries_executed(&self) -> u64 {
         self.running
             .as_ref()
-            .map_or(0, |r| r.ledger.store.queries_executed())
+            .map_or(0, |r| r.ledger.store().queries_executed())
     }
 
     /// Sends a request with an optional key and JSON body.

@@ -276,7 +276,10 @@ mod tests {
     #[test]
     fn field_rules() {
         assert_eq!(check_name("  Acme ").as_deref(), Ok("Acme"));
-        assert_eq!(check_name(" ").map_err(|e| e.code()), Err("missing_field"));
+        assert_eq!(
+            check_name(" ").map_err(|e| e.code().as_str()),
+            Err("missing_field")
+        );
         assert!(check_name(&"x".repeat(255)).is_ok());
         assert!(check_name(&"x".repeat(256)).is_err());
         assert!(check_email(Some("a@example.com")).is_ok());

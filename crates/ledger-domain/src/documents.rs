@@ -7,6 +7,7 @@
 //! figures. Every status change with an accounting effect carries a balanced posting built
 //! here ([`issue_entries`], [`payment_entries`]), so the books follow the documents.
 
+use crate::error::ErrorCode;
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
@@ -112,10 +113,10 @@ impl DocumentKind {
     }
 
     /// The code refusing a change to a document that is no longer a draft.
-    pub fn not_draft_code(self) -> &'static str {
+    pub fn not_draft_code(self) -> crate::error::ErrorCode {
         match self {
-            Self::Invoice => "invoice_not_draft",
-            Self::Bill => "invalid_state_transition",
+            Self::Invoice => crate::error::ErrorCode::InvoiceNotDraft,
+            Self::Bill => crate::error::ErrorCode::InvalidStateTransition,
         }
     }
 }
@@ -161,6 +162,33 @@ impl DocumentStatus {
         Self::ALL.into_iter().find(|s| s.as_str() == text)
     }
 
+    /// The stored statuses a document of `kind` can have (a list filter accepts these;
+    /// `overdue` is read, not stored): invoices are `sent`, bills `open` once posted.
+    pub const fn of_kind(kind: DocumentKind) -> &'static [&'static str] {
+        match kind {
+            DocumentKind::Invoice => &["draft", "sent", "partially_paid", "paid", "void"],
+            DocumentKind::Bill => &["draft", "open", "partially_paid", "paid", "void"],
+        }
+    }
+
+    /// Parses a list filter's status for documents of `kind`.
+    ///
+    /// # Errors
+    /// `invalid_field` on `status` naming the statuses of the kind.
+    pub fn parse_filter(kind: DocumentKind, text: &str) -> Result<Self, crate::DomainError> {
+        let text = text.trim();
+        Self::of_kind(kind)
+            .contains(&text)
+            .then(|| Self::parse(text))
+            .flatten()
+            .ok_or_else(|| {
+                crate::DomainError::invalid_field(
+                    "status",
+                    format!("must be one of {}", Self::of_kind(kind).join(", ")),
+                )
+            })
+    }
+
     /// Whether the document is posted and still awaits payment.
     pub fn awaits_payment(self) -> bool {
         matches!(self, Self::Sent | Self::Open | Self::PartiallyPaid)
@@ -181,6 +209,9 @@ pub struct DocumentItem {
     pub account_id: String,
     /// Taxes applied in this order (a compound one applies to the price plus those before).
     pub tax_ids: Vec<String>,
+    /// The category the line is booked under, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category_id: Option<String>,
     /// `quantity x unit_price`, rounded to the minor unit.
     pub amount: i64,
     /// The line's taxes.
@@ -482,11 +513,11 @@ pub fn check_payment(doc: &Document, amount: i64, decimals: u32) -> Result<(), D
                 other.as_str()
             ),
         };
-        return Err(DomainError::rule("invalid_state_transition", why));
+        return Err(DomainError::rule(ErrorCode::InvalidStateTransition, why));
     }
     if amount > doc.balance_due() {
         return Err(DomainError::rule(
-            "overpayment",
+            ErrorCode::Overpayment,
             format!(
                 "the payment of {} exceeds the balance due of {}",
                 crate::money::format_units(amount, decimals),
@@ -508,7 +539,7 @@ pub fn check_void(doc: &Document) -> Result<(), DomainError> {
         Ok(())
     } else {
         Err(DomainError::rule(
-            "invalid_state_transition",
+            ErrorCode::InvalidStateTransition,
             format!(
                 "{} {} is {}{}; only a draft or an unpaid {} can be voided",
                 doc.kind.as_str(),
@@ -586,6 +617,7 @@ mod tests {
             item_id: None,
             account_id: account.into(),
             tax_ids: taxes.iter().map(|t| (*t).to_owned()).collect(),
+            category_id: None,
             amount: 0,
             tax_amount: 0,
         }
@@ -727,7 +759,7 @@ mod tests {
             &taxes,
         );
         assert_eq!(
-            check_payment(&d, units("10"), 2).map_err(|e| e.code()),
+            check_payment(&d, units("10"), 2).map_err(|e| e.code().as_str()),
             Err("invalid_state_transition")
         );
         d.status = DocumentStatus::Sent;
@@ -737,13 +769,13 @@ mod tests {
         );
         d.amount_paid = units("40");
         assert_eq!(
-            check_payment(&d, units("60.01"), 2).map_err(|e| e.code()),
+            check_payment(&d, units("60.01"), 2).map_err(|e| e.code().as_str()),
             Err("overpayment")
         );
         assert!(check_payment(&d, units("60"), 2).is_ok());
         assert_eq!(status_after_payment(&d, units("60")), DocumentStatus::Paid);
         assert_eq!(
-            check_void(&d).map_err(|e| e.code()),
+            check_void(&d).map_err(|e| e.code().as_str()),
             Err("invalid_state_transition")
         );
         let lines = payment_entries(DocumentKind::Bill, units("5"), "act_cash", "act_ap");
@@ -793,6 +825,7 @@ mod tests {
                 item_id: None,
                 account_id: if second { "act_one".into() } else { "act_two".into() },
                 tax_ids: names[..n.min(3)].iter().map(|s| (*s).to_owned()).collect(),
+                category_id: None,
                 amount: 0,
                 tax_amount: 0,
             }).collect();

@@ -1,15 +1,22 @@
 //! The one error vocabulary of the service.
 //!
-//! Every refusal the domain can make is a variant here with a stable snake_case `code`
-//! (DECISIONS 6). Interfaces render these their own way in exactly one mapping function
-//! each; they never invent codes of their own.
+//! Every refusal the domain can make carries an [`ErrorCode`]: the closed set of stable
+//! snake_case codes (DECISIONS 6) with the family ([`ErrorKind`]) each belongs to, defined
+//! once in the table below. Interfaces render a [`DomainError`] their own way in exactly
+//! one mapping function each (REST: status and type; GraphQL: `extensions.code`; MCP:
+//! the REST envelope as a tool result) and never invent codes of their own. A refusal
+//! stored on a failed job is read back with [`DomainError::from_stored`] and keeps its
+//! code, and so its kind.
 
 use serde_json::{Value, json};
 
 /// How an interface should classify an error (maps to an HTTP status family).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorKind {
     Validation,
+    /// A request the transport refuses before it reaches a use case (method, media type,
+    /// size, scheme).
+    Request,
     Authentication,
     Authorization,
     NotFound,
@@ -18,7 +25,169 @@ pub enum ErrorKind {
     BusinessRule,
     CreditLimit,
     RateLimit,
+    Unavailable,
     Internal,
+}
+
+macro_rules! error_codes {
+    ($( $(#[$doc:meta])* $variant:ident = $text:literal => $kind:ident, )*) => {
+        /// Every stable error code of the service, each with its [`ErrorKind`].
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ErrorCode {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl ErrorCode {
+            /// Every code, in table order.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
+
+            /// The snake_case code clients see.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $( ErrorCode::$variant => $text, )*
+                }
+            }
+
+            /// The family the code belongs to.
+            pub const fn kind(self) -> ErrorKind {
+                match self {
+                    $( ErrorCode::$variant => ErrorKind::$kind, )*
+                }
+            }
+
+            /// The code named `text`, if it is one.
+            pub fn parse(text: &str) -> Option<Self> {
+                match text {
+                    $( $text => Some(ErrorCode::$variant), )*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
+    /// The body is not JSON.
+    InvalidJson = "invalid_json" => Validation,
+    MissingField = "missing_field" => Validation,
+    InvalidField = "invalid_field" => Validation,
+    UnknownField = "unknown_field" => Validation,
+    /// A value that must be unique in the organization is taken.
+    DuplicateValue = "duplicate_value" => Validation,
+    PayloadTooLarge = "payload_too_large" => Request,
+    UnsupportedMediaType = "unsupported_media_type" => Request,
+    MethodNotAllowed = "method_not_allowed" => Request,
+    RouteNotFound = "route_not_found" => Request,
+    /// `Accept` admits no representation the endpoint has.
+    NotAcceptable = "not_acceptable" => Request,
+    /// A browser origin the MCP endpoint does not accept.
+    OriginNotAllowed = "origin_not_allowed" => Request,
+    /// Production mode refuses plain HTTP.
+    HttpsRequired = "https_required" => Request,
+    MissingApiKey = "missing_api_key" => Authentication,
+    InvalidApiKey = "invalid_api_key" => Authentication,
+    ExpiredApiKey = "expired_api_key" => Authentication,
+    DisabledApiKey = "disabled_api_key" => Authentication,
+    /// `/system` without the `system` permission's token.
+    Unauthorized = "unauthorized" => Authentication,
+    InsufficientPermissions = "insufficient_permissions" => Authorization,
+    ResourceNotFound = "resource_not_found" => NotFound,
+    OrganizationNotFound = "organization_not_found" => OrganizationNotFound,
+    IdempotencyKeyReused = "idempotency_key_reused" => Conflict,
+    UnbalancedTransaction = "unbalanced_transaction" => BusinessRule,
+    TransactionNotPending = "transaction_not_pending" => BusinessRule,
+    TransactionNotPosted = "transaction_not_posted" => BusinessRule,
+    /// Something else still references the resource, or a resource a write names was
+    /// deleted meanwhile.
+    ResourceInUse = "resource_in_use" => BusinessRule,
+    InvoiceNotDraft = "invoice_not_draft" => BusinessRule,
+    InvalidStateTransition = "invalid_state_transition" => BusinessRule,
+    AccountInactive = "account_inactive" => BusinessRule,
+    CurrencyMismatch = "currency_mismatch" => BusinessRule,
+    Overpayment = "overpayment" => BusinessRule,
+    /// The state a job's decision read changed before it was applied; the runner decides
+    /// the job again (never shown to clients as such).
+    ConcurrentUpdate = "concurrent_update" => BusinessRule,
+    /// A worker's claim on a job was taken over (its lease expired); nothing was written.
+    JobLost = "job_lost" => Internal,
+    InsufficientCredits = "insufficient_credits" => CreditLimit,
+    RateLimitExceeded = "rate_limit_exceeded" => RateLimit,
+    /// The service cannot take the request now (shutting down, storage unreachable).
+    ServiceUnavailable = "service_unavailable" => Unavailable,
+    InternalError = "internal_error" => Internal,
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for ErrorCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// A resource a refusal can be about (the singular names of DECISIONS 10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Resource {
+    Account,
+    Transaction,
+    Contact,
+    Category,
+    Tax,
+    Invoice,
+    Bill,
+    ApiKey,
+    Request,
+    Organization,
+}
+
+impl Resource {
+    /// The singular snake_case name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Account => "account",
+            Self::Transaction => "transaction",
+            Self::Contact => "contact",
+            Self::Category => "category",
+            Self::Tax => "tax",
+            Self::Invoice => "invoice",
+            Self::Bill => "bill",
+            Self::ApiKey => "api_key",
+            Self::Request => "request",
+            Self::Organization => "organization",
+        }
+    }
+}
+
+/// What keeps a resource from being deleted (the "in use" rules of DECISIONS 10, one
+/// per kind of reference; the store checks each by ids, and [`crate::references`] says
+/// which apply to which resource).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UsedBy {
+    /// Ledger entries post to the account (counted or not, of live or deleted
+    /// transactions: the journal never loses an account).
+    LedgerEntries,
+    /// A live transaction names it (`contact_id`, `category_id`).
+    Transactions,
+    /// A live invoice or bill names it (its contact, or an item's tax or category).
+    Documents,
+    /// A live subcategory has it as parent.
+    Subcategories,
+}
+
+impl UsedBy {
+    /// How the reference reads in a message.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Self::LedgerEntries => "has ledger entries",
+            Self::Transactions => "is used by transactions",
+            Self::Documents => "is used by invoices or bills",
+            Self::Subcategories => "has subcategories",
+        }
+    }
 }
 
 /// A refusal or failure, with everything needed to render it.
@@ -26,12 +195,12 @@ pub enum ErrorKind {
 pub enum DomainError {
     #[error("{message}")]
     Validation {
-        code: &'static str,
+        code: ErrorCode,
         field: Option<String>,
         message: String,
     },
     #[error("{message}")]
-    Authentication { code: &'static str, message: String },
+    Authentication { code: ErrorCode, message: String },
     #[error("this API key lacks the '{required}' permission")]
     InsufficientPermissions { required: String },
     #[error("no {resource} with id '{id}' exists in this organization")]
@@ -49,24 +218,52 @@ pub enum DomainError {
         difference: String,
     },
     #[error("{message}")]
-    BusinessRule { code: &'static str, message: String },
+    BusinessRule { code: ErrorCode, message: String },
+    /// A fact the store reports: something still references the resource.
+    #[error("{} {id} {}; {}", resource.as_str(), by.describe(), advice(*resource))]
+    InUse {
+        resource: Resource,
+        id: String,
+        by: UsedBy,
+    },
+    /// A fact the store reports: a resource the write names was deleted after the write
+    /// was accepted.
+    #[error("{} {id} was deleted; the write cannot name it", resource.as_str())]
+    Vanished { resource: Resource, id: String },
+    /// A fact the store reports: the worker's claim on the job was taken over.
+    #[error("job {0} is no longer claimed by this worker")]
+    ClaimLost(String),
     #[error("insufficient credits: {required} required, {available} available")]
     InsufficientCredits { required: i64, available: i64 },
     #[error("rate limit exceeded; retry after {retry_after} seconds")]
     RateLimited { retry_after: u64 },
+    /// A refusal as it was stored (a failed job's error), read back with its code.
+    #[error("{message}")]
+    Reported {
+        code: ErrorCode,
+        message: String,
+        details: Option<Value>,
+    },
     #[error("internal error")]
     Internal(String),
 }
 
-/// The store's refusal of an effect whose decision read a state that changed since it was
-/// decided; the job runner decides the job again from the new state.
-pub const CONCURRENT_UPDATE: &str = "concurrent_update";
+/// What a client may do instead of deleting a resource that is in use.
+fn advice(resource: Resource) -> &'static str {
+    match resource {
+        Resource::Account => "set it inactive instead of deleting it",
+        Resource::Contact => "disable it instead",
+        Resource::Tax => "deactivate it instead",
+        Resource::Category => "set it inactive, or delete or move what uses it first",
+        _ => "remove what uses it first",
+    }
+}
 
 impl DomainError {
-    /// See [`CONCURRENT_UPDATE`].
+    /// See [`ErrorCode::ConcurrentUpdate`].
     pub fn concurrent_update(message: impl Into<String>) -> Self {
         Self::BusinessRule {
-            code: CONCURRENT_UPDATE,
+            code: ErrorCode::ConcurrentUpdate,
             message: message.into(),
         }
     }
@@ -75,7 +272,7 @@ impl DomainError {
     pub fn invalid_field(field: impl Into<String>, message: impl Into<String>) -> Self {
         let field = field.into();
         Self::Validation {
-            code: "invalid_field",
+            code: ErrorCode::InvalidField,
             message: format!("{field}: {}", message.into()),
             field: Some(field),
         }
@@ -85,7 +282,7 @@ impl DomainError {
     pub fn missing_field(field: impl Into<String>) -> Self {
         let field = field.into();
         Self::Validation {
-            code: "missing_field",
+            code: ErrorCode::MissingField,
             message: format!("{field} is required"),
             field: Some(field),
         }
@@ -94,51 +291,77 @@ impl DomainError {
     /// A value that must be unique and is not.
     pub fn duplicate_value(field: impl Into<String>, message: impl Into<String>) -> Self {
         Self::Validation {
-            code: "duplicate_value",
+            code: ErrorCode::DuplicateValue,
             field: Some(field.into()),
             message: message.into(),
         }
     }
 
+    /// A validation error with a code of its own (`invalid_json`, `unknown_field`, ...).
+    pub fn validation(code: ErrorCode, field: Option<String>, message: impl Into<String>) -> Self {
+        Self::Validation {
+            code,
+            field,
+            message: message.into(),
+        }
+    }
+
+    /// A refusal of the transport (`route_not_found`, `payload_too_large`, ...).
+    pub fn request(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self::Validation {
+            code,
+            field: None,
+            message: message.into(),
+        }
+    }
+
+    /// An authentication failure.
+    pub fn authentication(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self::Authentication {
+            code,
+            message: message.into(),
+        }
+    }
+
     /// A business-rule refusal with a stable code.
-    pub fn rule(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn rule(code: ErrorCode, message: impl Into<String>) -> Self {
         Self::BusinessRule {
             code,
             message: message.into(),
         }
     }
 
-    /// The stable snake_case code.
-    pub fn code(&self) -> &'static str {
-        match self {
-            Self::Validation { code, .. }
-            | Self::Authentication { code, .. }
-            | Self::BusinessRule { code, .. } => code,
-            Self::InsufficientPermissions { .. } => "insufficient_permissions",
-            Self::NotFound { .. } => "resource_not_found",
-            Self::OrganizationNotFound(_) => "organization_not_found",
-            Self::IdempotencyKeyReused => "idempotency_key_reused",
-            Self::Unbalanced { .. } => "unbalanced_transaction",
-            Self::InsufficientCredits { .. } => "insufficient_credits",
-            Self::RateLimited { .. } => "rate_limit_exceeded",
-            Self::Internal(_) => "internal_error",
+    /// `resource_not_found` for `resource` `id`.
+    pub fn not_found(resource: Resource, id: impl Into<String>) -> Self {
+        Self::NotFound {
+            resource: resource.as_str(),
+            id: id.into(),
         }
     }
 
-    /// The family the error belongs to.
-    pub fn kind(&self) -> ErrorKind {
+    /// The stable code.
+    pub fn code(&self) -> ErrorCode {
         match self {
-            Self::Validation { .. } => ErrorKind::Validation,
-            Self::Authentication { .. } => ErrorKind::Authentication,
-            Self::InsufficientPermissions { .. } => ErrorKind::Authorization,
-            Self::NotFound { .. } => ErrorKind::NotFound,
-            Self::OrganizationNotFound(_) => ErrorKind::OrganizationNotFound,
-            Self::IdempotencyKeyReused => ErrorKind::Conflict,
-            Self::Unbalanced { .. } | Self::BusinessRule { .. } => ErrorKind::BusinessRule,
-            Self::InsufficientCredits { .. } => ErrorKind::CreditLimit,
-            Self::RateLimited { .. } => ErrorKind::RateLimit,
-            Self::Internal(_) => ErrorKind::Internal,
+            Self::Validation { code, .. }
+            | Self::Authentication { code, .. }
+            | Self::BusinessRule { code, .. }
+            | Self::Reported { code, .. } => *code,
+            Self::InsufficientPermissions { .. } => ErrorCode::InsufficientPermissions,
+            Self::NotFound { .. } => ErrorCode::ResourceNotFound,
+            Self::OrganizationNotFound(_) => ErrorCode::OrganizationNotFound,
+            Self::IdempotencyKeyReused => ErrorCode::IdempotencyKeyReused,
+            Self::Unbalanced { .. } => ErrorCode::UnbalancedTransaction,
+            Self::InUse { .. } | Self::Vanished { .. } => ErrorCode::ResourceInUse,
+            Self::ClaimLost(_) => ErrorCode::JobLost,
+            Self::InsufficientCredits { .. } => ErrorCode::InsufficientCredits,
+            Self::RateLimited { .. } => ErrorCode::RateLimitExceeded,
+            Self::Internal(_) => ErrorCode::InternalError,
         }
+    }
+
+    /// The family the error belongs to (the code's, from the one table).
+    pub fn kind(&self) -> ErrorKind {
+        self.code().kind()
     }
 
     /// Machine-readable details, when the error has any.
@@ -160,6 +383,10 @@ impl DomainError {
                 available,
             } => Some(json!({ "required": required, "available": available })),
             Self::NotFound { resource, id } => Some(json!({ "resource": resource, "id": id })),
+            Self::InUse { resource, id, .. } | Self::Vanished { resource, id } => {
+                Some(json!({ "resource": resource.as_str(), "id": id }))
+            }
+            Self::Reported { details, .. } => details.clone(),
             _ => None,
         }
     }
@@ -167,7 +394,9 @@ impl DomainError {
     /// The message a client may see: internal causes never leak.
     pub fn public_message(&self) -> String {
         match self {
-            Self::Internal(_) => "an internal error occurred; retry with backoff".to_owned(),
+            Self::Internal(_) | Self::ClaimLost(_) => {
+                "an internal error occurred; retry with backoff".to_owned()
+            }
             other => other.to_string(),
         }
     }
@@ -176,7 +405,83 @@ impl DomainError {
     pub fn is_transient(&self) -> bool {
         matches!(self, Self::Internal(_))
     }
+
+    /// The error object stored on a failed job: `{code, message, details?}`.
+    pub fn to_stored(&self) -> Value {
+        let mut v = json!({ "code": self.code().as_str(), "message": self.public_message() });
+        if let Some(details) = self.details() {
+            v["details"] = details;
+        }
+        v
+    }
+
+    /// A stored error object read back (see [`DomainError::to_stored`]); it keeps its code
+    /// and so its kind. An object without a known code reads as an internal error.
+    pub fn from_stored(stored: &Value) -> Self {
+        let code = stored["code"]
+            .as_str()
+            .and_then(ErrorCode::parse)
+            .unwrap_or(ErrorCode::InternalError);
+        let message = stored["message"]
+            .as_str()
+            .unwrap_or("the request failed")
+            .to_owned();
+        Self::Reported {
+            code,
+            message,
+            details: stored.get("details").cloned(),
+        }
+    }
 }
 
 /// Shorthand for results carrying a [`DomainError`].
 pub type DomainResult<T> = Result<T, DomainError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_parses_back_and_is_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for code in ErrorCode::ALL {
+            assert_eq!(ErrorCode::parse(code.as_str()), Some(*code));
+            assert!(seen.insert(code.as_str()), "{code} twice");
+        }
+        assert_eq!(ErrorCode::parse("no_such_code"), None);
+    }
+
+    #[test]
+    fn stored_errors_keep_code_kind_and_details() {
+        let original = DomainError::Unbalanced {
+            total_debits: "10.00".into(),
+            total_credits: "9.00".into(),
+            difference: "1.00".into(),
+        };
+        let back = DomainError::from_stored(&original.to_stored());
+        assert_eq!(back.code(), ErrorCode::UnbalancedTransaction);
+        assert_eq!(back.kind(), ErrorKind::BusinessRule);
+        assert_eq!(back.details(), original.details());
+        assert_eq!(back.public_message(), original.public_message());
+        let unknown = DomainError::from_stored(&json!({"code": "nonsense", "message": "x"}));
+        assert_eq!(unknown.kind(), ErrorKind::Internal);
+    }
+
+    #[test]
+    fn in_use_is_worded_once() {
+        let e = DomainError::InUse {
+            resource: Resource::Tax,
+            id: "tax_1".into(),
+            by: UsedBy::Documents,
+        };
+        assert_eq!(e.code(), ErrorCode::ResourceInUse);
+        assert_eq!(
+            e.to_string(),
+            "tax tax_1 is used by invoices or bills; deactivate it instead"
+        );
+        assert_eq!(
+            DomainError::ClaimLost("req_1".into()).kind(),
+            ErrorKind::Internal
+        );
+    }
+}

@@ -15,10 +15,11 @@ pub mod jobs;
 pub mod money;
 pub mod organizations;
 pub mod ports;
+pub mod references;
 pub mod reports;
 pub mod services;
 pub mod tax;
 pub mod transactions;
 pub mod views;
 
-pub use error::{DomainError, DomainResult, ErrorKind};
+pub use error::{DomainError, DomainResult, ErrorCode, ErrorKind, Resource, UsedBy};

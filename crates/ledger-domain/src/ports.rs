@@ -50,6 +50,30 @@ pub trait Clock: Send + Sync + 'static {
     fn now(&self) -> OffsetDateTime;
 }
 
+/// A boxed future, for the object-safe [`Runtime`] port.
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The async runtime the services run on: background tasks, timers and the queue
+/// workers' wake-up (tokio in production, injected like the clock).
+pub trait Runtime: Send + Sync + 'static {
+    /// Runs `task` on its own, so dropping the caller never cancels it. The returned
+    /// future completes when the task has ended; dropping it leaves the task running.
+    fn spawn(&self, task: BoxFuture<'static, ()>) -> BoxFuture<'static, ()>;
+
+    /// Completes after `duration`.
+    fn sleep(&self, duration: std::time::Duration) -> BoxFuture<'static, ()>;
+
+    /// Awaits `future` for at most `duration`; `true` when it completed in time.
+    fn timeout<'a>(
+        &self,
+        duration: std::time::Duration,
+        future: BoxFuture<'a, ()>,
+    ) -> BoxFuture<'a, bool>;
+
+    /// Wakes a queue worker: new work is queued.
+    fn wake_workers(&self);
+}
+
 /// The real clock.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SystemClock;
@@ -83,10 +107,27 @@ pub struct IdempotencyRecord {
     pub request_hash: String,
     /// The job the request created (queued writes).
     pub job_id: Option<String>,
-    /// The response given (synchronous writes).
-    pub response_status: Option<i32>,
-    pub response_body: Option<String>,
+    /// The rendered result of a synchronous write (its view), replayed as it was.
+    pub result: Option<serde_json::Value>,
     pub created_at: OffsetDateTime,
+}
+
+/// How long an `Idempotency-Key` answers with its first outcome (DECISIONS 4: 24 hours).
+/// After it, the key is free again: a new request with it is a new write.
+pub const IDEMPOTENCY_WINDOW: time::Duration = time::Duration::hours(24);
+
+impl IdempotencyRecord {
+    /// Records of the same key made at or before this instant have left the window: the
+    /// store replaces them instead of replaying them.
+    pub fn stale_before(&self) -> OffsetDateTime {
+        self.created_at - IDEMPOTENCY_WINDOW
+    }
+
+    /// Whether `earlier`, a stored record of the same key, is still answered instead of
+    /// this one (it is within the window).
+    pub fn replays(&self, earlier: &IdempotencyRecord) -> bool {
+        earlier.created_at > self.stale_before()
+    }
 }
 
 /// A write that carries an idempotency record either happened, or the key was already
@@ -579,6 +620,17 @@ pub struct PurgeReport {
 
 /// The soft-delete audit trail and its purge (spec 3.6).
 pub trait Deletions: Send + Sync + 'static {
+    /// The first kind of reference, in the order of
+    /// [`crate::references::used_by`], that keeps `resource` `id` of the tenant from
+    /// being deleted; `None` when nothing references it. (Deletes check again, under
+    /// lock, when they are applied.)
+    fn first_reference(
+        &self,
+        tenant: &Tenant,
+        resource: crate::error::Resource,
+        id: &str,
+    ) -> impl Future<Output = StoreResult<Option<crate::error::UsedBy>>> + Send;
+
     /// The tenant's deletion records, newest first.
     fn list_deletions(
         &self,
@@ -804,13 +856,6 @@ pub trait Contacts: Send + Sync + 'static {
         tenant: &Tenant,
         reference: &str,
     ) -> impl Future<Output = StoreResult<Option<String>>> + Send;
-
-    /// Whether a transaction of the tenant that is not deleted names the contact.
-    fn contact_in_use(
-        &self,
-        tenant: &Tenant,
-        id: &str,
-    ) -> impl Future<Output = StoreResult<bool>> + Send;
 }
 
 /// The queue of writes.
@@ -902,7 +947,7 @@ pub trait Jobs: Send + Sync + 'static {
 
 /// Idempotency records.
 pub trait IdempotencyRecords: Send + Sync + 'static {
-    /// The record of `key` in the tenant, if one was made within the last 24 hours.
+    /// The record of `key` in the tenant, if one was made after `since`.
     fn find_idempotency(
         &self,
         tenant: &Tenant,

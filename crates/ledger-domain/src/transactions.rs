@@ -3,6 +3,7 @@
 //! Invariant: a transaction that reaches storage has at least one debit and one credit
 //! entry, every amount is positive, and the debits equal the credits to the unit.
 
+use crate::error::ErrorCode;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
@@ -81,14 +82,14 @@ impl TransactionAction {
         }
         Err(match self.required_status() {
             TransactionStatus::Posted => DomainError::rule(
-                "transaction_not_posted",
+                ErrorCode::TransactionNotPosted,
                 format!(
                     "only posted transactions can be reversed; this one is {}",
                     current.as_str()
                 ),
             ),
             _ => DomainError::rule(
-                "transaction_not_pending",
+                ErrorCode::TransactionNotPending,
                 format!(
                     "only pending transactions can be changed; this one is {}",
                     current.as_str()

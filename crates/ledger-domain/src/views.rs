@@ -438,6 +438,7 @@ pub fn document(d: &Document, payments: &[Payment], today: time::Date) -> Value 
                 "item_id": i.item_id,
                 "account_id": i.account_id,
                 "tax_ids": i.tax_ids,
+                "category_id": i.category_id,
                 "amount": money(i.amount),
                 "tax_amount": money(i.tax_amount),
                 "line_total": money(i.line_total()),

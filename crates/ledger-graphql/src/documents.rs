@@ -13,11 +13,9 @@ use juniper::{DefaultScalarValue, GraphQLInputObject, ID, graphql_object};
 use ledger_domain::DomainError;
 use ledger_domain::contacts::Contact;
 use ledger_domain::documents::{DocumentItem, DocumentKind, DocumentStatus, Payment};
-use ledger_domain::jobs::JobCommand;
 use ledger_domain::ports::{DocumentFilter, Store};
 use ledger_domain::services::{
-    Access, DocumentInput, DocumentItemInput, DocumentView, GRAPHQL_DOCUMENT_CREDITS,
-    GRAPHQL_PAYMENT_CREDITS, PaymentInput, WriteOptions,
+    Access, DocumentInput, DocumentItemInput, DocumentView, PaymentInput, Write,
 };
 use time::{Date, Time};
 use tokio::sync::OnceCell;
@@ -258,6 +256,10 @@ impl DocumentItemNode {
     fn tax_ids(&self) -> Vec<ID> {
         self.item.tax_ids.iter().map(ID::new).collect()
     }
+    /// The category the line is booked under.
+    fn category_id(&self) -> Option<ID> {
+        self.item.category_id.as_deref().map(ID::new)
+    }
     /// The client's catalog reference, as given.
     fn item_id(&self) -> Option<&str> {
         self.item.item_id.as_deref()
@@ -327,6 +329,8 @@ pub struct InvoiceItemInput {
     pub account_id: Option<ID>,
     /// Taxes applied in this order (at most 5).
     pub tax_ids: Option<Vec<ID>>,
+    /// A category the line is booked under.
+    pub category_id: Option<ID>,
 }
 
 /// One item of a new bill.
@@ -343,6 +347,8 @@ pub struct BillItemInput {
     pub account_id: Option<ID>,
     /// Taxes applied in this order (at most 5).
     pub tax_ids: Option<Vec<ID>>,
+    /// A category the line is booked under.
+    pub category_id: Option<ID>,
 }
 
 impl From<InvoiceItemInput> for DocumentItemInput {
@@ -354,6 +360,7 @@ impl From<InvoiceItemInput> for DocumentItemInput {
             i.item_id,
             i.account_id,
             i.tax_ids,
+            i.category_id,
         )
     }
 }
@@ -367,6 +374,7 @@ impl From<BillItemInput> for DocumentItemInput {
             i.item_id,
             i.account_id,
             i.tax_ids,
+            i.category_id,
         )
     }
 }
@@ -378,6 +386,7 @@ fn item_input(
     item_id: Option<String>,
     account_id: Option<ID>,
     tax_ids: Option<Vec<ID>>,
+    category_id: Option<ID>,
 ) -> DocumentItemInput {
     DocumentItemInput {
         description: Some(description),
@@ -390,6 +399,7 @@ fn item_input(
             .into_iter()
             .map(|id| id.to_string())
             .collect(),
+        category_id: category_id.map(|id| id.to_string()),
     }
 }
 
@@ -440,26 +450,7 @@ pub(crate) async fn list<St: Store>(
         .await?;
     let status = match status.as_deref().map(str::trim) {
         None | Some("") => None,
-        Some(text) => Some(
-            DocumentStatus::parse(text)
-                .filter(|s| match kind {
-                    DocumentKind::Invoice => *s != DocumentStatus::Open,
-                    DocumentKind::Bill => *s != DocumentStatus::Sent,
-                })
-                .ok_or_else(|| {
-                    field_error(DomainError::invalid_field(
-                        "status",
-                        match kind {
-                            DocumentKind::Invoice => {
-                                "must be draft, sent, partially_paid, paid or void"
-                            }
-                            DocumentKind::Bill => {
-                                "must be draft, open, partially_paid, paid or void"
-                            }
-                        },
-                    ))
-                })?,
-        ),
+        Some(text) => Some(DocumentStatus::parse_filter(kind, text).gql()?),
     };
     let mut request = page(limit, 20)?;
     request.offset = match offset {
@@ -508,19 +499,10 @@ pub(crate) async fn create<St: Store>(
         items: Some(items),
         notes: Some(notes),
     };
-    let written = context
-        .ledger
-        .create_document_costing(
-            &access,
-            kind,
-            input,
-            WriteOptions::default(),
-            GRAPHQL_DOCUMENT_CREDITS,
-        )
-        .await
-        .gql()?;
-    let job = context.settle(written).await?;
-    let id = job.command.resource().1.to_owned();
+    let view = context
+        .submit(&access, Write::CreateDocument { kind, input })
+        .await?;
+    let id = crate::context::id_of(&view)?;
     let view = context
         .ledger
         .document_view(&access, kind, &id)
@@ -560,37 +542,21 @@ pub(crate) async fn pay<St: Store>(
         notes,
         account_id: account_id.map(|id| id.to_string()),
     };
-    let written = context
-        .ledger
-        .record_payment_costing(
-            &access,
-            kind,
-            &document_id,
-            input,
-            WriteOptions::default(),
-            GRAPHQL_PAYMENT_CREDITS,
-        )
-        .await
-        .gql()?;
-    let job = context.settle(written).await?;
-    let JobCommand::RecordPayment {
-        document_id,
-        payment_id,
-        ..
-    } = &job.command
-    else {
-        return Err(field_error(DomainError::Internal(
-            "a payment job holds another command".into(),
-        )));
+    let document_id = document_id.to_string();
+    let write = Write::RecordPayment {
+        kind,
+        id: document_id.clone(),
+        payment: input,
     };
+    let payment_id = crate::context::id_of(&context.submit(&access, write).await?)?;
     let view = context
         .ledger
-        .document_view(&access, kind, document_id)
+        .document_view(&access, kind, &document_id)
         .await
         .gql()?;
     view.payments
         .into_iter()
-        .find(|p| &p.id == payment_id)
+        .find(|p| p.id == payment_id)
         .map(PaymentNode)
         .ok_or_else(|| {
             field_error(DomainError::Internal(format!(
@@ -608,12 +574,11 @@ pub(crate) async fn issue<St: Store>(
     let access = context
         .own(ledger_domain::organizations::Scope::Write, plural(kind))
         .await?;
-    let written = context
-        .ledger
-        .issue_document(&access, kind, id, WriteOptions::default())
-        .await
-        .gql()?;
-    context.settle(written).await?;
+    let write = Write::IssueDocument {
+        kind,
+        id: id.to_owned(),
+    };
+    context.submit(&access, write).await?;
     let view = context
         .ledger
         .document_view(&access, kind, id)

@@ -3,7 +3,7 @@
 //! stable snake_case code, plus the error's details (`field`, `required`, `available`,
 //! `totalDebits`, ...).
 
-use juniper::{DefaultScalarValue, FieldError, Object, Value};
+use juniper::{DefaultScalarValue, FieldError};
 use ledger_domain::{DomainError, ErrorKind};
 use serde_json::json;
 
@@ -29,11 +29,13 @@ pub fn code_of(error: &DomainError) -> &'static str {
     match error.kind() {
         ErrorKind::Authentication => UNAUTHENTICATED,
         ErrorKind::Authorization | ErrorKind::OrganizationNotFound => FORBIDDEN,
-        ErrorKind::Validation | ErrorKind::NotFound | ErrorKind::Conflict => VALIDATION_ERROR,
+        ErrorKind::Validation | ErrorKind::Request | ErrorKind::NotFound | ErrorKind::Conflict => {
+            VALIDATION_ERROR
+        }
         ErrorKind::BusinessRule => BUSINESS_RULE_VIOLATION,
         ErrorKind::CreditLimit => CREDIT_LIMIT_EXCEEDED,
         ErrorKind::RateLimit => RATE_LIMIT_EXCEEDED,
-        ErrorKind::Internal => INTERNAL_SERVER_ERROR,
+        ErrorKind::Internal | ErrorKind::Unavailable => INTERNAL_SERVER_ERROR,
     }
 }
 
@@ -56,7 +58,7 @@ fn camel(key: &str) -> String {
 
 /// The `extensions` object of a domain error, as JSON.
 pub fn extensions_json(error: &DomainError) -> serde_json::Value {
-    let mut ext = json!({ "code": code_of(error), "reason": error.code() });
+    let mut ext = json!({ "code": code_of(error), "reason": error.code().as_str() });
     if let Some(serde_json::Value::Object(details)) = error.details() {
         for (k, v) in details {
             ext[camel(&k)] = v;
@@ -78,32 +80,10 @@ pub fn field_error(error: DomainError) -> FieldError<DefaultScalarValue> {
     FieldError::new(error.public_message(), crate::scalars::json_to_value(&ext))
 }
 
-/// A stored job error (`{code, message, details?}`) as a field error.
+/// A stored job error (`{code, message, details?}`) as a field error: read back with its
+/// code, it maps like any other error.
 pub fn stored_error(stored: &serde_json::Value) -> FieldError<DefaultScalarValue> {
-    let code = stored["code"].as_str().unwrap_or("internal_error");
-    let message = stored["message"]
-        .as_str()
-        .unwrap_or("the request failed")
-        .to_owned();
-    let kind = ledger_rest::error::classify(code, None).1;
-    let gql = match kind {
-        "validation_error" | "not_found_error" | "idempotency_error" => VALIDATION_ERROR,
-        "business_rule_error" => BUSINESS_RULE_VIOLATION,
-        "credit_limit_error" => CREDIT_LIMIT_EXCEEDED,
-        "authentication_error" => UNAUTHENTICATED,
-        "authorization_error" => FORBIDDEN,
-        "rate_limit_error" => RATE_LIMIT_EXCEEDED,
-        _ => INTERNAL_SERVER_ERROR,
-    };
-    let mut ext = Object::with_capacity(3);
-    ext.add_field("code", Value::scalar(gql));
-    ext.add_field("reason", Value::scalar(code.to_owned()));
-    if let Some(serde_json::Value::Object(details)) = stored.get("details") {
-        for (k, v) in details {
-            ext.add_field(camel(k), crate::scalars::json_to_value(v));
-        }
-    }
-    FieldError::new(message, Value::Object(ext))
+    field_error(DomainError::from_stored(stored))
 }
 
 /// Shorthand for resolver results.

@@ -166,8 +166,6 @@ pub async fn graphql<St: Store>(
     let ctx = Ctx {
         ledger: state.ledger.clone(),
         principal,
-        waker: state.waker.clone(),
-        run_inline: state.run_inline,
     };
     match operation.execute(&variables, &ctx).await {
         Ok(result) => HttpResponse::Ok().json(GraphQLResponse::from_result(Ok(result))),

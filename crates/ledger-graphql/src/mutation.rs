@@ -16,13 +16,12 @@ use juniper::{DefaultScalarValue, GraphQLInputObject, ID, graphql_object};
 use ledger_domain::DomainError;
 use ledger_domain::contacts::ContactChanges;
 use ledger_domain::organizations::Scope;
-use ledger_domain::ports::{Store, Written};
+use ledger_domain::ports::Store;
 use ledger_domain::services::{
-    AccountChanges, EntryInput, GRAPHQL_TRANSACTION_CREDITS, NewAccountInput, NewContactInput,
-    NewTransactionInput, WriteOptions,
+    AccountChanges, EntryInput, NewAccountInput, NewContactInput, NewTransactionInput, Write,
 };
 
-use crate::context::Ctx;
+use crate::context::{Ctx, id_of};
 use crate::documents::{BillItemInput, BillNode, InvoiceItemInput, InvoiceNode, PaymentNode};
 use crate::errors::{GqlResult, IntoGql, field_error};
 use crate::nodes::{
@@ -77,17 +76,13 @@ impl<St: Store> Mutation<St> {
             parent_id: parent_account_id.map(|id| id.to_string()),
             metadata: metadata.map(|m| m.0),
         };
-        match context
+        let view = context.submit(&access, Write::CreateAccount(input)).await?;
+        let account = context
             .ledger
-            .create_account(&access, input, None)
+            .get_account(&access, &id_of(&view)?)
             .await
-            .gql()?
-        {
-            Written::Done(account) => Ok(Some(AccountNode::one(&access, account))),
-            Written::Replay(_) => Err(field_error(DomainError::Internal(
-                "GraphQL writes carry no idempotency key".into(),
-            ))),
-        }
+            .gql()?;
+        Ok(Some(AccountNode::one(&access, account)))
     }
 
     /// Changes an account's name, description or status (1 credit). The code of an
@@ -117,12 +112,8 @@ impl<St: Store> Mutation<St> {
     /// Soft-deletes an account without entries (1 credit; needs `admin`).
     async fn delete_account(context: &Ctx<St>, id: ID) -> GqlResult<Option<bool>> {
         let access = context.own(Scope::Admin, "accounts").await?;
-        let written = context
-            .ledger
-            .delete_account(&access, &id, WriteOptions::default())
-            .await
-            .gql()?;
-        context.settle(written).await?;
+        let write = Write::DeleteAccount { id: id.to_string() };
+        context.submit(&access, write).await?;
         Ok(Some(true))
     }
 
@@ -175,18 +166,10 @@ impl<St: Store> Mutation<St> {
             contact_id: contact_id.map(|id| id.to_string()),
             category_id: category_id.map(|id| id.to_string()),
         };
-        let written = context
-            .ledger
-            .create_transaction_now_costing(
-                &access,
-                input,
-                WriteOptions::default(),
-                GRAPHQL_TRANSACTION_CREDITS,
-            )
-            .await
-            .gql()?;
-        let job = context.settle(written).await?;
-        let id = job.command.resource().1.to_owned();
+        let view = context
+            .submit(&access, Write::CreateTransaction(input))
+            .await?;
+        let id = id_of(&view)?;
         let transaction = context.ledger.get_transaction(&access, &id).await.gql()?;
         Ok(Some(TransactionNode(transaction)))
     }
@@ -221,13 +204,8 @@ impl<St: Store> Mutation<St> {
             currency_id,
             ..NewContactInput::default()
         };
-        let written = context
-            .ledger
-            .create_contact(&access, input, WriteOptions::default())
-            .await
-            .gql()?;
-        let job = context.settle(written).await?;
-        let id = job.command.resource().1.to_owned();
+        let view = context.submit(&access, Write::CreateContact(input)).await?;
+        let id = id_of(&view)?;
         let contact = context.ledger.get_contact(&access, &id).await.gql()?;
         Ok(Some(ContactNode(contact)))
     }
@@ -260,12 +238,11 @@ impl<St: Store> Mutation<St> {
             enabled,
             ..ContactChanges::default()
         };
-        let written = context
-            .ledger
-            .update_contact(&access, &id, changes, WriteOptions::default())
-            .await
-            .gql()?;
-        context.settle(written).await?;
+        let write = Write::UpdateContact {
+            id: id.to_string(),
+            changes,
+        };
+        context.submit(&access, write).await?;
         let contact = context.ledger.get_contact(&access, &id).await.gql()?;
         Ok(Some(ContactNode(contact)))
     }
@@ -273,12 +250,8 @@ impl<St: Store> Mutation<St> {
     /// Soft-deletes a contact no live transaction names (1 credit; needs `admin`).
     async fn delete_contact(context: &Ctx<St>, id: ID) -> GqlResult<Option<bool>> {
         let access = context.own(Scope::Admin, "contacts").await?;
-        let written = context
-            .ledger
-            .delete_contact(&access, &id, WriteOptions::default())
-            .await
-            .gql()?;
-        context.settle(written).await?;
+        let write = Write::DeleteContact { id: id.to_string() };
+        context.submit(&access, write).await?;
         Ok(Some(true))
     }
 

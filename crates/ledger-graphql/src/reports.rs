@@ -5,7 +5,7 @@ use juniper::{GraphQLObject, ID};
 use ledger_domain::DomainError;
 use ledger_domain::ports::Store;
 use ledger_domain::reports::{AccountRef, Section};
-use ledger_domain::services::{Access, REPORT_CREDITS};
+use ledger_domain::services::{Access, Channel};
 use time::{Date, Month, Time};
 
 use crate::context::Ctx;
@@ -106,12 +106,6 @@ fn section(s: &Section, currency: &str) -> ReportSectionNode {
     }
 }
 
-/// Takes a report's price (spec 8: 5 credits) after its arguments passed validation, so a
-/// refused report costs nothing.
-async fn charge<St: Store>(ctx: &Ctx<St>, access: &Access) -> GqlResult<()> {
-    ctx.ledger.spend_credits(access, REPORT_CREDITS).await.gql()
-}
-
 /// The reported instant and the exclusive bound of entries counted up to it.
 fn as_of_bounds<St: Store>(
     ctx: &Ctx<St>,
@@ -133,8 +127,11 @@ pub(crate) async fn trial_balance<St: Store>(
 ) -> GqlResult<TrialBalanceNode> {
     let currency = access.organization.base_currency.clone();
     let (shown, until) = as_of_bounds(ctx, as_of);
-    charge(ctx, access).await?;
-    let tb = ctx.ledger.trial_balance(access, Some(until)).await.gql()?;
+    let tb = ctx
+        .ledger
+        .trial_balance(access, Some(until), Channel::GraphQl)
+        .await
+        .gql()?;
     Ok(TrialBalanceNode {
         as_of: shown,
         accounts: tb
@@ -163,8 +160,11 @@ pub(crate) async fn balance_sheet<St: Store>(
 ) -> GqlResult<BalanceSheetNode> {
     let currency = access.organization.base_currency.clone();
     let (shown, until) = as_of_bounds(ctx, as_of);
-    charge(ctx, access).await?;
-    let bs = ctx.ledger.balance_sheet(access, Some(until)).await.gql()?;
+    let bs = ctx
+        .ledger
+        .balance_sheet(access, Some(until), Channel::GraphQl)
+        .await
+        .gql()?;
     Ok(BalanceSheetNode {
         as_of: shown,
         assets: section(&bs.assets, &currency),
@@ -202,10 +202,9 @@ pub(crate) async fn income_statement<St: Store>(
             "must not be before startDate",
         )));
     }
-    charge(ctx, access).await?;
     let is = ctx
         .ledger
-        .income_statement(access, Some(from), Some(until))
+        .income_statement(access, Some(from), Some(until), Channel::GraphQl)
         .await
         .gql()?;
     Ok(IncomeStatementNode {

@@ -17,6 +17,7 @@ use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderMap};
 use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::DomainError;
+use ledger_domain::error::ErrorCode;
 use ledger_domain::ports::Store;
 use ledger_rest::AppState;
 use serde_json::{Value, json};
@@ -86,12 +87,20 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
 }
 
 async fn method_not_allowed() -> HttpResponse {
-    HttpResponse::MethodNotAllowed()
-        .insert_header((header::ALLOW, "POST"))
-        .json(json!({"error": {
-            "type": "invalid_request_error", "code": "method_not_allowed", "status": 405,
-            "message": "the MCP endpoint takes POST only; there is no event stream",
-        }}))
+    let mut response = refusal(
+        ErrorCode::MethodNotAllowed,
+        "the MCP endpoint takes POST only; there is no event stream",
+    );
+    response
+        .headers_mut()
+        .insert(header::ALLOW, header::HeaderValue::from_static("POST"));
+    response
+}
+
+/// A refusal of the HTTP layer, in the REST envelope (one renderer for both).
+fn refusal(code: ErrorCode, message: impl Into<String>) -> HttpResponse {
+    use actix_web::ResponseError;
+    ledger_rest::error::ApiError(DomainError::request(code, message)).error_response()
 }
 
 /// RFC 9728 protected-resource metadata.
@@ -119,7 +128,8 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 }
 
 /// The 401 answer with the pointer to the protected-resource metadata.
-fn unauthorized(mcp: &Mcp, token_given: bool, code: &str, message: &str) -> HttpResponse {
+fn unauthorized(mcp: &Mcp, token_given: bool, code: ErrorCode, message: &str) -> HttpResponse {
+    use actix_web::ResponseError;
     let mut challenge = format!(
         "Bearer resource_metadata=\"{}\", scope=\"ledger:read\"",
         mcp.metadata_url()
@@ -127,11 +137,14 @@ fn unauthorized(mcp: &Mcp, token_given: bool, code: &str, message: &str) -> Http
     if token_given {
         challenge.push_str(", error=\"invalid_token\"");
     }
-    HttpResponse::Unauthorized()
-        .insert_header((header::WWW_AUTHENTICATE, challenge))
-        .json(json!({"error": {
-            "type": "authentication_error", "code": code, "message": message, "status": 401,
-        }}))
+    let mut response =
+        ledger_rest::error::ApiError(DomainError::authentication(code, message)).error_response();
+    if let Ok(value) = header::HeaderValue::from_str(&challenge) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
+    response
 }
 
 /// Whether an `Accept` header admits `application/json` (wildcards count; absent = any).
@@ -189,7 +202,7 @@ async fn endpoint<S: Store, const DIRECTORY: bool>(
         return unauthorized(
             &mcp,
             false,
-            "missing_api_key",
+            ErrorCode::MissingApiKey,
             "send an API key or access token as 'Authorization: Bearer <token>'",
         );
     };
@@ -206,26 +219,26 @@ async fn endpoint<S: Store, const DIRECTORY: bool>(
     };
 
     if !accepts_json(header_str(headers, "accept")) {
-        return HttpResponse::NotAcceptable().json(json!({"error": {
-            "type": "invalid_request_error", "code": "not_acceptable", "status": 406,
-            "message": "Accept must admit application/json",
-        }}));
+        return refusal(
+            ErrorCode::NotAcceptable,
+            "Accept must admit application/json",
+        );
     }
     let content_type = header_str(headers, "content-type").unwrap_or_default();
     let essence = content_type.split(';').next().unwrap_or_default().trim();
     if !essence.eq_ignore_ascii_case("application/json") {
-        return HttpResponse::UnsupportedMediaType().json(json!({"error": {
-            "type": "invalid_request_error", "code": "unsupported_media_type", "status": 415,
-            "message": "send the JSON-RPC message with 'Content-Type: application/json'",
-        }}));
+        return refusal(
+            ErrorCode::UnsupportedMediaType,
+            "send the JSON-RPC message with 'Content-Type: application/json'",
+        );
     }
     if let Some(origin) = header_str(headers, "origin")
         && !origin_allowed(origin, &mcp.base_url)
     {
-        return HttpResponse::Forbidden().json(json!({"error": {
-            "type": "authorization_error", "code": "origin_not_allowed", "status": 403,
-            "message": format!("requests from origin {origin} are not accepted"),
-        }}));
+        return refusal(
+            ErrorCode::OriginNotAllowed,
+            format!("requests from origin {origin} are not accepted"),
+        );
     }
 
     let message: Value = match serde_json::from_slice(&body) {

@@ -146,11 +146,10 @@ async fn serve<S: Store>(state: web::Data<AppState<S>>, mut rx: mpsc::UnboundedR
 
 fn internal(message: &str) -> RestResponse {
     tracing::error!(message, "in-process REST call failed");
-    let body = serde_json::json!({"error": {
-        "type": "api_error", "code": "internal_error", "message": message, "status": 500,
-    }});
+    let (status, body) =
+        ledger_rest::error::envelope(&ledger_domain::DomainError::Internal(message.to_owned()));
     RestResponse {
-        status: 500,
+        status: status.as_u16(),
         content_type: Some("application/json".into()),
         body: body.to_string().into_bytes(),
     }

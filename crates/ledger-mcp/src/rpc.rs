@@ -1,6 +1,8 @@
 //! The JSON-RPC methods, registered with jsonrpsee once at start. Each request's caller
 //! (credentials, organization, era, endpoint) travels in the request's extensions.
 
+use ledger_domain::DomainError;
+use ledger_domain::error::ErrorCode;
 use std::sync::Arc;
 
 use jsonrpsee::types::{ErrorObjectOwned, Params};
@@ -106,15 +108,17 @@ pub(crate) async fn rest_call(
     };
     match rest.call(request).await {
         Ok(res) => res,
-        Err(_) => RestResponse {
-            status: 503,
-            content_type: Some("application/json".into()),
-            body:
-                json!({"error": {"type": "api_error", "code": "service_unavailable", "status": 503,
-                "message": "the server is shutting down; retry shortly"}})
-                .to_string()
-                .into_bytes(),
-        },
+        Err(_) => {
+            let (status, body) = ledger_rest::error::envelope(&DomainError::request(
+                ErrorCode::ServiceUnavailable,
+                "the server is shutting down; retry shortly",
+            ));
+            RestResponse {
+                status: status.as_u16(),
+                content_type: Some("application/json".into()),
+                body: body.to_string().into_bytes(),
+            }
+        }
     }
 }
 

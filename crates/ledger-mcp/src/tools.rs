@@ -4,6 +4,7 @@
 //! tool is listed only when its REST route exists (a test checks every row reaches one).
 
 use actix_web::http::Method;
+use ledger_domain::documents::{DocumentKind, DocumentStatus};
 use serde_json::{Map, Value, json};
 
 /// HTTP method of a tool's REST operation.
@@ -154,8 +155,7 @@ const ENTRIES_DOC: &str = "Journal lines, at least two; debits must equal credit
 const INVOICE_ID: Arg = path_id("invoiceId", "Invoice id (inv_...).");
 const BILL_ID: Arg = path_id("billId", "Bill id (bil_...).");
 const ITEMS_DOC: &str =
-    "Lines: description, quantity, unitPrice, optional accountId, taxIds, itemId.";
-const DOCUMENT_STATUSES: &[&str] = &["draft", "sent", "open", "partially_paid", "paid", "void"];
+    "Lines: description, quantity, unitPrice, optional accountId, taxIds, categoryId, itemId.";
 
 /// The payment arguments shared by invoices and bills.
 const PAYMENT_ARGS: [Arg; 6] = [
@@ -522,7 +522,7 @@ pub static TOOLS: &[Tool] = &[
         &[
             query(
                 "status",
-                Ty::Enum(DOCUMENT_STATUSES),
+                Ty::Enum(DocumentStatus::of_kind(DocumentKind::Invoice)),
                 "Only invoices in this stored status.",
             ),
             query("contactId", Ty::Str, "Only invoices of this customer."),
@@ -633,7 +633,7 @@ pub static TOOLS: &[Tool] = &[
         &[
             query(
                 "status",
-                Ty::Enum(DOCUMENT_STATUSES),
+                Ty::Enum(DocumentStatus::of_kind(DocumentKind::Bill)),
                 "Only bills in this stored status.",
             ),
             query("contactId", Ty::Str, "Only bills of this vendor."),
@@ -1062,11 +1062,12 @@ impl Tool {
 }
 
 /// The members of an invoice or bill line.
-const ITEM_FIELDS: [&str; 6] = [
+const ITEM_FIELDS: [&str; 7] = [
     "description",
     "quantity",
     "unitPrice",
     "accountId",
+    "categoryId",
     "taxIds",
     "itemId",
 ];
@@ -1128,7 +1129,7 @@ fn check_type(a: &Arg, value: &Value) -> Result<(), String> {
             Ty::Entries => {
                 "an array of {accountId, entryType, amount, description?} objects".to_owned()
             }
-            Ty::Items => "a non-empty array of {description, quantity, unitPrice, accountId?, taxIds?, itemId?} objects".to_owned(),
+            Ty::Items => "a non-empty array of {description, quantity, unitPrice, accountId?, taxIds?, categoryId?, itemId?} objects".to_owned(),
         };
         Err(format!("argument '{}' must be {expected}", a.name))
     }
@@ -1155,6 +1156,7 @@ fn schema(a: &Arg) -> Value {
                     "unitPrice": {"type": ["string", "number"], "description": "Price per unit, e.g. \"19.99\"."},
                     "accountId": {"type": "string", "description": "Revenue (invoice) or expense/asset (bill) account."},
                     "taxIds": {"type": "array", "items": {"type": "string"}, "description": "Taxes in order (tax_...)."},
+                    "categoryId": {"type": "string", "description": "A category (cat_...) the line is booked under."},
                     "itemId": {"type": "string", "description": "Your catalog reference."},
                 },
                 "required": ["description", "quantity", "unitPrice"],

@@ -2,6 +2,7 @@
 
 use actix_web::HttpRequest;
 use ledger_domain::DomainError;
+use ledger_domain::error::ErrorCode;
 use ledger_domain::organizations::key_prefix;
 use ledger_domain::ports::Store;
 use ledger_domain::services::{IssuedKey, Principal};
@@ -58,7 +59,7 @@ pub fn bearer(req: &HttpRequest) -> Option<String> {
 /// Authenticates the request's bearer key.
 ///
 /// # Errors
-/// `missing_api_key` without a bearer token; the errors of [`Ledger::authenticate`].
+/// `missing_api_key` without a bearer token; the errors of [`Ledger::authenticate`](ledger_domain::services::Ledger::authenticate).
 /// Every authenticated request also passes the rate limiter here, so no route can skip it.
 pub async fn authenticate<S: Store>(
     state: &AppState<S>,
@@ -67,13 +68,13 @@ pub async fn authenticate<S: Store>(
     let ledger = &state.ledger;
     let secret = bearer(req).ok_or_else(|| {
         ApiError(DomainError::Authentication {
-            code: "missing_api_key",
+            code: ErrorCode::MissingApiKey,
             message: "send an API key as 'Authorization: Bearer <key>'".into(),
         })
     })?;
     if secret.len() > 200 {
         return Err(ApiError(DomainError::Authentication {
-            code: "invalid_api_key",
+            code: ErrorCode::InvalidApiKey,
             message: "the API key is not valid".into(),
         }));
     }

@@ -6,6 +6,7 @@
 use actix_web::HttpRequest;
 use actix_web::web::Payload;
 use futures::StreamExt;
+use ledger_domain::error::ErrorCode;
 use ledger_domain::ports::PageRequest;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
@@ -27,14 +28,14 @@ pub async fn read_body(mut payload: Payload) -> Result<Vec<u8>, ApiError> {
     while let Some(chunk) = payload.next().await {
         let chunk = chunk.map_err(|e| {
             validation(
-                "invalid_json",
+                ErrorCode::InvalidJson,
                 None,
                 format!("could not read the request body: {e}"),
             )
         })?;
         if body.len() + chunk.len() > MAX_BODY_BYTES {
             return Err(validation(
-                "payload_too_large",
+                ErrorCode::PayloadTooLarge,
                 None,
                 format!("the request body exceeds {MAX_BODY_BYTES} bytes"),
             ));
@@ -63,7 +64,7 @@ pub fn parse_json<T: DeserializeOwned>(req: &HttpRequest, body: &[u8]) -> Result
         .to_ascii_lowercase();
     if !(essence == "application/json" || essence.ends_with("+json")) {
         return Err(validation(
-            "unsupported_media_type",
+            ErrorCode::UnsupportedMediaType,
             None,
             "send the body as JSON with 'Content-Type: application/json'",
         ));
@@ -75,14 +76,14 @@ pub fn parse_json<T: DeserializeOwned>(req: &HttpRequest, body: &[u8]) -> Result
     };
     let value: Value = serde_json::from_slice(body).map_err(|e| {
         validation(
-            "invalid_json",
+            ErrorCode::InvalidJson,
             None,
             format!("the body is not valid JSON: {e}"),
         )
     })?;
     if !value.is_object() {
         return Err(validation(
-            "invalid_json",
+            ErrorCode::InvalidJson,
             None,
             "the body must be a JSON object",
         ));
@@ -104,7 +105,7 @@ pub fn parse_json<T: DeserializeOwned>(req: &HttpRequest, body: &[u8]) -> Result
                 format!("{parent}{name}").trim_start_matches('.').to_owned()
             };
             validation(
-                "unknown_field",
+                ErrorCode::UnknownField,
                 Some(field.clone()),
                 format!("unknown field '{field}'"),
             )
@@ -112,13 +113,13 @@ pub fn parse_json<T: DeserializeOwned>(req: &HttpRequest, body: &[u8]) -> Result
             let name = rest.split('`').next().unwrap_or_default();
             let field = format!("{parent}{name}").trim_start_matches('.').to_owned();
             validation(
-                "missing_field",
+                ErrorCode::MissingField,
                 Some(field.clone()),
                 format!("{field} is required"),
             )
         } else {
             validation(
-                "invalid_field",
+                ErrorCode::InvalidField,
                 Some(path.clone()),
                 format!("{path}: {inner}"),
             )
@@ -212,7 +213,7 @@ pub fn query_date(req: &HttpRequest, name: &str) -> Result<Option<FlexDate>, Api
         .map(|v| {
             FlexDate::parse(&v).ok_or_else(|| {
                 validation(
-                    "invalid_field",
+                    ErrorCode::InvalidField,
                     Some(name.into()),
                     format!("{name} must be a date (YYYY-MM-DD) or an RFC 3339 date-time"),
                 )
@@ -231,7 +232,7 @@ pub fn query_bool(req: &HttpRequest, name: &str) -> Result<Option<bool>, ApiErro
             "true" | "1" => Ok(true),
             "false" | "0" => Ok(false),
             _ => Err(validation(
-                "invalid_field",
+                ErrorCode::InvalidField,
                 Some(name.into()),
                 format!("{name} must be true or false"),
             )),
@@ -249,7 +250,7 @@ pub fn page(req: &HttpRequest, default: i64, max: i64) -> Result<PageRequest, Ap
             None => Ok(fallback),
             Some(v) => v.parse::<i64>().map_err(|_| {
                 validation(
-                    "invalid_field",
+                    ErrorCode::InvalidField,
                     Some(name.into()),
                     format!("{name} must be an integer"),
                 )
@@ -259,7 +260,7 @@ pub fn page(req: &HttpRequest, default: i64, max: i64) -> Result<PageRequest, Ap
     let limit = number("limit", default)?;
     if !(1..=max).contains(&limit) {
         return Err(validation(
-            "invalid_field",
+            ErrorCode::InvalidField,
             Some("limit".into()),
             format!("limit must be between 1 and {max}"),
         ));
@@ -267,7 +268,7 @@ pub fn page(req: &HttpRequest, default: i64, max: i64) -> Result<PageRequest, Ap
     let offset = number("offset", 0)?;
     if offset < 0 {
         return Err(validation(
-            "invalid_field",
+            ErrorCode::InvalidField,
             Some("offset".into()),
             "offset must not be negative",
         ));
@@ -301,7 +302,7 @@ pub fn idempotency_key(req: &HttpRequest) -> Result<Option<String>, ApiError> {
     let key = value.to_str().map(str::trim).unwrap_or("");
     if key.is_empty() || key.len() > 255 {
         return Err(validation(
-            "invalid_field",
+            ErrorCode::InvalidField,
             Some("Idempotency-Key".into()),
             "Idempotency-Key must be 1 to 255 visible ASCII characters",
         ));

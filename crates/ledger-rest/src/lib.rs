@@ -17,10 +17,9 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::{HttpMessage, HttpResponse, web};
 use ledger_domain::DomainError;
+use ledger_domain::error::ErrorCode;
 use ledger_domain::ports::Store;
 use ledger_domain::services::Ledger;
-
-pub use queued::JobWaker;
 
 /// Shared state of the REST interface.
 pub struct AppState<S> {
@@ -29,10 +28,6 @@ pub struct AppState<S> {
     pub open_signup: bool,
     /// The admin token that allows sign-up when it is not open.
     pub admin_token: Option<String>,
-    /// Wakes the background workers when a job is queued.
-    pub waker: JobWaker,
-    /// Whether a request runs its own job at once (else only the workers do).
-    pub run_inline: bool,
     /// Rate limiters; `None` when limits are off (benchmarks).
     pub limits: Option<limits::RateLimits>,
 }
@@ -46,11 +41,25 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
 pub async fn not_found() -> HttpResponse {
     use actix_web::ResponseError;
     error::ApiError(DomainError::Validation {
-        code: "route_not_found",
+        code: ErrorCode::RouteNotFound,
         field: None,
         message: "no such endpoint".into(),
     })
     .error_response()
+}
+
+/// Middleware body: routes a `HEAD` request as the `GET` of the same path, so every
+/// readable resource (`/health`, the playgrounds) answers `HEAD` like `GET`. The HTTP
+/// codec noted the method when it read the request and sends the headers without the
+/// body.
+pub async fn head_as_get<B: MessageBody>(
+    mut req: ServiceRequest,
+    next: actix_web::middleware::Next<B>,
+) -> Result<ServiceResponse<B>, actix_web::Error> {
+    if req.method() == actix_web::http::Method::HEAD {
+        req.head_mut().method = actix_web::http::Method::GET;
+    }
+    next.call(req).await
 }
 
 /// Middleware body: gives each request an id (the client's `X-Request-Id` when it is
@@ -112,5 +121,5 @@ pub fn query_error_handler(
     err: actix_web::error::QueryPayloadError,
     _req: &actix_web::HttpRequest,
 ) -> actix_web::Error {
-    error::validation("invalid_field", None, err.to_string()).into()
+    error::validation(ErrorCode::InvalidField, None, err.to_string()).into()
 }

@@ -4,6 +4,7 @@
 //! plain-HTTP request is never processed. `GET /health` stays open for load balancers'
 //! plain-HTTP probes (it reveals nothing).
 
+use ledger_domain::error::ErrorCode;
 use std::net::IpAddr;
 
 use actix_web::body::{EitherBody, MessageBody};
@@ -76,7 +77,7 @@ pub async fn require_https<B: MessageBody + 'static>(
         return Ok(next.call(req).await?.map_into_left_body());
     }
     let error = ApiError(DomainError::rule(
-        "https_required",
+        ErrorCode::HttpsRequired,
         "this service accepts requests over HTTPS only",
     ));
     Ok(req

@@ -6,26 +6,27 @@
 //! and zero rows touched is the business-rule refusal. Any refusal or error rolls the
 //! whole transaction back, so a job's effect and its completion commit together.
 
-use diesel::dsl::{exists, not};
+use ledger_domain::error::ErrorCode;
+
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use ledger_domain::DomainError;
 use ledger_domain::events::{Deletion, Event};
 use ledger_domain::jobs::Job;
 use ledger_domain::ports::{DocumentEffect, DocumentTransition, Effect, StoreResult};
 use ledger_domain::transactions::{Transaction, TransactionStatus};
+use ledger_domain::{DomainError, Resource};
 use time::{OffsetDateTime, PrimitiveDateTime};
 
 use crate::db::{Db, TxError, is_unique_violation};
-use crate::jobs::job_lost;
 use crate::locks::AccountLocks;
+use crate::references::in_use;
 use crate::rows::{
-    ContactRow, DeletionRow, DocumentRow, EntryRow, PaymentRow, StatusChangeRow, TransactionRow,
-    entry_rows, event_rows, json_text, to_db,
+    ContactRow, DeletionRow, DocumentReferenceRow, DocumentRow, EntryRow, PaymentRow,
+    StatusChangeRow, TransactionRow, entry_rows, event_rows, json_text, reference_rows, to_db,
 };
 use crate::schema::{
-    accounts, contacts, document_history, document_payments, documents, events, jobs,
-    ledger_entries, resource_deletions, transactions,
+    accounts, contacts, document_history, document_payments, document_references, documents,
+    events, jobs, ledger_entries, resource_deletions, transactions,
 };
 
 /// A transaction and its entry rows, ready to insert.
@@ -80,9 +81,13 @@ enum Prepared {
 enum PreparedDocument {
     Insert {
         row: DocumentRow,
+        references: Vec<DocumentReferenceRow>,
         history: StatusChangeRow,
     },
-    Replace(DocumentRow),
+    Replace {
+        row: DocumentRow,
+        references: Vec<DocumentReferenceRow>,
+    },
     Delete {
         id: String,
         deletion: DeletionRow,
@@ -102,11 +107,13 @@ fn prepare_document(effect: DocumentEffect) -> PreparedDocument {
     match effect {
         DocumentEffect::Insert { document, history } => PreparedDocument::Insert {
             row: DocumentRow::from(&document),
+            references: reference_rows(&document),
             history: StatusChangeRow::from(&history),
         },
-        DocumentEffect::Replace(document) => {
-            PreparedDocument::Replace(DocumentRow::from(&document))
-        }
+        DocumentEffect::Replace(document) => PreparedDocument::Replace {
+            row: DocumentRow::from(&document),
+            references: reference_rows(&document),
+        },
         DocumentEffect::Delete {
             document_id,
             deletion,
@@ -216,18 +223,44 @@ pub(crate) fn check_locked(
     for id in wanted {
         match locked.iter().find(|(found, _)| found == id) {
             None => {
-                return Err(DomainError::rule(
-                    "resource_in_use",
-                    format!("account {id} was deleted; the entries cannot be written"),
-                ));
+                return Err(DomainError::Vanished {
+                    resource: Resource::Account,
+                    id: id.clone(),
+                });
             }
             Some((_, status)) if !any_status && status != "active" => {
                 return Err(DomainError::rule(
-                    "account_inactive",
+                    ErrorCode::AccountInactive,
                     format!("account {id} is {status} and accepts no postings"),
                 ));
             }
             Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Share-locks the categories a document's items name and refuses the write when one
+/// was deleted since validation (as [`check_parties`] does for a transaction's).
+async fn lock_categories<C: AccountLocks>(
+    conn: &mut C,
+    org: &str,
+    livemode: bool,
+    references: &[DocumentReferenceRow],
+) -> Result<(), TxError> {
+    for reference in references
+        .iter()
+        .filter(|r| r.target_type == crate::references::CATEGORY_TARGET)
+    {
+        if !conn
+            .lock_category(org, livemode, &reference.target_id, false)
+            .await?
+        {
+            return Err(DomainError::Vanished {
+                resource: Resource::Category,
+                id: reference.target_id.clone(),
+            }
+            .into());
         }
     }
     Ok(())
@@ -244,19 +277,19 @@ pub(crate) async fn check_parties<C: AccountLocks>(
     if let Some(contact) = &row.contact_id
         && !conn.lock_contact(org, livemode, contact, false).await?
     {
-        return Err(DomainError::rule(
-            "resource_in_use",
-            format!("contact {contact} was deleted; the transaction cannot name it"),
-        )
+        return Err(DomainError::Vanished {
+            resource: Resource::Contact,
+            id: contact.clone(),
+        }
         .into());
     }
     if let Some(category) = &row.category_id
         && !conn.lock_category(org, livemode, category, false).await?
     {
-        return Err(DomainError::rule(
-            "resource_in_use",
-            format!("category {category} was deleted; the transaction cannot name it"),
-        )
+        return Err(DomainError::Vanished {
+            resource: Resource::Category,
+            id: category.clone(),
+        }
         .into());
     }
     Ok(())
@@ -272,7 +305,7 @@ fn account_ids(entries: &[EntryRow]) -> Vec<String> {
 
 fn not_pending(id: &str) -> DomainError {
     DomainError::rule(
-        "transaction_not_pending",
+        ErrorCode::TransactionNotPending,
         format!("transaction {id} is no longer pending"),
     )
 }
@@ -290,7 +323,12 @@ macro_rules! apply_document {
                 .filter(documents::deleted_at.is_null())
         };
         match $doc {
-            PreparedDocument::Insert { row, history } => {
+            PreparedDocument::Insert {
+                row,
+                references,
+                history,
+            } => {
+                lock_categories($conn, &$org, $livemode, references).await?;
                 diesel::insert_into(documents::table)
                     .values(row)
                     .execute($conn)
@@ -302,12 +340,19 @@ macro_rules! apply_document {
                             e.into()
                         }
                     })?;
+                for reference in references {
+                    diesel::insert_into(document_references::table)
+                        .values(reference)
+                        .execute($conn)
+                        .await?;
+                }
                 diesel::insert_into(document_history::table)
                     .values(history)
                     .execute($conn)
                     .await?;
             }
-            PreparedDocument::Replace(row) => {
+            PreparedDocument::Replace { row, references } => {
+                lock_categories($conn, &$org, $livemode, references).await?;
                 let changed = diesel::update(tenant_doc(&row.id))
                     .filter(documents::status.eq("draft"))
                     .set((
@@ -317,7 +362,6 @@ macro_rules! apply_document {
                         documents::currency.eq(&row.currency),
                         documents::items.eq(&row.items),
                         documents::taxes.eq(&row.taxes),
-                        documents::tax_ids.eq(&row.tax_ids),
                         documents::subtotal.eq(row.subtotal),
                         documents::tax_amount.eq(row.tax_amount),
                         documents::total.eq(row.total),
@@ -328,6 +372,19 @@ macro_rules! apply_document {
                     .await?;
                 if changed == 0 {
                     return Err(changed_meanwhile(&row.id));
+                }
+                diesel::delete(
+                    document_references::table
+                        .filter(document_references::organization_id.eq($org.clone()))
+                        .filter(document_references::document_id.eq(&row.id)),
+                )
+                .execute($conn)
+                .await?;
+                for reference in references {
+                    diesel::insert_into(document_references::table)
+                        .values(reference)
+                        .execute($conn)
+                        .await?;
                 }
             }
             PreparedDocument::Delete { id, deletion } => {
@@ -389,7 +446,7 @@ macro_rules! apply_document {
                         .await?;
                     if reversed == 0 {
                         return Err(DomainError::rule(
-                            "transaction_not_posted",
+                            ErrorCode::TransactionNotPosted,
                             format!("the posting {original} is no longer posted"),
                         )
                         .into());
@@ -444,7 +501,7 @@ pub(crate) async fn apply(
             .execute(conn)
             .await?;
         if completed == 0 {
-            return Err(job_lost(&job_id).into());
+            return Err(DomainError::ClaimLost(job_id.clone()).into());
         }
         // The transaction rows an effect may touch: this tenant's, not deleted.
         let tenant_txn = |id: &str| {
@@ -566,7 +623,7 @@ pub(crate) async fn apply(
                     .await?;
                 if changed == 0 {
                     return Err(DomainError::rule(
-                        "transaction_not_posted",
+                        ErrorCode::TransactionNotPosted,
                         format!("transaction {id} is no longer posted"),
                     )
                     .into());
@@ -595,15 +652,16 @@ pub(crate) async fn apply(
                 (None, None)
             }
             Prepared::DeleteAccount { id, deletion } => {
-                let referenced = ledger_entries::table
-                    .filter(ledger_entries::organization_id.eq(&org))
-                    .filter(ledger_entries::account_id.eq(id));
+                // The account is locked exclusively above, so no posting adds an entry
+                // between this check and the delete.
+                if let Some(refusal) = in_use(conn, &org, livemode, Resource::Account, id).await? {
+                    return Err(refusal.into());
+                }
                 let changed = diesel::update(accounts::table)
                     .filter(accounts::organization_id.eq(&org))
                     .filter(accounts::livemode.eq(livemode))
                     .filter(accounts::id.eq(id))
                     .filter(accounts::deleted_at.is_null())
-                    .filter(not(exists(referenced)))
                     .set((
                         accounts::deleted_at.eq(Some(deletion.deleted_at)),
                         accounts::deleted_by.eq(Some(&deletion.deleted_by)),
@@ -613,19 +671,7 @@ pub(crate) async fn apply(
                     .execute(conn)
                     .await?;
                 if changed == 0 {
-                    let in_use: bool = diesel::select(exists(referenced)).get_result(conn).await?;
-                    return Err(if in_use {
-                        DomainError::rule(
-                            "resource_in_use",
-                            format!("account {id} has ledger entries and cannot be deleted"),
-                        )
-                    } else {
-                        DomainError::NotFound {
-                            resource: "account",
-                            id: id.clone(),
-                        }
-                    }
-                    .into());
+                    return Err(DomainError::not_found(Resource::Account, id.clone()).into());
                 }
                 diesel::insert_into(resource_deletions::table)
                     .values(deletion)
@@ -680,24 +726,14 @@ pub(crate) async fn apply(
                 // Exclusive lock first: postings naming the contact finish before the
                 // in-use check below looks for them (see `locks`).
                 conn.lock_contact(&org, livemode, id, true).await?;
-                // "In use": a live transaction or document of the tenant names the contact.
-                let named_by_transaction = transactions::table
-                    .filter(transactions::organization_id.eq(&org))
-                    .filter(transactions::livemode.eq(livemode))
-                    .filter(transactions::contact_id.eq(id))
-                    .filter(transactions::deleted_at.is_null());
-                let named_by_document = documents::table
-                    .filter(documents::organization_id.eq(&org))
-                    .filter(documents::livemode.eq(livemode))
-                    .filter(documents::contact_id.eq(id))
-                    .filter(documents::deleted_at.is_null());
-                let referenced = exists(named_by_transaction).or(exists(named_by_document));
+                if let Some(refusal) = in_use(conn, &org, livemode, Resource::Contact, id).await? {
+                    return Err(refusal.into());
+                }
                 let changed = diesel::update(contacts::table)
                     .filter(contacts::organization_id.eq(&org))
                     .filter(contacts::livemode.eq(livemode))
                     .filter(contacts::id.eq(id))
                     .filter(contacts::deleted_at.is_null())
-                    .filter(not(referenced))
                     .set((
                         contacts::deleted_at.eq(Some(deletion.deleted_at)),
                         contacts::deleted_by.eq(Some(&deletion.deleted_by)),
@@ -707,21 +743,7 @@ pub(crate) async fn apply(
                     .execute(conn)
                     .await?;
                 if changed == 0 {
-                    let in_use: bool = diesel::select(referenced).get_result(conn).await?;
-                    return Err(if in_use {
-                        DomainError::rule(
-                            "resource_in_use",
-                            format!(
-                                "contact {id} has transactions, invoices or bills; disable it instead"
-                            ),
-                        )
-                    } else {
-                        DomainError::NotFound {
-                            resource: "contact",
-                            id: id.clone(),
-                        }
-                    }
-                    .into());
+                    return Err(DomainError::not_found(Resource::Contact, id.clone()).into());
                 }
                 diesel::insert_into(resource_deletions::table)
                     .values(deletion)

@@ -4,7 +4,7 @@
 //!
 //! Comparing the HTTP throughput with this one says how much of the cost of a posted
 //! transaction is the database writing its rows, and how much is everything else. The
-//! insert runs through [`db_write!`], so it takes the same pool, transaction mode and
+//! insert runs through `db_write!`, so it takes the same pool, transaction mode and
 //! spawned task as the real writes on both backends.
 //!
 //! Also here: creating and dropping the throw-away PostgreSQL database the benchmark

@@ -17,7 +17,7 @@ use crate::group::take_charge;
 use crate::locks::AccountLocks;
 use crate::organizations::settle_idempotent;
 use crate::rows::{DeletionRow, EventRow, IdempotencyRow, corrupt, from_db, to_db};
-use crate::schema::{categories, events, resource_deletions, transactions};
+use crate::schema::{categories, events, resource_deletions};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = categories, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
@@ -221,35 +221,16 @@ impl Categories for Db {
             // in-use check below looks for them (see `locks`).
             conn.lock_category(org, livemode, &category_id, true)
                 .await?;
-            let used_by_transaction: i64 = transactions::table
-                .filter(transactions::organization_id.eq(org))
-                .filter(transactions::livemode.eq(livemode))
-                .filter(transactions::category_id.eq(&category_id))
-                .filter(transactions::deleted_at.is_null())
-                .count()
-                .get_result(conn)
-                .await?;
-            if used_by_transaction > 0 {
-                return Err(DomainError::rule(
-                    "resource_in_use",
-                    "transactions use this category; set it inactive instead of deleting it",
-                )
-                .into());
-            }
-            let children: i64 = categories::table
-                .filter(categories::organization_id.eq(org))
-                .filter(categories::livemode.eq(livemode))
-                .filter(categories::parent_id.eq(&category_id))
-                .filter(categories::deleted_at.is_null())
-                .count()
-                .get_result(conn)
-                .await?;
-            if children > 0 {
-                return Err(DomainError::rule(
-                    "resource_in_use",
-                    "this category has subcategories; delete or move them first",
-                )
-                .into());
+            if let Some(refusal) = crate::references::in_use(
+                conn,
+                org,
+                livemode,
+                ledger_domain::Resource::Category,
+                &category_id,
+            )
+            .await?
+            {
+                return Err(refusal.into());
             }
             let changed = diesel::update(categories::table)
                 .filter(categories::organization_id.eq(org))

@@ -3,7 +3,6 @@
 //! Search is portable SQL on both backends: `LOWER(column) LIKE LOWER(pattern) ESCAPE '\'`
 //! with the client's `%`, `_` and `\` escaped, so they match literally.
 
-use diesel::dsl::exists;
 use diesel::prelude::*;
 use diesel::sql_types::{Nullable, Text};
 use diesel_async::RunQueryDsl;
@@ -12,7 +11,7 @@ use ledger_domain::ports::{Contacts, Page, PageRequest, StoreResult, Tenant};
 
 use crate::db::Db;
 use crate::rows::ContactRow;
-use crate::schema::{contacts, documents, transactions};
+use crate::schema::contacts;
 
 diesel::define_sql_function! {
     /// SQL `LOWER` of a nullable text (a `NULL` stays `NULL`).
@@ -141,29 +140,6 @@ impl Contacts for Db {
                 .first(conn)
                 .await
                 .optional()?)
-        })
-    }
-
-    async fn contact_in_use(&self, tenant: &Tenant, id: &str) -> StoreResult<bool> {
-        db_read!(self, |conn| {
-            Ok(diesel::select(
-                exists(
-                    transactions::table
-                        .filter(transactions::organization_id.eq(&tenant.organization_id))
-                        .filter(transactions::livemode.eq(tenant.livemode))
-                        .filter(transactions::contact_id.eq(id))
-                        .filter(transactions::deleted_at.is_null()),
-                )
-                .or(exists(
-                    documents::table
-                        .filter(documents::organization_id.eq(&tenant.organization_id))
-                        .filter(documents::livemode.eq(tenant.livemode))
-                        .filter(documents::contact_id.eq(id))
-                        .filter(documents::deleted_at.is_null()),
-                )),
-            )
-            .get_result(conn)
-            .await?)
         })
     }
 }

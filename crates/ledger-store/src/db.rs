@@ -459,7 +459,20 @@ macro_rules! idempotency_guard {
                 .await
                 .optional()?;
             if let Some(row) = existing {
-                return Ok(::ledger_domain::ports::Written::Replay(row.into()));
+                let stored = ::ledger_domain::ports::IdempotencyRecord::from(row);
+                let fresh = $crate::rows::record_of(record);
+                if fresh.replays(&stored) {
+                    return Ok(::ledger_domain::ports::Written::Replay(stored));
+                }
+                // Past the window (the domain's rule): the key is free again.
+                diesel::delete(
+                    ik::table
+                        .filter(ik::organization_id.eq(&record.organization_id))
+                        .filter(ik::livemode.eq(record.livemode))
+                        .filter(ik::key.eq(&record.key)),
+                )
+                .execute($conn)
+                .await?;
             }
             diesel::insert_into(ik::table)
                 .values(record)

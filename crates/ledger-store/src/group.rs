@@ -201,18 +201,29 @@ async fn find_replays<C: BatchConn>(
         }
     }
     let mut first: HashMap<(TenantKey, String), usize> = HashMap::new();
+    let mut stale: HashMap<TenantKey, Vec<String>> = HashMap::new();
     for (i, w) in writes.iter().enumerate() {
         let Some(record) = &w.idempotency else {
             continue;
         };
         let id = (tenant_of(w), record.key.clone());
-        if let Some(stored) = used.get(&id) {
+        let stored = used.get(&id);
+        if let Some(stored) = stored.filter(|s| record.replays(s)) {
             outcomes[i] = Some(Outcome::Replay(stored.clone()));
-        } else if let Some(&j) = first.get(&id) {
+            continue;
+        }
+        if stored.is_some() && !first.contains_key(&id) {
+            // Past the window (the domain's rule): the key is free again.
+            stale.entry(id.0.clone()).or_default().push(id.1.clone());
+        }
+        if let Some(&j) = first.get(&id) {
             outcomes[i] = Some(Outcome::SameAs(j));
         } else {
             first.insert(id, i);
         }
+    }
+    for ((org, livemode), keys) in stale {
+        conn.delete_idempotency(&org, livemode, &keys).await?;
     }
     Ok(())
 }
@@ -424,6 +435,12 @@ pub(crate) trait BatchConn: AccountLocks + Send {
         livemode: bool,
         keys: &'a [String],
     ) -> impl Future<Output = QueryResult<Vec<IdempotencyRow>>> + Send + 'a;
+    fn delete_idempotency<'a>(
+        &'a mut self,
+        org: &'a str,
+        livemode: bool,
+        keys: &'a [String],
+    ) -> impl Future<Output = QueryResult<usize>> + Send + 'a;
     fn take_credits<'a>(
         &'a mut self,
         pool: &'a str,
@@ -460,6 +477,22 @@ macro_rules! batch_reads {
                 .select(IdempotencyRow::as_select())
                 .load(self)
                 .await
+        }
+
+        async fn delete_idempotency<'a>(
+            &'a mut self,
+            org: &'a str,
+            livemode: bool,
+            keys: &'a [String],
+        ) -> QueryResult<usize> {
+            diesel::delete(
+                idempotency_keys::table
+                    .filter(idempotency_keys::organization_id.eq(org))
+                    .filter(idempotency_keys::livemode.eq(livemode))
+                    .filter(idempotency_keys::key.eq_any(keys)),
+            )
+            .execute(self)
+            .await
         }
 
         async fn take_credits<'a>(&'a mut self, pool: &'a str, credits: i64) -> QueryResult<bool> {

@@ -25,14 +25,6 @@ const QUEUED: &str = "queued";
 const PROCESSING: &str = "processing";
 const FAILED: &str = "failed";
 
-/// The refusal when a job is no longer `processing` with the attempts its worker holds.
-pub(crate) fn job_lost(job_id: &str) -> DomainError {
-    DomainError::rule(
-        "job_lost",
-        format!("job {job_id} is no longer claimed by this worker"),
-    )
-}
-
 impl Jobs for Db {
     async fn enqueue(
         &self,
@@ -239,7 +231,7 @@ impl Jobs for Db {
                 .execute(conn)
                 .await?;
             if ended == 0 {
-                return Err(job_lost(&job_id).into());
+                return Err(DomainError::ClaimLost(job_id.clone()).into());
             }
             if cost > 0 {
                 if livemode {
@@ -300,7 +292,7 @@ impl Jobs for Db {
                 .execute(conn)
                 .await?;
             if requeued == 0 {
-                return Err(job_lost(&job_id).into());
+                return Err(DomainError::ClaimLost(job_id.clone()).into());
             }
             Ok(())
         })?;

@@ -2,7 +2,7 @@
 //!
 //! One query layer, two databases: PostgreSQL (production, deadpool of
 //! `AsyncPgConnection`) and an embedded SQLite file (single writer, WAL readers). Every
-//! query body is written once and compiled for both connection types (see [`db`]).
+//! query body is written once and compiled for both connection types (see the `db` module).
 //! [`Db`] implements every port trait of `ledger_domain::ports`.
 //!
 //! Storage choices: money is `BIGINT` in units of 1/10000 (`ledger_domain::money`) and
@@ -27,7 +27,9 @@ mod keys;
 mod locks;
 mod maintenance;
 mod organizations;
+mod references;
 mod rows;
+mod runtime;
 mod schema;
 mod settings;
 mod sqlite_thread;
@@ -37,3 +39,4 @@ pub mod testing;
 mod unnest;
 
 pub use db::{Db, StoreError};
+pub use runtime::TokioRuntime;

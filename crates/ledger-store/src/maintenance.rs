@@ -17,8 +17,9 @@ use time::{OffsetDateTime, PrimitiveDateTime};
 use crate::db::{Db, DbPool};
 use crate::rows::{DeletionRow, EventRow, from_db, to_db};
 use crate::schema::{
-    accounts, api_keys, categories, contacts, document_history, documents, events,
-    idempotency_keys, jobs, ledger_entries, organizations, resource_deletions, taxes, transactions,
+    accounts, api_keys, categories, contacts, document_history, document_references, documents,
+    events, idempotency_keys, jobs, ledger_entries, organizations, resource_deletions, taxes,
+    transactions,
 };
 
 /// A `LIKE` pattern matching every string that starts with `prefix` (escape `\`).
@@ -58,6 +59,28 @@ fn page_of(rows: Vec<DeletionRow>, total_count: i64) -> Page<Deletion> {
 }
 
 impl Deletions for Db {
+    async fn first_reference(
+        &self,
+        tenant: &Tenant,
+        resource: ledger_domain::Resource,
+        id: &str,
+    ) -> StoreResult<Option<ledger_domain::UsedBy>> {
+        let refusal = db_read!(self, |conn| {
+            Ok(crate::references::in_use(
+                conn,
+                &tenant.organization_id,
+                tenant.livemode,
+                resource,
+                id,
+            )
+            .await?)
+        })?;
+        Ok(match refusal {
+            Some(ledger_domain::DomainError::InUse { by, .. }) => Some(by),
+            _ => None,
+        })
+    }
+
     async fn list_deletions(
         &self,
         tenant: &Tenant,
@@ -225,6 +248,13 @@ impl Deletions for Db {
                 .load(conn)
                 .await?;
             for (org, id) in &expired_documents {
+                diesel::delete(
+                    document_references::table
+                        .filter(document_references::organization_id.eq(org))
+                        .filter(document_references::document_id.eq(id)),
+                )
+                .execute(conn)
+                .await?;
                 diesel::delete(
                     document_history::table
                         .filter(document_history::organization_id.eq(org))

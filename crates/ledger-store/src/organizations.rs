@@ -162,7 +162,7 @@ impl IdempotencyRecords for Db {
                 .filter(idempotency_keys::organization_id.eq(&tenant.organization_id))
                 .filter(idempotency_keys::livemode.eq(tenant.livemode))
                 .filter(idempotency_keys::key.eq(key))
-                .filter(idempotency_keys::created_at.ge(since))
+                .filter(idempotency_keys::created_at.gt(since))
                 .select(IdempotencyRow::as_select())
                 .first(conn)
                 .await

@@ -149,7 +149,6 @@ diesel::table! {
         key -> Text,
         request_hash -> Text,
         job_id -> Nullable<Text>,
-        response_status -> Nullable<Integer>,
         response_body -> Nullable<Text>,
         created_at -> Timestamp,
     }
@@ -287,7 +286,6 @@ diesel::table! {
         status -> Text,
         items -> Text,
         taxes -> Text,
-        tax_ids -> Text,
         subtotal -> BigInt,
         tax_amount -> BigInt,
         total -> BigInt,
@@ -337,6 +335,16 @@ diesel::table! {
 
 diesel::joinable!(api_keys -> organizations (organization_id));
 
+diesel::table! {
+    document_references (organization_id, document_id, target_type, target_id) {
+        organization_id -> Text,
+        livemode -> Bool,
+        document_id -> Text,
+        target_type -> Text,
+        target_id -> Text,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     organizations,
@@ -356,4 +364,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     documents,
     document_payments,
     document_history,
+    document_references,
 );

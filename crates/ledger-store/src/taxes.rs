@@ -15,7 +15,7 @@ use crate::db::Db;
 use crate::group::take_charge;
 use crate::organizations::settle_idempotent;
 use crate::rows::{DeletionRow, EventRow, IdempotencyRow, corrupt, from_db, to_db};
-use crate::schema::{documents, events, resource_deletions, taxes};
+use crate::schema::{events, resource_deletions, taxes};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = taxes, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
@@ -210,25 +210,17 @@ impl Taxes for Db {
         let tax_id = tax_id.to_owned();
         let deletion_row = DeletionRow::from(&deletion);
         let event_row = EventRow::from(&event);
-        // "In use": an item of a live invoice or bill names the tax (`documents.tax_ids`
-        // lists each document's taxes; ids are ULIDs, so a substring match is exact).
-        let pattern = crate::contacts::contains_pattern(&tax_id);
         db_write!(self, |conn| {
-            let in_use: bool = diesel::select(diesel::dsl::exists(
-                documents::table
-                    .filter(documents::organization_id.eq(&deletion_row.organization_id))
-                    .filter(documents::livemode.eq(deletion_row.livemode))
-                    .filter(documents::deleted_at.is_null())
-                    .filter(documents::tax_ids.like(&pattern).escape('\\')),
-            ))
-            .get_result(conn)
-            .await?;
-            if in_use {
-                return Err(DomainError::rule(
-                    "resource_in_use",
-                    format!("tax {tax_id} is used by an invoice or bill; deactivate it instead"),
-                )
-                .into());
+            if let Some(refusal) = crate::references::in_use(
+                conn,
+                &deletion_row.organization_id,
+                deletion_row.livemode,
+                ledger_domain::Resource::Tax,
+                &tax_id,
+            )
+            .await?
+            {
+                return Err(refusal.into());
             }
             let changed = diesel::update(taxes::table)
                 .filter(taxes::organization_id.eq(&deletion_row.organization_id))

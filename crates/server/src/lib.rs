@@ -10,16 +10,17 @@ use std::time::Duration;
 
 use actix_web::{App, HttpServer, web};
 use anyhow::Context;
-use ledger_domain::ports::SystemClock;
+use ledger_domain::ports::Clock;
 use ledger_domain::services::{Ledger, LedgerConfig, MasterSignup};
+use ledger_rest::AppState;
 use ledger_rest::limits::{LimitConfig, RateLimits};
 use ledger_rest::limits_redis::RedisLimiter;
 use ledger_rest::transport::TransportPolicy;
-use ledger_rest::{AppState, JobWaker};
 use ledger_store::Db;
 use tokio::sync::watch;
 
 pub use config::{Cli, Command, Config, Environment, Switch};
+pub use ledger_store::TokioRuntime;
 
 /// The ledger over the real store.
 pub type AppLedger = Ledger<Db>;
@@ -57,6 +58,7 @@ pub fn ledger_config(config: &Config) -> LedgerConfig {
         job_lease: ledger_domain::jobs::lease_seconds(config.job_lease_seconds),
         account_cache_ttl: Duration::from_millis(config.account_cache_ms),
         key_cache_ttl: Duration::from_millis(config.key_cache_ms),
+        run_inline: config.inline_jobs,
         ..LedgerConfig::default()
     }
 }
@@ -122,13 +124,13 @@ impl Running {
 pub fn spawn_workers(
     ledger: &AppLedger,
     count: usize,
-    waker: &JobWaker,
+    runtime: &TokioRuntime,
     stop: &watch::Sender<bool>,
 ) -> Vec<tokio::task::JoinHandle<()>> {
     (0..count)
         .map(|n| {
             let ledger = ledger.clone();
-            let waker = waker.clone();
+            let wake = runtime.wake.clone();
             let mut stop = stop.subscribe();
             tokio::spawn(async move {
                 tracing::debug!(worker = n, "queue worker started");
@@ -145,7 +147,7 @@ pub fn spawn_workers(
                     };
                     if claimed == 0 {
                         tokio::select! {
-                            _ = waker.0.notified() => {}
+                            _ = wake.notified() => {}
                             _ = stop.changed() => {}
                             _ = tokio::time::sleep(Duration::from_millis(500)) => {}
                         }
@@ -235,18 +237,29 @@ pub fn tls_config(config: &Config) -> anyhow::Result<Option<rustls::ServerConfig
     Ok(Some(tls))
 }
 
-/// Builds the service over `db` and starts the HTTP server on `listener` with workers.
+/// The service over `db`, reading time from `clock`, its background work on `runtime`.
+pub fn ledger(config: &Config, db: Db, clock: Arc<dyn Clock>, runtime: &TokioRuntime) -> AppLedger {
+    Ledger::new(db, clock, Arc::new(runtime.clone()), ledger_config(config))
+}
+
+/// Builds the service over `db` with `clock` (the system clock in production; tests may
+/// pass their own) and starts the HTTP server on `listener` with workers.
 ///
 /// # Errors
 /// When the listener cannot be used.
-pub async fn start(config: &Config, db: Db, listener: TcpListener) -> anyhow::Result<Running> {
+pub async fn start(
+    config: &Config,
+    db: Db,
+    listener: TcpListener,
+    clock: Arc<dyn Clock>,
+) -> anyhow::Result<Running> {
     let transport = web::Data::new(transport_policy(config)?);
     let tls = tls_config(config)?;
     let limits = rate_limits(config).await?;
-    let ledger = Ledger::new(db, Arc::new(SystemClock), ledger_config(config));
-    let waker = JobWaker::default();
+    let runtime = TokioRuntime::default();
+    let ledger = ledger(config, db, clock, &runtime);
     let (stop_workers, _) = watch::channel(false);
-    let tasks = spawn_workers(&ledger, config.workers, &waker, &stop_workers);
+    let tasks = spawn_workers(&ledger, config.workers, &runtime, &stop_workers);
     let tasks: Vec<_> = tasks
         .into_iter()
         .chain([spawn_purge(&ledger, &stop_workers)])
@@ -255,8 +268,6 @@ pub async fn start(config: &Config, db: Db, listener: TcpListener) -> anyhow::Re
         ledger: ledger.clone(),
         open_signup: config.environment == Environment::Development || config.open_signup,
         admin_token: config.admin_token.clone(),
-        waker,
-        run_inline: config.inline_jobs,
         limits,
     });
     let mut tasks = tasks;
@@ -298,11 +309,12 @@ pub async fn start(config: &Config, db: Db, listener: TcpListener) -> anyhow::Re
             .configure(ledger_mcp::configure::<Db>)
             .configure(|cfg| ledger_graphql::configure::<Db>(cfg, graphql.clone()))
             .default_service(web::to(ledger_rest::not_found))
-            // Outermost last: the request id first, then the transport check, so even a
-            // refused plain-HTTP request carries its id.
+            // Outermost last: the request id first, then HEAD routed as GET, then the
+            // transport check, so even a refused plain-HTTP request carries its id.
             .wrap(actix_web::middleware::from_fn(
                 ledger_rest::transport::require_https,
             ))
+            .wrap(actix_web::middleware::from_fn(ledger_rest::head_as_get))
             .wrap(actix_web::middleware::from_fn(ledger_rest::with_request_id))
     })
     .shutdown_timeout(30);
@@ -331,9 +343,8 @@ pub async fn start(config: &Config, db: Db, listener: TcpListener) -> anyhow::Re
 /// # Errors
 /// Storage failures.
 pub async fn ensure_demo(ledger: &AppLedger) -> anyhow::Result<()> {
-    use ledger_domain::ports::Organizations;
     const DEMO_PROVIDER_ID: &str = "ledger-demo";
-    if ledger.store.find_user(DEMO_PROVIDER_ID).await?.is_some() {
+    if ledger.user_exists(DEMO_PROVIDER_ID).await? {
         return Ok(());
     }
     let result = ledger

@@ -22,7 +22,12 @@ async fn main() -> anyhow::Result<()> {
             .json()
             .init();
     } else {
-        tracing_subscriber::fmt().with_env_filter(filter).init();
+        // Colour codes only on a terminal: a log file or pipe gets plain text.
+        use std::io::IsTerminal;
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_ansi(std::io::stdout().is_terminal())
+            .init();
     }
     let db = open_store(&config).await?;
     match cli.command.unwrap_or(Command::Serve) {
@@ -31,13 +36,15 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::Worker => {
-            let ledger = ledger_domain::services::Ledger::new(
+            let runtime = server::TokioRuntime::default();
+            let ledger = server::ledger(
+                &config,
                 db,
                 std::sync::Arc::new(ledger_domain::ports::SystemClock),
-                server::ledger_config(&config),
+                &runtime,
             );
             let (stop, _) = tokio::sync::watch::channel(false);
-            let tasks = spawn_workers(&ledger, config.workers.max(1), &Default::default(), &stop);
+            let tasks = spawn_workers(&ledger, config.workers.max(1), &runtime, &stop);
             tracing::info!(
                 workers = config.workers.max(1),
                 "workers running; Ctrl-C or SIGTERM stops them after the job in hand"
@@ -52,7 +59,13 @@ async fn main() -> anyhow::Result<()> {
         Command::Serve => {
             let listener = TcpListener::bind(&config.addr)
                 .with_context(|| format!("binding {}", config.addr))?;
-            let running = server::start(&config, db, listener).await?;
+            let running = server::start(
+                &config,
+                db,
+                listener,
+                std::sync::Arc::new(ledger_domain::ports::SystemClock),
+            )
+            .await?;
             if config.environment == Environment::Development && config.demo {
                 server::ensure_demo(&running.ledger).await?;
             }

@@ -268,7 +268,8 @@ async fn terminate_finishes_in_flight_work(db: &TestDb) {
         };
         async move { fire(&client, &base, &books, 40, true).await }
     });
-    tokio::time::sleep(Duration::from_millis(150)).await;
+    // Terminate once some work is in the books (however long the host takes to get there).
+    wait_for_stored(&client, &base, &books).await;
     let status = first.terminate();
     assert!(status.success(), "graceful exit, got {status}");
     let answered = waiting.await.expect("requests");
@@ -307,6 +308,69 @@ async fn terminate_finishes_in_flight_work(db: &TestDb) {
     }
     assert_applied_once(&client, &second.base, &books, &stored).await;
     second.kill();
+}
+
+/// Waits until at least one transaction of `books` is stored.
+async fn wait_for_stored(client: &Client, base: &str, books: &Books) {
+    for _ in 0..600 {
+        let list: Value = client
+            .get(format!("{base}/organizations/{}/transactions", books.org))
+            .bearer_auth(&books.key)
+            .send()
+            .await
+            .expect("list")
+            .json()
+            .await
+            .expect("json");
+        if list["total_count"].as_i64().unwrap_or(0) > 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("no transaction was stored within 30 s");
+}
+
+/// A log written to a file or pipe is plain text: no terminal colour codes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn logs_to_a_pipe_carry_no_colour_codes() {
+    let db = TestDb::sqlite().await;
+    let port = free_port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ledger-server"))
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("DATABASE_URL", &db.url)
+        .env("LEDGER_ADDR", format!("127.0.0.1:{port}"))
+        .env("LEDGER_DEMO", "false")
+        .env("LEDGER_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start ledger-server");
+    let client = Client::new();
+    let mut healthy = false;
+    for _ in 0..300 {
+        if let Ok(res) = client
+            .get(format!("http://127.0.0.1:{port}/health"))
+            .send()
+            .await
+            && res.status() == StatusCode::OK
+        {
+            healthy = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    child.kill().expect("SIGKILL");
+    let output = child.wait_with_output().expect("output");
+    assert!(healthy, "ledger-server did not become healthy");
+    let log = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    assert!(log.contains("ledger-server listening"), "{log}");
+    assert!(
+        !log.contains('\x1b'),
+        "colour codes in a piped log: {log:?}"
+    );
+    db.cleanup().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

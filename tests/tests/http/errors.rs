@@ -120,9 +120,14 @@ async fn health_answers_503_without_the_database() {
     };
     let config = server::Config::with_database(&db.url);
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("port");
-    let running = server::start(&config, db.db.clone(), listener)
-        .await
-        .expect("start");
+    let running = server::start(
+        &config,
+        db.db.clone(),
+        listener,
+        std::sync::Arc::new(ledger_domain::ports::SystemClock),
+    )
+    .await
+    .expect("start");
     let url = format!("http://{}/health", running.addr);
     let client = reqwest::Client::new();
     assert_eq!(

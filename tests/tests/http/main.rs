@@ -13,6 +13,7 @@ mod keys;
 mod limits;
 mod mcp;
 mod mcp_sdk;
+mod pipeline;
 mod reports;
 mod settings;
 mod system;

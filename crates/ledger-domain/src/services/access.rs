@@ -3,6 +3,7 @@
 //! A key reaches its own organization and its descendants; any other organization id
 //! answers `organization_not_found` whether or not it exists, so ids leak nothing.
 
+use crate::error::ErrorCode;
 use crate::error::{DomainError, DomainResult};
 use crate::organizations::{ApiKey, Organization, Scope, mode_of_secret, permits};
 use crate::ports::{Store, Tenant};
@@ -22,20 +23,34 @@ pub struct Access {
     pub tenant: Tenant,
     pub organization: Organization,
     pub key_id: String,
+    /// The key's permissions, for acts that need more than the operation's own scope
+    /// (suspending an account is an admin act).
+    pub permissions: Vec<crate::organizations::Permission>,
 }
 
 impl Access {
+    /// Checks that the key may also use `needed` on `resource`.
+    ///
+    /// # Errors
+    /// `insufficient_permissions` naming what is needed.
+    pub fn require(&self, needed: Scope, resource: &str) -> DomainResult<()> {
+        if permits(&self.permissions, needed, resource) {
+            Ok(())
+        } else {
+            Err(DomainError::InsufficientPermissions {
+                required: needed.as_str().to_owned(),
+            })
+        }
+    }
+
     /// The organization whose credit pool pays for writes (the root).
     pub fn pool_id(&self) -> String {
         self.organization.root_id().to_owned()
     }
 }
 
-fn auth_error(code: &'static str, message: &str) -> DomainError {
-    DomainError::Authentication {
-        code,
-        message: message.to_owned(),
-    }
+fn auth_error(code: ErrorCode, message: &str) -> DomainError {
+    DomainError::authentication(code, message)
 }
 
 impl<S: Store> Ledger<S> {
@@ -47,7 +62,7 @@ impl<S: Store> Ledger<S> {
     pub async fn authenticate(&self, secret: &str, hash: &str) -> DomainResult<Principal> {
         let Some(livemode) = mode_of_secret(secret) else {
             return Err(auth_error(
-                "invalid_api_key",
+                ErrorCode::InvalidApiKey,
                 "the API key is malformed; keys start with ha_live_ or ha_test_",
             ));
         };
@@ -60,7 +75,9 @@ impl<S: Store> Ledger<S> {
                     .store
                     .find_principal_by_hash(hash)
                     .await?
-                    .ok_or_else(|| auth_error("invalid_api_key", "the API key is not valid"))?;
+                    .ok_or_else(|| {
+                        auth_error(ErrorCode::InvalidApiKey, "the API key is not valid")
+                    })?;
                 let principal = Principal { key, organization };
                 self.key_cache.put(hash.to_owned(), principal.clone());
                 principal
@@ -68,22 +85,31 @@ impl<S: Store> Ledger<S> {
         };
         let Principal { key, organization } = principal;
         if key.livemode != livemode {
-            return Err(auth_error("invalid_api_key", "the API key is not valid"));
+            return Err(auth_error(
+                ErrorCode::InvalidApiKey,
+                "the API key is not valid",
+            ));
         }
         let now = self.now();
         if key.previous_hash.as_deref() == Some(hash)
             && key.previous_expires_at.is_none_or(|t| t <= now)
         {
             return Err(auth_error(
-                "expired_api_key",
+                ErrorCode::ExpiredApiKey,
                 "this API key was rotated and its grace period has ended",
             ));
         }
         if key.expires_at.is_some_and(|t| t <= now) {
-            return Err(auth_error("expired_api_key", "the API key has expired"));
+            return Err(auth_error(
+                ErrorCode::ExpiredApiKey,
+                "the API key has expired",
+            ));
         }
         if key.disabled {
-            return Err(auth_error("disabled_api_key", "the API key is disabled"));
+            return Err(auth_error(
+                ErrorCode::DisabledApiKey,
+                "the API key is disabled",
+            ));
         }
         Ok(Principal { key, organization })
     }
@@ -136,6 +162,7 @@ impl<S: Store> Ledger<S> {
             },
             organization,
             key_id: principal.key.id.clone(),
+            permissions: principal.key.permissions.clone(),
         })
     }
 

@@ -1,5 +1,6 @@
 //! The chart of accounts: create, update, read, balances, history, delete.
 
+use crate::error::{ErrorCode, Resource};
 use serde_json::json;
 use time::OffsetDateTime;
 
@@ -9,10 +10,9 @@ use crate::events::Event;
 use crate::ids::{IdKind, new_id, parse_id};
 use crate::jobs::{Job, JobCommand};
 use crate::money::Currency;
-use crate::ports::{
-    AccountFilter, HistoryRow, IdempotencyRecord, Page, PageRequest, Store, Written,
-};
+use crate::ports::{AccountFilter, HistoryRow, Page, PageRequest, Store, Written};
 
+use super::pipeline::{Channel, Operation, price};
 use super::{Access, Ledger, WriteOptions};
 
 /// Fields of a new account.
@@ -69,7 +69,7 @@ pub(super) fn not_found(resource: &'static str, id: &str) -> DomainError {
 pub(super) fn check_postable(account: &Account, currency: &str, what: &str) -> DomainResult<()> {
     if !account.status.accepts_postings() {
         return Err(DomainError::rule(
-            "account_inactive",
+            ErrorCode::AccountInactive,
             format!(
                 "account {} ({}) is {} and accepts no postings",
                 account.code,
@@ -80,7 +80,7 @@ pub(super) fn check_postable(account: &Account, currency: &str, what: &str) -> D
     }
     if account.currency != currency {
         return Err(DomainError::rule(
-            "currency_mismatch",
+            ErrorCode::CurrencyMismatch,
             format!(
                 "account {} is in {} but the {what} is in {currency}",
                 account.code, account.currency
@@ -159,11 +159,11 @@ impl<S: Store> Ledger<S> {
     /// # Errors
     /// Validation errors (`code`, `name`, `account_type`, `currency_id`, `parent_account_id`),
     /// `duplicate_value` on `code`.
-    pub async fn create_account(
+    pub(crate) async fn create_account(
         &self,
         access: &Access,
         input: NewAccountInput,
-        idempotency: Option<IdempotencyRecord>,
+        options: super::WriteOptions,
     ) -> DomainResult<Written<Account>> {
         let code = input.code.trim().to_owned();
         validate_code(&code)?;
@@ -219,21 +219,25 @@ impl<S: Store> Ledger<S> {
             Some(after),
         );
         // The answer is known before the write, so a replay can return it verbatim.
-        let idempotency = idempotency.map(|mut r| {
-            r.response_status = Some(201);
-            r.response_body =
-                Some(crate::views::account(&account, Some(Totals::default())).to_string());
+        let idempotency = options.idempotency.map(|mut r| {
+            r.result = Some(crate::views::account(&account, Some(Totals::default())));
             r
         });
         self.store
-            .insert_account(account, event, idempotency, Some(self.charge(access)))
+            .insert_account(
+                account,
+                event,
+                idempotency,
+                Some(self.charge(access, options.credits)),
+            )
             .await
     }
 
     /// Updates name, description, status, parent or metadata (synchronous write).
     ///
     /// # Errors
-    /// `resource_not_found`, validation errors.
+    /// `resource_not_found`, validation errors; `insufficient_permissions` when a key
+    /// without `admin` suspends the account or lifts its suspension.
     pub async fn update_account(
         &self,
         access: &Access,
@@ -260,6 +264,12 @@ impl<S: Store> Ledger<S> {
                 AccountStatus::Inactive
             };
         }
+        // DECISIONS 10: suspending an account, or lifting a suspension, is an admin act.
+        if (account.status == AccountStatus::Suspended)
+            != (before.status == AccountStatus::Suspended)
+        {
+            access.require(crate::organizations::Scope::Admin, "accounts")?;
+        }
         if let Some(parent) = changes.parent_id {
             account.parent_id = self
                 .check_parent(access, parent.as_deref(), Some(&account.id))
@@ -279,7 +289,11 @@ impl<S: Store> Ledger<S> {
         );
         let updated = self
             .store
-            .update_account(account, event, Some(self.charge(access)))
+            .update_account(
+                account,
+                event,
+                Some(self.charge(access, price(Operation::AccountUpdate, Channel::Rest))),
+            )
             .await;
         self.forget_account(&access.tenant, id);
         updated
@@ -395,8 +409,9 @@ impl<S: Store> Ledger<S> {
     /// Queues the soft delete of an account without entries.
     ///
     /// # Errors
-    /// `resource_not_found`; `resource_in_use` for system accounts and accounts with entries.
-    pub async fn delete_account(
+    /// `resource_not_found`; `resource_in_use` for system accounts and accounts with
+    /// entries (of any transaction, pending ones included).
+    pub(crate) async fn delete_account(
         &self,
         access: &Access,
         id: &str,
@@ -405,30 +420,13 @@ impl<S: Store> Ledger<S> {
         let account = self.get_account(access, id).await?;
         if account.is_system {
             return Err(DomainError::rule(
-                "resource_in_use",
+                ErrorCode::ResourceInUse,
                 "system accounts cannot be deleted; set them inactive instead",
             ));
         }
-        let any = self
-            .store
-            .account_history(
-                &access.tenant,
-                &account.id,
-                None,
-                None,
-                PageRequest {
-                    limit: 1,
-                    offset: 0,
-                },
-            )
+        self.check_not_in_use(access, Resource::Account, &account.id)
             .await?;
-        if any.total_count > 0 {
-            return Err(DomainError::rule(
-                "resource_in_use",
-                "this account has transactions; set it inactive instead of deleting it",
-            ));
-        }
-        // Pending transactions referencing the account are caught by the job's precondition.
+        // A posting accepted meanwhile is caught when the delete is applied, under lock.
         self.enqueue(
             access,
             JobCommand::DeleteAccount {

@@ -7,9 +7,10 @@
 use crate::categories::{Category, CategoryType, default_color, parse_color};
 use crate::error::{DomainError, DomainResult};
 use crate::ids::{IdKind, new_id, parse_id};
-use crate::ports::{CategoryFilter, IdempotencyRecord, Page, PageRequest, Store, Written};
+use crate::ports::{CategoryFilter, Page, PageRequest, Store, Written};
 
 use super::accounts::not_found;
+use super::pipeline::{Channel, Operation, price};
 use super::{Access, Ledger};
 
 /// Deepest parent chain walked when checking for loops; deeper trees are refused.
@@ -79,18 +80,30 @@ impl<S: Store> Ledger<S> {
         access: &Access,
         id: &str,
     ) -> DomainResult<String> {
+        self.check_category_in(&access.tenant, "category_id", id)
+            .await
+    }
+
+    /// [`Ledger::check_category_ref`] for any field of a tenant's write (an item's
+    /// `category_id`).
+    pub(super) async fn check_category_in(
+        &self,
+        tenant: &crate::ports::Tenant,
+        field: &str,
+        id: &str,
+    ) -> DomainResult<String> {
         let found = match parse_id(IdKind::Category, id) {
-            Some(parsed) => self.store.get_category(&access.tenant, &parsed).await?,
+            Some(parsed) => self.store.get_category(tenant, &parsed).await?,
             None => None,
         };
         match found {
             Some(c) if c.is_active => Ok(c.id),
             Some(c) => Err(DomainError::invalid_field(
-                "category_id",
+                field,
                 format!("category '{}' is inactive", c.id),
             )),
             None => Err(DomainError::invalid_field(
-                "category_id",
+                field,
                 format!("no category '{id}' in this organization"),
             )),
         }
@@ -183,11 +196,11 @@ impl<S: Store> Ledger<S> {
     /// # Errors
     /// Validation errors (`name`, `category_type`, `color`, `parent_id`);
     /// `insufficient_credits`.
-    pub async fn create_category(
+    pub(crate) async fn create_category(
         &self,
         access: &Access,
         input: NewCategoryInput,
-        idempotency: Option<IdempotencyRecord>,
+        options: super::WriteOptions,
     ) -> DomainResult<Written<Category>> {
         let name = super::signup::check_name(&input.name)?;
         let category_type = check_category_type(&input.category_type)?;
@@ -222,13 +235,17 @@ impl<S: Store> Ledger<S> {
             None,
             Some(crate::views::category(&category, None)),
         );
-        let idempotency = idempotency.map(|mut r| {
-            r.response_status = Some(201);
-            r.response_body = Some(view.to_string());
+        let idempotency = options.idempotency.map(|mut r| {
+            r.result = Some(view.clone());
             r
         });
         self.store
-            .insert_category(category, event, idempotency, Some(self.charge(access)))
+            .insert_category(
+                category,
+                event,
+                idempotency,
+                Some(self.charge(access, options.credits)),
+            )
             .await
     }
 
@@ -278,7 +295,11 @@ impl<S: Store> Ledger<S> {
         );
         let category = self
             .store
-            .update_category(category, event, Some(self.charge(access)))
+            .update_category(
+                category,
+                event,
+                Some(self.charge(access, price(Operation::CategoryUpdate, Channel::Rest))),
+            )
             .await?;
         self.with_children(access, category).await
     }
@@ -329,7 +350,12 @@ impl<S: Store> Ledger<S> {
             None,
         );
         self.store
-            .delete_category(&category.id, deletion, event, Some(self.charge(access)))
+            .delete_category(
+                &category.id,
+                deletion,
+                event,
+                Some(self.charge(access, price(Operation::CategoryDelete, Channel::Rest))),
+            )
             .await?;
         Ok(category.id)
     }

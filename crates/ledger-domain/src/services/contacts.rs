@@ -5,6 +5,7 @@
 //! a deleted contact must still be unreferenced, which the store re-checks as the
 //! effect's precondition.
 
+use crate::error::Resource;
 use serde_json::json;
 
 use crate::contacts::{
@@ -70,7 +71,7 @@ impl<S: Store> Ledger<S> {
     /// # Errors
     /// Validation errors on the fields, `duplicate_value` on `reference`,
     /// `insufficient_credits`.
-    pub async fn create_contact(
+    pub(crate) async fn create_contact(
         &self,
         access: &Access,
         input: NewContactInput,
@@ -165,7 +166,7 @@ impl<S: Store> Ledger<S> {
     ///
     /// # Errors
     /// `resource_not_found`, field validation errors, `duplicate_value` on `reference`.
-    pub async fn update_contact(
+    pub(crate) async fn update_contact(
         &self,
         access: &Access,
         id: &str,
@@ -189,20 +190,15 @@ impl<S: Store> Ledger<S> {
     ///
     /// # Errors
     /// `resource_not_found`, `resource_in_use`.
-    pub async fn delete_contact(
+    pub(crate) async fn delete_contact(
         &self,
         access: &Access,
         id: &str,
         options: WriteOptions,
     ) -> DomainResult<Written<Job>> {
         let current = self.get_contact(access, id).await?;
-        if self
-            .store
-            .contact_in_use(&access.tenant, &current.id)
-            .await?
-        {
-            return Err(in_use(&current.id));
-        }
+        self.check_not_in_use(access, Resource::Contact, &current.id)
+            .await?;
         self.enqueue(
             access,
             JobCommand::DeleteContact {
@@ -352,11 +348,4 @@ impl<S: Store> Ledger<S> {
             ))),
         }
     }
-}
-
-fn in_use(id: &str) -> DomainError {
-    DomainError::rule(
-        "resource_in_use",
-        format!("contact {id} has transactions; disable it instead"),
-    )
 }

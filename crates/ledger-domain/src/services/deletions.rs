@@ -11,6 +11,31 @@ use super::{Access, Ledger, Principal};
 const IDEMPOTENCY_WINDOW: time::Duration = time::Duration::hours(24);
 
 impl<S: Store> Ledger<S> {
+    /// Refuses to delete `resource` `id` while something references it (DECISIONS 10,
+    /// [`crate::references`]).
+    ///
+    /// # Errors
+    /// `resource_in_use` naming the first reference found.
+    pub(super) async fn check_not_in_use(
+        &self,
+        access: &Access,
+        resource: crate::error::Resource,
+        id: &str,
+    ) -> DomainResult<()> {
+        match self
+            .store
+            .first_reference(&access.tenant, resource, id)
+            .await?
+        {
+            Some(by) => Err(crate::error::DomainError::InUse {
+                resource,
+                id: id.to_owned(),
+                by,
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// What was deleted in the tenant (any key), newest first.
     ///
     /// # Errors

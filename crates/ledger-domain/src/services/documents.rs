@@ -6,6 +6,7 @@
 //! between makes the store refuse the effect with `concurrent_update`, and the runner
 //! decides the job again, so two payments racing for the same balance can never overpay.
 
+use crate::error::ErrorCode;
 use std::collections::HashMap;
 
 use serde_json::{Value, json};
@@ -33,7 +34,6 @@ use crate::views;
 
 use super::accounts::{check_postable, not_found};
 use super::runner::Decision;
-use super::transactions::WRITE_CREDITS;
 use super::{Access, Ledger, WriteOptions};
 
 /// Most items on one document.
@@ -54,6 +54,8 @@ pub struct DocumentItemInput {
     pub item_id: Option<String>,
     pub account_id: Option<String>,
     pub tax_ids: Vec<String>,
+    /// A category of the tenant (DECISIONS 10: items may name one).
+    pub category_id: Option<String>,
 }
 
 /// A new document, or the changes to a draft (`None` keeps the value).
@@ -113,7 +115,7 @@ fn system_account<'a>(accounts: &'a [Account], subtype: &str) -> DomainResult<&'
         .find(|a| a.is_system && a.subtype.as_deref() == Some(subtype))
         .ok_or_else(|| {
             DomainError::rule(
-                "account_inactive",
+                ErrorCode::AccountInactive,
                 format!("the organization has no live '{subtype}' system account"),
             )
         })
@@ -228,31 +230,12 @@ impl<S: Store> Ledger<S> {
     ///
     /// # Errors
     /// Validation errors, `account_inactive`, `currency_mismatch`, `insufficient_credits`.
-    pub async fn create_document(
+    pub(crate) async fn create_document(
         &self,
         access: &Access,
         kind: DocumentKind,
         input: DocumentInput,
         options: WriteOptions,
-    ) -> DomainResult<Written<Job>> {
-        self.create_document_costing(access, kind, input, options, WRITE_CREDITS)
-            .await
-    }
-
-    /// [`Ledger::create_document`] at another price: the interface's own credit cost
-    /// (GraphQL's `createInvoice`/`createBill` cost [`GRAPHQL_DOCUMENT_CREDITS`], spec 4.12).
-    ///
-    /// [`GRAPHQL_DOCUMENT_CREDITS`]: super::GRAPHQL_DOCUMENT_CREDITS
-    ///
-    /// # Errors
-    /// As [`Ledger::create_document`]; `insufficient_credits` names `credits`.
-    pub async fn create_document_costing(
-        &self,
-        access: &Access,
-        kind: DocumentKind,
-        input: DocumentInput,
-        options: WriteOptions,
-        credits: i64,
     ) -> DomainResult<Written<Job>> {
         let contact_id = input
             .contact_id
@@ -280,8 +263,7 @@ impl<S: Store> Ledger<S> {
             kind,
             draft,
         };
-        self.enqueue_costing(access, command, options, credits)
-            .await
+        self.enqueue(access, command, options).await
     }
 
     /// Validates changes to a draft and queues them.
@@ -289,7 +271,7 @@ impl<S: Store> Ledger<S> {
     /// # Errors
     /// `resource_not_found`, `invoice_not_draft` / `invalid_state_transition`, validation
     /// errors as for a new document.
-    pub async fn update_document(
+    pub(crate) async fn update_document(
         &self,
         access: &Access,
         kind: DocumentKind,
@@ -311,6 +293,7 @@ impl<S: Store> Ledger<S> {
                     item_id: i.item_id.clone(),
                     account_id: Some(i.account_id.clone()),
                     tax_ids: i.tax_ids.clone(),
+                    category_id: i.category_id.clone(),
                 })
                 .collect(),
         };
@@ -342,7 +325,7 @@ impl<S: Store> Ledger<S> {
     ///
     /// # Errors
     /// `resource_not_found`, `invoice_not_draft` / `invalid_state_transition`.
-    pub async fn delete_document(
+    pub(crate) async fn delete_document(
         &self,
         access: &Access,
         kind: DocumentKind,
@@ -363,7 +346,7 @@ impl<S: Store> Ledger<S> {
     /// # Errors
     /// `resource_not_found`, `invoice_not_draft` / `invalid_state_transition`,
     /// `account_inactive`, `currency_mismatch`.
-    pub async fn issue_document(
+    pub(crate) async fn issue_document(
         &self,
         access: &Access,
         kind: DocumentKind,
@@ -387,33 +370,13 @@ impl<S: Store> Ledger<S> {
     /// # Errors
     /// `resource_not_found`, validation errors, `invalid_state_transition` (a draft or a
     /// paid or void document), `overpayment`, `account_inactive`, `currency_mismatch`.
-    pub async fn record_payment(
+    pub(crate) async fn record_payment(
         &self,
         access: &Access,
         kind: DocumentKind,
         id: &str,
         input: PaymentInput,
         options: WriteOptions,
-    ) -> DomainResult<Written<Job>> {
-        self.record_payment_costing(access, kind, id, input, options, WRITE_CREDITS)
-            .await
-    }
-
-    /// [`Ledger::record_payment`] at another price (GraphQL's payment mutations cost
-    /// [`GRAPHQL_PAYMENT_CREDITS`], spec 4.12).
-    ///
-    /// [`GRAPHQL_PAYMENT_CREDITS`]: super::GRAPHQL_PAYMENT_CREDITS
-    ///
-    /// # Errors
-    /// As [`Ledger::record_payment`]; `insufficient_credits` names `credits`.
-    pub async fn record_payment_costing(
-        &self,
-        access: &Access,
-        kind: DocumentKind,
-        id: &str,
-        input: PaymentInput,
-        options: WriteOptions,
-        credits: i64,
     ) -> DomainResult<Written<Job>> {
         let current = self.get_document(access, kind, id).await?;
         let decimals = views::decimals_of(&current.currency);
@@ -447,8 +410,7 @@ impl<S: Store> Ledger<S> {
             transaction_id: new_id(IdKind::Transaction),
             payment,
         };
-        self.enqueue_costing(access, command, options, credits)
-            .await
+        self.enqueue(access, command, options).await
     }
 
     /// Queues voiding a document: a draft simply ends, a posted one without payments has
@@ -456,7 +418,7 @@ impl<S: Store> Ledger<S> {
     ///
     /// # Errors
     /// `resource_not_found`, `invalid_state_transition`.
-    pub async fn void_document(
+    pub(crate) async fn void_document(
         &self,
         access: &Access,
         kind: DocumentKind,
@@ -630,6 +592,13 @@ impl<S: Store> Ledger<S> {
                 }
                 tax_ids.push(parsed);
             }
+            let category_id = match item.category_id.as_deref().map(str::trim) {
+                Some(id) if !id.is_empty() => Some(
+                    self.check_category_in(tenant, &field("category_id"), id)
+                        .await?,
+                ),
+                _ => None,
+            };
             lines.push(DocumentItem {
                 description,
                 quantity,
@@ -637,6 +606,7 @@ impl<S: Store> Ledger<S> {
                 item_id: check_text(&field("item_id"), item.item_id.as_deref(), 255)?,
                 account_id,
                 tax_ids,
+                category_id,
                 amount: 0,
                 tax_amount: 0,
             });
@@ -805,7 +775,7 @@ impl<S: Store> Ledger<S> {
         for id in &ids {
             let account = found.iter().find(|a| &a.id == id).ok_or_else(|| {
                 DomainError::rule(
-                    "account_inactive",
+                    ErrorCode::AccountInactive,
                     format!("account {id} no longer exists; the posting cannot be written"),
                 )
             })?;

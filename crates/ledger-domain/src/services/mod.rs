@@ -13,6 +13,7 @@ mod deletions;
 mod documents;
 mod keys;
 mod paid_reads;
+mod pipeline;
 mod reports;
 mod runner;
 mod settings;
@@ -34,18 +35,19 @@ pub use documents::{
     DocumentInput, DocumentItemInput, DocumentView, PaymentInput, RECOVERABLE_TAX_SETTING,
 };
 pub use keys::{KeyChanges, NewKeyInput};
-pub use paid_reads::REPORT_CREDITS;
+pub use pipeline::{
+    Channel, IdempotencyKey, MAX_WAIT, Operation, Outcome, Submission, Submitted, WRITE_CREDITS,
+    Write, price,
+};
 pub use runner::RunOutcome;
 pub use settings::Billing;
 pub use signup::{IssuedKey, MasterSignup, SignupResult, SubSignup};
 pub use system::{SystemInfo, SystemStatus, system_auth_error};
 pub use taxes::{NewTaxInput, TaxChanges};
-pub use transactions::{
-    EntryInput, GRAPHQL_DOCUMENT_CREDITS, GRAPHQL_PAYMENT_CREDITS, GRAPHQL_TRANSACTION_CREDITS,
-    NewTransactionInput, TransactionChanges, WriteOptions,
-};
+pub(crate) use transactions::WriteOptions;
+pub use transactions::{EntryInput, NewTransactionInput, TransactionChanges};
 
-use crate::ports::{Clock, Store};
+use crate::ports::{Clock, Runtime, Store};
 
 /// Tunables of the services.
 #[derive(Debug, Clone)]
@@ -68,6 +70,9 @@ pub struct LedgerConfig {
     /// How long the key and organization behind a bearer secret are reused without
     /// reading them again (zero: never). Key changes in this process apply at once.
     pub key_cache_ttl: std::time::Duration,
+    /// Whether a request starts the job it queued at once, in a task of its own (else
+    /// only the queue workers run jobs, woken through [`Runtime::wake_workers`]).
+    pub run_inline: bool,
 }
 
 impl Default for LedgerConfig {
@@ -81,15 +86,18 @@ impl Default for LedgerConfig {
             started_at: std::time::Instant::now(),
             account_cache_ttl: std::time::Duration::from_secs(2),
             key_cache_ttl: std::time::Duration::from_secs(2),
+            run_inline: true,
         }
     }
 }
 
-/// The service facade over one store.
+/// The service facade over one store. Interfaces reach storage only through its
+/// methods: the store is private.
 #[derive(Clone)]
 pub struct Ledger<S> {
-    pub store: S,
-    pub clock: Arc<dyn Clock>,
+    store: S,
+    clock: Arc<dyn Clock>,
+    runtime: Arc<dyn Runtime>,
     pub config: LedgerConfig,
     account_cache: Arc<account_cache::AccountCache>,
     /// Principals by key hash (see `LedgerConfig::key_cache_ttl`).
@@ -97,11 +105,18 @@ pub struct Ledger<S> {
 }
 
 impl<S: Store> Ledger<S> {
-    /// A ledger over `store`.
-    pub fn new(store: S, clock: Arc<dyn Clock>, config: LedgerConfig) -> Self {
+    /// A ledger over `store`, reading time from `clock` and running background work on
+    /// `runtime`.
+    pub fn new(
+        store: S,
+        clock: Arc<dyn Clock>,
+        runtime: Arc<dyn Runtime>,
+        config: LedgerConfig,
+    ) -> Self {
         Self {
             store,
             clock,
+            runtime,
             account_cache: Arc::new(account_cache::AccountCache::new(config.account_cache_ttl)),
             key_cache: Arc::new(ttl_cache::TtlCache::new(config.key_cache_ttl)),
             config,
@@ -111,5 +126,16 @@ impl<S: Store> Ledger<S> {
     /// Now, from the injected clock.
     pub fn now(&self) -> OffsetDateTime {
         self.clock.now()
+    }
+
+    /// Whether the database answers (the `/health` probe).
+    pub async fn healthy(&self) -> bool {
+        self.store.ping().await
+    }
+
+    /// The store, for tests that inspect what was written (query counts, rows).
+    #[cfg(any(test, feature = "test-support"))]
+    pub fn store(&self) -> &S {
+        &self.store
     }
 }

@@ -1,6 +1,6 @@
 //! Reads that cost credits and batched reads for interfaces that resolve many objects at
-//! once (GraphQL). The prices are the spec's (section 8): REST reports are free, GraphQL
-//! report fields cost [`REPORT_CREDITS`] each.
+//! once (GraphQL). Prices come from the cost table ([`super::price`]): REST reports are
+//! free, GraphQL report fields cost five credits each.
 
 use std::collections::HashMap;
 
@@ -8,24 +8,28 @@ use crate::accounts::Account;
 use crate::accounts::Totals;
 use crate::error::DomainResult;
 use crate::ids::{IdKind, new_id};
-use crate::ports::{CreditCharge, HistoryRow, Store};
+use crate::ports::{HistoryRow, Store};
 
+use super::pipeline::{Channel, Operation, price};
 use super::{Access, Ledger};
 
-/// Credits one GraphQL report field costs (spec 8: "report generation 5 per report").
-pub const REPORT_CREDITS: i64 = 5;
-
 impl<S: Store> Ledger<S> {
-    /// Takes `credits` from the caller's pool for a paid read (live pool, or a test-mode
-    /// usage row), before the read is computed.
+    /// Takes the price of a read that succeeded (live pool, or a test-mode usage row);
+    /// free reads take nothing.
     ///
     /// # Errors
     /// `insufficient_credits` with the required and available credits; nothing is taken.
-    pub async fn spend_credits(&self, access: &Access, credits: i64) -> DomainResult<()> {
-        let charge = CreditCharge {
-            credits,
-            ..self.charge(access)
-        };
+    pub(super) async fn charge_read(
+        &self,
+        access: &Access,
+        operation: Operation,
+        channel: Channel,
+    ) -> DomainResult<()> {
+        let credits = price(operation, channel);
+        if credits == 0 {
+            return Ok(());
+        }
+        let charge = self.charge(access, credits);
         // The usage row's id only needs to be unique in the pool; a request id is.
         let usage_id = new_id(IdKind::Request);
         self.store

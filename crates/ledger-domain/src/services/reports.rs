@@ -12,6 +12,7 @@ use crate::reports::{
     income_statement, trial_balance,
 };
 
+use super::pipeline::{Channel, Operation};
 use super::{Access, Ledger};
 
 impl<S: Store> Ledger<S> {
@@ -49,43 +50,49 @@ impl<S: Store> Ledger<S> {
     /// The trial balance of entries dated before `until`.
     ///
     /// # Errors
-    /// Storage failures only.
+    /// Storage failures; `insufficient_credits` where the channel charges for reports
+    /// (taken only after the report was computed).
     pub async fn trial_balance(
         &self,
         access: &Access,
         until: Option<OffsetDateTime>,
+        channel: Channel,
     ) -> DomainResult<TrialBalance> {
-        Ok(trial_balance(
-            self.totals_by_account(&access.tenant, None, until).await?,
-        ))
+        let report = trial_balance(self.totals_by_account(&access.tenant, None, until).await?);
+        self.charge_read(access, Operation::Report, channel).await?;
+        Ok(report)
     }
 
     /// The balance sheet of entries dated before `until`.
     ///
     /// # Errors
-    /// Storage failures only.
+    /// Storage failures; `insufficient_credits` where the channel charges for reports
+    /// (taken only after the report was computed).
     pub async fn balance_sheet(
         &self,
         access: &Access,
         until: Option<OffsetDateTime>,
+        channel: Channel,
     ) -> DomainResult<BalanceSheet> {
-        Ok(balance_sheet(
-            self.totals_by_account(&access.tenant, None, until).await?,
-        ))
+        let report = balance_sheet(self.totals_by_account(&access.tenant, None, until).await?);
+        self.charge_read(access, Operation::Report, channel).await?;
+        Ok(report)
     }
 
     /// The income statement of entries dated in `[from, until)`.
     ///
     /// # Errors
-    /// Storage failures only.
+    /// Storage failures; `insufficient_credits` where the channel charges for reports
+    /// (taken only after the report was computed).
     pub async fn income_statement(
         &self,
         access: &Access,
         from: Option<OffsetDateTime>,
         until: Option<OffsetDateTime>,
+        channel: Channel,
     ) -> DomainResult<IncomeStatement> {
-        Ok(income_statement(
-            self.totals_by_account(&access.tenant, from, until).await?,
-        ))
+        let report = income_statement(self.totals_by_account(&access.tenant, from, until).await?);
+        self.charge_read(access, Operation::Report, channel).await?;
+        Ok(report)
     }
 }

@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::error::{CONCURRENT_UPDATE, DomainError, DomainResult};
+use crate::error::{DomainError, DomainResult, ErrorCode};
 use crate::events::{Deletion, Event};
 use crate::ids::{IdKind, new_id};
 use crate::jobs::{Job, JobCommand, MAX_ATTEMPTS, TransactionDraft, retry_delay};
@@ -32,15 +32,6 @@ pub enum RunOutcome {
     Retrying,
     /// Another worker took the job over (its lease had expired); nothing was done here.
     Lost,
-}
-
-/// The error object stored on a failed job.
-pub fn error_json(error: &DomainError) -> Value {
-    let mut v = json!({ "code": error.code(), "message": error.public_message() });
-    if let Some(details) = error.details() {
-        v["details"] = details;
-    }
-    v
 }
 
 pub(super) struct Decision {
@@ -415,10 +406,10 @@ impl<S: Store> Ledger<S> {
                     }
                     return Ok(RunOutcome::Completed(result));
                 }
-                Err(e) if e.code() == "job_lost" => return Ok(RunOutcome::Lost),
+                Err(DomainError::ClaimLost(_)) => return Ok(RunOutcome::Lost),
                 // The state the decision read changed before it was applied: decide again
                 // from the new state (a few times, then retry later like a storage error).
-                Err(e) if e.code() == CONCURRENT_UPDATE => {
+                Err(e) if e.code() == ErrorCode::ConcurrentUpdate => {
                     redecisions += 1;
                     if redecisions >= MAX_REDECISIONS {
                         break DomainError::Internal(e.to_string());
@@ -427,7 +418,7 @@ impl<S: Store> Ledger<S> {
                 Err(e) => break e,
             }
         };
-        let stored = error_json(&error);
+        let stored = error.to_stored();
         if error.is_transient() && job.attempts < MAX_ATTEMPTS {
             tracing::warn!(job_id = %job.id, attempts = job.attempts, error = %error_detail(&error), "job failed transiently; retrying");
             self.store

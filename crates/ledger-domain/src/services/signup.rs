@@ -79,6 +79,14 @@ fn check_email(email: &str) -> DomainResult<String> {
 }
 
 impl<S: Store> Ledger<S> {
+    /// Whether a user signed up with this sign-in provider id.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn user_exists(&self, provider_id: &str) -> DomainResult<bool> {
+        Ok(self.store.find_user(provider_id).await?.is_some())
+    }
+
     fn chart_for(&self, org: &Organization) -> Vec<Account> {
         let now = self.now();
         [true, false]

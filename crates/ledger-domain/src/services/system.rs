@@ -4,6 +4,7 @@
 //! Database, queue and pool figures are service-wide; event figures cover the caller's
 //! organization tree (its root and every descendant) in the caller's mode only.
 
+use crate::error::ErrorCode;
 use time::OffsetDateTime;
 
 use crate::error::{DomainError, DomainResult};
@@ -54,10 +55,10 @@ pub struct SystemInfo {
 pub fn system_auth_error(e: DomainError) -> DomainError {
     match e {
         DomainError::Authentication {
-            code: "invalid_api_key" | "missing_api_key",
+            code: ErrorCode::InvalidApiKey | ErrorCode::MissingApiKey,
             ..
         } => DomainError::Authentication {
-            code: "unauthorized",
+            code: ErrorCode::Unauthorized,
             message: "a valid API key with the 'system' permission is required".into(),
         },
         other => other,
@@ -110,5 +111,53 @@ impl<S: Store> Ledger<S> {
             jobs: jobs.unwrap_or_default(),
             workers: self.config.workers,
         })
+    }
+}
+
+/// The entity types `/events/{entity_type}/{id}` knows (DECISIONS 10: singular names).
+pub const EVENT_ENTITY_TYPES: [&str; 11] = [
+    "account",
+    "transaction",
+    "contact",
+    "invoice",
+    "bill",
+    "organization",
+    "category",
+    "tax",
+    "api_key",
+    "payment",
+    "transfer",
+];
+
+impl<S: Store> Ledger<S> {
+    /// The audit events of one entity of the principal's own organization and mode,
+    /// oldest first.
+    ///
+    /// # Errors
+    /// `insufficient_permissions` without `read` on events; `invalid_field` for an
+    /// unknown entity type.
+    pub async fn entity_events(
+        &self,
+        principal: &Principal,
+        entity_type: &str,
+        entity_id: &str,
+    ) -> DomainResult<Vec<crate::events::Event>> {
+        self.check_permission(principal, crate::organizations::Scope::Read, "events")?;
+        if !EVENT_ENTITY_TYPES.contains(&entity_type) {
+            return Err(DomainError::invalid_field(
+                "entity_type",
+                format!(
+                    "entity_type must be one of {}",
+                    EVENT_ENTITY_TYPES.join(", ")
+                ),
+            ));
+        }
+        let tenant = crate::ports::Tenant {
+            organization_id: principal.organization.id.clone(),
+            livemode: principal.key.livemode,
+        };
+        self.store
+            .list_events(&tenant, entity_type, entity_id.trim())
+            .await
     }
 }

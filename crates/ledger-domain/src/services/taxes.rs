@@ -6,10 +6,11 @@
 use crate::error::{DomainError, DomainResult};
 use crate::events::Deletion;
 use crate::ids::{IdKind, new_id, parse_id};
-use crate::ports::{IdempotencyRecord, Page, PageRequest, Store, TaxFilter, Written};
+use crate::ports::{Page, PageRequest, Store, TaxFilter, Written};
 use crate::tax::{RateError, Tax, TaxType, parse_rate};
 
 use super::accounts::not_found;
+use super::pipeline::{Channel, Operation, price};
 use super::{Access, Ledger};
 
 /// Fields of a new tax; `rate` is the exact decimal text of a percentage.
@@ -68,11 +69,11 @@ impl<S: Store> Ledger<S> {
     ///
     /// # Errors
     /// Validation errors (`name`, `rate`, `tax_type`); `insufficient_credits`.
-    pub async fn create_tax(
+    pub(crate) async fn create_tax(
         &self,
         access: &Access,
         input: NewTaxInput,
-        idempotency: Option<IdempotencyRecord>,
+        options: super::WriteOptions,
     ) -> DomainResult<Written<Tax>> {
         let name = super::signup::check_name(&input.name)?;
         let rate = check_rate(&input.rate)?;
@@ -100,13 +101,17 @@ impl<S: Store> Ledger<S> {
             None,
             Some(view.clone()),
         );
-        let idempotency = idempotency.map(|mut r| {
-            r.response_status = Some(201);
-            r.response_body = Some(view.to_string());
+        let idempotency = options.idempotency.map(|mut r| {
+            r.result = Some(view.clone());
             r
         });
         self.store
-            .insert_tax(tax, event, idempotency, Some(self.charge(access)))
+            .insert_tax(
+                tax,
+                event,
+                idempotency,
+                Some(self.charge(access, options.credits)),
+            )
             .await
     }
 
@@ -144,7 +149,11 @@ impl<S: Store> Ledger<S> {
             Some(crate::views::tax(&tax)),
         );
         self.store
-            .update_tax(tax, event, Some(self.charge(access)))
+            .update_tax(
+                tax,
+                event,
+                Some(self.charge(access, price(Operation::TaxUpdate, Channel::Rest))),
+            )
             .await
     }
 
@@ -185,7 +194,12 @@ impl<S: Store> Ledger<S> {
             None,
         );
         self.store
-            .delete_tax(&tax.id, deletion, event, Some(self.charge(access)))
+            .delete_tax(
+                &tax.id,
+                deletion,
+                event,
+                Some(self.charge(access, price(Operation::TaxDelete, Channel::Rest))),
+            )
             .await?;
         Ok(tax.id)
     }

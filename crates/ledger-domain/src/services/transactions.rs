@@ -1,5 +1,6 @@
 //! Journal transactions: synchronous validation, then a queued job (DECISIONS 4).
 
+use crate::error::ErrorCode;
 use std::collections::HashMap;
 
 use time::OffsetDateTime;
@@ -53,24 +54,14 @@ pub struct TransactionChanges {
     pub category_id: Option<String>,
 }
 
-/// How a queued write is accepted.
-#[derive(Debug, Clone, Default)]
-pub struct WriteOptions {
-    /// The idempotency record to store with the job (its `job_id` is filled in here).
+/// How the pipeline ([`Ledger::submit`]) hands a write to its service method.
+#[derive(Debug, Clone)]
+pub(crate) struct WriteOptions {
+    /// The idempotency record to store with the write (a job's `job_id` is filled in here).
     pub idempotency: Option<IdempotencyRecord>,
+    /// The write's price, from the cost table.
+    pub credits: i64,
 }
-
-/// Credits per queued write (spec 8: every write costs one credit).
-pub const WRITE_CREDITS: i64 = 1;
-
-/// Credits of GraphQL's `createTransaction` (spec 4.12: the GraphQL cost table differs).
-pub const GRAPHQL_TRANSACTION_CREDITS: i64 = 2;
-
-/// Credits of GraphQL's `createInvoice` and `createBill` (spec 4.12).
-pub const GRAPHQL_DOCUMENT_CREDITS: i64 = 5;
-
-/// Credits of GraphQL's `recordInvoicePayment` and `recordBillPayment` (spec 4.12).
-pub const GRAPHQL_PAYMENT_CREDITS: i64 = 2;
 
 fn check_description(text: &str) -> DomainResult<String> {
     let text = text.trim();
@@ -87,7 +78,6 @@ fn check_description(text: &str) -> DomainResult<String> {
 }
 
 impl<S: Store> Ledger<S> {
-    /// Accepts a job: takes its credits and stores it with the idempotency record.
     /// A new queued job of the caller.
     fn new_job(&self, access: &Access, command: JobCommand, now: time::OffsetDateTime) -> Job {
         Job {
@@ -98,7 +88,7 @@ impl<S: Store> Ledger<S> {
             command,
             status: JobStatus::Queued,
             attempts: 0,
-            credit_cost: WRITE_CREDITS,
+            credit_cost: 0,
             credit_pool_id: access.pool_id(),
             result: None,
             error: None,
@@ -110,12 +100,12 @@ impl<S: Store> Ledger<S> {
         }
     }
 
-    /// The credits one write of the caller costs.
-    pub(super) fn charge(&self, access: &Access) -> CreditCharge {
+    /// `credits` from the caller's pool.
+    pub(super) fn charge(&self, access: &Access, credits: i64) -> CreditCharge {
         CreditCharge {
             pool_id: access.pool_id(),
             livemode: access.tenant.livemode,
-            credits: WRITE_CREDITS,
+            credits,
         }
     }
 
@@ -126,28 +116,13 @@ impl<S: Store> Ledger<S> {
         command: JobCommand,
         options: WriteOptions,
     ) -> DomainResult<Written<Job>> {
-        self.enqueue_costing(access, command, options, WRITE_CREDITS)
-            .await
-    }
-
-    /// [`Ledger::enqueue`] at another price (an interface's own cost table).
-    pub(super) async fn enqueue_costing(
-        &self,
-        access: &Access,
-        command: JobCommand,
-        options: WriteOptions,
-        credits: i64,
-    ) -> DomainResult<Written<Job>> {
         let mut job = self.new_job(access, command, self.now());
-        job.credit_cost = credits;
+        job.credit_cost = options.credits;
         let idempotency = options.idempotency.map(|mut r| {
             r.job_id = Some(job.id.clone());
             r
         });
-        let charge = CreditCharge {
-            credits,
-            ..self.charge(access)
-        };
+        let charge = self.charge(access, options.credits);
         self.store.enqueue(job, Some(charge), idempotency).await
     }
 
@@ -222,7 +197,7 @@ impl<S: Store> Ledger<S> {
     /// # Errors
     /// Validation errors, `unbalanced_transaction`, `account_inactive`, `currency_mismatch`,
     /// `insufficient_credits`.
-    pub async fn create_transaction(
+    pub(crate) async fn create_transaction(
         &self,
         access: &Access,
         input: NewTransactionInput,
@@ -286,37 +261,21 @@ impl<S: Store> Ledger<S> {
     }
 
     /// Validates a new transaction and writes it at once, recorded as a completed job
-    /// (the `Prefer: wait` path: one database transaction, grouped with concurrent ones).
+    /// (the waited path: one database transaction, grouped with concurrent ones).
     ///
     /// # Errors
     /// As [`Ledger::create_transaction`], plus `account_inactive` / `resource_in_use`
     /// when an account changed since validation; nothing is written then.
-    pub async fn create_transaction_now(
+    pub(crate) async fn create_transaction_now(
         &self,
         access: &Access,
         input: NewTransactionInput,
         options: WriteOptions,
-    ) -> DomainResult<Written<Job>> {
-        self.create_transaction_now_costing(access, input, options, WRITE_CREDITS)
-            .await
-    }
-
-    /// [`Ledger::create_transaction_now`] at another price: the interface's own credit
-    /// cost (GraphQL's `createTransaction` costs [`GRAPHQL_TRANSACTION_CREDITS`], spec 4.12).
-    ///
-    /// # Errors
-    /// As [`Ledger::create_transaction_now`]; `insufficient_credits` names `credits`.
-    pub async fn create_transaction_now_costing(
-        &self,
-        access: &Access,
-        input: NewTransactionInput,
-        options: WriteOptions,
-        credits: i64,
     ) -> DomainResult<Written<Job>> {
         let (command, draft, auto_post) = self.create_command(access, input).await?;
         let now = self.now();
         let mut job = self.new_job(access, command, now);
-        job.credit_cost = credits;
+        job.credit_cost = options.credits;
         let transaction_id = job.command.resource().1.to_owned();
         let decision = self.create_decision(&job, &transaction_id, &draft, auto_post)?;
         let crate::ports::Effect::InsertTransaction(transaction) = decision.effect else {
@@ -333,10 +292,7 @@ impl<S: Store> Ledger<S> {
             r
         });
         let write = crate::ports::AppliedWrite {
-            charge: Some(CreditCharge {
-                credits,
-                ..self.charge(access)
-            }),
+            charge: Some(self.charge(access, options.credits)),
             job,
             idempotency,
             transaction,
@@ -380,7 +336,7 @@ impl<S: Store> Ledger<S> {
     ///
     /// # Errors
     /// `resource_not_found`, `transaction_not_pending`, entry validation errors.
-    pub async fn update_transaction(
+    pub(crate) async fn update_transaction(
         &self,
         access: &Access,
         id: &str,
@@ -425,7 +381,7 @@ impl<S: Store> Ledger<S> {
     ///
     /// # Errors
     /// `resource_not_found`, `transaction_not_pending`, `account_inactive`.
-    pub async fn post_transaction(
+    pub(crate) async fn post_transaction(
         &self,
         access: &Access,
         id: &str,
@@ -447,7 +403,7 @@ impl<S: Store> Ledger<S> {
     ///
     /// # Errors
     /// `missing_field` on `reason`, `resource_not_found`, `transaction_not_posted`.
-    pub async fn reverse_transaction(
+    pub(crate) async fn reverse_transaction(
         &self,
         access: &Access,
         id: &str,
@@ -498,7 +454,7 @@ impl<S: Store> Ledger<S> {
             .await?
         {
             Some(doc) => Err(DomainError::rule(
-                "resource_in_use",
+                ErrorCode::ResourceInUse,
                 format!(
                     "transaction {} posts {} {}; void the {} instead",
                     txn.id,
@@ -515,7 +471,7 @@ impl<S: Store> Ledger<S> {
     ///
     /// # Errors
     /// `resource_not_found`, `transaction_not_pending`.
-    pub async fn delete_transaction(
+    pub(crate) async fn delete_transaction(
         &self,
         access: &Access,
         id: &str,

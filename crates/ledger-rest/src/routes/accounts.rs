@@ -2,9 +2,10 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
+use ledger_domain::error::ErrorCode;
 use ledger_domain::organizations::Scope;
-use ledger_domain::ports::{Store, Written};
-use ledger_domain::services::{AccountChanges, NewAccountInput};
+use ledger_domain::ports::Store;
+use ledger_domain::services::{AccountChanges, NewAccountInput, Write};
 use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
@@ -12,7 +13,7 @@ use serde_json::json;
 use super::{State, access};
 use crate::error::{ApiError, validation};
 use crate::input::{page, parse_json, query_bool, query_date, query_param, read_body};
-use crate::queued::{idempotency_for, queued_write, replay_if_used};
+use crate::queued::submit;
 
 pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -62,16 +63,10 @@ async fn create<S: Store>(
     let access = access(&state, &req, &path.into_inner(), Scope::Write, "accounts").await?;
     let body = read_body(payload).await?;
     let input: CreateBody = parse_json(&req, &body)?;
-    let record = idempotency_for(&req, &access, &body, state.ledger.now())?;
-    if let Some(replayed) =
-        replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::CREATED).await?
-    {
-        return Ok(replayed);
-    }
     let required = |v: Option<String>, name: &str| {
         v.ok_or_else(|| {
             validation(
-                "missing_field",
+                ErrorCode::MissingField,
                 Some(name.into()),
                 format!("{name} is required"),
             )
@@ -87,25 +82,15 @@ async fn create<S: Store>(
         parent_id: input.parent_account_id.or(input.parent_id),
         metadata: input.metadata,
     };
-    match state
-        .ledger
-        .create_account(&access, input, record.clone())
-        .await?
-    {
-        Written::Done(account) => {
-            Ok(HttpResponse::Created().json(views::account(&account, Some(Default::default()))))
-        }
-        Written::Replay(_) => {
-            match replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::CREATED)
-                .await?
-            {
-                Some(replayed) => Ok(replayed),
-                None => Err(ApiError(ledger_domain::DomainError::Internal(
-                    "idempotency record vanished".into(),
-                ))),
-            }
-        }
-    }
+    submit(
+        &state,
+        &req,
+        &access,
+        &body,
+        StatusCode::CREATED,
+        Write::CreateAccount(input),
+    )
+    .await
 }
 
 async fn get<S: Store>(
@@ -163,10 +148,8 @@ async fn delete<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Admin, "accounts").await?;
-    queued_write(&state, &req, &access, b"", StatusCode::OK, |opts| {
-        state.ledger.delete_account(&access, &id, opts)
-    })
-    .await
+    let write = Write::DeleteAccount { id };
+    submit(&state, &req, &access, b"", StatusCode::OK, write).await
 }
 
 async fn list<S: Store>(
@@ -225,7 +208,7 @@ async fn balance<S: Store>(
     let as_of = query_date(&req, "as_of")?;
     if query_param(&req, "currency").is_some() {
         return Err(validation(
-            "invalid_field",
+            ErrorCode::InvalidField,
             Some("currency".into()),
             "currency conversion of balances is not available yet",
         ));

@@ -4,16 +4,17 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::contacts::{ContactChanges, ContactFilter, ContactType};
+use ledger_domain::error::ErrorCode;
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
-use ledger_domain::services::NewContactInput;
+use ledger_domain::services::{NewContactInput, Write};
 use ledger_domain::views;
 use serde::Deserialize;
 
 use super::{State, access};
 use crate::error::{ApiError, validation};
 use crate::input::{page, parse_json, query_bool, query_param, read_body};
-use crate::queued::queued_write;
+use crate::queued::submit;
 
 pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -51,7 +52,7 @@ struct CreateBody {
 fn required(value: Option<String>, name: &str) -> Result<String, ApiError> {
     value.ok_or_else(|| {
         validation(
-            "missing_field",
+            ErrorCode::MissingField,
             Some(name.into()),
             format!("{name} is required"),
         )
@@ -83,10 +84,8 @@ async fn create<S: Store>(
         currency_id: input.currency_id,
         metadata: input.metadata,
     };
-    queued_write(&state, &req, &access, &body, StatusCode::CREATED, |opts| {
-        state.ledger.create_contact(&access, input, opts)
-    })
-    .await
+    let write = Write::CreateContact(input);
+    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
 }
 
 async fn get<S: Store>(
@@ -112,7 +111,7 @@ async fn list<S: Store>(
         .map(|t| {
             ContactType::parse(&t).ok_or_else(|| {
                 validation(
-                    "invalid_field",
+                    ErrorCode::InvalidField,
                     Some("contact_type".into()),
                     "contact_type must be customer, vendor, employee or other",
                 )
@@ -168,7 +167,7 @@ async fn update<S: Store>(
     let input: UpdateBody = parse_json(&req, &body)?;
     if input.contact_type.is_some() {
         return Err(validation(
-            "invalid_field",
+            ErrorCode::InvalidField,
             Some("contact_type".into()),
             "contact_type cannot be changed",
         ));
@@ -189,10 +188,8 @@ async fn update<S: Store>(
         enabled: input.enabled,
         metadata: input.metadata,
     };
-    queued_write(&state, &req, &access, &body, StatusCode::OK, |opts| {
-        state.ledger.update_contact(&access, &id, changes, opts)
-    })
-    .await
+    let write = Write::UpdateContact { id, changes };
+    submit(&state, &req, &access, &body, StatusCode::OK, write).await
 }
 
 async fn delete<S: Store>(
@@ -202,8 +199,6 @@ async fn delete<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Admin, "contacts").await?;
-    queued_write(&state, &req, &access, b"", StatusCode::OK, |opts| {
-        state.ledger.delete_contact(&access, &id, opts)
-    })
-    .await
+    let write = Write::DeleteContact { id };
+    submit(&state, &req, &access, b"", StatusCode::OK, write).await
 }

@@ -7,10 +7,11 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::documents::{DocumentKind, DocumentStatus};
+use ledger_domain::error::ErrorCode;
 use ledger_domain::ids::{IdKind, parse_id};
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::{DocumentFilter, Store};
-use ledger_domain::services::{DocumentInput, DocumentItemInput, PaymentInput};
+use ledger_domain::services::{DocumentInput, DocumentItemInput, PaymentInput, Write};
 use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
@@ -18,7 +19,7 @@ use serde_json::json;
 use super::{State, access};
 use crate::error::{ApiError, validation};
 use crate::input::{DecimalText, FlexDate, page, parse_json, query_param, read_body};
-use crate::queued::{queued_write, synchronous_write};
+use crate::queued::{submit, submit_synchronous};
 
 /// Which kind of document a route serves.
 pub(super) trait Kind: 'static {
@@ -95,6 +96,7 @@ struct ItemBody {
     account_id: Option<String>,
     #[serde(default)]
     tax_ids: Vec<String>,
+    category_id: Option<String>,
 }
 
 impl From<ItemBody> for DocumentItemInput {
@@ -106,6 +108,7 @@ impl From<ItemBody> for DocumentItemInput {
             item_id: i.item_id,
             account_id: i.account_id,
             tax_ids: i.tax_ids,
+            category_id: i.category_id,
         }
     }
 }
@@ -136,7 +139,7 @@ fn document_input<K: Kind>(body: DocumentBody) -> Result<DocumentInput, ApiError
     };
     if let Some(field) = other {
         return Err(validation(
-            "unknown_field",
+            ErrorCode::UnknownField,
             Some(field.into()),
             format!("unknown field `{field}` on a {}", K::KIND.as_str()),
         ));
@@ -161,10 +164,11 @@ async fn create<S: Store, K: Kind>(
     let access = access(&state, &req, &path.into_inner(), Scope::Write, K::PLURAL).await?;
     let body = read_body(payload).await?;
     let input = document_input::<K>(parse_json(&req, &body)?)?;
-    queued_write(&state, &req, &access, &body, StatusCode::CREATED, |opts| {
-        state.ledger.create_document(&access, K::KIND, input, opts)
-    })
-    .await
+    let write = Write::CreateDocument {
+        kind: K::KIND,
+        input,
+    };
+    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
 }
 
 async fn update<S: Store, K: Kind>(
@@ -177,12 +181,12 @@ async fn update<S: Store, K: Kind>(
     let access = access(&state, &req, &org, Scope::Write, K::PLURAL).await?;
     let body = read_body(payload).await?;
     let input = document_input::<K>(parse_json(&req, &body)?)?;
-    queued_write(&state, &req, &access, &body, StatusCode::OK, |opts| {
-        state
-            .ledger
-            .update_document(&access, K::KIND, &id, input, opts)
-    })
-    .await
+    let write = Write::UpdateDocument {
+        kind: K::KIND,
+        id,
+        input,
+    };
+    submit(&state, &req, &access, &body, StatusCode::OK, write).await
 }
 
 /// A body-less queued action on one document.
@@ -205,17 +209,18 @@ async fn act<S: Store, K: Kind>(
         Action::Issue | Action::Void => Scope::Write,
     };
     let access = access(&state, &req, &org, needed, K::PLURAL).await?;
-    queued_write(&state, &req, &access, b"", StatusCode::OK, |opts| {
-        let (ledger, access, id) = (&state.ledger, &access, &id);
-        async move {
-            match action {
-                Action::Delete => ledger.delete_document(access, K::KIND, id, opts).await,
-                Action::Issue => ledger.issue_document(access, K::KIND, id, opts).await,
-                Action::Void => ledger.void_document(access, K::KIND, id, opts).await,
-            }
-        }
-    })
-    .await
+    let kind = K::KIND;
+    let write = match action {
+        Action::Delete => Write::DeleteDocument { kind, id },
+        Action::Issue => Write::IssueDocument { kind, id },
+        Action::Void => Write::VoidDocument { kind, id },
+    };
+    // DECISIONS 4 queues invoice deletes; a bill delete is answered synchronously.
+    if matches!((action, kind), (Action::Delete, DocumentKind::Bill)) {
+        submit_synchronous(&state, &req, &access, b"", StatusCode::OK, write).await
+    } else {
+        submit(&state, &req, &access, b"", StatusCode::OK, write).await
+    }
 }
 
 #[derive(Deserialize)]
@@ -243,7 +248,11 @@ async fn pay<S: Store, K: Kind>(
         amount: input
             .amount
             .ok_or_else(|| {
-                validation("missing_field", Some("amount".into()), "amount is required")
+                validation(
+                    ErrorCode::MissingField,
+                    Some("amount".into()),
+                    "amount is required",
+                )
             })?
             .0,
         payment_date: input.payment_date.map(|d| d.at.date()),
@@ -252,17 +261,18 @@ async fn pay<S: Store, K: Kind>(
         notes: input.notes,
         account_id: input.account_id,
     };
-    let write = |opts| {
-        state
-            .ledger
-            .record_payment(&access, K::KIND, &id, input, opts)
+    let write = Write::RecordPayment {
+        kind: K::KIND,
+        id,
+        payment: input,
     };
+    // The spec answers an invoice payment synchronously; a bill payment is queued.
     match K::KIND {
         DocumentKind::Invoice => {
-            synchronous_write(&state, &req, &access, &body, StatusCode::CREATED, write).await
+            submit_synchronous(&state, &req, &access, &body, StatusCode::CREATED, write).await
         }
         DocumentKind::Bill => {
-            queued_write(&state, &req, &access, &body, StatusCode::CREATED, write).await
+            submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
         }
     }
 }
@@ -320,22 +330,7 @@ async fn list<S: Store, K: Kind>(
     let access = access(&state, &req, &path.into_inner(), Scope::Read, K::PLURAL).await?;
     let page = page(&req, 20, 100)?;
     let status = query_param(&req, "status")
-        .map(|s| {
-            DocumentStatus::parse(&s).ok_or_else(|| {
-                validation(
-                    "invalid_field",
-                    Some("status".into()),
-                    match K::KIND {
-                        DocumentKind::Invoice => {
-                            "status must be draft, sent, partially_paid, paid or void"
-                        }
-                        DocumentKind::Bill => {
-                            "status must be draft, open, partially_paid, paid or void"
-                        }
-                    },
-                )
-            })
-        })
+        .map(|s| DocumentStatus::parse_filter(K::KIND, &s))
         .transpose()?;
     let filter = DocumentFilter {
         status,

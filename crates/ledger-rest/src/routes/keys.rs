@@ -1,6 +1,7 @@
 //! API-key management (spec 4.11, DECISIONS 10), also under `/api/v1` (spec 9).
 
 use actix_web::{HttpRequest, HttpResponse, web};
+use ledger_domain::error::ErrorCode;
 use ledger_domain::ports::Store;
 use ledger_domain::services::{KeyChanges, NewKeyInput};
 use ledger_domain::views;
@@ -54,7 +55,7 @@ async fn create<S: Store>(
     let input: CreateBody = parse_json(&req, &body)?;
     let missing = |name: &str| {
         validation(
-            "missing_field",
+            ErrorCode::MissingField,
             Some(name.into()),
             format!("{name} is required"),
         )

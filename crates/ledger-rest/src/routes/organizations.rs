@@ -3,6 +3,7 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::DomainError;
+use ledger_domain::error::ErrorCode;
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
 use ledger_domain::services::{MasterSignup, SubSignup};
@@ -41,7 +42,7 @@ async fn master<S: Store>(
         let allowed = matches!((&state.admin_token, bearer(&req)), (Some(token), Some(given)) if sha256_hex(token.as_bytes()) == sha256_hex(given.as_bytes()));
         if !allowed {
             return Err(ApiError(DomainError::Authentication {
-                code: "unauthorized",
+                code: ErrorCode::Unauthorized,
                 message: "sign-up needs the admin token".into(),
             }));
         }

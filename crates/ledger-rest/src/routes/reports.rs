@@ -1,9 +1,11 @@
 //! Reports (spec 4.11, DECISIONS 8).
 
 use actix_web::{HttpRequest, HttpResponse, web};
+use ledger_domain::error::ErrorCode;
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
 use ledger_domain::reports::{AccountRef, Section};
+use ledger_domain::services::Channel;
 use ledger_domain::views::{self, amount};
 use serde_json::{Value, json};
 use time::{Date, Month, Time};
@@ -47,7 +49,7 @@ fn section(s: &Section, currency: &str) -> Value {
 fn no_conversion(req: &HttpRequest, base: &str) -> Result<(), ApiError> {
     match query_param(req, "currency") {
         Some(c) if !c.eq_ignore_ascii_case(base) => Err(validation(
-            "invalid_field",
+            ErrorCode::InvalidField,
             Some("currency".into()),
             "reports in another currency are not available yet",
         )),
@@ -66,7 +68,7 @@ async fn trial_balance<S: Store>(
     let as_of = query_date(&req, "as_of")?;
     let tb = state
         .ledger
-        .trial_balance(&access, as_of.map(|d| d.inclusive_until()))
+        .trial_balance(&access, as_of.map(|d| d.inclusive_until()), Channel::Rest)
         .await?;
     let accounts: Vec<Value> = tb
         .rows
@@ -100,7 +102,7 @@ async fn balance_sheet<S: Store>(
     let as_of = query_date(&req, "as_of")?;
     let bs = state
         .ledger
-        .balance_sheet(&access, as_of.map(|d| d.inclusive_until()))
+        .balance_sheet(&access, as_of.map(|d| d.inclusive_until()), Channel::Rest)
         .await?;
     let mut equity = section(&bs.equity, &currency);
     equity["current_earnings"] = json!(amount(bs.current_earnings, &currency));
@@ -137,14 +139,14 @@ async fn income_statement<S: Store>(
     let until = end.map_or(now, |d| d.inclusive_until());
     if until <= from {
         return Err(validation(
-            "invalid_field",
+            ErrorCode::InvalidField,
             Some("end_date".into()),
             "end_date must not be before start_date",
         ));
     }
     let is = state
         .ledger
-        .income_statement(&access, Some(from), Some(until))
+        .income_statement(&access, Some(from), Some(until), Channel::Rest)
         .await?;
     let date = |t: time::OffsetDateTime| t.date().to_string();
     Ok(HttpResponse::Ok().json(json!({

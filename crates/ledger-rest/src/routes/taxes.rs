@@ -2,9 +2,10 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
+use ledger_domain::error::ErrorCode;
 use ledger_domain::organizations::Scope;
-use ledger_domain::ports::{Store, Written};
-use ledger_domain::services::{NewTaxInput, TaxChanges};
+use ledger_domain::ports::Store;
+use ledger_domain::services::{NewTaxInput, TaxChanges, Write};
 use ledger_domain::tax::format_rate;
 use ledger_domain::views;
 use serde::Deserialize;
@@ -13,7 +14,7 @@ use serde_json::json;
 use super::{State, access};
 use crate::error::{ApiError, validation};
 use crate::input::{DecimalText, page, parse_json, query_bool, query_param, read_body};
-use crate::queued::{idempotency_for, replay_if_used};
+use crate::queued::submit;
 
 const RESOURCE: &str = "taxes";
 
@@ -34,7 +35,7 @@ pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
 fn required<T>(value: Option<T>, name: &str) -> Result<T, ApiError> {
     value.ok_or_else(|| {
         validation(
-            "missing_field",
+            ErrorCode::MissingField,
             Some(name.into()),
             format!("{name} is required"),
         )
@@ -61,12 +62,6 @@ async fn create<S: Store>(
     let access = access(&state, &req, &path.into_inner(), Scope::Write, RESOURCE).await?;
     let body = read_body(payload).await?;
     let input: CreateBody = parse_json(&req, &body)?;
-    let record = idempotency_for(&req, &access, &body, state.ledger.now())?;
-    if let Some(replayed) =
-        replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::CREATED).await?
-    {
-        return Ok(replayed);
-    }
     let input = NewTaxInput {
         name: required(input.name, "name")?,
         rate: required(input.rate, "rate")?.0,
@@ -75,22 +70,15 @@ async fn create<S: Store>(
         is_compound: input.is_compound,
         is_active: input.is_active,
     };
-    match state
-        .ledger
-        .create_tax(&access, input, record.clone())
-        .await?
-    {
-        Written::Done(tax) => Ok(HttpResponse::Created().json(views::tax(&tax))),
-        Written::Replay(_) => {
-            replay_if_used(&state, &req, &access, record.as_ref(), StatusCode::CREATED)
-                .await?
-                .ok_or_else(|| {
-                    ApiError(ledger_domain::DomainError::Internal(
-                        "idempotency record vanished".into(),
-                    ))
-                })
-        }
-    }
+    submit(
+        &state,
+        &req,
+        &access,
+        &body,
+        StatusCode::CREATED,
+        Write::CreateTax(input),
+    )
+    .await
 }
 
 async fn get<S: Store>(

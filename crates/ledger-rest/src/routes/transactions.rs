@@ -2,9 +2,10 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
+use ledger_domain::error::ErrorCode;
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
-use ledger_domain::services::{EntryInput, NewTransactionInput, TransactionChanges};
+use ledger_domain::services::{EntryInput, NewTransactionInput, TransactionChanges, Write};
 use ledger_domain::transactions::TransactionStatus;
 use ledger_domain::views;
 use serde::Deserialize;
@@ -12,10 +13,8 @@ use serde_json::json;
 
 use super::{State, access};
 use crate::error::{ApiError, validation};
-use crate::input::{
-    DecimalText, FlexDate, page, parse_json, prefer_wait, query_date, query_param, read_body,
-};
-use crate::queued::queued_write;
+use crate::input::{DecimalText, FlexDate, page, parse_json, query_date, query_param, read_body};
+use crate::queued::submit;
 
 pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     cfg.service(
@@ -93,7 +92,7 @@ async fn create<S: Store>(
     let input = NewTransactionInput {
         description: input.description.ok_or_else(|| {
             validation(
-                "missing_field",
+                ErrorCode::MissingField,
                 Some("description".into()),
                 "description is required",
             )
@@ -105,7 +104,7 @@ async fn create<S: Store>(
             .entries
             .ok_or_else(|| {
                 validation(
-                    "missing_field",
+                    ErrorCode::MissingField,
                     Some("entries".into()),
                     "entries is required",
                 )
@@ -118,24 +117,13 @@ async fn create<S: Store>(
         contact_id: input.contact_id,
         category_id: input.category_id,
     };
-    // A client that waits gets the write applied at once, in one database transaction
-    // (grouped with concurrent ones); otherwise it is queued and answered 202.
-    let now = state.run_inline && prefer_wait(&req).is_some_and(|s| s > 0);
-    let ledger = &state.ledger;
-    let caller = &access;
-    queued_write(
+    submit(
         &state,
         &req,
         &access,
         &body,
         StatusCode::CREATED,
-        move |opts| async move {
-            if now {
-                ledger.create_transaction_now(caller, input, opts).await
-            } else {
-                ledger.create_transaction(caller, input, opts).await
-            }
-        },
+        Write::CreateTransaction(input),
     )
     .await
 }
@@ -171,7 +159,7 @@ async fn list<S: Store>(
         .map(|s| {
             TransactionStatus::parse(&s).ok_or_else(|| {
                 validation(
-                    "invalid_field",
+                    ErrorCode::InvalidField,
                     Some("status".into()),
                     "status must be pending, posted or reversed",
                 )
@@ -221,9 +209,14 @@ async fn update<S: Store>(
         contact_id: input.contact_id,
         category_id: input.category_id,
     };
-    queued_write(&state, &req, &access, &body, StatusCode::OK, |opts| {
-        state.ledger.update_transaction(&access, &id, changes, opts)
-    })
+    submit(
+        &state,
+        &req,
+        &access,
+        &body,
+        StatusCode::OK,
+        Write::UpdateTransaction { id, changes },
+    )
     .await
 }
 
@@ -236,9 +229,14 @@ async fn post<S: Store>(
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Write, "transactions").await?;
     let body = read_body(payload).await?;
-    queued_write(&state, &req, &access, &body, StatusCode::OK, |opts| {
-        state.ledger.post_transaction(&access, &id, opts)
-    })
+    submit(
+        &state,
+        &req,
+        &access,
+        &body,
+        StatusCode::OK,
+        Write::PostTransaction { id },
+    )
     .await
 }
 
@@ -258,12 +256,11 @@ async fn reverse<S: Store>(
     let access = access(&state, &req, &org, Scope::Write, "transactions").await?;
     let body = read_body(payload).await?;
     let input: ReverseBody = parse_json(&req, &body)?;
-    queued_write(&state, &req, &access, &body, StatusCode::OK, |opts| {
-        state
-            .ledger
-            .reverse_transaction(&access, &id, input.reason, opts)
-    })
-    .await
+    let write = Write::ReverseTransaction {
+        id,
+        reason: input.reason,
+    };
+    submit(&state, &req, &access, &body, StatusCode::OK, write).await
 }
 
 async fn delete<S: Store>(
@@ -273,8 +270,6 @@ async fn delete<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Write, "transactions").await?;
-    queued_write(&state, &req, &access, b"", StatusCode::OK, |opts| {
-        state.ledger.delete_transaction(&access, &id, opts)
-    })
-    .await
+    let write = Write::DeleteTransaction { id };
+    submit(&state, &req, &access, b"", StatusCode::OK, write).await
 }

@@ -27,7 +27,6 @@ pub(crate) struct DocumentRow {
     pub status: String,
     pub items: String,
     pub taxes: String,
-    pub tax_ids: String,
     pub subtotal: i64,
     pub tax_amount: i64,
     pub total: i64,
@@ -42,15 +41,44 @@ pub(crate) struct DocumentRow {
     pub recoverable_until: Option<PrimitiveDateTime>,
 }
 
-/// Every tax id the items name, space-separated, each once.
-fn tax_ids(items: &[DocumentItem]) -> String {
-    let mut ids: Vec<&str> = items
+/// What a document names besides its contact: one row per tax or category its items
+/// name (see [`crate::references`]).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Queryable, Selectable, Insertable)]
+#[diesel(table_name = document_references, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+pub(crate) struct DocumentReferenceRow {
+    pub organization_id: String,
+    pub livemode: bool,
+    pub document_id: String,
+    pub target_type: String,
+    pub target_id: String,
+}
+
+/// The reference rows of a document, each target once.
+pub(crate) fn reference_rows(d: &Document) -> Vec<DocumentReferenceRow> {
+    let row = |target_type: &str, target_id: &str| DocumentReferenceRow {
+        organization_id: d.organization_id.clone(),
+        livemode: d.livemode,
+        document_id: d.id.clone(),
+        target_type: target_type.to_owned(),
+        target_id: target_id.to_owned(),
+    };
+    let mut rows: Vec<DocumentReferenceRow> = d
+        .items
         .iter()
-        .flat_map(|i| i.tax_ids.iter().map(String::as_str))
+        .flat_map(|i| {
+            i.tax_ids
+                .iter()
+                .map(|t| row(crate::references::TAX_TARGET, t))
+                .chain(
+                    i.category_id
+                        .iter()
+                        .map(|c| row(crate::references::CATEGORY_TARGET, c)),
+                )
+        })
         .collect();
-    ids.sort_unstable();
-    ids.dedup();
-    ids.join(" ")
+    rows.sort();
+    rows.dedup();
+    rows
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> String {
@@ -77,7 +105,6 @@ impl From<&Document> for DocumentRow {
             status: d.status.as_str().to_owned(),
             items: to_json(&d.items),
             taxes: to_json(&d.taxes),
-            tax_ids: tax_ids(&d.items),
             subtotal: d.subtotal,
             tax_amount: d.tax_amount,
             total: d.total,

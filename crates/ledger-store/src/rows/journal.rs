@@ -245,7 +245,7 @@ pub(crate) struct IdempotencyRow {
     pub key: String,
     pub request_hash: String,
     pub job_id: Option<String>,
-    pub response_status: Option<i32>,
+    /// The rendered result of a synchronous write, as JSON text.
     pub response_body: Option<String>,
     pub created_at: PrimitiveDateTime,
 }
@@ -258,11 +258,15 @@ impl From<&IdempotencyRecord> for IdempotencyRow {
             key: r.key.clone(),
             request_hash: r.request_hash.clone(),
             job_id: r.job_id.clone(),
-            response_status: r.response_status,
-            response_body: r.response_body.clone(),
+            response_body: r.result.as_ref().map(serde_json::Value::to_string),
             created_at: to_db(r.created_at),
         }
     }
+}
+
+/// The domain record of a row (to ask the domain's window rule about it).
+pub(crate) fn record_of(row: &IdempotencyRow) -> IdempotencyRecord {
+    row.clone().into()
 }
 
 impl From<IdempotencyRow> for IdempotencyRecord {
@@ -273,8 +277,11 @@ impl From<IdempotencyRow> for IdempotencyRecord {
             key: r.key,
             request_hash: r.request_hash,
             job_id: r.job_id,
-            response_status: r.response_status,
-            response_body: r.response_body,
+            // Text this store wrote from a JSON value; anything else reads as no result.
+            result: r
+                .response_body
+                .as_deref()
+                .and_then(|text| serde_json::from_str(text).ok()),
             created_at: from_db(r.created_at),
         }
     }

@@ -18,8 +18,7 @@ fn record(org_id: &str, livemode: bool, key: &str) -> IdempotencyRecord {
         key: key.to_owned(),
         request_hash: "abc123".to_owned(),
         job_id: None,
-        response_status: Some(201),
-        response_body: Some("{\"id\":1}".to_owned()),
+        result: Some(serde_json::json!({"id": 1})),
         created_at: T0,
     }
 }

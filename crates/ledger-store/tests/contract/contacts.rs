@@ -5,6 +5,7 @@ use ledger_domain::contacts::{Contact, ContactFields, ContactFilter, ContactType
 use ledger_domain::ids::{IdKind, new_id};
 use ledger_domain::ports::{Contacts, Deletions, Effect, Jobs, Journal, PageRequest, Tenant};
 use ledger_domain::transactions::TransactionStatus;
+use ledger_domain::{Resource, UsedBy};
 use ledger_store::Db;
 use ledger_store::testing::backends;
 use serde_json::json;
@@ -15,7 +16,7 @@ async fn apply(db: &Db, org: &Org, livemode: bool, effect: Effect) -> Result<(),
     let held = enqueue_and_claim(db, job(org, livemode, post_command("txn"), 0)).await;
     db.apply_job(&held, effect, vec![], json!({}), T0)
         .await
-        .map_err(|e| e.code().to_owned())
+        .map_err(|e| e.code().as_str().to_owned())
 }
 
 fn contact(tenant: &Tenant, name: &str, reference: Option<&str>, offset_s: i64) -> Contact {
@@ -253,11 +254,17 @@ async fn contact_delete_needs_no_live_transaction() {
             .expect("insert txn");
         let stored = db.get_transaction(&test, &txn.id).await.expect("get");
         assert_eq!(stored.and_then(|s| s.contact_id), Some(c.id.clone()));
-        assert!(db.contact_in_use(&test, &c.id).await.expect("in use"));
-        assert!(
-            !db.contact_in_use(&a.tenant(true), &c.id)
+        assert_eq!(
+            db.first_reference(&test, Resource::Contact, &c.id)
                 .await
-                .expect("in use")
+                .expect("in use"),
+            Some(UsedBy::Transactions)
+        );
+        assert_eq!(
+            db.first_reference(&a.tenant(true), Resource::Contact, &c.id)
+                .await
+                .expect("in use"),
+            None
         );
         let delete = || Effect::DeleteContact {
             contact_id: c.id.clone(),
@@ -282,7 +289,12 @@ async fn contact_delete_needs_no_live_transaction() {
         )
         .await
         .expect("delete txn");
-        assert!(!db.contact_in_use(&test, &c.id).await.expect("in use"));
+        assert_eq!(
+            db.first_reference(&test, Resource::Contact, &c.id)
+                .await
+                .expect("in use"),
+            None
+        );
         apply(db, &a, false, delete()).await.expect("delete");
         assert_eq!(db.get_contact(&test, &c.id).await.expect("get"), None);
         let trail = db.list_deletions(&test, ALL).await.expect("trail");
@@ -320,7 +332,10 @@ async fn contact_delete_needs_no_live_transaction() {
         let mut write = crate::group::applied(&a, false, &cash, &sales, 5, None);
         write.transaction.contact_id = Some(c.id.clone());
         let refused = ledger_domain::ports::Jobs::record_applied(db, write).await;
-        assert_eq!(refused.err().map(|e| e.code()), Some("resource_in_use"));
+        assert_eq!(
+            refused.err().map(|e| e.code().as_str()),
+            Some("resource_in_use")
+        );
         t.cleanup().await;
     }
 }

@@ -55,8 +55,7 @@ pub(crate) fn applied(
         key: k.to_owned(),
         request_hash: "h".into(),
         job_id: Some(j.id.clone()),
-        response_status: None,
-        response_body: None,
+        result: None,
         created_at: T0,
     });
     AppliedWrite {
@@ -120,7 +119,7 @@ async fn concurrent_writes_are_judged_one_by_one() {
             .count();
         assert_eq!((done, replays), (41, 1), "{}", t.backend());
         assert_eq!(
-            answers[40].as_ref().err().map(|e| e.code()),
+            answers[40].as_ref().err().map(|e| e.code().as_str()),
             Some("account_inactive")
         );
         // Exactly the accepted ones are in the books, charged once each.
@@ -176,7 +175,7 @@ async fn concurrent_writes_are_judged_one_by_one() {
             futures::future::join_all(many.into_iter().map(|w| db.record_applied(w))).await;
         let refused: Vec<&str> = answers
             .iter()
-            .filter_map(|a| a.as_ref().err().map(|e| e.code()))
+            .filter_map(|a| a.as_ref().err().map(|e| e.code().as_str()))
             .collect();
         assert_eq!(refused, ["insufficient_credits"], "{}", t.backend());
         let borg = db

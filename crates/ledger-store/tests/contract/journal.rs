@@ -31,7 +31,7 @@ async fn apply(db: &Db, org: &Org, livemode: bool, effect: Effect) -> Result<(),
     let held = enqueue_and_claim(db, job(org, livemode, post_command("txn"), 0)).await;
     db.apply_job(&held, effect, vec![], json!({}), crate::T0)
         .await
-        .map_err(|e| e.code().to_owned())
+        .map_err(|e| e.code().as_str().to_owned())
 }
 
 fn day(d: u8) -> OffsetDateTime {

@@ -40,6 +40,7 @@ fn ledger_at(db: &Db, now: OffsetDateTime) -> Ledger<Db> {
     Ledger::new(
         db.clone(),
         Arc::new(FixedClock(now)),
+        Arc::new(ledger_store::TokioRuntime::default()),
         LedgerConfig::default(),
     )
 }
@@ -113,8 +114,7 @@ async fn purge_removes_only_what_expired() {
             key: "idem-1".to_owned(),
             request_hash: "h".to_owned(),
             job_id: None,
-            response_status: Some(201),
-            response_body: Some("{}".to_owned()),
+            result: Some(serde_json::json!({})),
             created_at: T0,
         };
         db.enqueue(job(&a, false, post_command("x"), 0), None, Some(record))

@@ -1,0 +1,515 @@
+//! The one write pipeline: every write of every interface enters through
+//! [`Ledger::submit`], which owns the lifecycle the interfaces used to copy.
+//!
+//! 1. The `Idempotency-Key`, if any, is looked up within [`IDEMPOTENCY_WINDOW`]; a key
+//!    used with another request is refused (`idempotency_key_reused`), a key used with
+//!    the same request answers the first outcome again (the queued job as it stands, or
+//!    the stored rendered result of a synchronous write).
+//! 2. The write is priced from the one cost table, [`price`], by operation and
+//!    [`Channel`]; the credits are taken in the same database transaction as the write,
+//!    so a refused write costs nothing.
+//! 3. The service method validates it synchronously and enqueues it (queued writes) or
+//!    writes it (synchronous ones); a waited transaction create is decided and applied at
+//!    once (group commit).
+//! 4. When the caller waits, a queued job is started in a task of its own (a caller that
+//!    goes away cannot cancel it half-way) and awaited until it ends or the wait runs out.
+//!
+//! Interfaces only translate their input into a [`Write`] and render the [`Submitted`]
+//! outcome.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::contacts::ContactChanges;
+use crate::documents::DocumentKind;
+use crate::error::{DomainError, DomainResult};
+use crate::jobs::Job;
+use crate::ports::{IdempotencyRecord, Store, Tenant, Written};
+
+use super::transactions::WriteOptions;
+use super::{
+    Access, DocumentInput, Ledger, NewAccountInput, NewCategoryInput, NewContactInput, NewTaxInput,
+    NewTransactionInput, PaymentInput, TransactionChanges,
+};
+
+/// The interface a request came through. MCP tools are REST requests made in-process,
+/// so they are priced as REST (spec 4.13).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Channel {
+    Rest,
+    GraphQl,
+}
+
+/// What a priced request does (the rows of the cost table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Operation {
+    AccountCreate,
+    AccountUpdate,
+    AccountDelete,
+    TransactionCreate,
+    TransactionUpdate,
+    TransactionPost,
+    TransactionReverse,
+    TransactionDelete,
+    ContactCreate,
+    ContactUpdate,
+    ContactDelete,
+    TaxCreate,
+    TaxUpdate,
+    TaxDelete,
+    CategoryCreate,
+    CategoryUpdate,
+    CategoryDelete,
+    DocumentCreate(DocumentKind),
+    DocumentUpdate(DocumentKind),
+    DocumentDelete(DocumentKind),
+    DocumentIssue(DocumentKind),
+    DocumentPayment(DocumentKind),
+    DocumentVoid(DocumentKind),
+    /// A trial balance, balance sheet or income statement.
+    Report,
+}
+
+/// Credits of one write, and of the reads that cost anything.
+pub const WRITE_CREDITS: i64 = 1;
+
+/// The cost table (spec 8 and 4.12): every REST write costs one credit and REST reads
+/// nothing; GraphQL charges its own table for transaction creates (2), invoice and bill
+/// creates (5), payments (2) and each report field (5).
+pub fn price(operation: Operation, channel: Channel) -> i64 {
+    match (channel, operation) {
+        (Channel::GraphQl, Operation::TransactionCreate)
+        | (Channel::GraphQl, Operation::DocumentPayment(_)) => 2,
+        (Channel::GraphQl, Operation::DocumentCreate(_)) => 5,
+        (Channel::GraphQl, Operation::Report) => 5,
+        (Channel::Rest, Operation::Report) => 0,
+        _ => WRITE_CREDITS,
+    }
+}
+
+/// An `Idempotency-Key` and the fingerprint of the request that carried it (the
+/// interface's hash of what makes two requests the same: for REST, method, path and body).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdempotencyKey {
+    pub key: String,
+    pub request_hash: String,
+}
+
+/// How a write is submitted.
+#[derive(Debug, Clone)]
+pub struct Submission {
+    pub idempotency: Option<IdempotencyKey>,
+    pub channel: Channel,
+    /// How long the caller waits for a queued write to end; zero answers at once.
+    pub wait: Duration,
+}
+
+impl Submission {
+    /// A submission through `channel` that waits up to `wait`, without a key.
+    pub fn new(channel: Channel, wait: Duration) -> Self {
+        Self {
+            idempotency: None,
+            channel,
+            wait,
+        }
+    }
+}
+
+/// The longest a caller may wait for a queued write (DECISIONS 4: `Prefer: wait` up to 30 s).
+pub const MAX_WAIT: Duration = Duration::from_secs(30);
+
+/// A write as a client asked for it, before validation.
+#[derive(Debug, Clone)]
+pub enum Write {
+    CreateAccount(NewAccountInput),
+    DeleteAccount {
+        id: String,
+    },
+    CreateTransaction(NewTransactionInput),
+    UpdateTransaction {
+        id: String,
+        changes: TransactionChanges,
+    },
+    PostTransaction {
+        id: String,
+    },
+    ReverseTransaction {
+        id: String,
+        reason: Option<String>,
+    },
+    DeleteTransaction {
+        id: String,
+    },
+    CreateContact(NewContactInput),
+    UpdateContact {
+        id: String,
+        changes: ContactChanges,
+    },
+    DeleteContact {
+        id: String,
+    },
+    CreateTax(NewTaxInput),
+    CreateCategory(NewCategoryInput),
+    CreateDocument {
+        kind: DocumentKind,
+        input: DocumentInput,
+    },
+    UpdateDocument {
+        kind: DocumentKind,
+        id: String,
+        input: DocumentInput,
+    },
+    DeleteDocument {
+        kind: DocumentKind,
+        id: String,
+    },
+    /// Send an invoice or approve a bill.
+    IssueDocument {
+        kind: DocumentKind,
+        id: String,
+    },
+    RecordPayment {
+        kind: DocumentKind,
+        id: String,
+        payment: PaymentInput,
+    },
+    VoidDocument {
+        kind: DocumentKind,
+        id: String,
+    },
+}
+
+impl Write {
+    /// The row of the cost table this write is priced by.
+    pub fn operation(&self) -> Operation {
+        match self {
+            Self::CreateAccount(_) => Operation::AccountCreate,
+            Self::DeleteAccount { .. } => Operation::AccountDelete,
+            Self::CreateTransaction(_) => Operation::TransactionCreate,
+            Self::UpdateTransaction { .. } => Operation::TransactionUpdate,
+            Self::PostTransaction { .. } => Operation::TransactionPost,
+            Self::ReverseTransaction { .. } => Operation::TransactionReverse,
+            Self::DeleteTransaction { .. } => Operation::TransactionDelete,
+            Self::CreateContact(_) => Operation::ContactCreate,
+            Self::UpdateContact { .. } => Operation::ContactUpdate,
+            Self::DeleteContact { .. } => Operation::ContactDelete,
+            Self::CreateTax(_) => Operation::TaxCreate,
+            Self::CreateCategory(_) => Operation::CategoryCreate,
+            Self::CreateDocument { kind, .. } => Operation::DocumentCreate(*kind),
+            Self::UpdateDocument { kind, .. } => Operation::DocumentUpdate(*kind),
+            Self::DeleteDocument { kind, .. } => Operation::DocumentDelete(*kind),
+            Self::IssueDocument { kind, .. } => Operation::DocumentIssue(*kind),
+            Self::RecordPayment { kind, .. } => Operation::DocumentPayment(*kind),
+            Self::VoidDocument { kind, .. } => Operation::DocumentVoid(*kind),
+        }
+    }
+}
+
+/// What a submitted write answers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// A queued write's job as it stands: final when the caller waited and it ended in
+    /// time (its `result` or `error`), else still queued or processing.
+    Queued(Box<Job>),
+    /// A synchronous write's rendered result (the resource's view).
+    Done(Value),
+}
+
+/// A submitted write's outcome, and whether it is the replay of an earlier request with
+/// the same `Idempotency-Key`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Submitted {
+    pub outcome: Outcome,
+    pub replayed: bool,
+}
+
+impl Submitted {
+    /// The finished resource: a completed job's result or a synchronous write's view. A
+    /// failed job answers its stored error; a job still running after the wait answers
+    /// an internal error naming it (for interfaces that cannot answer "accepted").
+    ///
+    /// # Errors
+    /// The failed job's refusal, or `internal_error` while it is still running.
+    pub fn into_result(self) -> DomainResult<Value> {
+        match self.outcome {
+            Outcome::Done(view) => Ok(view),
+            Outcome::Queued(job) => match (job.status, job.result, job.error) {
+                (crate::jobs::JobStatus::Completed, Some(result), _) => Ok(result),
+                (crate::jobs::JobStatus::Failed, _, Some(error)) => {
+                    Err(DomainError::from_stored(&error))
+                }
+                _ => Err(DomainError::Internal(format!(
+                    "request {} is still running; read the resource later",
+                    job.id
+                ))),
+            },
+        }
+    }
+}
+
+impl<S: Store> Ledger<S> {
+    /// Submits a write (see the module documentation for the steps).
+    ///
+    /// # Errors
+    /// The write's validation or business-rule refusal, `insufficient_credits`,
+    /// `idempotency_key_reused`; nothing is written or charged then.
+    pub async fn submit(
+        &self,
+        access: &Access,
+        write: Write,
+        submission: Submission,
+    ) -> DomainResult<Submitted> {
+        let now = self.now();
+        let wait = submission.wait.min(MAX_WAIT);
+        let record = submission.idempotency.map(|k| IdempotencyRecord {
+            organization_id: access.tenant.organization_id.clone(),
+            livemode: access.tenant.livemode,
+            key: k.key,
+            request_hash: k.request_hash,
+            job_id: None,
+            result: None,
+            created_at: now,
+        });
+        if let Some(record) = &record
+            && let Some(first) = self
+                .store
+                .find_idempotency(&access.tenant, &record.key, record.stale_before())
+                .await?
+        {
+            return self.replay(access, record, first, wait).await;
+        }
+        let options = WriteOptions {
+            idempotency: record.clone(),
+            credits: price(write.operation(), submission.channel),
+        };
+        let written = match write {
+            Write::CreateAccount(input) => {
+                return self
+                    .settle_view(access, record.as_ref(), wait, async {
+                        Ok(match self.create_account(access, input, options).await? {
+                            Written::Done(account) => Written::Done(crate::views::account(
+                                &account,
+                                Some(Default::default()),
+                            )),
+                            Written::Replay(first) => Written::Replay(first),
+                        })
+                    })
+                    .await;
+            }
+            Write::CreateTax(input) => {
+                return self
+                    .settle_view(access, record.as_ref(), wait, async {
+                        Ok(match self.create_tax(access, input, options).await? {
+                            Written::Done(tax) => Written::Done(crate::views::tax(&tax)),
+                            Written::Replay(first) => Written::Replay(first),
+                        })
+                    })
+                    .await;
+            }
+            Write::CreateCategory(input) => {
+                return self
+                    .settle_view(access, record.as_ref(), wait, async {
+                        Ok(match self.create_category(access, input, options).await? {
+                            // A new category has no children yet.
+                            Written::Done(category) => {
+                                Written::Done(crate::views::category(&category, Some(&[])))
+                            }
+                            Written::Replay(first) => Written::Replay(first),
+                        })
+                    })
+                    .await;
+            }
+            Write::CreateTransaction(input) => {
+                // A caller that waits gets the write decided and applied at once, in one
+                // database transaction grouped with concurrent ones.
+                if self.config.run_inline && !wait.is_zero() {
+                    self.create_transaction_now(access, input, options).await?
+                } else {
+                    self.create_transaction(access, input, options).await?
+                }
+            }
+            Write::UpdateTransaction { id, changes } => {
+                self.update_transaction(access, &id, changes, options)
+                    .await?
+            }
+            Write::PostTransaction { id } => self.post_transaction(access, &id, options).await?,
+            Write::ReverseTransaction { id, reason } => {
+                self.reverse_transaction(access, &id, reason, options)
+                    .await?
+            }
+            Write::DeleteTransaction { id } => {
+                self.delete_transaction(access, &id, options).await?
+            }
+            Write::DeleteAccount { id } => self.delete_account(access, &id, options).await?,
+            Write::CreateContact(input) => self.create_contact(access, input, options).await?,
+            Write::UpdateContact { id, changes } => {
+                self.update_contact(access, &id, changes, options).await?
+            }
+            Write::DeleteContact { id } => self.delete_contact(access, &id, options).await?,
+            Write::CreateDocument { kind, input } => {
+                self.create_document(access, kind, input, options).await?
+            }
+            Write::UpdateDocument { kind, id, input } => {
+                self.update_document(access, kind, &id, input, options)
+                    .await?
+            }
+            Write::DeleteDocument { kind, id } => {
+                self.delete_document(access, kind, &id, options).await?
+            }
+            Write::IssueDocument { kind, id } => {
+                self.issue_document(access, kind, &id, options).await?
+            }
+            Write::RecordPayment { kind, id, payment } => {
+                self.record_payment(access, kind, &id, payment, options)
+                    .await?
+            }
+            Write::VoidDocument { kind, id } => {
+                self.void_document(access, kind, &id, options).await?
+            }
+        };
+        match written {
+            Written::Done(job) => Ok(Submitted {
+                outcome: Outcome::Queued(Box::new(self.settle(job, true, wait).await?)),
+                replayed: false,
+            }),
+            // A concurrent request with the same key committed first.
+            Written::Replay(first) => match &record {
+                Some(record) => self.replay(access, record, first, wait).await,
+                None => Err(DomainError::Internal(
+                    "a replay without an idempotency key".into(),
+                )),
+            },
+        }
+    }
+
+    /// Answers a synchronous write: its view, or the replay of the request that won the
+    /// race for the same key.
+    async fn settle_view(
+        &self,
+        access: &Access,
+        record: Option<&IdempotencyRecord>,
+        wait: Duration,
+        write: impl Future<Output = DomainResult<Written<Value>>>,
+    ) -> DomainResult<Submitted> {
+        match write.await? {
+            Written::Done(view) => Ok(Submitted {
+                outcome: Outcome::Done(view),
+                replayed: false,
+            }),
+            Written::Replay(first) => match record {
+                Some(record) => self.replay(access, record, first, wait).await,
+                None => Err(DomainError::Internal(
+                    "a replay without an idempotency key".into(),
+                )),
+            },
+        }
+    }
+
+    /// The first outcome of a key used before: refused when the request differs.
+    async fn replay(
+        &self,
+        access: &Access,
+        record: &IdempotencyRecord,
+        first: IdempotencyRecord,
+        wait: Duration,
+    ) -> DomainResult<Submitted> {
+        if first.request_hash != record.request_hash {
+            return Err(DomainError::IdempotencyKeyReused);
+        }
+        let outcome = match (first.job_id, first.result) {
+            (Some(job_id), _) => {
+                let job = self.get_job(access, &job_id).await?;
+                Outcome::Queued(Box::new(self.settle(job, false, wait).await?))
+            }
+            (None, Some(result)) => Outcome::Done(result),
+            (None, None) => {
+                return Err(DomainError::Internal(format!(
+                    "idempotency record '{}' holds no outcome",
+                    first.key
+                )));
+            }
+        };
+        Ok(Submitted {
+            outcome,
+            replayed: true,
+        })
+    }
+
+    /// Starts a job just accepted (`fresh`) and waits up to `wait` for it to end.
+    async fn settle(&self, job: Job, fresh: bool, wait: Duration) -> DomainResult<Job> {
+        if job.status.is_final() {
+            return Ok(job);
+        }
+        let started = std::time::Instant::now();
+        let mut run = None;
+        if fresh {
+            if self.config.run_inline {
+                let ledger = self.clone();
+                let id = job.id.clone();
+                run = Some(self.runtime.spawn(Box::pin(async move {
+                    if let Err(e) = ledger.run_now(&id).await {
+                        tracing::warn!(job_id = %id, error = %e, "running a job at once failed; a worker will take it");
+                    }
+                })));
+            } else {
+                self.runtime.wake_workers();
+            }
+        }
+        if wait.is_zero() {
+            return Ok(job);
+        }
+        if let Some(run) = run {
+            self.runtime.timeout(wait, run).await;
+        }
+        let tenant = Tenant {
+            organization_id: job.organization_id.clone(),
+            livemode: job.livemode,
+        };
+        let mut pause = Duration::from_millis(5);
+        let mut current = job;
+        loop {
+            if let Some(found) = self.store.get_job(&tenant, &current.id).await? {
+                current = found;
+            }
+            let elapsed = started.elapsed();
+            if current.status.is_final() || elapsed >= wait {
+                return Ok(current);
+            }
+            self.runtime.sleep(pause.min(wait - elapsed)).await;
+            pause = (pause * 2).min(Duration::from_millis(200));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cost_table_differs_by_interface_where_the_spec_says() {
+        let invoice = DocumentKind::Invoice;
+        assert_eq!(price(Operation::TransactionCreate, Channel::Rest), 1);
+        assert_eq!(price(Operation::TransactionCreate, Channel::GraphQl), 2);
+        assert_eq!(
+            price(
+                Operation::DocumentCreate(DocumentKind::Bill),
+                Channel::GraphQl
+            ),
+            5
+        );
+        assert_eq!(
+            price(Operation::DocumentPayment(invoice), Channel::GraphQl),
+            2
+        );
+        assert_eq!(price(Operation::DocumentPayment(invoice), Channel::Rest), 1);
+        assert_eq!(price(Operation::Report, Channel::Rest), 0);
+        assert_eq!(price(Operation::Report, Channel::GraphQl), 5);
+        assert_eq!(price(Operation::ContactDelete, Channel::GraphQl), 1);
+    }
+
+    #[test]
+    fn the_window_is_the_domains() {
+        assert_eq!(crate::ports::IDEMPOTENCY_WINDOW, time::Duration::hours(24));
+    }
+}

@@ -1,0 +1,626 @@
+//! The one write pipeline, seen from outside: the same refusal answers the same code on
+//! REST, GraphQL and MCP; `Idempotency-Key` replays within its window and is free again
+//! after it; and the contract gaps closed with it (suspension is an admin act, items name
+//! categories, bill deletes answer synchronously, `HEAD` answers like `GET`).
+
+use std::sync::Arc;
+
+use ledger_tests::{Answer, Backend, Org, ShiftedClock, TestApp, both};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::keys::make_key;
+
+/// A GraphQL operation; returns the first error's domain code (`extensions.reason`), or
+/// `""` when it succeeded.
+async fn graphql_reason(app: &TestApp, key: &str, query: &str, variables: Value) -> String {
+    let res = app
+        .call(
+            Method::POST,
+            "/graphql",
+            Some(key),
+            Some(json!({ "query": query, "variables": variables })),
+            &[],
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    res.body["errors"][0]["extensions"]["reason"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned()
+}
+
+/// A GraphQL operation that must succeed; returns `data`.
+async fn graphql_data(app: &TestApp, key: &str, query: &str, variables: Value) -> Value {
+    let res = app
+        .call(
+            Method::POST,
+            "/graphql",
+            Some(key),
+            Some(json!({ "query": query, "variables": variables })),
+            &[],
+        )
+        .await;
+    assert!(res.body.get("errors").is_none(), "{}", res.body);
+    res.body["data"].clone()
+}
+
+/// An MCP tool call (modern era); returns the tool result.
+async fn mcp_tool(app: &TestApp, key: &str, name: &str, arguments: Value) -> Value {
+    let params = json!({
+        "name": name,
+        "arguments": arguments,
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        },
+    });
+    let res = app
+        .call(
+            Method::POST,
+            "/mcp",
+            Some(key),
+            Some(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})),
+            &[
+                ("MCP-Protocol-Version", "2026-07-28"),
+                ("Mcp-Method", "tools/call"),
+                ("Mcp-Name", name),
+            ],
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{name}: {}", res.body);
+    res.body["result"].clone()
+}
+
+/// The error code of a failed tool call (`""` when it succeeded).
+fn mcp_code(result: &Value) -> String {
+    if result["isError"] != true {
+        return String::new();
+    }
+    result["structuredContent"]["error"]["code"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned()
+}
+
+fn accounts(org: &Org) -> String {
+    format!("/organizations/{}/accounts", org.id)
+}
+
+async fn new_account(app: &TestApp, org: &Org, code: &str, account_type: &str) -> String {
+    let res = app
+        .post(
+            &org.test_key,
+            &accounts(org),
+            json!({"code": code, "name": format!("Account {code}"), "account_type": account_type}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    res.body["id"].as_str().expect("id").to_owned()
+}
+
+/// The same refusals, driven through each interface, answer the same code.
+async fn one_refusal_one_code_on_every_interface(app: &TestApp) {
+    let org = app.signup("Parity").await;
+    let key = &org.test_key;
+    let cash = app.account_id(&org, key, "1000").await;
+    let sales = app.account_id(&org, key, "4000").await;
+
+    // Unbalanced: 422 unbalanced_transaction everywhere.
+    let rest = app
+        .post(
+            key,
+            &format!("/organizations/{}/transactions", org.id),
+            json!({"description": "lopsided", "date": "2026-01-15", "entries": [
+                {"account_id": cash, "entry_type": "debit", "amount": "10.00"},
+                {"account_id": sales, "entry_type": "credit", "amount": "9.00"},
+            ]}),
+        )
+        .await;
+    assert_eq!(
+        rest.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        rest.body
+    );
+    let gql = graphql_reason(
+        app,
+        key,
+        "mutation($e: [LedgerEntryInput!]!) { createTransaction(description: \"lopsided\", date: \"2026-01-15\", entries: $e) { id } }",
+        json!({"e": [
+            {"accountId": cash, "entryType": "DEBIT", "amount": "10.00"},
+            {"accountId": sales, "entryType": "CREDIT", "amount": "9.00"},
+        ]}),
+    )
+    .await;
+    let mcp = mcp_code(
+        &mcp_tool(
+            app,
+            key,
+            "create_transaction",
+            json!({"description": "lopsided", "date": "2026-01-15", "entries": [
+                {"accountId": cash, "entryType": "debit", "amount": "10.00"},
+                {"accountId": sales, "entryType": "credit", "amount": "9.00"},
+            ]}),
+        )
+        .await,
+    );
+    assert_eq!(
+        (rest.code(), gql.as_str(), mcp.as_str()),
+        (
+            "unbalanced_transaction",
+            "unbalanced_transaction",
+            "unbalanced_transaction"
+        )
+    );
+
+    // An account with entries (even only pending ones) is in use: resource_in_use.
+    let used = new_account(app, &org, "1010", "asset").await;
+    let res = app
+        .post_wait(
+            key,
+            &format!("/organizations/{}/transactions", org.id),
+            json!({"description": "pending", "date": "2026-01-15", "entries": [
+                {"account_id": used, "entry_type": "debit", "amount": "5.00"},
+                {"account_id": sales, "entry_type": "credit", "amount": "5.00"},
+            ]}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    assert_eq!(res.body["status"], "pending");
+    let rest = app
+        .call(
+            Method::DELETE,
+            &format!("{}/{used}", accounts(&org)),
+            Some(key),
+            None,
+            &[],
+        )
+        .await;
+    let gql = graphql_reason(
+        app,
+        key,
+        "mutation($id: ID!) { deleteAccount(id: $id) }",
+        json!({"id": used}),
+    )
+    .await;
+    let mcp = mcp_code(&mcp_tool(app, key, "delete_account", json!({"accountId": used})).await);
+    assert_eq!(
+        (rest.status, rest.code(), gql.as_str(), mcp.as_str()),
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "resource_in_use",
+            "resource_in_use",
+            "resource_in_use"
+        ),
+        "{}",
+        rest.body
+    );
+    assert_eq!(
+        rest.body["error"]["message"],
+        format!("account {used} has ledger entries; set it inactive instead of deleting it")
+    );
+
+    // Suspending an account needs admin (DECISIONS 10): 403 insufficient_permissions.
+    let (_, writer) = make_key(app, &org, key, &["read", "write"]).await;
+    let target = new_account(app, &org, "1020", "asset").await;
+    let rest = app
+        .call(
+            Method::PUT,
+            &format!("{}/{target}", accounts(&org)),
+            Some(&writer),
+            Some(json!({"status": "suspended"})),
+            &[],
+        )
+        .await;
+    let gql = graphql_reason(
+        app,
+        &writer,
+        "mutation($id: ID!) { updateAccount(id: $id, status: SUSPENDED) { id status } }",
+        json!({"id": target}),
+    )
+    .await;
+    let mcp = mcp_code(
+        &mcp_tool(
+            app,
+            &writer,
+            "update_account",
+            json!({"accountId": target, "status": "suspended"}),
+        )
+        .await,
+    );
+    assert_eq!(
+        (rest.status, rest.code(), gql.as_str(), mcp.as_str()),
+        (
+            StatusCode::FORBIDDEN,
+            "insufficient_permissions",
+            "insufficient_permissions",
+            "insufficient_permissions"
+        ),
+        "{}",
+        rest.body
+    );
+    assert_eq!(rest.body["error"]["details"]["required"], "admin");
+    // The writer may still rename it and set it inactive; an admin key may suspend it.
+    let res = app
+        .call(
+            Method::PUT,
+            &format!("{}/{target}", accounts(&org)),
+            Some(&writer),
+            Some(json!({"name": "Renamed", "status": "inactive"})),
+            &[],
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    let res = app
+        .call(
+            Method::PUT,
+            &format!("{}/{target}", accounts(&org)),
+            Some(key),
+            Some(json!({"status": "suspended"})),
+            &[],
+        )
+        .await;
+    assert_eq!(
+        (res.status, &res.body["status"]),
+        (StatusCode::OK, &json!("suspended")),
+        "{}",
+        res.body
+    );
+    // Lifting the suspension is an admin act too.
+    let res = app
+        .call(
+            Method::PUT,
+            &format!("{}/{target}", accounts(&org)),
+            Some(&writer),
+            Some(json!({"status": "active"})),
+            &[],
+        )
+        .await;
+    assert_eq!(res.code(), "insufficient_permissions", "{}", res.body);
+}
+
+both!(
+    one_refusal_one_code_on_every_interface,
+    one_refusal_one_code_on_every_interface
+);
+
+async fn contact(app: &TestApp, org: &Org, contact_type: &str, name: &str) -> String {
+    let res = app
+        .post_wait(
+            &org.test_key,
+            &format!("/organizations/{}/contacts", org.id),
+            json!({"contact_type": contact_type, "name": name}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    res.body["id"].as_str().expect("id").to_owned()
+}
+
+async fn category(app: &TestApp, org: &Org, name: &str) -> String {
+    let res = app
+        .post(
+            &org.test_key,
+            &format!("/organizations/{}/categories", org.id),
+            json!({"name": name, "category_type": "income"}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    res.body["id"].as_str().expect("id").to_owned()
+}
+
+/// Items name a category on every interface, and a category an item names is in use.
+async fn items_name_categories(app: &TestApp) {
+    let org = app.signup("Item Categories").await;
+    let key = &org.test_key;
+    let customer = contact(app, &org, "customer", "Acme").await;
+    let by_rest = category(app, &org, "Consulting").await;
+    let by_graphql = category(app, &org, "Training").await;
+    let by_mcp = category(app, &org, "Support").await;
+    let unused = category(app, &org, "Unused").await;
+
+    let res = app
+        .post_wait(
+            key,
+            &format!("/organizations/{}/invoices", org.id),
+            json!({"contact_id": customer, "invoice_date": "2026-01-10", "items": [
+                {"description": "Advice", "quantity": 1, "unit_price": "100.00", "category_id": by_rest},
+            ]}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    assert_eq!(res.body["items"][0]["category_id"], json!(by_rest));
+
+    let data = graphql_data(
+        app,
+        key,
+        "mutation($c: ID!, $items: [InvoiceItemInput!]!) {
+           createInvoice(contactId: $c, invoiceDate: \"2026-01-10\", dueDate: \"2026-02-10\", items: $items) {
+             id items { categoryId }
+           }
+         }",
+        json!({"c": customer, "items": [
+            {"description": "Course", "quantity": "1", "unitPrice": "50.00", "categoryId": by_graphql},
+        ]}),
+    )
+    .await;
+    assert_eq!(
+        data["createInvoice"]["items"][0]["categoryId"],
+        json!(by_graphql)
+    );
+
+    let result = mcp_tool(
+        app,
+        key,
+        "create_invoice",
+        json!({"contactId": customer, "invoiceDate": "2026-01-10", "dueDate": "2026-02-10", "items": [
+            {"description": "Hotline", "quantity": 1, "unitPrice": "20.00", "categoryId": by_mcp},
+        ]}),
+    )
+    .await;
+    assert_eq!(mcp_code(&result), "", "{result}");
+    assert_eq!(
+        result["structuredContent"]["items"][0]["category_id"],
+        json!(by_mcp)
+    );
+
+    // An unknown category is refused before anything is queued.
+    let res = app
+        .post(
+            key,
+            &format!("/organizations/{}/invoices", org.id),
+            json!({"contact_id": customer, "items": [
+                {"description": "Ghost", "quantity": 1, "unit_price": "1.00", "category_id": "cat_01JAAAAAAAAAAAAAAAAAAAAAAA"},
+            ]}),
+        )
+        .await;
+    assert_eq!(
+        (
+            res.status,
+            res.code(),
+            &res.body["error"]["details"]["field"]
+        ),
+        (
+            StatusCode::BAD_REQUEST,
+            "invalid_field",
+            &json!("items[0].category_id")
+        ),
+        "{}",
+        res.body
+    );
+
+    // Categories the items name are in use; the unused one deletes.
+    for used in [&by_rest, &by_graphql, &by_mcp] {
+        let res = app
+            .call(
+                Method::DELETE,
+                &format!("/organizations/{}/categories/{used}", org.id),
+                Some(key),
+                None,
+                &[],
+            )
+            .await;
+        assert_eq!(
+            (res.status, res.code()),
+            (StatusCode::UNPROCESSABLE_ENTITY, "resource_in_use"),
+            "{}",
+            res.body
+        );
+        assert!(
+            res.body["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("is used by invoices or bills")),
+            "{}",
+            res.body
+        );
+    }
+    let res = app
+        .call(
+            Method::DELETE,
+            &format!("/organizations/{}/categories/{unused}", org.id),
+            Some(key),
+            None,
+            &[],
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+}
+
+both!(items_name_categories, items_name_categories);
+
+/// A draft bill's delete answers 200 with the deletion, synchronously.
+async fn bill_deletes_answer_synchronously(app: &TestApp) {
+    let org = app.signup("Bill Deletes").await;
+    let key = &org.test_key;
+    let vendor = contact(app, &org, "vendor", "Paper Co").await;
+    let res = app
+        .post_wait(
+            key,
+            &format!("/organizations/{}/bills", org.id),
+            json!({"contact_id": vendor, "bill_date": "2026-01-10", "items": [
+                {"description": "Paper", "quantity": 1, "unit_price": "5.00"},
+            ]}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    let id = res.body["id"].as_str().expect("id").to_owned();
+    // No Prefer header: still the final answer, not a 202 envelope.
+    let res = app
+        .call(
+            Method::DELETE,
+            &format!("/organizations/{}/bills/{id}", org.id),
+            Some(key),
+            None,
+            &[],
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert_eq!(
+        (&res.body["id"], &res.body["object"], &res.body["deleted"]),
+        (&json!(id), &json!("bill"), &json!(true)),
+        "{}",
+        res.body
+    );
+    let gone = app
+        .get(key, &format!("/organizations/{}/bills/{id}", org.id))
+        .await;
+    assert_eq!(gone.status, StatusCode::NOT_FOUND, "{}", gone.body);
+}
+
+both!(
+    bill_deletes_answer_synchronously,
+    bill_deletes_answer_synchronously
+);
+
+/// `HEAD` answers like `GET`, without a body.
+async fn head_answers_like_get(app: &TestApp) {
+    for path in ["/health", "/graphql/playground"] {
+        let get = app
+            .client
+            .get(format!("{}{path}", app.base))
+            .send()
+            .await
+            .expect("GET");
+        let head = app
+            .client
+            .head(format!("{}{path}", app.base))
+            .send()
+            .await
+            .expect("HEAD");
+        assert_eq!(head.status(), get.status(), "{path}");
+        assert_eq!(
+            head.headers().get("content-type"),
+            get.headers().get("content-type"),
+            "{path}"
+        );
+        assert!(head.headers().contains_key("x-request-id"), "{path}");
+        let body = head.bytes().await.expect("body");
+        assert!(body.is_empty(), "{path}: HEAD answered a body");
+    }
+}
+
+both!(head_answers_like_get, head_answers_like_get);
+
+/// An `Idempotency-Key` answers its first outcome for 24 hours (the domain's window),
+/// refuses another request, and is free again afterwards, on both kinds of write.
+async fn idempotency_keys_live_for_their_window(app: &TestApp, clock: &ShiftedClock) {
+    let org = app.signup("Windows").await;
+    let key = &org.test_key;
+    let taxes = format!("/organizations/{}/taxes", org.id);
+    let body = json!({"name": "VAT", "rate": "20", "tax_type": "sales_tax"});
+    let send = |body: Value, idem: &'static str| {
+        let taxes = taxes.clone();
+        async move {
+            app.call(
+                Method::POST,
+                &taxes,
+                Some(key),
+                Some(body),
+                &[("Idempotency-Key", idem)],
+            )
+            .await
+        }
+    };
+    let first = send(body.clone(), "tax-once").await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.body);
+    let again = send(body.clone(), "tax-once").await;
+    assert_eq!(again.status, StatusCode::CREATED, "{}", again.body);
+    assert_eq!(again.body, first.body);
+    assert_eq!(replayed(&again), Some("true"));
+    let other = send(
+        json!({"name": "GST", "rate": "5", "tax_type": "sales_tax"}),
+        "tax-once",
+    )
+    .await;
+    assert_eq!(
+        (other.status, other.code()),
+        (StatusCode::CONFLICT, "idempotency_key_reused")
+    );
+
+    // A queued write with a key.
+    let contacts = format!("/organizations/{}/contacts", org.id);
+    let queued = |idem: &'static str| {
+        let contacts = contacts.clone();
+        async move {
+            app.call(
+                Method::POST,
+                &contacts,
+                Some(key),
+                Some(json!({"contact_type": "vendor", "name": "Ink Ltd"})),
+                &[("Idempotency-Key", idem), ("Prefer", "wait=10")],
+            )
+            .await
+        }
+    };
+    let first_contact = queued("contact-once").await;
+    assert_eq!(
+        first_contact.status,
+        StatusCode::CREATED,
+        "{}",
+        first_contact.body
+    );
+    let again_contact = queued("contact-once").await;
+    assert_eq!(again_contact.body["id"], first_contact.body["id"]);
+    assert_eq!(replayed(&again_contact), Some("true"));
+
+    // 23 hours on: still the same answers.
+    clock.advance(time::Duration::hours(23));
+    let still = send(body.clone(), "tax-once").await;
+    assert_eq!(
+        (still.body["id"].clone(), replayed(&still)),
+        (first.body["id"].clone(), Some("true"))
+    );
+
+    // 25 hours after the first use the keys are free: new writes, not replays.
+    clock.advance(time::Duration::hours(2));
+    let fresh = send(body.clone(), "tax-once").await;
+    assert_eq!(fresh.status, StatusCode::CREATED, "{}", fresh.body);
+    assert_ne!(fresh.body["id"], first.body["id"]);
+    assert_eq!(replayed(&fresh), None);
+    let fresh_contact = queued("contact-once").await;
+    assert_eq!(
+        fresh_contact.status,
+        StatusCode::CREATED,
+        "{}",
+        fresh_contact.body
+    );
+    assert_ne!(fresh_contact.body["id"], first_contact.body["id"]);
+    assert_eq!(replayed(&fresh_contact), None);
+    // And the new use replays from now on.
+    let replay = send(body, "tax-once").await;
+    assert_eq!(replay.body["id"], fresh.body["id"]);
+    let list = app.get(key, &taxes).await;
+    assert_eq!(
+        list.body["data"].as_array().map(Vec::len),
+        Some(2),
+        "{}",
+        list.body
+    );
+}
+
+fn replayed(answer: &Answer) -> Option<&str> {
+    answer
+        .headers
+        .get("idempotent-replayed")
+        .and_then(|v| v.to_str().ok())
+}
+
+async fn window_on(backend: Backend) {
+    let clock = Arc::new(ShiftedClock::default());
+    if let Some(app) = TestApp::spawn_with_clock(backend, clock.clone()).await {
+        idempotency_keys_live_for_their_window(&app, &clock).await;
+        app.finish().await;
+    }
+}
+
+mod idempotency_window {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite() {
+        super::window_on(ledger_tests::Backend::Sqlite).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres() {
+        super::window_on(ledger_tests::Backend::Postgres).await;
+    }
+}
