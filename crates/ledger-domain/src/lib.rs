@@ -7,6 +7,7 @@
 pub mod accounts;
 pub mod categories;
 pub mod contacts;
+pub mod dates;
 pub mod documents;
 pub mod error;
 pub mod events;

@@ -37,11 +37,41 @@ pub struct Page<T> {
     pub total_count: i64,
 }
 
-/// Limit and offset, already validated (limit 1..=100, offset >= 0).
+/// Limit and offset, already validated (limit 1..=[`MAX_PAGE_SIZE`], offset >= 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PageRequest {
     pub limit: i64,
     pub offset: i64,
+}
+
+/// The largest page any list answers (spec 8).
+pub const MAX_PAGE_SIZE: i64 = 100;
+
+impl PageRequest {
+    /// A page as a client asked for it: `limit` (else `default`) within
+    /// 1..=[`MAX_PAGE_SIZE`], `offset` (else 0) not negative. Every interface pages
+    /// through this one rule.
+    ///
+    /// # Errors
+    /// `invalid_field` on `limit` or `offset`.
+    pub fn bounded(
+        limit: Option<i64>,
+        offset: Option<i64>,
+        default: i64,
+    ) -> Result<Self, DomainError> {
+        let limit = limit.unwrap_or(default);
+        if !(1..=MAX_PAGE_SIZE).contains(&limit) {
+            return Err(DomainError::invalid_field(
+                "limit",
+                format!("must be between 1 and {MAX_PAGE_SIZE}"),
+            ));
+        }
+        let offset = offset.unwrap_or(0);
+        if offset < 0 {
+            return Err(DomainError::invalid_field("offset", "must not be negative"));
+        }
+        Ok(Self { limit, offset })
+    }
 }
 
 /// The time source; injected so tests can replay.

@@ -1,7 +1,7 @@
 //! `POST /graphql` and `GET /graphql/playground`.
 //!
 //! The request passes the same authentication and rate limiter as REST
-//! ([`ledger_rest::auth::authenticate`]), then the document is parsed and validated
+//! ([`ledger_http::auth::authenticate`]), then the document is parsed and validated
 //! against the schema (with its depth and field limits) and executed with a context
 //! holding the key. Answers:
 //!
@@ -17,7 +17,7 @@ use juniper::http::GraphQLResponse;
 use juniper::{DefaultScalarValue, InputValue, ValidatedOperation, Variables};
 use ledger_domain::DomainError;
 use ledger_domain::ports::Store;
-use ledger_rest::AppState;
+use ledger_http::AppState;
 use serde_json::{Value, json};
 
 use crate::Schema;
@@ -125,7 +125,7 @@ pub async fn graphql<St: Store>(
     req: HttpRequest,
     payload: web::Payload,
 ) -> HttpResponse {
-    let principal = match ledger_rest::auth::authenticate(&state, &req).await {
+    let principal = match ledger_http::auth::authenticate(&state, &req).await {
         Ok(p) => p,
         Err(e) => return refused(&e.0),
     };

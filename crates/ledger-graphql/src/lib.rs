@@ -70,7 +70,7 @@ pub fn sdl<St: Store>() -> String {
 }
 
 /// Registers `POST /graphql` and `GET /graphql/playground`. The REST
-/// [`ledger_rest::AppState`] must be registered as app data too (authentication, rate
+/// [`ledger_http::AppState`] must be registered as app data too (authentication, rate
 /// limits and the job waker are shared).
 pub fn configure<St: Store>(cfg: &mut web::ServiceConfig, schema: web::Data<Schema<St>>) {
     cfg.app_data(schema)

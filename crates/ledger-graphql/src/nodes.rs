@@ -22,19 +22,9 @@ use crate::errors::{GqlResult, IntoGql, field_error};
 pub use crate::organization::{CreditBalanceNode, OrganizationNode};
 use crate::scalars::{DateTime, Decimal, Json};
 
-/// Page size of list fields: default and maximum (spec 8).
+/// Page size of list fields: the domain's bounds (spec 8).
 pub(crate) fn page(limit: Option<i32>, default: i64) -> GqlResult<PageRequest> {
-    let limit = match limit {
-        None => default,
-        Some(l) if (1..=100).contains(&l) => i64::from(l),
-        Some(_) => {
-            return Err(field_error(DomainError::invalid_field(
-                "limit",
-                "must be between 1 and 100",
-            )));
-        }
-    };
-    Ok(PageRequest { limit, offset: 0 })
+    PageRequest::bounded(limit.map(i64::from), None, default).gql()
 }
 
 /// An `i64` count as a GraphQL `Int` (32-bit), refusing rather than wrapping.

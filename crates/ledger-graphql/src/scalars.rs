@@ -9,7 +9,7 @@ use juniper::{
     GraphQLValueAsync, InputValue, ParseScalarResult, ParseScalarValue, Registry, Scalar,
     ScalarToken, ScalarValue, Value, meta::MetaType,
 };
-use ledger_rest::input::FlexDate;
+use ledger_domain::dates::FlexDate;
 use time::OffsetDateTime;
 
 /// An instant: RFC 3339 UTC with `Z` on output; RFC 3339 or a bare date (`2026-01-31`,

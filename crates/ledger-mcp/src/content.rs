@@ -4,9 +4,9 @@
 use jsonrpsee::types::ErrorObjectOwned;
 use serde_json::{Value, json};
 
-use crate::rest::{RestClient, RestResponse};
 use crate::rpc::{Caller, invalid_params, rest_call};
 use crate::tools::Verb;
+use ledger_rest::client::{RestClient, RestResponse};
 
 /// A resource: URI, name, and the REST path (below the caller's organization) it reads.
 struct Resource {

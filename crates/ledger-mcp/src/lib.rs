@@ -9,7 +9,6 @@
 
 pub mod content;
 pub mod protocol;
-pub mod rest;
 pub mod rpc;
 pub mod tools;
 
@@ -19,12 +18,12 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::DomainError;
 use ledger_domain::error::ErrorCode;
 use ledger_domain::ports::Store;
-use ledger_rest::AppState;
+use ledger_http::AppState;
 use serde_json::{Value, json};
 
 use crate::protocol::{Era, RpcError};
-use crate::rest::RestClient;
 use crate::rpc::Caller;
+use ledger_rest::client::RestClient;
 
 /// Shared state of the MCP endpoints.
 pub struct Mcp {
@@ -100,7 +99,7 @@ async fn method_not_allowed() -> HttpResponse {
 /// A refusal of the HTTP layer, in the REST envelope (one renderer for both).
 fn refusal(code: ErrorCode, message: impl Into<String>) -> HttpResponse {
     use actix_web::ResponseError;
-    ledger_rest::error::ApiError(DomainError::request(code, message)).error_response()
+    ledger_http::error::ApiError(DomainError::request(code, message)).error_response()
 }
 
 /// RFC 9728 protected-resource metadata.
@@ -138,7 +137,7 @@ fn unauthorized(mcp: &Mcp, token_given: bool, code: ErrorCode, message: &str) ->
         challenge.push_str(", error=\"invalid_token\"");
     }
     let mut response =
-        ledger_rest::error::ApiError(DomainError::authentication(code, message)).error_response();
+        ledger_http::error::ApiError(DomainError::authentication(code, message)).error_response();
     if let Ok(value) = header::HeaderValue::from_str(&challenge) {
         response
             .headers_mut()
@@ -198,7 +197,7 @@ async fn endpoint<S: Store, const DIRECTORY: bool>(
     let headers = req.headers();
 
     // Authentication first, as the HTTP layer of an OAuth resource server does.
-    let Some(secret) = ledger_rest::auth::bearer(&req) else {
+    let Some(secret) = ledger_http::auth::bearer(&req) else {
         return unauthorized(
             &mcp,
             false,
@@ -206,7 +205,7 @@ async fn endpoint<S: Store, const DIRECTORY: bool>(
             "send an API key or access token as 'Authorization: Bearer <token>'",
         );
     };
-    let hash = ledger_rest::auth::sha256_hex(secret.as_bytes());
+    let hash = ledger_http::auth::sha256_hex(secret.as_bytes());
     let principal = match state.ledger.authenticate(&secret, &hash).await {
         Ok(p) => p,
         Err(DomainError::Authentication { code, message }) => {
@@ -214,7 +213,7 @@ async fn endpoint<S: Store, const DIRECTORY: bool>(
         }
         Err(other) => {
             use actix_web::ResponseError;
-            return ledger_rest::error::ApiError(other).error_response();
+            return ledger_http::error::ApiError(other).error_response();
         }
     };
 

@@ -10,8 +10,8 @@ use jsonrpsee::{Extensions, Methods, RpcModule};
 use serde_json::{Value, json};
 
 use crate::protocol::{self, HANDSHAKE_VERSIONS, INVALID_PARAMS, RpcError};
-use crate::rest::{RestClient, RestRequest, RestResponse};
 use crate::{content, tools};
+use ledger_rest::client::{RestClient, RestRequest, RestResponse};
 
 /// Who is calling, as the HTTP edge established it.
 #[derive(Debug, Clone)]
@@ -109,7 +109,7 @@ pub(crate) async fn rest_call(
     match rest.call(request).await {
         Ok(res) => res,
         Err(_) => {
-            let (status, body) = ledger_rest::error::envelope(&DomainError::request(
+            let (status, body) = ledger_http::error::envelope(&DomainError::request(
                 ErrorCode::ServiceUnavailable,
                 "the server is shutting down; retry shortly",
             ));

@@ -12,10 +12,10 @@ use actix_web::{App, HttpServer, web};
 use anyhow::Context;
 use ledger_domain::ports::Clock;
 use ledger_domain::services::{Ledger, LedgerConfig, MasterSignup};
-use ledger_rest::AppState;
-use ledger_rest::limits::{LimitConfig, RateLimits};
-use ledger_rest::limits_redis::RedisLimiter;
-use ledger_rest::transport::TransportPolicy;
+use ledger_http::AppState;
+use ledger_http::limits::{LimitConfig, RateLimits};
+use ledger_http::limits_redis::RedisLimiter;
+use ledger_http::transport::TransportPolicy;
 use ledger_store::Db;
 use tokio::sync::watch;
 
@@ -304,18 +304,18 @@ pub async fn start(
             .app_data(state.clone())
             .app_data(transport.clone())
             .app_data(mcp.clone())
-            .app_data(web::QueryConfig::default().error_handler(ledger_rest::query_error_handler))
+            .app_data(web::QueryConfig::default().error_handler(ledger_http::query_error_handler))
             .configure(ledger_rest::configure::<Db>)
             .configure(ledger_mcp::configure::<Db>)
             .configure(|cfg| ledger_graphql::configure::<Db>(cfg, graphql.clone()))
-            .default_service(web::to(ledger_rest::not_found))
+            .default_service(web::to(ledger_http::not_found))
             // Outermost last: the request id first, then HEAD routed as GET, then the
             // transport check, so even a refused plain-HTTP request carries its id.
             .wrap(actix_web::middleware::from_fn(
-                ledger_rest::transport::require_https,
+                ledger_http::transport::require_https,
             ))
-            .wrap(actix_web::middleware::from_fn(ledger_rest::head_as_get))
-            .wrap(actix_web::middleware::from_fn(ledger_rest::with_request_id))
+            .wrap(actix_web::middleware::from_fn(ledger_http::head_as_get))
+            .wrap(actix_web::middleware::from_fn(ledger_http::with_request_id))
     })
     .shutdown_timeout(30);
     server = match tls {
@@ -354,8 +354,8 @@ pub async fn ensure_demo(ledger: &AppLedger) -> anyhow::Result<()> {
             user_email: "demo@example.com".into(),
             provider_username: Some("demo".into()),
             base_currency: None,
-            test_key: ledger_rest::auth::generate_key(false)?,
-            live_key: ledger_rest::auth::generate_key(true)?,
+            test_key: ledger_http::auth::generate_key(false)?,
+            live_key: ledger_http::auth::generate_key(true)?,
         })
         .await?;
     let test_key = result

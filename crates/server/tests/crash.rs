@@ -26,6 +26,24 @@ struct Server {
 
 impl Server {
     async fn start(database_url: &str, port: u16, env: &[(&str, &str)]) -> Self {
+        Self::start_with_output(database_url, port, env, false).await
+    }
+
+    /// Starts the binary; with `piped`, its log goes to pipes the test reads (else to the
+    /// test's own output).
+    async fn start_with_output(
+        database_url: &str,
+        port: u16,
+        env: &[(&str, &str)],
+        piped: bool,
+    ) -> Self {
+        let output = || {
+            if piped {
+                Stdio::piped()
+            } else {
+                Stdio::inherit()
+            }
+        };
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_ledger-server"));
         cmd.env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
@@ -34,8 +52,8 @@ impl Server {
             .env("LEDGER_DEMO", "false")
             .env("LEDGER_LOG", "warn")
             .env("LEDGER_RATE_LIMITS", "off")
-            .stdout(Stdio::inherit())
-            .stderr(Stdio::inherit());
+            .stdout(output())
+            .stderr(output());
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -59,6 +77,21 @@ impl Server {
     fn kill(mut self) {
         self.child.kill().expect("SIGKILL");
         let _ = self.child.wait();
+    }
+
+    /// Kills a server started with piped output and returns what it logged.
+    fn kill_and_read_log(mut self) -> String {
+        use std::io::Read;
+        self.child.kill().expect("SIGKILL");
+        let _ = self.child.wait();
+        let mut log = String::new();
+        if let Some(mut out) = self.child.stdout.take() {
+            let _ = out.read_to_string(&mut log);
+        }
+        if let Some(mut err) = self.child.stderr.take() {
+            let _ = err.read_to_string(&mut log);
+        }
+        log
     }
 
     fn terminate(mut self) -> std::process::ExitStatus {
@@ -334,37 +367,9 @@ async fn wait_for_stored(client: &Client, base: &str, books: &Books) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn logs_to_a_pipe_carry_no_colour_codes() {
     let db = TestDb::sqlite().await;
-    let port = free_port();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ledger-server"))
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("DATABASE_URL", &db.url)
-        .env("LEDGER_ADDR", format!("127.0.0.1:{port}"))
-        .env("LEDGER_DEMO", "false")
-        .env("LEDGER_LOG", "info")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start ledger-server");
-    let client = Client::new();
-    let mut healthy = false;
-    for _ in 0..300 {
-        if let Ok(res) = client
-            .get(format!("http://127.0.0.1:{port}/health"))
-            .send()
-            .await
-            && res.status() == StatusCode::OK
-        {
-            healthy = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    child.kill().expect("SIGKILL");
-    let output = child.wait_with_output().expect("output");
-    assert!(healthy, "ledger-server did not become healthy");
-    let log = String::from_utf8_lossy(&output.stdout).into_owned()
-        + &String::from_utf8_lossy(&output.stderr);
+    let server =
+        Server::start_with_output(&db.url, free_port(), &[("LEDGER_LOG", "info")], true).await;
+    let log = server.kill_and_read_log();
     assert!(log.contains("ledger-server listening"), "{log}");
     assert!(
         !log.contains('\x1b'),

@@ -11,9 +11,8 @@ use serde_json::{Value, json};
 
 use crate::keys::make_key;
 
-/// A GraphQL operation; returns the first error's domain code (`extensions.reason`), or
-/// `""` when it succeeded.
-async fn graphql_reason(app: &TestApp, key: &str, query: &str, variables: Value) -> String {
+/// Sends one GraphQL operation.
+async fn graphql(app: &TestApp, key: &str, query: &str, variables: Value) -> Value {
     let res = app
         .call(
             Method::POST,
@@ -24,7 +23,14 @@ async fn graphql_reason(app: &TestApp, key: &str, query: &str, variables: Value)
         )
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    res.body["errors"][0]["extensions"]["reason"]
+    res.body
+}
+
+/// A GraphQL operation; returns the first error's domain code (`extensions.reason`), or
+/// `""` when it succeeded.
+async fn graphql_reason(app: &TestApp, key: &str, query: &str, variables: Value) -> String {
+    let body = graphql(app, key, query, variables).await;
+    body["errors"][0]["extensions"]["reason"]
         .as_str()
         .unwrap_or("")
         .to_owned()
@@ -32,17 +38,9 @@ async fn graphql_reason(app: &TestApp, key: &str, query: &str, variables: Value)
 
 /// A GraphQL operation that must succeed; returns `data`.
 async fn graphql_data(app: &TestApp, key: &str, query: &str, variables: Value) -> Value {
-    let res = app
-        .call(
-            Method::POST,
-            "/graphql",
-            Some(key),
-            Some(json!({ "query": query, "variables": variables })),
-            &[],
-        )
-        .await;
-    assert!(res.body.get("errors").is_none(), "{}", res.body);
-    res.body["data"].clone()
+    let body = graphql(app, key, query, variables).await;
+    assert!(body.get("errors").is_none(), "{body}");
+    body["data"].clone()
 }
 
 /// An MCP tool call (modern era); returns the tool result.

@@ -373,13 +373,10 @@ impl<S: Store> Ledger<S> {
                 outcome: Outcome::Queued(Box::new(self.settle(job, true, wait).await?)),
                 replayed: false,
             }),
-            // A concurrent request with the same key committed first.
-            Written::Replay(first) => match &record {
-                Some(record) => self.replay(access, record, first, wait).await,
-                None => Err(DomainError::Internal(
-                    "a replay without an idempotency key".into(),
-                )),
-            },
+            Written::Replay(first) => {
+                self.replay_lost_race(access, record.as_ref(), first, wait)
+                    .await
+            }
         }
     }
 
@@ -397,12 +394,24 @@ impl<S: Store> Ledger<S> {
                 outcome: Outcome::Done(view),
                 replayed: false,
             }),
-            Written::Replay(first) => match record {
-                Some(record) => self.replay(access, record, first, wait).await,
-                None => Err(DomainError::Internal(
-                    "a replay without an idempotency key".into(),
-                )),
-            },
+            Written::Replay(first) => self.replay_lost_race(access, record, first, wait).await,
+        }
+    }
+
+    /// Answers a write that lost the race for its key: a concurrent request with the same
+    /// key committed first.
+    async fn replay_lost_race(
+        &self,
+        access: &Access,
+        record: Option<&IdempotencyRecord>,
+        first: IdempotencyRecord,
+        wait: Duration,
+    ) -> DomainResult<Submitted> {
+        match record {
+            Some(record) => self.replay(access, record, first, wait).await,
+            None => Err(DomainError::Internal(
+                "a replay without an idempotency key".into(),
+            )),
         }
     }
 

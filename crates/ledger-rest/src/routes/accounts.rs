@@ -82,15 +82,8 @@ async fn create<S: Store>(
         parent_id: input.parent_account_id.or(input.parent_id),
         metadata: input.metadata,
     };
-    submit(
-        &state,
-        &req,
-        &access,
-        &body,
-        StatusCode::CREATED,
-        Write::CreateAccount(input),
-    )
-    .await
+    let write = Write::CreateAccount(input);
+    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
 }
 
 async fn get<S: Store>(
@@ -158,7 +151,7 @@ async fn list<S: Store>(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Read, "accounts").await?;
-    let page = page(&req, 100, 100)?;
+    let page = page(&req, 100)?;
     let include_hierarchy = query_bool(&req, "include_hierarchy")?.unwrap_or(false);
     let result = state
         .ledger
@@ -235,7 +228,7 @@ async fn history<S: Store>(
     let access = access(&state, &req, &org, Scope::Read, "accounts").await?;
     let from = query_date(&req, "from_date")?.map(|d| d.at);
     let until = query_date(&req, "to_date")?.map(|d| d.inclusive_until());
-    let page = page(&req, 20, 100)?;
+    let page = page(&req, 20)?;
     let view = state
         .ledger
         .account_history(&access, &id, from, until, page)

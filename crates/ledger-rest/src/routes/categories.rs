@@ -70,15 +70,8 @@ async fn create<S: Store>(
         parent_id: input.parent_id,
         is_active: input.is_active,
     };
-    submit(
-        &state,
-        &req,
-        &access,
-        &body,
-        StatusCode::CREATED,
-        Write::CreateCategory(input),
-    )
-    .await
+    let write = Write::CreateCategory(input);
+    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
 }
 
 async fn get<S: Store>(
@@ -146,7 +139,7 @@ async fn list<S: Store>(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Read, RESOURCE).await?;
-    let page = page(&req, 20, 100)?;
+    let page = page(&req, 20)?;
     let result = state
         .ledger
         .list_categories(

@@ -105,7 +105,7 @@ async fn list<S: Store>(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Read, "contacts").await?;
-    let page = page(&req, 20, 100)?;
+    let page = page(&req, 20)?;
     let contact_type = query_param(&req, "contact_type")
         .or_else(|| query_param(&req, "type"))
         .map(|t| {

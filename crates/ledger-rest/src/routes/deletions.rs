@@ -36,14 +36,14 @@ async fn of_organization<S: Store>(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Read, "deletions").await?;
-    let page = page(&req, 20, 100)?;
+    let page = page(&req, 20)?;
     let result = state.ledger.recently_deleted(&access, page).await?;
     Ok(list(&result, page))
 }
 
 async fn of_caller<S: Store>(state: State<S>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&state, &req).await?;
-    let page = page(&req, 20, 100)?;
+    let page = page(&req, 20)?;
     let result = state.ledger.deleted_by_caller(&principal, page).await?;
     Ok(list(&result, page))
 }

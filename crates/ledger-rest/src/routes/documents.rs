@@ -328,7 +328,7 @@ async fn list<S: Store, K: Kind>(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Read, K::PLURAL).await?;
-    let page = page(&req, 20, 100)?;
+    let page = page(&req, 20)?;
     let status = query_param(&req, "status")
         .map(|s| DocumentStatus::parse_filter(K::KIND, &s))
         .transpose()?;

@@ -79,7 +79,7 @@ async fn list<S: Store>(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&state, &req).await?;
-    let page = page(&req, 20, 100)?;
+    let page = page(&req, 20)?;
     let result = state
         .ledger
         .list_keys(&principal, &path.into_inner(), page)

@@ -70,15 +70,8 @@ async fn create<S: Store>(
         is_compound: input.is_compound,
         is_active: input.is_active,
     };
-    submit(
-        &state,
-        &req,
-        &access,
-        &body,
-        StatusCode::CREATED,
-        Write::CreateTax(input),
-    )
-    .await
+    let write = Write::CreateTax(input);
+    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
 }
 
 async fn get<S: Store>(
@@ -138,7 +131,7 @@ async fn list<S: Store>(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Read, RESOURCE).await?;
-    let page = page(&req, 20, 100)?;
+    let page = page(&req, 20)?;
     let result = state
         .ledger
         .list_taxes(

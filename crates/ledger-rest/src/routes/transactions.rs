@@ -117,15 +117,8 @@ async fn create<S: Store>(
         contact_id: input.contact_id,
         category_id: input.category_id,
     };
-    submit(
-        &state,
-        &req,
-        &access,
-        &body,
-        StatusCode::CREATED,
-        Write::CreateTransaction(input),
-    )
-    .await
+    let write = Write::CreateTransaction(input);
+    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
 }
 
 async fn get<S: Store>(
@@ -152,7 +145,7 @@ async fn list<S: Store>(
         "transactions",
     )
     .await?;
-    let page = page(&req, 20, 100)?;
+    let page = page(&req, 20)?;
     let from = query_date(&req, "start_date")?.map(|d| d.at);
     let until = query_date(&req, "end_date")?.map(|d| d.inclusive_until());
     let status = query_param(&req, "status")
@@ -209,15 +202,8 @@ async fn update<S: Store>(
         contact_id: input.contact_id,
         category_id: input.category_id,
     };
-    submit(
-        &state,
-        &req,
-        &access,
-        &body,
-        StatusCode::OK,
-        Write::UpdateTransaction { id, changes },
-    )
-    .await
+    let write = Write::UpdateTransaction { id, changes };
+    submit(&state, &req, &access, &body, StatusCode::OK, write).await
 }
 
 async fn post<S: Store>(

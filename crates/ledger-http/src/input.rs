@@ -11,8 +11,6 @@ use ledger_domain::ports::PageRequest;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
-use time::format_description::well_known::Rfc3339;
-use time::{Date, OffsetDateTime, Time};
 
 use crate::error::{ApiError, validation};
 
@@ -143,50 +141,7 @@ impl<'de> Deserialize<'de> for DecimalText {
     }
 }
 
-/// A date or date-time; a date means midnight UTC.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FlexDate {
-    pub at: OffsetDateTime,
-    /// Whether only a date was given.
-    pub date_only: bool,
-}
-
-impl FlexDate {
-    /// Parses `YYYY-MM-DD` or RFC 3339.
-    pub fn parse(text: &str) -> Option<Self> {
-        let text = text.trim();
-        if let Ok(at) = OffsetDateTime::parse(text, &Rfc3339) {
-            return Some(Self {
-                at: at.to_offset(time::UtcOffset::UTC),
-                date_only: false,
-            });
-        }
-        let format = time::macros::format_description!("[year]-[month]-[day]");
-        Date::parse(text, &format).ok().map(|d| Self {
-            at: d.with_time(Time::MIDNIGHT).assume_utc(),
-            date_only: true,
-        })
-    }
-
-    /// The exclusive upper bound meaning "up to and including this": the next day for a
-    /// date, the next nanosecond for a date-time.
-    pub fn inclusive_until(self) -> OffsetDateTime {
-        if self.date_only {
-            self.at + time::Duration::days(1)
-        } else {
-            self.at + time::Duration::nanoseconds(1)
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for FlexDate {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
-        Self::parse(&text).ok_or_else(|| {
-            serde::de::Error::custom("expected a date (YYYY-MM-DD) or an RFC 3339 date-time")
-        })
-    }
-}
+pub use ledger_domain::dates::FlexDate;
 
 /// The query string as pairs.
 pub fn query_pairs(req: &HttpRequest) -> Vec<(String, String)> {
@@ -244,36 +199,25 @@ pub fn query_bool(req: &HttpRequest, name: &str) -> Result<Option<bool>, ApiErro
 ///
 /// # Errors
 /// `invalid_field` on either parameter.
-pub fn page(req: &HttpRequest, default: i64, max: i64) -> Result<PageRequest, ApiError> {
-    let number = |name: &str, fallback: i64| -> Result<i64, ApiError> {
-        match query_param(req, name) {
-            None => Ok(fallback),
-            Some(v) => v.parse::<i64>().map_err(|_| {
-                validation(
-                    ErrorCode::InvalidField,
-                    Some(name.into()),
-                    format!("{name} must be an integer"),
-                )
-            }),
-        }
+pub fn page(req: &HttpRequest, default: i64) -> Result<PageRequest, ApiError> {
+    let number = |name: &str| -> Result<Option<i64>, ApiError> {
+        query_param(req, name)
+            .map(|v| {
+                v.parse::<i64>().map_err(|_| {
+                    validation(
+                        ErrorCode::InvalidField,
+                        Some(name.into()),
+                        format!("{name} must be an integer"),
+                    )
+                })
+            })
+            .transpose()
     };
-    let limit = number("limit", default)?;
-    if !(1..=max).contains(&limit) {
-        return Err(validation(
-            ErrorCode::InvalidField,
-            Some("limit".into()),
-            format!("limit must be between 1 and {max}"),
-        ));
-    }
-    let offset = number("offset", 0)?;
-    if offset < 0 {
-        return Err(validation(
-            ErrorCode::InvalidField,
-            Some("offset".into()),
-            "offset must not be negative",
-        ));
-    }
-    Ok(PageRequest { limit, offset })
+    Ok(PageRequest::bounded(
+        number("limit")?,
+        number("offset")?,
+        default,
+    )?)
 }
 
 /// Seconds from `Prefer: wait=N` (RFC 7240), at most 30.

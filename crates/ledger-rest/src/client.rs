@@ -1,5 +1,5 @@
-//! The in-process REST client: every tool call is exactly one request to the REST `App`,
-//! served without a TCP hop.
+//! The in-process REST client: one request to the REST `App`, served without a TCP hop
+//! (every MCP tool call is one such request, with the caller's credentials).
 //!
 //! actix services are `!Send` (they hold `Rc`s), while jsonrpsee's async methods must
 //! return `Send` futures. So the REST `App` lives on one dedicated thread that runs a
@@ -16,7 +16,7 @@ use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::http::{Method, Uri};
 use actix_web::{App, web};
 use ledger_domain::ports::Store;
-use ledger_rest::AppState;
+use ledger_http::AppState;
 use tokio::sync::{mpsc, oneshot};
 
 /// One REST request made on behalf of an MCP caller.
@@ -90,10 +90,10 @@ impl RestClient {
 async fn serve<S: Store>(state: web::Data<AppState<S>>, mut rx: mpsc::UnboundedReceiver<Job>) {
     let app = App::new()
         .app_data(state)
-        .app_data(web::QueryConfig::default().error_handler(ledger_rest::query_error_handler))
-        .configure(ledger_rest::configure::<S>)
-        .default_service(web::to(ledger_rest::not_found))
-        .wrap(actix_web::middleware::from_fn(ledger_rest::with_request_id));
+        .app_data(web::QueryConfig::default().error_handler(ledger_http::query_error_handler))
+        .configure(crate::configure::<S>)
+        .default_service(web::to(ledger_http::not_found))
+        .wrap(actix_web::middleware::from_fn(ledger_http::with_request_id));
     let service = match app.into_factory().new_service(AppConfig::default()).await {
         Ok(service) => Rc::new(service),
         Err(()) => {
@@ -147,7 +147,7 @@ async fn serve<S: Store>(state: web::Data<AppState<S>>, mut rx: mpsc::UnboundedR
 fn internal(message: &str) -> RestResponse {
     tracing::error!(message, "in-process REST call failed");
     let (status, body) =
-        ledger_rest::error::envelope(&ledger_domain::DomainError::Internal(message.to_owned()));
+        ledger_http::error::envelope(&ledger_domain::DomainError::Internal(message.to_owned()));
     RestResponse {
         status: status.as_u16(),
         content_type: Some("application/json".into()),
