@@ -168,6 +168,16 @@ pub enum Written<T> {
     Replay(IdempotencyRecord),
 }
 
+impl<T> Written<T> {
+    /// The written value turned by `f`; a replay stays the replay.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Written<U> {
+        match self {
+            Self::Done(value) => Written::Done(f(value)),
+            Self::Replay(first) => Written::Replay(first),
+        }
+    }
+}
+
 /// Credits to take for a write.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CreditCharge {
@@ -525,7 +535,8 @@ pub trait Taxes: Send + Sync + 'static {
     ) -> impl Future<Output = StoreResult<Written<Tax>>> + Send;
 
     /// Saves the mutable fields of a tax (name, description, rate, tax_type, is_compound,
-    /// is_active, updated_at) and its event, taking the credits of `charge`.
+    /// is_active, updated_at) and its event, taking the credits of `charge`; an `idempotency` key of the tenant
+    /// already used within the window is replayed instead (nothing is written).
     ///
     /// # Errors
     /// `resource_not_found` when the tax is not live in its tenant;
@@ -534,8 +545,9 @@ pub trait Taxes: Send + Sync + 'static {
         &self,
         tax: Tax,
         event: Event,
+        idempotency: Option<IdempotencyRecord>,
         charge: Option<CreditCharge>,
-    ) -> impl Future<Output = StoreResult<Tax>> + Send;
+    ) -> impl Future<Output = StoreResult<Written<Tax>>> + Send;
 
     /// A tax of the tenant that is not deleted.
     fn get_tax(
@@ -552,7 +564,8 @@ pub trait Taxes: Send + Sync + 'static {
         page: PageRequest,
     ) -> impl Future<Output = StoreResult<Page<Tax>>> + Send;
 
-    /// Soft-deletes a tax with its deletion record and event, taking the credits.
+    /// Soft-deletes a tax with its deletion record and event, taking the credits; an
+    /// `idempotency` key already used is replayed instead.
     ///
     /// # Errors
     /// `resource_not_found` when the tax is not live in the deletion's tenant;
@@ -562,8 +575,9 @@ pub trait Taxes: Send + Sync + 'static {
         tax_id: &str,
         deletion: Deletion,
         event: Event,
+        idempotency: Option<IdempotencyRecord>,
         charge: Option<CreditCharge>,
-    ) -> impl Future<Output = StoreResult<()>> + Send;
+    ) -> impl Future<Output = StoreResult<Written<()>>> + Send;
 }
 
 /// Filters of the category list.
@@ -576,7 +590,8 @@ pub struct CategoryFilter {
 
 /// Categories (spec 2.6): synchronous writes, each with its event and credits.
 pub trait Categories: Send + Sync + 'static {
-    /// Inserts a category and its event, taking the credits of `charge`.
+    /// Inserts a category and its event, taking the credits of `charge`; an `idempotency` key of the tenant
+    /// already used within the window is replayed instead (nothing is written).
     ///
     /// # Errors
     /// `InsufficientCredits` when a live pool is short; nothing is written then.
@@ -590,7 +605,8 @@ pub trait Categories: Send + Sync + 'static {
     ) -> impl Future<Output = StoreResult<Written<Category>>> + Send;
 
     /// Saves the mutable fields of a category (name, description, color, is_active,
-    /// parent_id, updated_at) and its event, taking the credits of `charge`.
+    /// parent_id, updated_at) and its event, taking the credits of `charge`; an `idempotency` key of the tenant
+    /// already used within the window is replayed instead (nothing is written).
     ///
     /// # Errors
     /// `resource_not_found` when the category is not live in its tenant;
@@ -599,8 +615,9 @@ pub trait Categories: Send + Sync + 'static {
         &self,
         category: Category,
         event: Event,
+        idempotency: Option<IdempotencyRecord>,
         charge: Option<CreditCharge>,
-    ) -> impl Future<Output = StoreResult<Category>> + Send;
+    ) -> impl Future<Output = StoreResult<Written<Category>>> + Send;
 
     /// A category of the tenant that is not deleted.
     fn get_category(
@@ -618,7 +635,8 @@ pub trait Categories: Send + Sync + 'static {
         page: Option<PageRequest>,
     ) -> impl Future<Output = StoreResult<Page<Category>>> + Send;
 
-    /// Soft-deletes a category with its deletion record and event, taking the credits.
+    /// Soft-deletes a category with its deletion record and event, taking the credits;
+    /// an `idempotency` key already used is replayed instead.
     ///
     /// # Errors
     /// `resource_not_found` when the category is not live in the deletion's tenant;
@@ -629,8 +647,9 @@ pub trait Categories: Send + Sync + 'static {
         category_id: &str,
         deletion: Deletion,
         event: Event,
+        idempotency: Option<IdempotencyRecord>,
         charge: Option<CreditCharge>,
-    ) -> impl Future<Output = StoreResult<()>> + Send;
+    ) -> impl Future<Output = StoreResult<Written<()>>> + Send;
 }
 
 /// What a purge removed.
@@ -763,13 +782,19 @@ pub trait Accounts: Send + Sync + 'static {
     ) -> impl Future<Output = StoreResult<Written<Account>>> + Send;
 
     /// Saves changed fields of an account (name, description, status, parent, metadata,
-    /// updated_at) and its event, taking the credits of `charge` in the same transaction.
+    /// updated_at) and its event, taking the credits of `charge` in the same transaction;
+    /// an `idempotency` key already used is replayed instead.
+    ///
+    /// # Errors
+    /// `resource_not_found` when the account is not live in its tenant;
+    /// `InsufficientCredits` when a live pool is short. Nothing is written then.
     fn update_account(
         &self,
         account: Account,
         event: Event,
+        idempotency: Option<IdempotencyRecord>,
         charge: Option<CreditCharge>,
-    ) -> impl Future<Output = StoreResult<Account>> + Send;
+    ) -> impl Future<Output = StoreResult<Written<Account>>> + Send;
 
     /// An account that is not deleted.
     fn get_account(

@@ -42,6 +42,16 @@ pub fn amount(units: i64, currency: &str) -> String {
 }
 
 /// The account object; `totals` fills `balance` when known.
+/// The answer to a soft delete: what was deleted and until when it can be restored.
+pub fn deleted(object: &str, id: &str, recoverable_until: OffsetDateTime) -> Value {
+    json!({
+        "id": id,
+        "object": object,
+        "deleted": true,
+        "recoverable_until": timestamp(recoverable_until),
+    })
+}
+
 pub fn account(a: &Account, totals: Option<Totals>) -> Value {
     let mut v = json!({
         "id": a.id,

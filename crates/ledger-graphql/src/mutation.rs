@@ -101,9 +101,14 @@ impl<St: Store> Mutation<St> {
             status: status.map(|s| s.as_str().to_owned()),
             ..AccountChanges::default()
         };
+        let write = Write::UpdateAccount {
+            id: id.to_string(),
+            changes,
+        };
+        let view = context.submit(&access, write).await?;
         let account = context
             .ledger
-            .update_account(&access, &id, changes)
+            .get_account(&access, &id_of(&view)?)
             .await
             .gql()?;
         Ok(Some(AccountNode::one(&access, account)))

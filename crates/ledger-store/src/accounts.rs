@@ -12,10 +12,9 @@ use ledger_domain::ports::{
 use time::OffsetDateTime;
 
 use crate::db::{Db, is_unique_violation};
-use crate::group::take_charge;
 use crate::organizations::settle_idempotent;
 use crate::rows::{AccountRow, EventRow, IdempotencyRow, json_text, to_db};
-use crate::schema::{accounts, events};
+use crate::schema::accounts;
 
 impl Accounts for Db {
     async fn insert_account(
@@ -56,42 +55,39 @@ impl Accounts for Db {
         &self,
         account: Account,
         event: Event,
+        idempotency: Option<IdempotencyRecord>,
         charge: Option<CreditCharge>,
-    ) -> StoreResult<Account> {
+    ) -> StoreResult<Written<Account>> {
         let event_row = EventRow::from(&event);
-        let updated = db_write!(self, |conn| {
-            let changed = diesel::update(accounts::table)
-                .filter(accounts::organization_id.eq(&account.organization_id))
-                .filter(accounts::livemode.eq(account.livemode))
-                .filter(accounts::id.eq(&account.id))
-                .filter(accounts::deleted_at.is_null())
-                .set((
-                    accounts::name.eq(&account.name),
-                    accounts::description.eq(&account.description),
-                    accounts::status.eq(account.status.as_str()),
-                    accounts::parent_id.eq(&account.parent_id),
-                    accounts::metadata.eq(json_text(&account.metadata)),
-                    accounts::updated_at.eq(to_db(account.updated_at)),
-                ))
-                .execute(conn)
-                .await?;
-            if changed == 0 {
-                return Err(DomainError::NotFound {
-                    resource: "account",
-                    id: account.id.clone(),
+        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
+        let written = db_write!(self, |conn| {
+            audited_write!(conn, &idem_row, &charge, &event_row, {
+                let changed = diesel::update(accounts::table)
+                    .filter(accounts::organization_id.eq(&account.organization_id))
+                    .filter(accounts::livemode.eq(account.livemode))
+                    .filter(accounts::id.eq(&account.id))
+                    .filter(accounts::deleted_at.is_null())
+                    .set((
+                        accounts::name.eq(&account.name),
+                        accounts::description.eq(&account.description),
+                        accounts::status.eq(account.status.as_str()),
+                        accounts::parent_id.eq(&account.parent_id),
+                        accounts::metadata.eq(json_text(&account.metadata)),
+                        accounts::updated_at.eq(to_db(account.updated_at)),
+                    ))
+                    .execute(conn)
+                    .await?;
+                if changed == 0 {
+                    return Err(DomainError::NotFound {
+                        resource: "account",
+                        id: account.id.clone(),
+                    }
+                    .into());
                 }
-                .into());
-            }
-            if let Some(charge) = &charge {
-                take_charge(conn, charge, &event_row.id, None, event_row.created_at).await?;
-            }
-            diesel::insert_into(events::table)
-                .values(&event_row)
-                .execute(conn)
-                .await?;
-            Ok(account)
-        })?;
-        Ok(updated)
+            });
+            Ok(Written::Done(account))
+        });
+        settle_idempotent(self, written, idempotency).await
     }
 
     async fn get_account(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Account>> {

@@ -13,11 +13,10 @@ use ledger_domain::ports::{
 use time::PrimitiveDateTime;
 
 use crate::db::Db;
-use crate::group::take_charge;
 use crate::locks::AccountLocks;
 use crate::organizations::settle_idempotent;
 use crate::rows::{DeletionRow, EventRow, IdempotencyRow, corrupt, from_db, to_db};
-use crate::schema::{categories, events, resource_deletions};
+use crate::schema::{categories, resource_deletions};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = categories, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
@@ -108,39 +107,36 @@ impl Categories for Db {
         &self,
         category: Category,
         event: Event,
+        idempotency: Option<IdempotencyRecord>,
         charge: Option<CreditCharge>,
-    ) -> StoreResult<Category> {
+    ) -> StoreResult<Written<Category>> {
         let row = CategoryRow::from(&category);
         let event_row = EventRow::from(&event);
-        db_write!(self, |conn| {
-            let changed = diesel::update(categories::table)
-                .filter(categories::organization_id.eq(&row.organization_id))
-                .filter(categories::livemode.eq(row.livemode))
-                .filter(categories::id.eq(&row.id))
-                .filter(categories::deleted_at.is_null())
-                .set((
-                    categories::name.eq(&row.name),
-                    categories::description.eq(&row.description),
-                    categories::color.eq(&row.color),
-                    categories::is_active.eq(row.is_active),
-                    categories::parent_id.eq(&row.parent_id),
-                    categories::updated_at.eq(row.updated_at),
-                ))
-                .execute(conn)
-                .await?;
-            if changed == 0 {
-                return Err(category_not_found(&row.id).into());
-            }
-            if let Some(charge) = &charge {
-                take_charge(conn, charge, &event_row.id, None, event_row.created_at).await?;
-            }
-            diesel::insert_into(events::table)
-                .values(&event_row)
-                .execute(conn)
-                .await?;
-            Ok(())
-        })?;
-        Ok(category)
+        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
+        let written = db_write!(self, |conn| {
+            audited_write!(conn, &idem_row, &charge, &event_row, {
+                let changed = diesel::update(categories::table)
+                    .filter(categories::organization_id.eq(&row.organization_id))
+                    .filter(categories::livemode.eq(row.livemode))
+                    .filter(categories::id.eq(&row.id))
+                    .filter(categories::deleted_at.is_null())
+                    .set((
+                        categories::name.eq(&row.name),
+                        categories::description.eq(&row.description),
+                        categories::color.eq(&row.color),
+                        categories::is_active.eq(row.is_active),
+                        categories::parent_id.eq(&row.parent_id),
+                        categories::updated_at.eq(row.updated_at),
+                    ))
+                    .execute(conn)
+                    .await?;
+                if changed == 0 {
+                    return Err(category_not_found(&row.id).into());
+                }
+            });
+            Ok(Written::Done(category))
+        });
+        settle_idempotent(self, written, idempotency).await
     }
 
     async fn get_category(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Category>> {
@@ -209,57 +205,54 @@ impl Categories for Db {
         category_id: &str,
         deletion: Deletion,
         event: Event,
+        idempotency: Option<IdempotencyRecord>,
         charge: Option<CreditCharge>,
-    ) -> StoreResult<()> {
+    ) -> StoreResult<Written<()>> {
         let category_id = category_id.to_owned();
         let deletion_row = DeletionRow::from(&deletion);
         let event_row = EventRow::from(&event);
-        db_write!(self, |conn| {
-            let org = &deletion_row.organization_id;
-            let livemode = deletion_row.livemode;
-            // Exclusive lock first: postings naming the category finish before the
-            // in-use check below looks for them (see `locks`).
-            conn.lock_category(org, livemode, &category_id, true)
-                .await?;
-            if let Some(refusal) = crate::references::in_use(
-                conn,
-                org,
-                livemode,
-                ledger_domain::Resource::Category,
-                &category_id,
-            )
-            .await?
-            {
-                return Err(refusal.into());
-            }
-            let changed = diesel::update(categories::table)
-                .filter(categories::organization_id.eq(org))
-                .filter(categories::livemode.eq(livemode))
-                .filter(categories::id.eq(&category_id))
-                .filter(categories::deleted_at.is_null())
-                .set((
-                    categories::deleted_at.eq(Some(deletion_row.deleted_at)),
-                    categories::deleted_by.eq(Some(&deletion_row.deleted_by)),
-                    categories::recoverable_until.eq(Some(deletion_row.recoverable_until)),
-                ))
-                .execute(conn)
-                .await?;
-            if changed == 0 {
-                return Err(category_not_found(&category_id).into());
-            }
-            if let Some(charge) = &charge {
-                take_charge(conn, charge, &event_row.id, None, event_row.created_at).await?;
-            }
-            diesel::insert_into(resource_deletions::table)
-                .values(&deletion_row)
-                .execute(conn)
-                .await?;
-            diesel::insert_into(events::table)
-                .values(&event_row)
-                .execute(conn)
-                .await?;
-            Ok(())
-        })?;
-        Ok(())
+        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
+        let written = db_write!(self, |conn| {
+            audited_write!(conn, &idem_row, &charge, &event_row, {
+                let org = &deletion_row.organization_id;
+                let livemode = deletion_row.livemode;
+                // Exclusive lock first: postings naming the category finish before the
+                // in-use check below looks for them (see `locks`).
+                conn.lock_category(org, livemode, &category_id, true)
+                    .await?;
+                if let Some(refusal) = crate::references::in_use(
+                    conn,
+                    org,
+                    livemode,
+                    ledger_domain::Resource::Category,
+                    &category_id,
+                )
+                .await?
+                {
+                    return Err(refusal.into());
+                }
+                let changed = diesel::update(categories::table)
+                    .filter(categories::organization_id.eq(org))
+                    .filter(categories::livemode.eq(livemode))
+                    .filter(categories::id.eq(&category_id))
+                    .filter(categories::deleted_at.is_null())
+                    .set((
+                        categories::deleted_at.eq(Some(deletion_row.deleted_at)),
+                        categories::deleted_by.eq(Some(&deletion_row.deleted_by)),
+                        categories::recoverable_until.eq(Some(deletion_row.recoverable_until)),
+                    ))
+                    .execute(conn)
+                    .await?;
+                if changed == 0 {
+                    return Err(category_not_found(&category_id).into());
+                }
+                diesel::insert_into(resource_deletions::table)
+                    .values(&deletion_row)
+                    .execute(conn)
+                    .await?;
+            });
+            Ok(Written::Done(()))
+        });
+        settle_idempotent(self, written, idempotency).await
     }
 }

@@ -12,10 +12,9 @@ use ledger_domain::tax::{Tax, TaxType};
 use time::PrimitiveDateTime;
 
 use crate::db::Db;
-use crate::group::take_charge;
 use crate::organizations::settle_idempotent;
 use crate::rows::{DeletionRow, EventRow, IdempotencyRow, corrupt, from_db, to_db};
-use crate::schema::{events, resource_deletions, taxes};
+use crate::schema::{resource_deletions, taxes};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = taxes, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
@@ -106,40 +105,37 @@ impl Taxes for Db {
         &self,
         tax: Tax,
         event: Event,
+        idempotency: Option<IdempotencyRecord>,
         charge: Option<CreditCharge>,
-    ) -> StoreResult<Tax> {
+    ) -> StoreResult<Written<Tax>> {
         let row = TaxRow::from(&tax);
         let event_row = EventRow::from(&event);
-        db_write!(self, |conn| {
-            let changed = diesel::update(taxes::table)
-                .filter(taxes::organization_id.eq(&row.organization_id))
-                .filter(taxes::livemode.eq(row.livemode))
-                .filter(taxes::id.eq(&row.id))
-                .filter(taxes::deleted_at.is_null())
-                .set((
-                    taxes::name.eq(&row.name),
-                    taxes::description.eq(&row.description),
-                    taxes::rate.eq(row.rate),
-                    taxes::tax_type.eq(&row.tax_type),
-                    taxes::is_compound.eq(row.is_compound),
-                    taxes::is_active.eq(row.is_active),
-                    taxes::updated_at.eq(row.updated_at),
-                ))
-                .execute(conn)
-                .await?;
-            if changed == 0 {
-                return Err(tax_not_found(&row.id).into());
-            }
-            if let Some(charge) = &charge {
-                take_charge(conn, charge, &event_row.id, None, event_row.created_at).await?;
-            }
-            diesel::insert_into(events::table)
-                .values(&event_row)
-                .execute(conn)
-                .await?;
-            Ok(())
-        })?;
-        Ok(tax)
+        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
+        let written = db_write!(self, |conn| {
+            audited_write!(conn, &idem_row, &charge, &event_row, {
+                let changed = diesel::update(taxes::table)
+                    .filter(taxes::organization_id.eq(&row.organization_id))
+                    .filter(taxes::livemode.eq(row.livemode))
+                    .filter(taxes::id.eq(&row.id))
+                    .filter(taxes::deleted_at.is_null())
+                    .set((
+                        taxes::name.eq(&row.name),
+                        taxes::description.eq(&row.description),
+                        taxes::rate.eq(row.rate),
+                        taxes::tax_type.eq(&row.tax_type),
+                        taxes::is_compound.eq(row.is_compound),
+                        taxes::is_active.eq(row.is_active),
+                        taxes::updated_at.eq(row.updated_at),
+                    ))
+                    .execute(conn)
+                    .await?;
+                if changed == 0 {
+                    return Err(tax_not_found(&row.id).into());
+                }
+            });
+            Ok(Written::Done(tax))
+        });
+        settle_idempotent(self, written, idempotency).await
     }
 
     async fn get_tax(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Tax>> {
@@ -205,51 +201,48 @@ impl Taxes for Db {
         tax_id: &str,
         deletion: Deletion,
         event: Event,
+        idempotency: Option<IdempotencyRecord>,
         charge: Option<CreditCharge>,
-    ) -> StoreResult<()> {
+    ) -> StoreResult<Written<()>> {
         let tax_id = tax_id.to_owned();
         let deletion_row = DeletionRow::from(&deletion);
         let event_row = EventRow::from(&event);
-        db_write!(self, |conn| {
-            if let Some(refusal) = crate::references::in_use(
-                conn,
-                &deletion_row.organization_id,
-                deletion_row.livemode,
-                ledger_domain::Resource::Tax,
-                &tax_id,
-            )
-            .await?
-            {
-                return Err(refusal.into());
-            }
-            let changed = diesel::update(taxes::table)
-                .filter(taxes::organization_id.eq(&deletion_row.organization_id))
-                .filter(taxes::livemode.eq(deletion_row.livemode))
-                .filter(taxes::id.eq(&tax_id))
-                .filter(taxes::deleted_at.is_null())
-                .set((
-                    taxes::deleted_at.eq(Some(deletion_row.deleted_at)),
-                    taxes::deleted_by.eq(Some(&deletion_row.deleted_by)),
-                    taxes::recoverable_until.eq(Some(deletion_row.recoverable_until)),
-                ))
-                .execute(conn)
-                .await?;
-            if changed == 0 {
-                return Err(tax_not_found(&tax_id).into());
-            }
-            if let Some(charge) = &charge {
-                take_charge(conn, charge, &event_row.id, None, event_row.created_at).await?;
-            }
-            diesel::insert_into(resource_deletions::table)
-                .values(&deletion_row)
-                .execute(conn)
-                .await?;
-            diesel::insert_into(events::table)
-                .values(&event_row)
-                .execute(conn)
-                .await?;
-            Ok(())
-        })?;
-        Ok(())
+        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
+        let written = db_write!(self, |conn| {
+            audited_write!(conn, &idem_row, &charge, &event_row, {
+                if let Some(refusal) = crate::references::in_use(
+                    conn,
+                    &deletion_row.organization_id,
+                    deletion_row.livemode,
+                    ledger_domain::Resource::Tax,
+                    &tax_id,
+                )
+                .await?
+                {
+                    return Err(refusal.into());
+                }
+                let changed = diesel::update(taxes::table)
+                    .filter(taxes::organization_id.eq(&deletion_row.organization_id))
+                    .filter(taxes::livemode.eq(deletion_row.livemode))
+                    .filter(taxes::id.eq(&tax_id))
+                    .filter(taxes::deleted_at.is_null())
+                    .set((
+                        taxes::deleted_at.eq(Some(deletion_row.deleted_at)),
+                        taxes::deleted_by.eq(Some(&deletion_row.deleted_by)),
+                        taxes::recoverable_until.eq(Some(deletion_row.recoverable_until)),
+                    ))
+                    .execute(conn)
+                    .await?;
+                if changed == 0 {
+                    return Err(tax_not_found(&tax_id).into());
+                }
+                diesel::insert_into(resource_deletions::table)
+                    .values(&deletion_row)
+                    .execute(conn)
+                    .await?;
+            });
+            Ok(Written::Done(()))
+        });
+        settle_idempotent(self, written, idempotency).await
     }
 }

@@ -383,8 +383,10 @@ async fn soft_delete(app: &TestApp) {
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(
         res.body,
-        json!({"id": child, "object": "category", "deleted": true})
+        json!({"id": child, "object": "category", "deleted": true, "recoverable_until": res.body["recoverable_until"].clone()})
     );
+    // Restorable for the retention period (7 days by default).
+    assert!(res.body["recoverable_until"].is_string(), "{}", res.body);
     assert_eq!(
         app.get(key, &format!("{base}/{parent}")).await.body["subcategories"],
         json!([])

@@ -622,3 +622,88 @@ mod idempotency_window {
         super::window_on(ledger_tests::Backend::Postgres).await;
     }
 }
+
+/// Updates and deletes of accounts, taxes and categories go through the pipeline too: an
+/// `Idempotency-Key` replays their first answer, and reused with another body is refused.
+async fn synchronous_updates_and_deletes_take_keys(app: &TestApp) {
+    let org = app.signup("Keyed Updates").await;
+    let key = &org.test_key;
+    let account = new_account(app, &org, "6100", "expense").await;
+    let path = format!("/organizations/{}/accounts/{account}", org.id);
+    let put = |body: Value, idem: &'static str| {
+        let path = path.clone();
+        async move {
+            app.call(
+                Method::PUT,
+                &path,
+                Some(key),
+                Some(body),
+                &[("Idempotency-Key", idem)],
+            )
+            .await
+        }
+    };
+    let first = put(json!({"name": "Travel"}), "acct-rename").await;
+    assert_eq!(first.status, StatusCode::OK, "{}", first.body);
+    assert_eq!(first.body["name"], "Travel", "{}", first.body);
+    assert!(first.headers.get("idempotent-replayed").is_none());
+    let again = put(json!({"name": "Travel"}), "acct-rename").await;
+    assert_eq!(again.status, StatusCode::OK, "{}", again.body);
+    assert_eq!(again.body, first.body);
+    assert_eq!(
+        again
+            .headers
+            .get("idempotent-replayed")
+            .map(|v| v.as_bytes()),
+        Some(&b"true"[..])
+    );
+    let reused = put(json!({"name": "Trips"}), "acct-rename").await;
+    assert_eq!(reused.status, StatusCode::CONFLICT, "{}", reused.body);
+    assert_eq!(reused.body["error"]["code"], "idempotency_key_reused");
+    let stored = app.get(key, &path).await;
+    assert_eq!(stored.body["name"], "Travel", "{}", stored.body);
+
+    // A category delete answers what was deleted and until when; its replay answers the
+    // same, though the category is gone.
+    let cat = category(app, &org, "Consulting").await;
+    let cat_path = format!("/organizations/{}/categories/{cat}", org.id);
+    let delete = || {
+        app.call(
+            Method::DELETE,
+            &cat_path,
+            Some(key),
+            None,
+            &[("Idempotency-Key", "cat-delete")],
+        )
+    };
+    let deleted = delete().await;
+    assert_eq!(deleted.status, StatusCode::OK, "{}", deleted.body);
+    assert_eq!(
+        (
+            &deleted.body["id"],
+            &deleted.body["object"],
+            &deleted.body["deleted"]
+        ),
+        (&json!(cat), &json!("category"), &json!(true)),
+        "{}",
+        deleted.body
+    );
+    assert!(
+        deleted.body["recoverable_until"].is_string(),
+        "{}",
+        deleted.body
+    );
+    let replayed = delete().await;
+    assert_eq!(replayed.status, StatusCode::OK, "{}", replayed.body);
+    assert_eq!(replayed.body, deleted.body);
+    // Without the key, the second delete finds nothing.
+    let gone = app
+        .call(Method::DELETE, &cat_path, Some(key), None, &[])
+        .await;
+    assert_eq!(gone.status, StatusCode::NOT_FOUND, "{}", gone.body);
+}
+
+both!(
+    synchronous_updates_and_deletes_take_keys,
+    synchronous_updates_and_deletes_take_keys
+);

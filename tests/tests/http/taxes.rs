@@ -313,8 +313,10 @@ async fn soft_delete(app: &TestApp) {
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(
         res.body,
-        json!({"id": id, "object": "tax", "deleted": true})
+        json!({"id": id, "object": "tax", "deleted": true, "recoverable_until": res.body["recoverable_until"].clone()})
     );
+    // Restorable for the retention period (7 days by default).
+    assert!(res.body["recoverable_until"].is_string(), "{}", res.body);
     assert_eq!(credits(app, &org).await, before - 1);
     refused(
         &app.get(key, &item).await,

@@ -5,6 +5,8 @@ use serde_json::json;
 use time::OffsetDateTime;
 
 use crate::accounts::{Account, AccountStatus, AccountType, Totals, validate_code};
+use serde_json::Value;
+
 use crate::error::{DomainError, DomainResult};
 use crate::events::Event;
 use crate::ids::{IdKind, new_id, parse_id};
@@ -12,8 +14,7 @@ use crate::jobs::{Job, JobCommand};
 use crate::money::Currency;
 use crate::ports::{AccountFilter, HistoryRow, Page, PageRequest, Store, Written};
 
-use super::pipeline::{Channel, Operation, price};
-use super::{Access, Ledger, WriteOptions};
+use super::{Access, Ledger, WriteOptions, with_result};
 
 /// Fields of a new account.
 #[derive(Debug, Clone, Default)]
@@ -219,10 +220,10 @@ impl<S: Store> Ledger<S> {
             Some(after),
         );
         // The answer is known before the write, so a replay can return it verbatim.
-        let idempotency = options.idempotency.map(|mut r| {
-            r.result = Some(crate::views::account(&account, Some(Totals::default())));
-            r
-        });
+        let idempotency = with_result(
+            options.idempotency,
+            &crate::views::account(&account, Some(Totals::default())),
+        );
         self.store
             .insert_account(
                 account,
@@ -238,13 +239,15 @@ impl<S: Store> Ledger<S> {
     /// # Errors
     /// `resource_not_found`, validation errors; `insufficient_permissions` when a key
     /// without `admin` suspends the account or lifts its suspension.
-    pub async fn update_account(
+    pub(crate) async fn update_account(
         &self,
         access: &Access,
         id: &str,
         changes: AccountChanges,
-    ) -> DomainResult<Account> {
-        let before = self.get_account(access, id).await?;
+        options: WriteOptions,
+    ) -> DomainResult<Written<Value>> {
+        let balance = self.account_balance(access, id, None).await?;
+        let before = balance.account;
         let mut account = before.clone();
         if let Some(name) = changes.name {
             account.name = super::signup::check_name(&name)?;
@@ -287,16 +290,20 @@ impl<S: Store> Ledger<S> {
             Some(crate::views::account(&before, None)),
             Some(crate::views::account(&account, None)),
         );
+        // An update leaves the balance as it is, so the answer is known before the write.
+        let view = crate::views::account(&account, Some(balance.totals));
+        let idempotency = with_result(options.idempotency, &view);
         let updated = self
             .store
             .update_account(
                 account,
                 event,
-                Some(self.charge(access, price(Operation::AccountUpdate, Channel::Rest))),
+                idempotency,
+                Some(self.charge(access, options.credits)),
             )
             .await;
         self.forget_account(&access.tenant, id);
-        updated
+        Ok(updated?.map(|_| view))
     }
 
     /// Forgets the cached copy of an account that changed (an update, or a deletion job).

@@ -5,13 +5,14 @@
 //! the parent chain never loops.
 
 use crate::categories::{Category, CategoryType, default_color, parse_color};
+use serde_json::Value;
+
 use crate::error::{DomainError, DomainResult};
 use crate::ids::{IdKind, new_id, parse_id};
 use crate::ports::{CategoryFilter, Page, PageRequest, Store, Written};
 
 use super::accounts::not_found;
-use super::pipeline::{Channel, Operation, price};
-use super::{Access, Ledger};
+use super::{Access, Ledger, WriteOptions, with_result};
 
 /// Deepest parent chain walked when checking for loops; deeper trees are refused.
 pub const MAX_CATEGORY_DEPTH: usize = 32;
@@ -235,10 +236,7 @@ impl<S: Store> Ledger<S> {
             None,
             Some(crate::views::category(&category, None)),
         );
-        let idempotency = options.idempotency.map(|mut r| {
-            r.result = Some(view.clone());
-            r
-        });
+        let idempotency = with_result(options.idempotency, &view);
         self.store
             .insert_category(
                 category,
@@ -254,12 +252,13 @@ impl<S: Store> Ledger<S> {
     ///
     /// # Errors
     /// `resource_not_found`, validation errors, `insufficient_credits`.
-    pub async fn update_category(
+    pub(crate) async fn update_category(
         &self,
         access: &Access,
         id: &str,
         changes: CategoryChanges,
-    ) -> DomainResult<CategoryView> {
+        options: WriteOptions,
+    ) -> DomainResult<Written<Value>> {
         let before = self.get_category(access, id).await?;
         let mut category = before.clone();
         if let Some(name) = changes.name {
@@ -293,15 +292,20 @@ impl<S: Store> Ledger<S> {
             Some(crate::views::category(&before, None)),
             Some(crate::views::category(&category, None)),
         );
-        let category = self
+        // The update moves this category, never its subcategories: the answer is known
+        // before the write.
+        let after = self.with_children(access, category).await?;
+        let view = crate::views::category(&after.category, Some(&after.subcategories));
+        let written = self
             .store
             .update_category(
-                category,
+                after.category,
                 event,
-                Some(self.charge(access, price(Operation::CategoryUpdate, Channel::Rest))),
+                with_result(options.idempotency, &view),
+                Some(self.charge(access, options.credits)),
             )
             .await?;
-        self.with_children(access, category).await
+        Ok(written.map(|_| view))
     }
 
     /// Lists categories by name; `is_active` defaults to true.
@@ -338,7 +342,12 @@ impl<S: Store> Ledger<S> {
     /// # Errors
     /// `resource_not_found`; `resource_in_use` when a transaction or a subcategory
     /// references it; `insufficient_credits`.
-    pub async fn delete_category(&self, access: &Access, id: &str) -> DomainResult<String> {
+    pub(crate) async fn delete_category(
+        &self,
+        access: &Access,
+        id: &str,
+        options: WriteOptions,
+    ) -> DomainResult<Written<Value>> {
         let category = self.get_category(access, id).await?;
         let deletion = self.soft_deletion(access, "category", &category.id, &category.name);
         let event = self.event(
@@ -349,14 +358,17 @@ impl<S: Store> Ledger<S> {
             Some(crate::views::category(&category, None)),
             None,
         );
-        self.store
+        let view = crate::views::deleted("category", &category.id, deletion.recoverable_until);
+        let written = self
+            .store
             .delete_category(
                 &category.id,
                 deletion,
                 event,
-                Some(self.charge(access, price(Operation::CategoryDelete, Channel::Rest))),
+                with_result(options.idempotency, &view),
+                Some(self.charge(access, options.credits)),
             )
             .await?;
-        Ok(category.id)
+        Ok(written.map(|()| view))
     }
 }

@@ -319,12 +319,7 @@ impl<S: Store> Ledger<S> {
             JobCommand::DeleteContact { contact_id } => {
                 let before = current(contact_id.clone()).await?;
                 let deletion = self.deletion(job, "contact", &before.id, &before.fields.name);
-                let result = json!({
-                    "id": before.id,
-                    "object": "contact",
-                    "deleted": true,
-                    "recoverable_until": views::timestamp(deletion.recoverable_until),
-                });
+                let result = views::deleted("contact", &before.id, deletion.recoverable_until);
                 let events = vec![self.job_event(
                     job,
                     "contact.deleted",

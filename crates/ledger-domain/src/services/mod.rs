@@ -44,8 +44,8 @@ pub use settings::Billing;
 pub use signup::{IssuedKey, MasterSignup, SignupResult, SubSignup};
 pub use system::{SystemInfo, SystemStatus, system_auth_error};
 pub use taxes::{NewTaxInput, TaxChanges};
-pub(crate) use transactions::WriteOptions;
 pub use transactions::{EntryInput, NewTransactionInput, TransactionChanges};
+pub(crate) use transactions::{WriteOptions, with_result};
 
 use crate::ports::{Clock, Runtime, Store};
 

@@ -29,8 +29,9 @@ use crate::ports::{IdempotencyRecord, Store, Tenant, Written};
 
 use super::transactions::WriteOptions;
 use super::{
-    Access, DocumentInput, Ledger, NewAccountInput, NewCategoryInput, NewContactInput, NewTaxInput,
-    NewTransactionInput, PaymentInput, TransactionChanges,
+    Access, AccountChanges, CategoryChanges, DocumentInput, Ledger, NewAccountInput,
+    NewCategoryInput, NewContactInput, NewTaxInput, NewTransactionInput, PaymentInput, TaxChanges,
+    TransactionChanges,
 };
 
 /// The interface a request came through. MCP tools are REST requests made in-process,
@@ -123,6 +124,10 @@ pub const MAX_WAIT: Duration = Duration::from_secs(30);
 #[derive(Debug, Clone)]
 pub enum Write {
     CreateAccount(NewAccountInput),
+    UpdateAccount {
+        id: String,
+        changes: AccountChanges,
+    },
     DeleteAccount {
         id: String,
     },
@@ -150,7 +155,21 @@ pub enum Write {
         id: String,
     },
     CreateTax(NewTaxInput),
+    UpdateTax {
+        id: String,
+        changes: TaxChanges,
+    },
+    DeleteTax {
+        id: String,
+    },
     CreateCategory(NewCategoryInput),
+    UpdateCategory {
+        id: String,
+        changes: CategoryChanges,
+    },
+    DeleteCategory {
+        id: String,
+    },
     CreateDocument {
         kind: DocumentKind,
         input: DocumentInput,
@@ -185,6 +204,7 @@ impl Write {
     pub fn operation(&self) -> Operation {
         match self {
             Self::CreateAccount(_) => Operation::AccountCreate,
+            Self::UpdateAccount { .. } => Operation::AccountUpdate,
             Self::DeleteAccount { .. } => Operation::AccountDelete,
             Self::CreateTransaction(_) => Operation::TransactionCreate,
             Self::UpdateTransaction { .. } => Operation::TransactionUpdate,
@@ -195,7 +215,11 @@ impl Write {
             Self::UpdateContact { .. } => Operation::ContactUpdate,
             Self::DeleteContact { .. } => Operation::ContactDelete,
             Self::CreateTax(_) => Operation::TaxCreate,
+            Self::UpdateTax { .. } => Operation::TaxUpdate,
+            Self::DeleteTax { .. } => Operation::TaxDelete,
             Self::CreateCategory(_) => Operation::CategoryCreate,
+            Self::UpdateCategory { .. } => Operation::CategoryUpdate,
+            Self::DeleteCategory { .. } => Operation::CategoryDelete,
             Self::CreateDocument { kind, .. } => Operation::DocumentCreate(*kind),
             Self::UpdateDocument { kind, .. } => Operation::DocumentUpdate(*kind),
             Self::DeleteDocument { kind, .. } => Operation::DocumentDelete(*kind),
@@ -248,6 +272,12 @@ impl Submitted {
     }
 }
 
+/// A write that [`Ledger::write_synchronously`] wrote, or a queued one it handed back.
+enum Synchronous {
+    Written(Written<Value>),
+    Queued(Box<(Write, WriteOptions)>),
+}
+
 impl<S: Store> Ledger<S> {
     /// Submits a write (see the module documentation for the steps).
     ///
@@ -283,43 +313,13 @@ impl<S: Store> Ledger<S> {
             idempotency: record.clone(),
             credits: price(write.operation(), submission.channel),
         };
+        let (write, options) = match self.write_synchronously(access, write, options).await? {
+            Synchronous::Written(view) => {
+                return self.settle_view(access, record.as_ref(), wait, view).await;
+            }
+            Synchronous::Queued(queued) => *queued,
+        };
         let written = match write {
-            Write::CreateAccount(input) => {
-                return self
-                    .settle_view(access, record.as_ref(), wait, async {
-                        Ok(match self.create_account(access, input, options).await? {
-                            Written::Done(account) => Written::Done(crate::views::account(
-                                &account,
-                                Some(Default::default()),
-                            )),
-                            Written::Replay(first) => Written::Replay(first),
-                        })
-                    })
-                    .await;
-            }
-            Write::CreateTax(input) => {
-                return self
-                    .settle_view(access, record.as_ref(), wait, async {
-                        Ok(match self.create_tax(access, input, options).await? {
-                            Written::Done(tax) => Written::Done(crate::views::tax(&tax)),
-                            Written::Replay(first) => Written::Replay(first),
-                        })
-                    })
-                    .await;
-            }
-            Write::CreateCategory(input) => {
-                return self
-                    .settle_view(access, record.as_ref(), wait, async {
-                        Ok(match self.create_category(access, input, options).await? {
-                            // A new category has no children yet.
-                            Written::Done(category) => {
-                                Written::Done(crate::views::category(&category, Some(&[])))
-                            }
-                            Written::Replay(first) => Written::Replay(first),
-                        })
-                    })
-                    .await;
-            }
             Write::CreateTransaction(input) => {
                 // A caller that waits gets the write decided and applied at once, in one
                 // database transaction grouped with concurrent ones.
@@ -367,6 +367,18 @@ impl<S: Store> Ledger<S> {
             Write::VoidDocument { kind, id } => {
                 self.void_document(access, kind, &id, options).await?
             }
+            Write::CreateAccount(_)
+            | Write::UpdateAccount { .. }
+            | Write::CreateTax(_)
+            | Write::UpdateTax { .. }
+            | Write::DeleteTax { .. }
+            | Write::CreateCategory(_)
+            | Write::UpdateCategory { .. }
+            | Write::DeleteCategory { .. } => {
+                return Err(DomainError::Internal(
+                    "a synchronous write reached the queue".into(),
+                ));
+            }
         };
         match written {
             Written::Done(job) => Ok(Submitted {
@@ -380,6 +392,42 @@ impl<S: Store> Ledger<S> {
         }
     }
 
+    /// Writes a synchronous write at once, answering its view; hands a queued write back.
+    async fn write_synchronously(
+        &self,
+        access: &Access,
+        write: Write,
+        options: WriteOptions,
+    ) -> DomainResult<Synchronous> {
+        Ok(Synchronous::Written(match write {
+            Write::CreateAccount(input) => self
+                .create_account(access, input, options)
+                .await?
+                .map(|account| crate::views::account(&account, Some(Default::default()))),
+            Write::UpdateAccount { id, changes } => {
+                self.update_account(access, &id, changes, options).await?
+            }
+            Write::CreateTax(input) => self
+                .create_tax(access, input, options)
+                .await?
+                .map(|tax| crate::views::tax(&tax)),
+            Write::UpdateTax { id, changes } => {
+                self.update_tax(access, &id, changes, options).await?
+            }
+            Write::DeleteTax { id } => self.delete_tax(access, &id, options).await?,
+            // A new category has no children yet.
+            Write::CreateCategory(input) => self
+                .create_category(access, input, options)
+                .await?
+                .map(|category| crate::views::category(&category, Some(&[]))),
+            Write::UpdateCategory { id, changes } => {
+                self.update_category(access, &id, changes, options).await?
+            }
+            Write::DeleteCategory { id } => self.delete_category(access, &id, options).await?,
+            queued => return Ok(Synchronous::Queued(Box::new((queued, options)))),
+        }))
+    }
+
     /// Answers a synchronous write: its view, or the replay of the request that won the
     /// race for the same key.
     async fn settle_view(
@@ -387,9 +435,9 @@ impl<S: Store> Ledger<S> {
         access: &Access,
         record: Option<&IdempotencyRecord>,
         wait: Duration,
-        write: impl Future<Output = DomainResult<Written<Value>>>,
+        written: Written<Value>,
     ) -> DomainResult<Submitted> {
-        match write.await? {
+        match written {
             Written::Done(view) => Ok(Submitted {
                 outcome: Outcome::Done(view),
                 replayed: false,

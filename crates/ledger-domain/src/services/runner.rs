@@ -4,7 +4,7 @@
 //! A precondition that no longer holds (the transaction was posted meanwhile) fails the
 //! job and refunds it; a storage failure retries with backoff up to `MAX_ATTEMPTS`.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::error::{DomainError, DomainResult, ErrorCode};
 use crate::events::{Deletion, Event};
@@ -296,7 +296,7 @@ impl<S: Store> Ledger<S> {
                 let before = self.current_transaction(&tenant, transaction_id).await?;
                 TransactionAction::Delete.check(before.status)?;
                 let deletion = self.deletion(job, "transaction", &before.id, &before.description);
-                let result = json!({ "id": before.id, "object": "transaction", "deleted": true, "recoverable_until": views::timestamp(deletion.recoverable_until) });
+                let result = views::deleted("transaction", &before.id, deletion.recoverable_until);
                 let events = vec![self.job_event(
                     job,
                     "transaction.deleted",
@@ -330,7 +330,7 @@ impl<S: Store> Ledger<S> {
                     .await?
                     .ok_or_else(|| not_found("account", account_id))?;
                 let deletion = self.deletion(job, "account", &before.id, &before.name);
-                let result = json!({ "id": before.id, "object": "account", "deleted": true, "recoverable_until": views::timestamp(deletion.recoverable_until) });
+                let result = views::deleted("account", &before.id, deletion.recoverable_until);
                 let events = vec![self.job_event(
                     job,
                     "account.deleted",

@@ -3,6 +3,8 @@
 //! Writes are synchronous and cost [`super::transactions::WRITE_CREDITS`], taken in the
 //! write's own database transaction. The arithmetic lives in [`crate::tax`].
 
+use serde_json::Value;
+
 use crate::error::{DomainError, DomainResult};
 use crate::events::Deletion;
 use crate::ids::{IdKind, new_id, parse_id};
@@ -10,8 +12,7 @@ use crate::ports::{Page, PageRequest, Store, TaxFilter, Written};
 use crate::tax::{RateError, Tax, TaxType, parse_rate};
 
 use super::accounts::not_found;
-use super::pipeline::{Channel, Operation, price};
-use super::{Access, Ledger};
+use super::{Access, Ledger, WriteOptions, with_result};
 
 /// Fields of a new tax; `rate` is the exact decimal text of a percentage.
 #[derive(Debug, Clone, Default)]
@@ -101,10 +102,7 @@ impl<S: Store> Ledger<S> {
             None,
             Some(view.clone()),
         );
-        let idempotency = options.idempotency.map(|mut r| {
-            r.result = Some(view.clone());
-            r
-        });
+        let idempotency = with_result(options.idempotency, &view);
         self.store
             .insert_tax(
                 tax,
@@ -119,12 +117,13 @@ impl<S: Store> Ledger<S> {
     ///
     /// # Errors
     /// `resource_not_found`, validation errors, `insufficient_credits`.
-    pub async fn update_tax(
+    pub(crate) async fn update_tax(
         &self,
         access: &Access,
         id: &str,
         changes: TaxChanges,
-    ) -> DomainResult<Tax> {
+        options: WriteOptions,
+    ) -> DomainResult<Written<Value>> {
         let before = self.get_tax(access, id).await?;
         let mut tax = before.clone();
         if let Some(name) = changes.name {
@@ -148,13 +147,17 @@ impl<S: Store> Ledger<S> {
             Some(crate::views::tax(&before)),
             Some(crate::views::tax(&tax)),
         );
-        self.store
+        let view = crate::views::tax(&tax);
+        let written = self
+            .store
             .update_tax(
                 tax,
                 event,
-                Some(self.charge(access, price(Operation::TaxUpdate, Channel::Rest))),
+                with_result(options.idempotency, &view),
+                Some(self.charge(access, options.credits)),
             )
-            .await
+            .await?;
+        Ok(written.map(|_| view))
     }
 
     /// Lists taxes by name; `is_active` defaults to true.
@@ -182,7 +185,12 @@ impl<S: Store> Ledger<S> {
     ///
     /// # Errors
     /// `resource_not_found`, `insufficient_credits`.
-    pub async fn delete_tax(&self, access: &Access, id: &str) -> DomainResult<String> {
+    pub(crate) async fn delete_tax(
+        &self,
+        access: &Access,
+        id: &str,
+        options: WriteOptions,
+    ) -> DomainResult<Written<Value>> {
         let tax = self.get_tax(access, id).await?;
         let deletion = self.soft_deletion(access, "tax", &tax.id, &tax.name);
         let event = self.event(
@@ -193,15 +201,18 @@ impl<S: Store> Ledger<S> {
             Some(crate::views::tax(&tax)),
             None,
         );
-        self.store
+        let view = crate::views::deleted("tax", &tax.id, deletion.recoverable_until);
+        let written = self
+            .store
             .delete_tax(
                 &tax.id,
                 deletion,
                 event,
-                Some(self.charge(access, price(Operation::TaxDelete, Channel::Rest))),
+                with_result(options.idempotency, &view),
+                Some(self.charge(access, options.credits)),
             )
             .await?;
-        Ok(tax.id)
+        Ok(written.map(|()| view))
     }
 
     /// A soft-deletion record of the access's tenant and key, stamped now.

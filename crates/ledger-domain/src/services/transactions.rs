@@ -63,6 +63,18 @@ pub(crate) struct WriteOptions {
     pub credits: i64,
 }
 
+/// The idempotency record of a synchronous write, carrying the answer it replays: the
+/// answer is known before the write, and stored in the same database transaction.
+pub(crate) fn with_result(
+    record: Option<IdempotencyRecord>,
+    answer: &serde_json::Value,
+) -> Option<IdempotencyRecord> {
+    record.map(|mut r| {
+        r.result = Some(answer.clone());
+        r
+    })
+}
+
 fn check_description(text: &str) -> DomainResult<String> {
     let text = text.trim();
     if text.is_empty() {

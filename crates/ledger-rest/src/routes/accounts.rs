@@ -126,12 +126,8 @@ async fn update<S: Store>(
         parent_id: input.parent_account_id,
         metadata: input.metadata,
     };
-    let account = state.ledger.update_account(&access, &id, changes).await?;
-    let view = state
-        .ledger
-        .account_balance(&access, &account.id, None)
-        .await?;
-    Ok(HttpResponse::Ok().json(views::account(&view.account, Some(view.totals))))
+    let write = Write::UpdateAccount { id, changes };
+    submit(&state, &req, &access, &body, StatusCode::OK, write).await
 }
 
 async fn delete<S: Store>(

@@ -118,8 +118,8 @@ async fn update<S: Store>(
         is_active: input.is_active,
         parent_id: input.parent_id,
     };
-    let view = state.ledger.update_category(&access, &id, changes).await?;
-    Ok(HttpResponse::Ok().json(views::category(&view.category, Some(&view.subcategories))))
+    let write = Write::UpdateCategory { id, changes };
+    submit(&state, &req, &access, &body, StatusCode::OK, write).await
 }
 
 async fn delete<S: Store>(
@@ -129,8 +129,8 @@ async fn delete<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
-    let id = state.ledger.delete_category(&access, &id).await?;
-    Ok(HttpResponse::Ok().json(json!({ "id": id, "object": "category", "deleted": true })))
+    let write = Write::DeleteCategory { id };
+    submit(&state, &req, &access, b"", StatusCode::OK, write).await
 }
 
 async fn list<S: Store>(

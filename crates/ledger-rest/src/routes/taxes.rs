@@ -110,8 +110,8 @@ async fn update<S: Store>(
         rate: input.rate.map(|r| r.0),
         is_active: input.is_active,
     };
-    let tax = state.ledger.update_tax(&access, &id, changes).await?;
-    Ok(HttpResponse::Ok().json(views::tax(&tax)))
+    let write = Write::UpdateTax { id, changes };
+    submit(&state, &req, &access, &body, StatusCode::OK, write).await
 }
 
 async fn delete<S: Store>(
@@ -121,8 +121,15 @@ async fn delete<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
-    let id = state.ledger.delete_tax(&access, &id).await?;
-    Ok(HttpResponse::Ok().json(json!({ "id": id, "object": "tax", "deleted": true })))
+    submit(
+        &state,
+        &req,
+        &access,
+        b"",
+        StatusCode::OK,
+        Write::DeleteTax { id },
+    )
+    .await
 }
 
 async fn list<S: Store>(

@@ -3,7 +3,7 @@
 use ledger_domain::DomainError;
 use ledger_domain::accounts::{AccountStatus, AccountType};
 use ledger_domain::ports::{
-    Accounts, Effect, IdempotencyRecord, IdempotencyRecords, Jobs, Written,
+    Accounts, Effect, IdempotencyRecord, IdempotencyRecords, Jobs, Organizations, Written,
 };
 use ledger_domain::transactions::TransactionStatus;
 use ledger_store::testing::backends;
@@ -160,10 +160,10 @@ async fn updates_change_the_stored_account() {
         acct.updated_at = T0 + time::Duration::minutes(5);
         let e = event(&live, "account.updated", "account", &id);
         let saved = db
-            .update_account(acct.clone(), e, None)
+            .update_account(acct.clone(), e, None, None)
             .await
             .expect("update");
-        assert_eq!(saved, acct);
+        assert_eq!(saved, Written::Done(acct.clone()));
         let stored = db
             .get_account(&live, &id)
             .await
@@ -175,10 +175,51 @@ async fn updates_change_the_stored_account() {
         foreign.livemode = false;
         let e = event(&live, "account.updated", "account", &id);
         let err = db
-            .update_account(foreign, e, None)
+            .update_account(foreign, e, None, None)
             .await
             .expect_err("other mode");
         assert_eq!(err.code(), "resource_not_found");
+
+        // An update with a key used before is the first one's replay: nothing changes
+        // and nothing is charged again.
+        let rec = record(&a.org.id, true, "update-key");
+        let mut renamed = acct.clone();
+        renamed.name = "Debtors".to_owned();
+        let charge = || Some(crate::charge(&a, true, 1));
+        let first = db
+            .update_account(
+                renamed.clone(),
+                event(&live, "account.updated", "account", &id),
+                Some(rec.clone()),
+                charge(),
+            )
+            .await
+            .expect("keyed update");
+        assert_eq!(first, Written::Done(renamed.clone()));
+        let mut again = renamed.clone();
+        again.name = "Other".to_owned();
+        let second = db
+            .update_account(
+                again,
+                event(&live, "account.updated", "account", &id),
+                Some(rec.clone()),
+                charge(),
+            )
+            .await
+            .expect("replayed update");
+        assert_eq!(second, Written::Replay(rec), "{}", t.backend());
+        let stored = db
+            .get_account(&live, &id)
+            .await
+            .expect("get")
+            .expect("found");
+        assert_eq!(stored.name, "Debtors", "{}", t.backend());
+        let org = db
+            .get_organization(&a.org.id)
+            .await
+            .expect("org")
+            .expect("found");
+        assert_eq!(org.credits_remaining, 500 - 1, "{}", t.backend());
         t.cleanup().await;
     }
 }

@@ -95,6 +95,7 @@ async fn concurrent_writes_are_judged_one_by_one() {
             suspended,
             crate::event(&live, "account.updated", "account", &expenses),
             None,
+            None,
         )
         .await
         .expect("suspend");

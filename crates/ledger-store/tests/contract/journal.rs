@@ -407,7 +407,7 @@ async fn entries_need_live_active_accounts_at_apply_time() {
             .expect("sales");
         acct.status = AccountStatus::Suspended;
         let ev = crate::event(&live, "account.updated", "account", &sales);
-        db.update_account(acct.clone(), ev, None)
+        db.update_account(acct.clone(), ev, None, None)
             .await
             .expect("suspend");
         let txn = crate::transaction(&live, day(5), TransactionStatus::Posted, &cash, &sales, 70);
@@ -423,6 +423,7 @@ async fn entries_need_live_active_accounts_at_apply_time() {
             acct.clone(),
             crate::event(&live, "account.updated", "account", &sales),
             None,
+            None,
         )
         .await
         .expect("activate");
@@ -431,6 +432,7 @@ async fn entries_need_live_active_accounts_at_apply_time() {
         db.update_account(
             acct.clone(),
             crate::event(&live, "account.updated", "account", &sales),
+            None,
             None,
         )
         .await

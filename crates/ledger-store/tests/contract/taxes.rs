@@ -164,6 +164,7 @@ async fn taxes_are_written_read_and_deleted_per_tenant() {
             changed.clone(),
             event(&live, "tax.updated", "tax", &vat.id),
             None,
+            None,
         )
         .await
         .expect("update");
@@ -178,6 +179,7 @@ async fn taxes_are_written_read_and_deleted_per_tenant() {
                 foreign,
                 event(&b.tenant(true), "tax.updated", "tax", &vat.id),
                 None,
+                None,
             )
             .await
             .expect_err("other tenant");
@@ -190,6 +192,7 @@ async fn taxes_are_written_read_and_deleted_per_tenant() {
                 deletion(&b.tenant(true), "tax", &vat.id),
                 event(&b.tenant(true), "tax.deleted", "tax", &vat.id),
                 None,
+                None,
             )
             .await
             .expect_err("other tenant");
@@ -198,6 +201,7 @@ async fn taxes_are_written_read_and_deleted_per_tenant() {
             &vat.id,
             deletion(&live, "tax", &vat.id),
             event(&live, "tax.deleted", "tax", &vat.id),
+            None,
             Some(charge(&a, true, 1)),
         )
         .await
@@ -215,6 +219,7 @@ async fn taxes_are_written_read_and_deleted_per_tenant() {
                 &vat.id,
                 deletion(&live, "tax", &vat.id),
                 event(&live, "tax.deleted", "tax", &vat.id),
+                None,
                 None,
             )
             .await
@@ -386,6 +391,7 @@ async fn categories_nest_and_refuse_deletion_in_use() {
             moved.clone(),
             event(&test, "category.updated", "category", &child.id),
             None,
+            None,
         )
         .await
         .expect("update");
@@ -401,6 +407,7 @@ async fn categories_nest_and_refuse_deletion_in_use() {
                 deletion(&test, "category", &parent.id),
                 event(&test, "category.deleted", "category", &parent.id),
                 None,
+                None,
             )
             .await
             .expect_err("in use");
@@ -411,6 +418,7 @@ async fn categories_nest_and_refuse_deletion_in_use() {
                 deletion(&b.tenant(false), "category", &child.id),
                 event(&b.tenant(false), "category.deleted", "category", &child.id),
                 None,
+                None,
             )
             .await
             .expect_err("other tenant");
@@ -420,6 +428,7 @@ async fn categories_nest_and_refuse_deletion_in_use() {
             deletion(&test, "category", &child.id),
             event(&test, "category.deleted", "category", &child.id),
             None,
+            None,
         )
         .await
         .expect("delete child");
@@ -427,6 +436,7 @@ async fn categories_nest_and_refuse_deletion_in_use() {
             &parent.id,
             deletion(&test, "category", &parent.id),
             event(&test, "category.deleted", "category", &parent.id),
+            None,
             Some(charge(&a, false, 1)),
         )
         .await
@@ -499,6 +509,7 @@ async fn a_category_used_by_a_transaction_is_in_use() {
                 deletion(&test, "category", &used.id),
                 event(&test, "category.deleted", "category", &used.id),
                 None,
+                None,
             )
             .await
             .expect_err("in use");
@@ -548,6 +559,7 @@ async fn expired_taxes_and_categories_are_purged() {
             deletion(&test, "tax", &gone_tax.id),
             event(&test, "tax.deleted", "tax", &gone_tax.id),
             None,
+            None,
         )
         .await
         .expect("delete");
@@ -558,6 +570,7 @@ async fn expired_taxes_and_categories_are_purged() {
             later,
             event(&test, "tax.deleted", "tax", &kept_tax.id),
             None,
+            None,
         )
         .await
         .expect("delete");
@@ -566,6 +579,7 @@ async fn expired_taxes_and_categories_are_purged() {
                 &c.id,
                 deletion(&test, "category", &c.id),
                 event(&test, "category.deleted", "category", &c.id),
+                None,
                 None,
             )
             .await
