@@ -13,6 +13,8 @@ pub mod error;
 pub mod events;
 pub mod ids;
 pub mod jobs;
+#[cfg(any(test, feature = "test-support"))]
+pub mod memory;
 pub mod money;
 pub mod organizations;
 pub mod ports;

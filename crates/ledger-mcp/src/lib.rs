@@ -5,7 +5,8 @@
 //! `Accept`/`Content-Type`/`Origin`, JSON-RPC framing, the era of the protocol (modern
 //! 2026-07-28 or the legacy handshake) and the headers that must agree with the body.
 //! Dispatch of the methods is jsonrpsee's ([`rpc`]); every tool call is one in-process
-//! REST request ([`rest`]), so authorization, credits, events and errors are the REST ones.
+//! REST request (through `ledger_rest::client::RestClient`), so authorization, credits,
+//! events and errors are the REST ones.
 
 pub mod content;
 pub mod protocol;

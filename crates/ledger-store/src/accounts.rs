@@ -12,7 +12,7 @@ use ledger_domain::ports::{
 use time::OffsetDateTime;
 
 use crate::db::{Db, is_unique_violation};
-use crate::organizations::settle_idempotent;
+use crate::idempotency::settle_idempotent;
 use crate::rows::{AccountRow, EventRow, IdempotencyRow, json_text, to_db};
 use crate::schema::accounts;
 
@@ -63,8 +63,7 @@ impl Accounts for Db {
         let written = db_write!(self, |conn| {
             audited_write!(conn, &idem_row, &charge, &event_row, {
                 let changed = diesel::update(accounts::table)
-                    .filter(accounts::organization_id.eq(&account.organization_id))
-                    .filter(accounts::livemode.eq(account.livemode))
+                    .filter(tenant_of!(accounts, account))
                     .filter(accounts::id.eq(&account.id))
                     .filter(accounts::deleted_at.is_null())
                     .set((
@@ -93,8 +92,7 @@ impl Accounts for Db {
     async fn get_account(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Account>> {
         let row: Option<AccountRow> = db_read!(self, |conn| {
             Ok(accounts::table
-                .filter(accounts::organization_id.eq(&tenant.organization_id))
-                .filter(accounts::livemode.eq(tenant.livemode))
+                .filter(tenant_of!(accounts, tenant))
                 .filter(accounts::id.eq(id))
                 .filter(accounts::deleted_at.is_null())
                 .select(AccountRow::as_select())
@@ -111,8 +109,7 @@ impl Accounts for Db {
         }
         let rows: Vec<AccountRow> = db_read!(self, |conn| {
             Ok(accounts::table
-                .filter(accounts::organization_id.eq(&tenant.organization_id))
-                .filter(accounts::livemode.eq(tenant.livemode))
+                .filter(tenant_of!(accounts, tenant))
                 .filter(accounts::id.eq_any(ids))
                 .filter(accounts::deleted_at.is_null())
                 .order(accounts::code.asc())
@@ -135,8 +132,7 @@ impl Accounts for Db {
             // The filter is built twice (count and page): boxed queries are not Clone.
             let filtered = || {
                 let mut query = accounts::table
-                    .filter(accounts::organization_id.eq(&tenant.organization_id))
-                    .filter(accounts::livemode.eq(tenant.livemode))
+                    .filter(tenant_of!(accounts, tenant))
                     .filter(accounts::deleted_at.is_null())
                     .into_boxed();
                 if let Some(t) = account_type {

@@ -38,8 +38,7 @@ pub(crate) async fn totals(
     let until = until.map(to_db);
     let rows: Vec<(String, i64, i64)> = db_read!(db, |conn| {
         let mut query = le::table
-            .filter(le::organization_id.eq(&tenant.organization_id))
-            .filter(le::livemode.eq(tenant.livemode))
+            .filter(tenant_of!(le, tenant))
             .filter(le::counted.eq(true))
             .group_by(le::account_id)
             .select((
@@ -77,8 +76,7 @@ pub(crate) async fn totals_of(
     }
     let rows: Vec<(String, i64, i64)> = db_read!(db, |conn| {
         Ok(le::table
-            .filter(le::organization_id.eq(&tenant.organization_id))
-            .filter(le::livemode.eq(tenant.livemode))
+            .filter(tenant_of!(le, tenant))
             .filter(le::counted.eq(true))
             .filter(le::account_id.eq_any(ids))
             .group_by(le::account_id)
@@ -223,8 +221,7 @@ pub(crate) async fn history(
     let (raw, total_count, before): (Vec<RawRow>, i64, (i64, i64)) = db_read!(db, |conn| {
         let window = || {
             let mut query = le::table
-                .filter(le::organization_id.eq(org))
-                .filter(le::livemode.eq(livemode))
+                .filter(tenant_of!(le, org, livemode))
                 .filter(le::account_id.eq(account_id))
                 .filter(le::counted.eq(true))
                 .into_boxed();
@@ -243,8 +240,7 @@ pub(crate) async fn history(
                     .eq(le::organization_id)
                     .and(transactions::id.eq(le::transaction_id))),
             )
-            .filter(le::organization_id.eq(org))
-            .filter(le::livemode.eq(livemode))
+            .filter(tenant_of!(le, org, livemode))
             .filter(le::account_id.eq(account_id))
             .filter(le::counted.eq(true))
             .filter(le::date.ge(from.unwrap_or(EARLIEST)))
@@ -266,8 +262,7 @@ pub(crate) async fn history(
         // Everything of the account ordered before the first row of the page; with an
         // empty page, everything before the end of the window.
         let mut before = le::table
-            .filter(le::organization_id.eq(org))
-            .filter(le::livemode.eq(livemode))
+            .filter(tenant_of!(le, org, livemode))
             .filter(le::account_id.eq(account_id))
             .filter(le::counted.eq(true))
             .select((sql::<BigInt>(DEBIT_SUM), sql::<BigInt>(CREDIT_SUM)))

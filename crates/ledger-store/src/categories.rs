@@ -13,8 +13,8 @@ use ledger_domain::ports::{
 use time::PrimitiveDateTime;
 
 use crate::db::Db;
+use crate::idempotency::settle_idempotent;
 use crate::locks::AccountLocks;
-use crate::organizations::settle_idempotent;
 use crate::rows::{DeletionRow, EventRow, IdempotencyRow, corrupt, from_db, to_db};
 use crate::schema::{categories, resource_deletions};
 
@@ -116,8 +116,7 @@ impl Categories for Db {
         let written = db_write!(self, |conn| {
             audited_write!(conn, &idem_row, &charge, &event_row, {
                 let changed = diesel::update(categories::table)
-                    .filter(categories::organization_id.eq(&row.organization_id))
-                    .filter(categories::livemode.eq(row.livemode))
+                    .filter(tenant_of!(categories, row))
                     .filter(categories::id.eq(&row.id))
                     .filter(categories::deleted_at.is_null())
                     .set((
@@ -142,8 +141,7 @@ impl Categories for Db {
     async fn get_category(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Category>> {
         let row: Option<CategoryRow> = db_read!(self, |conn| {
             Ok(categories::table
-                .filter(categories::organization_id.eq(&tenant.organization_id))
-                .filter(categories::livemode.eq(tenant.livemode))
+                .filter(tenant_of!(categories, tenant))
                 .filter(categories::id.eq(id))
                 .filter(categories::deleted_at.is_null())
                 .select(CategoryRow::as_select())
@@ -167,8 +165,7 @@ impl Categories for Db {
             // The filter is built twice (count and page): boxed queries are not Clone.
             let filtered = || {
                 let mut query = categories::table
-                    .filter(categories::organization_id.eq(&tenant.organization_id))
-                    .filter(categories::livemode.eq(tenant.livemode))
+                    .filter(tenant_of!(categories, tenant))
                     .filter(categories::deleted_at.is_null())
                     .into_boxed();
                 if let Some(t) = category_type {
@@ -232,8 +229,7 @@ impl Categories for Db {
                     return Err(refusal.into());
                 }
                 let changed = diesel::update(categories::table)
-                    .filter(categories::organization_id.eq(org))
-                    .filter(categories::livemode.eq(livemode))
+                    .filter(tenant_of!(categories, org, livemode))
                     .filter(categories::id.eq(&category_id))
                     .filter(categories::deleted_at.is_null())
                     .set((

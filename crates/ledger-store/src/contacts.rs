@@ -37,8 +37,7 @@ impl Contacts for Db {
     async fn get_contact(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Contact>> {
         let row: Option<ContactRow> = db_read!(self, |conn| {
             Ok(contacts::table
-                .filter(contacts::organization_id.eq(&tenant.organization_id))
-                .filter(contacts::livemode.eq(tenant.livemode))
+                .filter(tenant_of!(contacts, tenant))
                 .filter(contacts::id.eq(id))
                 .filter(contacts::deleted_at.is_null())
                 .select(ContactRow::as_select())
@@ -55,8 +54,7 @@ impl Contacts for Db {
         }
         let rows: Vec<ContactRow> = db_read!(self, |conn| {
             Ok(contacts::table
-                .filter(contacts::organization_id.eq(&tenant.organization_id))
-                .filter(contacts::livemode.eq(tenant.livemode))
+                .filter(tenant_of!(contacts, tenant))
                 .filter(contacts::id.eq_any(ids))
                 .filter(contacts::deleted_at.is_null())
                 .select(ContactRow::as_select())
@@ -84,8 +82,7 @@ impl Contacts for Db {
             // Built twice (count and page): boxed queries are not Clone.
             let filtered = || {
                 let mut query = contacts::table
-                    .filter(contacts::organization_id.eq(&tenant.organization_id))
-                    .filter(contacts::livemode.eq(tenant.livemode))
+                    .filter(tenant_of!(contacts, tenant))
                     .filter(contacts::deleted_at.is_null())
                     .into_boxed();
                 if let Some(t) = contact_type {
@@ -132,8 +129,7 @@ impl Contacts for Db {
     ) -> StoreResult<Option<String>> {
         db_read!(self, |conn| {
             Ok(contacts::table
-                .filter(contacts::organization_id.eq(&tenant.organization_id))
-                .filter(contacts::livemode.eq(tenant.livemode))
+                .filter(tenant_of!(contacts, tenant))
                 .filter(contacts::reference.eq(reference))
                 .filter(contacts::deleted_at.is_null())
                 .select(contacts::id)

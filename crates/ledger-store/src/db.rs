@@ -16,8 +16,8 @@
 //! transaction.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use diesel::connection::{AnsiTransactionManager, Instrumentation, InstrumentationEvent};
 
@@ -34,6 +34,9 @@ use diesel_async::{
 };
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 use ledger_domain::DomainError;
+use ledger_domain::jobs::Job;
+use ledger_domain::ports::{AppliedWrite, StoreResult, Written};
+use tokio::sync::{mpsc, oneshot};
 
 /// The migrations of each backend, embedded in the binary.
 const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
@@ -111,10 +114,20 @@ pub(crate) enum DbPool {
 pub struct Db {
     pub(crate) pool: DbPool,
     /// The group-commit queue of applied writes, started on first use (see `group`).
-    pub(crate) group: std::sync::Arc<std::sync::OnceLock<crate::group::Committer>>,
+    pub(crate) group: Arc<OnceLock<GroupQueue>>,
     /// Statements run on any connection of the pools (see [`Db::queries_executed`]).
     pub(crate) queries: Arc<AtomicU64>,
 }
+
+/// A write handed to the group committer (see `group`), with the channel its answer
+/// goes back on.
+pub(crate) struct GroupedWrite {
+    pub(crate) write: AppliedWrite,
+    pub(crate) reply: oneshot::Sender<StoreResult<Written<Job>>>,
+}
+
+/// The queue in front of the group committer task.
+pub(crate) type GroupQueue = mpsc::UnboundedSender<GroupedWrite>;
 
 /// Counts the statements a connection runs, into a counter shared by the pools.
 struct QueryCounter(Arc<AtomicU64>);
@@ -441,63 +454,37 @@ macro_rules! db_write {
     }};
 }
 
-/// Inside a [`db_write!`] body: when the idempotency row `$record`
-/// (`&Option<IdempotencyRow>`) names a key the tenant already used, returns
-/// `Written::Replay` with the stored record (the transaction then writes nothing);
-/// otherwise inserts it first, so a concurrent request with the same key waits on the
-/// unique key and then fails with [`TxError::IdempotencyRace`].
-macro_rules! idempotency_guard {
-    ($conn:ident, $record:expr) => {
-        if let Some(record) = $record {
-            use $crate::schema::idempotency_keys as ik;
-            let existing: Option<$crate::rows::IdempotencyRow> = ik::table
-                .filter(ik::organization_id.eq(&record.organization_id))
-                .filter(ik::livemode.eq(record.livemode))
-                .filter(ik::key.eq(&record.key))
-                .select($crate::rows::IdempotencyRow::as_select())
-                .first($conn)
-                .await
-                .optional()?;
-            if let Some(row) = existing {
-                let stored = ::ledger_domain::ports::IdempotencyRecord::from(row);
-                let fresh = $crate::rows::record_of(record);
-                if fresh.replays(&stored) {
-                    return Ok(::ledger_domain::ports::Written::Replay(stored));
-                }
-                // Past the window (the domain's rule): the key is free again.
-                diesel::delete(
-                    ik::table
-                        .filter(ik::organization_id.eq(&record.organization_id))
-                        .filter(ik::livemode.eq(record.livemode))
-                        .filter(ik::key.eq(&record.key)),
-                )
-                .execute($conn)
-                .await?;
+/// Rows per INSERT statement (PostgreSQL allows 65 535 bind parameters per statement).
+pub(crate) const ROWS_PER_STATEMENT: usize = 1000;
+
+/// A method inserting rows with one INSERT per chunk of [`ROWS_PER_STATEMENT`] rows
+/// (PostgreSQL).
+macro_rules! insert_chunks {
+    ($name:ident, $table:path, $row:ty) => {
+        async fn $name<'a>(&'a mut self, rows: &'a [$row]) -> QueryResult<()> {
+            for chunk in rows.chunks($crate::db::ROWS_PER_STATEMENT) {
+                diesel::insert_into($table)
+                    .values(chunk)
+                    .execute(self)
+                    .await?;
             }
-            diesel::insert_into(ik::table)
-                .values(record)
-                .execute($conn)
-                .await
-                .map_err($crate::organizations::idempotency_insert_error)?;
+            Ok(())
         }
     };
 }
 
-/// Inside a [`db_write!`] body: the steps every synchronous audited write shares. Replays
-/// an idempotency key the tenant already used (else records it, see
-/// [`idempotency_guard!`]), takes the credits, runs `$body` (the write itself), then inserts
-/// the audit event, all in the one transaction.
-macro_rules! audited_write {
-    ($conn:ident, $idem_row:expr, $charge:expr, $event_row:expr, $body:block) => {{
-        idempotency_guard!($conn, $idem_row);
-        if let Some(charge) = $charge {
-            $crate::group::take_charge($conn, charge, &$event_row.id, None, $event_row.created_at)
-                .await?;
+/// A method inserting rows with one INSERT per row (SQLite, where diesel-async has no
+/// multi-row insert and statements cost no network round trip).
+macro_rules! insert_each {
+    ($name:ident, $table:path, $row:ty) => {
+        async fn $name<'a>(&'a mut self, rows: &'a [$row]) -> QueryResult<()> {
+            for row in rows {
+                diesel::insert_into($table)
+                    .values(row)
+                    .execute(self)
+                    .await?;
+            }
+            Ok(())
         }
-        $body
-        diesel::insert_into($crate::schema::events::table)
-            .values($event_row)
-            .execute($conn)
-            .await?;
-    }};
+    };
 }

@@ -20,8 +20,7 @@ impl Documents for Db {
     ) -> StoreResult<Option<Document>> {
         let row: Option<DocumentRow> = db_read!(self, |conn| {
             Ok(documents::table
-                .filter(documents::organization_id.eq(&tenant.organization_id))
-                .filter(documents::livemode.eq(tenant.livemode))
+                .filter(tenant_of!(documents, tenant))
                 .filter(documents::kind.eq(kind.as_str()))
                 .filter(documents::id.eq(id))
                 .filter(documents::deleted_at.is_null())
@@ -45,8 +44,7 @@ impl Documents for Db {
         let (rows, total_count): (Vec<DocumentRow>, i64) = db_read!(self, |conn| {
             let filtered = || {
                 let mut query = documents::table
-                    .filter(documents::organization_id.eq(&tenant.organization_id))
-                    .filter(documents::livemode.eq(tenant.livemode))
+                    .filter(tenant_of!(documents, tenant))
                     .filter(documents::kind.eq(kind.as_str()))
                     .filter(documents::deleted_at.is_null())
                     .into_boxed();
@@ -84,8 +82,7 @@ impl Documents for Db {
     ) -> StoreResult<i64> {
         let highest: Option<i64> = db_read!(self, |conn| {
             Ok(documents::table
-                .filter(documents::organization_id.eq(&tenant.organization_id))
-                .filter(documents::livemode.eq(tenant.livemode))
+                .filter(tenant_of!(documents, tenant))
                 .filter(documents::kind.eq(kind.as_str()))
                 .select(max(documents::sequence))
                 .first(conn)
@@ -104,8 +101,7 @@ impl Documents for Db {
         }
         let rows: Vec<PaymentRow> = db_read!(self, |conn| {
             Ok(document_payments::table
-                .filter(document_payments::organization_id.eq(&tenant.organization_id))
-                .filter(document_payments::livemode.eq(tenant.livemode))
+                .filter(tenant_of!(document_payments, tenant))
                 .filter(document_payments::document_id.eq_any(document_ids))
                 .order((
                     document_payments::created_at.asc(),
@@ -141,8 +137,7 @@ impl Documents for Db {
     async fn system_accounts(&self, tenant: &Tenant) -> StoreResult<Vec<Account>> {
         let rows: Vec<AccountRow> = db_read!(self, |conn| {
             Ok(accounts::table
-                .filter(accounts::organization_id.eq(&tenant.organization_id))
-                .filter(accounts::livemode.eq(tenant.livemode))
+                .filter(tenant_of!(accounts, tenant))
                 .filter(accounts::is_system.eq(true))
                 .filter(accounts::deleted_at.is_null())
                 .order(accounts::code.asc())

@@ -22,15 +22,14 @@ use ledger_domain::ports::{AppliedWrite, IdempotencyRecord, StoreResult, Written
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
 use crate::apply::{check_locked, check_parties};
-use crate::db::{Db, SqliteConn, TxError};
+use crate::credits::CreditConn;
+use crate::db::{Db, GroupQueue, GroupedWrite, SqliteConn, TxError};
 use crate::locks::AccountLocks;
 use crate::rows::{
     CreditUsageRow, EntryRow, EventRow, IdempotencyRow, JobRow, TransactionRow, entry_rows,
     event_rows, to_db,
 };
-use crate::schema::{
-    credit_usage, events, idempotency_keys, jobs, ledger_entries, organizations, transactions,
-};
+use crate::schema::{credit_usage, events, idempotency_keys, jobs, ledger_entries, transactions};
 use crate::unnest::{UnnestInsert, table_rows};
 
 /// Most writes in one database transaction.
@@ -39,48 +38,34 @@ pub(crate) const MAX_BATCH: usize = 64;
 /// waits for its commit (or for the CPU); they never block each other, as they share-lock
 /// accounts and take credit rows in a fixed order.
 const COMMITTERS: usize = 2;
-/// Rows per INSERT statement (PostgreSQL allows 65 535 bind parameters per statement).
-const ROWS_PER_STATEMENT: usize = 1000;
 
-struct Pending {
-    write: AppliedWrite,
-    reply: oneshot::Sender<StoreResult<Written<Job>>>,
-}
-
-/// The queue in front of the committer task.
-pub(crate) struct Committer {
-    queue: mpsc::UnboundedSender<Pending>,
-}
-
-impl Committer {
-    /// Starts the committer task for `db` (a handle without a committer of its own, so
-    /// the task ends when every caller's handle is gone).
-    fn start(db: Db) -> Self {
-        let (queue, mut inbox) = mpsc::unbounded_channel::<Pending>();
-        tokio::spawn(async move {
-            let lanes = Arc::new(Semaphore::new(COMMITTERS));
-            while let Some(first) = inbox.recv().await {
-                // Wait for a free lane first: meanwhile the queue fills, so the busier
-                // the lanes, the bigger the next batch.
-                let Ok(lane) = lanes.clone().acquire_owned().await else {
-                    break;
-                };
-                let mut batch = vec![first];
-                while batch.len() < MAX_BATCH {
-                    match inbox.try_recv() {
-                        Ok(next) => batch.push(next),
-                        Err(_) => break,
-                    }
+/// Starts the committer task for `db` (a handle without a committer of its own, so the
+/// task ends when every caller's handle is gone) and returns the queue in front of it.
+fn start_committer(db: Db) -> GroupQueue {
+    let (queue, mut inbox) = mpsc::unbounded_channel::<GroupedWrite>();
+    tokio::spawn(async move {
+        let lanes = Arc::new(Semaphore::new(COMMITTERS));
+        while let Some(first) = inbox.recv().await {
+            // Wait for a free lane first: meanwhile the queue fills, so the busier
+            // the lanes, the bigger the next batch.
+            let Ok(lane) = lanes.clone().acquire_owned().await else {
+                break;
+            };
+            let mut batch = vec![first];
+            while batch.len() < MAX_BATCH {
+                match inbox.try_recv() {
+                    Ok(next) => batch.push(next),
+                    Err(_) => break,
                 }
-                let db = db.clone();
-                tokio::spawn(async move {
-                    commit(&db, batch).await;
-                    drop(lane);
-                });
             }
-        });
-        Self { queue }
-    }
+            let db = db.clone();
+            tokio::spawn(async move {
+                commit(&db, batch).await;
+                drop(lane);
+            });
+        }
+    });
+    queue
 }
 
 impl Db {
@@ -89,17 +74,16 @@ impl Db {
         &self,
         write: AppliedWrite,
     ) -> StoreResult<Written<Job>> {
-        let committer = self.group.get_or_init(|| {
-            Committer::start(Db {
+        let queue = self.group.get_or_init(|| {
+            start_committer(Db {
                 pool: self.pool.clone(),
                 group: Arc::default(),
                 queries: self.queries.clone(),
             })
         });
         let (reply, answer) = oneshot::channel();
-        committer
-            .queue
-            .send(Pending { write, reply })
+        queue
+            .send(GroupedWrite { write, reply })
             .map_err(|_| DomainError::Internal("the group committer has stopped".into()))?;
         answer
             .await
@@ -118,7 +102,7 @@ enum Outcome {
     Refused(DomainError),
 }
 
-async fn commit(db: &Db, batch: Vec<Pending>) {
+async fn commit(db: &Db, batch: Vec<GroupedWrite>) {
     let (writes, replies): (Vec<AppliedWrite>, Vec<_>) =
         batch.into_iter().map(|p| (p.write, p.reply)).unzip();
     // Shared, not copied, with the database task (and its second pass, if any).
@@ -367,7 +351,7 @@ async fn insert_accepted<C: BatchConn>(
     });
     conn.insert_idempotency(&keys)
         .await
-        .map_err(crate::organizations::idempotency_insert_error)?;
+        .map_err(crate::idempotency::idempotency_insert_error)?;
     conn.insert_rows(BatchRows {
         usage: usage.into_values().collect(),
         jobs: job_rows,
@@ -388,47 +372,11 @@ pub(crate) struct BatchRows {
     events: Vec<EventRow>,
 }
 
-/// Takes one write's credits inside a write transaction: a conditional decrement of a
-/// live pool (refused with `InsufficientCredits` when short) or an appended test-mode
-/// usage row, never touching a hot organization row for test writes.
-pub(crate) async fn take_charge<C: BatchConn>(
-    conn: &mut C,
-    charge: &ledger_domain::ports::CreditCharge,
-    usage_id: &str,
-    job_id: Option<&str>,
-    at: time::PrimitiveDateTime,
-) -> Result<(), TxError> {
-    if charge.credits <= 0 {
-        return Ok(());
-    }
-    if charge.livemode {
-        if !conn.take_credits(&charge.pool_id, charge.credits).await? {
-            let available = conn.credits_of(&charge.pool_id).await?;
-            return Err(DomainError::InsufficientCredits {
-                required: charge.credits,
-                available,
-            }
-            .into());
-        }
-        return Ok(());
-    }
-    let usage = CreditUsageRow {
-        organization_id: charge.pool_id.clone(),
-        livemode: false,
-        id: usage_id.to_owned(),
-        credits: charge.credits,
-        job_id: job_id.map(str::to_owned),
-        created_at: at,
-    };
-    conn.insert_usage(std::slice::from_ref(&usage)).await?;
-    Ok(())
-}
-
 /// The statements a batch needs, for both connection types: multi-row inserts (one
 /// `unnest` statement for the batch's rows) on PostgreSQL; one row per statement on
 /// SQLite, where diesel-async has no multi-row insert and statements cost no network
 /// round trip.
-pub(crate) trait BatchConn: AccountLocks + Send {
+pub(crate) trait BatchConn: AccountLocks + CreditConn + Send {
     fn idempotency_rows<'a>(
         &'a mut self,
         org: &'a str,
@@ -441,27 +389,14 @@ pub(crate) trait BatchConn: AccountLocks + Send {
         livemode: bool,
         keys: &'a [String],
     ) -> impl Future<Output = QueryResult<usize>> + Send + 'a;
-    fn take_credits<'a>(
-        &'a mut self,
-        pool: &'a str,
-        credits: i64,
-    ) -> impl Future<Output = QueryResult<bool>> + Send + 'a;
-    fn credits_of<'a>(
-        &'a mut self,
-        pool: &'a str,
-    ) -> impl Future<Output = QueryResult<i64>> + Send + 'a;
     fn insert_idempotency<'a>(
         &'a mut self,
         rows: &'a [IdempotencyRow],
     ) -> impl Future<Output = QueryResult<()>> + Send + 'a;
-    fn insert_usage<'a>(
-        &'a mut self,
-        rows: &'a [CreditUsageRow],
-    ) -> impl Future<Output = QueryResult<()>> + Send + 'a;
     fn insert_rows(&mut self, rows: BatchRows) -> impl Future<Output = QueryResult<()>> + Send;
 }
 
-/// The reads and credit updates, identical on both backends.
+/// The idempotency reads and deletes, identical on both backends.
 macro_rules! batch_reads {
     () => {
         async fn idempotency_rows<'a>(
@@ -471,8 +406,7 @@ macro_rules! batch_reads {
             keys: &'a [String],
         ) -> QueryResult<Vec<IdempotencyRow>> {
             idempotency_keys::table
-                .filter(idempotency_keys::organization_id.eq(org))
-                .filter(idempotency_keys::livemode.eq(livemode))
+                .filter(tenant_of!(idempotency_keys, org, livemode))
                 .filter(idempotency_keys::key.eq_any(keys))
                 .select(IdempotencyRow::as_select())
                 .load(self)
@@ -487,64 +421,11 @@ macro_rules! batch_reads {
         ) -> QueryResult<usize> {
             diesel::delete(
                 idempotency_keys::table
-                    .filter(idempotency_keys::organization_id.eq(org))
-                    .filter(idempotency_keys::livemode.eq(livemode))
+                    .filter(tenant_of!(idempotency_keys, org, livemode))
                     .filter(idempotency_keys::key.eq_any(keys)),
             )
             .execute(self)
             .await
-        }
-
-        async fn take_credits<'a>(&'a mut self, pool: &'a str, credits: i64) -> QueryResult<bool> {
-            let taken = diesel::update(organizations::table)
-                .filter(organizations::id.eq(pool))
-                .filter(organizations::credits_remaining.ge(credits))
-                .set(
-                    organizations::credits_remaining.eq(organizations::credits_remaining - credits),
-                )
-                .execute(self)
-                .await?;
-            Ok(taken > 0)
-        }
-
-        async fn credits_of<'a>(&'a mut self, pool: &'a str) -> QueryResult<i64> {
-            Ok(organizations::table
-                .filter(organizations::id.eq(pool))
-                .select(organizations::credits_remaining)
-                .first(self)
-                .await
-                .optional()?
-                .unwrap_or(0))
-        }
-    };
-}
-
-/// One INSERT per chunk of rows (PostgreSQL).
-macro_rules! insert_chunks {
-    ($name:ident, $table:path, $row:ty) => {
-        async fn $name<'a>(&'a mut self, rows: &'a [$row]) -> QueryResult<()> {
-            for chunk in rows.chunks(ROWS_PER_STATEMENT) {
-                diesel::insert_into($table)
-                    .values(chunk)
-                    .execute(self)
-                    .await?;
-            }
-            Ok(())
-        }
-    };
-}
-
-/// One INSERT per row (SQLite).
-macro_rules! insert_each {
-    ($name:ident, $table:path, $row:ty) => {
-        async fn $name<'a>(&'a mut self, rows: &'a [$row]) -> QueryResult<()> {
-            for row in rows {
-                diesel::insert_into($table)
-                    .values(row)
-                    .execute(self)
-                    .await?;
-            }
-            Ok(())
         }
     };
 }
@@ -552,7 +433,6 @@ macro_rules! insert_each {
 impl BatchConn for AsyncPgConnection {
     batch_reads!();
     insert_chunks!(insert_idempotency, idempotency_keys::table, IdempotencyRow);
-    insert_chunks!(insert_usage, credit_usage::table, CreditUsageRow);
 
     /// One statement of fixed text for every table (see `unnest`).
     async fn insert_rows(&mut self, rows: BatchRows) -> QueryResult<()> {
@@ -664,7 +544,6 @@ impl BatchConn for AsyncPgConnection {
 impl BatchConn for SqliteConn {
     batch_reads!();
     insert_each!(insert_idempotency, idempotency_keys::table, IdempotencyRow);
-    insert_each!(insert_usage, credit_usage::table, CreditUsageRow);
 
     /// One statement per row: SQLite statements cost no round trip.
     async fn insert_rows(&mut self, rows: BatchRows) -> QueryResult<()> {

@@ -15,9 +15,9 @@ use ledger_domain::ports::{
 };
 use time::{OffsetDateTime, PrimitiveDateTime};
 
+use crate::credits::take_charge;
 use crate::db::Db;
-use crate::group::take_charge;
-use crate::organizations::settle_idempotent;
+use crate::idempotency::settle_idempotent;
 use crate::rows::{CreditUsageRow, IdempotencyRow, JobRow, json_text, to_db};
 use crate::schema::{credit_usage, jobs, organizations};
 
@@ -56,8 +56,7 @@ impl Jobs for Db {
     async fn get_job(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Job>> {
         let row: Option<JobRow> = db_read!(self, |conn| {
             Ok(jobs::table
-                .filter(jobs::organization_id.eq(&tenant.organization_id))
-                .filter(jobs::livemode.eq(tenant.livemode))
+                .filter(tenant_of!(jobs, tenant))
                 .filter(jobs::id.eq(id))
                 .select(JobRow::as_select())
                 .first(conn)

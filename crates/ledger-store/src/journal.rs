@@ -16,8 +16,7 @@ impl Journal for Db {
     async fn get_transaction(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Transaction>> {
         let found: Option<(TransactionRow, Vec<EntryRow>)> = db_read!(self, |conn| {
             let row: Option<TransactionRow> = transactions::table
-                .filter(transactions::organization_id.eq(&tenant.organization_id))
-                .filter(transactions::livemode.eq(tenant.livemode))
+                .filter(tenant_of!(transactions, tenant))
                 .filter(transactions::id.eq(id))
                 .filter(transactions::deleted_at.is_null())
                 .select(TransactionRow::as_select())
@@ -57,8 +56,7 @@ impl Journal for Db {
                 // Built twice (count and page): boxed queries are not Clone.
                 let filtered = || {
                     let mut query = transactions::table
-                        .filter(transactions::organization_id.eq(&tenant.organization_id))
-                        .filter(transactions::livemode.eq(tenant.livemode))
+                        .filter(tenant_of!(transactions, tenant))
                         .filter(transactions::deleted_at.is_null())
                         .into_boxed();
                     if let Some(status) = status {

@@ -64,8 +64,7 @@ impl ApiKeys for Db {
     async fn get_key(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<ApiKey>> {
         let row: Option<ApiKeyRow> = db_read!(self, |conn| {
             Ok(api_keys::table
-                .filter(api_keys::organization_id.eq(&tenant.organization_id))
-                .filter(api_keys::livemode.eq(tenant.livemode))
+                .filter(tenant_of!(api_keys, tenant))
                 .filter(api_keys::id.eq(id))
                 .filter(api_keys::deleted_at.is_null())
                 .select(ApiKeyRow::as_select())
@@ -80,8 +79,7 @@ impl ApiKeys for Db {
         let (rows, total_count): (Vec<ApiKeyRow>, i64) = db_read!(self, |conn| {
             let of_tenant = || {
                 api_keys::table
-                    .filter(api_keys::organization_id.eq(&tenant.organization_id))
-                    .filter(api_keys::livemode.eq(tenant.livemode))
+                    .filter(tenant_of!(api_keys, tenant))
                     .filter(api_keys::deleted_at.is_null())
             };
             let total: i64 = of_tenant().count().get_result(conn).await?;
@@ -108,8 +106,7 @@ impl ApiKeys for Db {
         let event_row = EventRow::from(&event);
         db_write!(self, |conn| {
             let changed = diesel::update(api_keys::table)
-                .filter(api_keys::organization_id.eq(&row.organization_id))
-                .filter(api_keys::livemode.eq(row.livemode))
+                .filter(tenant_of!(api_keys, row))
                 .filter(api_keys::id.eq(&row.id))
                 .filter(api_keys::deleted_at.is_null())
                 .set((
@@ -140,8 +137,7 @@ impl ApiKeys for Db {
         let event_row = EventRow::from(&event);
         db_write!(self, |conn| {
             let changed = diesel::update(api_keys::table)
-                .filter(api_keys::organization_id.eq(&deletion_row.organization_id))
-                .filter(api_keys::livemode.eq(deletion_row.livemode))
+                .filter(tenant_of!(api_keys, deletion_row))
                 .filter(api_keys::id.eq(&key_id))
                 .filter(api_keys::deleted_at.is_null())
                 .set((

@@ -9,9 +9,32 @@
 //! sums exactly in SQL; timestamps are UTC `TIMESTAMP` at microsecond precision; JSON is
 //! `TEXT`. Every tenant row carries `organization_id` and `livemode` and every tenant
 //! query filters on both.
+//!
+//! Module layering, acyclic: a module uses only modules on its own line or below.
+//!
+//! ```text
+//! accounts, balances, bench, categories, contacts,
+//!   documents, journal, keys, maintenance, settings,
+//!   taxes, testing                 the port implementations on `Db`
+//! jobs                             the queue: enqueue, claim, apply, fail, retry
+//! group                            group commit of applied writes
+//! apply, organizations             a job's effect; organizations, users, events
+//! idempotency                      the `Idempotency-Key` guard and replay
+//! credits                          taking credits inside a write transaction
+//! rows                             row structs and their domain conversions
+//! locks, references                row locks; "in use" checks
+//! db                               pools, connections, the dispatch macros,
+//!                                  transactions, error mapping
+//! schema, tenancy, unnest,
+//!   sqlite_thread                  leaves
+//! ```
 
 #[macro_use]
+mod tenancy;
+#[macro_use]
 mod db;
+#[macro_use]
+mod idempotency;
 mod accounts;
 mod apply;
 mod balances;
@@ -19,6 +42,7 @@ mod balances;
 pub mod bench;
 mod categories;
 mod contacts;
+mod credits;
 mod documents;
 mod group;
 mod jobs;

@@ -51,8 +51,7 @@ pub(crate) trait AccountLocks {
 macro_rules! live_row {
     ($conn:expr, $table:ident, $org:expr, $livemode:expr, $id:expr, $lock:ident) => {{
         let query = $table::table
-            .filter($table::organization_id.eq($org))
-            .filter($table::livemode.eq($livemode))
+            .filter(tenant_of!($table, $org, $livemode))
             .filter($table::id.eq($id))
             .filter($table::deleted_at.is_null())
             .select($table::id);
@@ -79,8 +78,7 @@ impl AccountLocks for AsyncPgConnection {
     ) -> QueryResult<Vec<(String, String)>> {
         {
             let query = accounts::table
-                .filter(accounts::organization_id.eq(organization_id))
-                .filter(accounts::livemode.eq(livemode))
+                .filter(tenant_of!(accounts, organization_id, livemode))
                 .filter(accounts::id.eq_any(ids))
                 .filter(accounts::deleted_at.is_null())
                 .select((accounts::id, accounts::status))
@@ -132,8 +130,7 @@ impl AccountLocks for SqliteConn {
     ) -> QueryResult<Vec<(String, String)>> {
         {
             accounts::table
-                .filter(accounts::organization_id.eq(organization_id))
-                .filter(accounts::livemode.eq(livemode))
+                .filter(tenant_of!(accounts, organization_id, livemode))
                 .filter(accounts::id.eq_any(ids))
                 .filter(accounts::deleted_at.is_null())
                 .select((accounts::id, accounts::status))

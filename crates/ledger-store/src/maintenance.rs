@@ -87,11 +87,8 @@ impl Deletions for Db {
         page: PageRequest,
     ) -> StoreResult<Page<Deletion>> {
         let (rows, total): (Vec<DeletionRow>, i64) = db_read!(self, |conn| {
-            let of_tenant = || {
-                resource_deletions::table
-                    .filter(resource_deletions::organization_id.eq(&tenant.organization_id))
-                    .filter(resource_deletions::livemode.eq(tenant.livemode))
-            };
+            let of_tenant =
+                || resource_deletions::table.filter(tenant_of!(resource_deletions, tenant));
             let total: i64 = of_tenant().count().get_result(conn).await?;
             let rows = of_tenant()
                 .order((

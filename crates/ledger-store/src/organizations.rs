@@ -12,7 +12,7 @@ use ledger_domain::ports::{
 };
 use time::OffsetDateTime;
 
-use crate::db::{Db, TxError};
+use crate::db::Db;
 use crate::rows::{
     AccountRow, ApiKeyRow, EventRow, IdempotencyRow, OrganizationRow, UserRow, event_rows, to_db,
 };
@@ -114,8 +114,7 @@ impl Organizations for Db {
     async fn test_credits_used(&self, pool_id: &str) -> StoreResult<i64> {
         db_read!(self, |conn| {
             Ok(credit_usage::table
-                .filter(credit_usage::organization_id.eq(pool_id))
-                .filter(credit_usage::livemode.eq(false))
+                .filter(tenant_of!(credit_usage, pool_id, false))
                 .select(sql::<BigInt>(SUM_CREDITS))
                 .first::<i64>(conn)
                 .await?)
@@ -131,7 +130,7 @@ impl Organizations for Db {
         let usage_id = usage_id.to_owned();
         let at = to_db(at);
         db_write!(self, |conn| {
-            crate::group::take_charge(conn, &charge, &usage_id, None, at).await
+            crate::credits::take_charge(conn, &charge, &usage_id, None, at).await
         })?;
         Ok(())
     }
@@ -159,8 +158,7 @@ impl IdempotencyRecords for Db {
         let since = to_db(since);
         let row: Option<IdempotencyRow> = db_read!(self, |conn| {
             Ok(idempotency_keys::table
-                .filter(idempotency_keys::organization_id.eq(&tenant.organization_id))
-                .filter(idempotency_keys::livemode.eq(tenant.livemode))
+                .filter(tenant_of!(idempotency_keys, tenant))
                 .filter(idempotency_keys::key.eq(key))
                 .filter(idempotency_keys::created_at.gt(since))
                 .select(IdempotencyRow::as_select())
@@ -181,8 +179,7 @@ impl Events for Db {
     ) -> StoreResult<Vec<Event>> {
         let rows: Vec<EventRow> = db_read!(self, |conn| {
             Ok(events::table
-                .filter(events::organization_id.eq(&tenant.organization_id))
-                .filter(events::livemode.eq(tenant.livemode))
+                .filter(tenant_of!(events, tenant))
                 .filter(events::entity_type.eq(entity_type))
                 .filter(events::entity_id.eq(entity_id))
                 .order((events::created_at.asc(), events::id.asc()))
@@ -200,51 +197,5 @@ impl Health for Db {
             Ok(diesel::sql_query("SELECT 1").execute(conn).await?)
         });
         answer.is_ok()
-    }
-}
-
-/// Finishes an idempotent write: when a concurrent request with the same key committed
-/// first (`TxError::IdempotencyRace`), answers that request's stored record instead.
-pub(crate) async fn settle_idempotent<T>(
-    db: &Db,
-    written: Result<ledger_domain::ports::Written<T>, TxError>,
-    idempotency: Option<IdempotencyRecord>,
-) -> StoreResult<ledger_domain::ports::Written<T>> {
-    match (written, idempotency) {
-        (Err(TxError::IdempotencyRace), Some(record)) => Ok(ledger_domain::ports::Written::Replay(
-            stored_idempotency(db, &record).await?,
-        )),
-        (written, _) => Ok(written?),
-    }
-}
-
-/// The idempotency record already stored for `record`'s key, read after a write lost
-/// the race to insert it (the unique key refused the second insert).
-pub(crate) async fn stored_idempotency(
-    db: &Db,
-    record: &IdempotencyRecord,
-) -> StoreResult<IdempotencyRecord> {
-    let row: Option<IdempotencyRow> = db_read!(db, |conn| {
-        Ok(idempotency_keys::table
-            .filter(idempotency_keys::organization_id.eq(&record.organization_id))
-            .filter(idempotency_keys::livemode.eq(record.livemode))
-            .filter(idempotency_keys::key.eq(&record.key))
-            .select(IdempotencyRow::as_select())
-            .first(conn)
-            .await
-            .optional()?)
-    })?;
-    row.map(IdempotencyRecord::from).ok_or_else(|| {
-        ledger_domain::DomainError::Internal("idempotency record vanished".to_owned())
-    })
-}
-
-/// Maps a failed idempotency insert: a unique violation means a concurrent request
-/// with the same key won; the caller replays its record.
-pub(crate) fn idempotency_insert_error(e: diesel::result::Error) -> TxError {
-    if crate::db::is_unique_violation(&e) {
-        TxError::IdempotencyRace
-    } else {
-        TxError::Db(e)
     }
 }

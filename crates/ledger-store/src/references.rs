@@ -41,13 +41,11 @@ macro_rules! reference_exists_body {
             id: &'a str,
         ) -> QueryResult<bool> {
             let live_documents = documents::table
-                .filter(documents::organization_id.eq(org))
-                .filter(documents::livemode.eq(livemode))
+                .filter(tenant_of!(documents, org, livemode))
                 .filter(documents::deleted_at.is_null());
             let named_by_documents = |target: &'static str| {
                 document_references::table
-                    .filter(document_references::organization_id.eq(org))
-                    .filter(document_references::livemode.eq(livemode))
+                    .filter(tenant_of!(document_references, org, livemode))
                     .filter(document_references::target_type.eq(target))
                     .filter(document_references::target_id.eq(id))
                     .filter(
@@ -56,8 +54,7 @@ macro_rules! reference_exists_body {
                     )
             };
             let live_transactions = transactions::table
-                .filter(transactions::organization_id.eq(org))
-                .filter(transactions::livemode.eq(livemode))
+                .filter(tenant_of!(transactions, org, livemode))
                 .filter(transactions::deleted_at.is_null());
             let query = match (resource, by) {
                 (Resource::Account, UsedBy::LedgerEntries) => {
@@ -101,8 +98,7 @@ macro_rules! reference_exists_body {
                 (Resource::Category, UsedBy::Subcategories) => {
                     diesel::select(exists(
                         categories::table
-                            .filter(categories::organization_id.eq(org))
-                            .filter(categories::livemode.eq(livemode))
+                            .filter(tenant_of!(categories, org, livemode))
                             .filter(categories::parent_id.eq(id))
                             .filter(categories::deleted_at.is_null()),
                     ))

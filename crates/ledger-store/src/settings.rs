@@ -36,8 +36,7 @@ impl Settings for Db {
     async fn get_setting(&self, tenant: &Tenant, key: &str) -> StoreResult<Option<Setting>> {
         let row: Option<SettingRow> = db_read!(self, |conn| {
             Ok(settings::table
-                .filter(settings::organization_id.eq(&tenant.organization_id))
-                .filter(settings::livemode.eq(tenant.livemode))
+                .filter(tenant_of!(settings, tenant))
                 .filter(settings::key.eq(key))
                 .select(SettingRow::as_select())
                 .first(conn)

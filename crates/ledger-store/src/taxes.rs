@@ -12,7 +12,7 @@ use ledger_domain::tax::{Tax, TaxType};
 use time::PrimitiveDateTime;
 
 use crate::db::Db;
-use crate::organizations::settle_idempotent;
+use crate::idempotency::settle_idempotent;
 use crate::rows::{DeletionRow, EventRow, IdempotencyRow, corrupt, from_db, to_db};
 use crate::schema::{resource_deletions, taxes};
 
@@ -114,8 +114,7 @@ impl Taxes for Db {
         let written = db_write!(self, |conn| {
             audited_write!(conn, &idem_row, &charge, &event_row, {
                 let changed = diesel::update(taxes::table)
-                    .filter(taxes::organization_id.eq(&row.organization_id))
-                    .filter(taxes::livemode.eq(row.livemode))
+                    .filter(tenant_of!(taxes, row))
                     .filter(taxes::id.eq(&row.id))
                     .filter(taxes::deleted_at.is_null())
                     .set((
@@ -141,8 +140,7 @@ impl Taxes for Db {
     async fn get_tax(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Tax>> {
         let row: Option<TaxRow> = db_read!(self, |conn| {
             Ok(taxes::table
-                .filter(taxes::organization_id.eq(&tenant.organization_id))
-                .filter(taxes::livemode.eq(tenant.livemode))
+                .filter(tenant_of!(taxes, tenant))
                 .filter(taxes::id.eq(id))
                 .filter(taxes::deleted_at.is_null())
                 .select(TaxRow::as_select())
@@ -165,8 +163,7 @@ impl Taxes for Db {
             // The filter is built twice (count and page): boxed queries are not Clone.
             let filtered = || {
                 let mut query = taxes::table
-                    .filter(taxes::organization_id.eq(&tenant.organization_id))
-                    .filter(taxes::livemode.eq(tenant.livemode))
+                    .filter(tenant_of!(taxes, tenant))
                     .filter(taxes::deleted_at.is_null())
                     .into_boxed();
                 if let Some(t) = tax_type {
@@ -222,8 +219,7 @@ impl Taxes for Db {
                     return Err(refusal.into());
                 }
                 let changed = diesel::update(taxes::table)
-                    .filter(taxes::organization_id.eq(&deletion_row.organization_id))
-                    .filter(taxes::livemode.eq(deletion_row.livemode))
+                    .filter(tenant_of!(taxes, deletion_row))
                     .filter(taxes::id.eq(&tax_id))
                     .filter(taxes::deleted_at.is_null())
                     .set((

@@ -20,6 +20,8 @@ mod settings;
 mod signup;
 mod system;
 mod taxes;
+#[cfg(test)]
+mod tests;
 mod transactions;
 mod ttl_cache;
 

@@ -2,11 +2,8 @@
 
 use ledger_domain::DomainError;
 use ledger_domain::accounts::{AccountStatus, AccountType};
-use ledger_domain::ports::{
-    Accounts, Effect, IdempotencyRecord, IdempotencyRecords, Jobs, Organizations, Written,
-};
+use ledger_domain::ports::{Effect, IdempotencyRecord, Store, Written};
 use ledger_domain::transactions::TransactionStatus;
-use ledger_store::testing::backends;
 use serde_json::json;
 
 use crate::{T0, account, account_id, deletion, enqueue_and_claim, event, job, sign_up};
@@ -23,303 +20,281 @@ fn record(org_id: &str, livemode: bool, key: &str) -> IdempotencyRecord {
     }
 }
 
-#[tokio::test]
-async fn duplicate_codes_are_refused_per_tenant() {
-    for t in backends().await {
-        let db = &t.db;
-        let a = sign_up(db, "A").await;
-        let b = sign_up(db, "B").await;
-        let live = a.tenant(true);
-        let dup = account(&a.org.id, true, "1000", AccountType::Asset);
-        let err = db
-            .insert_account(
-                dup.clone(),
-                event(&live, "account.created", "account", &dup.id),
-                None,
-                None,
-            )
-            .await
-            .expect_err("duplicate");
-        assert_eq!(err.code(), "duplicate_value", "{}", t.backend());
-        assert_eq!(
-            err,
-            DomainError::duplicate_value("code", "an account with code 1000 already exists")
-        );
-        // Nothing of the refused write remains, not even its event.
-        assert!(db.get_account(&live, &dup.id).await.expect("get").is_none());
-        assert!(
-            db.list_events(&live, "account", &dup.id)
-                .await
-                .map(|e| e.is_empty())
-                .unwrap_or(false)
-        );
-        // The same code is free in another organization and in the other mode.
-        for (org, livemode) in [(&b, true), (&a, false)] {
-            let other = account(&org.org.id, livemode, "1010", AccountType::Asset);
-            let tenant = org.tenant(livemode);
-            let e = event(&tenant, "account.created", "account", &other.id);
-            assert!(matches!(
-                db.insert_account(other, e, None, None)
-                    .await
-                    .expect("insert"),
-                Written::Done(_)
-            ));
-        }
-        t.cleanup().await;
-    }
-}
-
-use ledger_domain::ports::Events as _;
-
-#[tokio::test]
-async fn an_idempotency_key_replays_the_first_record() {
-    for t in backends().await {
-        let db = &t.db;
-        let a = sign_up(db, "A").await;
-        let live = a.tenant(true);
-        let first = account(&a.org.id, true, "1200", AccountType::Asset);
-        let rec = record(&a.org.id, true, "key-1");
-        let e = event(&live, "account.created", "account", &first.id);
-        let done = db
-            .insert_account(first.clone(), e, Some(rec.clone()), None)
-            .await
-            .expect("first");
-        assert_eq!(done, Written::Done(first.clone()));
-
-        let second = account(&a.org.id, true, "1300", AccountType::Asset);
-        let e = event(&live, "account.created", "account", &second.id);
-        let mut other = rec.clone();
-        other.request_hash = "different".to_owned();
-        let replay = db
-            .insert_account(second.clone(), e, Some(other), None)
-            .await
-            .expect("replay");
-        assert_eq!(replay, Written::Replay(rec.clone()), "{}", t.backend());
-        assert!(
-            db.get_account(&live, &second.id)
-                .await
-                .expect("get")
-                .is_none()
-        );
-
-        let found = db
-            .find_idempotency(&live, "key-1", T0 - time::Duration::hours(24))
-            .await
-            .expect("find");
-        assert_eq!(found, Some(rec.clone()));
-        // Too old, other mode, other key: nothing.
-        let later = T0 + time::Duration::seconds(1);
-        assert!(
-            db.find_idempotency(&live, "key-1", later)
-                .await
-                .expect("find")
-                .is_none()
-        );
-        let since = T0 - time::Duration::hours(1);
-        assert!(
-            db.find_idempotency(&a.tenant(false), "key-1", since)
-                .await
-                .expect("f")
-                .is_none()
-        );
-        assert!(
-            db.find_idempotency(&live, "key-2", since)
-                .await
-                .expect("f")
-                .is_none()
-        );
-
-        // The same key on a queued write replays too, and writes no job.
-        let queued = job(&a, true, crate::post_command("txn_x"), 1);
-        let replay = db
-            .enqueue(queued.clone(), None, Some(record(&a.org.id, true, "key-1")))
-            .await
-            .expect("enqueue");
-        assert_eq!(replay, Written::Replay(rec));
-        assert!(db.get_job(&live, &queued.id).await.expect("get").is_none());
-        t.cleanup().await;
-    }
-}
-
-#[tokio::test]
-async fn updates_change_the_stored_account() {
-    for t in backends().await {
-        let db = &t.db;
-        let a = sign_up(db, "A").await;
-        let live = a.tenant(true);
-        let id = account_id(db, &live, "1100").await;
-        let mut acct = db
-            .get_account(&live, &id)
-            .await
-            .expect("get")
-            .expect("found");
-        acct.name = "Receivables".to_owned();
-        acct.description = Some("customers".to_owned());
-        acct.status = AccountStatus::Inactive;
-        acct.metadata = json!({ "k": [1, 2] });
-        acct.updated_at = T0 + time::Duration::minutes(5);
-        let e = event(&live, "account.updated", "account", &id);
-        let saved = db
-            .update_account(acct.clone(), e, None, None)
-            .await
-            .expect("update");
-        assert_eq!(saved, Written::Done(acct.clone()));
-        let stored = db
-            .get_account(&live, &id)
-            .await
-            .expect("get")
-            .expect("found");
-        assert_eq!(stored, acct, "{}", t.backend());
-
-        let mut foreign = acct.clone();
-        foreign.livemode = false;
-        let e = event(&live, "account.updated", "account", &id);
-        let err = db
-            .update_account(foreign, e, None, None)
-            .await
-            .expect_err("other mode");
-        assert_eq!(err.code(), "resource_not_found");
-
-        // An update with a key used before is the first one's replay: nothing changes
-        // and nothing is charged again.
-        let rec = record(&a.org.id, true, "update-key");
-        let mut renamed = acct.clone();
-        renamed.name = "Debtors".to_owned();
-        let charge = || Some(crate::charge(&a, true, 1));
-        let first = db
-            .update_account(
-                renamed.clone(),
-                event(&live, "account.updated", "account", &id),
-                Some(rec.clone()),
-                charge(),
-            )
-            .await
-            .expect("keyed update");
-        assert_eq!(first, Written::Done(renamed.clone()));
-        let mut again = renamed.clone();
-        again.name = "Other".to_owned();
-        let second = db
-            .update_account(
-                again,
-                event(&live, "account.updated", "account", &id),
-                Some(rec.clone()),
-                charge(),
-            )
-            .await
-            .expect("replayed update");
-        assert_eq!(second, Written::Replay(rec), "{}", t.backend());
-        let stored = db
-            .get_account(&live, &id)
-            .await
-            .expect("get")
-            .expect("found");
-        assert_eq!(stored.name, "Debtors", "{}", t.backend());
-        let org = db
-            .get_organization(&a.org.id)
-            .await
-            .expect("org")
-            .expect("found");
-        assert_eq!(org.credits_remaining, 500 - 1, "{}", t.backend());
-        t.cleanup().await;
-    }
-}
-
-#[tokio::test]
-async fn deleted_accounts_disappear_and_free_their_code() {
-    for t in backends().await {
-        let db = &t.db;
-        let a = sign_up(db, "A").await;
-        let live = a.tenant(true);
-        let cash = account_id(db, &live, "1000").await;
-        let sales = account_id(db, &live, "4000").await;
-        let unused = account_id(db, &live, "5000").await;
-        let txn = crate::transaction(&live, T0, TransactionStatus::Pending, &cash, &sales, 5);
-        crate::journal::insert(db, &a, txn).await;
-
-        // An account with entries (even of a pending transaction) is in use.
-        let cmd = ledger_domain::jobs::JobCommand::DeleteAccount {
-            account_id: cash.clone(),
-        };
-        let held = enqueue_and_claim(db, job(&a, true, cmd, 0)).await;
-        let effect = Effect::DeleteAccount {
-            account_id: cash.clone(),
-            deletion: deletion(&live, "account", &cash),
-        };
-        let err = db
-            .apply_job(&held, effect, vec![], json!({}), T0)
-            .await
-            .expect_err("in use");
-        assert_eq!(err.code(), "resource_in_use", "{}", t.backend());
-        assert!(db.get_account(&live, &cash).await.expect("get").is_some());
-
-        let cmd = ledger_domain::jobs::JobCommand::DeleteAccount {
-            account_id: unused.clone(),
-        };
-        let held = enqueue_and_claim(db, job(&a, true, cmd, 0)).await;
-        let effect = Effect::DeleteAccount {
-            account_id: unused.clone(),
-            deletion: deletion(&live, "account", &unused),
-        };
-        let deleted_event = event(&live, "account.deleted", "account", &unused);
-        db.apply_job(
-            &held,
-            effect,
-            vec![deleted_event],
-            json!({ "deleted": true }),
-            T0,
+contract!(duplicate_codes_are_refused_per_tenant);
+async fn duplicate_codes_are_refused_per_tenant<S: Store>(db: &S, backend: &str) {
+    let a = sign_up(db, "A").await;
+    let b = sign_up(db, "B").await;
+    let live = a.tenant(true);
+    let dup = account(&a.org.id, true, "1000", AccountType::Asset);
+    let err = db
+        .insert_account(
+            dup.clone(),
+            event(&live, "account.created", "account", &dup.id),
+            None,
+            None,
         )
         .await
-        .expect("delete");
-        assert!(db.get_account(&live, &unused).await.expect("get").is_none());
-        let ids = vec![unused.clone(), cash.clone()];
-        let got = db.get_accounts(&live, &ids).await.expect("get");
-        assert_eq!(got.len(), 1);
-        let listed = db
-            .list_accounts(&live, &Default::default(), None)
+        .expect_err("duplicate");
+    assert_eq!(err.code(), "duplicate_value", "{backend}");
+    assert_eq!(
+        err,
+        DomainError::duplicate_value("code", "an account with code 1000 already exists")
+    );
+    // Nothing of the refused write remains, not even its event.
+    assert!(db.get_account(&live, &dup.id).await.expect("get").is_none());
+    assert!(
+        db.list_events(&live, "account", &dup.id)
             .await
-            .expect("list");
-        assert_eq!(listed.total_count, 6);
-        let done = db
-            .get_job(&live, &held.id)
-            .await
-            .expect("job")
-            .expect("found");
-        assert_eq!(done.result, Some(json!({ "deleted": true })));
-
-        // The code of a deleted account can be used again.
-        let again = account(&a.org.id, true, "5000", AccountType::Expense);
-        let e = event(&live, "account.created", "account", &again.id);
-        db.insert_account(again, e, None, None)
-            .await
-            .expect("code is free again");
-        t.cleanup().await;
+            .map(|e| e.is_empty())
+            .unwrap_or(false)
+    );
+    // The same code is free in another organization and in the other mode.
+    for (org, livemode) in [(&b, true), (&a, false)] {
+        let other = account(&org.org.id, livemode, "1010", AccountType::Asset);
+        let tenant = org.tenant(livemode);
+        let e = event(&tenant, "account.created", "account", &other.id);
+        assert!(matches!(
+            db.insert_account(other, e, None, None)
+                .await
+                .expect("insert"),
+            Written::Done(_)
+        ));
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn concurrent_uses_of_one_key_write_once() {
-    for t in backends().await {
-        let db = t.db.clone();
-        let a = sign_up(&db, "A").await;
-        let live = a.tenant(true);
-        let mut tasks = Vec::new();
-        for n in 0..6 {
-            let db = db.clone();
-            let acct = account(&a.org.id, true, &format!("17{n:02}"), AccountType::Asset);
-            let e = event(&live, "account.created", "account", &acct.id);
-            let rec = record(&a.org.id, true, "same-key");
-            tasks.push(tokio::spawn(async move {
-                db.insert_account(acct, e, Some(rec), None).await
-            }));
-        }
-        let mut done = 0;
-        for task in tasks {
-            match task.await.expect("task").expect("write or replay") {
-                Written::Done(_) => done += 1,
-                Written::Replay(r) => assert_eq!(r.key, "same-key"),
-            }
-        }
-        assert_eq!(done, 1, "{}", t.backend());
-        t.cleanup().await;
+contract!(an_idempotency_key_replays_the_first_record);
+async fn an_idempotency_key_replays_the_first_record<S: Store>(db: &S, backend: &str) {
+    let a = sign_up(db, "A").await;
+    let live = a.tenant(true);
+    let first = account(&a.org.id, true, "1200", AccountType::Asset);
+    let rec = record(&a.org.id, true, "key-1");
+    let e = event(&live, "account.created", "account", &first.id);
+    let done = db
+        .insert_account(first.clone(), e, Some(rec.clone()), None)
+        .await
+        .expect("first");
+    assert_eq!(done, Written::Done(first.clone()));
+
+    let second = account(&a.org.id, true, "1300", AccountType::Asset);
+    let e = event(&live, "account.created", "account", &second.id);
+    let mut other = rec.clone();
+    other.request_hash = "different".to_owned();
+    let replay = db
+        .insert_account(second.clone(), e, Some(other), None)
+        .await
+        .expect("replay");
+    assert_eq!(replay, Written::Replay(rec.clone()), "{backend}");
+    assert!(
+        db.get_account(&live, &second.id)
+            .await
+            .expect("get")
+            .is_none()
+    );
+
+    let found = db
+        .find_idempotency(&live, "key-1", T0 - time::Duration::hours(24))
+        .await
+        .expect("find");
+    assert_eq!(found, Some(rec.clone()));
+    // Too old, other mode, other key: nothing.
+    let later = T0 + time::Duration::seconds(1);
+    assert!(
+        db.find_idempotency(&live, "key-1", later)
+            .await
+            .expect("find")
+            .is_none()
+    );
+    let since = T0 - time::Duration::hours(1);
+    assert!(
+        db.find_idempotency(&a.tenant(false), "key-1", since)
+            .await
+            .expect("f")
+            .is_none()
+    );
+    assert!(
+        db.find_idempotency(&live, "key-2", since)
+            .await
+            .expect("f")
+            .is_none()
+    );
+
+    // The same key on a queued write replays too, and writes no job.
+    let queued = job(&a, true, crate::post_command("txn_x"), 1);
+    let replay = db
+        .enqueue(queued.clone(), None, Some(record(&a.org.id, true, "key-1")))
+        .await
+        .expect("enqueue");
+    assert_eq!(replay, Written::Replay(rec));
+    assert!(db.get_job(&live, &queued.id).await.expect("get").is_none());
+}
+
+contract!(updates_change_the_stored_account);
+async fn updates_change_the_stored_account<S: Store>(db: &S, backend: &str) {
+    let a = sign_up(db, "A").await;
+    let live = a.tenant(true);
+    let id = account_id(db, &live, "1100").await;
+    let mut acct = db
+        .get_account(&live, &id)
+        .await
+        .expect("get")
+        .expect("found");
+    acct.name = "Receivables".to_owned();
+    acct.description = Some("customers".to_owned());
+    acct.status = AccountStatus::Inactive;
+    acct.metadata = json!({ "k": [1, 2] });
+    acct.updated_at = T0 + time::Duration::minutes(5);
+    let e = event(&live, "account.updated", "account", &id);
+    let saved = db
+        .update_account(acct.clone(), e, None, None)
+        .await
+        .expect("update");
+    assert_eq!(saved, Written::Done(acct.clone()));
+    let stored = db
+        .get_account(&live, &id)
+        .await
+        .expect("get")
+        .expect("found");
+    assert_eq!(stored, acct, "{backend}");
+
+    let mut foreign = acct.clone();
+    foreign.livemode = false;
+    let e = event(&live, "account.updated", "account", &id);
+    let err = db
+        .update_account(foreign, e, None, None)
+        .await
+        .expect_err("other mode");
+    assert_eq!(err.code(), "resource_not_found");
+
+    // An update with a key used before is the first one's replay: nothing changes
+    // and nothing is charged again.
+    let rec = record(&a.org.id, true, "update-key");
+    let mut renamed = acct.clone();
+    renamed.name = "Debtors".to_owned();
+    let charge = || Some(crate::charge(&a, true, 1));
+    let first = db
+        .update_account(
+            renamed.clone(),
+            event(&live, "account.updated", "account", &id),
+            Some(rec.clone()),
+            charge(),
+        )
+        .await
+        .expect("keyed update");
+    assert_eq!(first, Written::Done(renamed.clone()));
+    let mut again = renamed.clone();
+    again.name = "Other".to_owned();
+    let second = db
+        .update_account(
+            again,
+            event(&live, "account.updated", "account", &id),
+            Some(rec.clone()),
+            charge(),
+        )
+        .await
+        .expect("replayed update");
+    assert_eq!(second, Written::Replay(rec), "{backend}");
+    let stored = db
+        .get_account(&live, &id)
+        .await
+        .expect("get")
+        .expect("found");
+    assert_eq!(stored.name, "Debtors", "{backend}");
+    let org = db
+        .get_organization(&a.org.id)
+        .await
+        .expect("org")
+        .expect("found");
+    assert_eq!(org.credits_remaining, 500 - 1, "{backend}");
+}
+
+contract!(deleted_accounts_disappear_and_free_their_code);
+async fn deleted_accounts_disappear_and_free_their_code<S: Store>(db: &S, backend: &str) {
+    let a = sign_up(db, "A").await;
+    let live = a.tenant(true);
+    let cash = account_id(db, &live, "1000").await;
+    let sales = account_id(db, &live, "4000").await;
+    let unused = account_id(db, &live, "5000").await;
+    let txn = crate::transaction(&live, T0, TransactionStatus::Pending, &cash, &sales, 5);
+    crate::journal::insert(db, &a, txn).await;
+
+    // An account with entries (even of a pending transaction) is in use.
+    let cmd = ledger_domain::jobs::JobCommand::DeleteAccount {
+        account_id: cash.clone(),
+    };
+    let held = enqueue_and_claim(db, job(&a, true, cmd, 0)).await;
+    let effect = Effect::DeleteAccount {
+        account_id: cash.clone(),
+        deletion: deletion(&live, "account", &cash),
+    };
+    let err = db
+        .apply_job(&held, effect, vec![], json!({}), T0)
+        .await
+        .expect_err("in use");
+    assert_eq!(err.code(), "resource_in_use", "{backend}");
+    assert!(db.get_account(&live, &cash).await.expect("get").is_some());
+
+    let cmd = ledger_domain::jobs::JobCommand::DeleteAccount {
+        account_id: unused.clone(),
+    };
+    let held = enqueue_and_claim(db, job(&a, true, cmd, 0)).await;
+    let effect = Effect::DeleteAccount {
+        account_id: unused.clone(),
+        deletion: deletion(&live, "account", &unused),
+    };
+    let deleted_event = event(&live, "account.deleted", "account", &unused);
+    db.apply_job(
+        &held,
+        effect,
+        vec![deleted_event],
+        json!({ "deleted": true }),
+        T0,
+    )
+    .await
+    .expect("delete");
+    assert!(db.get_account(&live, &unused).await.expect("get").is_none());
+    let ids = vec![unused.clone(), cash.clone()];
+    let got = db.get_accounts(&live, &ids).await.expect("get");
+    assert_eq!(got.len(), 1);
+    let listed = db
+        .list_accounts(&live, &Default::default(), None)
+        .await
+        .expect("list");
+    assert_eq!(listed.total_count, 6);
+    let done = db
+        .get_job(&live, &held.id)
+        .await
+        .expect("job")
+        .expect("found");
+    assert_eq!(done.result, Some(json!({ "deleted": true })));
+
+    // The code of a deleted account can be used again.
+    let again = account(&a.org.id, true, "5000", AccountType::Expense);
+    let e = event(&live, "account.created", "account", &again.id);
+    db.insert_account(again, e, None, None)
+        .await
+        .expect("code is free again");
+}
+
+contract!(concurrent_uses_of_one_key_write_once, multi_thread);
+async fn concurrent_uses_of_one_key_write_once<S: Store>(db: &S, backend: &str) {
+    let a = sign_up(db, "A").await;
+    let live = a.tenant(true);
+    let mut tasks = Vec::new();
+    for n in 0..6 {
+        let db = db.clone();
+        let acct = account(&a.org.id, true, &format!("17{n:02}"), AccountType::Asset);
+        let e = event(&live, "account.created", "account", &acct.id);
+        let rec = record(&a.org.id, true, "same-key");
+        tasks.push(tokio::spawn(async move {
+            db.insert_account(acct, e, Some(rec), None).await
+        }));
     }
+    let mut done = 0;
+    for task in tasks {
+        match task.await.expect("task").expect("write or replay") {
+            Written::Done(_) => done += 1,
+            Written::Replay(r) => assert_eq!(r.key, "same-key"),
+        }
+    }
+    assert_eq!(done, 1, "{backend}");
 }

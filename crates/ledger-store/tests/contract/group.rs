@@ -2,12 +2,8 @@
 
 use ledger_domain::accounts::AccountStatus;
 use ledger_domain::jobs::{JobStatus, TransactionDraft};
-use ledger_domain::ports::{
-    Accounts, AppliedWrite, CreditCharge, Events, IdempotencyRecord, Jobs, Journal, Organizations,
-    Written,
-};
+use ledger_domain::ports::{AppliedWrite, CreditCharge, IdempotencyRecord, Store, Written};
 use ledger_domain::transactions::TransactionStatus;
-use ledger_store::testing::backends;
 use serde_json::json;
 
 use crate::{Org, T0, account_id, job, sign_up};
@@ -76,164 +72,156 @@ pub(crate) fn applied(
     }
 }
 
-#[tokio::test]
-async fn concurrent_writes_are_judged_one_by_one() {
-    for t in backends().await {
-        let db = &t.db;
-        let a = sign_up(db, "Group").await;
-        let live = a.tenant(true);
-        let cash = account_id(db, &live, "1000").await;
-        let sales = account_id(db, &live, "4000").await;
-        let expenses = account_id(db, &live, "5000").await;
-        let mut suspended = db
-            .get_account(&live, &expenses)
-            .await
-            .expect("read")
-            .expect("expenses");
-        suspended.status = AccountStatus::Suspended;
-        db.update_account(
-            suspended,
-            crate::event(&live, "account.updated", "account", &expenses),
+contract!(concurrent_writes_are_judged_one_by_one);
+async fn concurrent_writes_are_judged_one_by_one<S: Store>(db: &S, backend: &str) {
+    let a = sign_up(db, "Group").await;
+    let live = a.tenant(true);
+    let cash = account_id(db, &live, "1000").await;
+    let sales = account_id(db, &live, "4000").await;
+    let expenses = account_id(db, &live, "5000").await;
+    let mut suspended = db
+        .get_account(&live, &expenses)
+        .await
+        .expect("read")
+        .expect("expenses");
+    suspended.status = AccountStatus::Suspended;
+    db.update_account(
+        suspended,
+        crate::event(&live, "account.updated", "account", &expenses),
+        None,
+        None,
+    )
+    .await
+    .expect("suspend");
+
+    // 40 good writes, one to a suspended account, two sharing a key, all at once.
+    let mut writes: Vec<AppliedWrite> = (0..40)
+        .map(|i| applied(&a, true, &cash, &sales, 100 + i, None))
+        .collect();
+    writes.push(applied(&a, true, &expenses, &cash, 5, None));
+    writes.push(applied(&a, true, &cash, &sales, 7, Some("k1")));
+    writes.push(applied(&a, true, &cash, &sales, 7, Some("k1")));
+    let answers =
+        futures::future::join_all(writes.iter().cloned().map(|w| db.record_applied(w))).await;
+
+    let done = answers
+        .iter()
+        .filter(|a| matches!(a, Ok(Written::Done(_))))
+        .count();
+    let replays = answers
+        .iter()
+        .filter(|a| matches!(a, Ok(Written::Replay(_))))
+        .count();
+    assert_eq!((done, replays), (41, 1), "{backend}");
+    assert_eq!(
+        answers[40].as_ref().err().map(|e| e.code().as_str()),
+        Some("account_inactive")
+    );
+    // Exactly the accepted ones are in the books, charged once each.
+    let totals = db
+        .account_totals(&live, Some(&cash), None, None)
+        .await
+        .expect("totals");
+    let debit: i64 = (0..40).map(|i| 100 + i).sum::<i64>() + 7;
+    assert_eq!(totals.first().map(|(_, t)| t.debit), Some(debit));
+    let org = db
+        .get_organization(&a.org.id)
+        .await
+        .expect("org")
+        .expect("exists");
+    assert_eq!(org.credits_remaining, 500 - 41);
+    let page = db
+        .list_transactions(
+            &live,
             None,
             None,
+            None,
+            ledger_domain::ports::PageRequest {
+                limit: 100,
+                offset: 0,
+            },
         )
         .await
-        .expect("suspend");
-
-        // 40 good writes, one to a suspended account, two sharing a key, all at once.
-        let mut writes: Vec<AppliedWrite> = (0..40)
-            .map(|i| applied(&a, true, &cash, &sales, 100 + i, None))
-            .collect();
-        writes.push(applied(&a, true, &expenses, &cash, 5, None));
-        writes.push(applied(&a, true, &cash, &sales, 7, Some("k1")));
-        writes.push(applied(&a, true, &cash, &sales, 7, Some("k1")));
-        let answers =
-            futures::future::join_all(writes.iter().cloned().map(|w| db.record_applied(w))).await;
-
-        let done = answers
-            .iter()
-            .filter(|a| matches!(a, Ok(Written::Done(_))))
-            .count();
-        let replays = answers
-            .iter()
-            .filter(|a| matches!(a, Ok(Written::Replay(_))))
-            .count();
-        assert_eq!((done, replays), (41, 1), "{}", t.backend());
-        assert_eq!(
-            answers[40].as_ref().err().map(|e| e.code().as_str()),
-            Some("account_inactive")
-        );
-        // Exactly the accepted ones are in the books, charged once each.
-        let totals = db
-            .account_totals(&live, Some(&cash), None, None)
-            .await
-            .expect("totals");
-        let debit: i64 = (0..40).map(|i| 100 + i).sum::<i64>() + 7;
-        assert_eq!(totals.first().map(|(_, t)| t.debit), Some(debit));
-        let org = db
-            .get_organization(&a.org.id)
-            .await
-            .expect("org")
-            .expect("exists");
-        assert_eq!(org.credits_remaining, 500 - 41);
-        let page = db
-            .list_transactions(
-                &live,
-                None,
-                None,
-                None,
-                ledger_domain::ports::PageRequest {
-                    limit: 100,
-                    offset: 0,
-                },
-            )
-            .await
-            .expect("list");
-        assert_eq!(page.total_count, 41);
-        // The key is used now: a later write with it replays.
-        let again = db
-            .record_applied(applied(&a, true, &cash, &sales, 7, Some("k1")))
-            .await
-            .expect("replay");
-        assert!(matches!(again, Written::Replay(_)));
-        // A short pool refuses only the writes it cannot pay for.
-        let b = sign_up(db, "Short").await;
-        let blive = b.tenant(true);
-        let bcash = account_id(db, &blive, "1000").await;
-        let bsales = account_id(db, &blive, "4000").await;
-        let many: Vec<AppliedWrite> = (0..3)
-            .map(|i| {
-                let mut w = applied(&b, true, &bcash, &bsales, 10 + i, None);
-                w.charge = Some(CreditCharge {
-                    pool_id: b.org.id.clone(),
-                    livemode: true,
-                    credits: 200,
-                });
-                w
-            })
-            .collect();
-        let answers =
-            futures::future::join_all(many.into_iter().map(|w| db.record_applied(w))).await;
-        let refused: Vec<&str> = answers
-            .iter()
-            .filter_map(|a| a.as_ref().err().map(|e| e.code().as_str()))
-            .collect();
-        assert_eq!(refused, ["insufficient_credits"], "{}", t.backend());
-        let borg = db
-            .get_organization(&b.org.id)
-            .await
-            .expect("org")
-            .expect("exists");
-        assert_eq!(borg.credits_remaining, 100);
-        t.cleanup().await;
-    }
+        .expect("list");
+    assert_eq!(page.total_count, 41);
+    // The key is used now: a later write with it replays.
+    let again = db
+        .record_applied(applied(&a, true, &cash, &sales, 7, Some("k1")))
+        .await
+        .expect("replay");
+    assert!(matches!(again, Written::Replay(_)));
+    // A short pool refuses only the writes it cannot pay for.
+    let b = sign_up(db, "Short").await;
+    let blive = b.tenant(true);
+    let bcash = account_id(db, &blive, "1000").await;
+    let bsales = account_id(db, &blive, "4000").await;
+    let many: Vec<AppliedWrite> = (0..3)
+        .map(|i| {
+            let mut w = applied(&b, true, &bcash, &bsales, 10 + i, None);
+            w.charge = Some(CreditCharge {
+                pool_id: b.org.id.clone(),
+                livemode: true,
+                credits: 200,
+            });
+            w
+        })
+        .collect();
+    let answers = futures::future::join_all(many.into_iter().map(|w| db.record_applied(w))).await;
+    let refused: Vec<&str> = answers
+        .iter()
+        .filter_map(|a| a.as_ref().err().map(|e| e.code().as_str()))
+        .collect();
+    assert_eq!(refused, ["insufficient_credits"], "{backend}");
+    let borg = db
+        .get_organization(&b.org.id)
+        .await
+        .expect("org")
+        .expect("exists");
+    assert_eq!(borg.credits_remaining, 100);
 }
 
+contract!(group_committed_rows_read_back_whole);
 /// Every column a group commit writes reads back unchanged (PostgreSQL writes them through
 /// one `unnest` statement; a column left out or misplaced there shows here).
-#[tokio::test]
-async fn group_committed_rows_read_back_whole() {
-    for t in backends().await {
-        let db = &t.db;
-        let a = sign_up(db, "Round trip").await;
-        let test = a.tenant(false);
-        let cash = account_id(db, &test, "1000").await;
-        let sales = account_id(db, &test, "4000").await;
-        let mut write = applied(&a, false, &cash, &sales, 12_345, None);
-        write.transaction.entries[0].line.description = Some("first line".into());
-        write.events[0].api_key_id = Some(a.test_key.id.clone());
-        write.events[0].before_state = Some(json!({ "before": true }));
-        let second = {
-            let mut e = write.events[0].clone();
-            e.id = ledger_domain::ids::new_id(ledger_domain::ids::IdKind::Event);
-            e.event_type = "transaction.posted".into();
-            e.before_state = None;
-            e
-        };
-        write.events.push(second);
-        let answer = db.record_applied(write.clone()).await.expect("written");
-        assert!(matches!(answer, Written::Done(_)), "{}", t.backend());
+async fn group_committed_rows_read_back_whole<S: Store>(db: &S, backend: &str) {
+    let a = sign_up(db, "Round trip").await;
+    let test = a.tenant(false);
+    let cash = account_id(db, &test, "1000").await;
+    let sales = account_id(db, &test, "4000").await;
+    let mut write = applied(&a, false, &cash, &sales, 12_345, None);
+    write.transaction.entries[0].line.description = Some("first line".into());
+    write.events[0].api_key_id = Some(a.test_key.id.clone());
+    write.events[0].before_state = Some(json!({ "before": true }));
+    let second = {
+        let mut e = write.events[0].clone();
+        e.id = ledger_domain::ids::new_id(ledger_domain::ids::IdKind::Event);
+        e.event_type = "transaction.posted".into();
+        e.before_state = None;
+        e
+    };
+    write.events.push(second);
+    let answer = db.record_applied(write.clone()).await.expect("written");
+    assert!(matches!(answer, Written::Done(_)), "{backend}");
 
-        let stored = db
-            .get_transaction(&test, &write.transaction.id)
-            .await
-            .expect("read")
-            .expect("transaction");
-        assert_eq!(stored, write.transaction, "{}", t.backend());
-        let job = db
-            .get_job(&test, &write.job.id)
-            .await
-            .expect("read")
-            .expect("job");
-        assert_eq!(job, write.job, "{}", t.backend());
-        // Same timestamp: listed by id, so compare in id order.
-        let mut events = db
-            .list_events(&test, "transaction", &write.transaction.id)
-            .await
-            .expect("events");
-        let mut expected = write.events.clone();
-        events.sort_by(|a, b| a.id.cmp(&b.id));
-        expected.sort_by(|a, b| a.id.cmp(&b.id));
-        assert_eq!(events, expected, "{}", t.backend());
-    }
+    let stored = db
+        .get_transaction(&test, &write.transaction.id)
+        .await
+        .expect("read")
+        .expect("transaction");
+    assert_eq!(stored, write.transaction, "{backend}");
+    let job = db
+        .get_job(&test, &write.job.id)
+        .await
+        .expect("read")
+        .expect("job");
+    assert_eq!(job, write.job, "{backend}");
+    // Same timestamp: listed by id, so compare in id order.
+    let mut events = db
+        .list_events(&test, "transaction", &write.transaction.id)
+        .await
+        .expect("events");
+    let mut expected = write.events.clone();
+    events.sort_by(|a, b| a.id.cmp(&b.id));
+    expected.sort_by(|a, b| a.id.cmp(&b.id));
+    assert_eq!(events, expected, "{backend}");
 }

@@ -4,14 +4,10 @@
 use ledger_domain::DomainError;
 use ledger_domain::categories::{Category, CategoryType};
 use ledger_domain::ids::{IdKind, new_id};
-use ledger_domain::ports::{
-    Categories, CategoryFilter, Deletions, Events, Organizations, PageRequest, TaxFilter, Taxes,
-    Tenant, Written,
-};
+use ledger_domain::ports::{CategoryFilter, PageRequest, Store, TaxFilter, Tenant, Written};
 use ledger_domain::tax::{Tax, TaxType};
-use ledger_store::testing::backends;
 
-use crate::{T0, charge, deletion, event, sign_up};
+use crate::{T0, at_minute, charge, deletion, event, sign_up};
 
 const PAGE: PageRequest = PageRequest {
     limit: 20,
@@ -50,557 +46,536 @@ fn category(tenant: &Tenant, name: &str, parent_id: Option<&str>) -> Category {
     }
 }
 
-#[tokio::test]
-async fn taxes_are_written_read_and_deleted_per_tenant() {
-    for t in backends().await {
-        let db = &t.db;
-        let a = sign_up(db, "Tax A").await;
-        let b = sign_up(db, "Tax B").await;
-        let live = a.tenant(true);
-        let vat = tax(&live, "VAT", 200_000, TaxType::Vat);
-        let written = db
-            .insert_tax(
-                vat.clone(),
-                event(&live, "tax.created", "tax", &vat.id),
-                None,
-                Some(charge(&a, true, 1)),
-            )
-            .await
-            .expect("insert");
-        assert_eq!(written, Written::Done(vat.clone()));
-        let mut sales = tax(&live, "Sales", 82_500, TaxType::SalesTax);
-        sales.is_active = false;
-        db.insert_tax(
-            sales.clone(),
-            event(&live, "tax.created", "tax", &sales.id),
-            None,
-            None,
-        )
-        .await
-        .expect("insert");
-        assert_eq!(
-            db.get_tax(&live, &vat.id).await.expect("get"),
-            Some(vat.clone()),
-            "{}",
-            t.backend()
-        );
-        // Another mode or organization does not see it.
-        assert!(
-            db.get_tax(&a.tenant(false), &vat.id)
-                .await
-                .expect("get")
-                .is_none()
-        );
-        assert!(
-            db.get_tax(&b.tenant(true), &vat.id)
-                .await
-                .expect("get")
-                .is_none()
-        );
-        let org = db
-            .get_organization(&a.org.id)
-            .await
-            .expect("org")
-            .expect("exists");
-        assert_eq!(org.credits_remaining, 499);
-
-        // Filters and pagination.
-        let all = db
-            .list_taxes(&live, &TaxFilter::default(), PAGE)
-            .await
-            .expect("list");
-        assert_eq!(all.total_count, 2);
-        assert_eq!(all.items[0].name, "Sales", "by name");
-        let active = TaxFilter {
-            is_active: Some(true),
-            ..TaxFilter::default()
-        };
-        assert_eq!(
-            db.list_taxes(&live, &active, PAGE)
-                .await
-                .expect("list")
-                .items,
-            std::slice::from_ref(&vat)
-        );
-        let vats = TaxFilter {
-            tax_type: Some(TaxType::Vat),
-            ..TaxFilter::default()
-        };
-        assert_eq!(
-            db.list_taxes(&live, &vats, PAGE)
-                .await
-                .expect("list")
-                .total_count,
-            1
-        );
-        let second = db
-            .list_taxes(
-                &live,
-                &TaxFilter::default(),
-                PageRequest {
-                    limit: 1,
-                    offset: 1,
-                },
-            )
-            .await
-            .expect("list");
-        assert_eq!((second.items.len(), second.total_count), (1, 2));
-        assert_eq!(
-            db.list_taxes(&b.tenant(true), &TaxFilter::default(), PAGE)
-                .await
-                .expect("list")
-                .total_count,
-            0
-        );
-
-        // Update saves every mutable field; another tenant's copy is not found.
-        let mut changed = vat.clone();
-        changed.name = "VAT reduced".to_owned();
-        changed.rate = 50_000;
-        changed.is_active = false;
-        changed.description = Some("food".to_owned());
-        changed.updated_at = T0 + time::Duration::minutes(1);
-        db.update_tax(
-            changed.clone(),
-            event(&live, "tax.updated", "tax", &vat.id),
-            None,
-            None,
-        )
-        .await
-        .expect("update");
-        assert_eq!(
-            db.get_tax(&live, &vat.id).await.expect("get"),
-            Some(changed.clone())
-        );
-        let mut foreign = changed.clone();
-        foreign.organization_id = b.org.id.clone();
-        let err = db
-            .update_tax(
-                foreign,
-                event(&b.tenant(true), "tax.updated", "tax", &vat.id),
-                None,
-                None,
-            )
-            .await
-            .expect_err("other tenant");
-        assert_eq!(err.code(), "resource_not_found");
-
-        // Delete: hidden, audited, charged; twice is not found; the other tenant cannot.
-        let err = db
-            .delete_tax(
-                &vat.id,
-                deletion(&b.tenant(true), "tax", &vat.id),
-                event(&b.tenant(true), "tax.deleted", "tax", &vat.id),
-                None,
-                None,
-            )
-            .await
-            .expect_err("other tenant");
-        assert_eq!(err.code(), "resource_not_found");
-        db.delete_tax(
-            &vat.id,
-            deletion(&live, "tax", &vat.id),
-            event(&live, "tax.deleted", "tax", &vat.id),
+contract!(taxes_are_written_read_and_deleted_per_tenant);
+async fn taxes_are_written_read_and_deleted_per_tenant<S: Store>(db: &S, backend: &str) {
+    let a = sign_up(db, "Tax A").await;
+    let b = sign_up(db, "Tax B").await;
+    let live = a.tenant(true);
+    let vat = tax(&live, "VAT", 200_000, TaxType::Vat);
+    let written = db
+        .insert_tax(
+            vat.clone(),
+            event(&live, "tax.created", "tax", &vat.id),
             None,
             Some(charge(&a, true, 1)),
         )
         .await
-        .expect("delete");
-        assert!(db.get_tax(&live, &vat.id).await.expect("get").is_none());
-        assert_eq!(
-            db.list_taxes(&live, &TaxFilter::default(), PAGE)
-                .await
-                .expect("list")
-                .total_count,
-            1
-        );
-        let again = db
-            .delete_tax(
-                &vat.id,
-                deletion(&live, "tax", &vat.id),
-                event(&live, "tax.deleted", "tax", &vat.id),
-                None,
-                None,
-            )
+        .expect("insert");
+    assert_eq!(written, Written::Done(vat.clone()));
+    let mut sales = tax(&live, "Sales", 82_500, TaxType::SalesTax);
+    sales.is_active = false;
+    db.insert_tax(
+        sales.clone(),
+        event(&live, "tax.created", "tax", &sales.id),
+        None,
+        None,
+    )
+    .await
+    .expect("insert");
+    assert_eq!(
+        db.get_tax(&live, &vat.id).await.expect("get"),
+        Some(vat.clone()),
+        "{backend}"
+    );
+    // Another mode or organization does not see it.
+    assert!(
+        db.get_tax(&a.tenant(false), &vat.id)
             .await
-            .expect_err("deleted");
-        assert_eq!(again.code(), "resource_not_found");
-        let trail = db.list_deletions(&live, PAGE).await.expect("trail");
-        assert_eq!(trail.total_count, 1);
-        assert_eq!(trail.items[0].resource_id, vat.id);
-        let events = db.list_events(&live, "tax", &vat.id).await.expect("events");
-        let kinds: Vec<&str> = events.iter().map(|e| e.event_type.as_str()).collect();
-        assert_eq!(kinds, ["tax.created", "tax.updated", "tax.deleted"]);
-        let org = db
-            .get_organization(&a.org.id)
+            .expect("get")
+            .is_none()
+    );
+    assert!(
+        db.get_tax(&b.tenant(true), &vat.id)
             .await
-            .expect("org")
-            .expect("exists");
-        assert_eq!(org.credits_remaining, 498);
-    }
-}
+            .expect("get")
+            .is_none()
+    );
+    let org = db
+        .get_organization(&a.org.id)
+        .await
+        .expect("org")
+        .expect("exists");
+    assert_eq!(org.credits_remaining, 499);
 
-#[tokio::test]
-async fn a_short_pool_writes_nothing() {
-    for t in backends().await {
-        let db = &t.db;
-        let a = sign_up(db, "Broke Tax").await;
-        let live = a.tenant(true);
-        let vat = tax(&live, "VAT", 1, TaxType::Vat);
-        let err = db
-            .insert_tax(
-                vat.clone(),
-                event(&live, "tax.created", "tax", &vat.id),
-                None,
-                Some(charge(&a, true, 501)),
-            )
+    // Filters and pagination.
+    let all = db
+        .list_taxes(&live, &TaxFilter::default(), PAGE)
+        .await
+        .expect("list");
+    assert_eq!(all.total_count, 2);
+    assert_eq!(all.items[0].name, "Sales", "by name");
+    let active = TaxFilter {
+        is_active: Some(true),
+        ..TaxFilter::default()
+    };
+    assert_eq!(
+        db.list_taxes(&live, &active, PAGE)
             .await
-            .expect_err("short");
-        assert!(
-            matches!(err, DomainError::InsufficientCredits { .. }),
-            "{err:?}"
-        );
-        assert!(db.get_tax(&live, &vat.id).await.expect("get").is_none());
-        assert!(
-            db.list_events(&live, "tax", &vat.id)
-                .await
-                .expect("events")
-                .is_empty()
-        );
-        let cat = category(&live, "Travel", None);
-        let err = db
-            .insert_category(
-                cat.clone(),
-                event(&live, "category.created", "category", &cat.id),
-                None,
-                Some(charge(&a, true, 501)),
-            )
+            .expect("list")
+            .items,
+        std::slice::from_ref(&vat)
+    );
+    let vats = TaxFilter {
+        tax_type: Some(TaxType::Vat),
+        ..TaxFilter::default()
+    };
+    assert_eq!(
+        db.list_taxes(&live, &vats, PAGE)
             .await
-            .expect_err("short");
-        assert_eq!(err.code(), "insufficient_credits");
-        assert!(
-            db.get_category(&live, &cat.id)
-                .await
-                .expect("get")
-                .is_none()
-        );
-    }
-}
+            .expect("list")
+            .total_count,
+        1
+    );
+    let second = db
+        .list_taxes(
+            &live,
+            &TaxFilter::default(),
+            PageRequest {
+                limit: 1,
+                offset: 1,
+            },
+        )
+        .await
+        .expect("list");
+    assert_eq!((second.items.len(), second.total_count), (1, 2));
+    assert_eq!(
+        db.list_taxes(&b.tenant(true), &TaxFilter::default(), PAGE)
+            .await
+            .expect("list")
+            .total_count,
+        0
+    );
 
-#[tokio::test]
-async fn categories_nest_and_refuse_deletion_in_use() {
-    for t in backends().await {
-        let db = &t.db;
-        let a = sign_up(db, "Cat A").await;
-        let b = sign_up(db, "Cat B").await;
-        let test = a.tenant(false);
-        let parent = category(&test, "Travel", None);
-        let child = category(&test, "Flights", Some(&parent.id));
-        let mut other = category(&test, "Archive", None);
-        other.is_active = false;
-        other.category_type = CategoryType::Other;
-        for c in [&parent, &child, &other] {
-            db.insert_category(
-                c.clone(),
-                event(&test, "category.created", "category", &c.id),
-                None,
-                Some(charge(&a, false, 1)),
-            )
-            .await
-            .expect("insert");
-        }
-        // Test-mode credits never touch the live pool.
-        let org = db
-            .get_organization(&a.org.id)
-            .await
-            .expect("org")
-            .expect("exists");
-        assert_eq!(org.credits_remaining, 500);
-        assert_eq!(
-            db.get_category(&test, &child.id).await.expect("get"),
-            Some(child.clone()),
-            "{}",
-            t.backend()
-        );
-        assert!(
-            db.get_category(&a.tenant(true), &child.id)
-                .await
-                .expect("get")
-                .is_none()
-        );
-        assert!(
-            db.get_category(&b.tenant(false), &child.id)
-                .await
-                .expect("get")
-                .is_none()
-        );
-
-        let kids = CategoryFilter {
-            parent_id: Some(parent.id.clone()),
-            ..CategoryFilter::default()
-        };
-        assert_eq!(
-            db.list_categories(&test, &kids, None)
-                .await
-                .expect("list")
-                .items,
-            std::slice::from_ref(&child)
-        );
-        let all = db
-            .list_categories(&test, &CategoryFilter::default(), None)
-            .await
-            .expect("list");
-        let names: Vec<&str> = all.items.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(names, ["Archive", "Flights", "Travel"]);
-        let inactive = CategoryFilter {
-            is_active: Some(false),
-            ..CategoryFilter::default()
-        };
-        assert_eq!(
-            db.list_categories(&test, &inactive, Some(PAGE))
-                .await
-                .expect("list")
-                .items,
-            [other.clone()]
-        );
-        let expense = CategoryFilter {
-            category_type: Some(CategoryType::Expense),
-            ..CategoryFilter::default()
-        };
-        let page = db
-            .list_categories(
-                &test,
-                &expense,
-                Some(PageRequest {
-                    limit: 1,
-                    offset: 0,
-                }),
-            )
-            .await
-            .expect("list");
-        assert_eq!((page.items.len(), page.total_count), (1, 2));
-
-        // Update saves every mutable field.
-        let mut moved = child.clone();
-        moved.name = "Air".to_owned();
-        moved.color = "#000000".to_owned();
-        moved.is_active = false;
-        moved.description = None;
-        moved.updated_at = T0 + time::Duration::minutes(1);
-        db.update_category(
-            moved.clone(),
-            event(&test, "category.updated", "category", &child.id),
+    // Update saves every mutable field; another tenant's copy is not found.
+    let mut changed = vat.clone();
+    changed.name = "VAT reduced".to_owned();
+    changed.rate = 50_000;
+    changed.is_active = false;
+    changed.description = Some("food".to_owned());
+    changed.updated_at = T0 + time::Duration::minutes(1);
+    db.update_tax(
+        changed.clone(),
+        at_minute(event(&live, "tax.updated", "tax", &vat.id), 1),
+        None,
+        None,
+    )
+    .await
+    .expect("update");
+    assert_eq!(
+        db.get_tax(&live, &vat.id).await.expect("get"),
+        Some(changed.clone())
+    );
+    let mut foreign = changed.clone();
+    foreign.organization_id = b.org.id.clone();
+    let err = db
+        .update_tax(
+            foreign,
+            event(&b.tenant(true), "tax.updated", "tax", &vat.id),
             None,
             None,
         )
         .await
-        .expect("update");
-        assert_eq!(
-            db.get_category(&test, &child.id).await.expect("get"),
-            Some(moved.clone())
-        );
+        .expect_err("other tenant");
+    assert_eq!(err.code(), "resource_not_found");
 
-        // A parent with a live child is in use; once the child is gone it can be deleted.
-        let err = db
-            .delete_category(
-                &parent.id,
-                deletion(&test, "category", &parent.id),
-                event(&test, "category.deleted", "category", &parent.id),
-                None,
-                None,
-            )
-            .await
-            .expect_err("in use");
-        assert_eq!(err.code(), "resource_in_use");
-        let err = db
-            .delete_category(
-                &child.id,
-                deletion(&b.tenant(false), "category", &child.id),
-                event(&b.tenant(false), "category.deleted", "category", &child.id),
-                None,
-                None,
-            )
-            .await
-            .expect_err("other tenant");
-        assert_eq!(err.code(), "resource_not_found");
-        db.delete_category(
-            &child.id,
-            deletion(&test, "category", &child.id),
-            event(&test, "category.deleted", "category", &child.id),
+    // Delete: hidden, audited, charged; twice is not found; the other tenant cannot.
+    let err = db
+        .delete_tax(
+            &vat.id,
+            deletion(&b.tenant(true), "tax", &vat.id),
+            event(&b.tenant(true), "tax.deleted", "tax", &vat.id),
             None,
             None,
         )
         .await
-        .expect("delete child");
-        db.delete_category(
-            &parent.id,
-            deletion(&test, "category", &parent.id),
-            event(&test, "category.deleted", "category", &parent.id),
+        .expect_err("other tenant");
+    assert_eq!(err.code(), "resource_not_found");
+    db.delete_tax(
+        &vat.id,
+        deletion(&live, "tax", &vat.id),
+        at_minute(event(&live, "tax.deleted", "tax", &vat.id), 2),
+        None,
+        Some(charge(&a, true, 1)),
+    )
+    .await
+    .expect("delete");
+    assert!(db.get_tax(&live, &vat.id).await.expect("get").is_none());
+    assert_eq!(
+        db.list_taxes(&live, &TaxFilter::default(), PAGE)
+            .await
+            .expect("list")
+            .total_count,
+        1
+    );
+    let again = db
+        .delete_tax(
+            &vat.id,
+            deletion(&live, "tax", &vat.id),
+            event(&live, "tax.deleted", "tax", &vat.id),
+            None,
+            None,
+        )
+        .await
+        .expect_err("deleted");
+    assert_eq!(again.code(), "resource_not_found");
+    let trail = db.list_deletions(&live, PAGE).await.expect("trail");
+    assert_eq!(trail.total_count, 1);
+    assert_eq!(trail.items[0].resource_id, vat.id);
+    let events = db.list_events(&live, "tax", &vat.id).await.expect("events");
+    let kinds: Vec<&str> = events.iter().map(|e| e.event_type.as_str()).collect();
+    assert_eq!(kinds, ["tax.created", "tax.updated", "tax.deleted"]);
+    let org = db
+        .get_organization(&a.org.id)
+        .await
+        .expect("org")
+        .expect("exists");
+    assert_eq!(org.credits_remaining, 498);
+}
+
+contract!(a_short_pool_writes_nothing);
+async fn a_short_pool_writes_nothing<S: Store>(db: &S, backend: &str) {
+    let a = sign_up(db, "Broke Tax").await;
+    let live = a.tenant(true);
+    let vat = tax(&live, "VAT", 1, TaxType::Vat);
+    let err = db
+        .insert_tax(
+            vat.clone(),
+            event(&live, "tax.created", "tax", &vat.id),
+            None,
+            Some(charge(&a, true, 501)),
+        )
+        .await
+        .expect_err("short");
+    assert!(
+        matches!(err, DomainError::InsufficientCredits { .. }),
+        "{backend}: {err:?}"
+    );
+    assert!(db.get_tax(&live, &vat.id).await.expect("get").is_none());
+    assert!(
+        db.list_events(&live, "tax", &vat.id)
+            .await
+            .expect("events")
+            .is_empty()
+    );
+    let cat = category(&live, "Travel", None);
+    let err = db
+        .insert_category(
+            cat.clone(),
+            event(&live, "category.created", "category", &cat.id),
+            None,
+            Some(charge(&a, true, 501)),
+        )
+        .await
+        .expect_err("short");
+    assert_eq!(err.code(), "insufficient_credits");
+    assert!(
+        db.get_category(&live, &cat.id)
+            .await
+            .expect("get")
+            .is_none()
+    );
+}
+
+contract!(categories_nest_and_refuse_deletion_in_use);
+async fn categories_nest_and_refuse_deletion_in_use<S: Store>(db: &S, backend: &str) {
+    let a = sign_up(db, "Cat A").await;
+    let b = sign_up(db, "Cat B").await;
+    let test = a.tenant(false);
+    let parent = category(&test, "Travel", None);
+    let child = category(&test, "Flights", Some(&parent.id));
+    let mut other = category(&test, "Archive", None);
+    other.is_active = false;
+    other.category_type = CategoryType::Other;
+    for c in [&parent, &child, &other] {
+        db.insert_category(
+            c.clone(),
+            event(&test, "category.created", "category", &c.id),
             None,
             Some(charge(&a, false, 1)),
         )
         .await
-        .expect("delete parent");
-        assert!(
-            db.get_category(&test, &parent.id)
-                .await
-                .expect("get")
-                .is_none()
-        );
-        assert_eq!(
-            db.list_deletions(&test, PAGE)
-                .await
-                .expect("trail")
-                .total_count,
-            2
-        );
-        let kinds: Vec<String> = db
-            .list_events(&test, "category", &child.id)
-            .await
-            .expect("events")
-            .into_iter()
-            .map(|e| e.event_type)
-            .collect();
-        assert_eq!(
-            kinds,
-            ["category.created", "category.updated", "category.deleted"]
-        );
+        .expect("insert");
     }
+    // Test-mode credits never touch the live pool.
+    let org = db
+        .get_organization(&a.org.id)
+        .await
+        .expect("org")
+        .expect("exists");
+    assert_eq!(org.credits_remaining, 500);
+    assert_eq!(
+        db.get_category(&test, &child.id).await.expect("get"),
+        Some(child.clone()),
+        "{backend}"
+    );
+    assert!(
+        db.get_category(&a.tenant(true), &child.id)
+            .await
+            .expect("get")
+            .is_none()
+    );
+    assert!(
+        db.get_category(&b.tenant(false), &child.id)
+            .await
+            .expect("get")
+            .is_none()
+    );
+
+    let kids = CategoryFilter {
+        parent_id: Some(parent.id.clone()),
+        ..CategoryFilter::default()
+    };
+    assert_eq!(
+        db.list_categories(&test, &kids, None)
+            .await
+            .expect("list")
+            .items,
+        std::slice::from_ref(&child)
+    );
+    let all = db
+        .list_categories(&test, &CategoryFilter::default(), None)
+        .await
+        .expect("list");
+    let names: Vec<&str> = all.items.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["Archive", "Flights", "Travel"]);
+    let inactive = CategoryFilter {
+        is_active: Some(false),
+        ..CategoryFilter::default()
+    };
+    assert_eq!(
+        db.list_categories(&test, &inactive, Some(PAGE))
+            .await
+            .expect("list")
+            .items,
+        [other.clone()]
+    );
+    let expense = CategoryFilter {
+        category_type: Some(CategoryType::Expense),
+        ..CategoryFilter::default()
+    };
+    let page = db
+        .list_categories(
+            &test,
+            &expense,
+            Some(PageRequest {
+                limit: 1,
+                offset: 0,
+            }),
+        )
+        .await
+        .expect("list");
+    assert_eq!((page.items.len(), page.total_count), (1, 2));
+
+    // Update saves every mutable field.
+    let mut moved = child.clone();
+    moved.name = "Air".to_owned();
+    moved.color = "#000000".to_owned();
+    moved.is_active = false;
+    moved.description = None;
+    moved.updated_at = T0 + time::Duration::minutes(1);
+    db.update_category(
+        moved.clone(),
+        at_minute(event(&test, "category.updated", "category", &child.id), 1),
+        None,
+        None,
+    )
+    .await
+    .expect("update");
+    assert_eq!(
+        db.get_category(&test, &child.id).await.expect("get"),
+        Some(moved.clone())
+    );
+
+    // A parent with a live child is in use; once the child is gone it can be deleted.
+    let err = db
+        .delete_category(
+            &parent.id,
+            deletion(&test, "category", &parent.id),
+            event(&test, "category.deleted", "category", &parent.id),
+            None,
+            None,
+        )
+        .await
+        .expect_err("in use");
+    assert_eq!(err.code(), "resource_in_use");
+    let err = db
+        .delete_category(
+            &child.id,
+            deletion(&b.tenant(false), "category", &child.id),
+            event(&b.tenant(false), "category.deleted", "category", &child.id),
+            None,
+            None,
+        )
+        .await
+        .expect_err("other tenant");
+    assert_eq!(err.code(), "resource_not_found");
+    db.delete_category(
+        &child.id,
+        deletion(&test, "category", &child.id),
+        at_minute(event(&test, "category.deleted", "category", &child.id), 2),
+        None,
+        None,
+    )
+    .await
+    .expect("delete child");
+    db.delete_category(
+        &parent.id,
+        deletion(&test, "category", &parent.id),
+        event(&test, "category.deleted", "category", &parent.id),
+        None,
+        Some(charge(&a, false, 1)),
+    )
+    .await
+    .expect("delete parent");
+    assert!(
+        db.get_category(&test, &parent.id)
+            .await
+            .expect("get")
+            .is_none()
+    );
+    assert_eq!(
+        db.list_deletions(&test, PAGE)
+            .await
+            .expect("trail")
+            .total_count,
+        2
+    );
+    let kinds: Vec<String> = db
+        .list_events(&test, "category", &child.id)
+        .await
+        .expect("events")
+        .into_iter()
+        .map(|e| e.event_type)
+        .collect();
+    assert_eq!(
+        kinds,
+        ["category.created", "category.updated", "category.deleted"]
+    );
 }
 
-#[tokio::test]
-async fn a_category_used_by_a_transaction_is_in_use() {
-    for t in backends().await {
-        let db = &t.db;
-        let a = sign_up(db, "Cat Txn").await;
-        let test = a.tenant(false);
-        let used = category(&test, "Consulting", None);
-        db.insert_category(
-            used.clone(),
-            event(&test, "category.created", "category", &used.id),
+contract!(a_category_used_by_a_transaction_is_in_use);
+async fn a_category_used_by_a_transaction_is_in_use<S: Store>(db: &S, backend: &str) {
+    let a = sign_up(db, "Cat Txn").await;
+    let test = a.tenant(false);
+    let used = category(&test, "Consulting", None);
+    db.insert_category(
+        used.clone(),
+        event(&test, "category.created", "category", &used.id),
+        None,
+        None,
+    )
+    .await
+    .expect("insert");
+    let cash = crate::account_id(db, &test, "1000").await;
+    let sales = crate::account_id(db, &test, "4000").await;
+    let mut txn = crate::transaction(
+        &test,
+        T0,
+        ledger_domain::transactions::TransactionStatus::Pending,
+        &cash,
+        &sales,
+        10_000,
+    );
+    txn.category_id = Some(used.id.clone());
+    crate::journal::insert(db, &a, txn.clone()).await;
+    let stored = db.get_transaction(&test, &txn.id).await.expect("get");
+    assert_eq!(
+        stored.and_then(|s| s.category_id),
+        Some(used.id.clone()),
+        "{backend}"
+    );
+    let err = db
+        .delete_category(
+            &used.id,
+            deletion(&test, "category", &used.id),
+            event(&test, "category.deleted", "category", &used.id),
+            None,
+            None,
+        )
+        .await
+        .expect_err("in use");
+    assert_eq!(err.code(), "resource_in_use");
+    assert!(
+        db.get_category(&test, &used.id)
+            .await
+            .expect("get")
+            .is_some()
+    );
+}
+
+contract!(expired_taxes_and_categories_are_purged);
+async fn expired_taxes_and_categories_are_purged<S: Store>(db: &S, backend: &str) {
+    let a = sign_up(db, "Purge Cat").await;
+    let test = a.tenant(false);
+    let gone_tax = tax(&test, "Gone", 1, TaxType::Other);
+    let kept_tax = tax(&test, "Kept", 1, TaxType::Other);
+    let parent = category(&test, "Parent", None);
+    let child = category(&test, "Child", Some(&parent.id));
+    for x in [&gone_tax, &kept_tax] {
+        db.insert_tax(
+            x.clone(),
+            event(&test, "tax.created", "tax", &x.id),
             None,
             None,
         )
         .await
         .expect("insert");
-        let cash = crate::account_id(db, &test, "1000").await;
-        let sales = crate::account_id(db, &test, "4000").await;
-        let mut txn = crate::transaction(
-            &test,
-            T0,
-            ledger_domain::transactions::TransactionStatus::Pending,
-            &cash,
-            &sales,
-            10_000,
-        );
-        txn.category_id = Some(used.id.clone());
-        crate::journal::insert(db, &a, txn.clone()).await;
-        use ledger_domain::ports::Journal;
-        let stored = db.get_transaction(&test, &txn.id).await.expect("get");
-        assert_eq!(
-            stored.and_then(|s| s.category_id),
-            Some(used.id.clone()),
-            "{}",
-            t.backend()
-        );
-        let err = db
-            .delete_category(
-                &used.id,
-                deletion(&test, "category", &used.id),
-                event(&test, "category.deleted", "category", &used.id),
-                None,
-                None,
-            )
-            .await
-            .expect_err("in use");
-        assert_eq!(err.code(), "resource_in_use");
-        assert!(
-            db.get_category(&test, &used.id)
-                .await
-                .expect("get")
-                .is_some()
-        );
     }
-}
-
-#[tokio::test]
-async fn expired_taxes_and_categories_are_purged() {
-    use ledger_domain::ports::Deletions;
-    for t in backends().await {
-        let db = &t.db;
-        let a = sign_up(db, "Purge Cat").await;
-        let test = a.tenant(false);
-        let gone_tax = tax(&test, "Gone", 1, TaxType::Other);
-        let kept_tax = tax(&test, "Kept", 1, TaxType::Other);
-        let parent = category(&test, "Parent", None);
-        let child = category(&test, "Child", Some(&parent.id));
-        for x in [&gone_tax, &kept_tax] {
-            db.insert_tax(
-                x.clone(),
-                event(&test, "tax.created", "tax", &x.id),
-                None,
-                None,
-            )
-            .await
-            .expect("insert");
-        }
-        for c in [&parent, &child] {
-            db.insert_category(
-                c.clone(),
-                event(&test, "category.created", "category", &c.id),
-                None,
-                None,
-            )
-            .await
-            .expect("insert");
-        }
-        db.delete_tax(
-            &gone_tax.id,
-            deletion(&test, "tax", &gone_tax.id),
-            event(&test, "tax.deleted", "tax", &gone_tax.id),
+    for c in [&parent, &child] {
+        db.insert_category(
+            c.clone(),
+            event(&test, "category.created", "category", &c.id),
+            None,
+            None,
+        )
+        .await
+        .expect("insert");
+    }
+    db.delete_tax(
+        &gone_tax.id,
+        deletion(&test, "tax", &gone_tax.id),
+        event(&test, "tax.deleted", "tax", &gone_tax.id),
+        None,
+        None,
+    )
+    .await
+    .expect("delete");
+    let mut later = deletion(&test, "tax", &kept_tax.id);
+    later.recoverable_until = T0 + time::Duration::days(30);
+    db.delete_tax(
+        &kept_tax.id,
+        later,
+        event(&test, "tax.deleted", "tax", &kept_tax.id),
+        None,
+        None,
+    )
+    .await
+    .expect("delete");
+    for c in [&child, &parent] {
+        db.delete_category(
+            &c.id,
+            deletion(&test, "category", &c.id),
+            event(&test, "category.deleted", "category", &c.id),
             None,
             None,
         )
         .await
         .expect("delete");
-        let mut later = deletion(&test, "tax", &kept_tax.id);
-        later.recoverable_until = T0 + time::Duration::days(30);
-        db.delete_tax(
-            &kept_tax.id,
-            later,
-            event(&test, "tax.deleted", "tax", &kept_tax.id),
-            None,
-            None,
-        )
-        .await
-        .expect("delete");
-        for c in [&child, &parent] {
-            db.delete_category(
-                &c.id,
-                deletion(&test, "category", &c.id),
-                event(&test, "category.deleted", "category", &c.id),
-                None,
-                None,
-            )
-            .await
-            .expect("delete");
-        }
-        let report = db
-            .purge_expired(T0 + time::Duration::days(8), T0 - time::Duration::days(1))
-            .await
-            .expect("purge");
-        assert_eq!(
-            (report.taxes, report.categories, report.deletions),
-            (1, 2, 3),
-            "{}",
-            t.backend()
-        );
-        assert_eq!(
-            db.list_deletions(&test, PAGE)
-                .await
-                .expect("trail")
-                .total_count,
-            1
-        );
     }
+    let report = db
+        .purge_expired(T0 + time::Duration::days(8), T0 - time::Duration::days(1))
+        .await
+        .expect("purge");
+    assert_eq!(
+        (report.taxes, report.categories, report.deletions),
+        (1, 2, 3),
+        "{backend}"
+    );
+    assert_eq!(
+        db.list_deletions(&test, PAGE)
+            .await
+            .expect("trail")
+            .total_count,
+        1
+    );
 }

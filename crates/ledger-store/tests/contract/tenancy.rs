@@ -1,242 +1,232 @@
 //! Sign-up, users, keys, events, health and tenant isolation.
 
 use ledger_domain::accounts::AccountType;
-use ledger_domain::ports::{
-    AccountFilter, Accounts, ApiKeys, Events, Health, Journal, Organizations, PageRequest,
-};
+use ledger_domain::ports::{AccountFilter, PageRequest, Store};
 use ledger_domain::transactions::TransactionStatus;
-use ledger_store::testing::backends;
 
 use crate::{T0, account, account_id, event, sign_up};
 
-#[tokio::test]
-async fn sign_up_writes_everything_in_one_go() {
-    for t in backends().await {
-        let db = &t.db;
-        assert!(db.ping().await, "{}", t.backend());
-        let a = sign_up(db, "Acme").await;
-        let stored = db
-            .get_organization(&a.org.id)
-            .await
-            .expect("get")
-            .expect("exists");
-        assert_eq!(stored, a.org, "{}", t.backend());
-        assert_eq!(stored.credits_remaining, 500);
-        assert_eq!(db.test_credits_used(&a.org.id).await.expect("usage"), 0);
+contract!(sign_up_writes_everything_in_one_go);
+async fn sign_up_writes_everything_in_one_go<S: Store>(db: &S, backend: &str) {
+    assert!(db.ping().await, "{backend}");
+    let a = sign_up(db, "Acme").await;
+    let stored = db
+        .get_organization(&a.org.id)
+        .await
+        .expect("get")
+        .expect("exists");
+    assert_eq!(stored, a.org, "{backend}");
+    assert_eq!(stored.credits_remaining, 500);
+    assert_eq!(db.test_credits_used(&a.org.id).await.expect("usage"), 0);
 
-        let user = db.find_user(&a.provider_id).await.expect("find user");
-        assert_eq!(user.map(|u| u.id), Some(a.org.owner_user_id.clone()));
-        assert!(db.find_user("nobody").await.expect("find").is_none());
+    let user = db.find_user(&a.provider_id).await.expect("find user");
+    assert_eq!(user.map(|u| u.id), Some(a.org.owner_user_id.clone()));
+    assert!(db.find_user("nobody").await.expect("find").is_none());
 
-        let key = db
-            .find_key_by_hash(&a.live_key.key_hash)
-            .await
-            .expect("key")
-            .expect("found");
-        assert_eq!(key, a.live_key);
-        let previous = a.test_key.previous_hash.clone().expect("rotated");
-        let by_previous = db.find_key_by_hash(&previous).await.expect("key");
-        assert_eq!(by_previous.map(|k| k.id), Some(a.test_key.id.clone()));
-        assert!(db.find_key_by_hash("unknown").await.expect("key").is_none());
-        // The per-request lookup: the key with its organization, by current or previous hash.
-        let (key, org) = db
-            .find_principal_by_hash(&a.live_key.key_hash)
+    let key = db
+        .find_key_by_hash(&a.live_key.key_hash)
+        .await
+        .expect("key")
+        .expect("found");
+    assert_eq!(key, a.live_key);
+    let previous = a.test_key.previous_hash.clone().expect("rotated");
+    let by_previous = db.find_key_by_hash(&previous).await.expect("key");
+    assert_eq!(by_previous.map(|k| k.id), Some(a.test_key.id.clone()));
+    assert!(db.find_key_by_hash("unknown").await.expect("key").is_none());
+    // The per-request lookup: the key with its organization, by current or previous hash.
+    let (key, org) = db
+        .find_principal_by_hash(&a.live_key.key_hash)
+        .await
+        .expect("principal")
+        .expect("found");
+    assert_eq!((key, org), (a.live_key.clone(), a.org.clone()));
+    let by_previous = db
+        .find_principal_by_hash(&previous)
+        .await
+        .expect("principal");
+    assert_eq!(by_previous.map(|(k, _)| k.id), Some(a.test_key.id.clone()));
+    assert!(
+        db.find_principal_by_hash("unknown")
             .await
             .expect("principal")
-            .expect("found");
-        assert_eq!((key, org), (a.live_key.clone(), a.org.clone()));
-        let by_previous = db
-            .find_principal_by_hash(&previous)
-            .await
-            .expect("principal");
-        assert_eq!(by_previous.map(|(k, _)| k.id), Some(a.test_key.id.clone()));
-        assert!(
-            db.find_principal_by_hash("unknown")
-                .await
-                .expect("principal")
-                .is_none()
-        );
+            .is_none()
+    );
 
-        for livemode in [true, false] {
-            let page = db
-                .list_accounts(&a.tenant(livemode), &AccountFilter::default(), None)
-                .await
-                .expect("list");
-            assert_eq!(page.total_count, 7);
-            let codes: Vec<_> = page.items.iter().map(|x| x.code.as_str()).collect();
-            assert_eq!(
-                codes,
-                ["1000", "1100", "2000", "2100", "3000", "4000", "5000"]
-            );
-            assert!(
-                page.items
-                    .iter()
-                    .all(|x| x.livemode == livemode && x.is_system)
-            );
-        }
-        let filtered = db
-            .list_accounts(
-                &a.tenant(true),
-                &AccountFilter {
-                    account_type: Some(AccountType::Liability),
-                    status: None,
-                },
-                Some(PageRequest {
-                    limit: 1,
-                    offset: 1,
-                }),
-            )
+    for livemode in [true, false] {
+        let page = db
+            .list_accounts(&a.tenant(livemode), &AccountFilter::default(), None)
             .await
             .expect("list");
-        assert_eq!(filtered.total_count, 2);
-        assert_eq!(filtered.items.len(), 1);
-        assert_eq!(filtered.items[0].code, "2100");
-
-        let events = db
-            .list_events(&a.tenant(false), "organization", &a.org.id)
-            .await
-            .expect("events");
-        assert_eq!(events.len(), 1);
-        assert_eq!(events[0].event_type, "organization.created");
+        assert_eq!(page.total_count, 7);
+        let codes: Vec<_> = page.items.iter().map(|x| x.code.as_str()).collect();
         assert_eq!(
-            events[0].after_state,
-            Some(serde_json::json!({ "id": a.org.id }))
+            codes,
+            ["1000", "1100", "2000", "2100", "3000", "4000", "5000"]
         );
-        t.cleanup().await;
+        assert!(
+            page.items
+                .iter()
+                .all(|x| x.livemode == livemode && x.is_system)
+        );
     }
+    let filtered = db
+        .list_accounts(
+            &a.tenant(true),
+            &AccountFilter {
+                account_type: Some(AccountType::Liability),
+                status: None,
+            },
+            Some(PageRequest {
+                limit: 1,
+                offset: 1,
+            }),
+        )
+        .await
+        .expect("list");
+    assert_eq!(filtered.total_count, 2);
+    assert_eq!(filtered.items.len(), 1);
+    assert_eq!(filtered.items[0].code, "2100");
+
+    let events = db
+        .list_events(&a.tenant(false), "organization", &a.org.id)
+        .await
+        .expect("events");
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].event_type, "organization.created");
+    assert_eq!(
+        events[0].after_state,
+        Some(serde_json::json!({ "id": a.org.id }))
+    );
 }
 
-#[tokio::test]
-async fn a_returning_user_owns_the_new_organization() {
-    for t in backends().await {
-        let db = &t.db;
-        let first = sign_up(db, "First").await;
-        let second = crate::sign_up_as(db, "Second", &first.provider_id).await;
-        assert_eq!(second.org.owner_user_id, first.org.owner_user_id);
-        let stored = db
-            .get_organization(&second.org.id)
+contract!(a_returning_user_owns_the_new_organization);
+async fn a_returning_user_owns_the_new_organization<S: Store>(db: &S, backend: &str) {
+    let first = sign_up(db, "First").await;
+    let second = crate::sign_up_as(db, "Second", &first.provider_id).await;
+    assert_eq!(
+        second.org.owner_user_id, first.org.owner_user_id,
+        "{backend}"
+    );
+    let stored = db
+        .get_organization(&second.org.id)
+        .await
+        .expect("get")
+        .expect("org");
+    assert_eq!(stored.owner_user_id, first.org.owner_user_id);
+}
+
+contract!(other_organizations_and_the_other_mode_are_invisible);
+async fn other_organizations_and_the_other_mode_are_invisible<S: Store>(db: &S, backend: &str) {
+    let a = sign_up(db, "A").await;
+    let b = sign_up(db, "B").await;
+    let a_live = a.tenant(true);
+    let a_test = a.tenant(false);
+    let b_live = b.tenant(true);
+
+    let cash_a = account_id(db, &a_live, "1000").await;
+    assert!(
+        db.get_account(&a_live, &cash_a)
             .await
             .expect("get")
-            .expect("org");
-        assert_eq!(stored.owner_user_id, first.org.owner_user_id);
-        t.cleanup().await;
-    }
+            .is_some()
+    );
+    assert!(
+        db.get_account(&a_test, &cash_a)
+            .await
+            .expect("get")
+            .is_none(),
+        "{backend}"
+    );
+    assert!(
+        db.get_account(&b_live, &cash_a)
+            .await
+            .expect("get")
+            .is_none()
+    );
+    let both = db
+        .get_accounts(&b_live, std::slice::from_ref(&cash_a))
+        .await
+        .expect("get");
+    assert!(both.is_empty());
+
+    let sales_a = account_id(db, &a_live, "4000").await;
+    let txn = crate::transaction(
+        &a_live,
+        T0,
+        TransactionStatus::Posted,
+        &cash_a,
+        &sales_a,
+        10,
+    );
+    crate::journal::insert(db, &a, txn.clone()).await;
+    assert!(
+        db.get_transaction(&a_live, &txn.id)
+            .await
+            .expect("get")
+            .is_some()
+    );
+    assert!(
+        db.get_transaction(&a_test, &txn.id)
+            .await
+            .expect("get")
+            .is_none()
+    );
+    assert!(
+        db.get_transaction(&b_live, &txn.id)
+            .await
+            .expect("get")
+            .is_none()
+    );
+    let page = PageRequest {
+        limit: 10,
+        offset: 0,
+    };
+    let listed = db
+        .list_transactions(&b_live, None, None, None, page)
+        .await
+        .expect("list");
+    assert_eq!(listed.total_count, 0);
+    let totals = db
+        .account_totals(&a_test, None, None, None)
+        .await
+        .expect("totals");
+    assert!(totals.is_empty());
+    let totals = db
+        .account_totals(&b_live, None, None, None)
+        .await
+        .expect("totals");
+    assert!(totals.is_empty());
+
+    let own = account(&a.org.id, true, "1500", AccountType::Asset);
+    let e = event(&a_live, "account.created", "account", &own.id);
+    db.insert_account(own.clone(), e, None, None)
+        .await
+        .expect("insert");
+    assert!(
+        db.list_events(&b_live, "account", &own.id)
+            .await
+            .expect("events")
+            .is_empty()
+    );
+    assert!(
+        db.list_events(&a_test, "account", &own.id)
+            .await
+            .expect("events")
+            .is_empty()
+    );
+    assert_eq!(
+        db.list_events(&a_live, "account", &own.id)
+            .await
+            .expect("events")
+            .len(),
+        1
+    );
 }
 
-#[tokio::test]
-async fn other_organizations_and_the_other_mode_are_invisible() {
-    for t in backends().await {
-        let db = &t.db;
-        let a = sign_up(db, "A").await;
-        let b = sign_up(db, "B").await;
-        let a_live = a.tenant(true);
-        let a_test = a.tenant(false);
-        let b_live = b.tenant(true);
-
-        let cash_a = account_id(db, &a_live, "1000").await;
-        assert!(
-            db.get_account(&a_live, &cash_a)
-                .await
-                .expect("get")
-                .is_some()
-        );
-        assert!(
-            db.get_account(&a_test, &cash_a)
-                .await
-                .expect("get")
-                .is_none()
-        );
-        assert!(
-            db.get_account(&b_live, &cash_a)
-                .await
-                .expect("get")
-                .is_none()
-        );
-        let both = db
-            .get_accounts(&b_live, std::slice::from_ref(&cash_a))
-            .await
-            .expect("get");
-        assert!(both.is_empty());
-
-        let sales_a = account_id(db, &a_live, "4000").await;
-        let txn = crate::transaction(
-            &a_live,
-            T0,
-            TransactionStatus::Posted,
-            &cash_a,
-            &sales_a,
-            10,
-        );
-        crate::journal::insert(db, &a, txn.clone()).await;
-        assert!(
-            db.get_transaction(&a_live, &txn.id)
-                .await
-                .expect("get")
-                .is_some()
-        );
-        assert!(
-            db.get_transaction(&a_test, &txn.id)
-                .await
-                .expect("get")
-                .is_none()
-        );
-        assert!(
-            db.get_transaction(&b_live, &txn.id)
-                .await
-                .expect("get")
-                .is_none()
-        );
-        let page = PageRequest {
-            limit: 10,
-            offset: 0,
-        };
-        let listed = db
-            .list_transactions(&b_live, None, None, None, page)
-            .await
-            .expect("list");
-        assert_eq!(listed.total_count, 0);
-        let totals = db
-            .account_totals(&a_test, None, None, None)
-            .await
-            .expect("totals");
-        assert!(totals.is_empty());
-        let totals = db
-            .account_totals(&b_live, None, None, None)
-            .await
-            .expect("totals");
-        assert!(totals.is_empty());
-
-        let own = account(&a.org.id, true, "1500", AccountType::Asset);
-        let e = event(&a_live, "account.created", "account", &own.id);
-        db.insert_account(own.clone(), e, None, None)
-            .await
-            .expect("insert");
-        assert!(
-            db.list_events(&b_live, "account", &own.id)
-                .await
-                .expect("events")
-                .is_empty()
-        );
-        assert!(
-            db.list_events(&a_test, "account", &own.id)
-                .await
-                .expect("events")
-                .is_empty()
-        );
-        assert_eq!(
-            db.list_events(&a_live, "account", &own.id)
-                .await
-                .expect("events")
-                .len(),
-            1
-        );
-        t.cleanup().await;
-    }
-}
-
+// Db only: it checks the SQL backends configured and reruns their migrations.
 #[tokio::test]
 async fn every_configured_backend_is_tested_and_migrations_rerun_cleanly() {
-    let all = backends().await;
+    let all = ledger_store::testing::backends().await;
     let names: Vec<_> = all.iter().map(|t| t.backend()).collect();
     let pg = std::env::var(ledger_store::testing::PG_URL_VAR).is_ok_and(|v| !v.trim().is_empty());
     let expected = if pg {

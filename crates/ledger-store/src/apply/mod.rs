@@ -5,310 +5,36 @@
 //! precondition expressed as a conditional update (`... WHERE status = 'pending'`),
 //! and zero rows touched is the business-rule refusal. Any refusal or error rolls the
 //! whole transaction back, so a job's effect and its completion commit together.
+//!
+//! The effect's rows are prepared before the transaction opens (`prepare`); the checks a
+//! write makes under lock live in `checks`, shared with the group commit.
+
+mod checks;
+mod prepare;
 
 use ledger_domain::error::ErrorCode;
 
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use ledger_domain::events::{Deletion, Event};
+use ledger_domain::events::Event;
 use ledger_domain::jobs::Job;
-use ledger_domain::ports::{DocumentEffect, DocumentTransition, Effect, StoreResult};
-use ledger_domain::transactions::{Transaction, TransactionStatus};
+use ledger_domain::ports::{Effect, StoreResult};
+use ledger_domain::transactions::TransactionStatus;
 use ledger_domain::{DomainError, Resource};
 use time::{OffsetDateTime, PrimitiveDateTime};
 
-use crate::db::{Db, TxError, is_unique_violation};
+use crate::db::{Db, is_unique_violation};
 use crate::locks::AccountLocks;
 use crate::references::in_use;
-use crate::rows::{
-    ContactRow, DeletionRow, DocumentReferenceRow, DocumentRow, EntryRow, PaymentRow,
-    StatusChangeRow, TransactionRow, entry_rows, event_rows, json_text, reference_rows, to_db,
-};
+use crate::rows::{event_rows, json_text, to_db};
 use crate::schema::{
     accounts, contacts, document_history, document_payments, document_references, documents,
     events, jobs, ledger_entries, resource_deletions, transactions,
 };
 
-/// A transaction and its entry rows, ready to insert.
-struct NewTransaction {
-    row: TransactionRow,
-    entries: Vec<EntryRow>,
-}
-
-impl NewTransaction {
-    fn of(t: &Transaction) -> Self {
-        Self {
-            row: TransactionRow::from(t),
-            entries: entry_rows(t),
-        }
-    }
-}
-
-/// The effect with its rows prepared outside the transaction.
-// One short-lived value per applied job: boxing would only add an allocation.
-#[allow(clippy::large_enum_variant)]
-enum Prepared {
-    Insert(NewTransaction),
-    Replace(NewTransaction),
-    Post {
-        id: String,
-        posted_at: PrimitiveDateTime,
-    },
-    Reverse {
-        id: String,
-        reason: String,
-        mirror: NewTransaction,
-    },
-    DeleteTransaction {
-        id: String,
-        deletion: DeletionRow,
-    },
-    DeleteAccount {
-        id: String,
-        deletion: DeletionRow,
-    },
-    InsertContact(ContactRow),
-    ReplaceContact(ContactRow),
-    DeleteContact {
-        id: String,
-        deletion: DeletionRow,
-    },
-    Document(PreparedDocument),
-}
-
-/// A document effect with its rows.
-#[allow(clippy::large_enum_variant)]
-enum PreparedDocument {
-    Insert {
-        row: DocumentRow,
-        references: Vec<DocumentReferenceRow>,
-        history: StatusChangeRow,
-    },
-    Replace {
-        row: DocumentRow,
-        references: Vec<DocumentReferenceRow>,
-    },
-    Delete {
-        id: String,
-        deletion: DeletionRow,
-    },
-    Transition {
-        row: DocumentRow,
-        expected_status: &'static str,
-        expected_paid: i64,
-        posting: Option<NewTransaction>,
-        reversal: Option<(String, String, NewTransaction)>,
-        payment: Option<PaymentRow>,
-        history: StatusChangeRow,
-    },
-}
-
-fn prepare_document(effect: DocumentEffect) -> PreparedDocument {
-    match effect {
-        DocumentEffect::Insert { document, history } => PreparedDocument::Insert {
-            row: DocumentRow::from(&document),
-            references: reference_rows(&document),
-            history: StatusChangeRow::from(&history),
-        },
-        DocumentEffect::Replace(document) => PreparedDocument::Replace {
-            row: DocumentRow::from(&document),
-            references: reference_rows(&document),
-        },
-        DocumentEffect::Delete {
-            document_id,
-            deletion,
-        } => PreparedDocument::Delete {
-            id: document_id,
-            deletion: DeletionRow::from(&deletion),
-        },
-        DocumentEffect::Transition(t) => {
-            let DocumentTransition {
-                document,
-                expected_status,
-                expected_paid,
-                posting,
-                reversal,
-                payment,
-                history,
-            } = *t;
-            PreparedDocument::Transition {
-                row: DocumentRow::from(&document),
-                expected_status: expected_status.as_str(),
-                expected_paid,
-                posting: posting.as_ref().map(NewTransaction::of),
-                reversal: reversal
-                    .map(|r| (r.transaction_id, r.reason, NewTransaction::of(&r.mirror))),
-                payment: payment.as_ref().map(PaymentRow::from),
-                history: StatusChangeRow::from(&history),
-            }
-        }
-    }
-}
-
-fn changed_meanwhile(id: &str) -> TxError {
-    DomainError::concurrent_update(format!("{id} changed while the write was decided")).into()
-}
-
-fn prepare(effect: Effect) -> Prepared {
-    let deletion = |d: &Deletion| DeletionRow::from(d);
-    match effect {
-        Effect::InsertTransaction(t) => Prepared::Insert(NewTransaction::of(&t)),
-        Effect::ReplaceTransaction(t) => Prepared::Replace(NewTransaction::of(&t)),
-        Effect::PostTransaction {
-            transaction_id,
-            posted_at,
-        } => Prepared::Post {
-            id: transaction_id,
-            posted_at: to_db(posted_at),
-        },
-        Effect::ReverseTransaction {
-            transaction_id,
-            reason,
-            mirror,
-        } => Prepared::Reverse {
-            id: transaction_id,
-            reason,
-            mirror: NewTransaction::of(&mirror),
-        },
-        Effect::DeleteTransaction {
-            transaction_id,
-            deletion: d,
-        } => Prepared::DeleteTransaction {
-            id: transaction_id,
-            deletion: deletion(&d),
-        },
-        Effect::DeleteAccount {
-            account_id,
-            deletion: d,
-        } => Prepared::DeleteAccount {
-            id: account_id,
-            deletion: deletion(&d),
-        },
-        Effect::InsertContact(c) => Prepared::InsertContact(ContactRow::from(&c)),
-        Effect::ReplaceContact(c) => Prepared::ReplaceContact(ContactRow::from(&c)),
-        Effect::DeleteContact {
-            contact_id,
-            deletion: d,
-        } => Prepared::DeleteContact {
-            id: contact_id,
-            deletion: deletion(&d),
-        },
-        Effect::Document(effect) => Prepared::Document(prepare_document(effect)),
-    }
-}
-
-/// The refusal when a contact's reference is taken (the partial unique index fired).
-fn duplicate_reference(e: diesel::result::Error, reference: Option<&String>) -> TxError {
-    if is_unique_violation(&e) {
-        DomainError::duplicate_value(
-            "reference",
-            format!(
-                "a contact with reference '{}' already exists",
-                reference.map_or("", String::as_str)
-            ),
-        )
-        .into()
-    } else {
-        e.into()
-    }
-}
-
-/// Checks that every account of `wanted` came back from the lock: live, and active
-/// unless `any_status` (a reversal may correct an account that was deactivated since).
-pub(crate) fn check_locked(
-    wanted: &[String],
-    locked: &[(String, String)],
-    any_status: bool,
-) -> Result<(), DomainError> {
-    for id in wanted {
-        match locked.iter().find(|(found, _)| found == id) {
-            None => {
-                return Err(DomainError::Vanished {
-                    resource: Resource::Account,
-                    id: id.clone(),
-                });
-            }
-            Some((_, status)) if !any_status && status != "active" => {
-                return Err(DomainError::rule(
-                    ErrorCode::AccountInactive,
-                    format!("account {id} is {status} and accepts no postings"),
-                ));
-            }
-            Some(_) => {}
-        }
-    }
-    Ok(())
-}
-
-/// Share-locks the categories a document's items name and refuses the write when one
-/// was deleted since validation (as [`check_parties`] does for a transaction's).
-async fn lock_categories<C: AccountLocks>(
-    conn: &mut C,
-    org: &str,
-    livemode: bool,
-    references: &[DocumentReferenceRow],
-) -> Result<(), TxError> {
-    for reference in references
-        .iter()
-        .filter(|r| r.target_type == crate::references::CATEGORY_TARGET)
-    {
-        if !conn
-            .lock_category(org, livemode, &reference.target_id, false)
-            .await?
-        {
-            return Err(DomainError::Vanished {
-                resource: Resource::Category,
-                id: reference.target_id.clone(),
-            }
-            .into());
-        }
-    }
-    Ok(())
-}
-
-/// Share-locks the contact and category `row` names and refuses the write when either
-/// was deleted since validation.
-pub(crate) async fn check_parties<C: AccountLocks>(
-    conn: &mut C,
-    org: &str,
-    livemode: bool,
-    row: &TransactionRow,
-) -> Result<(), TxError> {
-    if let Some(contact) = &row.contact_id
-        && !conn.lock_contact(org, livemode, contact, false).await?
-    {
-        return Err(DomainError::Vanished {
-            resource: Resource::Contact,
-            id: contact.clone(),
-        }
-        .into());
-    }
-    if let Some(category) = &row.category_id
-        && !conn.lock_category(org, livemode, category, false).await?
-    {
-        return Err(DomainError::Vanished {
-            resource: Resource::Category,
-            id: category.clone(),
-        }
-        .into());
-    }
-    Ok(())
-}
-
-/// The distinct account ids of `entries`, sorted.
-fn account_ids(entries: &[EntryRow]) -> Vec<String> {
-    let mut ids: Vec<String> = entries.iter().map(|e| e.account_id.clone()).collect();
-    ids.sort();
-    ids.dedup();
-    ids
-}
-
-fn not_pending(id: &str) -> DomainError {
-    DomainError::rule(
-        ErrorCode::TransactionNotPending,
-        format!("transaction {id} is no longer pending"),
-    )
-}
+use checks::{account_ids, changed_meanwhile, duplicate_reference, lock_categories, not_pending};
+pub(crate) use checks::{check_locked, check_parties};
+use prepare::{Prepared, PreparedDocument, prepare};
 
 /// Inside the [`apply`] write transaction: a document effect's own rows, each write
 /// conditional on the state the decision read (`concurrent_update` otherwise). The
@@ -317,8 +43,7 @@ macro_rules! apply_document {
     ($conn:ident, $org:expr, $livemode:expr, $now:expr, $doc:expr) => {{
         let tenant_doc = |id: &str| {
             documents::table
-                .filter(documents::organization_id.eq($org.clone()))
-                .filter(documents::livemode.eq($livemode))
+                .filter(tenant_of!(documents, $org.clone(), $livemode))
                 .filter(documents::id.eq(id.to_owned()))
                 .filter(documents::deleted_at.is_null())
         };
@@ -431,8 +156,7 @@ macro_rules! apply_document {
                 }
                 if let Some((original, reason, mirror)) = reversal {
                     let reversed = diesel::update(transactions::table)
-                        .filter(transactions::organization_id.eq($org.clone()))
-                        .filter(transactions::livemode.eq($livemode))
+                        .filter(tenant_of!(transactions, $org.clone(), $livemode))
                         .filter(transactions::id.eq(original))
                         .filter(transactions::deleted_at.is_null())
                         .filter(transactions::status.eq(TransactionStatus::Posted.as_str()))
@@ -506,8 +230,7 @@ pub(crate) async fn apply(
         // The transaction rows an effect may touch: this tenant's, not deleted.
         let tenant_txn = |id: &str| {
             transactions::table
-                .filter(transactions::organization_id.eq(org.clone()))
-                .filter(transactions::livemode.eq(livemode))
+                .filter(tenant_of!(transactions, org.clone(), livemode))
                 .filter(transactions::id.eq(id.to_owned()))
                 .filter(transactions::deleted_at.is_null())
         };
@@ -658,8 +381,7 @@ pub(crate) async fn apply(
                     return Err(refusal.into());
                 }
                 let changed = diesel::update(accounts::table)
-                    .filter(accounts::organization_id.eq(&org))
-                    .filter(accounts::livemode.eq(livemode))
+                    .filter(tenant_of!(accounts, &org, livemode))
                     .filter(accounts::id.eq(id))
                     .filter(accounts::deleted_at.is_null())
                     .set((
@@ -689,8 +411,7 @@ pub(crate) async fn apply(
             }
             Prepared::ReplaceContact(row) => {
                 let changed = diesel::update(contacts::table)
-                    .filter(contacts::organization_id.eq(&org))
-                    .filter(contacts::livemode.eq(livemode))
+                    .filter(tenant_of!(contacts, &org, livemode))
                     .filter(contacts::id.eq(&row.id))
                     .filter(contacts::deleted_at.is_null())
                     .set((
@@ -730,8 +451,7 @@ pub(crate) async fn apply(
                     return Err(refusal.into());
                 }
                 let changed = diesel::update(contacts::table)
-                    .filter(contacts::organization_id.eq(&org))
-                    .filter(contacts::livemode.eq(livemode))
+                    .filter(tenant_of!(contacts, &org, livemode))
                     .filter(contacts::id.eq(id))
                     .filter(contacts::deleted_at.is_null())
                     .set((

@@ -1,0 +1,387 @@
+//! The chart of accounts and the journal in memory: account writes, transaction reads,
+//! and balances and history computed from the counted entries (those of posted and
+//! reversed transactions), as the SQL adapter's `balances` module computes them.
+
+use std::collections::BTreeMap;
+
+use time::OffsetDateTime;
+
+use crate::accounts::{Account, EntryType, Totals};
+use crate::error::{DomainError, Resource};
+use crate::events::Event;
+use crate::ports::{
+    AccountFilter, Accounts, CreditCharge, HistoryPage, HistoryRow, IdempotencyRecord, Journal,
+    Page, PageRequest, StoreResult, Tenant, Written,
+};
+use crate::transactions::{Transaction, TransactionStatus};
+
+use super::{MemoryStore, Row, State, in_tenant, page_of};
+
+/// One counted ledger entry, with what history rows show of it.
+pub(crate) struct CountedEntry<'a> {
+    pub(crate) account_id: &'a str,
+    pub(crate) date: OffsetDateTime,
+    pub(crate) transaction_id: &'a str,
+    pub(crate) line_no: usize,
+    pub(crate) side: EntryType,
+    pub(crate) amount: i64,
+    /// The entry's description when not empty, else the transaction's.
+    pub(crate) description: &'a str,
+}
+
+impl CountedEntry<'_> {
+    /// The history order: date, transaction id, line.
+    fn key(&self) -> (OffsetDateTime, &str, usize) {
+        (self.date, self.transaction_id, self.line_no)
+    }
+
+    fn row(&self) -> HistoryRow {
+        let mut totals = Totals::default();
+        totals.add(self.side, self.amount);
+        HistoryRow {
+            transaction_id: self.transaction_id.to_owned(),
+            date: self.date,
+            description: self.description.to_owned(),
+            debit: totals.debit,
+            credit: totals.credit,
+        }
+    }
+}
+
+impl State {
+    /// The counted entries of the tenant (an entry carries its transaction's date and
+    /// counts while the transaction is posted or reversed; only pending transactions are
+    /// ever deleted, so deleted ones never count).
+    pub(crate) fn counted_entries<'a>(
+        &'a self,
+        tenant: &'a Tenant,
+    ) -> impl Iterator<Item = CountedEntry<'a>> + 'a {
+        self.transactions
+            .iter()
+            .map(|t| &t.value)
+            .filter(move |t| {
+                in_tenant(tenant, &t.organization_id, t.livemode) && t.status.counts_in_balances()
+            })
+            .flat_map(|t| {
+                t.entries
+                    .iter()
+                    .enumerate()
+                    .map(move |(line_no, e)| CountedEntry {
+                        account_id: &e.line.account_id,
+                        date: t.date,
+                        transaction_id: &t.id,
+                        line_no,
+                        side: e.line.entry_type,
+                        amount: e.line.amount,
+                        description: e
+                            .line
+                            .description
+                            .as_deref()
+                            .filter(|d| !d.is_empty())
+                            .unwrap_or(&t.description),
+                    })
+            })
+    }
+
+    /// Debit and credit totals per account of `entries`, by account id.
+    fn totals_by_account<'a>(
+        entries: impl Iterator<Item = CountedEntry<'a>>,
+    ) -> Vec<(String, Totals)> {
+        let mut by_account: BTreeMap<&str, Totals> = BTreeMap::new();
+        for e in entries {
+            by_account
+                .entry(e.account_id)
+                .or_default()
+                .add(e.side, e.amount);
+        }
+        by_account
+            .into_iter()
+            .map(|(id, totals)| (id.to_owned(), totals))
+            .collect()
+    }
+
+    /// The live account `id` of the tenant, by position.
+    pub(crate) fn live_account(&self, tenant: &Tenant, id: &str) -> Option<usize> {
+        self.accounts.iter().position(|a| {
+            a.is_live()
+                && a.value.id == id
+                && in_tenant(tenant, &a.value.organization_id, a.value.livemode)
+        })
+    }
+
+    /// The live transaction `id` of the tenant, by position.
+    pub(crate) fn live_transaction(&self, tenant: &Tenant, id: &str) -> Option<usize> {
+        self.transactions.iter().position(|t| {
+            t.is_live()
+                && t.value.id == id
+                && in_tenant(tenant, &t.value.organization_id, t.value.livemode)
+        })
+    }
+
+    /// Whether a transaction with this id exists in the organization (the primary key).
+    pub(crate) fn transaction_exists(&self, organization_id: &str, id: &str) -> bool {
+        self.transactions
+            .iter()
+            .any(|t| t.value.organization_id == organization_id && t.value.id == id)
+    }
+}
+
+fn within(
+    date: OffsetDateTime,
+    from: Option<OffsetDateTime>,
+    until: Option<OffsetDateTime>,
+) -> bool {
+    from.is_none_or(|f| date >= f) && until.is_none_or(|u| date < u)
+}
+
+fn tenant_of(account: &Account) -> Tenant {
+    Tenant {
+        organization_id: account.organization_id.clone(),
+        livemode: account.livemode,
+    }
+}
+
+impl Accounts for MemoryStore {
+    async fn insert_account(
+        &self,
+        account: Account,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<Account>> {
+        let mut state = self.state();
+        if let Some(first) = state.replay_of(idempotency.as_ref()) {
+            return Ok(Written::Replay(first));
+        }
+        state.check_charge(charge.as_ref())?;
+        // The live-code index and the primary key both refuse the insert.
+        let taken = state.accounts.iter().any(|a| {
+            a.value.organization_id == account.organization_id
+                && (a.value.id == account.id
+                    || (a.is_live()
+                        && a.value.livemode == account.livemode
+                        && a.value.code == account.code))
+        });
+        if taken {
+            return Err(DomainError::duplicate_value(
+                "code",
+                format!("an account with code {} already exists", account.code),
+            ));
+        }
+        state.put_idempotency(idempotency);
+        state.take_charge(charge.as_ref());
+        state.accounts.push(Row::new(account.clone()));
+        state.events.push(event);
+        Ok(Written::Done(account))
+    }
+
+    async fn update_account(
+        &self,
+        account: Account,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<Account>> {
+        let mut state = self.state();
+        if let Some(first) = state.replay_of(idempotency.as_ref()) {
+            return Ok(Written::Replay(first));
+        }
+        state.check_charge(charge.as_ref())?;
+        let Some(index) = state.live_account(&tenant_of(&account), &account.id) else {
+            return Err(DomainError::not_found(Resource::Account, &account.id));
+        };
+        state.put_idempotency(idempotency);
+        state.take_charge(charge.as_ref());
+        let stored = &mut state.accounts[index].value;
+        stored.name = account.name.clone();
+        stored.description = account.description.clone();
+        stored.status = account.status;
+        stored.parent_id = account.parent_id.clone();
+        stored.metadata = account.metadata.clone();
+        stored.updated_at = account.updated_at;
+        state.events.push(event);
+        Ok(Written::Done(account))
+    }
+
+    async fn get_account(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Account>> {
+        let state = self.state();
+        Ok(state
+            .live_account(tenant, id)
+            .map(|i| state.accounts[i].value.clone()))
+    }
+
+    async fn get_accounts(&self, tenant: &Tenant, ids: &[String]) -> StoreResult<Vec<Account>> {
+        let state = self.state();
+        let mut found: Vec<Account> = state
+            .accounts
+            .iter()
+            .filter(|a| {
+                a.is_live()
+                    && in_tenant(tenant, &a.value.organization_id, a.value.livemode)
+                    && ids.contains(&a.value.id)
+            })
+            .map(|a| a.value.clone())
+            .collect();
+        found.sort_by(|a, b| a.code.cmp(&b.code));
+        Ok(found)
+    }
+
+    async fn list_accounts(
+        &self,
+        tenant: &Tenant,
+        filter: &AccountFilter,
+        page: Option<PageRequest>,
+    ) -> StoreResult<Page<Account>> {
+        let state = self.state();
+        let mut found: Vec<Account> = state
+            .accounts
+            .iter()
+            .filter(|a| {
+                a.is_live()
+                    && in_tenant(tenant, &a.value.organization_id, a.value.livemode)
+                    && filter
+                        .account_type
+                        .is_none_or(|t| a.value.account_type == t)
+                    && filter.status.is_none_or(|s| a.value.status == s)
+            })
+            .map(|a| a.value.clone())
+            .collect();
+        found.sort_by(|a, b| (&a.code, &a.id).cmp(&(&b.code, &b.id)));
+        Ok(page_of(found, page))
+    }
+
+    async fn account_totals(
+        &self,
+        tenant: &Tenant,
+        account_id: Option<&str>,
+        from: Option<OffsetDateTime>,
+        until: Option<OffsetDateTime>,
+    ) -> StoreResult<Vec<(String, Totals)>> {
+        let state = self.state();
+        Ok(State::totals_by_account(
+            state.counted_entries(tenant).filter(|e| {
+                account_id.is_none_or(|id| e.account_id == id) && within(e.date, from, until)
+            }),
+        ))
+    }
+
+    async fn totals_of_accounts(
+        &self,
+        tenant: &Tenant,
+        ids: &[String],
+    ) -> StoreResult<Vec<(String, Totals)>> {
+        let state = self.state();
+        Ok(State::totals_by_account(
+            state
+                .counted_entries(tenant)
+                .filter(|e| ids.iter().any(|id| id == e.account_id)),
+        ))
+    }
+
+    async fn first_history_of_accounts(
+        &self,
+        tenant: &Tenant,
+        ids: &[String],
+        limit: i64,
+    ) -> StoreResult<Vec<(String, HistoryRow)>> {
+        let state = self.state();
+        let limit = usize::try_from(limit).unwrap_or(0);
+        let mut by_account: BTreeMap<&str, Vec<CountedEntry<'_>>> = BTreeMap::new();
+        for e in state
+            .counted_entries(tenant)
+            .filter(|e| ids.iter().any(|id| id == e.account_id))
+        {
+            by_account.entry(e.account_id).or_default().push(e);
+        }
+        let mut rows = Vec::new();
+        for (account_id, mut entries) in by_account {
+            entries.sort_by(|a, b| a.key().cmp(&b.key()));
+            rows.extend(
+                entries
+                    .iter()
+                    .take(limit)
+                    .map(|e| (account_id.to_owned(), e.row())),
+            );
+        }
+        Ok(rows)
+    }
+
+    async fn account_history(
+        &self,
+        tenant: &Tenant,
+        account_id: &str,
+        from: Option<OffsetDateTime>,
+        until: Option<OffsetDateTime>,
+        page: PageRequest,
+    ) -> StoreResult<HistoryPage> {
+        let state = self.state();
+        let mut all: Vec<CountedEntry<'_>> = state
+            .counted_entries(tenant)
+            .filter(|e| e.account_id == account_id)
+            .collect();
+        all.sort_by(|a, b| a.key().cmp(&b.key()));
+        let window: Vec<&CountedEntry<'_>> =
+            all.iter().filter(|e| within(e.date, from, until)).collect();
+        let total_count = window.len() as i64;
+        let rows: Vec<&CountedEntry<'_>> = window
+            .into_iter()
+            .skip(usize::try_from(page.offset).unwrap_or(0))
+            .take(usize::try_from(page.limit).unwrap_or(0))
+            .collect();
+        // Everything of the account ordered before the page's first row (whatever
+        // `from`); with an empty page, everything before the end of the window.
+        let mut before = Totals::default();
+        match rows.first() {
+            Some(first) => {
+                let first = first.key();
+                for e in all.iter().filter(|e| e.key() < first) {
+                    before.add(e.side, e.amount);
+                }
+            }
+            None => {
+                for e in all.iter().filter(|e| until.is_none_or(|u| e.date < u)) {
+                    before.add(e.side, e.amount);
+                }
+            }
+        }
+        Ok(HistoryPage {
+            rows: rows.iter().map(|e| e.row()).collect(),
+            total_count,
+            before,
+        })
+    }
+}
+
+impl Journal for MemoryStore {
+    async fn get_transaction(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Transaction>> {
+        let state = self.state();
+        Ok(state
+            .live_transaction(tenant, id)
+            .map(|i| state.transactions[i].value.clone()))
+    }
+
+    async fn list_transactions(
+        &self,
+        tenant: &Tenant,
+        status: Option<TransactionStatus>,
+        from: Option<OffsetDateTime>,
+        until: Option<OffsetDateTime>,
+        page: PageRequest,
+    ) -> StoreResult<Page<Transaction>> {
+        let state = self.state();
+        let mut found: Vec<Transaction> = state
+            .transactions
+            .iter()
+            .filter(|t| {
+                t.is_live()
+                    && in_tenant(tenant, &t.value.organization_id, t.value.livemode)
+                    && status.is_none_or(|s| t.value.status == s)
+                    && within(t.value.date, from, until)
+            })
+            .map(|t| t.value.clone())
+            .collect();
+        // Newest date first.
+        found.sort_by(|a, b| (b.date, &b.id).cmp(&(a.date, &a.id)));
+        Ok(page_of(found, Some(page)))
+    }
+}

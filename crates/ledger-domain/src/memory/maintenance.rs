@@ -1,0 +1,271 @@
+//! The soft-delete audit trail, its purge and the `/system` figures in memory (the SQL
+//! adapter's `maintenance`).
+
+use std::collections::BTreeMap;
+
+use time::OffsetDateTime;
+
+use crate::error::{Resource, UsedBy};
+use crate::events::Deletion;
+use crate::jobs::JobStatus;
+use crate::ports::{
+    Deletions, EventStats, JobStats, Monitoring, Page, PageRequest, PoolStats, PurgeReport,
+    StoreResult, Tenant,
+};
+
+use super::{MemoryStore, State, in_tenant, page_of};
+
+impl State {
+    /// The ids of the organizations whose path starts with `path_prefix`.
+    fn tree(&self, path_prefix: &str) -> Vec<&str> {
+        self.organizations
+            .values()
+            .filter(|o| o.path.starts_with(path_prefix))
+            .map(|o| o.id.as_str())
+            .collect()
+    }
+
+    /// See [`Deletions::purge_expired`].
+    fn purge(&mut self, now: OffsetDateTime, idempotency_before: OffsetDateTime) -> PurgeReport {
+        let mut report = PurgeReport::default();
+        // Transactions first: their entries are what could still reference accounts.
+        let (expired, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.transactions)
+            .into_iter()
+            .partition(|t| t.expired(now));
+        self.transactions = kept;
+        report.transactions = expired.len() as u64;
+        report.entries = expired.iter().map(|t| t.value.entries.len() as u64).sum();
+
+        let expired_accounts: Vec<(String, String)> = self
+            .accounts
+            .iter()
+            .filter(|a| a.expired(now))
+            .map(|a| (a.value.organization_id.clone(), a.value.id.clone()))
+            .collect();
+        for (org, id) in expired_accounts {
+            let referenced = self.transactions.iter().any(|t| {
+                t.value.organization_id == org
+                    && t.value.entries.iter().any(|e| e.line.account_id == id)
+            });
+            if referenced {
+                tracing::warn!(account = %id, "a deleted account still has entries; kept");
+                continue;
+            }
+            // Children of the purged account become top-level accounts.
+            for child in self.accounts.iter_mut().filter(|a| {
+                a.value.organization_id == org && a.value.parent_id.as_deref() == Some(&id)
+            }) {
+                child.value.parent_id = None;
+            }
+            let before = self.accounts.len();
+            self.accounts
+                .retain(|a| !(a.value.organization_id == org && a.value.id == id));
+            report.accounts += (before - self.accounts.len()) as u64;
+        }
+
+        let before = self.keys.len();
+        self.keys.retain(|k| !k.expired(now));
+        report.api_keys = (before - self.keys.len()) as u64;
+
+        let before = self.taxes.len();
+        self.taxes.retain(|t| !t.expired(now));
+        report.taxes = (before - self.taxes.len()) as u64;
+
+        let expired_categories: Vec<(String, String)> = self
+            .categories
+            .iter()
+            .filter(|c| c.expired(now))
+            .map(|c| (c.value.organization_id.clone(), c.value.id.clone()))
+            .collect();
+        for (org, id) in &expired_categories {
+            // Children (only ever deleted ones) lose the parent; transactions the tag.
+            for child in self.categories.iter_mut().filter(|c| {
+                c.value.organization_id == *org && c.value.parent_id.as_ref() == Some(id)
+            }) {
+                child.value.parent_id = None;
+            }
+            for t in self.transactions.iter_mut().filter(|t| {
+                t.value.organization_id == *org && t.value.category_id.as_ref() == Some(id)
+            }) {
+                t.value.category_id = None;
+            }
+        }
+        let before = self.categories.len();
+        self.categories.retain(|c| !c.expired(now));
+        report.categories = (before - self.categories.len()) as u64;
+
+        // Deleted invoices and bills are drafts: no payments, only their history.
+        let expired_documents: Vec<(String, String)> = self
+            .documents
+            .iter()
+            .filter(|d| d.expired(now))
+            .map(|d| (d.value.organization_id.clone(), d.value.id.clone()))
+            .collect();
+        self.history.retain(|h| {
+            !expired_documents
+                .iter()
+                .any(|(org, id)| h.organization_id == *org && h.document_id == *id)
+        });
+        let before = self.documents.len();
+        self.documents.retain(|d| !d.expired(now));
+        report.documents = (before - self.documents.len()) as u64;
+
+        let expired_contacts: Vec<(String, String)> = self
+            .contacts
+            .iter()
+            .filter(|c| c.expired(now))
+            .map(|c| (c.value.organization_id.clone(), c.value.id.clone()))
+            .collect();
+        for (org, id) in &expired_contacts {
+            // Only soft-deleted transactions can still name a deleted contact.
+            for t in self.transactions.iter_mut().filter(|t| {
+                t.value.organization_id == *org && t.value.contact_id.as_ref() == Some(id)
+            }) {
+                t.value.contact_id = None;
+            }
+        }
+        let before = self.contacts.len();
+        self.contacts.retain(|c| !c.expired(now));
+        report.contacts = (before - self.contacts.len()) as u64;
+
+        let before = self.deletions.len();
+        self.deletions.retain(|d| d.recoverable_until > now);
+        report.deletions = (before - self.deletions.len()) as u64;
+
+        let before = self.idempotency.len();
+        self.idempotency
+            .retain(|_, r| r.created_at >= idempotency_before);
+        report.idempotency_records = (before - self.idempotency.len()) as u64;
+        report
+    }
+}
+
+/// Deletion records newest first, one page.
+fn newest_first(mut found: Vec<Deletion>, page: PageRequest) -> Page<Deletion> {
+    found.sort_by(|a, b| (b.deleted_at, &b.id).cmp(&(a.deleted_at, &a.id)));
+    page_of(found, Some(page))
+}
+
+impl Deletions for MemoryStore {
+    async fn first_reference(
+        &self,
+        tenant: &Tenant,
+        resource: Resource,
+        id: &str,
+    ) -> StoreResult<Option<UsedBy>> {
+        let state = self.state();
+        Ok(match state.in_use(tenant, resource, id) {
+            Some(crate::error::DomainError::InUse { by, .. }) => Some(by),
+            _ => None,
+        })
+    }
+
+    async fn list_deletions(
+        &self,
+        tenant: &Tenant,
+        page: PageRequest,
+    ) -> StoreResult<Page<Deletion>> {
+        let state = self.state();
+        let found = state
+            .deletions
+            .iter()
+            .filter(|d| in_tenant(tenant, &d.organization_id, d.livemode))
+            .cloned()
+            .collect();
+        Ok(newest_first(found, page))
+    }
+
+    async fn list_deletions_by_key(
+        &self,
+        key_id: &str,
+        livemode: bool,
+        path_prefix: &str,
+        page: PageRequest,
+    ) -> StoreResult<Page<Deletion>> {
+        let state = self.state();
+        let tree = state.tree(path_prefix);
+        let found = state
+            .deletions
+            .iter()
+            .filter(|d| {
+                d.livemode == livemode
+                    && d.deleted_by == key_id
+                    && tree.contains(&d.organization_id.as_str())
+            })
+            .cloned()
+            .collect();
+        Ok(newest_first(found, page))
+    }
+
+    async fn purge_expired(
+        &self,
+        now: OffsetDateTime,
+        idempotency_before: OffsetDateTime,
+    ) -> StoreResult<PurgeReport> {
+        Ok(self.state().purge(now, idempotency_before))
+    }
+}
+
+impl Monitoring for MemoryStore {
+    async fn event_stats(
+        &self,
+        path_prefix: &str,
+        livemode: bool,
+        since: OffsetDateTime,
+        recent: i64,
+    ) -> StoreResult<EventStats> {
+        let state = self.state();
+        let tree = state.tree(path_prefix);
+        let mut events: Vec<_> = state
+            .events
+            .iter()
+            .filter(|e| e.livemode == livemode && tree.contains(&e.organization_id.as_str()))
+            .collect();
+        let mut by_type: BTreeMap<&str, i64> = BTreeMap::new();
+        for e in &events {
+            *by_type.entry(e.event_type.as_str()).or_default() += 1;
+        }
+        let total_events = events.len() as i64;
+        let events_since = events.iter().filter(|e| e.created_at >= since).count() as i64;
+        // The newest first.
+        events.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
+        Ok(EventStats {
+            total_events,
+            events_since,
+            events_by_type: by_type
+                .into_iter()
+                .map(|(t, n)| (t.to_owned(), n))
+                .collect(),
+            recent_events: events
+                .into_iter()
+                .take(usize::try_from(recent).unwrap_or(0))
+                .cloned()
+                .collect(),
+        })
+    }
+
+    async fn job_stats(&self, since: OffsetDateTime) -> StoreResult<JobStats> {
+        let state = self.state();
+        let ended = |status: JobStatus| {
+            state
+                .jobs
+                .values()
+                .filter(|j| j.status == status && j.completed_at.is_some_and(|at| at >= since))
+                .count() as i64
+        };
+        Ok(JobStats {
+            queued: state
+                .jobs
+                .values()
+                .filter(|j| j.status == JobStatus::Queued)
+                .count() as i64,
+            completed_since: ended(JobStatus::Completed),
+            failed_since: ended(JobStatus::Failed),
+        })
+    }
+
+    /// Memory has no connection pool: every figure is zero.
+    fn pool_stats(&self) -> PoolStats {
+        PoolStats::default()
+    }
+}

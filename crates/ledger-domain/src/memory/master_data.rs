@@ -1,0 +1,281 @@
+//! Taxes and categories in memory: synchronous writes, each with its event, credits and
+//! idempotency record (the SQL adapter's `audited_write!`), and reads.
+//!
+//! Order of the checks, as in the SQL adapter: the key's replay, the credits, then the
+//! write's own refusals ("in use" before "not found" for deletes).
+
+use crate::categories::Category;
+use crate::error::{DomainError, Resource};
+use crate::events::{Deletion, Event};
+use crate::ports::{
+    Categories, CategoryFilter, CreditCharge, IdempotencyRecord, Page, PageRequest, StoreResult,
+    TaxFilter, Taxes, Tenant, Written,
+};
+use crate::tax::Tax;
+
+use super::{Deleted, MemoryStore, Row, State, in_tenant, page_of, tenant_of_deletion};
+
+impl State {
+    fn live_tax(&self, tenant: &Tenant, id: &str) -> Option<usize> {
+        self.taxes.iter().position(|t| {
+            t.is_live()
+                && t.value.id == id
+                && in_tenant(tenant, &t.value.organization_id, t.value.livemode)
+        })
+    }
+
+    /// The shared start of an audited write: `Some(first)` when the key replays, else the
+    /// credits are checked (and taken with the key by [`State::commit_audited`]).
+    fn begin_audited(
+        &self,
+        idempotency: Option<&IdempotencyRecord>,
+        charge: Option<&CreditCharge>,
+    ) -> StoreResult<Option<IdempotencyRecord>> {
+        if let Some(first) = self.replay_of(idempotency) {
+            return Ok(Some(first));
+        }
+        self.check_charge(charge)?;
+        Ok(None)
+    }
+
+    /// The shared end of an audited write whose checks passed: the key, the credits and
+    /// the event.
+    fn commit_audited(
+        &mut self,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<&CreditCharge>,
+        event: Event,
+    ) {
+        self.put_idempotency(idempotency);
+        self.take_charge(charge);
+        self.events.push(event);
+    }
+}
+
+fn tenant_of(organization_id: &str, livemode: bool) -> Tenant {
+    Tenant {
+        organization_id: organization_id.to_owned(),
+        livemode,
+    }
+}
+
+impl Taxes for MemoryStore {
+    async fn insert_tax(
+        &self,
+        tax: Tax,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<Tax>> {
+        let mut state = self.state();
+        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
+            return Ok(Written::Replay(first));
+        }
+        if state
+            .taxes
+            .iter()
+            .any(|t| t.value.organization_id == tax.organization_id && t.value.id == tax.id)
+        {
+            return Err(DomainError::Internal(format!(
+                "tax {} exists already",
+                tax.id
+            )));
+        }
+        state.taxes.push(Row::new(tax.clone()));
+        state.commit_audited(idempotency, charge.as_ref(), event);
+        Ok(Written::Done(tax))
+    }
+
+    async fn update_tax(
+        &self,
+        tax: Tax,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<Tax>> {
+        let mut state = self.state();
+        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
+            return Ok(Written::Replay(first));
+        }
+        let tenant = tenant_of(&tax.organization_id, tax.livemode);
+        let Some(index) = state.live_tax(&tenant, &tax.id) else {
+            return Err(DomainError::not_found(Resource::Tax, &tax.id));
+        };
+        let stored = &mut state.taxes[index].value;
+        stored.name = tax.name.clone();
+        stored.description = tax.description.clone();
+        stored.rate = tax.rate;
+        stored.tax_type = tax.tax_type;
+        stored.is_compound = tax.is_compound;
+        stored.is_active = tax.is_active;
+        stored.updated_at = tax.updated_at;
+        state.commit_audited(idempotency, charge.as_ref(), event);
+        Ok(Written::Done(tax))
+    }
+
+    async fn get_tax(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Tax>> {
+        let state = self.state();
+        Ok(state
+            .live_tax(tenant, id)
+            .map(|i| state.taxes[i].value.clone()))
+    }
+
+    async fn list_taxes(
+        &self,
+        tenant: &Tenant,
+        filter: &TaxFilter,
+        page: PageRequest,
+    ) -> StoreResult<Page<Tax>> {
+        let state = self.state();
+        let mut found: Vec<Tax> = state
+            .taxes
+            .iter()
+            .filter(|t| {
+                t.is_live()
+                    && in_tenant(tenant, &t.value.organization_id, t.value.livemode)
+                    && filter.tax_type.is_none_or(|k| t.value.tax_type == k)
+                    && filter.is_active.is_none_or(|a| t.value.is_active == a)
+            })
+            .map(|t| t.value.clone())
+            .collect();
+        found.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+        Ok(page_of(found, Some(page)))
+    }
+
+    async fn delete_tax(
+        &self,
+        tax_id: &str,
+        deletion: Deletion,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<()>> {
+        let mut state = self.state();
+        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
+            return Ok(Written::Replay(first));
+        }
+        let tenant = tenant_of_deletion(&deletion);
+        if let Some(refusal) = state.in_use(&tenant, Resource::Tax, tax_id) {
+            return Err(refusal);
+        }
+        let Some(index) = state.live_tax(&tenant, tax_id) else {
+            return Err(DomainError::not_found(Resource::Tax, tax_id));
+        };
+        state.taxes[index].deleted = Some(Deleted::from(&deletion));
+        state.record_deletion(deletion);
+        state.commit_audited(idempotency, charge.as_ref(), event);
+        Ok(Written::Done(()))
+    }
+}
+
+impl Categories for MemoryStore {
+    async fn insert_category(
+        &self,
+        category: Category,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<Category>> {
+        let mut state = self.state();
+        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
+            return Ok(Written::Replay(first));
+        }
+        if state.categories.iter().any(|c| {
+            c.value.organization_id == category.organization_id && c.value.id == category.id
+        }) {
+            return Err(DomainError::Internal(format!(
+                "category {} exists already",
+                category.id
+            )));
+        }
+        state.categories.push(Row::new(category.clone()));
+        state.commit_audited(idempotency, charge.as_ref(), event);
+        Ok(Written::Done(category))
+    }
+
+    async fn update_category(
+        &self,
+        category: Category,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<Category>> {
+        let mut state = self.state();
+        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
+            return Ok(Written::Replay(first));
+        }
+        let tenant = tenant_of(&category.organization_id, category.livemode);
+        let Some(index) = state.live_category(&tenant, &category.id) else {
+            return Err(DomainError::not_found(Resource::Category, &category.id));
+        };
+        let stored = &mut state.categories[index].value;
+        stored.name = category.name.clone();
+        stored.description = category.description.clone();
+        stored.color = category.color.clone();
+        stored.is_active = category.is_active;
+        stored.parent_id = category.parent_id.clone();
+        stored.updated_at = category.updated_at;
+        state.commit_audited(idempotency, charge.as_ref(), event);
+        Ok(Written::Done(category))
+    }
+
+    async fn get_category(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Category>> {
+        let state = self.state();
+        Ok(state
+            .live_category(tenant, id)
+            .map(|i| state.categories[i].value.clone()))
+    }
+
+    async fn list_categories(
+        &self,
+        tenant: &Tenant,
+        filter: &CategoryFilter,
+        page: Option<PageRequest>,
+    ) -> StoreResult<Page<Category>> {
+        let state = self.state();
+        let mut found: Vec<Category> = state
+            .categories
+            .iter()
+            .filter(|c| {
+                c.is_live()
+                    && in_tenant(tenant, &c.value.organization_id, c.value.livemode)
+                    && filter
+                        .category_type
+                        .is_none_or(|k| c.value.category_type == k)
+                    && filter.is_active.is_none_or(|a| c.value.is_active == a)
+                    && filter
+                        .parent_id
+                        .as_ref()
+                        .is_none_or(|p| c.value.parent_id.as_ref() == Some(p))
+            })
+            .map(|c| c.value.clone())
+            .collect();
+        found.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
+        Ok(page_of(found, page))
+    }
+
+    async fn delete_category(
+        &self,
+        category_id: &str,
+        deletion: Deletion,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<()>> {
+        let mut state = self.state();
+        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
+            return Ok(Written::Replay(first));
+        }
+        let tenant = tenant_of_deletion(&deletion);
+        if let Some(refusal) = state.in_use(&tenant, Resource::Category, category_id) {
+            return Err(refusal);
+        }
+        let Some(index) = state.live_category(&tenant, category_id) else {
+            return Err(DomainError::not_found(Resource::Category, category_id));
+        };
+        state.categories[index].deleted = Some(Deleted::from(&deletion));
+        state.record_deletion(deletion);
+        state.commit_audited(idempotency, charge.as_ref(), event);
+        Ok(Written::Done(()))
+    }
+}

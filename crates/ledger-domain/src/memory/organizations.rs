@@ -1,0 +1,214 @@
+//! Organizations, users, credits and API keys in memory.
+
+use time::OffsetDateTime;
+
+use crate::error::{DomainError, Resource};
+use crate::events::{Deletion, Event};
+use crate::organizations::{ApiKey, Organization, User};
+use crate::ports::{
+    ApiKeys, CreditCharge, NewOrganization, Organizations, Page, PageRequest, StoreResult, Tenant,
+};
+
+use super::{Deleted, MemoryStore, Row, in_tenant, page_of, tenant_of_deletion};
+
+fn key_not_found(id: &str) -> DomainError {
+    DomainError::not_found(Resource::ApiKey, id)
+}
+
+impl Organizations for MemoryStore {
+    async fn create_organization(&self, new: NewOrganization) -> StoreResult<Organization> {
+        let NewOrganization {
+            user,
+            mut organization,
+            accounts,
+            keys,
+            events,
+        } = new;
+        let mut state = self.state();
+        // The checks the database's keys make, before anything is written.
+        if state.organizations.contains_key(&organization.id) {
+            return Err(DomainError::Internal(format!(
+                "organization {} exists already",
+                organization.id
+            )));
+        }
+        for key in &keys {
+            if state
+                .keys
+                .iter()
+                .any(|k| k.value.key_hash == key.key_hash || k.value.id == key.id)
+            {
+                return Err(DomainError::Internal("an API key hash collided".into()));
+            }
+        }
+        if let Some(user) = user {
+            // A returning user (same provider id) keeps its row and owns the organization.
+            match state
+                .users
+                .iter()
+                .find(|u| u.provider_id == user.provider_id)
+            {
+                Some(existing) => organization.owner_user_id = existing.id.clone(),
+                None => {
+                    organization.owner_user_id = user.id.clone();
+                    state.users.push(user);
+                }
+            }
+        }
+        state
+            .organizations
+            .insert(organization.id.clone(), organization.clone());
+        state.accounts.extend(accounts.into_iter().map(Row::new));
+        state.keys.extend(keys.into_iter().map(Row::new));
+        state.events.extend(events);
+        Ok(organization)
+    }
+
+    async fn find_user(&self, provider_id: &str) -> StoreResult<Option<User>> {
+        let state = self.state();
+        Ok(state
+            .users
+            .iter()
+            .find(|u| u.provider_id == provider_id)
+            .cloned())
+    }
+
+    async fn test_credits_used(&self, pool_id: &str) -> StoreResult<i64> {
+        let state = self.state();
+        Ok(state
+            .usage
+            .iter()
+            .filter(|u| u.pool_id == pool_id)
+            .map(|u| u.credits)
+            .sum())
+    }
+
+    async fn get_organization(&self, id: &str) -> StoreResult<Option<Organization>> {
+        Ok(self.state().organizations.get(id).cloned())
+    }
+
+    async fn get_user(&self, id: &str) -> StoreResult<Option<User>> {
+        let state = self.state();
+        Ok(state.users.iter().find(|u| u.id == id).cloned())
+    }
+
+    async fn spend_credits(
+        &self,
+        charge: CreditCharge,
+        _usage_id: &str,
+        _at: OffsetDateTime,
+    ) -> StoreResult<()> {
+        let mut state = self.state();
+        state.check_charge(Some(&charge))?;
+        state.take_charge(Some(&charge));
+        Ok(())
+    }
+}
+
+impl ApiKeys for MemoryStore {
+    async fn find_principal_by_hash(
+        &self,
+        hash: &str,
+    ) -> StoreResult<Option<(ApiKey, Organization)>> {
+        let state = self.state();
+        let live = || state.keys.iter().filter(|k| k.is_live());
+        let key = live()
+            .find(|k| k.value.key_hash == hash)
+            .or_else(|| live().find(|k| k.value.previous_hash.as_deref() == Some(hash)));
+        Ok(key.and_then(|k| {
+            state
+                .organizations
+                .get(&k.value.organization_id)
+                .map(|org| (k.value.clone(), org.clone()))
+        }))
+    }
+
+    async fn insert_key(&self, key: ApiKey, event: Event) -> StoreResult<ApiKey> {
+        let mut state = self.state();
+        if state.keys.iter().any(|k| {
+            k.value.key_hash == key.key_hash
+                || (k.value.organization_id == key.organization_id && k.value.id == key.id)
+        }) {
+            return Err(DomainError::Internal("an API key hash collided".into()));
+        }
+        state.keys.push(Row::new(key.clone()));
+        state.events.push(event);
+        Ok(key)
+    }
+
+    async fn get_key(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<ApiKey>> {
+        let state = self.state();
+        Ok(state
+            .keys
+            .iter()
+            .find(|k| {
+                k.is_live()
+                    && k.value.id == id
+                    && in_tenant(tenant, &k.value.organization_id, k.value.livemode)
+            })
+            .map(|k| k.value.clone()))
+    }
+
+    async fn list_keys(&self, tenant: &Tenant, page: PageRequest) -> StoreResult<Page<ApiKey>> {
+        let state = self.state();
+        let mut keys: Vec<ApiKey> = state
+            .keys
+            .iter()
+            .filter(|k| {
+                k.is_live() && in_tenant(tenant, &k.value.organization_id, k.value.livemode)
+            })
+            .map(|k| k.value.clone())
+            .collect();
+        // Newest first.
+        keys.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
+        Ok(page_of(keys, Some(page)))
+    }
+
+    async fn update_key(&self, key: ApiKey, event: Event) -> StoreResult<ApiKey> {
+        let mut state = self.state();
+        let tenant = Tenant {
+            organization_id: key.organization_id.clone(),
+            livemode: key.livemode,
+        };
+        let Some(index) = state.keys.iter().position(|k| {
+            k.is_live()
+                && k.value.id == key.id
+                && in_tenant(&tenant, &k.value.organization_id, k.value.livemode)
+        }) else {
+            return Err(key_not_found(&key.id));
+        };
+        if state
+            .keys
+            .iter()
+            .enumerate()
+            .any(|(i, k)| i != index && k.value.key_hash == key.key_hash)
+        {
+            return Err(DomainError::Internal("an API key hash collided".into()));
+        }
+        let stored = &mut state.keys[index].value;
+        stored.name = key.name.clone();
+        stored.disabled = key.disabled;
+        stored.key_hash = key.key_hash.clone();
+        stored.last4 = key.last4.clone();
+        stored.previous_hash = key.previous_hash.clone();
+        stored.previous_expires_at = key.previous_expires_at;
+        state.events.push(event);
+        Ok(key)
+    }
+
+    async fn delete_key(&self, key_id: &str, deletion: Deletion, event: Event) -> StoreResult<()> {
+        let mut state = self.state();
+        let tenant = tenant_of_deletion(&deletion);
+        let Some(row) = state.keys.iter_mut().find(|k| {
+            k.is_live()
+                && k.value.id == key_id
+                && in_tenant(&tenant, &k.value.organization_id, k.value.livemode)
+        }) else {
+            return Err(key_not_found(key_id));
+        };
+        row.deleted = Some(Deleted::from(&deletion));
+        state.record_deletion(deletion);
+        state.events.push(event);
+        Ok(())
+    }
+}

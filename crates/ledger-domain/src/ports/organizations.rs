@@ -1,0 +1,164 @@
+//! Organizations, users, API keys and settings.
+
+use std::future::Future;
+
+use time::OffsetDateTime;
+
+use crate::accounts::Account;
+use crate::events::{Deletion, Event};
+use crate::organizations::{ApiKey, Organization, User};
+
+use super::{CreditCharge, Page, PageRequest, StoreResult, Tenant};
+
+/// Everything a sign-up creates, written in one transaction.
+#[derive(Debug, Clone)]
+pub struct NewOrganization {
+    /// A new owner to insert first (`None` when `organization.owner_user_id` names an
+    /// existing user, as for sub-organizations and returning users).
+    pub user: Option<User>,
+    pub organization: Organization,
+    /// The default chart, in both modes.
+    pub accounts: Vec<Account>,
+    pub keys: Vec<ApiKey>,
+    pub events: Vec<Event>,
+}
+
+/// Organizations and users.
+pub trait Organizations: Send + Sync + 'static {
+    /// Writes a sign-up: the user if new, the organization, its accounts, keys and events.
+    ///
+    /// # Errors
+    /// `Internal` on storage failure.
+    fn create_organization(
+        &self,
+        new: NewOrganization,
+    ) -> impl Future<Output = StoreResult<Organization>> + Send;
+
+    /// The user with this sign-in provider id.
+    fn find_user(
+        &self,
+        provider_id: &str,
+    ) -> impl Future<Output = StoreResult<Option<User>>> + Send;
+
+    /// Credits the test-mode writes of the pool `pool_id` used (the sum of its usage rows;
+    /// reporting only, it grows with the pool's history).
+    fn test_credits_used(&self, pool_id: &str) -> impl Future<Output = StoreResult<i64>> + Send;
+
+    /// An organization by id (any tenant; the caller checks reach).
+    fn get_organization(
+        &self,
+        id: &str,
+    ) -> impl Future<Output = StoreResult<Option<Organization>>> + Send;
+
+    /// A user by id.
+    fn get_user(&self, id: &str) -> impl Future<Output = StoreResult<Option<User>>> + Send;
+
+    /// Takes the credits of `charge` on their own (a paid read, such as a GraphQL report):
+    /// a conditional decrement of a live pool, or a test-mode usage row with id `usage_id`.
+    ///
+    /// # Errors
+    /// `InsufficientCredits` when a live pool has fewer than the charge; nothing is taken.
+    fn spend_credits(
+        &self,
+        charge: CreditCharge,
+        usage_id: &str,
+        at: OffsetDateTime,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+}
+
+/// API keys.
+pub trait ApiKeys: Send + Sync + 'static {
+    /// The key whose current or previous (rotated) hash is `hash`, unless deleted, with
+    /// its organization, in one query (the per-request authentication step).
+    fn find_principal_by_hash(
+        &self,
+        hash: &str,
+    ) -> impl Future<Output = StoreResult<Option<(ApiKey, crate::organizations::Organization)>>> + Send;
+
+    /// [`ApiKeys::find_principal_by_hash`] without the organization.
+    fn find_key_by_hash(
+        &self,
+        hash: &str,
+    ) -> impl Future<Output = StoreResult<Option<ApiKey>>> + Send {
+        async move { Ok(self.find_principal_by_hash(hash).await?.map(|(key, _)| key)) }
+    }
+
+    /// Inserts a key (of the tenant named by its `organization_id` and `livemode`) and
+    /// its event.
+    ///
+    /// # Errors
+    /// `Internal` on storage failure (a hash collision included).
+    fn insert_key(
+        &self,
+        key: ApiKey,
+        event: Event,
+    ) -> impl Future<Output = StoreResult<ApiKey>> + Send;
+
+    /// A key of the tenant that is not deleted.
+    fn get_key(
+        &self,
+        tenant: &Tenant,
+        id: &str,
+    ) -> impl Future<Output = StoreResult<Option<ApiKey>>> + Send;
+
+    /// The tenant's keys that are not deleted, newest first.
+    fn list_keys(
+        &self,
+        tenant: &Tenant,
+        page: PageRequest,
+    ) -> impl Future<Output = StoreResult<Page<ApiKey>>> + Send;
+
+    /// Saves the mutable fields of a key (name, disabled, key_hash, last4,
+    /// previous_hash, previous_expires_at) and its event.
+    ///
+    /// # Errors
+    /// `resource_not_found` when the key is not in the tenant or was deleted meanwhile.
+    fn update_key(
+        &self,
+        key: ApiKey,
+        event: Event,
+    ) -> impl Future<Output = StoreResult<ApiKey>> + Send;
+
+    /// Soft-deletes a key (it stops authenticating at once), writing the deletion record
+    /// and the event.
+    ///
+    /// # Errors
+    /// `resource_not_found` when the key is not in the deletion's tenant or is already
+    /// deleted.
+    fn delete_key(
+        &self,
+        key_id: &str,
+        deletion: Deletion,
+        event: Event,
+    ) -> impl Future<Output = StoreResult<()>> + Send;
+}
+
+/// A setting of a tenant (`default_currency`, ...).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setting {
+    pub organization_id: String,
+    pub livemode: bool,
+    pub key: String,
+    pub value: String,
+    pub updated_at: OffsetDateTime,
+}
+
+/// Organization settings, one value per tenant and key.
+pub trait Settings: Send + Sync + 'static {
+    /// The setting `key` of the tenant.
+    fn get_setting(
+        &self,
+        tenant: &Tenant,
+        key: &str,
+    ) -> impl Future<Output = StoreResult<Option<Setting>>> + Send;
+
+    /// Inserts or replaces the setting of its tenant, with its event.
+    ///
+    /// # Errors
+    /// `Internal` on storage failure.
+    fn put_setting(
+        &self,
+        setting: Setting,
+        event: Event,
+    ) -> impl Future<Output = StoreResult<Setting>> + Send;
+}

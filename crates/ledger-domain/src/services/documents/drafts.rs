@@ -1,0 +1,393 @@
+//! Checking a draft's content and resolving what it names: contact, accounts, taxes,
+//! the paying account and the accounts a posting touches.
+
+use std::collections::HashMap;
+
+use time::Date;
+
+use crate::accounts::{Account, AccountType};
+use crate::documents::{
+    Document, DocumentItem, DocumentKind, PostingAccounts, issue_entries, price_items, totals,
+};
+use crate::error::{DomainError, DomainResult, ErrorCode};
+use crate::ids::{IdKind, parse_id};
+use crate::jobs::{DocumentDraft, Job};
+use crate::money::{parse_positive_units, parse_units};
+use crate::ports::{Store, Tenant};
+use crate::tax::Tax;
+use crate::transactions::{EntryLine, check_balanced};
+use crate::views;
+
+use crate::services::Ledger;
+use crate::services::accounts::check_postable;
+
+use super::{
+    DocumentItemInput, MAX_ITEM_TAXES, MAX_ITEMS, RECOVERABLE_TAX_SETTING, amount_error,
+    check_text, system_account,
+};
+
+impl<S: Store> Ledger<S> {
+    /// The account a payment moves money through: the client's (an active asset account
+    /// in the document's currency) or the Cash system account.
+    pub(super) async fn money_account(
+        &self,
+        tenant: &Tenant,
+        currency: &str,
+        given: Option<&str>,
+    ) -> DomainResult<String> {
+        let account = match given {
+            Some(id) => {
+                let found = match parse_id(IdKind::Account, id) {
+                    Some(parsed) => self.store.get_account(tenant, &parsed).await?,
+                    None => None,
+                };
+                let account = found.ok_or_else(|| {
+                    DomainError::invalid_field(
+                        "account_id",
+                        format!("no account '{id}' in this organization"),
+                    )
+                })?;
+                if account.account_type != AccountType::Asset {
+                    return Err(DomainError::invalid_field(
+                        "account_id",
+                        "must be an asset (bank or cash) account",
+                    ));
+                }
+                account
+            }
+            None => {
+                let system = self.store.system_accounts(tenant).await?;
+                system_account(&system, "cash")?.clone()
+            }
+        };
+        check_postable(&account, currency, "document")?;
+        Ok(account.id)
+    }
+
+    /// Checks a document's content and resolves its references: the contact (a live,
+    /// enabled customer or vendor of the tenant, whose currency the document takes), the
+    /// items' accounts (default Sales or General Expenses) and taxes.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn check_draft_input(
+        &self,
+        tenant: &Tenant,
+        kind: DocumentKind,
+        contact_id: &str,
+        issue_date: Date,
+        due_date: Date,
+        items: &[DocumentItemInput],
+        notes: Option<&str>,
+    ) -> DomainResult<DocumentDraft> {
+        let contact = match parse_id(IdKind::Contact, contact_id) {
+            Some(parsed) => self.store.get_contact(tenant, &parsed).await?,
+            None => None,
+        }
+        .ok_or_else(|| {
+            DomainError::invalid_field(
+                "contact_id",
+                format!("no contact '{contact_id}' in this organization"),
+            )
+        })?;
+        if !contact.fields.enabled {
+            return Err(DomainError::invalid_field(
+                "contact_id",
+                format!("contact '{}' is disabled", contact.id),
+            ));
+        }
+        if !kind.accepts(contact.contact_type) {
+            return Err(DomainError::invalid_field(
+                "contact_id",
+                format!(
+                    "a {} needs a {} (or 'other') contact; '{}' is a {}",
+                    kind.as_str(),
+                    match kind {
+                        DocumentKind::Invoice => "customer",
+                        DocumentKind::Bill => "vendor",
+                    },
+                    contact.id,
+                    contact.contact_type.as_str()
+                ),
+            ));
+        }
+        if due_date < issue_date {
+            return Err(DomainError::invalid_field(
+                "due_date",
+                format!("must not be before the {}", kind.date_field()),
+            ));
+        }
+        if items.is_empty() {
+            return Err(DomainError::invalid_field(
+                "items",
+                "needs at least one item",
+            ));
+        }
+        if items.len() > MAX_ITEMS {
+            return Err(DomainError::invalid_field(
+                "items",
+                format!("at most {MAX_ITEMS} items per {}", kind.as_str()),
+            ));
+        }
+        let currency = contact.fields.currency_id.clone();
+        let decimals = views::decimals_of(&currency);
+        let system = self.store.system_accounts(tenant).await?;
+        let default_account = match kind {
+            DocumentKind::Invoice => system_account(&system, "sales")?,
+            DocumentKind::Bill => system_account(&system, "general_expense")?,
+        }
+        .id
+        .clone();
+        let mut lines = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let field = |name: &str| format!("items[{i}].{name}");
+            let description = check_text(&field("description"), item.description.as_deref(), 1000)?
+                .ok_or_else(|| DomainError::missing_field(field("description")))?;
+            let quantity_text = item
+                .quantity
+                .as_deref()
+                .ok_or_else(|| DomainError::missing_field(field("quantity")))?;
+            let quantity = parse_positive_units(quantity_text, 4)
+                .map_err(|e| DomainError::invalid_field(field("quantity"), e.to_string()))?;
+            let price_text = item
+                .unit_price
+                .as_deref()
+                .ok_or_else(|| DomainError::missing_field(field("unit_price")))?;
+            let unit_price = parse_units(price_text, decimals)
+                .map_err(|e| amount_error(field("unit_price"), &currency, e))?;
+            if unit_price < 0 {
+                return Err(DomainError::invalid_field(
+                    field("unit_price"),
+                    "must not be negative",
+                ));
+            }
+            let account_id = match item.account_id.as_deref() {
+                None => default_account.clone(),
+                Some(id) => parse_id(IdKind::Account, id).ok_or_else(|| {
+                    DomainError::invalid_field(field("account_id"), "is not an account id")
+                })?,
+            };
+            if item.tax_ids.len() > MAX_ITEM_TAXES {
+                return Err(DomainError::invalid_field(
+                    field("tax_ids"),
+                    format!("at most {MAX_ITEM_TAXES} taxes per item"),
+                ));
+            }
+            let mut tax_ids = Vec::with_capacity(item.tax_ids.len());
+            for id in &item.tax_ids {
+                let parsed = parse_id(IdKind::Tax, id).ok_or_else(|| {
+                    DomainError::invalid_field(field("tax_ids"), format!("'{id}' is not a tax id"))
+                })?;
+                if tax_ids.contains(&parsed) {
+                    return Err(DomainError::invalid_field(
+                        field("tax_ids"),
+                        format!("tax '{parsed}' is listed twice"),
+                    ));
+                }
+                tax_ids.push(parsed);
+            }
+            let category_id = match item.category_id.as_deref().map(str::trim) {
+                Some(id) if !id.is_empty() => Some(
+                    self.check_category_in(tenant, &field("category_id"), id)
+                        .await?,
+                ),
+                _ => None,
+            };
+            lines.push(DocumentItem {
+                description,
+                quantity,
+                unit_price,
+                item_id: check_text(&field("item_id"), item.item_id.as_deref(), 255)?,
+                account_id,
+                tax_ids,
+                category_id,
+                amount: 0,
+                tax_amount: 0,
+            });
+        }
+        // The items' accounts: live, of the right type, accepting postings, same currency.
+        let mut ids: Vec<String> = lines.iter().map(|l| l.account_id.clone()).collect();
+        ids.sort();
+        ids.dedup();
+        let found: HashMap<String, Account> = self
+            .store
+            .get_accounts(tenant, &ids)
+            .await?
+            .into_iter()
+            .map(|a| (a.id.clone(), a))
+            .collect();
+        for (i, line) in lines.iter().enumerate() {
+            let field = format!("items[{i}].account_id");
+            let account = found.get(&line.account_id).ok_or_else(|| {
+                DomainError::invalid_field(
+                    field.clone(),
+                    format!("no account '{}' in this organization", line.account_id),
+                )
+            })?;
+            let fits = match kind {
+                DocumentKind::Invoice => account.account_type == AccountType::Revenue,
+                DocumentKind::Bill => matches!(
+                    account.account_type,
+                    AccountType::Expense | AccountType::Asset
+                ),
+            };
+            if !fits {
+                return Err(DomainError::invalid_field(
+                    field,
+                    match kind {
+                        DocumentKind::Invoice => "must be a revenue account",
+                        DocumentKind::Bill => "must be an expense or asset account",
+                    },
+                ));
+            }
+            check_postable(account, &currency, "document")?;
+        }
+        let taxes = self.item_taxes(tenant, &lines).await?;
+        let mut priced = lines.clone();
+        price_items(&mut priced, &taxes, decimals)?;
+        let (_, _, total) = totals(&priced)?;
+        if total <= 0 {
+            return Err(DomainError::invalid_field(
+                "items",
+                format!("the {} total must be greater than zero", kind.as_str()),
+            ));
+        }
+        Ok(DocumentDraft {
+            contact_id: contact.id,
+            issue_date,
+            due_date,
+            currency,
+            items: lines,
+            notes: check_text("notes", notes, 5000)?,
+        })
+    }
+
+    /// The live, active taxes the items name, by id.
+    pub(super) async fn item_taxes(
+        &self,
+        tenant: &Tenant,
+        items: &[DocumentItem],
+    ) -> DomainResult<HashMap<String, Tax>> {
+        let mut taxes = HashMap::new();
+        for (i, item) in items.iter().enumerate() {
+            for id in &item.tax_ids {
+                if taxes.contains_key(id) {
+                    continue;
+                }
+                let tax = self
+                    .store
+                    .get_tax(tenant, id)
+                    .await?
+                    .filter(|t| t.is_active)
+                    .ok_or_else(|| {
+                        DomainError::invalid_field(
+                            format!("items[{i}].tax_ids"),
+                            format!("no active tax '{id}' in this organization"),
+                        )
+                    })?;
+                taxes.insert(id.clone(), tax);
+            }
+        }
+        Ok(taxes)
+    }
+
+    /// Prices a draft with the taxes' current rates into a document.
+    pub(super) async fn build_document(
+        &self,
+        job: &Job,
+        tenant: &Tenant,
+        base: Document,
+        draft: &DocumentDraft,
+    ) -> DomainResult<Document> {
+        let mut items = draft.items.clone();
+        let taxes = self.item_taxes(tenant, &items).await?;
+        let tax_lines = price_items(&mut items, &taxes, views::decimals_of(&draft.currency))?;
+        let (subtotal, tax_amount, total) = totals(&items)?;
+        if total <= 0 {
+            return Err(DomainError::invalid_field(
+                "items",
+                format!(
+                    "the {} total must be greater than zero",
+                    job.command.resource().0
+                ),
+            ));
+        }
+        Ok(Document {
+            contact_id: draft.contact_id.clone(),
+            issue_date: draft.issue_date,
+            due_date: draft.due_date,
+            currency: draft.currency.clone(),
+            items,
+            taxes: tax_lines,
+            subtotal,
+            tax_amount,
+            total,
+            notes: draft.notes.clone(),
+            updated_at: self.now(),
+            ..base
+        })
+    }
+
+    /// The lines of a document's issuing posting, its accounts checked.
+    pub(super) async fn issue_posting_lines(
+        &self,
+        tenant: &Tenant,
+        doc: &Document,
+    ) -> DomainResult<Vec<EntryLine>> {
+        let system = self.store.system_accounts(tenant).await?;
+        let accounts = match doc.kind {
+            DocumentKind::Invoice => PostingAccounts {
+                control: system_account(&system, "accounts_receivable")?.id.clone(),
+                tax: Some(system_account(&system, "sales_tax_payable")?.id.clone()),
+            },
+            DocumentKind::Bill => PostingAccounts {
+                control: system_account(&system, "accounts_payable")?.id.clone(),
+                tax: self
+                    .store
+                    .get_setting(tenant, RECOVERABLE_TAX_SETTING)
+                    .await?
+                    .and_then(|s| parse_id(IdKind::Account, &s.value)),
+            },
+        };
+        let lines = issue_entries(doc, &accounts);
+        self.check_lines(tenant, &doc.currency, &lines).await?;
+        Ok(lines)
+    }
+
+    /// Checks that every account of `lines` is live, accepts postings and is in `currency`,
+    /// and that the lines balance.
+    pub(super) async fn check_lines(
+        &self,
+        tenant: &Tenant,
+        currency: &str,
+        lines: &[EntryLine],
+    ) -> DomainResult<()> {
+        let mut ids: Vec<String> = lines.iter().map(|l| l.account_id.clone()).collect();
+        ids.sort();
+        ids.dedup();
+        let found = self.store.get_accounts(tenant, &ids).await?;
+        for id in &ids {
+            let account = found.iter().find(|a| &a.id == id).ok_or_else(|| {
+                DomainError::rule(
+                    ErrorCode::AccountInactive,
+                    format!("account {id} no longer exists; the posting cannot be written"),
+                )
+            })?;
+            check_postable(account, currency, "document")?;
+        }
+        check_balanced(lines, views::decimals_of(currency))?;
+        Ok(())
+    }
+
+    /// The control account (receivable or payable) of a kind.
+    pub(super) async fn control_account(
+        &self,
+        tenant: &Tenant,
+        kind: DocumentKind,
+    ) -> DomainResult<String> {
+        let system = self.store.system_accounts(tenant).await?;
+        let subtype = match kind {
+            DocumentKind::Invoice => "accounts_receivable",
+            DocumentKind::Bill => "accounts_payable",
+        };
+        Ok(system_account(&system, subtype)?.id.clone())
+    }
+}

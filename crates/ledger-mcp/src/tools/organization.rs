@@ -1,0 +1,181 @@
+//! Tools of the organization: its settings, reports, system status, API keys and credits.
+
+use super::rows::*;
+use super::{Arg, Tool, Ty, Verb};
+
+pub(super) const TOOLS: &[Tool] = &[
+    // Organization (2 of 9 exist).
+    tool(
+        "get_organization",
+        "Get organization",
+        "Get the organization: name, base currency, parent and relationship, credit figures. Call it first to learn the base currency and which organization the key acts in.",
+        Verb::Get,
+        "/organizations/{organizationId}",
+        &[],
+    ),
+    credits(
+        tool(
+            "create_sub_organization",
+            "Create sub-organization",
+            "Create a sub-organization under an organization the key reaches (needs admin). Returns the new organization and an API key scoped to it, shown once: store it.",
+            Verb::Post,
+            "/accounts/sub",
+            &[
+                Arg {
+                    caller_organization: true,
+                    ..opt_body(
+                        "parentOrganizationId",
+                        Ty::Str,
+                        "Parent organization id (org_...); defaults to the key's organization.",
+                    )
+                },
+                req_body("name", Ty::Str, "Name of the new organization."),
+                req_body(
+                    "relationshipType",
+                    Ty::Enum(&["owned", "linked"]),
+                    "owned (consolidated) or linked.",
+                ),
+            ],
+        ),
+        0,
+    ),
+    // Reporting (3).
+    tool(
+        "get_trial_balance",
+        "Get trial balance",
+        "Get the trial balance: every account's debit, credit and net from posted entries, as of a date (default now). Total debits always equal total credits. Use it to check the books.",
+        Verb::Get,
+        "/organizations/{organizationId}/reports/trial-balance",
+        &[query(
+            "asOf",
+            Ty::DateOrTime,
+            "Include entries up to the end of this date.",
+        )],
+    ),
+    tool(
+        "get_balance_sheet",
+        "Get balance sheet",
+        "Get the balance sheet as of a date: assets, liabilities and equity (with current earnings) by account and in total. Use it to report financial position at a period end.",
+        Verb::Get,
+        "/organizations/{organizationId}/reports/balance-sheet",
+        &[query(
+            "asOf",
+            Ty::DateOrTime,
+            "Position at the end of this date.",
+        )],
+    ),
+    tool(
+        "get_income_statement",
+        "Get income statement",
+        "Get the income statement (profit and loss) between two dates: revenue and expenses by account, their totals and net income. Defaults to the current calendar year to date.",
+        Verb::Get,
+        "/organizations/{organizationId}/reports/income-statement",
+        &[
+            query("startDate", Ty::Date, "First day included (YYYY-MM-DD)."),
+            query("endDate", Ty::Date, "Last day included (YYYY-MM-DD)."),
+        ],
+    ),
+    // System (3).
+    tool(
+        "health_check",
+        "Health check",
+        "Check that the service and its database answer. Use it when other tools fail unexpectedly. Returns the text OK when healthy, or an error when the database is unavailable.",
+        Verb::Get,
+        "/health",
+        &[],
+    ),
+    tool(
+        "get_system_info",
+        "Get system information",
+        "Get service status: version, uptime, database, worker and queue figures, and event counts of the caller's organization tree. Needs a key with the system permission.",
+        Verb::Get,
+        "/system",
+        &[],
+    ),
+    tool(
+        "get_entity_events",
+        "Get entity events",
+        "Get the audit trail of one entity (account, transaction, contact, api_key, ...): who did what and when, with before and after states. Returns an array of events, oldest first.",
+        Verb::Get,
+        "/events/{entityType}/{entityId}",
+        &[
+            path_id(
+                "entityType",
+                "Singular resource name, e.g. \"transaction\".",
+            ),
+            path_id("entityId", "Id of the entity."),
+        ],
+    ),
+    // API keys (5).
+    tool(
+        "list_api_keys",
+        "List API keys",
+        "List the API keys of the organization in the caller's mode: names, permissions, expiry, last use. Secrets are never shown. Needs admin. Returns a page of keys.",
+        Verb::Get,
+        "/organizations/{organizationId}/api-keys",
+        &[limit(20), OFFSET],
+    ),
+    tool(
+        "get_api_key",
+        "Get API key",
+        "Get one API key by id: name, permissions, mode, expiry, disabled flag and last use. The secret is never shown. Needs admin. Use it to audit what a key may do.",
+        Verb::Get,
+        "/organizations/{organizationId}/api-keys/{keyId}",
+        &[KEY_ID],
+    ),
+    credits(
+        tool(
+            "create_api_key",
+            "Create API key",
+            "Create an API key with the given permissions (read, write, admin, optionally per resource like invoices:write). Needs admin. The secret is in the answer only once: store it.",
+            Verb::Post,
+            "/organizations/{organizationId}/api-keys",
+            &[
+                req_body("name", Ty::Str, "Label for the key."),
+                req_body(
+                    "permissions",
+                    Ty::StrList,
+                    "Permissions, e.g. [\"read\", \"write\"].",
+                ),
+                opt_body(
+                    "mode",
+                    Ty::Enum(&["live", "test"]),
+                    "Defaults to the caller's mode.",
+                ),
+                opt_body("expiresAt", Ty::DateOrTime, "When the key stops working."),
+            ],
+        ),
+        0,
+    ),
+    credits(
+        destructive(tool(
+            "rotate_api_key",
+            "Rotate API key",
+            "Issue a new secret for an API key; the old secret keeps working for a grace period (24 h by default), then fails. Needs admin. Returns the key with the new secret, shown once.",
+            Verb::Post,
+            "/organizations/{organizationId}/api-keys/{keyId}/rotate",
+            &[KEY_ID],
+        )),
+        0,
+    ),
+    credits(
+        tool(
+            "delete_api_key",
+            "Delete API key",
+            "Delete an API key: it stops authenticating at once (soft delete, purged after seven days). Needs admin. Do not delete the key this session uses. Returns the deletion.",
+            Verb::Delete,
+            "/organizations/{organizationId}/api-keys/{keyId}",
+            &[KEY_ID],
+        ),
+        0,
+    ),
+    // Credits (1 of 5 exists).
+    tool(
+        "get_credit_balance",
+        "Get credit balance",
+        "Get the billing record of the organization's credit pool: credits remaining and total, test-mode credits used and the billing e-mail. Check it before large batches of writes.",
+        Verb::Get,
+        "/organizations/{organizationId}/billing",
+        &[],
+    ),
+];

@@ -1,0 +1,278 @@
+//! From a row to the wire: its `tools/list` entry, and a call's REST request.
+
+use serde_json::{Map, Value, json};
+
+use super::rows::arg;
+use super::{Arg, Loc, Tool, Ty, snake};
+
+const ORGANIZATION_ARG: Arg = Arg {
+    caller_organization: true,
+    ..arg(
+        "organizationId",
+        Ty::Str,
+        Loc::Path,
+        false,
+        "Organization to act in (org_...); defaults to the organization of the API key.",
+    )
+};
+
+impl Tool {
+    /// Every argument including the implicit `organizationId` of organization paths.
+    pub fn all_args(&self) -> impl Iterator<Item = &Arg> {
+        let org = self.path.contains("{organizationId}");
+        org.then_some(&ORGANIZATION_ARG)
+            .into_iter()
+            .chain(self.args.iter())
+    }
+
+    /// The tool as `tools/list` shows it.
+    pub fn describe(&self) -> Value {
+        let mut properties = Map::new();
+        let mut required = Vec::new();
+        for a in self.all_args() {
+            properties.insert(a.name.to_owned(), schema(a));
+            if a.required {
+                required.push(Value::from(a.name));
+            }
+        }
+        json!({
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "inputSchema": {
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": false,
+            },
+            "annotations": {
+                "title": self.title,
+                "readOnlyHint": self.read_only,
+                "destructiveHint": self.destructive,
+                "idempotentHint": self.idempotent,
+                "openWorldHint": false,
+            },
+            "_meta": { "ledger/credits": self.credits },
+        })
+    }
+
+    /// Maps call arguments to the REST request: path, query and body.
+    ///
+    /// # Errors
+    /// A message for a `-32602` error: unknown or duplicate argument, wrong type, missing
+    /// required argument, or a path value that is not a plain identifier.
+    pub fn request(
+        &self,
+        arguments: Option<&Value>,
+        default_org: &str,
+    ) -> Result<(String, Option<Value>), String> {
+        let empty = Map::new();
+        let given = match arguments {
+            None | Some(Value::Null) => &empty,
+            Some(Value::Object(map)) => map,
+            Some(_) => return Err("arguments must be an object".into()),
+        };
+        let args: Vec<&Arg> = self.all_args().collect();
+        let mut values: Vec<Option<&Value>> = vec![None; args.len()];
+        for (key, value) in given {
+            let Some(i) = args
+                .iter()
+                .position(|a| a.name == key || snake(a.name) == *key)
+            else {
+                let known: Vec<&str> = args.iter().map(|a| a.name).collect();
+                return Err(format!(
+                    "unknown argument '{key}' for {}; expected: {}",
+                    self.name,
+                    known.join(", ")
+                ));
+            };
+            if values[i].is_some() {
+                return Err(format!("argument '{}' is given twice", args[i].name));
+            }
+            if !value.is_null() {
+                values[i] = Some(value);
+            }
+        }
+        let mut path = self.path.to_owned();
+        let mut query = url::form_urlencoded::Serializer::new(String::new());
+        let mut has_query = false;
+        let mut body = Map::new();
+        for (a, value) in args.iter().zip(values) {
+            let default = match (a.default, a.caller_organization) {
+                (Some(n), _) => Some(Value::from(n)),
+                (None, true) => Some(Value::from(default_org)),
+                (None, false) => None,
+            };
+            let value = match (value, &default) {
+                (Some(v), _) => v,
+                (None, Some(d)) => d,
+                (None, None) if a.required => {
+                    return Err(format!("missing required argument '{}'", a.name));
+                }
+                (None, None) => continue,
+            };
+            check_type(a, value)?;
+            match a.loc {
+                Loc::Path => {
+                    let text = value.as_str().unwrap_or_default();
+                    if text.is_empty()
+                        || text == "."
+                        || text == ".."
+                        || !text
+                            .bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
+                    {
+                        return Err(format!("'{}' must be a plain id", a.name));
+                    }
+                    path = path.replace(&format!("{{{}}}", a.name), text);
+                }
+                Loc::Query => {
+                    let text = match value {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    query.append_pair(&snake(a.name), &text);
+                    has_query = true;
+                }
+                Loc::Body => {
+                    body.insert(snake(a.name), snake_keys(value));
+                }
+            }
+        }
+        if has_query {
+            path.push('?');
+            path.push_str(&query.finish());
+        }
+        let body = self.verb.has_body().then_some(Value::Object(body));
+        Ok((path, body))
+    }
+}
+
+/// The members of an invoice or bill line.
+const ITEM_FIELDS: [&str; 7] = [
+    "description",
+    "quantity",
+    "unitPrice",
+    "accountId",
+    "categoryId",
+    "taxIds",
+    "itemId",
+];
+
+/// Converts object keys to snake_case, recursively (journal lines are objects).
+fn snake_keys(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            Value::Object(map.iter().map(|(k, v)| (snake(k), snake_keys(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.iter().map(snake_keys).collect()),
+        other => other.clone(),
+    }
+}
+
+fn check_type(a: &Arg, value: &Value) -> Result<(), String> {
+    let ok = match a.ty {
+        Ty::Str | Ty::Date | Ty::DateOrTime => value.is_string(),
+        Ty::Int => value.is_i64() || value.is_u64(),
+        Ty::Bool => value.is_boolean(),
+        Ty::Amount => value.is_string() || value.is_number(),
+        Ty::Enum(options) => value.as_str().is_some_and(|v| options.contains(&v)),
+        Ty::StrList => value
+            .as_array()
+            .is_some_and(|items| items.iter().all(Value::is_string)),
+        Ty::Items => value.as_array().is_some_and(|items| {
+            !items.is_empty()
+                && items.iter().all(|line| {
+                    line.as_object().is_some_and(|o| {
+                        o.keys()
+                            .all(|k| ITEM_FIELDS.iter().any(|n| *n == k || snake(n) == *k))
+                    })
+                })
+        }),
+        Ty::Entries => value.as_array().is_some_and(|items| {
+            items.iter().all(|line| {
+                line.as_object().is_some_and(|o| {
+                    o.keys().all(|k| {
+                        ["accountId", "entryType", "amount", "description"]
+                            .iter()
+                            .any(|n| *n == k || snake(n) == *k)
+                    })
+                })
+            })
+        }),
+    };
+    if ok {
+        Ok(())
+    } else {
+        let expected = match a.ty {
+            Ty::Str => "a string".to_owned(),
+            Ty::Date => "a date string (YYYY-MM-DD)".to_owned(),
+            Ty::DateOrTime => "a date or date-time string".to_owned(),
+            Ty::Int => "an integer".to_owned(),
+            Ty::Bool => "a boolean".to_owned(),
+            Ty::Amount => "a decimal string or number".to_owned(),
+            Ty::Enum(options) => format!("one of {}", options.join(", ")),
+            Ty::StrList => "an array of strings".to_owned(),
+            Ty::Entries => {
+                "an array of {accountId, entryType, amount, description?} objects".to_owned()
+            }
+            Ty::Items => "a non-empty array of {description, quantity, unitPrice, accountId?, taxIds?, categoryId?, itemId?} objects".to_owned(),
+        };
+        Err(format!("argument '{}' must be {expected}", a.name))
+    }
+}
+
+fn schema(a: &Arg) -> Value {
+    let mut s = match a.ty {
+        Ty::Str => json!({"type": "string"}),
+        Ty::Int => json!({"type": "integer", "minimum": 0}),
+        Ty::Bool => json!({"type": "boolean"}),
+        Ty::Amount => json!({"type": ["string", "number"]}),
+        Ty::Date => json!({"type": "string", "format": "date"}),
+        Ty::DateOrTime => json!({"type": "string"}),
+        Ty::Enum(options) => json!({"type": "string", "enum": options}),
+        Ty::StrList => json!({"type": "array", "items": {"type": "string"}}),
+        Ty::Items => json!({
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "description": {"type": "string"},
+                    "quantity": {"type": ["string", "number"], "description": "Positive, up to 4 decimals."},
+                    "unitPrice": {"type": ["string", "number"], "description": "Price per unit, e.g. \"19.99\"."},
+                    "accountId": {"type": "string", "description": "Revenue (invoice) or expense/asset (bill) account."},
+                    "taxIds": {"type": "array", "items": {"type": "string"}, "description": "Taxes in order (tax_...)."},
+                    "categoryId": {"type": "string", "description": "A category (cat_...) the line is booked under."},
+                    "itemId": {"type": "string", "description": "Your catalog reference."},
+                },
+                "required": ["description", "quantity", "unitPrice"],
+                "additionalProperties": false,
+            },
+        }),
+        Ty::Entries => json!({
+            "type": "array",
+            "minItems": 2,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "accountId": {"type": "string", "description": "Account id (acc_...)."},
+                    "entryType": {"type": "string", "enum": ["debit", "credit"]},
+                    "amount": {"type": ["string", "number"], "description": "Positive decimal, e.g. \"100.00\"."},
+                    "description": {"type": "string"},
+                },
+                "required": ["accountId", "entryType", "amount"],
+                "additionalProperties": false,
+            },
+        }),
+    };
+    s["description"] = Value::from(a.doc);
+    if let Some(d) = a.default {
+        s["default"] = Value::from(d);
+    }
+    if a.name == "limit" {
+        s["maximum"] = Value::from(100);
+        s["minimum"] = Value::from(1);
+    }
+    s
+}
