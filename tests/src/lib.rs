@@ -280,10 +280,11 @@ impl TestApp {
     }
 
     /// Checks that the test left no accepted job unprocessed (waiting up to 10 s for the
-    /// workers), then stops the server (in-flight work finishes) and drops the database.
+    /// workers) and that every maintained balance agrees with the journal, then stops the server (in-flight work finishes) and drops the database.
     ///
     /// # Panics
-    /// When jobs are still queued: a test must not leave accepted work behind.
+    /// When jobs are still queued (a test must not leave accepted work behind), or when a
+    /// maintained total differs from the journal.
     pub async fn finish(mut self) {
         if let Some(db) = &self.db {
             use ledger_domain::ports::Monitoring;
@@ -301,6 +302,12 @@ impl TestApp {
                 tokio::time::sleep(std::time::Duration::from_millis(50)).await;
             }
             assert_eq!(queued, 0, "the test left {queued} queued jobs unprocessed");
+            // Whatever the test did, the maintained balances still agree with the journal.
+            let differences = db.db.verify_balances().await.expect("balances verified");
+            assert!(
+                differences.is_empty(),
+                "maintained totals differ from the journal: {differences:#?}"
+            );
         }
         if let Some(running) = self.running.take() {
             running.stop().await;

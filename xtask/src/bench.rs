@@ -12,6 +12,7 @@
 
 mod load;
 mod process;
+mod scale;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -34,6 +35,9 @@ options:
   --seconds S      length of each phase in seconds (default 10; a cap when --requests is given)
   --requests R     stop each phase after R requests (time cap 300 s unless --seconds is given)
   --backend B      sqlite, postgres or all (default all)
+  --scale-max N    grow one account's history to 10^3, 10^5 and 10^6 entries, up to N,
+                   reading balances and the trial balance (200 accounts) at each size
+                   (default 1000000; 0 skips the scale phase)
   --json           print the results as JSON instead of a table
 
 environment:
@@ -60,6 +64,8 @@ struct Options {
     requests: Option<u64>,
     backends: Vec<Backend>,
     json: bool,
+    /// Entries per account the scale phase grows to (0: no scale phase).
+    scale_max: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,6 +90,7 @@ fn parse_options(args: &[String]) -> anyhow::Result<Options> {
         requests: None,
         backends: vec![Backend::Sqlite, Backend::Postgres],
         json: false,
+        scale_max: 1_000_000,
     };
     let mut seconds_given = false;
     let mut args = args.iter();
@@ -128,6 +135,11 @@ fn parse_options(args: &[String]) -> anyhow::Result<Options> {
                     "all" => vec![Backend::Sqlite, Backend::Postgres],
                     other => bail!("unknown backend '{other}' (sqlite, postgres or all)"),
                 };
+            }
+            "--scale-max" => {
+                options.scale_max = value("--scale-max")?
+                    .parse()
+                    .context("--scale-max must be a whole number")?;
             }
             "--json" => options.json = true,
             "-h" | "--help" => {
@@ -258,19 +270,48 @@ async fn run_backend(
         let before = CpuSnapshot::take(Some(server.pid()));
         let reads = load(options, &client, &target, Phase::ReadBalance).await;
         let reads_cpu = CpuSnapshot::take(Some(server.pid())).since(&before);
+        eprintln!(
+            "xtask bench: {}: read mix (balance, history page, trial balance)",
+            backend.name()
+        );
+        let before = CpuSnapshot::take(Some(server.pid()));
+        let mix = load(options, &client, &target, Phase::ReadMix).await;
+        let mix = with_cpu(
+            mix.to_json(),
+            &CpuSnapshot::take(Some(server.pid())).since(&before),
+            mix.ok,
+        );
+        let scaled = if options.scale_max > 0 {
+            scale::scale(options, &client, &target, &database.url, options.scale_max).await?
+        } else {
+            Value::Null
+        };
         let sampled_kb = sampler.finish();
         let hwm_kb = proc_status_kb(server.pid(), "VmHWM").unwrap_or(0);
         anyhow::Ok((
-            target, writes, writes_cpu, reads, reads_cpu, started_kb, sampled_kb, hwm_kb,
+            target,
+            writes,
+            writes_cpu,
+            reads,
+            reads_cpu,
+            (mix, scaled),
+            (started_kb, sampled_kb, hwm_kb),
         ))
     }
     .await;
     let stopped = server.stop().await;
-    let (target, writes, writes_cpu, reads, reads_cpu, started_kb, sampled_kb, hwm_kb) =
-        match outcome {
-            Ok(o) => o,
-            Err(e) => return Err(e.context(format!("server output:\n{}", server.log_tail()))),
-        };
+    let (
+        target,
+        writes,
+        writes_cpu,
+        reads,
+        reads_cpu,
+        (mix, scaled),
+        (started_kb, sampled_kb, hwm_kb),
+    ) = match outcome {
+        Ok(o) => o,
+        Err(e) => return Err(e.context(format!("server output:\n{}", server.log_tail()))),
+    };
     stopped?;
     drop(server);
 
@@ -290,6 +331,8 @@ async fn run_backend(
         "backend": backend.name(),
         "post_transaction": with_cpu(writes.to_json(), &writes_cpu, writes.ok),
         "read_balance": with_cpu(reads.to_json(), &reads_cpu, reads.ok),
+        "read_mix": mix,
+        "scale": scaled,
         "baseline_sql_insert": with_cpu(baseline.to_json(), &baseline_cpu, baseline.ok),
         "http_to_baseline_ratio": round(ratio, 3),
         "server_rss_mb": {
@@ -445,6 +488,7 @@ fn table(report: &Value) -> String {
         for (key, label) in [
             ("post_transaction", "POST transaction (HTTP)"),
             ("read_balance", "GET balance (HTTP)"),
+            ("read_mix", "read mix (HTTP)"),
             ("baseline_sql_insert", "baseline SQL insert"),
         ] {
             let p = &backend[key];
@@ -466,6 +510,26 @@ fn table(report: &Value) -> String {
             );
             if let Some(error) = p["first_error"].as_str() {
                 let _ = writeln!(out, "{:<9}   first error: {error}", "");
+            }
+        }
+        for step in backend["scale"]["steps"].as_array().into_iter().flatten() {
+            for (key, label) in [
+                ("balance", "balance"),
+                ("balance_as_of", "balance as of"),
+                ("trial_balance", "trial balance"),
+            ] {
+                let p = &step[key];
+                let label = format!("{label} @{}", step["entries_per_account"]);
+                let _ = writeln!(
+                    out,
+                    "{name:<9} {label:<22} {:>8} {:>7} {:>9.1} {:>8.2} {:>8.2} {:>8.2}",
+                    p["ok"].as_u64().unwrap_or(0),
+                    p["errors"].as_u64().unwrap_or(0),
+                    p["per_second"].as_f64().unwrap_or(0.0),
+                    p["p50_ms"].as_f64().unwrap_or(0.0),
+                    p["p99_ms"].as_f64().unwrap_or(0.0),
+                    p["max_ms"].as_f64().unwrap_or(0.0),
+                );
             }
         }
         let rss = &backend["server_rss_mb"];

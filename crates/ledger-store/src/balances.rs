@@ -1,9 +1,18 @@
-//! Balances and history: aggregates over `ledger_entries` alone.
+//! Balances and history.
+//!
+//! Balances and reports read the maintained totals (migration
+//! `2026-11-26-000001_account_totals`): triggers on `ledger_entries` keep a running total
+//! per account and a total per account and day in the same database transaction as the
+//! lines, on every path that writes, posts or removes lines. A balance now is one row; a
+//! balance as of an instant or a report for a period reads the daily totals of the days
+//! asked about and the lines of at most two partial days, never the whole history.
 //!
 //! Entries carry a copy of their transaction's `date` and a `counted` flag (the
-//! transaction is posted or reversed), so totals never join the transactions table and
-//! use the index `(organization_id, livemode, account_id, counted, date)`. Sums are
-//! exact `BIGINT` on both backends.
+//! transaction is posted or reversed), so history pages never join the transactions table
+//! for their window and use the index `(organization_id, livemode, account_id, counted,
+//! date)`. Sums are exact `BIGINT` on both backends.
+
+use std::collections::BTreeMap;
 
 use diesel::dsl::sql;
 use diesel::prelude::*;
@@ -12,12 +21,14 @@ use diesel_async::RunQueryDsl;
 use ledger_domain::DomainError;
 use ledger_domain::accounts::{EntryType, Totals};
 use ledger_domain::ports::{HistoryPage, HistoryRow, PageRequest, StoreResult, Tenant};
-use time::macros::datetime;
-use time::{OffsetDateTime, PrimitiveDateTime};
+use time::macros::{date, datetime};
+use time::{Date, OffsetDateTime, PrimitiveDateTime, Time};
 
 use crate::db::Db;
 use crate::rows::{from_db, to_db};
-use crate::schema::{ledger_entries as le, transactions};
+use crate::schema::{
+    account_daily_totals as adt, account_totals as at, ledger_entries as le, transactions,
+};
 
 /// Debit units of the selected entries, 0 when there are none.
 const DEBIT_SUM: &str =
@@ -26,7 +37,12 @@ const DEBIT_SUM: &str =
 const CREDIT_SUM: &str =
     "CAST(COALESCE(SUM(CASE WHEN entry_type = 'credit' THEN amount ELSE 0 END), 0) AS BIGINT)";
 
-/// Debit and credit totals per account of the counted entries dated in `[from, until)`.
+/// Debit and credit totals per account of the counted entries dated in `[from, until)`,
+/// by account id; `account_id` narrows to one account.
+///
+/// Read from the maintained totals: without a window, one running-total row per account;
+/// with one, the daily totals of the whole days inside it plus the journal lines of the
+/// partial days at its edges (none when the edges fall on midnight, as a date's do).
 pub(crate) async fn totals(
     db: &Db,
     tenant: &Tenant,
@@ -34,8 +50,133 @@ pub(crate) async fn totals(
     from: Option<OffsetDateTime>,
     until: Option<OffsetDateTime>,
 ) -> StoreResult<Vec<(String, Totals)>> {
-    let from = from.map(to_db);
-    let until = until.map(to_db);
+    let (from, until) = (from.map(to_db), until.map(to_db));
+    if from.is_none() && until.is_none() {
+        return running(db, tenant, account_id.map(|id| vec![id.to_owned()])).await;
+    }
+    if let (Some(from), Some(until)) = (from, until)
+        && ceil_day(from) >= floor_day(until)
+    {
+        // No whole day inside the window: its lines are a day's at most.
+        return journal_totals(db, tenant, account_id, Some(from), Some(until)).await;
+    }
+    let mut sums: BTreeMap<String, Totals> = BTreeMap::new();
+    let mut add = |rows: Vec<(String, Totals)>| {
+        for (id, t) in rows {
+            let sum = sums.entry(id).or_default();
+            sum.debit += t.debit;
+            sum.credit += t.credit;
+        }
+    };
+    let (days_from, days_until) = (from.map(ceil_day), until.map(floor_day));
+    add(daily(db, tenant, account_id, days_from, days_until).await?);
+    if let Some((from, edge)) = from.zip(days_from).filter(|(from, edge)| from < edge) {
+        add(journal_totals(db, tenant, account_id, Some(from), Some(edge)).await?);
+    }
+    if let Some((edge, until)) = days_until.zip(until).filter(|(edge, until)| edge < until) {
+        add(journal_totals(db, tenant, account_id, Some(edge), Some(until)).await?);
+    }
+    Ok(sums
+        .into_iter()
+        .filter(|(_, t)| t.debit != 0 || t.credit != 0)
+        .collect())
+}
+
+/// Day 0 of `account_daily_totals.day`.
+const EPOCH: Date = date!(1970 - 01 - 01);
+
+/// The `day` number of midnight `t` (days since 1970-01-01).
+fn day_number(t: PrimitiveDateTime) -> i32 {
+    i32::try_from((t.date() - EPOCH).whole_days()).unwrap_or(i32::MAX)
+}
+
+/// Midnight of the day of `t`.
+fn floor_day(t: PrimitiveDateTime) -> PrimitiveDateTime {
+    t.replace_time(Time::MIDNIGHT)
+}
+
+/// The first midnight at or after `t`.
+fn ceil_day(t: PrimitiveDateTime) -> PrimitiveDateTime {
+    if t.time() == Time::MIDNIGHT {
+        t
+    } else {
+        floor_day(t)
+            .checked_add(time::Duration::DAY)
+            .unwrap_or(PrimitiveDateTime::MAX)
+    }
+}
+
+/// The running totals of the tenant's accounts (of `ids` only, when given), leaving out
+/// accounts whose lines add up to nothing (as a sum over no lines would).
+async fn running(
+    db: &Db,
+    tenant: &Tenant,
+    ids: Option<Vec<String>>,
+) -> StoreResult<Vec<(String, Totals)>> {
+    let rows: Vec<(String, i64, i64)> = db_read!(db, |conn| {
+        let mut query = at::table
+            .filter(tenant_of!(at, tenant))
+            .filter(at::debit.ne(0).or(at::credit.ne(0)))
+            .select((at::account_id, at::debit, at::credit))
+            .order(at::account_id.asc())
+            .into_boxed();
+        if let Some(ids) = &ids {
+            query = query.filter(at::account_id.eq_any(ids));
+        }
+        Ok(query.load(conn).await?)
+    })?;
+    Ok(rows
+        .into_iter()
+        .map(|(id, debit, credit)| (id, Totals { debit, credit }))
+        .collect())
+}
+
+/// Sums of the daily totals per account over the days of `[from, until)` (both midnight).
+async fn daily(
+    db: &Db,
+    tenant: &Tenant,
+    account_id: Option<&str>,
+    from: Option<PrimitiveDateTime>,
+    until: Option<PrimitiveDateTime>,
+) -> StoreResult<Vec<(String, Totals)>> {
+    let (from, until) = (from.map(day_number), until.map(day_number));
+    let rows: Vec<(String, i64, i64)> = db_read!(db, |conn| {
+        let mut query = adt::table
+            .filter(tenant_of!(adt, tenant))
+            .group_by(adt::account_id)
+            .select((
+                adt::account_id,
+                sql::<BigInt>("CAST(COALESCE(SUM(debit), 0) AS BIGINT)"),
+                sql::<BigInt>("CAST(COALESCE(SUM(credit), 0) AS BIGINT)"),
+            ))
+            .order(adt::account_id.asc())
+            .into_boxed();
+        if let Some(account_id) = account_id {
+            query = query.filter(adt::account_id.eq(account_id));
+        }
+        if let Some(from) = from {
+            query = query.filter(adt::day.ge(from));
+        }
+        if let Some(until) = until {
+            query = query.filter(adt::day.lt(until));
+        }
+        Ok(query.load(conn).await?)
+    })?;
+    Ok(rows
+        .into_iter()
+        .map(|(id, debit, credit)| (id, Totals { debit, credit }))
+        .collect())
+}
+
+/// Debit and credit totals per account of the counted journal lines dated in
+/// `[from, until)`, summed from the lines themselves.
+pub(crate) async fn journal_totals(
+    db: &Db,
+    tenant: &Tenant,
+    account_id: Option<&str>,
+    from: Option<PrimitiveDateTime>,
+    until: Option<PrimitiveDateTime>,
+) -> StoreResult<Vec<(String, Totals)>> {
     let rows: Vec<(String, i64, i64)> = db_read!(db, |conn| {
         let mut query = le::table
             .filter(tenant_of!(le, tenant))
@@ -65,7 +206,8 @@ pub(crate) async fn totals(
         .collect())
 }
 
-/// Debit and credit totals of each account among `ids` (all dates), in one query.
+/// Debit and credit totals of each account among `ids` (all dates): their running
+/// totals, in one query.
 pub(crate) async fn totals_of(
     db: &Db,
     tenant: &Tenant,
@@ -74,25 +216,7 @@ pub(crate) async fn totals_of(
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let rows: Vec<(String, i64, i64)> = db_read!(db, |conn| {
-        Ok(le::table
-            .filter(tenant_of!(le, tenant))
-            .filter(le::counted.eq(true))
-            .filter(le::account_id.eq_any(ids))
-            .group_by(le::account_id)
-            .select((
-                le::account_id,
-                sql::<BigInt>(DEBIT_SUM),
-                sql::<BigInt>(CREDIT_SUM),
-            ))
-            .order(le::account_id.asc())
-            .load(conn)
-            .await?)
-    })?;
-    Ok(rows
-        .into_iter()
-        .map(|(id, debit, credit)| (id, Totals { debit, credit }))
-        .collect())
+    running(db, tenant, Some(ids.to_vec())).await
 }
 
 /// One ranked history row as loaded by [`first_rows_of`].
@@ -218,7 +342,7 @@ pub(crate) async fn history(
     let until = until.map(to_db);
     let org = tenant.organization_id.as_str();
     let livemode = tenant.livemode;
-    let (raw, total_count, before): (Vec<RawRow>, i64, (i64, i64)) = db_read!(db, |conn| {
+    let (raw, total_count, same_day) = db_read!(db, |conn| {
         let window = || {
             let mut query = le::table
                 .filter(tenant_of!(le, org, livemode))
@@ -259,33 +383,50 @@ pub(crate) async fn history(
             ))
             .load(conn)
             .await?;
-        // Everything of the account ordered before the first row of the page; with an
-        // empty page, everything before the end of the window.
-        let mut before = le::table
-            .filter(tenant_of!(le, org, livemode))
-            .filter(le::account_id.eq(account_id))
-            .filter(le::counted.eq(true))
-            .select((sql::<BigInt>(DEBIT_SUM), sql::<BigInt>(CREDIT_SUM)))
-            .into_boxed();
-        match <[RawRow]>::first(&rows) {
+        // The lines of the first row's day ordered before it (the days before it come
+        // from the daily totals below); with an empty page, nothing here.
+        let same_day = match <[RawRow]>::first(&rows) {
             Some((txn, date, line, ..)) => {
-                before = before.filter(
-                    le::date.lt(*date).or(le::date.eq(*date).and(
-                        le::transaction_id.lt(txn.clone()).or(le::transaction_id
-                            .eq(txn.clone())
-                            .and(le::line_no.lt(*line))),
-                    )),
-                );
+                let day = floor_day(*date);
+                let sums: (i64, i64) = le::table
+                    .filter(tenant_of!(le, org, livemode))
+                    .filter(le::account_id.eq(account_id))
+                    .filter(le::counted.eq(true))
+                    .filter(le::date.ge(day))
+                    .filter(
+                        le::date.lt(*date).or(le::date.eq(*date).and(
+                            le::transaction_id.lt(txn.clone()).or(le::transaction_id
+                                .eq(txn.clone())
+                                .and(le::line_no.lt(*line))),
+                        )),
+                    )
+                    .select((sql::<BigInt>(DEBIT_SUM), sql::<BigInt>(CREDIT_SUM)))
+                    .get_result(conn)
+                    .await?;
+                Some((day, sums))
             }
-            None => {
-                if let Some(until) = until {
-                    before = before.filter(le::date.lt(until));
-                }
+            None => None,
+        };
+        Ok((rows, total, same_day))
+    })?;
+    // Everything of the account ordered before the first row of the page; with an empty
+    // page, everything before the end of the window.
+    let before = match same_day {
+        Some((day, (debit, credit))) => {
+            let days = daily(db, tenant, Some(account_id), None, Some(day)).await?;
+            let earlier = days.into_iter().map(|(_, t)| t).next().unwrap_or_default();
+            Totals {
+                debit: earlier.debit + debit,
+                credit: earlier.credit + credit,
             }
         }
-        let before: (i64, i64) = before.get_result(conn).await?;
-        Ok((rows, total, before))
-    })?;
+        None => totals(db, tenant, Some(account_id), None, until.map(from_db))
+            .await?
+            .into_iter()
+            .map(|(_, t)| t)
+            .next()
+            .unwrap_or_default(),
+    };
     let rows = raw
         .into_iter()
         .map(
@@ -307,9 +448,116 @@ pub(crate) async fn history(
     Ok(HistoryPage {
         rows,
         total_count,
-        before: Totals {
-            debit: before.0,
-            credit: before.1,
-        },
+        before,
     })
+}
+
+/// A maintained total that differs from the journal (see [`Db::verify_balances`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TotalsDifference {
+    pub organization_id: String,
+    pub livemode: bool,
+    pub account_id: String,
+    /// The day of a daily total; `None` for a running total.
+    pub day: Option<Date>,
+    /// Summed from the counted journal lines.
+    pub journal: Totals,
+    /// As maintained.
+    pub stored: Totals,
+}
+
+/// Totals keyed by organization, mode, account and (for daily totals) day.
+type Keyed = BTreeMap<(String, bool, String, Option<i32>), Totals>;
+
+impl Db {
+    /// Recomputes every running and daily total from the journal and answers each one
+    /// that differs from what is maintained (empty when the books agree). Reads the
+    /// whole journal: an operator's check (`ledger-server verify-balances`), not a
+    /// request path.
+    ///
+    /// # Errors
+    /// When the database cannot be read.
+    pub async fn verify_balances(&self) -> StoreResult<Vec<TotalsDifference>> {
+        type Line = (String, bool, String, PrimitiveDateTime, i64, i64);
+        type Running = (String, bool, String, i64, i64);
+        type Daily = (String, bool, String, i32, i64, i64);
+        let (lines, running, days): (Vec<Line>, Vec<Running>, Vec<Daily>) =
+            db_read!(self, |conn| {
+                let lines: Vec<Line> = le::table
+                    .filter(le::counted.eq(true))
+                    .group_by((le::organization_id, le::livemode, le::account_id, le::date))
+                    .select((
+                        le::organization_id,
+                        le::livemode,
+                        le::account_id,
+                        le::date,
+                        sql::<BigInt>(DEBIT_SUM),
+                        sql::<BigInt>(CREDIT_SUM),
+                    ))
+                    .load(conn)
+                    .await?;
+                let running = at::table
+                    .select((
+                        at::organization_id,
+                        at::livemode,
+                        at::account_id,
+                        at::debit,
+                        at::credit,
+                    ))
+                    .load(conn)
+                    .await?;
+                let days = adt::table
+                    .select((
+                        adt::organization_id,
+                        adt::livemode,
+                        adt::account_id,
+                        adt::day,
+                        adt::debit,
+                        adt::credit,
+                    ))
+                    .load(conn)
+                    .await?;
+                Ok((lines, running, days))
+            })?;
+        let mut journal = Keyed::new();
+        for (org, livemode, account, date, debit, credit) in lines {
+            for day in [None, Some(day_number(floor_day(date)))] {
+                let sum = journal
+                    .entry((org.clone(), livemode, account.clone(), day))
+                    .or_default();
+                sum.debit += debit;
+                sum.credit += credit;
+            }
+        }
+        let mut stored = Keyed::new();
+        for (org, livemode, account, debit, credit) in running {
+            stored.insert((org, livemode, account, None), Totals { debit, credit });
+        }
+        for (org, livemode, account, day, debit, credit) in days {
+            stored.insert(
+                (org, livemode, account, Some(day)),
+                Totals { debit, credit },
+            );
+        }
+        let keys: std::collections::BTreeSet<_> =
+            journal.keys().chain(stored.keys()).cloned().collect();
+        Ok(keys
+            .into_iter()
+            .filter_map(|key| {
+                let journal = journal.get(&key).copied().unwrap_or_default();
+                let stored = stored.get(&key).copied().unwrap_or_default();
+                (journal != stored).then(|| {
+                    let (organization_id, livemode, account_id, day) = key;
+                    TotalsDifference {
+                        organization_id,
+                        livemode,
+                        account_id,
+                        day: day.map(|d| EPOCH + time::Duration::days(d.into())),
+                        journal,
+                        stored,
+                    }
+                })
+            })
+            .collect())
+    }
 }

@@ -18,9 +18,10 @@ use ledger_domain::ports::StoreResult;
 use ledger_domain::transactions::TransactionStatus;
 use time::OffsetDateTime;
 
+use crate::apply::EntryConn;
 use crate::db::{Db, StoreError};
 use crate::rows::{EntryRow, TransactionRow, to_db};
-use crate::schema::{ledger_entries, transactions};
+use crate::schema::transactions;
 
 /// Where the baseline writes: one tenant and the two accounts each transaction moves
 /// money between (the same ones the HTTP load uses).
@@ -93,17 +94,127 @@ pub async fn insert_posted_transaction(
             .values(&row)
             .execute(conn)
             .await?;
-        // One row per statement, as `apply` writes them (multi-row INSERT is not
-        // available for SQLite through diesel-async).
-        for entry in &entries {
-            diesel::insert_into(ledger_entries::table)
-                .values(entry)
-                .execute(conn)
-                .await?;
-        }
+        // As `apply` writes a transaction's lines (one statement on PostgreSQL).
+        conn.insert_entries(&entries).await?;
         Ok(())
     });
     written.map_err(DomainError::from)
+}
+
+/// Seeds history for the scale phase: `count` posted transactions numbered from
+/// `first` (ids `txn_seed_<n>`), each debiting `debit_account_id` and crediting
+/// `credit_account_id` one unit, dated over `days` days from 2020-01-01, written by
+/// set-based SQL in chunks (each chunk one database transaction). The triggers keeping
+/// the maintained totals run as for any write.
+///
+/// # Errors
+/// `Internal` when a statement fails.
+pub async fn seed_history(
+    db: &Db,
+    target: &BaselineTarget,
+    first: u64,
+    count: u64,
+    days: u32,
+) -> StoreResult<()> {
+    use diesel::sql_types::{BigInt, Bool, Integer, Text};
+    const CHUNK: u64 = 50_000;
+    let mut from = first;
+    let end = first + count;
+    while from < end {
+        let until = (from + CHUNK).min(end);
+        let (org, livemode) = (target.organization_id.clone(), target.livemode);
+        let (debit, credit) = (
+            target.debit_account_id.clone(),
+            target.credit_account_id.clone(),
+        );
+        let currency = target.currency.clone();
+        let (lo, hi) = (
+            i64::try_from(from).unwrap_or(i64::MAX),
+            i64::try_from(until).unwrap_or(i64::MAX) - 1,
+        );
+        let days = i32::try_from(days.max(1)).unwrap_or(i32::MAX);
+        let written: Result<(), crate::db::TxError> = db_write!(
+            db,
+            postgres | conn | {
+                diesel::sql_query(
+                    "INSERT INTO transactions (organization_id, livemode, id, description, \
+                     date, status, currency, amount, metadata, posted_at, created_at, \
+                     updated_at) SELECT $1, $2, 'txn_seed_' || g, 'Seeded', \
+                     TIMESTAMP '2020-01-01' + (g % $3) * INTERVAL '1 day', 'posted', $4, 1, \
+                     '{}', now(), now(), now() FROM generate_series($5::int8, $6::int8) g",
+                )
+                .bind::<Text, _>(&org)
+                .bind::<Bool, _>(livemode)
+                .bind::<Integer, _>(days)
+                .bind::<Text, _>(&currency)
+                .bind::<BigInt, _>(lo)
+                .bind::<BigInt, _>(hi)
+                .execute(conn)
+                .await?;
+                diesel::sql_query(
+                    "INSERT INTO ledger_entries (organization_id, livemode, id, \
+                     transaction_id, line_no, account_id, entry_type, amount, date, counted) \
+                     SELECT $1, $2, 'ent_seed_' || g || '_' || l.line_no, 'txn_seed_' || g, \
+                     l.line_no, l.account_id, l.entry_type, 1, \
+                     TIMESTAMP '2020-01-01' + (g % $3) * INTERVAL '1 day', TRUE \
+                     FROM generate_series($4::int8, $5::int8) g, \
+                     (VALUES (0, $6, 'debit'), (1, $7, 'credit')) \
+                     AS l (line_no, account_id, entry_type)",
+                )
+                .bind::<Text, _>(&org)
+                .bind::<Bool, _>(livemode)
+                .bind::<Integer, _>(days)
+                .bind::<BigInt, _>(lo)
+                .bind::<BigInt, _>(hi)
+                .bind::<Text, _>(&debit)
+                .bind::<Text, _>(&credit)
+                .execute(conn)
+                .await?;
+                Ok(())
+            },
+            sqlite | conn | {
+                let numbers = "WITH RECURSIVE g(n) AS (SELECT ? UNION ALL SELECT n + 1 FROM g \
+                     WHERE n < ?) ";
+                diesel::sql_query(format!(
+                    "{numbers}INSERT INTO transactions (organization_id, livemode, id, \
+                     description, date, status, currency, amount, metadata, posted_at, \
+                     created_at, updated_at) SELECT ?, ?, 'txn_seed_' || n, 'Seeded', \
+                     datetime('2020-01-01', '+' || (n % ?) || ' days'), 'posted', ?, 1, '{{}}', \
+                     datetime('now'), datetime('now'), datetime('now') FROM g"
+                ))
+                .bind::<BigInt, _>(lo)
+                .bind::<BigInt, _>(hi)
+                .bind::<Text, _>(&org)
+                .bind::<Bool, _>(livemode)
+                .bind::<Integer, _>(days)
+                .bind::<Text, _>(&currency)
+                .execute(conn)
+                .await?;
+                diesel::sql_query(format!(
+                    "{numbers}INSERT INTO ledger_entries (organization_id, livemode, id, \
+                     transaction_id, line_no, account_id, entry_type, amount, date, counted) \
+                     SELECT ?, ?, 'ent_seed_' || n || '_' || l.line_no, 'txn_seed_' || n, \
+                     l.line_no, l.account_id, l.entry_type, 1, \
+                     datetime('2020-01-01', '+' || (n % ?) || ' days'), 1 FROM g, \
+                     (SELECT 0 AS line_no, ? AS account_id, 'debit' AS entry_type \
+                     UNION ALL SELECT 1, ?, 'credit') AS l"
+                ))
+                .bind::<BigInt, _>(lo)
+                .bind::<BigInt, _>(hi)
+                .bind::<Text, _>(&org)
+                .bind::<Bool, _>(livemode)
+                .bind::<Integer, _>(days)
+                .bind::<Text, _>(&debit)
+                .bind::<Text, _>(&credit)
+                .execute(conn)
+                .await?;
+                Ok(())
+            }
+        );
+        written.map_err(DomainError::from)?;
+        from = until;
+    }
+    Ok(())
 }
 
 /// Creates the empty database `name` on the PostgreSQL server of `admin_url` and

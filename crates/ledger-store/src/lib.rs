@@ -62,5 +62,6 @@ mod taxes;
 pub mod testing;
 mod unnest;
 
+pub use balances::TotalsDifference;
 pub use db::{Db, StoreError};
 pub use runtime::TokioRuntime;

@@ -345,6 +345,27 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    account_totals (organization_id, account_id) {
+        organization_id -> Text,
+        livemode -> Bool,
+        account_id -> Text,
+        debit -> BigInt,
+        credit -> BigInt,
+    }
+}
+
+diesel::table! {
+    account_daily_totals (organization_id, account_id, day) {
+        organization_id -> Text,
+        livemode -> Bool,
+        account_id -> Text,
+        day -> Integer,
+        debit -> BigInt,
+        credit -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     organizations,
@@ -365,4 +386,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     document_payments,
     document_history,
     document_references,
+    account_totals,
+    account_daily_totals,
 );

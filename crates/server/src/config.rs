@@ -25,6 +25,9 @@ pub enum Command {
     Worker,
     /// Apply pending database migrations and exit.
     Migrate,
+    /// Recompute every maintained balance (running and daily totals) from the journal,
+    /// print each difference, and exit 1 if there is any.
+    VerifyBalances,
 }
 
 /// Deployment mode.

@@ -35,6 +35,32 @@ async fn main() -> anyhow::Result<()> {
             println!("migrations applied ({})", db.backend_name());
             Ok(())
         }
+        Command::VerifyBalances => {
+            let differences = db.verify_balances().await?;
+            for d in &differences {
+                println!(
+                    "{} {} {} {}: journal debit {} credit {}, maintained debit {} credit {}",
+                    d.organization_id,
+                    if d.livemode { "live" } else { "test" },
+                    d.account_id,
+                    d.day
+                        .map_or_else(|| "running".to_owned(), |day| format!("on {day}")),
+                    d.journal.debit,
+                    d.journal.credit,
+                    d.stored.debit,
+                    d.stored.credit,
+                );
+            }
+            if differences.is_empty() {
+                println!("balances agree with the journal ({})", db.backend_name());
+                Ok(())
+            } else {
+                anyhow::bail!(
+                    "{} maintained totals differ from the journal",
+                    differences.len()
+                )
+            }
+        }
         Command::Worker => {
             let runtime = server::TokioRuntime::default();
             let ledger = server::ledger(

@@ -2,6 +2,7 @@
 
 mod accounts;
 mod auth;
+mod balances;
 mod categories;
 mod concurrency;
 mod contacts;

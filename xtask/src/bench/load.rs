@@ -28,6 +28,11 @@ pub(super) struct Target {
 pub(super) enum Phase {
     Post,
     ReadBalance,
+    /// Balance, a page of account history and the trial balance in turn.
+    ReadMix,
+    /// The balance as of a date in the middle of the seeded history.
+    BalanceAsOf,
+    TrialBalance,
 }
 
 /// The outcome of one phase: successes, failures and the latencies of successes.
@@ -137,6 +142,14 @@ pub(super) async fn load(
                     let outcome = match phase {
                         Phase::Post => post_transaction(&client, &target, n).await,
                         Phase::ReadBalance => read_balance(&client, &target, n).await,
+                        Phase::ReadMix => read_mix(&client, &target, n).await,
+                        Phase::BalanceAsOf => {
+                            let path = format!("accounts/{}/balance?as_of=2021-06-30", target.cash);
+                            get_ok(&client, &target, &path).await
+                        }
+                        Phase::TrialBalance => {
+                            get_ok(&client, &target, "reports/trial-balance").await
+                        }
                     };
                     record(&mut measured, sent, outcome);
                 }
@@ -219,6 +232,41 @@ pub(super) async fn read_balance(
         .send()
         .await
         .map_err(|e| format!("GET balance: {e}"))?;
+    expect_status(response, 200).await
+}
+
+/// One read of the mix: the balance, the first page of history (20 rows) or the trial
+/// balance, in turn.
+pub(super) async fn read_mix(
+    client: &reqwest::Client,
+    target: &Target,
+    n: u64,
+) -> Result<(), String> {
+    match n % 3 {
+        0 => read_balance(client, target, n / 3).await,
+        1 => {
+            let path = format!("accounts/{}/transactions?limit=20", target.cash);
+            get_ok(client, target, &path).await
+        }
+        _ => get_ok(client, target, "reports/trial-balance").await,
+    }
+}
+
+/// `GET {base}/organizations/{org}/{path}`, expecting 200.
+pub(super) async fn get_ok(
+    client: &reqwest::Client,
+    target: &Target,
+    path: &str,
+) -> Result<(), String> {
+    let response = client
+        .get(format!(
+            "{}/organizations/{}/{path}",
+            target.base, target.org
+        ))
+        .bearer_auth(&target.key)
+        .send()
+        .await
+        .map_err(|e| format!("GET {path}: {e}"))?;
     expect_status(response, 200).await
 }
 

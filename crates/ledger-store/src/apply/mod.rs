@@ -12,10 +12,13 @@
 mod checks;
 mod prepare;
 
+use std::future::Future;
+
 use ledger_domain::error::ErrorCode;
 
 use diesel::prelude::*;
-use diesel_async::RunQueryDsl;
+use diesel::result::QueryResult;
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use ledger_domain::events::Event;
 use ledger_domain::jobs::Job;
 use ledger_domain::ports::{Effect, StoreResult};
@@ -23,10 +26,10 @@ use ledger_domain::transactions::TransactionStatus;
 use ledger_domain::{DomainError, Resource};
 use time::{OffsetDateTime, PrimitiveDateTime};
 
-use crate::db::{Db, is_unique_violation};
+use crate::db::{Db, SqliteConn, is_unique_violation};
 use crate::locks::AccountLocks;
 use crate::references::in_use;
-use crate::rows::{event_rows, json_text, to_db};
+use crate::rows::{EntryRow, event_rows, json_text, to_db};
 use crate::schema::{
     accounts, contacts, document_history, document_payments, document_references, documents,
     events, jobs, ledger_entries, resource_deletions, transactions,
@@ -35,6 +38,26 @@ use crate::schema::{
 use checks::{account_ids, changed_meanwhile, duplicate_reference, lock_categories, not_pending};
 pub(crate) use checks::{check_locked, check_parties};
 use prepare::{Prepared, PreparedDocument, prepare};
+
+/// Inserting one transaction's lines. On PostgreSQL in one statement: the statement-level
+/// triggers that keep the maintained totals then take each touched total's row once, in
+/// key order, as a concurrent group-commit batch does (lines inserted one statement each
+/// would take them in line order, and two such orders deadlock). On SQLite one statement
+/// a row: diesel-async has no multi-row insert there, and a single writer cannot deadlock.
+pub(crate) trait EntryConn {
+    fn insert_entries<'a>(
+        &'a mut self,
+        rows: &'a [EntryRow],
+    ) -> impl Future<Output = QueryResult<()>> + Send + 'a;
+}
+
+impl EntryConn for AsyncPgConnection {
+    insert_chunks!(insert_entries, ledger_entries::table, EntryRow);
+}
+
+impl EntryConn for SqliteConn {
+    insert_each!(insert_entries, ledger_entries::table, EntryRow);
+}
 
 /// Inside the [`apply`] write transaction: a document effect's own rows, each write
 /// conditional on the state the decision read (`concurrent_update` otherwise). The
@@ -496,18 +519,8 @@ pub(crate) async fn apply(
                 .execute(conn)
                 .await?;
         }
-        // One row per statement: multi-row INSERT is not available for SQLite through
-        // diesel-async.
-        for entry in inserts
-            .map(|n| &n.entries)
-            .or(replaced)
-            .into_iter()
-            .flatten()
-        {
-            diesel::insert_into(ledger_entries::table)
-                .values(entry)
-                .execute(conn)
-                .await?;
+        if let Some(rows) = inserts.map(|n| &n.entries).or(replaced) {
+            conn.insert_entries(rows).await?;
         }
         for event in &event_rows {
             diesel::insert_into(events::table)
