@@ -9,8 +9,9 @@
 //!
 //! Entries carry a copy of their transaction's `date` and a `counted` flag (the
 //! transaction is posted or reversed), so history pages never join the transactions table
-//! for their window and use the index `(organization_id, livemode, account_id, counted,
-//! date)`. Sums are exact `BIGINT` on both backends.
+//! for their window and read the index `(organization_id, livemode, account_id, counted,
+//! date, transaction_id, line_no)` in page order; their `total_count` comes from the
+//! maintained line counts. Sums are exact `BIGINT` on both backends.
 
 use std::collections::BTreeMap;
 
@@ -37,12 +38,34 @@ const DEBIT_SUM: &str =
 const CREDIT_SUM: &str =
     "CAST(COALESCE(SUM(CASE WHEN entry_type = 'credit' THEN amount ELSE 0 END), 0) AS BIGINT)";
 
+/// What a window of an account's counted lines adds up to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Sums {
+    totals: Totals,
+    /// How many lines.
+    entries: i64,
+}
+
+impl Sums {
+    fn add(&mut self, other: Sums) {
+        self.totals.debit += other.totals.debit;
+        self.totals.credit += other.totals.credit;
+        self.entries += other.entries;
+    }
+}
+
+/// Rows of (account id, debit, credit, lines) as loaded.
+fn sums_of(rows: Vec<(String, i64, i64, i64)>) -> Vec<(String, Sums)> {
+    rows.into_iter()
+        .map(|(id, debit, credit, entries)| {
+            let totals = Totals { debit, credit };
+            (id, Sums { totals, entries })
+        })
+        .collect()
+}
+
 /// Debit and credit totals per account of the counted entries dated in `[from, until)`,
-/// by account id; `account_id` narrows to one account.
-///
-/// Read from the maintained totals: without a window, one running-total row per account;
-/// with one, the daily totals of the whole days inside it plus the journal lines of the
-/// partial days at its edges (none when the edges fall on midnight, as a date's do).
+/// by account id; `account_id` narrows to one account (see [`window_sums`]).
 pub(crate) async fn totals(
     db: &Db,
     tenant: &Tenant,
@@ -50,7 +73,23 @@ pub(crate) async fn totals(
     from: Option<OffsetDateTime>,
     until: Option<OffsetDateTime>,
 ) -> StoreResult<Vec<(String, Totals)>> {
-    let (from, until) = (from.map(to_db), until.map(to_db));
+    let sums = window_sums(db, tenant, account_id, from.map(to_db), until.map(to_db)).await?;
+    Ok(sums.into_iter().map(|(id, s)| (id, s.totals)).collect())
+}
+
+/// What the counted lines dated in `[from, until)` add up to per account, by account id,
+/// leaving out accounts without lines there (as a sum over the lines would).
+///
+/// Read from the maintained totals: without a window, one running-total row per account;
+/// with one, the daily totals of the whole days inside it plus the journal lines of the
+/// partial days at its edges (none when the edges fall on midnight, as a date's do).
+async fn window_sums(
+    db: &Db,
+    tenant: &Tenant,
+    account_id: Option<&str>,
+    from: Option<PrimitiveDateTime>,
+    until: Option<PrimitiveDateTime>,
+) -> StoreResult<Vec<(String, Sums)>> {
     if from.is_none() && until.is_none() {
         return running(db, tenant, account_id.map(|id| vec![id.to_owned()])).await;
     }
@@ -58,28 +97,23 @@ pub(crate) async fn totals(
         && ceil_day(from) >= floor_day(until)
     {
         // No whole day inside the window: its lines are a day's at most.
-        return journal_totals(db, tenant, account_id, Some(from), Some(until)).await;
+        return journal_sums(db, tenant, account_id, Some(from), Some(until)).await;
     }
-    let mut sums: BTreeMap<String, Totals> = BTreeMap::new();
-    let mut add = |rows: Vec<(String, Totals)>| {
-        for (id, t) in rows {
-            let sum = sums.entry(id).or_default();
-            sum.debit += t.debit;
-            sum.credit += t.credit;
+    let mut sums: BTreeMap<String, Sums> = BTreeMap::new();
+    let mut add = |rows: Vec<(String, Sums)>| {
+        for (id, s) in rows {
+            sums.entry(id).or_default().add(s);
         }
     };
     let (days_from, days_until) = (from.map(ceil_day), until.map(floor_day));
     add(daily(db, tenant, account_id, days_from, days_until).await?);
     if let Some((from, edge)) = from.zip(days_from).filter(|(from, edge)| from < edge) {
-        add(journal_totals(db, tenant, account_id, Some(from), Some(edge)).await?);
+        add(journal_sums(db, tenant, account_id, Some(from), Some(edge)).await?);
     }
     if let Some((edge, until)) = days_until.zip(until).filter(|(edge, until)| edge < until) {
-        add(journal_totals(db, tenant, account_id, Some(edge), Some(until)).await?);
+        add(journal_sums(db, tenant, account_id, Some(edge), Some(until)).await?);
     }
-    Ok(sums
-        .into_iter()
-        .filter(|(_, t)| t.debit != 0 || t.credit != 0)
-        .collect())
+    Ok(sums.into_iter().filter(|(_, s)| s.entries != 0).collect())
 }
 
 /// Day 0 of `account_daily_totals.day`.
@@ -106,18 +140,18 @@ fn ceil_day(t: PrimitiveDateTime) -> PrimitiveDateTime {
     }
 }
 
-/// The running totals of the tenant's accounts (of `ids` only, when given), leaving out
-/// accounts whose lines add up to nothing (as a sum over no lines would).
+/// The running totals of the tenant's accounts that have lines (of `ids` only, when
+/// given).
 async fn running(
     db: &Db,
     tenant: &Tenant,
     ids: Option<Vec<String>>,
-) -> StoreResult<Vec<(String, Totals)>> {
-    let rows: Vec<(String, i64, i64)> = db_read!(db, |conn| {
+) -> StoreResult<Vec<(String, Sums)>> {
+    let rows = db_read!(db, |conn| {
         let mut query = at::table
             .filter(tenant_of!(at, tenant))
-            .filter(at::debit.ne(0).or(at::credit.ne(0)))
-            .select((at::account_id, at::debit, at::credit))
+            .filter(at::entries.ne(0))
+            .select((at::account_id, at::debit, at::credit, at::entries))
             .order(at::account_id.asc())
             .into_boxed();
         if let Some(ids) = &ids {
@@ -125,10 +159,7 @@ async fn running(
         }
         Ok(query.load(conn).await?)
     })?;
-    Ok(rows
-        .into_iter()
-        .map(|(id, debit, credit)| (id, Totals { debit, credit }))
-        .collect())
+    Ok(sums_of(rows))
 }
 
 /// Sums of the daily totals per account over the days of `[from, until)` (both midnight).
@@ -138,9 +169,9 @@ async fn daily(
     account_id: Option<&str>,
     from: Option<PrimitiveDateTime>,
     until: Option<PrimitiveDateTime>,
-) -> StoreResult<Vec<(String, Totals)>> {
+) -> StoreResult<Vec<(String, Sums)>> {
     let (from, until) = (from.map(day_number), until.map(day_number));
-    let rows: Vec<(String, i64, i64)> = db_read!(db, |conn| {
+    let rows = db_read!(db, |conn| {
         let mut query = adt::table
             .filter(tenant_of!(adt, tenant))
             .group_by(adt::account_id)
@@ -148,6 +179,7 @@ async fn daily(
                 adt::account_id,
                 sql::<BigInt>("CAST(COALESCE(SUM(debit), 0) AS BIGINT)"),
                 sql::<BigInt>("CAST(COALESCE(SUM(credit), 0) AS BIGINT)"),
+                sql::<BigInt>("CAST(COALESCE(SUM(entries), 0) AS BIGINT)"),
             ))
             .order(adt::account_id.asc())
             .into_boxed();
@@ -162,22 +194,19 @@ async fn daily(
         }
         Ok(query.load(conn).await?)
     })?;
-    Ok(rows
-        .into_iter()
-        .map(|(id, debit, credit)| (id, Totals { debit, credit }))
-        .collect())
+    Ok(sums_of(rows))
 }
 
-/// Debit and credit totals per account of the counted journal lines dated in
-/// `[from, until)`, summed from the lines themselves.
-pub(crate) async fn journal_totals(
+/// What the counted journal lines dated in `[from, until)` add up to per account, summed
+/// from the lines themselves.
+async fn journal_sums(
     db: &Db,
     tenant: &Tenant,
     account_id: Option<&str>,
     from: Option<PrimitiveDateTime>,
     until: Option<PrimitiveDateTime>,
-) -> StoreResult<Vec<(String, Totals)>> {
-    let rows: Vec<(String, i64, i64)> = db_read!(db, |conn| {
+) -> StoreResult<Vec<(String, Sums)>> {
+    let rows = db_read!(db, |conn| {
         let mut query = le::table
             .filter(tenant_of!(le, tenant))
             .filter(le::counted.eq(true))
@@ -186,6 +215,7 @@ pub(crate) async fn journal_totals(
                 le::account_id,
                 sql::<BigInt>(DEBIT_SUM),
                 sql::<BigInt>(CREDIT_SUM),
+                sql::<BigInt>("CAST(COUNT(*) AS BIGINT)"),
             ))
             .order(le::account_id.asc())
             .into_boxed();
@@ -200,10 +230,7 @@ pub(crate) async fn journal_totals(
         }
         Ok(query.load(conn).await?)
     })?;
-    Ok(rows
-        .into_iter()
-        .map(|(id, debit, credit)| (id, Totals { debit, credit }))
-        .collect())
+    Ok(sums_of(rows))
 }
 
 /// Debit and credit totals of each account among `ids` (all dates): their running
@@ -216,7 +243,8 @@ pub(crate) async fn totals_of(
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    running(db, tenant, Some(ids.to_vec())).await
+    let sums = running(db, tenant, Some(ids.to_vec())).await?;
+    Ok(sums.into_iter().map(|(id, s)| (id, s.totals)).collect())
 }
 
 /// One ranked history row as loaded by [`first_rows_of`].
@@ -342,22 +370,13 @@ pub(crate) async fn history(
     let until = until.map(to_db);
     let org = tenant.organization_id.as_str();
     let livemode = tenant.livemode;
-    let (raw, total_count, same_day) = db_read!(db, |conn| {
-        let window = || {
-            let mut query = le::table
-                .filter(tenant_of!(le, org, livemode))
-                .filter(le::account_id.eq(account_id))
-                .filter(le::counted.eq(true))
-                .into_boxed();
-            if let Some(from) = from {
-                query = query.filter(le::date.ge(from));
-            }
-            if let Some(until) = until {
-                query = query.filter(le::date.lt(until));
-            }
-            query
-        };
-        let total: i64 = window().count().get_result(conn).await?;
+    // The window's size, from the maintained counts.
+    let total_count = window_sums(db, tenant, Some(account_id), from, until)
+        .await?
+        .into_iter()
+        .next()
+        .map_or(0, |(_, s)| s.entries);
+    let (raw, same_day) = db_read!(db, |conn| {
         let rows: Vec<RawRow> = le::table
             .inner_join(
                 transactions::table.on(transactions::organization_id
@@ -407,24 +426,25 @@ pub(crate) async fn history(
             }
             None => None,
         };
-        Ok((rows, total, same_day))
+        Ok((rows, same_day))
     })?;
     // Everything of the account ordered before the first row of the page; with an empty
     // page, everything before the end of the window.
     let before = match same_day {
         Some((day, (debit, credit))) => {
             let days = daily(db, tenant, Some(account_id), None, Some(day)).await?;
-            let earlier = days.into_iter().map(|(_, t)| t).next().unwrap_or_default();
+            let earlier = days.into_iter().next().map(|(_, s)| s.totals);
+            let earlier = earlier.unwrap_or_default();
             Totals {
                 debit: earlier.debit + debit,
                 credit: earlier.credit + credit,
             }
         }
-        None => totals(db, tenant, Some(account_id), None, until.map(from_db))
+        None => window_sums(db, tenant, Some(account_id), None, until)
             .await?
             .into_iter()
-            .map(|(_, t)| t)
             .next()
+            .map(|(_, s)| s.totals)
             .unwrap_or_default(),
     };
     let rows = raw
@@ -464,10 +484,14 @@ pub struct TotalsDifference {
     pub journal: Totals,
     /// As maintained.
     pub stored: Totals,
+    /// Counted journal lines.
+    pub journal_entries: i64,
+    /// Lines as maintained.
+    pub stored_entries: i64,
 }
 
 /// Totals keyed by organization, mode, account and (for daily totals) day.
-type Keyed = BTreeMap<(String, bool, String, Option<i32>), Totals>;
+type Keyed = BTreeMap<(String, bool, String, Option<i32>), Sums>;
 
 impl Db {
     /// Recomputes every running and daily total from the journal and answers each one
@@ -478,9 +502,9 @@ impl Db {
     /// # Errors
     /// When the database cannot be read.
     pub async fn verify_balances(&self) -> StoreResult<Vec<TotalsDifference>> {
-        type Line = (String, bool, String, PrimitiveDateTime, i64, i64);
-        type Running = (String, bool, String, i64, i64);
-        type Daily = (String, bool, String, i32, i64, i64);
+        type Line = (String, bool, String, PrimitiveDateTime, i64, i64, i64);
+        type Running = (String, bool, String, i64, i64, i64);
+        type Daily = (String, bool, String, i32, i64, i64, i64);
         let (lines, running, days): (Vec<Line>, Vec<Running>, Vec<Daily>) =
             db_read!(self, |conn| {
                 let lines: Vec<Line> = le::table
@@ -493,6 +517,7 @@ impl Db {
                         le::date,
                         sql::<BigInt>(DEBIT_SUM),
                         sql::<BigInt>(CREDIT_SUM),
+                        sql::<BigInt>("CAST(COUNT(*) AS BIGINT)"),
                     ))
                     .load(conn)
                     .await?;
@@ -503,6 +528,7 @@ impl Db {
                         at::account_id,
                         at::debit,
                         at::credit,
+                        at::entries,
                     ))
                     .load(conn)
                     .await?;
@@ -514,29 +540,32 @@ impl Db {
                         adt::day,
                         adt::debit,
                         adt::credit,
+                        adt::entries,
                     ))
                     .load(conn)
                     .await?;
                 Ok((lines, running, days))
             })?;
         let mut journal = Keyed::new();
-        for (org, livemode, account, date, debit, credit) in lines {
+        for (org, livemode, account, date, debit, credit, entries) in lines {
+            let totals = Totals { debit, credit };
             for day in [None, Some(day_number(floor_day(date)))] {
-                let sum = journal
+                journal
                     .entry((org.clone(), livemode, account.clone(), day))
-                    .or_default();
-                sum.debit += debit;
-                sum.credit += credit;
+                    .or_default()
+                    .add(Sums { totals, entries });
             }
         }
         let mut stored = Keyed::new();
-        for (org, livemode, account, debit, credit) in running {
-            stored.insert((org, livemode, account, None), Totals { debit, credit });
+        for (org, livemode, account, debit, credit, entries) in running {
+            let totals = Totals { debit, credit };
+            stored.insert((org, livemode, account, None), Sums { totals, entries });
         }
-        for (org, livemode, account, day, debit, credit) in days {
+        for (org, livemode, account, day, debit, credit, entries) in days {
+            let totals = Totals { debit, credit };
             stored.insert(
                 (org, livemode, account, Some(day)),
-                Totals { debit, credit },
+                Sums { totals, entries },
             );
         }
         let keys: std::collections::BTreeSet<_> =
@@ -553,8 +582,10 @@ impl Db {
                         livemode,
                         account_id,
                         day: day.map(|d| EPOCH + time::Duration::days(d.into())),
-                        journal,
-                        stored,
+                        journal: journal.totals,
+                        stored: stored.totals,
+                        journal_entries: journal.entries,
+                        stored_entries: stored.entries,
                     }
                 })
             })

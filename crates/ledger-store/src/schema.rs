@@ -352,6 +352,7 @@ diesel::table! {
         account_id -> Text,
         debit -> BigInt,
         credit -> BigInt,
+        entries -> BigInt,
     }
 }
 
@@ -363,6 +364,7 @@ diesel::table! {
         day -> Integer,
         debit -> BigInt,
         credit -> BigInt,
+        entries -> BigInt,
     }
 }
 

@@ -39,7 +39,7 @@ async fn main() -> anyhow::Result<()> {
             let differences = db.verify_balances().await?;
             for d in &differences {
                 println!(
-                    "{} {} {} {}: journal debit {} credit {}, maintained debit {} credit {}",
+                    "{} {} {} {}: journal debit {} credit {} in {} lines, maintained debit {} credit {} in {} lines",
                     d.organization_id,
                     if d.livemode { "live" } else { "test" },
                     d.account_id,
@@ -47,8 +47,10 @@ async fn main() -> anyhow::Result<()> {
                         .map_or_else(|| "running".to_owned(), |day| format!("on {day}")),
                     d.journal.debit,
                     d.journal.credit,
+                    d.journal_entries,
                     d.stored.debit,
                     d.stored.credit,
+                    d.stored_entries,
                 );
             }
             if differences.is_empty() {
