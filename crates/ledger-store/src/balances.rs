@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use diesel::dsl::sql;
 use diesel::prelude::*;
-use diesel::sql_types::BigInt;
+use diesel::sql_types::{BigInt, Bool, Integer, Text, Timestamp};
 use diesel_async::RunQueryDsl;
 use ledger_domain::DomainError;
 use ledger_domain::accounts::{EntryType, Totals};
@@ -403,8 +403,10 @@ pub(crate) async fn history(
             .load(conn)
             .await?;
         // The lines of the first row's day ordered before it (the days before it come
-        // from the daily totals below); with an empty page, nothing here.
-        let same_day = match <[RawRow]>::first(&rows) {
+        // from the daily totals below). Not needed on a first page (everything ordered
+        // before its first row is dated before the window) or an empty one.
+        let first = <[RawRow]>::first(&rows).filter(|_| page.offset > 0);
+        let same_day = match first {
             Some((txn, date, line, ..)) => {
                 let day = floor_day(*date);
                 let sums: (i64, i64) = le::table
@@ -412,12 +414,15 @@ pub(crate) async fn history(
                     .filter(le::account_id.eq(account_id))
                     .filter(le::counted.eq(true))
                     .filter(le::date.ge(day))
+                    // A row-value comparison, which the history index can bound.
                     .filter(
-                        le::date.lt(*date).or(le::date.eq(*date).and(
-                            le::transaction_id.lt(txn.clone()).or(le::transaction_id
-                                .eq(txn.clone())
-                                .and(le::line_no.lt(*line))),
-                        )),
+                        sql::<Bool>("(date, transaction_id, line_no) < (")
+                            .bind::<Timestamp, _>(*date)
+                            .sql(", ")
+                            .bind::<Text, _>(txn.clone())
+                            .sql(", ")
+                            .bind::<Integer, _>(*line)
+                            .sql(")"),
                     )
                     .select((sql::<BigInt>(DEBIT_SUM), sql::<BigInt>(CREDIT_SUM)))
                     .get_result(conn)
@@ -430,6 +435,7 @@ pub(crate) async fn history(
     })?;
     // Everything of the account ordered before the first row of the page; with an empty
     // page, everything before the end of the window.
+    let first_page = page.offset == 0 && !raw.is_empty();
     let before = match same_day {
         Some((day, (debit, credit))) => {
             let days = daily(db, tenant, Some(account_id), None, Some(day)).await?;
@@ -440,12 +446,21 @@ pub(crate) async fn history(
                 credit: earlier.credit + credit,
             }
         }
-        None => window_sums(db, tenant, Some(account_id), None, until)
-            .await?
-            .into_iter()
-            .next()
-            .map(|(_, s)| s.totals)
-            .unwrap_or_default(),
+        // A first page: what is dated before the window (nothing without a start). An
+        // empty page: everything before the window's end.
+        None => {
+            let end = if first_page { from } else { until };
+            if first_page && from.is_none() {
+                Totals::default()
+            } else {
+                window_sums(db, tenant, Some(account_id), None, end)
+                    .await?
+                    .into_iter()
+                    .next()
+                    .map(|(_, s)| s.totals)
+                    .unwrap_or_default()
+            }
+        }
     };
     let rows = raw
         .into_iter()
