@@ -105,6 +105,9 @@ error_codes! {
     AccountInactive = "account_inactive" => BusinessRule,
     CurrencyMismatch = "currency_mismatch" => BusinessRule,
     Overpayment = "overpayment" => BusinessRule,
+    /// The write would post, change or reverse something dated on or before the tenant's
+    /// `period_lock_date` (details: `lock_date`).
+    PeriodLocked = "period_locked" => BusinessRule,
     /// The state a job's decision read changed before it was applied; the runner decides
     /// the job again (never shown to clients as such).
     ConcurrentUpdate = "concurrent_update" => BusinessRule,
@@ -219,6 +222,17 @@ pub enum DomainError {
     },
     #[error("{message}")]
     BusinessRule { code: ErrorCode, message: String },
+    /// The books are closed up to and including `lock_date` (a `YYYY-MM-DD` date).
+    #[error(
+        "the period up to and including {lock_date} is locked; {what} is dated {date}, on or before the lock date"
+    )]
+    PeriodLocked {
+        lock_date: String,
+        /// What the write would touch ("the transaction", "the reversal", ...).
+        what: &'static str,
+        /// Its date, `YYYY-MM-DD`.
+        date: String,
+    },
     /// A fact the store reports: something still references the resource.
     #[error("{} {id} {}; {}", resource.as_str(), by.describe(), advice(*resource))]
     InUse {
@@ -351,6 +365,7 @@ impl DomainError {
             Self::OrganizationNotFound(_) => ErrorCode::OrganizationNotFound,
             Self::IdempotencyKeyReused => ErrorCode::IdempotencyKeyReused,
             Self::Unbalanced { .. } => ErrorCode::UnbalancedTransaction,
+            Self::PeriodLocked { .. } => ErrorCode::PeriodLocked,
             Self::InUse { .. } | Self::Vanished { .. } => ErrorCode::ResourceInUse,
             Self::ClaimLost(_) => ErrorCode::JobLost,
             Self::InsufficientCredits { .. } => ErrorCode::InsufficientCredits,
@@ -386,6 +401,7 @@ impl DomainError {
             Self::InUse { resource, id, .. } | Self::Vanished { resource, id } => {
                 Some(json!({ "resource": resource.as_str(), "id": id }))
             }
+            Self::PeriodLocked { lock_date, .. } => Some(json!({ "lock_date": lock_date })),
             Self::Reported { details, .. } => details.clone(),
             _ => None,
         }

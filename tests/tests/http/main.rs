@@ -14,6 +14,7 @@ mod keys;
 mod limits;
 mod mcp;
 mod mcp_sdk;
+mod period_locks;
 mod pipeline;
 mod reports;
 mod settings;

@@ -28,7 +28,12 @@ async fn graphql(app: &TestApp, key: &str, query: &str, variables: Value) -> Val
 
 /// A GraphQL operation; returns the first error's domain code (`extensions.reason`), or
 /// `""` when it succeeded.
-async fn graphql_reason(app: &TestApp, key: &str, query: &str, variables: Value) -> String {
+pub(crate) async fn graphql_reason(
+    app: &TestApp,
+    key: &str,
+    query: &str,
+    variables: Value,
+) -> String {
     let body = graphql(app, key, query, variables).await;
     body["errors"][0]["extensions"]["reason"]
         .as_str()
@@ -37,14 +42,14 @@ async fn graphql_reason(app: &TestApp, key: &str, query: &str, variables: Value)
 }
 
 /// A GraphQL operation that must succeed; returns `data`.
-async fn graphql_data(app: &TestApp, key: &str, query: &str, variables: Value) -> Value {
+pub(crate) async fn graphql_data(app: &TestApp, key: &str, query: &str, variables: Value) -> Value {
     let body = graphql(app, key, query, variables).await;
     assert!(body.get("errors").is_none(), "{body}");
     body["data"].clone()
 }
 
 /// An MCP tool call (modern era); returns the tool result.
-async fn mcp_tool(app: &TestApp, key: &str, name: &str, arguments: Value) -> Value {
+pub(crate) async fn mcp_tool(app: &TestApp, key: &str, name: &str, arguments: Value) -> Value {
     let params = json!({
         "name": name,
         "arguments": arguments,
@@ -71,7 +76,7 @@ async fn mcp_tool(app: &TestApp, key: &str, name: &str, arguments: Value) -> Val
 }
 
 /// The error code of a failed tool call (`""` when it succeeded).
-fn mcp_code(result: &Value) -> String {
+pub(crate) fn mcp_code(result: &Value) -> String {
     if result["isError"] != true {
         return String::new();
     }

@@ -13,6 +13,7 @@ mod deletions;
 mod documents;
 mod keys;
 mod paid_reads;
+mod period_lock;
 mod pipeline;
 mod reports;
 mod runner;
@@ -37,6 +38,8 @@ pub use documents::{
     DocumentInput, DocumentItemInput, DocumentView, PaymentInput, RECOVERABLE_TAX_SETTING,
 };
 pub use keys::{KeyChanges, NewKeyInput};
+pub(crate) use period_lock::Dated;
+pub use period_lock::PERIOD_LOCK_SETTING;
 pub use pipeline::{
     Channel, IdempotencyKey, MAX_WAIT, Operation, Outcome, Submission, Submitted, WRITE_CREDITS,
     Write, price,

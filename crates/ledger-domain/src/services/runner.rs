@@ -17,8 +17,9 @@ use crate::transactions::{
 };
 use crate::views;
 
-use super::Ledger;
 use super::accounts::not_found;
+use super::transactions::{reversal_dates, update_dates};
+use super::{Dated, Ledger};
 
 /// How often a job is decided again at once before it waits for a retry.
 const MAX_REDECISIONS: u32 = 8;
@@ -154,7 +155,13 @@ impl<S: Store> Ledger<S> {
                 transaction_id,
                 draft,
                 auto_post,
-            } => self.create_decision(job, transaction_id, draft, *auto_post),
+            } => {
+                if *auto_post {
+                    self.check_period_open(&tenant, &[Dated::at("the transaction", draft.date)])
+                        .await?;
+                }
+                self.create_decision(job, transaction_id, draft, *auto_post)
+            }
             JobCommand::UpdateTransaction {
                 transaction_id,
                 description,
@@ -166,6 +173,8 @@ impl<S: Store> Ledger<S> {
             } => {
                 let before = self.current_transaction(&tenant, transaction_id).await?;
                 TransactionAction::Update.check(before.status)?;
+                self.check_period_open(&tenant, &update_dates(&before, *date))
+                    .await?;
                 let mut txn = before.clone();
                 if let Some(d) = description {
                     txn.description = d.clone();
@@ -205,6 +214,8 @@ impl<S: Store> Ledger<S> {
             JobCommand::PostTransaction { transaction_id } => {
                 let before = self.current_transaction(&tenant, transaction_id).await?;
                 TransactionAction::Post.check(before.status)?;
+                self.check_period_open(&tenant, &[Dated::at("the transaction", before.date)])
+                    .await?;
                 let mut txn = before.clone();
                 txn.status = TransactionStatus::Posted;
                 txn.posted_at = Some(now);
@@ -234,6 +245,8 @@ impl<S: Store> Ledger<S> {
             } => {
                 let before = self.current_transaction(&tenant, transaction_id).await?;
                 TransactionAction::Reverse.check(before.status)?;
+                self.check_period_open(&tenant, &reversal_dates(&before, now))
+                    .await?;
                 let lines: Vec<EntryLine> = before.entries.iter().map(|e| e.line.clone()).collect();
                 let mirror = Transaction {
                     id: mirror_id.clone(),

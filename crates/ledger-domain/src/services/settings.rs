@@ -2,7 +2,9 @@
 //!
 //! Settings are per tenant (organization and mode), so a test key never changes how live
 //! mode behaves. Keys are `[a-z0-9_]{1,64}`, values at most 10 000 characters, and keys
-//! with a known meaning are checked (`default_currency` is an ISO 4217 code).
+//! with a known meaning are checked (`default_currency` is an ISO 4217 code,
+//! `period_lock_date` a `YYYY-MM-DD` date or empty). Only `period_lock_date` may be set to
+//! null, which clears it (stored empty).
 
 use crate::error::{DomainError, DomainResult};
 use crate::money::Currency;
@@ -43,7 +45,13 @@ fn check_key(key: &str) -> DomainResult<()> {
 }
 
 /// The value to store for `key`: checked, and normalised where the key has a meaning.
-fn check_value(key: &str, value: &str) -> DomainResult<String> {
+fn check_value(key: &str, value: Option<&str>) -> DomainResult<String> {
+    if key == super::PERIOD_LOCK_SETTING {
+        return super::period_lock::check_lock_value(value);
+    }
+    let Some(value) = value else {
+        return Err(DomainError::invalid_field("value", "must be a string"));
+    };
     if value.chars().count() > MAX_SETTING_CHARS {
         return Err(DomainError::invalid_field(
             "value",
@@ -90,6 +98,7 @@ impl<S: Store> Ledger<S> {
     }
 
     /// Sets the tenant's setting `key` (synchronous write), with a `setting.updated` event.
+    /// `value` is `None` when the client sent null.
     ///
     /// # Errors
     /// `invalid_field` on the key or the value.
@@ -97,7 +106,7 @@ impl<S: Store> Ledger<S> {
         &self,
         access: &Access,
         key: &str,
-        value: &str,
+        value: Option<&str>,
     ) -> DomainResult<Setting> {
         check_key(key)?;
         let value = check_value(key, value)?;
@@ -161,11 +170,18 @@ mod tests {
         assert!(check_key("a-b").is_err());
         assert!(check_key(&"a".repeat(65)).is_err());
         assert_eq!(
-            check_value("default_currency", "eur").expect("valid"),
+            check_value("default_currency", Some("eur")).expect("valid"),
             "EUR"
         );
-        assert!(check_value("default_currency", "EURO").is_err());
-        assert!(check_value("note", &"x".repeat(MAX_SETTING_CHARS)).is_ok());
-        assert!(check_value("note", &"x".repeat(MAX_SETTING_CHARS + 1)).is_err());
+        assert!(check_value("default_currency", Some("EURO")).is_err());
+        assert!(check_value("note", Some(&"x".repeat(MAX_SETTING_CHARS))).is_ok());
+        assert!(check_value("note", Some(&"x".repeat(MAX_SETTING_CHARS + 1))).is_err());
+        assert!(check_value("note", None).is_err());
+        assert_eq!(
+            check_value("period_lock_date", Some("2026-01-31")).expect("a date"),
+            "2026-01-31"
+        );
+        assert_eq!(check_value("period_lock_date", None).expect("clears"), "");
+        assert!(check_value("period_lock_date", Some("January")).is_err());
     }
 }

@@ -16,7 +16,7 @@ use crate::transactions::{
 };
 
 use super::accounts::{check_postable, not_found};
-use super::{Access, Ledger};
+use super::{Access, Dated, Ledger};
 
 /// One entry as a client sent it; `amount` is the decimal text.
 #[derive(Debug, Clone)]
@@ -87,6 +87,23 @@ fn check_description(text: &str) -> DomainResult<String> {
         ));
     }
     Ok(text.to_owned())
+}
+
+/// What an update of `current` touches: its current date and the new one.
+pub(super) fn update_dates(current: &Transaction, new_date: Option<OffsetDateTime>) -> Vec<Dated> {
+    let mut dates = vec![Dated::at("the transaction", current.date)];
+    if let Some(date) = new_date {
+        dates.push(Dated::at("the new date", date));
+    }
+    dates
+}
+
+/// What reversing `original` at `now` touches: the original, and its mirror dated `now`.
+pub(super) fn reversal_dates(original: &Transaction, now: OffsetDateTime) -> [Dated; 2] {
+    [
+        Dated::at("the transaction", original.date),
+        Dated::at("the reversal", now),
+    ]
 }
 
 impl<S: Store> Ledger<S> {
@@ -208,7 +225,7 @@ impl<S: Store> Ledger<S> {
     ///
     /// # Errors
     /// Validation errors, `unbalanced_transaction`, `account_inactive`, `currency_mismatch`,
-    /// `insufficient_credits`.
+    /// `period_locked` (posted at once and dated in a closed period), `insufficient_credits`.
     pub(crate) async fn create_transaction(
         &self,
         access: &Access,
@@ -229,6 +246,11 @@ impl<S: Store> Ledger<S> {
         let date = input
             .date
             .ok_or_else(|| DomainError::missing_field("date"))?;
+        // A pending transaction posts nothing, so it may be dated in a closed period.
+        if input.auto_post {
+            self.check_period_open(&access.tenant, &[Dated::at("the transaction", date)])
+                .await?;
+        }
         let currency = match input
             .currency
             .as_deref()
@@ -347,7 +369,8 @@ impl<S: Store> Ledger<S> {
     /// Validates changes to a pending transaction and queues them.
     ///
     /// # Errors
-    /// `resource_not_found`, `transaction_not_pending`, entry validation errors.
+    /// `resource_not_found`, `transaction_not_pending`, `period_locked` (its current or
+    /// new date in a closed period), entry validation errors.
     pub(crate) async fn update_transaction(
         &self,
         access: &Access,
@@ -357,6 +380,8 @@ impl<S: Store> Ledger<S> {
     ) -> DomainResult<Written<Job>> {
         let current = self.get_transaction(access, id).await?;
         TransactionAction::Update.check(current.status)?;
+        self.check_period_open(&access.tenant, &update_dates(&current, changes.date))
+            .await?;
         let description = changes
             .description
             .as_deref()
@@ -392,7 +417,7 @@ impl<S: Store> Ledger<S> {
     /// Queues the posting of a pending transaction.
     ///
     /// # Errors
-    /// `resource_not_found`, `transaction_not_pending`, `account_inactive`.
+    /// `resource_not_found`, `transaction_not_pending`, `period_locked`, `account_inactive`.
     pub(crate) async fn post_transaction(
         &self,
         access: &Access,
@@ -401,6 +426,11 @@ impl<S: Store> Ledger<S> {
     ) -> DomainResult<Written<Job>> {
         let current = self.get_transaction(access, id).await?;
         TransactionAction::Post.check(current.status)?;
+        self.check_period_open(
+            &access.tenant,
+            &[Dated::at("the transaction", current.date)],
+        )
+        .await?;
         self.enqueue(
             access,
             JobCommand::PostTransaction {
@@ -414,7 +444,8 @@ impl<S: Store> Ledger<S> {
     /// Queues the reversal of a posted transaction.
     ///
     /// # Errors
-    /// `missing_field` on `reason`, `resource_not_found`, `transaction_not_posted`.
+    /// `missing_field` on `reason`, `resource_not_found`, `transaction_not_posted`,
+    /// `period_locked` (the original or the reversal, dated now, in a closed period).
     pub(crate) async fn reverse_transaction(
         &self,
         access: &Access,
@@ -429,6 +460,8 @@ impl<S: Store> Ledger<S> {
         let current = self.get_transaction(access, id).await?;
         TransactionAction::Reverse.check(current.status)?;
         self.check_not_document_posting(access, &current).await?;
+        self.check_period_open(&access.tenant, &reversal_dates(&current, self.now()))
+            .await?;
         let command = JobCommand::ReverseTransaction {
             transaction_id: current.id,
             mirror_id: new_id(IdKind::Transaction),

@@ -33,7 +33,15 @@ async fn get<S: Store>(
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PutBody {
-    value: String,
+    /// Required, but may be null (the domain says which keys accept that).
+    #[serde(deserialize_with = "nullable")]
+    value: Option<String>,
+}
+
+/// A present value that may be null (without `deserialize_with`, serde would read a
+/// missing `value` as null too).
+fn nullable<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Option::<String>::deserialize(d)
 }
 
 async fn put<S: Store>(
@@ -48,7 +56,7 @@ async fn put<S: Store>(
     let input: PutBody = parse_json(&req, &body)?;
     let setting = state
         .ledger
-        .put_setting(&access, &key, &input.value)
+        .put_setting(&access, &key, input.value.as_deref())
         .await?;
     Ok(HttpResponse::Ok().json(views::setting(&setting)))
 }

@@ -16,9 +16,9 @@ use crate::transactions::{
 };
 use crate::views;
 
-use crate::services::Ledger;
 use crate::services::accounts::not_found;
 use crate::services::runner::Decision;
+use crate::services::{Dated, Ledger};
 
 use super::title;
 
@@ -221,6 +221,8 @@ impl<S: Store> Ledger<S> {
             } => {
                 let before = self.current_document(tenant, *kind, document_id).await?;
                 check_draft(&before, kind.issue_verb())?;
+                self.check_period_open(tenant, &[Dated::on("the posting", before.issue_date)])
+                    .await?;
                 let lines = self.issue_posting_lines(tenant, &before).await?;
                 let verb = kind.issue_verb();
                 let posting = self.document_posting(
@@ -289,6 +291,8 @@ impl<S: Store> Ledger<S> {
                 let before = self.current_document(tenant, *kind, document_id).await?;
                 let decimals = views::decimals_of(&before.currency);
                 check_payment(&before, payment.amount, decimals)?;
+                self.check_period_open(tenant, &[Dated::on("the payment", payment.payment_date)])
+                    .await?;
                 let control = self.control_account(tenant, *kind).await?;
                 let lines = payment_entries(*kind, payment.amount, &payment.account_id, &control);
                 self.check_lines(tenant, &before.currency, &lines).await?;
@@ -394,6 +398,11 @@ impl<S: Store> Ledger<S> {
                             .get_transaction(tenant, posting_id)
                             .await?
                             .ok_or_else(|| not_found("transaction", posting_id))?;
+                        let touched = [
+                            Dated::at("the posting", original.date),
+                            Dated::on("the reversal", today),
+                        ];
+                        self.check_period_open(tenant, &touched).await?;
                         let lines: Vec<EntryLine> =
                             original.entries.iter().map(|e| e.line.clone()).collect();
                         let reason = format!("{} {} voided", title(*kind), before.number);

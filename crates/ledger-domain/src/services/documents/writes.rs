@@ -8,11 +8,16 @@ use crate::money::parse_positive_units;
 use crate::ports::{Store, Written};
 use crate::views;
 
-use crate::services::{Access, Ledger, WriteOptions};
+use crate::services::{Access, Dated, Ledger, WriteOptions};
 
 use super::{
     DEFAULT_TERMS_DAYS, DocumentInput, DocumentItemInput, PaymentInput, amount_error, check_text,
 };
+
+/// The posting of issuing `document`, dated on its issue date.
+fn issue_dated(document: &crate::documents::Document) -> Dated {
+    Dated::on("the posting", document.issue_date)
+}
 
 impl<S: Store> Ledger<S> {
     /// Validates a new invoice or bill and queues its creation.
@@ -134,7 +139,7 @@ impl<S: Store> Ledger<S> {
     ///
     /// # Errors
     /// `resource_not_found`, `invoice_not_draft` / `invalid_state_transition`,
-    /// `account_inactive`, `currency_mismatch`.
+    /// `period_locked` (issued in a closed period), `account_inactive`, `currency_mismatch`.
     pub(crate) async fn issue_document(
         &self,
         access: &Access,
@@ -144,6 +149,8 @@ impl<S: Store> Ledger<S> {
     ) -> DomainResult<Written<Job>> {
         let current = self.get_document(access, kind, id).await?;
         check_draft(&current, kind.issue_verb())?;
+        self.check_period_open(&access.tenant, &[issue_dated(&current)])
+            .await?;
         // Checks the accounts now, so a refused posting never enters the queue.
         self.issue_posting_lines(&access.tenant, &current).await?;
         let command = JobCommand::IssueDocument {
@@ -158,7 +165,8 @@ impl<S: Store> Ledger<S> {
     ///
     /// # Errors
     /// `resource_not_found`, validation errors, `invalid_state_transition` (a draft or a
-    /// paid or void document), `overpayment`, `account_inactive`, `currency_mismatch`.
+    /// paid or void document), `overpayment`, `period_locked` (paid in a closed period),
+    /// `account_inactive`, `currency_mismatch`.
     pub(crate) async fn record_payment(
         &self,
         access: &Access,
@@ -176,6 +184,8 @@ impl<S: Store> Ledger<S> {
         let payment_date = input
             .payment_date
             .ok_or_else(|| DomainError::missing_field("payment_date"))?;
+        self.check_period_open(&access.tenant, &[Dated::on("the payment", payment_date)])
+            .await?;
         let account_id = self
             .money_account(
                 &access.tenant,
@@ -206,7 +216,8 @@ impl<S: Store> Ledger<S> {
     /// its posting reversed.
     ///
     /// # Errors
-    /// `resource_not_found`, `invalid_state_transition`.
+    /// `resource_not_found`, `invalid_state_transition`, `period_locked` (a posted
+    /// document issued in a closed period, or the reversal dated today in one).
     pub(crate) async fn void_document(
         &self,
         access: &Access,
@@ -216,6 +227,10 @@ impl<S: Store> Ledger<S> {
     ) -> DomainResult<Written<Job>> {
         let current = self.get_document(access, kind, id).await?;
         check_void(&current)?;
+        if current.posting_id.is_some() {
+            let touched = [issue_dated(&current), Dated::at("the reversal", self.now())];
+            self.check_period_open(&access.tenant, &touched).await?;
+        }
         let command = JobCommand::VoidDocument {
             document_id: current.id,
             kind,
