@@ -16,7 +16,7 @@ use crate::db::Db;
 use crate::idempotency::settle_idempotent;
 use crate::locks::AccountLocks;
 use crate::rows::{DeletionRow, EventRow, IdempotencyRow, corrupt, from_db, to_db};
-use crate::schema::{categories, resource_deletions};
+use crate::schema::categories;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = categories, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
@@ -228,24 +228,12 @@ impl Categories for Db {
                 {
                     return Err(refusal.into());
                 }
-                let changed = diesel::update(categories::table)
+                let live = categories::table
                     .filter(tenant_of!(categories, org, livemode))
                     .filter(categories::id.eq(&category_id))
-                    .filter(categories::deleted_at.is_null())
-                    .set((
-                        categories::deleted_at.eq(Some(deletion_row.deleted_at)),
-                        categories::deleted_by.eq(Some(&deletion_row.deleted_by)),
-                        categories::recoverable_until.eq(Some(deletion_row.recoverable_until)),
-                    ))
-                    .execute(conn)
-                    .await?;
-                if changed == 0 {
-                    return Err(category_not_found(&category_id).into());
-                }
-                diesel::insert_into(resource_deletions::table)
-                    .values(&deletion_row)
-                    .execute(conn)
-                    .await?;
+                    .filter(categories::deleted_at.is_null());
+                let refusal = category_not_found(&category_id).into();
+                soft_delete!(conn, categories, live, &deletion_row, refusal);
             });
             Ok(Written::Done(()))
         });

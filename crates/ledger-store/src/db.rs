@@ -473,6 +473,33 @@ macro_rules! insert_chunks {
     };
 }
 
+/// Inside a write transaction: stamps the rows `$query` selects (scoped to the tenant and
+/// to what may still be deleted) with `$deletion`'s `deleted_at`, `deleted_by` and
+/// `recoverable_until` (and the `$extra` assignments), returns `Err($refusal)` when none
+/// was, and records the deletion in `resource_deletions`.
+macro_rules! soft_delete {
+    ($conn:expr, $table:ident, $query:expr, $deletion:expr, $refusal:expr $(, $extra:expr)* $(,)?) => {{
+        let changed = ::diesel_async::RunQueryDsl::execute(
+            ::diesel::update($query).set((
+                $table::deleted_at.eq(Some($deletion.deleted_at)),
+                $table::deleted_by.eq(Some(&$deletion.deleted_by)),
+                $table::recoverable_until.eq(Some($deletion.recoverable_until)),
+                $($extra,)*
+            )),
+            &mut *$conn,
+        )
+        .await?;
+        if changed == 0 {
+            return Err($refusal);
+        }
+        ::diesel_async::RunQueryDsl::execute(
+            ::diesel::insert_into($crate::schema::resource_deletions::table).values($deletion),
+            &mut *$conn,
+        )
+        .await?;
+    }};
+}
+
 /// A method inserting rows with one INSERT per row (SQLite, where diesel-async has no
 /// multi-row insert and statements cost no network round trip).
 macro_rules! insert_each {

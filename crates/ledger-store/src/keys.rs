@@ -12,7 +12,7 @@ use ledger_domain::ports::{ApiKeys, Page, PageRequest, StoreResult, Tenant};
 
 use crate::db::Db;
 use crate::rows::{ApiKeyRow, DeletionRow, EventRow, OrganizationRow};
-use crate::schema::{api_keys, events, organizations, resource_deletions};
+use crate::schema::{api_keys, events, organizations};
 
 fn key_not_found(id: &str) -> DomainError {
     DomainError::NotFound {
@@ -136,24 +136,17 @@ impl ApiKeys for Db {
         let deletion_row = DeletionRow::from(&deletion);
         let event_row = EventRow::from(&event);
         db_write!(self, |conn| {
-            let changed = diesel::update(api_keys::table)
+            let live = api_keys::table
                 .filter(tenant_of!(api_keys, deletion_row))
                 .filter(api_keys::id.eq(&key_id))
-                .filter(api_keys::deleted_at.is_null())
-                .set((
-                    api_keys::deleted_at.eq(Some(deletion_row.deleted_at)),
-                    api_keys::deleted_by.eq(Some(&deletion_row.deleted_by)),
-                    api_keys::recoverable_until.eq(Some(deletion_row.recoverable_until)),
-                ))
-                .execute(conn)
-                .await?;
-            if changed == 0 {
-                return Err(key_not_found(&key_id).into());
-            }
-            diesel::insert_into(resource_deletions::table)
-                .values(&deletion_row)
-                .execute(conn)
-                .await?;
+                .filter(api_keys::deleted_at.is_null());
+            soft_delete!(
+                conn,
+                api_keys,
+                live,
+                &deletion_row,
+                key_not_found(&key_id).into()
+            );
             diesel::insert_into(events::table)
                 .values(&event_row)
                 .execute(conn)

@@ -14,7 +14,7 @@ use time::PrimitiveDateTime;
 use crate::db::Db;
 use crate::idempotency::settle_idempotent;
 use crate::rows::{DeletionRow, EventRow, IdempotencyRow, corrupt, from_db, to_db};
-use crate::schema::{resource_deletions, taxes};
+use crate::schema::taxes;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = taxes, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
@@ -218,24 +218,17 @@ impl Taxes for Db {
                 {
                     return Err(refusal.into());
                 }
-                let changed = diesel::update(taxes::table)
+                let live = taxes::table
                     .filter(tenant_of!(taxes, deletion_row))
                     .filter(taxes::id.eq(&tax_id))
-                    .filter(taxes::deleted_at.is_null())
-                    .set((
-                        taxes::deleted_at.eq(Some(deletion_row.deleted_at)),
-                        taxes::deleted_by.eq(Some(&deletion_row.deleted_by)),
-                        taxes::recoverable_until.eq(Some(deletion_row.recoverable_until)),
-                    ))
-                    .execute(conn)
-                    .await?;
-                if changed == 0 {
-                    return Err(tax_not_found(&tax_id).into());
-                }
-                diesel::insert_into(resource_deletions::table)
-                    .values(&deletion_row)
-                    .execute(conn)
-                    .await?;
+                    .filter(taxes::deleted_at.is_null());
+                soft_delete!(
+                    conn,
+                    taxes,
+                    live,
+                    &deletion_row,
+                    tax_not_found(&tax_id).into()
+                );
             });
             Ok(Written::Done(()))
         });

@@ -13,7 +13,7 @@ use crate::ports::{
 };
 use crate::tax::Tax;
 
-use super::{Deleted, MemoryStore, Row, State, in_tenant, page_of, tenant_of_deletion};
+use super::{Deleted, MemoryStore, State, in_tenant, page_of, push_new, tenant_of_deletion};
 
 impl State {
     fn live_tax(&self, tenant: &Tenant, id: &str) -> Option<usize> {
@@ -71,17 +71,8 @@ impl Taxes for MemoryStore {
         if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
             return Ok(Written::Replay(first));
         }
-        if state
-            .taxes
-            .iter()
-            .any(|t| t.value.organization_id == tax.organization_id && t.value.id == tax.id)
-        {
-            return Err(DomainError::Internal(format!(
-                "tax {} exists already",
-                tax.id
-            )));
-        }
-        state.taxes.push(Row::new(tax.clone()));
+        let same = |t: &Tax| t.organization_id == tax.organization_id && t.id == tax.id;
+        push_new(&mut state.taxes, tax.clone(), same, "tax", &tax.id)?;
         state.commit_audited(idempotency, charge.as_ref(), event);
         Ok(Written::Done(tax))
     }
@@ -180,15 +171,15 @@ impl Categories for MemoryStore {
         if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
             return Ok(Written::Replay(first));
         }
-        if state.categories.iter().any(|c| {
-            c.value.organization_id == category.organization_id && c.value.id == category.id
-        }) {
-            return Err(DomainError::Internal(format!(
-                "category {} exists already",
-                category.id
-            )));
-        }
-        state.categories.push(Row::new(category.clone()));
+        let same =
+            |c: &Category| c.organization_id == category.organization_id && c.id == category.id;
+        push_new(
+            &mut state.categories,
+            category.clone(),
+            same,
+            "category",
+            &category.id,
+        )?;
         state.commit_audited(idempotency, charge.as_ref(), event);
         Ok(Written::Done(category))
     }

@@ -153,6 +153,22 @@ impl From<&Deletion> for Deleted {
     }
 }
 
+/// Appends `value` as a new live row, refusing (as a primary key would) when a row that
+/// is `same` exists already.
+pub(crate) fn push_new<T>(
+    rows: &mut Vec<Row<T>>,
+    value: T,
+    same: impl Fn(&T) -> bool,
+    what: &str,
+    id: &str,
+) -> StoreResult<()> {
+    if rows.iter().any(|r| same(&r.value)) {
+        return Err(DomainError::Internal(format!("{what} {id} exists already")));
+    }
+    rows.push(Row::new(value));
+    Ok(())
+}
+
 /// A stored row that can be soft-deleted.
 #[derive(Debug, Clone)]
 pub(crate) struct Row<T> {

@@ -32,7 +32,7 @@ use crate::references::in_use;
 use crate::rows::{EntryRow, event_rows, json_text, to_db};
 use crate::schema::{
     accounts, contacts, document_history, document_payments, document_references, documents,
-    events, jobs, ledger_entries, resource_deletions, transactions,
+    events, jobs, ledger_entries, transactions,
 };
 
 use checks::{account_ids, changed_meanwhile, duplicate_reference, lock_categories, not_pending};
@@ -136,23 +136,15 @@ macro_rules! apply_document {
                 }
             }
             PreparedDocument::Delete { id, deletion } => {
-                let changed = diesel::update(tenant_doc(id))
-                    .filter(documents::status.eq("draft"))
-                    .set((
-                        documents::deleted_at.eq(Some(deletion.deleted_at)),
-                        documents::deleted_by.eq(Some(&deletion.deleted_by)),
-                        documents::recoverable_until.eq(Some(deletion.recoverable_until)),
-                        documents::updated_at.eq($now),
-                    ))
-                    .execute($conn)
-                    .await?;
-                if changed == 0 {
-                    return Err(changed_meanwhile(id));
-                }
-                diesel::insert_into(resource_deletions::table)
-                    .values(deletion)
-                    .execute($conn)
-                    .await?;
+                let draft = tenant_doc(id).filter(documents::status.eq("draft"));
+                soft_delete!(
+                    $conn,
+                    documents,
+                    draft,
+                    deletion,
+                    changed_meanwhile(id),
+                    documents::updated_at.eq($now),
+                );
             }
             PreparedDocument::Transition {
                 row,
@@ -378,23 +370,15 @@ pub(crate) async fn apply(
                 (Some(mirror), None)
             }
             Prepared::DeleteTransaction { id, deletion } => {
-                let changed = diesel::update(tenant_txn(id))
-                    .filter(transactions::status.eq("pending"))
-                    .set((
-                        transactions::deleted_at.eq(Some(deletion.deleted_at)),
-                        transactions::deleted_by.eq(Some(&deletion.deleted_by)),
-                        transactions::recoverable_until.eq(Some(deletion.recoverable_until)),
-                        transactions::updated_at.eq(now),
-                    ))
-                    .execute(conn)
-                    .await?;
-                if changed == 0 {
-                    return Err(not_pending(id).into());
-                }
-                diesel::insert_into(resource_deletions::table)
-                    .values(deletion)
-                    .execute(conn)
-                    .await?;
+                let pending = tenant_txn(id).filter(transactions::status.eq("pending"));
+                soft_delete!(
+                    conn,
+                    transactions,
+                    pending,
+                    deletion,
+                    not_pending(id).into(),
+                    transactions::updated_at.eq(now),
+                );
                 (None, None)
             }
             Prepared::DeleteAccount { id, deletion } => {
@@ -403,25 +387,18 @@ pub(crate) async fn apply(
                 if let Some(refusal) = in_use(conn, &org, livemode, Resource::Account, id).await? {
                     return Err(refusal.into());
                 }
-                let changed = diesel::update(accounts::table)
+                let live = accounts::table
                     .filter(tenant_of!(accounts, &org, livemode))
                     .filter(accounts::id.eq(id))
-                    .filter(accounts::deleted_at.is_null())
-                    .set((
-                        accounts::deleted_at.eq(Some(deletion.deleted_at)),
-                        accounts::deleted_by.eq(Some(&deletion.deleted_by)),
-                        accounts::recoverable_until.eq(Some(deletion.recoverable_until)),
-                        accounts::updated_at.eq(now),
-                    ))
-                    .execute(conn)
-                    .await?;
-                if changed == 0 {
-                    return Err(DomainError::not_found(Resource::Account, id.clone()).into());
-                }
-                diesel::insert_into(resource_deletions::table)
-                    .values(deletion)
-                    .execute(conn)
-                    .await?;
+                    .filter(accounts::deleted_at.is_null());
+                soft_delete!(
+                    conn,
+                    accounts,
+                    live,
+                    deletion,
+                    DomainError::not_found(Resource::Account, id.clone()).into(),
+                    accounts::updated_at.eq(now),
+                );
                 (None, None)
             }
             Prepared::InsertContact(row) => {
@@ -473,25 +450,18 @@ pub(crate) async fn apply(
                 if let Some(refusal) = in_use(conn, &org, livemode, Resource::Contact, id).await? {
                     return Err(refusal.into());
                 }
-                let changed = diesel::update(contacts::table)
+                let live = contacts::table
                     .filter(tenant_of!(contacts, &org, livemode))
                     .filter(contacts::id.eq(id))
-                    .filter(contacts::deleted_at.is_null())
-                    .set((
-                        contacts::deleted_at.eq(Some(deletion.deleted_at)),
-                        contacts::deleted_by.eq(Some(&deletion.deleted_by)),
-                        contacts::recoverable_until.eq(Some(deletion.recoverable_until)),
-                        contacts::updated_at.eq(now),
-                    ))
-                    .execute(conn)
-                    .await?;
-                if changed == 0 {
-                    return Err(DomainError::not_found(Resource::Contact, id.clone()).into());
-                }
-                diesel::insert_into(resource_deletions::table)
-                    .values(deletion)
-                    .execute(conn)
-                    .await?;
+                    .filter(contacts::deleted_at.is_null());
+                soft_delete!(
+                    conn,
+                    contacts,
+                    live,
+                    deletion,
+                    DomainError::not_found(Resource::Contact, id.clone()).into(),
+                    contacts::updated_at.eq(now),
+                );
                 (None, None)
             }
             // Applied below, after the other effects' shared steps.
