@@ -25,6 +25,7 @@ fn balanced_entries(n: usize) -> Vec<EntryLine> {
             },
             amount: 1_000_000 + (i as i64 / 2) * 12_345,
             description: None,
+            currency: None,
         })
         .collect()
 }
@@ -34,7 +35,7 @@ fn bench_check_balanced(c: &mut Criterion) {
     for n in [2, 50] {
         let entries = balanced_entries(n);
         group.bench_function(format!("{n} entries"), |b| {
-            b.iter(|| check_balanced(black_box(&entries), black_box(2)));
+            b.iter(|| check_balanced(black_box(&entries), black_box("USD")));
         });
     }
     group.finish();

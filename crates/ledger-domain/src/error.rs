@@ -213,9 +213,10 @@ pub enum DomainError {
     #[error("this Idempotency-Key was already used with a different request")]
     IdempotencyKeyReused,
     #[error(
-        "transaction is not balanced: debits {total_debits} != credits {total_credits} (difference {difference})"
+        "transaction is not balanced in {currency}: debits {total_debits} != credits {total_credits} (difference {difference})"
     )]
     Unbalanced {
+        currency: String,
         total_debits: String,
         total_credits: String,
         difference: String,
@@ -387,11 +388,13 @@ impl DomainError {
             } => Some(json!({ "field": field })),
             Self::InsufficientPermissions { required } => Some(json!({ "required": required })),
             Self::Unbalanced {
+                currency,
                 total_debits,
                 total_credits,
                 difference,
             } => Some(json!({
-                "total_debits": total_debits, "total_credits": total_credits, "difference": difference,
+                "currency": currency, "total_debits": total_debits,
+                "total_credits": total_credits, "difference": difference,
             })),
             Self::InsufficientCredits {
                 required,
@@ -470,6 +473,7 @@ mod tests {
     #[test]
     fn stored_errors_keep_code_kind_and_details() {
         let original = DomainError::Unbalanced {
+            currency: "USD".into(),
             total_debits: "10.00".into(),
             total_credits: "9.00".into(),
             difference: "1.00".into(),

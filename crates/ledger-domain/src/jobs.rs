@@ -66,6 +66,9 @@ pub struct TransactionDraft {
     /// A category of the tenant, checked when the job was accepted.
     #[serde(default)]
     pub category_id: Option<String>,
+    /// What writes it when it is not a plain journal entry (`transfer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 /// The validated content of a new or replaced invoice or bill. Items are priced again

@@ -23,6 +23,7 @@ pub mod reports;
 pub mod services;
 pub mod tax;
 pub mod transactions;
+pub mod transfers;
 pub mod views;
 
 pub use error::{DomainError, DomainResult, ErrorCode, ErrorKind, Resource, UsedBy};

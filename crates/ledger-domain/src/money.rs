@@ -44,6 +44,11 @@ impl Currency {
         self.inner.symbol().to_string()
     }
 
+    /// The ISO 4217 numeric code (840 for USD).
+    pub fn numeric(&self) -> u16 {
+        self.inner.numeric()
+    }
+
     /// Number of decimals the currency allows (2 for USD).
     pub fn decimals(&self) -> u32 {
         u32::from(self.inner.exponent().unwrap_or(2)).min(SCALE)
@@ -129,6 +134,20 @@ pub fn format_units(units: i64, decimals: u32) -> String {
     }
     let frac_digits = format!("{frac:04}");
     format!("{sign}{whole}.{}", &frac_digits[..shown as usize])
+}
+
+/// `numerator / denominator` (both in stored units) as a decimal text to 10 decimal
+/// places, half away from zero, trailing zeros dropped: `ratio(900_000, 1_000_000) ==
+/// "0.9"`. A zero denominator answers `"0"`.
+pub fn ratio(numerator: i64, denominator: i64) -> String {
+    if denominator == 0 {
+        return "0".to_owned();
+    }
+    let quotient = BigDecimal::from(numerator) / BigDecimal::from(denominator);
+    quotient
+        .with_scale_round(10, bigdecimal::RoundingMode::HalfUp)
+        .normalized()
+        .to_plain_string()
 }
 
 #[cfg(test)]

@@ -197,6 +197,7 @@ mod tests {
                             entry_type: EntryType::Debit,
                             amount: *amount,
                             description: None,
+                            currency: None,
                         })
                         .collect();
                     // Split the credit side over one or two accounts.
@@ -208,12 +209,14 @@ mod tests {
                             entry_type: EntryType::Credit,
                             amount: half,
                             description: None,
+                            currency: None,
                         });
                         lines.push(EntryLine {
                             account_id: format!("{}", (first + 7) % 10),
                             entry_type: EntryType::Credit,
                             amount: total - half,
                             description: None,
+                            currency: None,
                         });
                     } else {
                         lines.push(EntryLine {
@@ -221,6 +224,7 @@ mod tests {
                             entry_type: EntryType::Credit,
                             amount: total,
                             description: None,
+                            currency: None,
                         });
                     }
                     lines
@@ -233,7 +237,7 @@ mod tests {
         let chart = chart();
         let mut totals = vec![Totals::default(); chart.len()];
         for txn in txns {
-            check_balanced(txn, 2).expect("generated transactions balance");
+            check_balanced(txn, "USD").expect("generated transactions balance");
             for line in txn {
                 let i: usize = line.account_id.parse().expect("index");
                 totals[i].add(line.entry_type, line.amount);

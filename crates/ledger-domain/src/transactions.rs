@@ -104,8 +104,20 @@ impl TransactionAction {
 pub struct EntryLine {
     pub account_id: String,
     pub entry_type: EntryType,
+    /// Units of the line's currency: the transaction's, or `currency` when set.
     pub amount: i64,
     pub description: Option<String>,
+    /// The line's currency (its account's) when it differs from the transaction's;
+    /// `None` for a line in the transaction's currency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub currency: Option<String>,
+}
+
+impl EntryLine {
+    /// The line's currency, given the transaction's.
+    pub fn currency_in<'a>(&'a self, transaction_currency: &'a str) -> &'a str {
+        self.currency.as_deref().unwrap_or(transaction_currency)
+    }
 }
 
 /// A stored transaction with its entries.
@@ -127,6 +139,8 @@ pub struct Transaction {
     pub contact_id: Option<String>,
     /// The category of the transaction, if any.
     pub category_id: Option<String>,
+    /// What wrote it when it is not a plain journal entry: `transfer`, `invoice`, `bill`.
+    pub source: Option<String>,
     pub metadata: serde_json::Value,
     pub entries: Vec<StoredEntry>,
     pub posted_at: Option<OffsetDateTime>,
@@ -141,13 +155,19 @@ pub struct StoredEntry {
     pub line: EntryLine,
 }
 
-/// Checks that entries balance and returns the transaction amount (the debit total).
+/// Checks that entries balance in every currency they use and returns the transaction
+/// amount (the debit total in `currency`, the transaction's).
+///
+/// A line without its own currency is in `currency`. Each currency balances on its own
+/// (debits equal credits to the unit); a cross-currency posting goes through an exchange
+/// account in each currency (see [`crate::transfers`]).
 ///
 /// # Errors
-/// `missing_field` on `entries` when there are fewer than two entries or no debit or no
-/// credit; `unbalanced_transaction` with both totals and the difference, formatted at
-/// `decimals`, when debits and credits differ.
-pub fn check_balanced(entries: &[EntryLine], decimals: u32) -> Result<i64, DomainError> {
+/// `invalid_field` on `entries` when there are fewer than two entries or no debit or no
+/// credit; `unbalanced_transaction` with the currency, both totals and the difference,
+/// formatted at that currency's decimals, when debits and credits of a currency differ;
+/// `currency_mismatch` when no line is in `currency`.
+pub fn check_balanced(entries: &[EntryLine], currency: &str) -> Result<i64, DomainError> {
     let has_debit = entries.iter().any(|e| e.entry_type == EntryType::Debit);
     let has_credit = entries.iter().any(|e| e.entry_type == EntryType::Credit);
     if entries.len() < 2 || !has_debit || !has_credit {
@@ -156,25 +176,85 @@ pub fn check_balanced(entries: &[EntryLine], decimals: u32) -> Result<i64, Domai
             "a transaction needs at least one debit entry and one credit entry",
         ));
     }
-    let mut debits: i64 = 0;
-    let mut credits: i64 = 0;
+    let totals = totals_by_currency(entries, currency)?;
+    for (code, (debits, credits)) in &totals {
+        if debits != credits {
+            let decimals = decimals_of(code);
+            return Err(DomainError::Unbalanced {
+                currency: code.clone(),
+                total_debits: format_units(*debits, decimals),
+                total_credits: format_units(*credits, decimals),
+                difference: format_units((debits - credits).abs(), decimals),
+            });
+        }
+    }
+    totals
+        .iter()
+        .find(|(code, _)| code == currency)
+        .map(|(_, (debits, _))| *debits)
+        .ok_or_else(|| {
+            DomainError::rule(
+                ErrorCode::CurrencyMismatch,
+                format!("the transaction is in {currency} but none of its entries is"),
+            )
+        })
+}
+
+/// Debit and credit totals per currency, in the order the currencies first appear.
+///
+/// # Errors
+/// `invalid_field` on `entries` when a total overflows.
+pub fn totals_by_currency(
+    entries: &[EntryLine],
+    currency: &str,
+) -> Result<Vec<(String, (i64, i64))>, DomainError> {
+    let mut totals: Vec<(String, (i64, i64))> = Vec::new();
     for entry in entries {
+        let code = entry.currency_in(currency);
+        let index = match totals.iter().position(|(c, _)| c == code) {
+            Some(i) => i,
+            None => {
+                totals.push((code.to_owned(), (0, 0)));
+                totals.len() - 1
+            }
+        };
+        let (debits, credits) = &mut totals[index].1;
         let side = match entry.entry_type {
-            EntryType::Debit => &mut debits,
-            EntryType::Credit => &mut credits,
+            EntryType::Debit => debits,
+            EntryType::Credit => credits,
         };
         *side = side
             .checked_add(entry.amount)
             .ok_or_else(|| DomainError::invalid_field("entries", "the entry total is too large"))?;
     }
-    if debits != credits {
-        return Err(DomainError::Unbalanced {
-            total_debits: format_units(debits, decimals),
-            total_credits: format_units(credits, decimals),
-            difference: format_units((debits - credits).abs(), decimals),
-        });
-    }
-    Ok(debits)
+    Ok(totals)
+}
+
+/// The rates a cross-currency transaction implies: for each other currency, its debit
+/// total per unit of the transaction's (`"0.9"` when 100 USD moved as 90 EUR), to 10
+/// significant decimals, half away from zero. Empty for a single-currency transaction.
+pub fn implied_rates(entries: &[EntryLine], currency: &str) -> Vec<(String, String)> {
+    let Ok(totals) = totals_by_currency(entries, currency) else {
+        return Vec::new();
+    };
+    let Some(base) = totals
+        .iter()
+        .find(|(c, _)| c == currency)
+        .map(|(_, (d, _))| *d)
+        .filter(|d| *d > 0)
+    else {
+        return Vec::new();
+    };
+    totals
+        .iter()
+        .filter(|(c, _)| c != currency)
+        .map(|(c, (debits, _))| (c.clone(), crate::money::ratio(*debits, base)))
+        .collect()
+}
+
+/// Decimals of a currency code (2 when unknown).
+fn decimals_of(code: &str) -> u32 {
+    crate::money::Currency::from_code(code).map_or(2, |c| c.decimals())
 }
 
 /// The entries of the mirror transaction that reverses `entries`: every side swapped.
@@ -198,7 +278,64 @@ mod tests {
             entry_type: side,
             amount,
             description: None,
+            currency: None,
         }
+    }
+
+    fn foreign(account: &str, side: EntryType, amount: i64, currency: &str) -> EntryLine {
+        EntryLine {
+            currency: Some(currency.into()),
+            ..line(account, side, amount)
+        }
+    }
+
+    #[test]
+    fn each_currency_balances_on_its_own() {
+        // 100 USD leave cash for the exchange account; 90 EUR leave it for the EUR bank.
+        let entries = [
+            line("cash", EntryType::Credit, 1_000_000),
+            line("fx_usd", EntryType::Debit, 1_000_000),
+            foreign("fx_eur", EntryType::Credit, 900_000, "EUR"),
+            foreign("bank_eur", EntryType::Debit, 900_000, "EUR"),
+        ];
+        assert_eq!(check_balanced(&entries, "USD"), Ok(1_000_000));
+        assert_eq!(
+            implied_rates(&entries, "USD"),
+            vec![("EUR".to_owned(), "0.9".to_owned())]
+        );
+        // Debits equal credits overall, but not within each currency.
+        let crossed = [
+            line("cash", EntryType::Credit, 1_000_000),
+            foreign("bank_eur", EntryType::Debit, 1_000_000, "EUR"),
+        ];
+        let err = check_balanced(&crossed, "USD").unwrap_err();
+        assert_eq!(err.code(), "unbalanced_transaction");
+        assert_eq!(err.details().unwrap()["currency"], "USD");
+        // A JPY difference is shown without decimals.
+        let yen = [
+            foreign("a", EntryType::Debit, 1_000_000, "JPY"),
+            foreign("b", EntryType::Credit, 990_000, "JPY"),
+            line("c", EntryType::Debit, 10),
+            line("d", EntryType::Credit, 10),
+        ];
+        assert_eq!(
+            check_balanced(&yen, "USD").unwrap_err(),
+            DomainError::Unbalanced {
+                currency: "JPY".into(),
+                total_debits: "100".into(),
+                total_credits: "99".into(),
+                difference: "1".into(),
+            }
+        );
+        // A transaction in USD needs a line in USD.
+        let euros = [
+            foreign("a", EntryType::Debit, 10, "EUR"),
+            foreign("b", EntryType::Credit, 10, "EUR"),
+        ];
+        assert_eq!(
+            check_balanced(&euros, "USD").unwrap_err().code(),
+            "currency_mismatch"
+        );
     }
 
     #[test]
@@ -208,7 +345,7 @@ mod tests {
             line("b", EntryType::Credit, 60),
             line("c", EntryType::Credit, 40),
         ];
-        assert_eq!(check_balanced(&entries, 2), Ok(100));
+        assert_eq!(check_balanced(&entries, "USD"), Ok(100));
     }
 
     #[test]
@@ -217,11 +354,12 @@ mod tests {
             line("a", EntryType::Debit, 1_000_000),
             line("b", EntryType::Credit, 900_000),
         ];
-        let err = check_balanced(&entries, 2).unwrap_err();
+        let err = check_balanced(&entries, "USD").unwrap_err();
         assert_eq!(err.code(), "unbalanced_transaction");
         assert_eq!(
             err,
             DomainError::Unbalanced {
+                currency: "USD".into(),
                 total_debits: "100.00".into(),
                 total_credits: "90.00".into(),
                 difference: "10.00".into()
@@ -236,10 +374,13 @@ mod tests {
             line("b", EntryType::Debit, 100),
         ];
         assert_eq!(
-            check_balanced(&entries, 2).unwrap_err().code(),
+            check_balanced(&entries, "USD").unwrap_err().code(),
             "invalid_field"
         );
-        assert_eq!(check_balanced(&[], 2).unwrap_err().code(), "invalid_field");
+        assert_eq!(
+            check_balanced(&[], "USD").unwrap_err().code(),
+            "invalid_field"
+        );
     }
 
     #[test]
@@ -276,6 +417,6 @@ mod tests {
         let mirror = mirror_entries(&entries);
         assert_eq!(mirror[0].entry_type, EntryType::Credit);
         assert_eq!(mirror[1].entry_type, EntryType::Debit);
-        assert_eq!(check_balanced(&mirror, 2), Ok(5));
+        assert_eq!(check_balanced(&mirror, "USD"), Ok(5));
     }
 }

@@ -97,11 +97,19 @@ pub fn transaction(t: &Transaction) -> Value {
                 "id": e.id,
                 "account_id": e.line.account_id,
                 "entry_type": e.line.entry_type.as_str(),
-                "amount": amount(e.line.amount, &t.currency),
+                "amount": amount(e.line.amount, e.line.currency_in(&t.currency)),
+                "currency": e.line.currency_in(&t.currency),
                 "description": e.line.description,
             })
         })
         .collect();
+    let lines: Vec<crate::transactions::EntryLine> =
+        t.entries.iter().map(|e| e.line.clone()).collect();
+    let rates: serde_json::Map<String, Value> =
+        crate::transactions::implied_rates(&lines, &t.currency)
+            .into_iter()
+            .map(|(code, rate)| (code, Value::String(rate)))
+            .collect();
     json!({
         "id": t.id,
         "object": "transaction",
@@ -112,6 +120,7 @@ pub fn transaction(t: &Transaction) -> Value {
         "status": t.status.as_str(),
         "amount": amount(t.amount, &t.currency),
         "currency": t.currency,
+        "exchange_rates": rates,
         "reference": t.reference,
         "reversal_of": t.reversal_of,
         "reversed_by": t.reversed_by,
@@ -124,6 +133,11 @@ pub fn transaction(t: &Transaction) -> Value {
         "created_at": timestamp(t.created_at),
         "updated_at": timestamp(t.updated_at),
     })
+}
+
+/// What a job on a transaction answers: the transfer it records, else the transaction.
+pub fn journal(t: &Transaction) -> Value {
+    crate::transfers::view(t).unwrap_or_else(|| transaction(t))
 }
 
 /// The complete contact object (spec 2.5).

@@ -118,6 +118,7 @@ mod tests {
             (json!(5), json!(2))
         );
         let e = DomainError::Unbalanced {
+            currency: "USD".into(),
             total_debits: "10.00".into(),
             total_credits: "9.00".into(),
             difference: "1.00".into(),

@@ -128,6 +128,7 @@ impl Accounts for Db {
     ) -> StoreResult<Page<Account>> {
         let account_type = filter.account_type.map(|t| t.as_str());
         let status = filter.status.map(|s| s.as_str());
+        let code = filter.code.as_deref();
         let (rows, total_count): (Vec<AccountRow>, i64) = db_read!(self, |conn| {
             // The filter is built twice (count and page): boxed queries are not Clone.
             let filtered = || {
@@ -140,6 +141,9 @@ impl Accounts for Db {
                 }
                 if let Some(s) = status {
                     query = query.filter(accounts::status.eq(s));
+                }
+                if let Some(code) = code {
+                    query = query.filter(accounts::code.eq(code));
                 }
                 query
             };

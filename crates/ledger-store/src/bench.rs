@@ -71,6 +71,7 @@ pub async fn insert_posted_transaction(
         recoverable_until: None,
         contact_id: None,
         category_id: None,
+        source: None,
     };
     let entry = |line_no: i32, account_id: &str, side: EntryType| EntryRow {
         organization_id: target.organization_id.clone(),
@@ -84,6 +85,7 @@ pub async fn insert_posted_transaction(
         description: None,
         date: at,
         counted: true,
+        currency: None,
     };
     let entries = vec![
         entry(0, &target.debit_account_id, EntryType::Debit),

@@ -499,6 +499,7 @@ impl BatchConn for AsyncPgConnection {
                     recoverable_until,
                     contact_id,
                     category_id,
+                    source,
                 }
             ),
             table_rows!(
@@ -516,6 +517,7 @@ impl BatchConn for AsyncPgConnection {
                     description,
                     date,
                     counted,
+                    currency,
                 }
             ),
             table_rows!(

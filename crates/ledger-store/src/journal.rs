@@ -48,6 +48,33 @@ impl Journal for Db {
         until: Option<OffsetDateTime>,
         page: PageRequest,
     ) -> StoreResult<Page<Transaction>> {
+        self.transactions_page(tenant, None, status, from, until, page)
+            .await
+    }
+
+    async fn list_transactions_from(
+        &self,
+        tenant: &Tenant,
+        source: &str,
+        status: Option<TransactionStatus>,
+        page: PageRequest,
+    ) -> StoreResult<Page<Transaction>> {
+        self.transactions_page(tenant, Some(source), status, None, None, page)
+            .await
+    }
+}
+
+impl Db {
+    /// A page of the tenant's live transactions (of `source` when given), newest first.
+    async fn transactions_page(
+        &self,
+        tenant: &Tenant,
+        source: Option<&str>,
+        status: Option<TransactionStatus>,
+        from: Option<OffsetDateTime>,
+        until: Option<OffsetDateTime>,
+        page: PageRequest,
+    ) -> StoreResult<Page<Transaction>> {
         let status = status.map(TransactionStatus::as_str);
         let from = from.map(to_db);
         let until = until.map(to_db);
@@ -61,6 +88,9 @@ impl Journal for Db {
                         .into_boxed();
                     if let Some(status) = status {
                         query = query.filter(transactions::status.eq(status));
+                    }
+                    if let Some(source) = source {
+                        query = query.filter(transactions::source.eq(source));
                     }
                     if let Some(from) = from {
                         query = query.filter(transactions::date.ge(from));

@@ -99,6 +99,7 @@ diesel::table! {
         recoverable_until -> Nullable<Timestamp>,
         contact_id -> Nullable<Text>,
         category_id -> Nullable<Text>,
+        source -> Nullable<Text>,
     }
 }
 
@@ -115,6 +116,7 @@ diesel::table! {
         description -> Nullable<Text>,
         date -> Timestamp,
         counted -> Bool,
+        currency -> Nullable<Text>,
     }
 }
 

@@ -21,4 +21,5 @@ mod settings;
 mod system;
 mod taxes;
 mod transactions;
+mod transfers;
 mod transport;

@@ -30,6 +30,7 @@ fn push_line(lines: &mut Vec<EntryLine>, account: &str, side: EntryType, amount:
             entry_type: side,
             amount,
             description: None,
+            currency: None,
         }),
     }
 }

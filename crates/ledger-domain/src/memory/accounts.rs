@@ -243,6 +243,7 @@ impl Accounts for MemoryStore {
                         .account_type
                         .is_none_or(|t| a.value.account_type == t)
                     && filter.status.is_none_or(|s| a.value.status == s)
+                    && filter.code.as_ref().is_none_or(|c| &a.value.code == c)
             })
             .map(|a| a.value.clone())
             .collect();
@@ -382,6 +383,28 @@ impl Journal for MemoryStore {
             .collect();
         // Newest date first.
         found.sort_by(|a, b| (b.date, &b.id).cmp(&(a.date, &a.id)));
+        Ok(page_of(found, Some(page)))
+    }
+
+    async fn list_transactions_from(
+        &self,
+        tenant: &Tenant,
+        source: &str,
+        status: Option<TransactionStatus>,
+        page: PageRequest,
+    ) -> StoreResult<Page<Transaction>> {
+        let all = PageRequest {
+            limit: i64::MAX,
+            offset: 0,
+        };
+        let everything = self
+            .list_transactions(tenant, status, None, None, all)
+            .await?;
+        let found: Vec<Transaction> = everything
+            .items
+            .into_iter()
+            .filter(|t| t.source.as_deref() == Some(source))
+            .collect();
         Ok(page_of(found, Some(page)))
     }
 }

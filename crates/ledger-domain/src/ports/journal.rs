@@ -16,6 +16,8 @@ use super::{CreditCharge, IdempotencyRecord, Page, PageRequest, StoreResult, Ten
 pub struct AccountFilter {
     pub account_type: Option<AccountType>,
     pub status: Option<AccountStatus>,
+    /// Only the account with this code.
+    pub code: Option<String>,
 }
 
 /// One row of an account's history, in date order.
@@ -149,6 +151,16 @@ pub trait Journal: Send + Sync + 'static {
         status: Option<TransactionStatus>,
         from: Option<OffsetDateTime>,
         until: Option<OffsetDateTime>,
+        page: PageRequest,
+    ) -> impl Future<Output = StoreResult<Page<Transaction>>> + Send;
+
+    /// Transactions written by `source` (`transfer`), in `status` when given, newest date
+    /// first, with their entries.
+    fn list_transactions_from(
+        &self,
+        tenant: &Tenant,
+        source: &str,
+        status: Option<TransactionStatus>,
         page: PageRequest,
     ) -> impl Future<Output = StoreResult<Page<Transaction>>> + Send;
 }

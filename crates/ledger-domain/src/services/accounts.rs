@@ -343,6 +343,7 @@ impl<S: Store> Ledger<S> {
                     })
                 })
                 .transpose()?,
+            code: None,
         };
         self.store
             .list_accounts(&access.tenant, &filter, page)

@@ -24,6 +24,7 @@ mod taxes;
 #[cfg(test)]
 mod tests;
 mod transactions;
+mod transfers;
 mod ttl_cache;
 
 use std::sync::Arc;
@@ -51,6 +52,7 @@ pub use system::{SystemInfo, SystemStatus, system_auth_error};
 pub use taxes::{NewTaxInput, TaxChanges};
 pub use transactions::{EntryInput, NewTransactionInput, TransactionChanges};
 pub(crate) use transactions::{WriteOptions, with_result};
+pub use transfers::TransferInput;
 
 use crate::ports::{Clock, Runtime, Store};
 
@@ -129,8 +131,13 @@ impl<S: Store> Ledger<S> {
     }
 
     /// Now, from the injected clock.
+    ///
+    /// Truncated to the microsecond, the finest both databases store, so what a write
+    /// answers is what a later read of it answers.
     pub fn now(&self) -> OffsetDateTime {
-        self.clock.now()
+        let now = self.clock.now();
+        now.replace_nanosecond(now.nanosecond() / 1_000 * 1_000)
+            .unwrap_or(now)
     }
 
     /// Whether the database answers (the `/health` probe).

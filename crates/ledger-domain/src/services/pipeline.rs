@@ -31,7 +31,7 @@ use super::transactions::WriteOptions;
 use super::{
     Access, AccountChanges, CategoryChanges, DocumentInput, Ledger, NewAccountInput,
     NewCategoryInput, NewContactInput, NewTaxInput, NewTransactionInput, PaymentInput, TaxChanges,
-    TransactionChanges,
+    TransactionChanges, TransferInput,
 };
 
 /// The interface a request came through. MCP tools are REST requests made in-process,
@@ -70,6 +70,9 @@ pub enum Operation {
     DocumentVoid(DocumentKind),
     /// A trial balance, balance sheet or income statement.
     Report,
+    TransferCreate,
+    TransferPost,
+    TransferReverse,
 }
 
 /// Credits of one write, and of the reads that cost anything.
@@ -197,6 +200,14 @@ pub enum Write {
         kind: DocumentKind,
         id: String,
     },
+    CreateTransfer(TransferInput),
+    PostTransfer {
+        id: String,
+    },
+    ReverseTransfer {
+        id: String,
+        reason: Option<String>,
+    },
 }
 
 impl Write {
@@ -226,6 +237,9 @@ impl Write {
             Self::IssueDocument { kind, .. } => Operation::DocumentIssue(*kind),
             Self::RecordPayment { kind, .. } => Operation::DocumentPayment(*kind),
             Self::VoidDocument { kind, .. } => Operation::DocumentVoid(*kind),
+            Self::CreateTransfer(_) => Operation::TransferCreate,
+            Self::PostTransfer { .. } => Operation::TransferPost,
+            Self::ReverseTransfer { .. } => Operation::TransferReverse,
         }
     }
 }
@@ -366,6 +380,19 @@ impl<S: Store> Ledger<S> {
             }
             Write::VoidDocument { kind, id } => {
                 self.void_document(access, kind, &id, options).await?
+            }
+            Write::CreateTransfer(input) => {
+                let now = self.config.run_inline && !wait.is_zero();
+                self.create_transfer(access, input, options, now).await?
+            }
+            Write::PostTransfer { id } => {
+                let transfer = self.get_transfer(access, &id).await?;
+                self.post_transaction(access, &transfer.id, options).await?
+            }
+            Write::ReverseTransfer { id, reason } => {
+                let transfer = self.get_transfer(access, &id).await?;
+                self.reverse_transaction(access, &transfer.id, reason, options)
+                    .await?
             }
             Write::CreateAccount(_)
             | Write::UpdateAccount { .. }

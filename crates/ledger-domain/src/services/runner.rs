@@ -92,7 +92,7 @@ impl<S: Store> Ledger<S> {
         auto_post: bool,
     ) -> DomainResult<Decision> {
         let now = self.now();
-        let amount = check_balanced(&draft.entries, views::decimals_of(&draft.currency))?;
+        let amount = check_balanced(&draft.entries, &draft.currency)?;
         let txn = Transaction {
             id: transaction_id.to_owned(),
             organization_id: job.organization_id.clone(),
@@ -112,13 +112,14 @@ impl<S: Store> Ledger<S> {
             reversal_reason: None,
             contact_id: draft.contact_id.clone(),
             category_id: draft.category_id.clone(),
+            source: draft.source.clone(),
             metadata: draft.metadata.clone(),
             entries: Self::stored(&draft.entries),
             posted_at: auto_post.then_some(now),
             created_at: now,
             updated_at: now,
         };
-        let result = views::transaction(&txn);
+        let result = views::journal(&txn);
         let mut events = vec![self.job_event(
             job,
             "transaction.created",
@@ -183,7 +184,7 @@ impl<S: Store> Ledger<S> {
                     txn.date = *d;
                 }
                 if let Some(lines) = entries {
-                    txn.amount = check_balanced(lines, views::decimals_of(&txn.currency))?;
+                    txn.amount = check_balanced(lines, &txn.currency)?;
                     txn.entries = Self::stored(lines);
                 }
                 if let Some(m) = metadata {
@@ -196,7 +197,7 @@ impl<S: Store> Ledger<S> {
                     txn.category_id = Some(c.clone());
                 }
                 txn.updated_at = now;
-                let result = views::transaction(&txn);
+                let result = views::journal(&txn);
                 let events = vec![self.job_event(
                     job,
                     "transaction.updated",
@@ -220,7 +221,7 @@ impl<S: Store> Ledger<S> {
                 txn.status = TransactionStatus::Posted;
                 txn.posted_at = Some(now);
                 txn.updated_at = now;
-                let result = views::transaction(&txn);
+                let result = views::journal(&txn);
                 let events = vec![self.job_event(
                     job,
                     "transaction.posted",
@@ -256,6 +257,7 @@ impl<S: Store> Ledger<S> {
                     reversal_of: Some(before.id.clone()),
                     reversed_by: None,
                     reversal_reason: Some(reason.clone()),
+                    source: None,
                     entries: Self::stored(&mirror_entries(&lines)),
                     posted_at: Some(now),
                     created_at: now,
@@ -267,7 +269,7 @@ impl<S: Store> Ledger<S> {
                 txn.reversed_by = Some(mirror.id.clone());
                 txn.reversal_reason = Some(reason.clone());
                 txn.updated_at = now;
-                let result = views::transaction(&txn);
+                let result = views::journal(&txn);
                 let mirror_json = views::transaction(&mirror);
                 let events = vec![
                     self.job_event(

@@ -155,14 +155,17 @@ impl<S: Store> Ledger<S> {
         self.store.enqueue(job, Some(charge), idempotency).await
     }
 
-    /// Validates entries against the tenant's accounts: they exist, accept postings and
-    /// share the transaction's currency; amounts fit the currency; debits equal credits.
-    async fn validate_entries(
+    /// Validates entries against the tenant's accounts: they exist and accept postings;
+    /// each line is in its account's currency, its amount fits that currency, and every
+    /// currency balances (see [`check_balanced`]). Answers the transaction's currency
+    /// (`currency`, else the organization's base currency when a line uses it, else the
+    /// first line's) with the lines.
+    pub(super) async fn validate_entries(
         &self,
         access: &Access,
-        currency: &str,
+        currency: Option<&str>,
         entries: &[EntryInput],
-    ) -> DomainResult<Vec<EntryLine>> {
+    ) -> DomainResult<(String, Vec<EntryLine>)> {
         if entries.is_empty() {
             return Err(DomainError::missing_field("entries"));
         }
@@ -172,53 +175,92 @@ impl<S: Store> Ledger<S> {
                 "at most 500 entries per transaction",
             ));
         }
-        let decimals = Currency::from_code(currency).map_or(2, |c| c.decimals());
-        let mut lines = Vec::with_capacity(entries.len());
+        let mut parsed = Vec::with_capacity(entries.len());
         for (i, e) in entries.iter().enumerate() {
-            let field = |name: &str| format!("entries[{i}].{name}");
             let account_id = parse_id(IdKind::Account, &e.account_id).ok_or_else(|| {
-                DomainError::invalid_field(field("account_id"), "is not an account id")
+                DomainError::invalid_field(
+                    format!("entries[{i}].account_id"),
+                    "is not an account id",
+                )
             })?;
             let entry_type = EntryType::parse(&e.entry_type).ok_or_else(|| {
-                DomainError::invalid_field(field("entry_type"), "must be 'debit' or 'credit'")
+                DomainError::invalid_field(
+                    format!("entries[{i}].entry_type"),
+                    "must be 'debit' or 'credit'",
+                )
             })?;
-            let amount = parse_positive_units(&e.amount, decimals).map_err(|err| match err {
-                AmountError::TooManyDecimals(d) => DomainError::invalid_field(
-                    field("amount"),
-                    format!("{currency} allows at most {d} decimal places"),
-                ),
-                other => DomainError::invalid_field(field("amount"), other.to_string()),
+            parsed.push((account_id, entry_type));
+        }
+        let found = self
+            .accounts_by_id(access, parsed.iter().map(|(id, _)| id))
+            .await?;
+        let mut accounts = Vec::with_capacity(parsed.len());
+        for (i, (account_id, _)) in parsed.iter().enumerate() {
+            let account = found.get(account_id).ok_or_else(|| {
+                DomainError::invalid_field(
+                    format!("entries[{i}].account_id"),
+                    format!("no account '{account_id}' in this organization"),
+                )
+            })?;
+            check_postable(account, &account.currency, "transaction")?;
+            accounts.push(account);
+        }
+        let currency = match currency {
+            Some(code) => code.to_owned(),
+            None => {
+                let base = &access.organization.base_currency;
+                if accounts.iter().any(|a| &a.currency == base) {
+                    base.clone()
+                } else {
+                    accounts[0].currency.clone()
+                }
+            }
+        };
+        let mut lines = Vec::with_capacity(entries.len());
+        for (i, ((e, (account_id, entry_type)), account)) in
+            entries.iter().zip(parsed).zip(accounts).enumerate()
+        {
+            let code = account.currency.as_str();
+            let decimals = Currency::from_code(code).map_or(2, |c| c.decimals());
+            let amount = parse_positive_units(&e.amount, decimals).map_err(|err| {
+                let field = format!("entries[{i}].amount");
+                match err {
+                    AmountError::TooManyDecimals(d) => DomainError::invalid_field(
+                        field,
+                        format!("{code} allows at most {d} decimal places"),
+                    ),
+                    other => DomainError::invalid_field(field, other.to_string()),
+                }
             })?;
             lines.push(EntryLine {
                 account_id,
                 entry_type,
                 amount,
                 description: e.description.clone(),
+                currency: (code != currency).then(|| code.to_owned()),
             });
         }
-        let mut ids: Vec<String> = lines.iter().map(|l| l.account_id.clone()).collect();
+        check_balanced(&lines, &currency)?;
+        Ok((currency, lines))
+    }
+
+    /// The live accounts of the tenant among `ids`, by id (copies read moments ago will
+    /// do: a write re-checks its accounts under lock).
+    pub(super) async fn accounts_by_id<'a>(
+        &self,
+        access: &Access,
+        ids: impl Iterator<Item = &'a String>,
+    ) -> DomainResult<HashMap<String, Account>> {
+        let mut ids: Vec<String> = ids.cloned().collect();
         ids.sort();
         ids.dedup();
-        // Copies read moments ago will do: the write re-checks the accounts under lock.
         let (mut accounts, missing) = self.account_cache.get(&access.tenant, &ids);
         if !missing.is_empty() {
             let read = self.store.get_accounts(&access.tenant, &missing).await?;
             self.account_cache.put(&access.tenant, &read);
             accounts.extend(read);
         }
-        let found: HashMap<String, Account> =
-            accounts.into_iter().map(|a| (a.id.clone(), a)).collect();
-        for (i, line) in lines.iter().enumerate() {
-            let account = found.get(&line.account_id).ok_or_else(|| {
-                DomainError::invalid_field(
-                    format!("entries[{i}].account_id"),
-                    format!("no account '{}' in this organization", line.account_id),
-                )
-            })?;
-            check_postable(account, currency, "transaction")?;
-        }
-        check_balanced(&lines, decimals)?;
-        Ok(lines)
+        Ok(accounts.into_iter().map(|a| (a.id.clone(), a)).collect())
     }
 
     /// Validates a new transaction and queues its creation.
@@ -232,15 +274,17 @@ impl<S: Store> Ledger<S> {
         input: NewTransactionInput,
         options: WriteOptions,
     ) -> DomainResult<Written<Job>> {
-        let (command, _, _) = self.create_command(access, input).await?;
+        let (command, _, _) = self.create_command(access, input, None).await?;
         self.enqueue(access, command, options).await
     }
 
-    /// Validates a new transaction into its create command.
-    async fn create_command(
+    /// Validates a new transaction (written by `source`, when not a plain journal entry)
+    /// into its create command.
+    pub(super) async fn create_command(
         &self,
         access: &Access,
         input: NewTransactionInput,
+        source: Option<&str>,
     ) -> DomainResult<(JobCommand, TransactionDraft, bool)> {
         let description = check_description(&input.description)?;
         let date = input
@@ -257,13 +301,13 @@ impl<S: Store> Ledger<S> {
             .map(str::trim)
             .filter(|c| !c.is_empty())
         {
-            None => access.organization.base_currency.clone(),
-            Some(code) => Currency::from_code(code).map(|c| c.code()).ok_or_else(|| {
+            None => None,
+            Some(code) => Some(Currency::from_code(code).map(|c| c.code()).ok_or_else(|| {
                 DomainError::invalid_field("currency", "must be an ISO 4217 currency code")
-            })?,
+            })?),
         };
-        let entries = self
-            .validate_entries(access, &currency, &input.entries)
+        let (currency, entries) = self
+            .validate_entries(access, currency.as_deref(), &input.entries)
             .await?;
         let contact_id = match input.contact_id.as_deref().map(str::trim) {
             Some(id) if !id.is_empty() => Some(self.check_contact_ref(access, id).await?),
@@ -285,6 +329,7 @@ impl<S: Store> Ledger<S> {
                 .filter(|r| !r.is_empty()),
             entries,
             metadata: input.metadata.unwrap_or_else(|| serde_json::json!({})),
+            source: source.map(str::to_owned),
         };
         let command = JobCommand::CreateTransaction {
             transaction_id: new_id(IdKind::Transaction),
@@ -306,7 +351,20 @@ impl<S: Store> Ledger<S> {
         input: NewTransactionInput,
         options: WriteOptions,
     ) -> DomainResult<Written<Job>> {
-        let (command, draft, auto_post) = self.create_command(access, input).await?;
+        let (command, draft, auto_post) = self.create_command(access, input, None).await?;
+        self.apply_create_now(access, command, draft, auto_post, options)
+            .await
+    }
+
+    /// Decides a validated create at once and writes it, recorded as a completed job.
+    pub(super) async fn apply_create_now(
+        &self,
+        access: &Access,
+        command: JobCommand,
+        draft: TransactionDraft,
+        auto_post: bool,
+        options: WriteOptions,
+    ) -> DomainResult<Written<Job>> {
         let now = self.now();
         let mut job = self.new_job(access, command, now);
         job.credit_cost = options.credits;
@@ -389,8 +447,9 @@ impl<S: Store> Ledger<S> {
             .transpose()?;
         let entries = match &changes.entries {
             Some(entries) => Some(
-                self.validate_entries(access, &current.currency, entries)
-                    .await?,
+                self.validate_entries(access, Some(&current.currency), entries)
+                    .await?
+                    .1,
             ),
             None => None,
         };

@@ -14,6 +14,7 @@ mod system;
 mod system_info;
 mod taxes;
 mod transactions;
+mod transfers;
 
 use actix_web::{HttpRequest, web};
 use ledger_domain::organizations::Scope;
@@ -54,6 +55,7 @@ pub(crate) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     settings::configure::<S>(cfg);
     taxes::configure::<S>(cfg);
     categories::configure::<S>(cfg);
+    transfers::configure::<S>(cfg);
     deletions::configure::<S>(cfg);
     system_info::configure::<S>(cfg);
 }

@@ -39,6 +39,7 @@ pub(crate) struct TransactionRow {
     pub recoverable_until: Option<PrimitiveDateTime>,
     pub contact_id: Option<String>,
     pub category_id: Option<String>,
+    pub source: Option<String>,
 }
 
 impl From<&Transaction> for TransactionRow {
@@ -65,6 +66,7 @@ impl From<&Transaction> for TransactionRow {
             recoverable_until: None,
             contact_id: t.contact_id.clone(),
             category_id: t.category_id.clone(),
+            source: t.source.clone(),
         }
     }
 }
@@ -93,6 +95,7 @@ impl TransactionRow {
             reversal_reason: self.reversal_reason,
             contact_id: self.contact_id,
             category_id: self.category_id,
+            source: self.source,
             posted_at: opt_from_db(self.posted_at),
             created_at: from_db(self.created_at),
             updated_at: from_db(self.updated_at),
@@ -115,6 +118,7 @@ pub(crate) struct EntryRow {
     pub description: Option<String>,
     pub date: PrimitiveDateTime,
     pub counted: bool,
+    pub currency: Option<String>,
 }
 
 /// The entry rows of a transaction: line numbers in order, `date` and `counted` copied
@@ -136,6 +140,7 @@ pub(crate) fn entry_rows(t: &Transaction) -> Vec<EntryRow> {
             description: e.line.description.clone(),
             date: to_db(t.date),
             counted,
+            currency: e.line.currency.clone(),
         })
         .collect()
 }
@@ -150,6 +155,7 @@ impl TryFrom<EntryRow> for StoredEntry {
                     .ok_or_else(|| corrupt("entry type", &r.entry_type))?,
                 amount: r.amount,
                 description: r.description,
+                currency: r.currency,
             },
             id: r.id,
         })

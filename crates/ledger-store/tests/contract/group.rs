@@ -34,6 +34,7 @@ pub(crate) fn applied(
         metadata: json!({}),
         contact_id: None,
         category_id: None,
+        source: None,
     };
     let command = ledger_domain::jobs::JobCommand::CreateTransaction {
         transaction_id: transaction.id.clone(),

@@ -205,6 +205,7 @@ pub fn transaction(
             entry_type: side,
             amount,
             description: None,
+            currency: None,
         },
     };
     Transaction {
@@ -222,6 +223,7 @@ pub fn transaction(
         reversal_reason: None,
         contact_id: None,
         category_id: None,
+        source: None,
         metadata: json!({ "n": 1 }),
         entries: vec![
             line(debit_account, EntryType::Debit),

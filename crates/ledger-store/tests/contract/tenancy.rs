@@ -75,6 +75,7 @@ async fn sign_up_writes_everything_in_one_go<S: Store>(db: &S, backend: &str) {
             &AccountFilter {
                 account_type: Some(AccountType::Liability),
                 status: None,
+                code: None,
             },
             Some(PageRequest {
                 limit: 1,

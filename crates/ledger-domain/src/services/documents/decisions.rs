@@ -36,7 +36,7 @@ impl<S: Store> Ledger<S> {
         extra: Value,
     ) -> DomainResult<Transaction> {
         let now = self.now();
-        let amount = check_balanced(&lines, views::decimals_of(&doc.currency))?;
+        let amount = check_balanced(&lines, &doc.currency)?;
         let mut metadata =
             json!({ "source": doc.kind.as_str(), format!("{}_id", doc.kind.as_str()): doc.id });
         if let (Some(m), Value::Object(extra)) = (metadata.as_object_mut(), extra) {
@@ -57,6 +57,7 @@ impl<S: Store> Ledger<S> {
             reversal_reason: None,
             contact_id: Some(doc.contact_id.clone()),
             category_id: None,
+            source: Some(doc.kind.as_str().to_owned()),
             metadata,
             entries: lines
                 .into_iter()

@@ -373,7 +373,7 @@ impl<S: Store> Ledger<S> {
             })?;
             check_postable(account, currency, "document")?;
         }
-        check_balanced(lines, views::decimals_of(currency))?;
+        check_balanced(lines, currency)?;
         Ok(())
     }
 

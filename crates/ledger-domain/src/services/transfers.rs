@@ -1,0 +1,293 @@
+//! Account-to-account transfers (DECISIONS 10, [`crate::transfers`]): validated here into
+//! a transaction written by `transfer`, then queued, posted and reversed like any other.
+
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+
+use crate::accounts::{Account, AccountStatus, AccountType};
+use crate::error::{DomainError, DomainResult};
+use crate::ids::{IdKind, new_id, parse_id};
+use crate::jobs::Job;
+use crate::money::{AmountError, Currency, parse_positive_units};
+use crate::ports::{AccountFilter, Page, PageRequest, Store, Written};
+use crate::transactions::{Transaction, TransactionStatus};
+use crate::transfers::{SOURCE, exchange_account_code, exchange_account_name, lines};
+
+use super::accounts::{check_postable, not_found};
+use super::{Access, EntryInput, Ledger, NewTransactionInput, WriteOptions};
+
+/// A transfer as a client sent it (DECISIONS 10); amounts are decimal texts.
+#[derive(Debug, Clone, Default)]
+pub struct TransferInput {
+    pub from_account_id: String,
+    pub to_account_id: String,
+    pub amount: String,
+    /// What the destination receives, in its currency (accounts of two currencies).
+    pub to_amount: Option<String>,
+    pub date: Option<OffsetDateTime>,
+    pub description: Option<String>,
+    pub reference: Option<String>,
+    pub metadata: Option<Value>,
+    /// Post at once instead of creating it pending.
+    pub auto_post: bool,
+}
+
+fn units(field: &str, text: &str, currency: &str) -> DomainResult<i64> {
+    let decimals = Currency::from_code(currency).map_or(2, |c| c.decimals());
+    parse_positive_units(text, decimals).map_err(|e| match e {
+        AmountError::TooManyDecimals(d) => DomainError::invalid_field(
+            field,
+            format!("{currency} allows at most {d} decimal places"),
+        ),
+        other => DomainError::invalid_field(field, other.to_string()),
+    })
+}
+
+impl<S: Store> Ledger<S> {
+    /// Validates a transfer into a create of its transaction; `now` decides and writes it
+    /// at once (a caller that waits), else it is queued.
+    ///
+    /// # Errors
+    /// Validation errors (`from_account_id`, `to_account_id`, `amount`, `to_amount`),
+    /// `account_inactive`, `period_locked` (posted at once in a closed period),
+    /// `insufficient_credits`.
+    pub(crate) async fn create_transfer(
+        &self,
+        access: &Access,
+        input: TransferInput,
+        options: WriteOptions,
+        now: bool,
+    ) -> DomainResult<Written<Job>> {
+        let transaction = self.transfer_transaction(access, input).await?;
+        let auto_post = transaction.auto_post;
+        let (command, draft, _) = self
+            .create_command(access, transaction, Some(SOURCE))
+            .await?;
+        if now {
+            self.apply_create_now(access, command, draft, auto_post, options)
+                .await
+        } else {
+            self.enqueue(access, command, options).await
+        }
+    }
+
+    /// The transaction a transfer writes.
+    async fn transfer_transaction(
+        &self,
+        access: &Access,
+        input: TransferInput,
+    ) -> DomainResult<NewTransactionInput> {
+        let from = self
+            .transfer_account(access, "from_account_id", &input.from_account_id)
+            .await?;
+        let to = self
+            .transfer_account(access, "to_account_id", &input.to_account_id)
+            .await?;
+        if from.id == to.id {
+            return Err(DomainError::invalid_field(
+                "to_account_id",
+                "must differ from from_account_id",
+            ));
+        }
+        let amount = units("amount", &input.amount, &from.currency)?;
+        let to_amount = match input.to_amount.as_deref().map(str::trim) {
+            Some(text) if !text.is_empty() => units("to_amount", text, &to.currency)?,
+            _ if from.currency == to.currency => amount,
+            _ => {
+                return Err(DomainError::invalid_field(
+                    "to_amount",
+                    format!(
+                        "is required: {} is in {} and {} in {}",
+                        from.code, from.currency, to.code, to.currency
+                    ),
+                ));
+            }
+        };
+        if from.currency == to.currency && to_amount != amount {
+            return Err(DomainError::invalid_field(
+                "to_amount",
+                "must equal amount between accounts of one currency",
+            ));
+        }
+        let exchange = if from.currency == to.currency {
+            None
+        } else {
+            Some((
+                self.exchange_account(access, &from.currency).await?,
+                self.exchange_account(access, &to.currency).await?,
+            ))
+        };
+        let legs = lines(
+            &from.id,
+            &to.id,
+            amount,
+            to_amount,
+            exchange
+                .as_ref()
+                .map(|(a, b)| (a.id.as_str(), b.id.as_str())),
+        );
+        let entries = legs
+            .into_iter()
+            .map(|(account_id, side, units)| EntryInput {
+                account_id,
+                entry_type: side.as_str().to_owned(),
+                // Exact at the stored scale; each line is checked against its account's
+                // currency again when the transaction is validated.
+                amount: crate::money::format_units(units, crate::money::SCALE),
+                description: None,
+            })
+            .collect();
+        let description = input
+            .description
+            .map(|d| d.trim().to_owned())
+            .filter(|d| !d.is_empty())
+            .unwrap_or_else(|| format!("Transfer from {} to {}", from.name, to.name));
+        Ok(NewTransactionInput {
+            description,
+            date: Some(input.date.unwrap_or_else(|| self.now())),
+            currency: Some(from.currency.clone()),
+            reference: input.reference,
+            entries,
+            metadata: input.metadata,
+            auto_post: input.auto_post,
+            contact_id: None,
+            category_id: None,
+        })
+    }
+
+    /// A live, postable account of the tenant named by a transfer field.
+    async fn transfer_account(
+        &self,
+        access: &Access,
+        field: &str,
+        id: &str,
+    ) -> DomainResult<Account> {
+        if id.trim().is_empty() {
+            return Err(DomainError::missing_field(field));
+        }
+        let parsed = parse_id(IdKind::Account, id)
+            .ok_or_else(|| DomainError::invalid_field(field, "is not an account id"))?;
+        let account = self
+            .store
+            .get_account(&access.tenant, &parsed)
+            .await?
+            .ok_or_else(|| {
+                DomainError::invalid_field(field, format!("no account '{id}' in this organization"))
+            })?;
+        check_postable(&account, &account.currency, "transfer")?;
+        Ok(account)
+    }
+
+    /// The tenant's exchange account of `currency`, created on first use (a system
+    /// equity account, free of charge: it is part of the transfer that needs it).
+    async fn exchange_account(&self, access: &Access, currency: &str) -> DomainResult<Account> {
+        let iso = Currency::from_code(currency).ok_or_else(|| {
+            DomainError::Internal(format!("account currency '{currency}' is not ISO 4217"))
+        })?;
+        let code = exchange_account_code(&iso);
+        if let Some(found) = self.account_with_code(access, &code).await? {
+            return exchange_or_refuse(found, currency);
+        }
+        let now = self.now();
+        let account = Account {
+            id: new_id(IdKind::Account),
+            organization_id: access.tenant.organization_id.clone(),
+            livemode: access.tenant.livemode,
+            code: code.clone(),
+            name: exchange_account_name(currency),
+            account_type: AccountType::Equity,
+            subtype: Some("currency_exchange".to_owned()),
+            currency: currency.to_owned(),
+            description: Some(format!(
+                "Holds the {currency} side of transfers between currencies"
+            )),
+            status: AccountStatus::Active,
+            parent_id: None,
+            is_system: true,
+            metadata: json!({}),
+            created_at: now,
+            updated_at: now,
+        };
+        let event = self.event(
+            access,
+            "account.created",
+            "account",
+            &account.id,
+            None,
+            Some(crate::views::account(&account, None)),
+        );
+        match self.store.insert_account(account, event, None, None).await {
+            Ok(Written::Done(account)) => Ok(account),
+            // A concurrent transfer created it first: read that one.
+            Ok(Written::Replay(_)) | Err(_) => match self.account_with_code(access, &code).await? {
+                Some(found) => exchange_or_refuse(found, currency),
+                None => Err(DomainError::Internal(format!(
+                    "the {currency} exchange account could not be created"
+                ))),
+            },
+        }
+    }
+
+    async fn account_with_code(
+        &self,
+        access: &Access,
+        code: &str,
+    ) -> DomainResult<Option<Account>> {
+        let filter = AccountFilter {
+            code: Some(code.to_owned()),
+            ..AccountFilter::default()
+        };
+        Ok(self
+            .store
+            .list_accounts(&access.tenant, &filter, None)
+            .await?
+            .items
+            .into_iter()
+            .next())
+    }
+
+    /// A transfer of the tenant, as its transfer view.
+    ///
+    /// # Errors
+    /// `resource_not_found` when no transaction of the tenant with this id is a transfer.
+    pub async fn get_transfer(&self, access: &Access, id: &str) -> DomainResult<Transaction> {
+        let txn = self
+            .get_transaction(access, id)
+            .await
+            .map_err(|_| not_found("transfer", id))?;
+        if txn.source.as_deref() != Some(SOURCE) {
+            return Err(not_found("transfer", id));
+        }
+        Ok(txn)
+    }
+
+    /// The tenant's transfers, newest first, in `status` when given.
+    ///
+    /// # Errors
+    /// Storage failures only.
+    pub async fn list_transfers(
+        &self,
+        access: &Access,
+        status: Option<TransactionStatus>,
+        page: PageRequest,
+    ) -> DomainResult<Page<Transaction>> {
+        self.store
+            .list_transactions_from(&access.tenant, SOURCE, status, page)
+            .await
+    }
+}
+
+/// The account holding an exchange code, refused when it is not usable as the exchange
+/// account of `currency` (a client's own account took the code).
+fn exchange_or_refuse(account: Account, currency: &str) -> DomainResult<Account> {
+    if account.currency != currency || !account.status.accepts_postings() {
+        return Err(DomainError::rule(
+            crate::error::ErrorCode::CurrencyMismatch,
+            format!(
+                "account {} ({}) holds the code of the {currency} exchange account but is not an active {currency} account",
+                account.code, account.name
+            ),
+        ));
+    }
+    Ok(account)
+}

@@ -1,0 +1,455 @@
+//! Account-to-account transfers and multi-currency journals: a transfer is a pending
+//! transaction written by `transfer`, posted and reversed like one; between currencies
+//! it passes through an exchange account per currency, so every currency balances on
+//! its own and the rate used is read back; amounts follow each currency's minor unit.
+
+use ledger_tests::{Answer, Org, TestApp, both};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+fn transfers(org: &Org) -> String {
+    format!("/organizations/{}/transfers", org.id)
+}
+
+/// Creates an account of `currency`; its id.
+async fn account(app: &TestApp, org: &Org, code: &str, currency: &str) -> String {
+    let res = app
+        .post(
+            &org.test_key,
+            &format!("/organizations/{}/accounts", org.id),
+            json!({"code": code, "name": format!("Bank {currency} {code}"), "account_type": "asset", "currency": currency}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    res.body["id"].as_str().expect("account id").to_owned()
+}
+
+/// The balance object of an account.
+async fn balance(app: &TestApp, org: &Org, account: &str) -> Value {
+    let res = app
+        .get(
+            &org.test_key,
+            &format!("/organizations/{}/accounts/{account}/balance", org.id),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    res.body["balance"].clone()
+}
+
+fn assert_code(res: &Answer, status: StatusCode, code: &str, what: &str) {
+    assert_eq!(
+        (res.status, res.code()),
+        (status, code),
+        "{what}: {}",
+        res.body
+    );
+}
+
+async fn a_transfer_is_created_pending_then_posted_and_reversed(app: &TestApp) {
+    let org = app.signup("Transfers").await;
+    let key = &org.test_key;
+    let cash = app.account_id(&org, key, "1000").await;
+    let checking = account(app, &org, "1010", "USD").await;
+
+    let res = app
+        .post_wait(
+            key,
+            &transfers(&org),
+            json!({"from_account_id": cash, "to_account_id": checking, "amount": "250.00",
+                   "date": "2026-03-01", "reference": "T-1"}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    let transfer = res.body.clone();
+    assert_eq!(transfer["object"], "transfer");
+    assert_eq!(transfer["status"], "pending");
+    assert_eq!(
+        (
+            &transfer["amount"],
+            &transfer["to_amount"],
+            &transfer["exchange_rate"]
+        ),
+        (&json!("250.00"), &json!("250.00"), &json!("1"))
+    );
+    assert_eq!(transfer["from_account_id"], json!(cash));
+    assert_eq!(transfer["to_account_id"], json!(checking));
+    assert_eq!(
+        transfer["description"],
+        "Transfer from Cash to Bank USD 1010"
+    );
+    let id = transfer["id"].as_str().expect("id").to_owned();
+    // Pending moves nothing.
+    assert_eq!(balance(app, &org, &checking).await["debit"], "0.00");
+
+    let res = app.get(key, &format!("{}/{id}", transfers(&org))).await;
+    assert_eq!(res.body, transfer, "a read answers what the create did");
+    let list = app.get(key, &transfers(&org)).await;
+    assert_eq!(list.body["total_count"], 1, "{}", list.body);
+    assert_eq!(list.body["data"][0]["id"], json!(id));
+    // A plain transaction is not a transfer.
+    let plain = app.post_transfer(&org, key, &checking, &cash, "1.00").await;
+    let res = app
+        .get(
+            key,
+            &format!("{}/{}", transfers(&org), plain["id"].as_str().unwrap()),
+        )
+        .await;
+    assert_code(&res, StatusCode::NOT_FOUND, "resource_not_found", "plain");
+    let res = app
+        .call(
+            Method::POST,
+            &format!("{}/{}/post", transfers(&org), plain["id"].as_str().unwrap()),
+            Some(key),
+            None,
+            &[("Prefer", "wait=10")],
+        )
+        .await;
+    assert_code(
+        &res,
+        StatusCode::NOT_FOUND,
+        "resource_not_found",
+        "post plain",
+    );
+    assert_eq!(
+        app.get(key, &transfers(&org)).await.body["total_count"],
+        1,
+        "transfers list only transfers"
+    );
+
+    // Another organization's key reaches none of it.
+    let other = app.signup("Transfers Other").await;
+    let res = app
+        .get(&other.test_key, &format!("{}/{id}", transfers(&org)))
+        .await;
+    assert_code(
+        &res,
+        StatusCode::NOT_FOUND,
+        "organization_not_found",
+        "foreign org",
+    );
+    let res = app
+        .get(&other.test_key, &format!("{}/{id}", transfers(&other)))
+        .await;
+    assert_code(
+        &res,
+        StatusCode::NOT_FOUND,
+        "resource_not_found",
+        "foreign id",
+    );
+    let res = app
+        .call(
+            Method::POST,
+            &format!("{}/{id}/post", transfers(&other)),
+            Some(&other.test_key),
+            None,
+            &[("Prefer", "wait=10")],
+        )
+        .await;
+    assert_code(
+        &res,
+        StatusCode::NOT_FOUND,
+        "resource_not_found",
+        "foreign post",
+    );
+
+    let res = app
+        .call(
+            Method::POST,
+            &format!("{}/{id}/post", transfers(&org)),
+            Some(key),
+            None,
+            &[("Prefer", "wait=10")],
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert_eq!(
+        (&res.body["object"], &res.body["status"]),
+        (&json!("transfer"), &json!("posted"))
+    );
+    assert_eq!(balance(app, &org, &checking).await["debit"], "251.00");
+    assert_eq!(balance(app, &org, &cash).await["credit"], "251.00");
+
+    let res = app
+        .call(
+            Method::POST,
+            &format!("{}/{id}/reverse", transfers(&org)),
+            Some(key),
+            Some(json!({})),
+            &[("Prefer", "wait=10")],
+        )
+        .await;
+    assert_code(&res, StatusCode::BAD_REQUEST, "missing_field", "no reason");
+    let res = app
+        .call(
+            Method::POST,
+            &format!("{}/{id}/reverse", transfers(&org)),
+            Some(key),
+            Some(json!({"reason": "wrong account"})),
+            &[("Prefer", "wait=10")],
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert_eq!(res.body["status"], "reversed");
+    let mirror = res.body["reversed_by"].as_str().expect("mirror").to_owned();
+    let net = balance(app, &org, &checking).await;
+    assert_eq!(
+        (&net["debit"], &net["credit"]),
+        (&json!("251.00"), &json!("250.00"))
+    );
+    let res = app
+        .get(
+            key,
+            &format!("/organizations/{}/transactions/{mirror}", org.id),
+        )
+        .await;
+    assert_eq!(res.body["reversal_of"], json!(id));
+    let res = app
+        .get(key, &format!("{}?status=reversed", transfers(&org)))
+        .await;
+    assert_eq!(res.body["total_count"], 1, "{}", res.body);
+}
+
+both!(
+    a_transfer_is_created_pending_then_posted_and_reversed,
+    a_transfer_is_created_pending_then_posted_and_reversed
+);
+
+async fn bad_transfers_are_refused_and_change_nothing(app: &TestApp) {
+    let org = app.signup("Bad Transfers").await;
+    let key = &org.test_key;
+    let cash = app.account_id(&org, key, "1000").await;
+    let euro = account(app, &org, "1020", "EUR").await;
+    let yen = account(app, &org, "1030", "JPY").await;
+    let cases = [
+        (
+            json!({"to_account_id": euro, "amount": "1"}),
+            "missing_field",
+            "from_account_id",
+        ),
+        (
+            json!({"from_account_id": cash, "to_account_id": cash, "amount": "1"}),
+            "invalid_field",
+            "to_account_id",
+        ),
+        (
+            json!({"from_account_id": cash, "to_account_id": "act_nope", "amount": "1"}),
+            "invalid_field",
+            "to_account_id",
+        ),
+        (
+            json!({"from_account_id": cash, "to_account_id": euro, "amount": "1.00"}),
+            "invalid_field",
+            "to_amount",
+        ),
+        (
+            json!({"from_account_id": cash, "to_account_id": euro, "amount": "1.001", "to_amount": "1"}),
+            "invalid_field",
+            "amount",
+        ),
+        (
+            json!({"from_account_id": cash, "to_account_id": yen, "amount": "10.00", "to_amount": "1500.5"}),
+            "invalid_field",
+            "to_amount",
+        ),
+        (
+            json!({"from_account_id": cash, "to_account_id": euro, "amount": "-5", "to_amount": "1"}),
+            "invalid_field",
+            "amount",
+        ),
+        (
+            json!({"from_account_id": cash, "to_account_id": euro, "amount": "5", "to_amount": "1", "color": "red"}),
+            "unknown_field",
+            "color",
+        ),
+    ];
+    for (body, code, field) in cases {
+        let res = app.post_wait(key, &transfers(&org), body.clone()).await;
+        assert_code(&res, StatusCode::BAD_REQUEST, code, &body.to_string());
+        assert_eq!(res.body["error"]["details"]["field"], field, "{body}");
+    }
+    assert_eq!(app.get(key, &transfers(&org)).await.body["total_count"], 0);
+    // Nothing was written: no exchange account either.
+    let accounts = app
+        .get(
+            key,
+            &format!("/organizations/{}/accounts?limit=100", org.id),
+        )
+        .await;
+    assert!(
+        accounts.body["data"]
+            .as_array()
+            .expect("accounts")
+            .iter()
+            .all(|a| !a["code"].as_str().unwrap_or("").starts_with("39")),
+        "{}",
+        accounts.body
+    );
+}
+
+both!(
+    bad_transfers_are_refused_and_change_nothing,
+    bad_transfers_are_refused_and_change_nothing
+);
+
+async fn transfers_between_currencies_balance_in_each(app: &TestApp) {
+    let org = app.signup("FX Transfers").await;
+    let key = &org.test_key;
+    let cash = app.account_id(&org, key, "1000").await;
+    let euro = account(app, &org, "1020", "EUR").await;
+    let yen = account(app, &org, "1030", "JPY").await;
+    let dinar = account(app, &org, "1040", "KWD").await;
+
+    let res = app
+        .post_wait(
+            key,
+            &transfers(&org),
+            json!({"from_account_id": cash, "to_account_id": euro, "amount": 100,
+                   "to_amount": "92.50", "date": "2026-04-01", "auto_post": true}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    assert_eq!(
+        (
+            &res.body["status"],
+            &res.body["currency"],
+            &res.body["to_currency"]
+        ),
+        (&json!("posted"), &json!("USD"), &json!("EUR"))
+    );
+    assert_eq!(res.body["exchange_rate"], "0.925");
+    let txn = app
+        .get(
+            key,
+            &format!(
+                "/organizations/{}/transactions/{}",
+                org.id,
+                res.body["id"].as_str().unwrap()
+            ),
+        )
+        .await
+        .body;
+    let entries = txn["entries"].as_array().expect("entries");
+    assert_eq!(entries.len(), 4, "{txn}");
+    let currencies: Vec<&str> = entries
+        .iter()
+        .map(|e| e["currency"].as_str().unwrap())
+        .collect();
+    assert_eq!(currencies, ["USD", "USD", "EUR", "EUR"]);
+    assert_eq!(txn["exchange_rates"], json!({"EUR": "0.925"}));
+    assert_eq!(balance(app, &org, &euro).await["debit"], "92.50");
+    assert_eq!(balance(app, &org, &cash).await["credit"], "100.00");
+    // The exchange accounts are system equity accounts, one per currency.
+    let usd_exchange = app.account_id(&org, key, "39840").await;
+    let eur_exchange = app.account_id(&org, key, "39978").await;
+    assert_eq!(balance(app, &org, &usd_exchange).await["debit"], "100.00");
+    assert_eq!(balance(app, &org, &eur_exchange).await["credit"], "92.50");
+    let res = app
+        .get(
+            key,
+            &format!("/organizations/{}/accounts/{eur_exchange}", org.id),
+        )
+        .await;
+    assert_eq!(
+        (
+            &res.body["is_system"],
+            &res.body["type"],
+            &res.body["currency"]
+        ),
+        (&json!(true), &json!("equity"), &json!("EUR")),
+        "{}",
+        res.body
+    );
+
+    // Minor units: JPY has none, KWD three. The USD exchange account is reused.
+    let res = app
+        .post_wait(
+            key,
+            &transfers(&org),
+            json!({"from_account_id": cash, "to_account_id": yen, "amount": "10.00",
+                   "to_amount": 1503, "date": "2026-04-02", "auto_post": true}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    assert_eq!(
+        (&res.body["to_amount"], &res.body["exchange_rate"]),
+        (&json!("1503"), &json!("150.3"))
+    );
+    let res = app
+        .post_wait(
+            key,
+            &transfers(&org),
+            json!({"from_account_id": yen, "to_account_id": dinar, "amount": 1000,
+                   "to_amount": "2.046", "date": "2026-04-03", "auto_post": true}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    assert_eq!(
+        (&res.body["amount"], &res.body["to_amount"]),
+        (&json!("1000"), &json!("2.046"))
+    );
+    assert_eq!(res.body["exchange_rate"], "0.002046");
+    assert_eq!(balance(app, &org, &yen).await["net"], "503");
+    assert_eq!(balance(app, &org, &dinar).await["debit"], "2.046");
+    assert_eq!(balance(app, &org, &usd_exchange).await["debit"], "110.00");
+
+    // A journal transaction may span currencies only when each balances.
+    let res = app
+        .post_wait(
+            key,
+            &format!("/organizations/{}/transactions", org.id),
+            json!({"description": "crossed", "date": "2026-04-04", "entries": [
+                {"account_id": euro, "entry_type": "debit", "amount": "10.00"},
+                {"account_id": cash, "entry_type": "credit", "amount": "10.00"},
+            ]}),
+        )
+        .await;
+    assert_code(
+        &res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "unbalanced_transaction",
+        "crossed",
+    );
+    assert_eq!(
+        res.body["error"]["details"]["currency"], "EUR",
+        "{}",
+        res.body
+    );
+    let res = app
+        .post_wait(
+            key,
+            &format!("/organizations/{}/transactions", org.id),
+            json!({"description": "euro only", "date": "2026-04-04", "auto_post": true, "entries": [
+                {"account_id": euro, "entry_type": "credit", "amount": "5.00"},
+                {"account_id": eur_exchange, "entry_type": "debit", "amount": "5.00"},
+            ]}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    assert_eq!(
+        res.body["currency"], "EUR",
+        "a one-currency journal takes its currency"
+    );
+    assert_eq!(res.body["exchange_rates"], json!({}));
+    let res = app
+        .post_wait(
+            key,
+            &format!("/organizations/{}/transactions", org.id),
+            json!({"description": "yen decimals", "date": "2026-04-04", "entries": [
+                {"account_id": yen, "entry_type": "debit", "amount": "5.5"},
+                {"account_id": dinar, "entry_type": "credit", "amount": "5.5"},
+            ]}),
+        )
+        .await;
+    assert_code(
+        &res,
+        StatusCode::BAD_REQUEST,
+        "invalid_field",
+        "yen decimals",
+    );
+    assert_eq!(res.body["error"]["details"]["field"], "entries[0].amount");
+}
+
+both!(
+    transfers_between_currencies_balance_in_each,
+    transfers_between_currencies_balance_in_each
+);
