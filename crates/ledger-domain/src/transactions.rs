@@ -200,6 +200,9 @@ pub fn check_balanced(entries: &[EntryLine], currency: &str) -> Result<i64, Doma
         })
 }
 
+/// A currency's code with its debit and credit totals.
+pub type CurrencyTotals = (String, (i64, i64));
+
 /// Debit and credit totals per currency, in the order the currencies first appear.
 ///
 /// # Errors
@@ -207,8 +210,8 @@ pub fn check_balanced(entries: &[EntryLine], currency: &str) -> Result<i64, Doma
 pub fn totals_by_currency(
     entries: &[EntryLine],
     currency: &str,
-) -> Result<Vec<(String, (i64, i64))>, DomainError> {
-    let mut totals: Vec<(String, (i64, i64))> = Vec::new();
+) -> Result<Vec<CurrencyTotals>, DomainError> {
+    let mut totals: Vec<CurrencyTotals> = Vec::new();
     for entry in entries {
         let code = entry.currency_in(currency);
         let index = match totals.iter().position(|(c, _)| c == code) {

@@ -94,6 +94,17 @@ pub enum TransactionStatus {
     Reversed,
 }
 
+impl TransactionStatus {
+    /// The domain's status.
+    pub fn domain(self) -> transactions::TransactionStatus {
+        match self {
+            Self::Pending => transactions::TransactionStatus::Pending,
+            Self::Posted => transactions::TransactionStatus::Posted,
+            Self::Reversed => transactions::TransactionStatus::Reversed,
+        }
+    }
+}
+
 impl From<transactions::TransactionStatus> for TransactionStatus {
     fn from(s: transactions::TransactionStatus) -> Self {
         match s {

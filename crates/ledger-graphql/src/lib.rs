@@ -21,6 +21,7 @@ pub mod organization;
 pub mod query;
 pub mod reports;
 pub mod scalars;
+pub mod transfers;
 
 use std::marker::PhantomData;
 

@@ -28,7 +28,19 @@ use crate::nodes::{
     AccountNode, AccountStatus, AccountType, ContactNode, ContactType, EntryType, TransactionNode,
 };
 use crate::scalars::{DateTime, Decimal, Json};
+use crate::transfers::TransferNode;
 use ledger_domain::documents::DocumentKind;
+use ledger_domain::services::{Access, TransferInput};
+
+/// The transfer just written, read back.
+async fn transfer_node<St: Store>(
+    context: &Ctx<St>,
+    access: &Access,
+    id: &str,
+) -> GqlResult<Option<TransferNode>> {
+    let transaction = context.ledger.get_transfer(access, id).await.gql()?;
+    Ok(TransferNode::of(transaction))
+}
 
 /// One line of a new transaction.
 #[derive(Debug, GraphQLInputObject)]
@@ -123,7 +135,8 @@ impl<St: Store> Mutation<St> {
     }
 
     /// Creates a transaction (2 credits), posted at once with `autoPost: true`. The
-    /// debits must equal the credits.
+    /// debits must equal the credits. `dryRun: true` validates it and answers the
+    /// would-be transaction, writing nothing and charging nothing.
     #[expect(
         clippy::too_many_arguments,
         reason = "one argument per GraphQL argument"
@@ -139,6 +152,7 @@ impl<St: Store> Mutation<St> {
         contact_id: Option<ID>,
         category_id: Option<ID>,
         metadata: Option<Json>,
+        dry_run: Option<bool>,
     ) -> GqlResult<Option<TransactionNode>> {
         let access = context.own(Scope::Write, "transactions").await?;
         let mut lines = Vec::with_capacity(entries.len());
@@ -171,12 +185,115 @@ impl<St: Store> Mutation<St> {
             contact_id: contact_id.map(|id| id.to_string()),
             category_id: category_id.map(|id| id.to_string()),
         };
+        if dry_run.unwrap_or(false) {
+            // Validated and priced like a create; nothing is written or charged, and the
+            // id is the one it would have had.
+            let preview = context
+                .ledger
+                .preview_transaction(&access, input)
+                .await
+                .gql()?;
+            return Ok(Some(TransactionNode(preview)));
+        }
         let view = context
             .submit(&access, Write::CreateTransaction(input))
             .await?;
         let id = id_of(&view)?;
         let transaction = context.ledger.get_transaction(&access, &id).await.gql()?;
         Ok(Some(TransactionNode(transaction)))
+    }
+
+    /// Posts a pending transaction (1 credit).
+    async fn post_transaction(context: &Ctx<St>, id: ID) -> GqlResult<Option<TransactionNode>> {
+        let access = context.own(Scope::Write, "transactions").await?;
+        let write = Write::PostTransaction { id: id.to_string() };
+        let view = context.submit(&access, write).await?;
+        let transaction = context
+            .ledger
+            .get_transaction(&access, &id_of(&view)?)
+            .await
+            .gql()?;
+        Ok(Some(TransactionNode(transaction)))
+    }
+
+    /// Reverses a posted transaction with a posted mirror (1 credit); `reason` is
+    /// required.
+    async fn reverse_transaction(
+        context: &Ctx<St>,
+        id: ID,
+        reason: String,
+    ) -> GqlResult<Option<TransactionNode>> {
+        let access = context.own(Scope::Write, "transactions").await?;
+        let write = Write::ReverseTransaction {
+            id: id.to_string(),
+            reason: Some(reason),
+        };
+        let view = context.submit(&access, write).await?;
+        let transaction = context
+            .ledger
+            .get_transaction(&access, &id_of(&view)?)
+            .await
+            .gql()?;
+        Ok(Some(TransactionNode(transaction)))
+    }
+
+    /// Creates a transfer between two accounts (1 credit), pending unless `autoPost`.
+    /// Between currencies `toAmount` is what the destination receives.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one argument per GraphQL argument"
+    )]
+    async fn create_transfer(
+        context: &Ctx<St>,
+        from_account_id: ID,
+        to_account_id: ID,
+        amount: Decimal,
+        to_amount: Option<Decimal>,
+        date: Option<DateTime>,
+        description: Option<String>,
+        reference: Option<String>,
+        auto_post: Option<bool>,
+        metadata: Option<Json>,
+    ) -> GqlResult<Option<TransferNode>> {
+        let access = context.own(Scope::Write, "transfers").await?;
+        let input = TransferInput {
+            from_account_id: from_account_id.to_string(),
+            to_account_id: to_account_id.to_string(),
+            amount: amount.0,
+            to_amount: to_amount.map(|a| a.0),
+            date: date.map(|d| d.0.at),
+            description,
+            reference,
+            metadata: metadata.map(|m| m.0),
+            auto_post: auto_post.unwrap_or(false),
+        };
+        let view = context
+            .submit(&access, Write::CreateTransfer(input))
+            .await?;
+        transfer_node(context, &access, &id_of(&view)?).await
+    }
+
+    /// Posts a pending transfer (1 credit).
+    async fn post_transfer(context: &Ctx<St>, id: ID) -> GqlResult<Option<TransferNode>> {
+        let access = context.own(Scope::Write, "transfers").await?;
+        let write = Write::PostTransfer { id: id.to_string() };
+        let view = context.submit(&access, write).await?;
+        transfer_node(context, &access, &id_of(&view)?).await
+    }
+
+    /// Reverses a posted transfer (1 credit); `reason` is required.
+    async fn reverse_transfer(
+        context: &Ctx<St>,
+        id: ID,
+        reason: String,
+    ) -> GqlResult<Option<TransferNode>> {
+        let access = context.own(Scope::Write, "transfers").await?;
+        let write = Write::ReverseTransfer {
+            id: id.to_string(),
+            reason: Some(reason),
+        };
+        let view = context.submit(&access, write).await?;
+        transfer_node(context, &access, &id_of(&view)?).await
     }
 
     /// Creates a contact (1 credit).

@@ -358,8 +358,21 @@ impl TransactionNode {
                 id: ID::new(&e.id),
                 account_id: ID::new(&e.line.account_id),
                 entry_type: e.line.entry_type.into(),
-                amount: decimal(e.line.amount, &self.0.currency),
+                amount: decimal(e.line.amount, e.line.currency_in(&self.0.currency)),
+                currency: e.line.currency_in(&self.0.currency).to_owned(),
                 description: e.line.description.clone(),
+            })
+            .collect()
+    }
+    /// For a transaction across currencies, each other currency's debit total per unit
+    /// of the transaction's currency: the rates it used. Empty in one currency.
+    fn exchange_rates(&self) -> Vec<ImpliedRateNode> {
+        let lines: Vec<_> = self.0.entries.iter().map(|e| e.line.clone()).collect();
+        ledger_domain::transactions::implied_rates(&lines, &self.0.currency)
+            .into_iter()
+            .map(|(currency, rate)| ImpliedRateNode {
+                currency,
+                rate: Decimal(rate),
             })
             .collect()
     }
@@ -384,8 +397,21 @@ pub struct LedgerEntryNode {
     id: ID,
     account_id: ID,
     entry_type: EntryType,
+    /// In the line's currency (its account's).
     amount: Decimal,
+    /// ISO 4217 code of the line's currency.
+    currency: String,
     description: Option<String>,
+}
+
+/// A rate a cross-currency transaction used.
+#[derive(juniper::GraphQLObject)]
+#[graphql(name = "ImpliedRateNode")]
+pub struct ImpliedRateNode {
+    /// The other currency.
+    currency: String,
+    /// Its units per unit of the transaction's currency.
+    rate: Decimal,
 }
 
 /// A customer, vendor, employee or other party (spec 2.5).

@@ -14,8 +14,12 @@ use ledger_domain::ports::Store;
 use crate::context::Ctx;
 use crate::documents::{BillNode, InvoiceNode};
 use crate::errors::{GqlResult, IntoGql};
-use crate::nodes::{AccountNode, ContactNode, CurrencyNode, OrganizationNode, TransactionNode};
+use crate::nodes::{
+    AccountNode, ContactNode, CurrencyNode, OrganizationNode, TransactionNode, TransactionStatus,
+};
+use crate::transfers::TransferNode;
 use ledger_domain::documents::DocumentKind;
+use ledger_domain::ports::PageRequest;
 
 /// Resource not found in the tenant reads as `null` (not an error).
 fn absent<T>(result: Result<T, DomainError>) -> GqlResult<Option<T>> {
@@ -81,6 +85,33 @@ impl<St: Store> Query<St> {
         Ok(crate::documents::find(context, DocumentKind::Bill, &id)
             .await?
             .map(BillNode))
+    }
+
+    /// A transfer of the key's organization; `null` when there is none with this id.
+    async fn transfer(context: &Ctx<St>, id: ID) -> GqlResult<Option<TransferNode>> {
+        let access = context.own(Scope::Read, "transfers").await?;
+        Ok(absent(context.ledger.get_transfer(&access, &id).await)?.and_then(TransferNode::of))
+    }
+
+    /// The transfers of the key's organization, newest first, in `status` when given.
+    async fn transfers(
+        context: &Ctx<St>,
+        status: Option<TransactionStatus>,
+        limit: Option<i32>,
+        offset: Option<i32>,
+    ) -> GqlResult<Vec<TransferNode>> {
+        let access = context.own(Scope::Read, "transfers").await?;
+        let page = PageRequest::bounded(limit.map(i64::from), offset.map(i64::from), 20).gql()?;
+        let found = context
+            .ledger
+            .list_transfers(&access, status.map(TransactionStatus::domain), page)
+            .await
+            .gql()?;
+        Ok(found
+            .items
+            .into_iter()
+            .filter_map(TransferNode::of)
+            .collect())
     }
 
     /// Every ISO 4217 currency with a minor unit, by code.

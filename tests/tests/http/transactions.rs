@@ -254,7 +254,7 @@ async fn unbalanced_and_invalid_entries_change_nothing(app: &TestApp) {
     assert_eq!(res.body["error"]["type"], "business_rule_error");
     assert_eq!(
         res.body["error"]["details"],
-        json!({"total_debits": "100.00", "total_credits": "90.00", "difference": "10.00"})
+        json!({"currency": "USD", "total_debits": "100.00", "total_credits": "90.00", "difference": "10.00"})
     );
     let message = res.body["error"]["message"].as_str().expect("message");
     assert!(

@@ -453,3 +453,222 @@ both!(
     transfers_between_currencies_balance_in_each,
     transfers_between_currencies_balance_in_each
 );
+
+async fn transfers_and_dry_runs_on_graphql_and_mcp(app: &TestApp) {
+    use crate::pipeline::{graphql_data, graphql_reason, mcp_code, mcp_tool};
+    let org = app.signup("Transfer Agents").await;
+    let key = &org.test_key;
+    let cash = app.account_id(&org, key, "1000").await;
+    let euro = account(app, &org, "1020", "EUR").await;
+
+    // GraphQL: create pending, post, read, reverse.
+    let data = graphql_data(
+        app,
+        key,
+        "mutation($from: ID!, $to: ID!) { createTransfer(fromAccountId: $from, toAccountId: $to, amount: \"40.00\", toAmount: \"37.00\", date: \"2026-05-01\") { id status amount toAmount exchangeRate currency { code } toCurrency { code } transaction { exchangeRates { currency rate } entries { currency amount } } } }",
+        json!({"from": cash, "to": euro}),
+    )
+    .await;
+    let created = &data["createTransfer"];
+    assert_eq!(created["status"], "PENDING", "{data}");
+    assert_eq!(
+        (
+            &created["amount"],
+            &created["toAmount"],
+            &created["exchangeRate"]
+        ),
+        (&json!("40.00"), &json!("37.00"), &json!("0.925"))
+    );
+    assert_eq!(created["toCurrency"]["code"], "EUR");
+    assert_eq!(
+        created["transaction"]["exchangeRates"],
+        json!([{"currency": "EUR", "rate": "0.925"}])
+    );
+    assert_eq!(
+        created["transaction"]["entries"][3],
+        json!({"currency": "EUR", "amount": "37.00"})
+    );
+    let id = created["id"].as_str().expect("id").to_owned();
+    let data = graphql_data(
+        app,
+        key,
+        "mutation($id: ID!) { postTransfer(id: $id) { status } }",
+        json!({"id": id}),
+    )
+    .await;
+    assert_eq!(data["postTransfer"]["status"], "POSTED");
+    let data = graphql_data(
+        app,
+        key,
+        "query($id: ID!) { transfer(id: $id) { id fromAccountId } transfers(status: POSTED) { id } }",
+        json!({"id": id}),
+    )
+    .await;
+    assert_eq!(data["transfer"]["fromAccountId"], json!(cash));
+    assert_eq!(data["transfers"], json!([{"id": id}]));
+    let reason = graphql_reason(
+        app,
+        key,
+        "mutation($from: ID!, $to: ID!) { createTransfer(fromAccountId: $from, toAccountId: $to, amount: \"1.00\") { id } }",
+        json!({"from": cash, "to": euro}),
+    )
+    .await;
+    assert_eq!(reason, "invalid_field");
+    let data = graphql_data(
+        app,
+        key,
+        "mutation($id: ID!) { reverseTransfer(id: $id, reason: \"duplicate\") { status reversedBy } }",
+        json!({"id": id}),
+    )
+    .await;
+    assert_eq!(data["reverseTransfer"]["status"], "REVERSED");
+
+    // MCP: the five transfer tools.
+    let created = mcp_tool(
+        app,
+        key,
+        "create_transfer",
+        json!({"fromAccountId": cash, "toAccountId": euro, "amount": "10.00", "toAmount": "9.20", "autoPost": true}),
+    )
+    .await;
+    assert_eq!(mcp_code(&created), "", "{created}");
+    let transfer = &created["structuredContent"];
+    assert_eq!(
+        (
+            &transfer["object"],
+            &transfer["status"],
+            &transfer["exchange_rate"]
+        ),
+        (&json!("transfer"), &json!("posted"), &json!("0.92")),
+        "{created}"
+    );
+    let mcp_id = transfer["id"].as_str().expect("id").to_owned();
+    let got = mcp_tool(app, key, "get_transfer", json!({"transferId": mcp_id})).await;
+    assert_eq!(got["structuredContent"]["to_amount"], "9.20", "{got}");
+    let listed = mcp_tool(app, key, "list_transfers", json!({"status": "posted"})).await;
+    assert_eq!(listed["structuredContent"]["total_count"], 1, "{listed}");
+    let posted_again = mcp_tool(app, key, "post_transfer", json!({"transferId": mcp_id})).await;
+    assert_eq!(
+        mcp_code(&posted_again),
+        "transaction_not_pending",
+        "{posted_again}"
+    );
+    let reversed = mcp_tool(
+        app,
+        key,
+        "reverse_transfer",
+        json!({"transferId": mcp_id, "reason": "test"}),
+    )
+    .await;
+    assert_eq!(
+        reversed["structuredContent"]["status"], "reversed",
+        "{reversed}"
+    );
+
+    // dry_run: validated like a create, answered, never written nor charged.
+    let billing = format!("/organizations/{}/billing", org.id);
+    let used_before = app.get(key, &billing).await.body;
+    let before = app
+        .get(key, &format!("/organizations/{}/transactions", org.id))
+        .await
+        .body["total_count"]
+        .clone();
+    let body = json!({"description": "what if", "date": "2026-05-02", "auto_post": true, "entries": [
+        {"account_id": cash, "entry_type": "debit", "amount": "3.00"},
+        {"account_id": euro, "entry_type": "credit", "amount": "3.00"},
+    ]});
+    let res = app
+        .post(
+            key,
+            &format!("/organizations/{}/transactions?dry_run=true", org.id),
+            body.clone(),
+        )
+        .await;
+    assert_code(
+        &res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "unbalanced_transaction",
+        "dry crossed",
+    );
+    let cash_only = app.account_id(&org, key, "4000").await;
+    let good = json!({"description": "what if", "date": "2026-05-02", "auto_post": true, "dry_run": true, "entries": [
+        {"account_id": cash, "entry_type": "debit", "amount": "3.00"},
+        {"account_id": cash_only, "entry_type": "credit", "amount": "3.00"},
+    ]});
+    let res = app
+        .post(
+            key,
+            &format!("/organizations/{}/transactions", org.id),
+            good,
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert_eq!(
+        (
+            &res.body["dry_run"],
+            &res.body["status"],
+            &res.body["amount"]
+        ),
+        (&json!(true), &json!("posted"), &json!("3.00"))
+    );
+    let dry_id = res.body["id"].as_str().expect("id").to_owned();
+    let res = app
+        .get(
+            key,
+            &format!("/organizations/{}/transactions/{dry_id}", org.id),
+        )
+        .await;
+    assert_eq!(
+        res.status,
+        StatusCode::NOT_FOUND,
+        "a dry run stores nothing"
+    );
+    let res = app
+        .post(
+            key,
+            &format!("/organizations/{}/transactions?dry_run=maybe", org.id),
+            body,
+        )
+        .await;
+    assert_code(
+        &res,
+        StatusCode::BAD_REQUEST,
+        "invalid_field",
+        "dry_run flag",
+    );
+    let data = graphql_data(
+        app,
+        key,
+        "mutation($a: ID!, $b: ID!) { createTransaction(description: \"g\", date: \"2026-05-02\", dryRun: true, entries: [{accountId: $a, entryType: DEBIT, amount: \"1.00\"}, {accountId: $b, entryType: CREDIT, amount: \"1.00\"}]) { id status } }",
+        json!({"a": cash, "b": cash_only}),
+    )
+    .await;
+    assert_eq!(data["createTransaction"]["status"], "PENDING", "{data}");
+    let dry = mcp_tool(
+        app,
+        key,
+        "create_transaction",
+        json!({"description": "m", "date": "2026-05-02", "dryRun": true, "entries": [
+            {"accountId": cash, "entryType": "debit", "amount": "2.00"},
+            {"accountId": cash_only, "entryType": "credit", "amount": "2.00"},
+        ]}),
+    )
+    .await;
+    assert_eq!(dry["structuredContent"]["dry_run"], true, "{dry}");
+    let after = app
+        .get(key, &format!("/organizations/{}/transactions", org.id))
+        .await
+        .body["total_count"]
+        .clone();
+    assert_eq!(before, after, "dry runs wrote nothing");
+    let used_after = app.get(key, &billing).await.body;
+    assert_eq!(
+        used_before["test_credits_used"], used_after["test_credits_used"],
+        "dry runs cost nothing: {used_before} {used_after}"
+    );
+}
+
+both!(
+    transfers_and_dry_runs_on_graphql_and_mcp,
+    transfers_and_dry_runs_on_graphql_and_mcp
+);

@@ -393,6 +393,31 @@ impl<S: Store> Ledger<S> {
         self.store.record_applied(write).await
     }
 
+    /// Validates a new transaction and answers what creating it would write, writing
+    /// nothing and charging nothing (`dry_run`): the same checks as a create, the id it
+    /// would have (never stored), its entries and status.
+    ///
+    /// # Errors
+    /// As [`Ledger::create_transaction`], except `insufficient_credits`.
+    pub async fn preview_transaction(
+        &self,
+        access: &Access,
+        input: NewTransactionInput,
+    ) -> DomainResult<Transaction> {
+        let (command, draft, auto_post) = self.create_command(access, input, None).await?;
+        let job = self.new_job(access, command, self.now());
+        let transaction_id = job.command.resource().1.to_owned();
+        match self
+            .create_decision(&job, &transaction_id, &draft, auto_post)?
+            .effect
+        {
+            crate::ports::Effect::InsertTransaction(transaction) => Ok(transaction),
+            _ => Err(DomainError::Internal(
+                "a create decided something else than an insert".into(),
+            )),
+        }
+    }
+
     /// Reads a transaction of the tenant.
     ///
     /// # Errors

@@ -180,6 +180,11 @@ pub(super) const TOOLS: &[Tool] = &[
                 Ty::Str,
                 "Category to tag the transaction with.",
             ),
+            opt_body(
+                "dryRun",
+                Ty::Bool,
+                "Only validate: answer the would-be transaction, writing and charging nothing.",
+            ),
         ],
     )),
     tool(

@@ -12,6 +12,7 @@ mod documents;
 mod organization;
 mod requests;
 mod rows;
+mod transfers;
 
 use actix_web::http::Method;
 
@@ -110,7 +111,12 @@ pub struct Tool {
 }
 
 /// The tool groups in listing order.
-const GROUPS: [&[Tool]; 3] = [accounting::TOOLS, documents::TOOLS, organization::TOOLS];
+const GROUPS: [&[Tool]; 4] = [
+    accounting::TOOLS,
+    documents::TOOLS,
+    organization::TOOLS,
+    transfers::TOOLS,
+];
 
 /// How many tools the groups hold together.
 const TOOL_COUNT: usize = {

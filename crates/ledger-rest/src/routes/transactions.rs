@@ -71,6 +71,9 @@ struct CreateBody {
     auto_post: bool,
     contact_id: Option<String>,
     category_id: Option<String>,
+    /// Validate and answer the would-be transaction, writing and charging nothing.
+    #[serde(default)]
+    dry_run: bool,
 }
 
 async fn create<S: Store>(
@@ -89,6 +92,7 @@ async fn create<S: Store>(
     .await?;
     let body = read_body(payload).await?;
     let input: CreateBody = parse_json(&req, &body)?;
+    let dry_run = input.dry_run || query_flag(&req, "dry_run")?;
     let input = NewTransactionInput {
         description: input.description.ok_or_else(|| {
             validation(
@@ -117,8 +121,27 @@ async fn create<S: Store>(
         contact_id: input.contact_id,
         category_id: input.category_id,
     };
+    if dry_run {
+        let txn = state.ledger.preview_transaction(&access, input).await?;
+        let mut view = views::transaction(&txn);
+        view["dry_run"] = json!(true);
+        return Ok(HttpResponse::Ok().json(view));
+    }
     let write = Write::CreateTransaction(input);
     submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+}
+
+/// A boolean query flag: `true` or `false`, absent = false.
+fn query_flag(req: &HttpRequest, name: &str) -> Result<bool, ApiError> {
+    match query_param(req, name).as_deref() {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(_) => Err(validation(
+            ErrorCode::InvalidField,
+            Some(name.into()),
+            format!("{name} must be true or false"),
+        )),
+    }
 }
 
 async fn get<S: Store>(
