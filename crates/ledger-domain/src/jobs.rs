@@ -95,6 +95,14 @@ pub struct PaymentDraft {
     pub account_id: String,
 }
 
+/// One transaction of a batch: its id, its validated content, whether it posts at once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BatchItem {
+    pub transaction_id: String,
+    pub draft: TransactionDraft,
+    pub auto_post: bool,
+}
+
 /// What a job does. Serialised as the job's payload.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "command", rename_all = "snake_case")]
@@ -126,6 +134,11 @@ pub enum JobCommand {
     },
     DeleteTransaction {
         transaction_id: String,
+    },
+    /// Creates every transaction of a batch, all or none.
+    CreateTransactionBatch {
+        batch_id: String,
+        items: Vec<BatchItem>,
     },
     DeleteAccount {
         account_id: String,
@@ -186,6 +199,7 @@ impl JobCommand {
             | Self::PostTransaction { transaction_id }
             | Self::ReverseTransaction { transaction_id, .. }
             | Self::DeleteTransaction { transaction_id } => ("transaction", transaction_id),
+            Self::CreateTransactionBatch { batch_id, .. } => ("transaction_batch", batch_id),
             Self::DeleteAccount { account_id } => ("account", account_id),
             Self::CreateContact { contact_id, .. }
             | Self::UpdateContact { contact_id, .. }
@@ -215,6 +229,7 @@ impl JobCommand {
             Self::PostTransaction { .. } => "transaction.post",
             Self::ReverseTransaction { .. } => "transaction.reverse",
             Self::DeleteTransaction { .. } => "transaction.delete",
+            Self::CreateTransactionBatch { .. } => "transaction.batch",
             Self::DeleteAccount { .. } => "account.delete",
             Self::CreateContact { .. } => "contact.create",
             Self::UpdateContact { .. } => "contact.update",

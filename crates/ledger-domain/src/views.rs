@@ -140,6 +140,16 @@ pub fn journal(t: &Transaction) -> Value {
     crate::transfers::view(t).unwrap_or_else(|| transaction(t))
 }
 
+/// A batch of transactions written together: its id and each transaction, in order.
+pub fn batch(id: &str, transactions: Vec<Value>) -> Value {
+    json!({
+        "id": id,
+        "object": "transaction_batch",
+        "count": transactions.len(),
+        "transactions": transactions,
+    })
+}
+
 /// The complete contact object (spec 2.5).
 pub fn contact(c: &Contact) -> Value {
     let f = &c.fields;

@@ -55,6 +55,43 @@ pub struct LedgerEntryInput {
     pub reference: Option<String>,
 }
 
+/// One transaction of a batch (`createTransactions`).
+#[derive(Debug, GraphQLInputObject)]
+pub struct TransactionInput {
+    pub description: String,
+    pub date: DateTime,
+    pub entries: Vec<LedgerEntryInput>,
+    pub currency: Option<String>,
+    pub reference: Option<String>,
+    pub auto_post: Option<bool>,
+    pub contact_id: Option<ID>,
+    pub category_id: Option<ID>,
+}
+
+/// The domain lines of GraphQL entries (`prefix` names a batch item in errors).
+fn entry_inputs(entries: Vec<LedgerEntryInput>, prefix: &str) -> GqlResult<Vec<EntryInput>> {
+    let mut lines = Vec::with_capacity(entries.len());
+    for (i, e) in entries.into_iter().enumerate() {
+        if e.reference.as_deref().is_some_and(|r| !r.trim().is_empty()) {
+            return Err(field_error(DomainError::invalid_field(
+                format!("{prefix}entries[{i}].reference"),
+                "entry references are not supported yet; use the transaction's reference",
+            )));
+        }
+        lines.push(EntryInput {
+            account_id: e.account_id.to_string(),
+            entry_type: match e.entry_type {
+                EntryType::Debit => "debit",
+                EntryType::Credit => "credit",
+            }
+            .to_owned(),
+            amount: e.amount.0,
+            description: e.description,
+        });
+    }
+    Ok(lines)
+}
+
 /// The mutation root.
 pub struct Mutation<St>(pub(crate) PhantomData<fn() -> St>);
 
@@ -155,25 +192,7 @@ impl<St: Store> Mutation<St> {
         dry_run: Option<bool>,
     ) -> GqlResult<Option<TransactionNode>> {
         let access = context.own(Scope::Write, "transactions").await?;
-        let mut lines = Vec::with_capacity(entries.len());
-        for (i, e) in entries.into_iter().enumerate() {
-            if e.reference.as_deref().is_some_and(|r| !r.trim().is_empty()) {
-                return Err(field_error(DomainError::invalid_field(
-                    format!("entries[{i}].reference"),
-                    "entry references are not supported yet; use the transaction's reference",
-                )));
-            }
-            lines.push(EntryInput {
-                account_id: e.account_id.to_string(),
-                entry_type: match e.entry_type {
-                    EntryType::Debit => "debit",
-                    EntryType::Credit => "credit",
-                }
-                .to_owned(),
-                amount: e.amount.0,
-                description: e.description,
-            });
-        }
+        let lines = entry_inputs(entries, "")?;
         let input = NewTransactionInput {
             description,
             date: Some(date.0.at),
@@ -201,6 +220,46 @@ impl<St: Store> Mutation<St> {
         let id = id_of(&view)?;
         let transaction = context.ledger.get_transaction(&access, &id).await.gql()?;
         Ok(Some(TransactionNode(transaction)))
+    }
+
+    /// Creates up to 1 000 transactions at once, all or none (2 credits each): a refused
+    /// one refuses the batch, its index in the error's `index` and `field`.
+    async fn create_transactions(
+        context: &Ctx<St>,
+        transactions: Vec<TransactionInput>,
+    ) -> GqlResult<Option<Vec<TransactionNode>>> {
+        let access = context.own(Scope::Write, "transactions").await?;
+        let mut inputs = Vec::with_capacity(transactions.len());
+        for (i, t) in transactions.into_iter().enumerate() {
+            inputs.push(NewTransactionInput {
+                description: t.description,
+                date: Some(t.date.0.at),
+                currency: t.currency,
+                reference: t.reference,
+                entries: entry_inputs(t.entries, &format!("transactions[{i}]."))?,
+                metadata: None,
+                auto_post: t.auto_post.unwrap_or(false),
+                contact_id: t.contact_id.map(|id| id.to_string()),
+                category_id: t.category_id.map(|id| id.to_string()),
+            });
+        }
+        let view = context
+            .submit(&access, Write::CreateTransactionBatch(inputs))
+            .await?;
+        let ids: Vec<String> = view["transactions"]
+            .as_array()
+            .map(|all| {
+                all.iter()
+                    .filter_map(|t| t["id"].as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut nodes = Vec::with_capacity(ids.len());
+        for id in ids {
+            let transaction = context.ledger.get_transaction(&access, &id).await.gql()?;
+            nodes.push(TransactionNode(transaction));
+        }
+        Ok(Some(nodes))
     }
 
     /// Posts a pending transaction (1 credit).

@@ -3,6 +3,7 @@
 mod accounts;
 mod auth;
 mod balances;
+mod batch;
 mod categories;
 mod concurrency;
 mod contacts;

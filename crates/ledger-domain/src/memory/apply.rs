@@ -50,17 +50,20 @@ fn category_ids(d: &Document) -> Vec<String> {
     ids
 }
 
-/// The new transaction an effect inserts, if any (a document transition's posting wins
-/// over its reversal's mirror, as in the SQL adapter).
-fn inserted(effect: &Effect) -> Option<&Transaction> {
+/// The new transactions an effect inserts (a document transition's posting wins over its
+/// reversal's mirror, as in the SQL adapter).
+fn inserted(effect: &Effect) -> Vec<&Transaction> {
     match effect {
-        Effect::InsertTransaction(t) => Some(t),
-        Effect::ReverseTransaction { mirror, .. } => Some(mirror),
+        Effect::InsertTransaction(t) => vec![t],
+        Effect::InsertTransactions(batch) => batch.iter().collect(),
+        Effect::ReverseTransaction { mirror, .. } => vec![mirror],
         Effect::Document(DocumentEffect::Transition(t)) => t
             .posting
             .as_ref()
-            .or(t.reversal.as_ref().map(|r| &r.mirror)),
-        _ => None,
+            .or(t.reversal.as_ref().map(|r| &r.mirror))
+            .into_iter()
+            .collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -184,6 +187,12 @@ impl State {
             Effect::InsertTransaction(t) | Effect::ReplaceTransaction(t) => {
                 (account_ids(t), false, false)
             }
+            Effect::InsertTransactions(batch) => {
+                let mut ids: Vec<String> = batch.iter().flat_map(account_ids).collect();
+                ids.sort();
+                ids.dedup();
+                (ids, false, false)
+            }
             Effect::ReverseTransaction { mirror, .. } => (account_ids(mirror), true, false),
             Effect::PostTransaction { transaction_id, .. } => {
                 let ids = self
@@ -225,6 +234,11 @@ impl State {
             Effect::InsertTransaction(t) | Effect::ReplaceTransaction(t) => {
                 self.check_parties(tenant, t)?;
             }
+            Effect::InsertTransactions(batch) => {
+                for t in batch {
+                    self.check_parties(tenant, t)?;
+                }
+            }
             Effect::Document(DocumentEffect::Transition(t)) => {
                 if let Some(posting) = &t.posting {
                     self.check_parties(tenant, posting)?;
@@ -237,7 +251,7 @@ impl State {
                 .map(|i| self.transactions[i].value.status)
         };
         match effect {
-            Effect::InsertTransaction(_) => {}
+            Effect::InsertTransaction(_) | Effect::InsertTransactions(_) => {}
             Effect::ReplaceTransaction(t) => {
                 if status_of(&t.id) != Some(TransactionStatus::Pending) {
                     return Err(not_pending(&t.id));
@@ -292,13 +306,13 @@ impl State {
             }
             Effect::Document(doc) => self.check_document(tenant, doc)?,
         }
-        if let Some(new) = inserted(effect)
-            && self.transaction_exists(&new.organization_id, &new.id)
-        {
-            return Err(DomainError::Internal(format!(
-                "transaction {} exists already",
-                new.id
-            )));
+        for new in inserted(effect) {
+            if self.transaction_exists(&new.organization_id, &new.id) {
+                return Err(DomainError::Internal(format!(
+                    "transaction {} exists already",
+                    new.id
+                )));
+            }
         }
         Ok(())
     }
@@ -383,9 +397,9 @@ impl State {
 
     /// Writes a checked effect.
     fn write_effect(&mut self, tenant: &Tenant, effect: Effect, now: OffsetDateTime) {
-        let new = inserted(&effect).cloned();
+        let new: Vec<Transaction> = inserted(&effect).into_iter().cloned().collect();
         match effect {
-            Effect::InsertTransaction(_) => {}
+            Effect::InsertTransaction(_) | Effect::InsertTransactions(_) => {}
             Effect::ReplaceTransaction(t) => {
                 if let Some(i) = self.live_transaction(tenant, &t.id) {
                     let stored = &mut self.transactions[i].value;
@@ -460,7 +474,7 @@ impl State {
             }
             Effect::Document(doc) => self.write_document(tenant, doc, now),
         }
-        if let Some(new) = new {
+        for new in new {
             self.transactions.push(Row::new(new));
         }
     }

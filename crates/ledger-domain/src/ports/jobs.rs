@@ -29,6 +29,8 @@ pub struct AppliedWrite {
 pub enum Effect {
     /// Insert a new transaction (pending or posted) with its entries.
     InsertTransaction(Transaction),
+    /// Insert several new transactions with their entries, all or none (a batch).
+    InsertTransactions(Vec<Transaction>),
     /// Replace description, date, metadata and entries. Precondition: still `pending`.
     ReplaceTransaction(Transaction),
     /// Set `posted` and `posted_at`. Precondition: still `pending`.

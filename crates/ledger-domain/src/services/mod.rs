@@ -7,6 +7,7 @@
 mod access;
 mod account_cache;
 mod accounts;
+mod batch;
 mod categories;
 mod contacts;
 mod deletions;
@@ -33,6 +34,7 @@ use time::OffsetDateTime;
 
 pub use access::{Access, Principal};
 pub use accounts::{AccountChanges, BalanceView, HistoryView, NewAccountInput};
+pub use batch::{MAX_BATCH, MAX_BATCH_ENTRIES};
 pub use categories::{CategoryChanges, CategoryView, NewCategoryInput};
 pub use contacts::NewContactInput;
 pub use documents::{

@@ -73,6 +73,8 @@ pub enum Operation {
     TransferCreate,
     TransferPost,
     TransferReverse,
+    /// A batch of this many transaction creates, priced as that many creates.
+    TransactionBatch(usize),
 }
 
 /// Credits of one write, and of the reads that cost anything.
@@ -88,6 +90,9 @@ pub fn price(operation: Operation, channel: Channel) -> i64 {
         (Channel::GraphQl, Operation::DocumentCreate(_)) => 5,
         (Channel::GraphQl, Operation::Report) => 5,
         (Channel::Rest, Operation::Report) => 0,
+        (_, Operation::TransactionBatch(n)) => {
+            price(Operation::TransactionCreate, channel).saturating_mul(n as i64)
+        }
         _ => WRITE_CREDITS,
     }
 }
@@ -201,6 +206,8 @@ pub enum Write {
         id: String,
     },
     CreateTransfer(TransferInput),
+    /// Several transaction creates, all or none.
+    CreateTransactionBatch(Vec<NewTransactionInput>),
     PostTransfer {
         id: String,
     },
@@ -238,6 +245,7 @@ impl Write {
             Self::RecordPayment { kind, .. } => Operation::DocumentPayment(*kind),
             Self::VoidDocument { kind, .. } => Operation::DocumentVoid(*kind),
             Self::CreateTransfer(_) => Operation::TransferCreate,
+            Self::CreateTransactionBatch(items) => Operation::TransactionBatch(items.len()),
             Self::PostTransfer { .. } => Operation::TransferPost,
             Self::ReverseTransfer { .. } => Operation::TransferReverse,
         }
@@ -384,6 +392,10 @@ impl<S: Store> Ledger<S> {
             Write::CreateTransfer(input) => {
                 let now = self.config.run_inline && !wait.is_zero();
                 self.create_transfer(access, input, options, now).await?
+            }
+            Write::CreateTransactionBatch(inputs) => {
+                self.create_transaction_batch(access, inputs, options)
+                    .await?
             }
             Write::PostTransfer { id } => {
                 let transfer = self.get_transfer(access, &id).await?;
@@ -590,6 +602,8 @@ mod tests {
         assert_eq!(price(Operation::Report, Channel::Rest), 0);
         assert_eq!(price(Operation::Report, Channel::GraphQl), 5);
         assert_eq!(price(Operation::ContactDelete, Channel::GraphQl), 1);
+        assert_eq!(price(Operation::TransactionBatch(3), Channel::Rest), 3);
+        assert_eq!(price(Operation::TransactionBatch(3), Channel::GraphQl), 6);
     }
 
     #[test]

@@ -163,6 +163,38 @@ impl<S: Store> Ledger<S> {
                 }
                 self.create_decision(job, transaction_id, draft, *auto_post)
             }
+            JobCommand::CreateTransactionBatch { batch_id, items } => {
+                let dates: Vec<Dated> = items
+                    .iter()
+                    .filter(|item| item.auto_post)
+                    .map(|item| Dated::at("a transaction of the batch", item.draft.date))
+                    .collect();
+                self.check_period_open(&tenant, &dates).await?;
+                let mut transactions = Vec::with_capacity(items.len());
+                let mut events = Vec::with_capacity(items.len());
+                let mut results = Vec::with_capacity(items.len());
+                for item in items {
+                    let decision = self.create_decision(
+                        job,
+                        &item.transaction_id,
+                        &item.draft,
+                        item.auto_post,
+                    )?;
+                    let Effect::InsertTransaction(txn) = decision.effect else {
+                        return Err(DomainError::Internal(
+                            "a create decided something else than an insert".into(),
+                        ));
+                    };
+                    transactions.push(txn);
+                    events.extend(decision.events);
+                    results.push(decision.result);
+                }
+                Ok(Decision {
+                    effect: Effect::InsertTransactions(transactions),
+                    events,
+                    result: views::batch(batch_id, results),
+                })
+            }
             JobCommand::UpdateTransaction {
                 transaction_id,
                 description,

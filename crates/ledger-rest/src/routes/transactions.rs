@@ -22,6 +22,11 @@ pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
             .route(web::get().to(list::<S>))
             .route(web::post().to(create::<S>)),
     )
+    // Before `{id}`: a resource matched by path answers 405 to other methods.
+    .route(
+        "/organizations/{org}/transactions/batch",
+        web::post().to(create_batch::<S>),
+    )
     .service(
         web::resource("/organizations/{org}/transactions/{id}")
             .route(web::get().to(get::<S>))
@@ -93,34 +98,7 @@ async fn create<S: Store>(
     let body = read_body(payload).await?;
     let input: CreateBody = parse_json(&req, &body)?;
     let dry_run = input.dry_run || query_flag(&req, "dry_run")?;
-    let input = NewTransactionInput {
-        description: input.description.ok_or_else(|| {
-            validation(
-                ErrorCode::MissingField,
-                Some("description".into()),
-                "description is required",
-            )
-        })?,
-        date: input.date.map(|d| d.at),
-        currency: input.currency,
-        reference: input.reference,
-        entries: input
-            .entries
-            .ok_or_else(|| {
-                validation(
-                    ErrorCode::MissingField,
-                    Some("entries".into()),
-                    "entries is required",
-                )
-            })?
-            .into_iter()
-            .map(Into::into)
-            .collect(),
-        metadata: input.metadata,
-        auto_post: input.auto_post,
-        contact_id: input.contact_id,
-        category_id: input.category_id,
-    };
+    let input = input_of(input, "")?;
     if dry_run {
         let txn = state.ledger.preview_transaction(&access, input).await?;
         let mut view = views::transaction(&txn);
@@ -128,6 +106,79 @@ async fn create<S: Store>(
         return Ok(HttpResponse::Ok().json(view));
     }
     let write = Write::CreateTransaction(input);
+    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+}
+
+/// The domain input of a create body; `prefix` names the item of a batch in errors.
+fn input_of(input: CreateBody, prefix: &str) -> Result<NewTransactionInput, ApiError> {
+    let missing = |field: &str| {
+        validation(
+            ErrorCode::MissingField,
+            Some(format!("{prefix}{field}")),
+            format!("{prefix}{field} is required"),
+        )
+    };
+    Ok(NewTransactionInput {
+        description: input.description.ok_or_else(|| missing("description"))?,
+        date: input.date.map(|d| d.at),
+        currency: input.currency,
+        reference: input.reference,
+        entries: input
+            .entries
+            .ok_or_else(|| missing("entries"))?
+            .into_iter()
+            .map(Into::into)
+            .collect(),
+        metadata: input.metadata,
+        auto_post: input.auto_post,
+        contact_id: input.contact_id,
+        category_id: input.category_id,
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BatchBody {
+    transactions: Option<Vec<CreateBody>>,
+}
+
+/// `POST .../transactions/batch`: up to 1 000 transactions written all or none, under
+/// one `Idempotency-Key`; a refused item is named by its index.
+async fn create_batch<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<String>,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let access = access(
+        &state,
+        &req,
+        &path.into_inner(),
+        Scope::Write,
+        "transactions",
+    )
+    .await?;
+    let body = read_body(payload).await?;
+    let input: BatchBody = parse_json(&req, &body)?;
+    let items = input.transactions.ok_or_else(|| {
+        validation(
+            ErrorCode::MissingField,
+            Some("transactions".into()),
+            "transactions is required",
+        )
+    })?;
+    let mut inputs = Vec::with_capacity(items.len());
+    for (i, item) in items.into_iter().enumerate() {
+        if item.dry_run {
+            return Err(validation(
+                ErrorCode::InvalidField,
+                Some(format!("transactions[{i}].dry_run")),
+                "a batch is written all or none; dry_run applies to single creates",
+            ));
+        }
+        inputs.push(input_of(item, &format!("transactions[{i}]."))?);
+    }
+    let write = Write::CreateTransactionBatch(inputs);
     submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
 }
 

@@ -252,6 +252,7 @@ pub(crate) async fn apply(
         // Lock the accounts the effect writes entries to (see `locks`).
         let (touched, any_status): (Vec<String>, bool) = match &prepared {
             Prepared::Insert(new) | Prepared::Replace(new) => (account_ids(&new.entries), false),
+            Prepared::InsertMany { entries, .. } => (account_ids(entries), false),
             Prepared::Reverse { mirror, .. } => (account_ids(&mirror.entries), true),
             Prepared::Post { id, .. } => {
                 let mut ids: Vec<String> = ledger_entries::table
@@ -296,8 +297,29 @@ pub(crate) async fn apply(
         {
             check_parties(conn, &org, livemode, &new.row).await?;
         }
+        if let Prepared::InsertMany { transactions, .. } = &prepared {
+            for new in transactions {
+                check_parties(conn, &org, livemode, &new.row).await?;
+            }
+        }
         let (inserts, replaced) = match &prepared {
             Prepared::Insert(new) => (Some(new), None),
+            Prepared::InsertMany {
+                transactions: batch,
+                entries,
+            } => {
+                // The transactions first (the entries reference them), then every entry
+                // of the batch sorted by account and date: one statement per chunk, so
+                // the maintained totals' rows are taken in key order across the whole
+                // batch, as every other write takes them.
+                for new in batch {
+                    diesel::insert_into(transactions::table)
+                        .values(&new.row)
+                        .execute(conn)
+                        .await?;
+                }
+                (None, Some(entries))
+            }
             Prepared::Replace(new) => {
                 let changed = diesel::update(tenant_txn(&new.row.id))
                     .filter(transactions::status.eq("pending"))

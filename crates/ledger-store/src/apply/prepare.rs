@@ -30,6 +30,12 @@ impl NewTransaction {
 #[allow(clippy::large_enum_variant)]
 pub(super) enum Prepared {
     Insert(NewTransaction),
+    /// A batch's transactions, with every entry row of the batch in one list sorted by
+    /// account (see `apply`).
+    InsertMany {
+        transactions: Vec<NewTransaction>,
+        entries: Vec<EntryRow>,
+    },
     Replace(NewTransaction),
     Post {
         id: String,
@@ -130,6 +136,19 @@ pub(super) fn prepare(effect: Effect) -> Prepared {
     let deletion = |d: &Deletion| DeletionRow::from(d);
     match effect {
         Effect::InsertTransaction(t) => Prepared::Insert(NewTransaction::of(&t)),
+        Effect::InsertTransactions(batch) => {
+            let mut transactions: Vec<NewTransaction> =
+                batch.iter().map(NewTransaction::of).collect();
+            let mut entries: Vec<EntryRow> = transactions
+                .iter_mut()
+                .flat_map(|t| std::mem::take(&mut t.entries))
+                .collect();
+            entries.sort_by(|a, b| (&a.account_id, a.date).cmp(&(&b.account_id, b.date)));
+            Prepared::InsertMany {
+                transactions,
+                entries,
+            }
+        }
         Effect::ReplaceTransaction(t) => Prepared::Replace(NewTransaction::of(&t)),
         Effect::PostTransaction {
             transaction_id,
