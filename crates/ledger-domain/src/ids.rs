@@ -23,6 +23,7 @@ pub enum IdKind {
     Invoice,
     Bill,
     Payment,
+    ExchangeRate,
 }
 
 impl IdKind {
@@ -44,6 +45,7 @@ impl IdKind {
             Self::Invoice => "inv",
             Self::Bill => "bil",
             Self::Payment => "pay",
+            Self::ExchangeRate => "fx",
         }
     }
 }

@@ -33,6 +33,7 @@ use super::{
     NewCategoryInput, NewContactInput, NewTaxInput, NewTransactionInput, PaymentInput, TaxChanges,
     TransactionChanges,
 };
+use super::{ExchangeRateChanges, NewExchangeRateInput};
 
 /// The interface a request came through. MCP tools are REST requests made in-process,
 /// so they are priced as REST (spec 4.13).
@@ -70,6 +71,9 @@ pub enum Operation {
     DocumentVoid(DocumentKind),
     /// A trial balance, balance sheet or income statement.
     Report,
+    ExchangeRateCreate,
+    ExchangeRateUpdate,
+    ExchangeRateDelete,
 }
 
 /// Credits of one write, and of the reads that cost anything.
@@ -197,6 +201,14 @@ pub enum Write {
         kind: DocumentKind,
         id: String,
     },
+    CreateExchangeRate(NewExchangeRateInput),
+    UpdateExchangeRate {
+        id: String,
+        changes: ExchangeRateChanges,
+    },
+    DeleteExchangeRate {
+        id: String,
+    },
 }
 
 impl Write {
@@ -226,6 +238,9 @@ impl Write {
             Self::IssueDocument { kind, .. } => Operation::DocumentIssue(*kind),
             Self::RecordPayment { kind, .. } => Operation::DocumentPayment(*kind),
             Self::VoidDocument { kind, .. } => Operation::DocumentVoid(*kind),
+            Self::CreateExchangeRate(_) => Operation::ExchangeRateCreate,
+            Self::UpdateExchangeRate { .. } => Operation::ExchangeRateUpdate,
+            Self::DeleteExchangeRate { .. } => Operation::ExchangeRateDelete,
         }
     }
 }
@@ -374,7 +389,10 @@ impl<S: Store> Ledger<S> {
             | Write::DeleteTax { .. }
             | Write::CreateCategory(_)
             | Write::UpdateCategory { .. }
-            | Write::DeleteCategory { .. } => {
+            | Write::DeleteCategory { .. }
+            | Write::CreateExchangeRate(_)
+            | Write::UpdateExchangeRate { .. }
+            | Write::DeleteExchangeRate { .. } => {
                 return Err(DomainError::Internal(
                     "a synchronous write reached the queue".into(),
                 ));
@@ -424,6 +442,17 @@ impl<S: Store> Ledger<S> {
                 self.update_category(access, &id, changes, options).await?
             }
             Write::DeleteCategory { id } => self.delete_category(access, &id, options).await?,
+            Write::CreateExchangeRate(input) => self
+                .create_exchange_rate(access, input, options)
+                .await?
+                .map(|rate| crate::views::exchange_rate(&rate)),
+            Write::UpdateExchangeRate { id, changes } => {
+                self.update_exchange_rate(access, &id, changes, options)
+                    .await?
+            }
+            Write::DeleteExchangeRate { id } => {
+                self.delete_exchange_rate(access, &id, options).await?
+            }
             queued => return Ok(Synchronous::Queued(Box::new((queued, options)))),
         }))
     }
@@ -563,6 +592,8 @@ mod tests {
         assert_eq!(price(Operation::Report, Channel::Rest), 0);
         assert_eq!(price(Operation::Report, Channel::GraphQl), 5);
         assert_eq!(price(Operation::ContactDelete, Channel::GraphQl), 1);
+        assert_eq!(price(Operation::ExchangeRateCreate, Channel::Rest), 1);
+        assert_eq!(price(Operation::ExchangeRateDelete, Channel::GraphQl), 1);
     }
 
     #[test]
