@@ -15,6 +15,7 @@ mod harness;
 mod keys;
 mod limits;
 mod mcp;
+mod mcp_currencies;
 mod mcp_sdk;
 mod period_locks;
 mod pipeline;
