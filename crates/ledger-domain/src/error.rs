@@ -118,6 +118,9 @@ error_codes! {
     /// The service cannot take the request now (shutting down, storage unreachable).
     ServiceUnavailable = "service_unavailable" => Unavailable,
     InternalError = "internal_error" => Internal,
+    /// No exchange rate of the organization converts the pair on the date (neither the
+    /// pair nor its inverse has a rate effective on or before it).
+    ExchangeRateNotFound = "exchange_rate_not_found" => BusinessRule,
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -24,6 +24,7 @@ pub enum IdKind {
     Bill,
     Payment,
     Batch,
+    ExchangeRate,
 }
 
 impl IdKind {
@@ -46,6 +47,7 @@ impl IdKind {
             Self::Bill => "bil",
             Self::Payment => "pay",
             Self::Batch => "bat",
+            Self::ExchangeRate => "fx",
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod dates;
 pub mod documents;
 pub mod error;
 pub mod events;
+pub mod exchange;
 pub mod ids;
 pub mod jobs;
 #[cfg(any(test, feature = "test-support"))]

@@ -551,3 +551,45 @@ pub fn status_change(c: &StatusChange) -> Value {
         "note": c.note,
     })
 }
+
+/// A currency (global reference data, ISO 4217): its id is `cur_` and its code.
+pub fn currency(c: &Currency) -> Value {
+    json!({
+        "id": crate::exchange::currency_id(c),
+        "object": "currency",
+        "code": c.code(),
+        "name": c.name(),
+        "symbol": c.symbol(),
+        "decimals": c.decimals(),
+    })
+}
+
+/// An exchange rate of an organization; the rate is its exact decimal text.
+pub fn exchange_rate(r: &crate::exchange::ExchangeRate) -> Value {
+    json!({
+        "id": r.id,
+        "object": "exchange_rate",
+        "from_currency": r.from_currency,
+        "to_currency": r.to_currency,
+        "from_currency_id": format!("{}_{}", crate::exchange::CURRENCY_ID_PREFIX, r.from_currency),
+        "to_currency_id": format!("{}_{}", crate::exchange::CURRENCY_ID_PREFIX, r.to_currency),
+        "rate": r.rate,
+        "effective_date": date(r.effective_date),
+        "created_at": timestamp(r.created_at),
+        "updated_at": timestamp(r.updated_at),
+    })
+}
+
+/// A conversion (DECISIONS 10): both amounts at their currency's minor unit.
+pub fn conversion(c: &crate::exchange::Conversion) -> Value {
+    let from = c.rate.from_currency;
+    let to = c.rate.to_currency;
+    json!({
+        "from_currency": from.code(),
+        "to_currency": to.code(),
+        "amount": format_units(c.amount, from.decimals()),
+        "converted_amount": format_units(c.converted_amount, to.decimals()),
+        "rate": c.rate.rate,
+        "effective_date": date(c.rate.effective_date),
+    })
+}

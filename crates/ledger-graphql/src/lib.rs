@@ -14,6 +14,7 @@ pub mod context;
 pub mod documents;
 pub mod enums;
 pub mod errors;
+pub mod exchange;
 mod http;
 pub mod mutation;
 pub mod nodes;

@@ -24,6 +24,7 @@ use ledger_domain::services::{
 use crate::context::{Ctx, id_of};
 use crate::documents::{BillItemInput, BillNode, InvoiceItemInput, InvoiceNode, PaymentNode};
 use crate::errors::{GqlResult, IntoGql, field_error};
+use crate::exchange::ExchangeRateNode;
 use crate::nodes::{
     AccountNode, AccountStatus, AccountType, ContactNode, ContactType, EntryType, TransactionNode,
 };
@@ -557,5 +558,42 @@ impl<St: Store> Mutation<St> {
     async fn approve_bill(context: &Ctx<St>, id: ID) -> GqlResult<Option<BillNode<St>>> {
         let node = crate::documents::issue(context, DocumentKind::Bill, &id).await?;
         Ok(Some(BillNode(node)))
+    }
+
+    /// Creates an exchange rate of the key's organization (1 credit): units of
+    /// `toCurrencyId` per unit of `fromCurrencyId` (ids such as `cur_EUR`, or ISO codes)
+    /// from `effectiveDate` on. One live rate per pair and date.
+    async fn create_exchange_rate(
+        context: &Ctx<St>,
+        from_currency_id: String,
+        to_currency_id: String,
+        rate: Decimal,
+        effective_date: DateTime,
+    ) -> GqlResult<Option<ExchangeRateNode>> {
+        let node = crate::exchange::create(
+            context,
+            from_currency_id,
+            to_currency_id,
+            rate,
+            effective_date,
+        )
+        .await?;
+        Ok(Some(node))
+    }
+
+    /// Changes an exchange rate's value or effective date (1 credit); the pair is fixed.
+    async fn update_exchange_rate(
+        context: &Ctx<St>,
+        id: ID,
+        rate: Option<Decimal>,
+        effective_date: Option<DateTime>,
+    ) -> GqlResult<Option<ExchangeRateNode>> {
+        let node = crate::exchange::update(context, &id, rate, effective_date).await?;
+        Ok(Some(node))
+    }
+
+    /// Soft-deletes an exchange rate (1 credit; needs `admin`).
+    async fn delete_exchange_rate(context: &Ctx<St>, id: ID) -> GqlResult<Option<bool>> {
+        Ok(Some(crate::exchange::delete(context, &id).await?))
     }
 }

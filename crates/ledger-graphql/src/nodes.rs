@@ -63,6 +63,10 @@ impl CurrencyNode {
     fn decimal_places(&self) -> i32 {
         i32::try_from(self.0.decimals()).unwrap_or(4)
     }
+    /// Id (`cur_USD`), as REST shows it.
+    fn id(&self) -> ID {
+        ID::new(ledger_domain::exchange::currency_id(&self.0))
+    }
 }
 
 /// The currency node of a stored code (codes are validated on the way in).

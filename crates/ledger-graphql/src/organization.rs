@@ -214,6 +214,26 @@ impl<St: Store> OrganizationNode<St> {
         let access = self.paid_report(context).await?;
         crate::reports::income_statement(context, &access, start_date, end_date).await
     }
+    /// Exchange rates, newest effective date first (default 20, at most 100), optionally
+    /// of one source or target currency (ISO code or `cur_` id).
+    async fn exchange_rates(
+        &self,
+        context: &Ctx<St>,
+        from_currency: Option<String>,
+        to_currency: Option<String>,
+        limit: Option<i32>,
+        offset: Option<i32>,
+    ) -> GqlResult<Vec<crate::exchange::ExchangeRateNode>> {
+        crate::exchange::list(
+            context,
+            &self.org.id,
+            from_currency,
+            to_currency,
+            limit,
+            offset,
+        )
+        .await
+    }
 }
 
 impl<St: Store> OrganizationNode<St> {

@@ -17,6 +17,7 @@ use crate::errors::{GqlResult, IntoGql};
 use crate::nodes::{
     AccountNode, ContactNode, CurrencyNode, OrganizationNode, TransactionNode, TransactionStatus,
 };
+use crate::scalars::{DateTime, Decimal};
 use crate::transfers::TransferNode;
 use ledger_domain::documents::DocumentKind;
 use ledger_domain::ports::PageRequest;
@@ -118,5 +119,34 @@ impl<St: Store> Query<St> {
     /// Reference data: any authenticated key may read it.
     fn currencies() -> Vec<CurrencyNode> {
         Currency::all().into_iter().map(CurrencyNode).collect()
+    }
+
+    /// One currency by ISO code (`USD`) or id (`cur_USD`); `null` when there is none.
+    /// Reference data: any authenticated key may read it.
+    fn currency(code: String) -> Option<CurrencyNode> {
+        ledger_domain::services::find_currency(&code)
+            .ok()
+            .map(CurrencyNode)
+    }
+
+    /// An exchange rate of the key's organization; `null` when there is none with this id.
+    async fn exchange_rate(
+        context: &Ctx<St>,
+        id: ID,
+    ) -> GqlResult<Option<crate::exchange::ExchangeRateNode>> {
+        crate::exchange::find(context, &id).await
+    }
+
+    /// Converts `amount` (at most the source currency's decimals) with the key's
+    /// organization's rates on `date` (default today, UTC): the latest rate of the pair
+    /// effective on or before it, else the inverse of the reversed pair's. Free.
+    async fn convert_currency(
+        context: &Ctx<St>,
+        from_currency: String,
+        to_currency: String,
+        amount: Decimal,
+        date: Option<DateTime>,
+    ) -> GqlResult<crate::exchange::ConversionNode> {
+        crate::exchange::convert(context, from_currency, to_currency, amount, date).await
     }
 }

@@ -15,7 +15,7 @@
 //! ```text
 //! accounts, balances, bench, categories, contacts,
 //!   documents, journal, keys, maintenance, settings,
-//!   taxes, testing                 the port implementations on `Db`
+//!   taxes, testing, exchange_rates the port implementations on `Db`
 //! jobs                             the queue: enqueue, claim, apply, fail, retry
 //! group                            group commit of applied writes
 //! apply, organizations             a job's effect; organizations, users, events
@@ -44,6 +44,7 @@ mod categories;
 mod contacts;
 mod credits;
 mod documents;
+mod exchange_rates;
 mod group;
 mod jobs;
 mod journal;

@@ -16,6 +16,7 @@ use time::{OffsetDateTime, PrimitiveDateTime};
 
 use crate::db::{Db, DbPool};
 use crate::rows::{DeletionRow, EventRow, from_db, to_db};
+use crate::schema::exchange_rates;
 use crate::schema::{
     accounts, api_keys, categories, contacts, document_history, document_references, documents,
     events, idempotency_keys, jobs, ledger_entries, organizations, resource_deletions, taxes,
@@ -296,6 +297,13 @@ impl Deletions for Db {
             .await? as u64;
             report.idempotency_records = diesel::delete(
                 idempotency_keys::table.filter(idempotency_keys::created_at.lt(idempotency_before)),
+            )
+            .execute(conn)
+            .await? as u64;
+            report.exchange_rates = diesel::delete(
+                exchange_rates::table
+                    .filter(exchange_rates::deleted_at.is_not_null())
+                    .filter(exchange_rates::recoverable_until.le(now)),
             )
             .execute(conn)
             .await? as u64;

@@ -370,6 +370,23 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    exchange_rates (organization_id, id) {
+        organization_id -> Text,
+        livemode -> Bool,
+        id -> Text,
+        from_currency -> Text,
+        to_currency -> Text,
+        rate -> Text,
+        effective_date -> Date,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+        deleted_at -> Nullable<Timestamp>,
+        deleted_by -> Nullable<Text>,
+        recoverable_until -> Nullable<Timestamp>,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     organizations,
@@ -392,4 +409,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     document_references,
     account_totals,
     account_daily_totals,
+    exchange_rates,
 );

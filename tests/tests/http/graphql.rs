@@ -376,6 +376,7 @@ async fn mutations(app: &TestApp) {
 }
 both!(graphql_mutations, mutations);
 
+mod exchange_rates;
 mod invoices;
 mod protection;
 mod refusals;

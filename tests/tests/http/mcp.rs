@@ -38,7 +38,7 @@ async fn modern(app: &TestApp, key: &str, method: &str, mut params: Value) -> An
 }
 
 /// Calls a tool (modern era) and returns its result.
-async fn tool(app: &TestApp, key: &str, name: &str, arguments: Value) -> Value {
+pub(crate) async fn tool(app: &TestApp, key: &str, name: &str, arguments: Value) -> Value {
     let res = modern(
         app,
         key,
@@ -51,7 +51,7 @@ async fn tool(app: &TestApp, key: &str, name: &str, arguments: Value) -> Value {
     res.body["result"].clone()
 }
 
-fn ok(result: &Value) -> &Value {
+pub(crate) fn ok(result: &Value) -> &Value {
     assert_eq!(result["isError"], false, "{result}");
     &result["structuredContent"]
 }
@@ -112,6 +112,13 @@ const READ_ONLY: &[&str] = &[
     "get_api_key",
     "get_credit_balance",
     "list_credit_packages",
+    "list_currencies",
+    "get_currency",
+    "list_exchange_rates",
+    "get_exchange_rate",
+    "convert_currency",
+    "list_transfers",
+    "get_transfer",
 ];
 const DESTRUCTIVE: &[&str] = &[
     "delete_account",
@@ -122,6 +129,9 @@ const DESTRUCTIVE: &[&str] = &[
     "delete_bill",
     "rotate_api_key",
     "delete_api_key",
+    "delete_exchange_rate",
+    "post_transfer",
+    "reverse_transfer",
 ];
 
 /// A placeholder value of a schema's type, enough to reach the route.
@@ -270,6 +280,14 @@ async fn mcp_tools_follow_the_rules_and_reach_their_routes(app: &TestApp) {
         "rotate_api_key",
         "delete_api_key",
         "get_credit_balance",
+        "list_currencies",
+        "get_currency",
+        "list_exchange_rates",
+        "get_exchange_rate",
+        "create_exchange_rate",
+        "update_exchange_rate",
+        "delete_exchange_rate",
+        "convert_currency",
     ] {
         assert!(names.contains(expected), "{expected} is not listed");
     }

@@ -136,6 +136,10 @@ impl State {
         self.idempotency
             .retain(|_, r| r.created_at >= idempotency_before);
         report.idempotency_records = (before - self.idempotency.len()) as u64;
+
+        let before = self.exchange_rates.len();
+        self.exchange_rates.retain(|r| !r.expired(now));
+        report.exchange_rates = (before - self.exchange_rates.len()) as u64;
         report
     }
 }

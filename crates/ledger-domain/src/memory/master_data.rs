@@ -26,7 +26,7 @@ impl State {
 
     /// The shared start of an audited write: `Some(first)` when the key replays, else the
     /// credits are checked (and taken with the key by [`State::commit_audited`]).
-    fn begin_audited(
+    pub(super) fn begin_audited(
         &self,
         idempotency: Option<&IdempotencyRecord>,
         charge: Option<&CreditCharge>,
@@ -40,7 +40,7 @@ impl State {
 
     /// The shared end of an audited write whose checks passed: the key, the credits and
     /// the event.
-    fn commit_audited(
+    pub(super) fn commit_audited(
         &mut self,
         idempotency: Option<IdempotencyRecord>,
         charge: Option<&CreditCharge>,

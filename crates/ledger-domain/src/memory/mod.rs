@@ -16,6 +16,7 @@
 mod accounts;
 mod apply;
 mod documents;
+mod exchange_rates;
 mod jobs;
 mod maintenance;
 mod master_data;
@@ -34,6 +35,7 @@ use crate::contacts::Contact;
 use crate::documents::{Document, Payment, StatusChange};
 use crate::error::{DomainError, Resource, UsedBy};
 use crate::events::{Deletion, Event};
+use crate::exchange::ExchangeRate;
 use crate::jobs::Job;
 use crate::organizations::{ApiKey, Organization, User};
 use crate::ports::{
@@ -226,6 +228,7 @@ pub(crate) struct State {
     pub(crate) usage: Vec<Usage>,
     /// By (organization, livemode, key).
     pub(crate) settings: BTreeMap<(String, bool, String), Setting>,
+    pub(crate) exchange_rates: Vec<Row<ExchangeRate>>,
 }
 
 /// Whether a row of `organization_id` and `livemode` belongs to `tenant`.

@@ -10,6 +10,7 @@
 
 mod catalog;
 mod documents;
+mod exchange;
 mod jobs;
 mod journal;
 mod operations;
@@ -24,6 +25,7 @@ use crate::error::DomainError;
 
 pub use catalog::{Categories, CategoryFilter, TaxFilter, Taxes};
 pub use documents::{Contacts, DocumentFilter, Documents};
+pub use exchange::{ExchangeRateFilter, ExchangeRates};
 pub use jobs::{AppliedWrite, DocumentEffect, DocumentTransition, Effect, Jobs, Reversal};
 pub use journal::{AccountFilter, Accounts, HistoryPage, HistoryRow, Journal};
 pub use operations::{
@@ -146,6 +148,7 @@ pub trait Store:
     + Monitoring
     + Contacts
     + Documents
+    + ExchangeRates
     + Clone
 {
 }
@@ -166,6 +169,7 @@ impl<T> Store for T where
         + Monitoring
         + Contacts
         + Documents
+        + ExchangeRates
         + Clone
 {
 }

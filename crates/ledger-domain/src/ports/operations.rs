@@ -22,6 +22,7 @@ pub struct PurgeReport {
     pub documents: u64,
     pub deletions: u64,
     pub idempotency_records: u64,
+    pub exchange_rates: u64,
 }
 
 /// The soft-delete audit trail and its purge (spec 3.6).

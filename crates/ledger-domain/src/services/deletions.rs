@@ -91,6 +91,7 @@ impl<S: Store> Ledger<S> {
             documents = report.documents,
             deletions = report.deletions,
             idempotency_records = report.idempotency_records,
+            exchange_rates = report.exchange_rates,
             "purged expired soft-deleted rows"
         );
         Ok(report)

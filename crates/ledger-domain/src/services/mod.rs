@@ -12,6 +12,7 @@ mod categories;
 mod contacts;
 mod deletions;
 mod documents;
+mod exchange_rates;
 mod keys;
 mod paid_reads;
 mod period_lock;
@@ -39,6 +40,9 @@ pub use categories::{CategoryChanges, CategoryView, NewCategoryInput};
 pub use contacts::NewContactInput;
 pub use documents::{
     DocumentInput, DocumentItemInput, DocumentView, PaymentInput, RECOVERABLE_TAX_SETTING,
+};
+pub use exchange_rates::{
+    ConversionInput, ExchangeRateChanges, NewExchangeRateInput, find_currency,
 };
 pub use keys::{KeyChanges, NewKeyInput};
 pub(crate) use period_lock::Dated;

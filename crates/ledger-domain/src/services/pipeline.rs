@@ -33,6 +33,7 @@ use super::{
     NewCategoryInput, NewContactInput, NewTaxInput, NewTransactionInput, PaymentInput, TaxChanges,
     TransactionChanges, TransferInput,
 };
+use super::{ExchangeRateChanges, NewExchangeRateInput};
 
 /// The interface a request came through. MCP tools are REST requests made in-process,
 /// so they are priced as REST (spec 4.13).
@@ -75,6 +76,9 @@ pub enum Operation {
     TransferReverse,
     /// A batch of this many transaction creates, priced as that many creates.
     TransactionBatch(usize),
+    ExchangeRateCreate,
+    ExchangeRateUpdate,
+    ExchangeRateDelete,
 }
 
 /// Credits of one write, and of the reads that cost anything.
@@ -215,6 +219,14 @@ pub enum Write {
         id: String,
         reason: Option<String>,
     },
+    CreateExchangeRate(NewExchangeRateInput),
+    UpdateExchangeRate {
+        id: String,
+        changes: ExchangeRateChanges,
+    },
+    DeleteExchangeRate {
+        id: String,
+    },
 }
 
 impl Write {
@@ -248,6 +260,9 @@ impl Write {
             Self::CreateTransactionBatch(items) => Operation::TransactionBatch(items.len()),
             Self::PostTransfer { .. } => Operation::TransferPost,
             Self::ReverseTransfer { .. } => Operation::TransferReverse,
+            Self::CreateExchangeRate(_) => Operation::ExchangeRateCreate,
+            Self::UpdateExchangeRate { .. } => Operation::ExchangeRateUpdate,
+            Self::DeleteExchangeRate { .. } => Operation::ExchangeRateDelete,
         }
     }
 }
@@ -413,7 +428,10 @@ impl<S: Store> Ledger<S> {
             | Write::DeleteTax { .. }
             | Write::CreateCategory(_)
             | Write::UpdateCategory { .. }
-            | Write::DeleteCategory { .. } => {
+            | Write::DeleteCategory { .. }
+            | Write::CreateExchangeRate(_)
+            | Write::UpdateExchangeRate { .. }
+            | Write::DeleteExchangeRate { .. } => {
                 return Err(DomainError::Internal(
                     "a synchronous write reached the queue".into(),
                 ));
@@ -463,6 +481,17 @@ impl<S: Store> Ledger<S> {
                 self.update_category(access, &id, changes, options).await?
             }
             Write::DeleteCategory { id } => self.delete_category(access, &id, options).await?,
+            Write::CreateExchangeRate(input) => self
+                .create_exchange_rate(access, input, options)
+                .await?
+                .map(|rate| crate::views::exchange_rate(&rate)),
+            Write::UpdateExchangeRate { id, changes } => {
+                self.update_exchange_rate(access, &id, changes, options)
+                    .await?
+            }
+            Write::DeleteExchangeRate { id } => {
+                self.delete_exchange_rate(access, &id, options).await?
+            }
             queued => return Ok(Synchronous::Queued(Box::new((queued, options)))),
         }))
     }
@@ -604,6 +633,8 @@ mod tests {
         assert_eq!(price(Operation::ContactDelete, Channel::GraphQl), 1);
         assert_eq!(price(Operation::TransactionBatch(3), Channel::Rest), 3);
         assert_eq!(price(Operation::TransactionBatch(3), Channel::GraphQl), 6);
+        assert_eq!(price(Operation::ExchangeRateCreate, Channel::Rest), 1);
+        assert_eq!(price(Operation::ExchangeRateDelete, Channel::GraphQl), 1);
     }
 
     #[test]

@@ -115,7 +115,7 @@ impl<S: Store> Ledger<S> {
 }
 
 /// The entity types `/events/{entity_type}/{id}` knows (DECISIONS 10: singular names).
-pub const EVENT_ENTITY_TYPES: [&str; 11] = [
+pub const EVENT_ENTITY_TYPES: [&str; 12] = [
     "account",
     "transaction",
     "contact",
@@ -127,6 +127,7 @@ pub const EVENT_ENTITY_TYPES: [&str; 11] = [
     "api_key",
     "payment",
     "transfer",
+    "exchange_rate",
 ];
 
 impl<S: Store> Ledger<S> {

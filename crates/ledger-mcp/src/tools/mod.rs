@@ -8,6 +8,7 @@
 //! entry and a call into its REST request.
 
 mod accounting;
+mod currencies;
 mod documents;
 mod organization;
 mod requests;
@@ -111,10 +112,11 @@ pub struct Tool {
 }
 
 /// The tool groups in listing order.
-const GROUPS: [&[Tool]; 4] = [
+const GROUPS: [&[Tool]; 5] = [
     accounting::TOOLS,
     documents::TOOLS,
     organization::TOOLS,
+    currencies::TOOLS,
     transfers::TOOLS,
 ];
 
@@ -190,7 +192,13 @@ mod tests {
                 t.name.len() <= 64 && t.name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
             );
             assert!(!(t.read_only && t.destructive), "{}", t.name);
-            assert_eq!(t.read_only, t.verb == Verb::Get, "{}", t.name);
+            // Every read is read-only; a POST may be too when it only computes
+            // (convert_currency), and then it is free.
+            if t.verb == Verb::Get {
+                assert!(t.read_only, "{}", t.name);
+            } else if t.read_only {
+                assert!(t.verb == Verb::Post && t.credits == 0, "{}", t.name);
+            }
             if t.name.starts_with("delete_")
                 || t.name.starts_with("reverse_")
                 || t.name.starts_with("post_")

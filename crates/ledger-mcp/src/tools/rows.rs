@@ -128,3 +128,11 @@ pub(super) const fn credits(mut t: Tool, n: u32) -> Tool {
     t.credits = n;
     t
 }
+
+/// A POST that only reads (a computation): read-only, idempotent and free.
+pub(super) const fn read_only(mut t: Tool) -> Tool {
+    t.read_only = true;
+    t.idempotent = true;
+    t.credits = 0;
+    t
+}

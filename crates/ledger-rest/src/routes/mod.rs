@@ -3,8 +3,10 @@
 mod accounts;
 mod categories;
 mod contacts;
+mod currencies;
 mod deletions;
 mod documents;
+mod exchange_rates;
 mod keys;
 mod organizations;
 mod pdf;
@@ -58,4 +60,6 @@ pub(crate) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     transfers::configure::<S>(cfg);
     deletions::configure::<S>(cfg);
     system_info::configure::<S>(cfg);
+    exchange_rates::configure::<S>(cfg);
+    currencies::configure::<S>(cfg);
 }

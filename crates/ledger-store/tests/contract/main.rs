@@ -7,6 +7,7 @@ mod harness;
 
 mod accounts;
 mod contacts;
+mod exchange_rates;
 mod group;
 mod jobs;
 mod journal;

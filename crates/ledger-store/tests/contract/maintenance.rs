@@ -166,6 +166,7 @@ async fn purge_removes_only_what_expired<S: Store>(db: &S, backend: &str) {
             documents: 0,
             deletions: 3,
             idempotency_records: 0,
+            exchange_rates: 0,
         },
         "{backend}"
     );

@@ -2,6 +2,7 @@
 //! pipeline, the job runner and the ledger's invariants, with a clock tests move by hand.
 
 mod batch;
+mod exchange_rates;
 mod period_locks;
 mod pipeline;
 mod properties;

@@ -1,0 +1,207 @@
+//! Exchange rates in memory: synchronous writes with their event, credits and
+//! idempotency record, and the reads, checked in the SQL adapter's order (the key's
+//! replay, the credits, then the write's own refusals). The one-live-rate-per-pair-and-
+//! date rule is the SQL adapter's partial unique index.
+
+use time::Date;
+
+use crate::error::DomainError;
+use crate::events::{Deletion, Event};
+use crate::exchange::ExchangeRate;
+use crate::ports::{
+    CreditCharge, ExchangeRateFilter, ExchangeRates, IdempotencyRecord, Page, PageRequest,
+    StoreResult, Tenant, Written,
+};
+
+use super::{Deleted, MemoryStore, State, in_tenant, page_of, push_new, tenant_of_deletion};
+
+fn rate_not_found(id: &str) -> DomainError {
+    DomainError::NotFound {
+        resource: "exchange_rate",
+        id: id.to_owned(),
+    }
+}
+
+/// The refusal of a second live rate of a pair on one date.
+fn duplicate(rate: &ExchangeRate) -> DomainError {
+    DomainError::duplicate_value(
+        "effective_date",
+        format!(
+            "a {}/{} exchange rate effective {} already exists",
+            rate.from_currency,
+            rate.to_currency,
+            crate::views::date(rate.effective_date)
+        ),
+    )
+}
+
+impl State {
+    fn live_rates<'a>(&'a self, tenant: &'a Tenant) -> impl Iterator<Item = &'a ExchangeRate> {
+        self.exchange_rates
+            .iter()
+            .filter(move |r| {
+                r.is_live() && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
+            })
+            .map(|r| &r.value)
+    }
+
+    fn live_rate(&self, tenant: &Tenant, id: &str) -> Option<usize> {
+        self.exchange_rates.iter().position(|r| {
+            r.is_live()
+                && r.value.id == id
+                && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
+        })
+    }
+
+    /// Whether another live rate of the tenant has `rate`'s pair and effective date.
+    fn clashes(&self, rate: &ExchangeRate) -> bool {
+        let tenant = Tenant {
+            organization_id: rate.organization_id.clone(),
+            livemode: rate.livemode,
+        };
+        self.live_rates(&tenant).any(|r| {
+            r.id != rate.id
+                && r.from_currency == rate.from_currency
+                && r.to_currency == rate.to_currency
+                && r.effective_date == rate.effective_date
+        })
+    }
+}
+
+impl ExchangeRates for MemoryStore {
+    async fn insert_exchange_rate(
+        &self,
+        rate: ExchangeRate,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<ExchangeRate>> {
+        let mut state = self.state();
+        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
+            return Ok(Written::Replay(first));
+        }
+        if state.clashes(&rate) {
+            return Err(duplicate(&rate));
+        }
+        let same = |r: &ExchangeRate| r.organization_id == rate.organization_id && r.id == rate.id;
+        push_new(
+            &mut state.exchange_rates,
+            rate.clone(),
+            same,
+            "exchange rate",
+            &rate.id,
+        )?;
+        state.commit_audited(idempotency, charge.as_ref(), event);
+        Ok(Written::Done(rate))
+    }
+
+    async fn update_exchange_rate(
+        &self,
+        rate: ExchangeRate,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<ExchangeRate>> {
+        let mut state = self.state();
+        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
+            return Ok(Written::Replay(first));
+        }
+        let tenant = Tenant {
+            organization_id: rate.organization_id.clone(),
+            livemode: rate.livemode,
+        };
+        let Some(index) = state.live_rate(&tenant, &rate.id) else {
+            return Err(rate_not_found(&rate.id));
+        };
+        if state.clashes(&rate) {
+            return Err(duplicate(&rate));
+        }
+        let stored = &mut state.exchange_rates[index].value;
+        stored.rate = rate.rate.clone();
+        stored.effective_date = rate.effective_date;
+        stored.updated_at = rate.updated_at;
+        state.commit_audited(idempotency, charge.as_ref(), event);
+        Ok(Written::Done(rate))
+    }
+
+    async fn get_exchange_rate(
+        &self,
+        tenant: &Tenant,
+        id: &str,
+    ) -> StoreResult<Option<ExchangeRate>> {
+        let state = self.state();
+        Ok(state
+            .live_rate(tenant, id)
+            .map(|i| state.exchange_rates[i].value.clone()))
+    }
+
+    async fn list_exchange_rates(
+        &self,
+        tenant: &Tenant,
+        filter: &ExchangeRateFilter,
+        page: PageRequest,
+    ) -> StoreResult<Page<ExchangeRate>> {
+        let state = self.state();
+        let mut found: Vec<ExchangeRate> = state
+            .live_rates(tenant)
+            .filter(|r| {
+                filter
+                    .from_currency
+                    .as_ref()
+                    .is_none_or(|c| r.from_currency == *c)
+                    && filter
+                        .to_currency
+                        .as_ref()
+                        .is_none_or(|c| r.to_currency == *c)
+            })
+            .cloned()
+            .collect();
+        found.sort_by(|a, b| {
+            b.effective_date
+                .cmp(&a.effective_date)
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        Ok(page_of(found, Some(page)))
+    }
+
+    async fn latest_exchange_rate(
+        &self,
+        tenant: &Tenant,
+        from_currency: &str,
+        to_currency: &str,
+        on: Date,
+    ) -> StoreResult<Option<ExchangeRate>> {
+        let state = self.state();
+        Ok(state
+            .live_rates(tenant)
+            .filter(|r| {
+                r.from_currency == from_currency
+                    && r.to_currency == to_currency
+                    && r.effective_date <= on
+            })
+            .max_by_key(|r| r.effective_date)
+            .cloned())
+    }
+
+    async fn delete_exchange_rate(
+        &self,
+        rate_id: &str,
+        deletion: Deletion,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<()>> {
+        let mut state = self.state();
+        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
+            return Ok(Written::Replay(first));
+        }
+        let tenant = tenant_of_deletion(&deletion);
+        let Some(index) = state.live_rate(&tenant, rate_id) else {
+            return Err(rate_not_found(rate_id));
+        };
+        state.exchange_rates[index].deleted = Some(Deleted::from(&deletion));
+        state.record_deletion(deletion);
+        state.commit_audited(idempotency, charge.as_ref(), event);
+        Ok(Written::Done(()))
+    }
+}

@@ -1,0 +1,97 @@
+//! Currencies (DECISIONS 10): the global ISO 4217 list and one currency, and conversions
+//! with the calling key's organization's exchange rates. Reads: any authenticated key
+//! with `read`; nothing is charged.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use ledger_domain::money::Currency;
+use ledger_domain::organizations::Scope;
+use ledger_domain::ports::Store;
+use ledger_domain::services::{ConversionInput, find_currency};
+use ledger_domain::views;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::State;
+use super::exchange_rates::required;
+use crate::auth::authenticate;
+use crate::error::ApiError;
+use crate::input::{DecimalText, page, parse_json, read_body};
+
+/// The permission resource of currency reads.
+const RESOURCE: &str = "currencies";
+
+pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
+    cfg.service(web::resource("/currencies").route(web::get().to(list::<S>)))
+        .service(web::resource("/currencies/convert").route(web::post().to(convert::<S>)))
+        .service(web::resource("/currencies/{code}").route(web::get().to(get::<S>)));
+}
+
+/// Every currency with a minor unit, by code (default page 100: reference data).
+async fn list<S: Store>(state: State<S>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
+    let principal = authenticate(&state, &req).await?;
+    state
+        .ledger
+        .check_permission(&principal, Scope::Read, RESOURCE)?;
+    let page = page(&req, 100)?;
+    let all = Currency::all();
+    let total_count = all.len() as i64;
+    let data: Vec<serde_json::Value> = all
+        .iter()
+        .skip(usize::try_from(page.offset).unwrap_or(usize::MAX))
+        .take(usize::try_from(page.limit).unwrap_or(0))
+        .map(views::currency)
+        .collect();
+    Ok(HttpResponse::Ok().json(json!({
+        "object": "list",
+        "has_more": page.offset + (data.len() as i64) < total_count,
+        "data": data,
+        "total_count": total_count,
+    })))
+}
+
+/// One currency by code (`USD`) or id (`cur_USD`, any prefix case).
+async fn get<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let principal = authenticate(&state, &req).await?;
+    state
+        .ledger
+        .check_permission(&principal, Scope::Read, RESOURCE)?;
+    let currency = find_currency(&path.into_inner())?;
+    Ok(HttpResponse::Ok().json(views::currency(&currency)))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConvertBody {
+    from_currency: Option<String>,
+    to_currency: Option<String>,
+    amount: Option<DecimalText>,
+    date: Option<String>,
+}
+
+/// Converts an amount with the rates of the key's own organization and mode (a read).
+async fn convert<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let principal = authenticate(&state, &req).await?;
+    let org = principal.organization.id.clone();
+    let access = state
+        .ledger
+        .authorize(&principal, &org, Scope::Read, "exchange_rates")
+        .await?;
+    let body = read_body(payload).await?;
+    let input: ConvertBody = parse_json(&req, &body)?;
+    let input = ConversionInput {
+        from_currency: required(input.from_currency, "from_currency")?,
+        to_currency: required(input.to_currency, "to_currency")?,
+        amount: required(input.amount, "amount")?.0,
+        date: input.date,
+    };
+    let conversion = state.ledger.convert_currency(&access, input).await?;
+    Ok(HttpResponse::Ok().json(views::conversion(&conversion)))
+}
