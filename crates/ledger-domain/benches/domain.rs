@@ -87,7 +87,7 @@ fn bench_trial_balance(c: &mut Criterion) {
         // The report takes its input by value: clone outside the measured part.
         b.iter_batched(
             || accounts.clone(),
-            |input| trial_balance(black_box(input)),
+            |input| trial_balance(black_box(input), 0),
             BatchSize::SmallInput,
         );
     });

@@ -37,6 +37,8 @@ pub struct TrialBalanceRow {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TrialBalance {
     pub rows: Vec<TrialBalanceRow>,
+    /// See [`translation`]: credit-positive, included in the totals' columns.
+    pub translation_adjustment: i64,
     pub total_debits: i64,
     pub total_credits: i64,
 }
@@ -63,6 +65,8 @@ pub struct BalanceSheet {
     pub equity: Section,
     /// Revenue minus expenses not yet closed to equity; part of the equity total.
     pub current_earnings: i64,
+    /// See [`translation`]: part of the equity total.
+    pub translation_adjustment: i64,
     pub total_assets: i64,
     pub total_liabilities: i64,
     pub total_equity: i64,
@@ -89,8 +93,21 @@ fn sorted(mut input: Vec<AccountTotals>) -> Vec<AccountTotals> {
     input
 }
 
-/// Builds the trial balance. Accounts with no activity are listed with zeros.
-pub fn trial_balance(input: Vec<AccountTotals>) -> TrialBalance {
+/// The translation adjustment of a report in one currency over accounts in several.
+///
+/// Each currency of the books balances on its own, so in one currency the debit and
+/// credit totals agree. Converted — balance-sheet items at the closing rate,
+/// income-statement items at each posting date's rate — they no longer do: the
+/// difference is what the rates moved, the currency translation adjustment, shown as an
+/// equity line (credit-positive: the debit total of the converted accounts less their
+/// credit total). It is zero when every account is in the report's currency.
+pub fn translation(input: &[AccountTotals]) -> i64 {
+    input.iter().map(|a| a.totals.debit - a.totals.credit).sum()
+}
+
+/// Builds the trial balance. Accounts with no activity are listed with zeros; the
+/// translation adjustment (credit-positive) joins its column.
+pub fn trial_balance(input: Vec<AccountTotals>, translation_adjustment: i64) -> TrialBalance {
     let mut rows = Vec::with_capacity(input.len());
     let (mut total_debits, mut total_credits) = (0i64, 0i64);
     for AccountTotals { account, totals } in sorted(input) {
@@ -106,8 +123,14 @@ pub fn trial_balance(input: Vec<AccountTotals>) -> TrialBalance {
             net_balance,
         });
     }
+    if translation_adjustment >= 0 {
+        total_credits += translation_adjustment;
+    } else {
+        total_debits -= translation_adjustment;
+    }
     TrialBalance {
         rows,
+        translation_adjustment,
         total_debits,
         total_credits,
     }
@@ -126,15 +149,16 @@ fn section(input: &[AccountTotals], kind: AccountType) -> Section {
     Section { rows, total }
 }
 
-/// Builds the balance sheet from all-time totals up to its date.
-pub fn balance_sheet(input: Vec<AccountTotals>) -> BalanceSheet {
+/// Builds the balance sheet from all-time totals up to its date; the translation
+/// adjustment (credit-positive) is part of equity.
+pub fn balance_sheet(input: Vec<AccountTotals>, translation_adjustment: i64) -> BalanceSheet {
     let input = sorted(input);
     let assets = section(&input, AccountType::Asset);
     let liabilities = section(&input, AccountType::Liability);
     let mut equity = section(&input, AccountType::Equity);
     let current_earnings =
         section(&input, AccountType::Revenue).total - section(&input, AccountType::Expense).total;
-    equity.total += current_earnings;
+    equity.total += current_earnings + translation_adjustment;
     BalanceSheet {
         total_assets: assets.total,
         total_liabilities: liabilities.total,
@@ -144,6 +168,7 @@ pub fn balance_sheet(input: Vec<AccountTotals>) -> BalanceSheet {
         liabilities,
         equity,
         current_earnings,
+        translation_adjustment,
     }
 }
 
@@ -254,7 +279,7 @@ mod tests {
         #[test]
         fn trial_balance_always_balances(txns in balanced_transactions()) {
             let input = totals_of(&txns);
-            let tb = trial_balance(input.clone());
+            let tb = trial_balance(input.clone(), 0);
             prop_assert_eq!(tb.total_debits, tb.total_credits);
             // Every account's columns equal the sum of its own entries.
             for (row, given) in tb.rows.iter().zip(sorted(input)) {
@@ -264,15 +289,47 @@ mod tests {
 
         #[test]
         fn balance_sheet_always_balances(txns in balanced_transactions()) {
-            let bs = balance_sheet(totals_of(&txns));
+            let bs = balance_sheet(totals_of(&txns), 0);
             prop_assert_eq!(bs.total_assets, bs.total_liabilities_and_equity);
+        }
+
+        /// Converted into one currency at any rates per account (each net rounded on its
+        /// own, as conversions are), the reports still balance through the translation
+        /// adjustment, which is zero when nothing was converted.
+        #[test]
+        fn converted_reports_still_balance(
+            txns in balanced_transactions(),
+            rates in prop::collection::vec(1i64..50_000, 10),
+        ) {
+            let converted: Vec<AccountTotals> = totals_of(&txns)
+                .into_iter()
+                .zip(&rates)
+                .map(|(a, rate)| {
+                    // `rate` ten-thousandths per unit, rounded half away from zero.
+                    let net = i128::from(a.totals.debit - a.totals.credit) * i128::from(*rate);
+                    let rounded = (net.abs() + 5_000) / 10_000 * net.signum();
+                    let net = i64::try_from(rounded).expect("fits");
+                    let totals = if net >= 0 {
+                        Totals { debit: net, credit: 0 }
+                    } else {
+                        Totals { debit: 0, credit: -net }
+                    };
+                    AccountTotals { account: a.account, totals }
+                })
+                .collect();
+            let adjustment = translation(&converted);
+            let tb = trial_balance(converted.clone(), adjustment);
+            prop_assert_eq!(tb.total_debits, tb.total_credits);
+            let bs = balance_sheet(converted, adjustment);
+            prop_assert_eq!(bs.total_assets, bs.total_liabilities_and_equity);
+            prop_assert_eq!(translation(&totals_of(&txns)), 0);
         }
 
         #[test]
         fn net_income_is_revenue_less_expenses(txns in balanced_transactions()) {
             let input = totals_of(&txns);
             let is = income_statement(input.clone());
-            let bs = balance_sheet(input);
+            let bs = balance_sheet(input, 0);
             prop_assert_eq!(is.net_income, is.total_revenue - is.total_expenses);
             prop_assert_eq!(is.net_income, bs.current_earnings);
         }
@@ -307,10 +364,10 @@ mod tests {
                 },
             },
         ];
-        let tb = trial_balance(input.clone());
+        let tb = trial_balance(input.clone(), 0);
         assert_eq!((tb.total_debits, tb.total_credits), (1_000_000, 1_000_000));
         assert_eq!(tb.rows[1].net_balance, 1_000_000);
-        let bs = balance_sheet(input.clone());
+        let bs = balance_sheet(input.clone(), 0);
         assert_eq!(
             (bs.total_assets, bs.current_earnings, bs.total_equity),
             (1_000_000, 1_000_000, 1_000_000)

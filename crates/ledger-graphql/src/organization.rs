@@ -184,24 +184,28 @@ impl<St: Store> OrganizationNode<St> {
             auto_recharge_enabled: billing.auto_recharge_enabled,
         })
     }
-    /// Trial balance of posted entries up to and including `asOf` (default now).
+    /// Trial balance of posted entries up to and including `asOf` (default now), in
+    /// `currency` (default the base currency; accounts in others are converted).
     /// Costs 5 credits.
     async fn trial_balance(
         &self,
         context: &Ctx<St>,
         as_of: Option<DateTime>,
+        currency: Option<String>,
     ) -> GqlResult<TrialBalanceNode> {
         let access = self.paid_report(context).await?;
-        crate::reports::trial_balance(context, &access, as_of).await
+        crate::reports::trial_balance(context, &access, as_of, currency).await
     }
-    /// Balance sheet up to and including `asOf` (default now). Costs 5 credits.
+    /// Balance sheet up to and including `asOf` (default now), in `currency` (default
+    /// the base currency; accounts in others are converted). Costs 5 credits.
     async fn balance_sheet(
         &self,
         context: &Ctx<St>,
         as_of: Option<DateTime>,
+        currency: Option<String>,
     ) -> GqlResult<BalanceSheetNode> {
         let access = self.paid_report(context).await?;
-        crate::reports::balance_sheet(context, &access, as_of).await
+        crate::reports::balance_sheet(context, &access, as_of, currency).await
     }
     /// Income statement from `startDate` (default 1 January of this year) through
     /// `endDate` (default now). Costs 5 credits.
@@ -210,9 +214,10 @@ impl<St: Store> OrganizationNode<St> {
         context: &Ctx<St>,
         start_date: Option<DateTime>,
         end_date: Option<DateTime>,
+        currency: Option<String>,
     ) -> GqlResult<IncomeStatementNode> {
         let access = self.paid_report(context).await?;
-        crate::reports::income_statement(context, &access, start_date, end_date).await
+        crate::reports::income_statement(context, &access, start_date, end_date, currency).await
     }
     /// Exchange rates, newest effective date first (default 20, at most 100), optionally
     /// of one source or target currency (ISO code or `cur_` id).

@@ -1,5 +1,6 @@
 //! Report nodes (DECISIONS 8, mirrored in camelCase): amounts are `Decimal` strings in
-//! the organization's base currency, balances in each account type's normal direction.
+//! the report currency (`currency`, default the base currency), balances in each
+//! account type's normal direction.
 
 use juniper::{GraphQLObject, ID};
 use ledger_domain::DomainError;
@@ -31,6 +32,9 @@ pub struct TrialBalanceNode {
     as_of: DateTime,
     currency: String,
     accounts: Vec<TrialBalanceRowNode>,
+    /// What converting accounts of other currencies moved (credit-positive; zero in one
+    /// currency); included in the totals.
+    translation_adjustment: Decimal,
     total_debits: Decimal,
     total_credits: Decimal,
 }
@@ -62,6 +66,8 @@ pub struct BalanceSheetNode {
     equity: ReportSectionNode,
     /// Revenue minus expenses not yet closed, part of `equity.total`.
     current_earnings: Decimal,
+    /// The currency translation adjustment, part of `equity.total` (zero in one currency).
+    translation_adjustment: Decimal,
     total_assets: Decimal,
     total_liabilities: Decimal,
     total_equity: Decimal,
@@ -124,12 +130,17 @@ pub(crate) async fn trial_balance<St: Store>(
     ctx: &Ctx<St>,
     access: &Access,
     as_of: Option<DateTime>,
+    currency: Option<String>,
 ) -> GqlResult<TrialBalanceNode> {
-    let currency = access.organization.base_currency.clone();
+    let report_currency = ctx
+        .ledger
+        .report_currency(access, currency.as_deref())
+        .gql()?;
+    let currency = report_currency.code();
     let (shown, until) = as_of_bounds(ctx, as_of);
     let tb = ctx
         .ledger
-        .trial_balance(access, Some(until), Channel::GraphQl)
+        .trial_balance(access, report_currency, Some(until), Channel::GraphQl)
         .await
         .gql()?;
     Ok(TrialBalanceNode {
@@ -147,6 +158,7 @@ pub(crate) async fn trial_balance<St: Store>(
                 net_balance: decimal(r.net_balance, &currency),
             })
             .collect(),
+        translation_adjustment: decimal(tb.translation_adjustment, &currency),
         total_debits: decimal(tb.total_debits, &currency),
         total_credits: decimal(tb.total_credits, &currency),
         currency,
@@ -157,12 +169,17 @@ pub(crate) async fn balance_sheet<St: Store>(
     ctx: &Ctx<St>,
     access: &Access,
     as_of: Option<DateTime>,
+    currency: Option<String>,
 ) -> GqlResult<BalanceSheetNode> {
-    let currency = access.organization.base_currency.clone();
+    let report_currency = ctx
+        .ledger
+        .report_currency(access, currency.as_deref())
+        .gql()?;
+    let currency = report_currency.code();
     let (shown, until) = as_of_bounds(ctx, as_of);
     let bs = ctx
         .ledger
-        .balance_sheet(access, Some(until), Channel::GraphQl)
+        .balance_sheet(access, report_currency, Some(until), Channel::GraphQl)
         .await
         .gql()?;
     Ok(BalanceSheetNode {
@@ -171,6 +188,7 @@ pub(crate) async fn balance_sheet<St: Store>(
         liabilities: section(&bs.liabilities, &currency),
         equity: section(&bs.equity, &currency),
         current_earnings: decimal(bs.current_earnings, &currency),
+        translation_adjustment: decimal(bs.translation_adjustment, &currency),
         total_assets: decimal(bs.total_assets, &currency),
         total_liabilities: decimal(bs.total_liabilities, &currency),
         total_equity: decimal(bs.total_equity, &currency),
@@ -184,8 +202,13 @@ pub(crate) async fn income_statement<St: Store>(
     access: &Access,
     start: Option<DateTime>,
     end: Option<DateTime>,
+    currency: Option<String>,
 ) -> GqlResult<IncomeStatementNode> {
-    let currency = access.organization.base_currency.clone();
+    let report_currency = ctx
+        .ledger
+        .report_currency(access, currency.as_deref())
+        .gql()?;
+    let currency = report_currency.code();
     let now = ctx.ledger.now();
     // Default period: the current calendar year to date (DECISIONS 10).
     let year_start = Date::from_calendar_date(now.year(), Month::January, 1)
@@ -204,7 +227,13 @@ pub(crate) async fn income_statement<St: Store>(
     }
     let is = ctx
         .ledger
-        .income_statement(access, Some(from), Some(until), Channel::GraphQl)
+        .income_statement(
+            access,
+            report_currency,
+            Some(from),
+            Some(until),
+            Channel::GraphQl,
+        )
         .await
         .gql()?;
     Ok(IncomeStatementNode {

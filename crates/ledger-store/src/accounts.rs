@@ -175,6 +175,16 @@ impl Accounts for Db {
         crate::balances::totals(self, tenant, account_id, from, until).await
     }
 
+    async fn daily_totals(
+        &self,
+        tenant: &Tenant,
+        ids: &[String],
+        from: Option<time::Date>,
+        until: Option<time::Date>,
+    ) -> StoreResult<Vec<(String, time::Date, Totals)>> {
+        crate::balances::daily_totals(self, tenant, ids, from, until).await
+    }
+
     async fn totals_of_accounts(
         &self,
         tenant: &Tenant,

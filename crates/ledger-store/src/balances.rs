@@ -197,6 +197,47 @@ async fn daily(
     Ok(sums_of(rows))
 }
 
+/// See [`ledger_domain::ports::Accounts::daily_totals`]: the maintained daily totals.
+pub(crate) async fn daily_totals(
+    db: &Db,
+    tenant: &Tenant,
+    ids: &[String],
+    from: Option<Date>,
+    until: Option<Date>,
+) -> StoreResult<Vec<(String, Date, Totals)>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let number = |d: Date| i32::try_from((d - EPOCH).whole_days()).unwrap_or(i32::MAX);
+    let (from, until) = (from.map(number), until.map(number));
+    let rows: Vec<(String, i32, i64, i64)> = db_read!(db, |conn| {
+        let mut query = adt::table
+            .filter(tenant_of!(adt, tenant))
+            .filter(adt::account_id.eq_any(ids))
+            .filter(adt::entries.ne(0))
+            .select((adt::account_id, adt::day, adt::debit, adt::credit))
+            .order((adt::account_id.asc(), adt::day.asc()))
+            .into_boxed();
+        if let Some(from) = from {
+            query = query.filter(adt::day.ge(from));
+        }
+        if let Some(until) = until {
+            query = query.filter(adt::day.lt(until));
+        }
+        Ok(query.load(conn).await?)
+    })?;
+    Ok(rows
+        .into_iter()
+        .map(|(id, day, debit, credit)| {
+            (
+                id,
+                EPOCH + time::Duration::days(i64::from(day)),
+                Totals { debit, credit },
+            )
+        })
+        .collect())
+}
+
 /// What the counted journal lines dated in `[from, until)` add up to per account, summed
 /// from the lines themselves.
 async fn journal_sums(

@@ -266,6 +266,33 @@ impl Accounts for MemoryStore {
         ))
     }
 
+    async fn daily_totals(
+        &self,
+        tenant: &Tenant,
+        ids: &[String],
+        from: Option<time::Date>,
+        until: Option<time::Date>,
+    ) -> StoreResult<Vec<(String, time::Date, Totals)>> {
+        let state = self.state();
+        let mut by_day: BTreeMap<(String, time::Date), Totals> = BTreeMap::new();
+        for e in state.counted_entries(tenant) {
+            let day = e.date.to_offset(time::UtcOffset::UTC).date();
+            if ids.iter().any(|id| id == e.account_id)
+                && from.is_none_or(|f| day >= f)
+                && until.is_none_or(|u| day < u)
+            {
+                by_day
+                    .entry((e.account_id.to_owned(), day))
+                    .or_default()
+                    .add(e.side, e.amount);
+            }
+        }
+        Ok(by_day
+            .into_iter()
+            .map(|((id, day), totals)| (id, day, totals))
+            .collect())
+    }
+
     async fn totals_of_accounts(
         &self,
         tenant: &Tenant,

@@ -93,6 +93,17 @@ pub trait Accounts: Send + Sync + 'static {
         page: Option<PageRequest>,
     ) -> impl Future<Output = StoreResult<Page<Account>>> + Send;
 
+    /// Debit and credit totals per account and UTC day of the counted entries of the
+    /// accounts `ids` dated on days in `[from, until)` (either bound open), by account
+    /// then day; days without entries are left out. Converting by posting date reads it.
+    fn daily_totals(
+        &self,
+        tenant: &Tenant,
+        ids: &[String],
+        from: Option<time::Date>,
+        until: Option<time::Date>,
+    ) -> impl Future<Output = StoreResult<Vec<(String, time::Date, Totals)>>> + Send;
+
     /// Debit and credit totals per account of the counted entries (of posted and reversed
     /// transactions) dated in `[from, until)`; either bound may be open. Accounts without
     /// entries may be missing from the answer.

@@ -4,24 +4,66 @@ use std::collections::HashMap;
 
 use time::OffsetDateTime;
 
-use crate::accounts::Totals;
-use crate::error::DomainResult;
+use crate::accounts::{AccountType, Totals};
+use crate::error::{DomainError, DomainResult, ErrorCode};
+use crate::money::Currency;
 use crate::ports::{Store, Tenant};
 use crate::reports::{
     AccountRef, AccountTotals, BalanceSheet, IncomeStatement, TrialBalance, balance_sheet,
     income_statement, trial_balance,
 };
+use time::Date;
 
 use super::pipeline::{Channel, Operation};
 use super::{Access, Ledger};
 
+/// Whether an account type is valued at the closing rate (balance-sheet items) rather
+/// than at the rate of each posting's date (income-statement items).
+fn at_closing_rate(kind: AccountType) -> bool {
+    matches!(
+        kind,
+        AccountType::Asset | AccountType::Liability | AccountType::Equity
+    )
+}
+
+/// Totals of a signed net (debit minus credit): on its natural side.
+fn on_its_side(net: i64) -> Totals {
+    if net >= 0 {
+        Totals {
+            debit: net,
+            credit: 0,
+        }
+    } else {
+        Totals {
+            debit: 0,
+            credit: -net,
+        }
+    }
+}
+
+/// The input of a report in one currency: every account's totals in it, and the
+/// translation adjustment (see [`crate::reports`]).
+pub(super) struct ReportBasis {
+    pub totals: Vec<AccountTotals>,
+    pub translation_adjustment: i64,
+}
+
 impl<S: Store> Ledger<S> {
-    async fn totals_by_account(
+    /// Every account's totals of entries dated in `[from, until)`, in `currency`: an
+    /// account in another currency is converted with the tenant's rates, balance-sheet
+    /// items at the rate of the closing day (the day before `until`, else today) and
+    /// income-statement items day by day at the rate of each posting's date, each
+    /// rounded half away from zero to the currency's minor unit.
+    ///
+    /// # Errors
+    /// `exchange_rate_not_found` naming the pair and day when a rate is missing.
+    async fn report_basis(
         &self,
         tenant: &Tenant,
+        currency: Currency,
         from: Option<OffsetDateTime>,
         until: Option<OffsetDateTime>,
-    ) -> DomainResult<Vec<AccountTotals>> {
+    ) -> DomainResult<ReportBasis> {
         let accounts = self
             .store
             .list_accounts(tenant, &Default::default(), None)
@@ -32,19 +74,122 @@ impl<S: Store> Ledger<S> {
             .await?
             .into_iter()
             .collect();
-        Ok(accounts
+        let code = currency.code();
+        let foreign_by_day: Vec<String> = accounts
             .items
-            .into_iter()
-            .map(|a| AccountTotals {
-                totals: totals.get(&a.id).copied().unwrap_or_default(),
+            .iter()
+            .filter(|a| a.currency != code && !at_closing_rate(a.account_type))
+            .map(|a| a.id.clone())
+            .collect();
+        let day_of = |t: OffsetDateTime| t.to_offset(time::UtcOffset::UTC).date();
+        let closing = until
+            .map(|u| day_of(u - time::Duration::nanoseconds(1)))
+            .unwrap_or_else(|| day_of(self.now()));
+        let mut daily: HashMap<String, Vec<(Date, Totals)>> = HashMap::new();
+        if !foreign_by_day.is_empty() {
+            let last =
+                until.map(|u| day_of(u - time::Duration::nanoseconds(1)) + time::Duration::days(1));
+            for (id, day, t) in self
+                .store
+                .daily_totals(tenant, &foreign_by_day, from.map(day_of), last)
+                .await?
+            {
+                daily.entry(id).or_default().push((day, t));
+            }
+        }
+        let mut rates: HashMap<(String, Date), crate::exchange::AppliedRate> = HashMap::new();
+        let mut result = Vec::with_capacity(accounts.items.len());
+        let mut net_sum: i64 = 0;
+        for a in accounts.items {
+            let own = totals.get(&a.id).copied().unwrap_or_default();
+            let converted = if a.currency == code {
+                own
+            } else if at_closing_rate(a.account_type) {
+                let net = self
+                    .converted(tenant, &mut rates, &a.currency, currency, closing, own)
+                    .await?;
+                on_its_side(net)
+            } else {
+                let mut net = 0i64;
+                for (day, t) in daily.remove(&a.id).unwrap_or_default() {
+                    let part = self
+                        .converted(tenant, &mut rates, &a.currency, currency, day, t)
+                        .await?;
+                    net = net.saturating_add(part);
+                }
+                on_its_side(net)
+            };
+            net_sum = net_sum.saturating_add(converted.debit - converted.credit);
+            result.push(AccountTotals {
+                totals: converted,
                 account: AccountRef {
                     id: a.id,
                     code: a.code,
                     name: a.name,
                     account_type: a.account_type,
                 },
-            })
-            .collect())
+            });
+        }
+        Ok(ReportBasis {
+            totals: result,
+            translation_adjustment: net_sum,
+        })
+    }
+
+    /// The net (debit minus credit) of `totals` in `from` converted into `to` at the rate
+    /// of `day`, rates cached per currency and day.
+    async fn converted(
+        &self,
+        tenant: &Tenant,
+        rates: &mut HashMap<(String, Date), crate::exchange::AppliedRate>,
+        from: &str,
+        to: Currency,
+        day: Date,
+        totals: Totals,
+    ) -> DomainResult<i64> {
+        let net = totals.debit - totals.credit;
+        if net == 0 {
+            return Ok(0);
+        }
+        let key = (from.to_owned(), day);
+        if !rates.contains_key(&key) {
+            let source = Currency::from_code(from).ok_or_else(|| {
+                DomainError::Internal(format!("account currency '{from}' is not ISO 4217"))
+            })?;
+            let rate = self.rate_on(tenant, source, to, day).await?.ok_or_else(|| {
+                DomainError::rule(
+                    ErrorCode::ExchangeRateNotFound,
+                    format!(
+                        "no {from}/{} exchange rate is effective on {day}; create one to report in {}",
+                        to.code(),
+                        to.code()
+                    ),
+                )
+            })?;
+            rates.insert(key.clone(), rate);
+        }
+        rates
+            .get(&key)
+            .and_then(|rate| rate.convert(net))
+            .ok_or_else(|| DomainError::Internal("a converted amount overflowed".into()))
+    }
+
+    /// The report currency: `currency` (an ISO code) or the organization's base.
+    ///
+    /// # Errors
+    /// `invalid_field` on `currency`.
+    pub fn report_currency(
+        &self,
+        access: &Access,
+        currency: Option<&str>,
+    ) -> DomainResult<Currency> {
+        let code = currency
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .unwrap_or(&access.organization.base_currency);
+        Currency::from_code(code).ok_or_else(|| {
+            DomainError::invalid_field("currency", "must be an ISO 4217 currency code")
+        })
     }
 
     /// The trial balance of entries dated before `until`.
@@ -55,10 +200,14 @@ impl<S: Store> Ledger<S> {
     pub async fn trial_balance(
         &self,
         access: &Access,
+        currency: Currency,
         until: Option<OffsetDateTime>,
         channel: Channel,
     ) -> DomainResult<TrialBalance> {
-        let report = trial_balance(self.totals_by_account(&access.tenant, None, until).await?);
+        let basis = self
+            .report_basis(&access.tenant, currency, None, until)
+            .await?;
+        let report = trial_balance(basis.totals, basis.translation_adjustment);
         self.charge_read(access, Operation::Report, channel).await?;
         Ok(report)
     }
@@ -71,10 +220,14 @@ impl<S: Store> Ledger<S> {
     pub async fn balance_sheet(
         &self,
         access: &Access,
+        currency: Currency,
         until: Option<OffsetDateTime>,
         channel: Channel,
     ) -> DomainResult<BalanceSheet> {
-        let report = balance_sheet(self.totals_by_account(&access.tenant, None, until).await?);
+        let basis = self
+            .report_basis(&access.tenant, currency, None, until)
+            .await?;
+        let report = balance_sheet(basis.totals, basis.translation_adjustment);
         self.charge_read(access, Operation::Report, channel).await?;
         Ok(report)
     }
@@ -87,11 +240,15 @@ impl<S: Store> Ledger<S> {
     pub async fn income_statement(
         &self,
         access: &Access,
+        currency: Currency,
         from: Option<OffsetDateTime>,
         until: Option<OffsetDateTime>,
         channel: Channel,
     ) -> DomainResult<IncomeStatement> {
-        let report = income_statement(self.totals_by_account(&access.tenant, from, until).await?);
+        let basis = self
+            .report_basis(&access.tenant, currency, from, until)
+            .await?;
+        let report = income_statement(basis.totals);
         self.charge_read(access, Operation::Report, channel).await?;
         Ok(report)
     }

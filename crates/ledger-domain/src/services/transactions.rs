@@ -398,7 +398,8 @@ impl<S: Store> Ledger<S> {
     /// would have (never stored), its entries and status.
     ///
     /// # Errors
-    /// As [`Ledger::create_transaction`], except `insufficient_credits`.
+    /// As a create (validation errors, `unbalanced_transaction`, `account_inactive`,
+    /// `currency_mismatch`, `period_locked`), never `insufficient_credits`.
     pub async fn preview_transaction(
         &self,
         access: &Access,

@@ -46,29 +46,25 @@ fn section(s: &Section, currency: &str) -> Value {
     json!({ "accounts": accounts, "total": amount(s.total, currency) })
 }
 
-fn no_conversion(req: &HttpRequest, base: &str) -> Result<(), ApiError> {
-    match query_param(req, "currency") {
-        Some(c) if !c.eq_ignore_ascii_case(base) => Err(validation(
-            ErrorCode::InvalidField,
-            Some("currency".into()),
-            "reports in another currency are not available yet",
-        )),
-        _ => Ok(()),
-    }
-}
-
 async fn trial_balance<S: Store>(
     state: State<S>,
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Read, "reports").await?;
-    let currency = access.organization.base_currency.clone();
-    no_conversion(&req, &currency)?;
+    let report_currency = state
+        .ledger
+        .report_currency(&access, query_param(&req, "currency").as_deref())?;
+    let currency = report_currency.code();
     let as_of = query_date(&req, "as_of")?;
     let tb = state
         .ledger
-        .trial_balance(&access, as_of.map(|d| d.inclusive_until()), Channel::Rest)
+        .trial_balance(
+            &access,
+            report_currency,
+            as_of.map(|d| d.inclusive_until()),
+            Channel::Rest,
+        )
         .await?;
     let accounts: Vec<Value> = tb
         .rows
@@ -86,6 +82,7 @@ async fn trial_balance<S: Store>(
         "as_of": as_of.map_or_else(|| views::timestamp(state.ledger.now()), |d| views::timestamp(d.at)),
         "currency": currency,
         "accounts": accounts,
+        "translation_adjustment": amount(tb.translation_adjustment, &currency),
         "total_debits": amount(tb.total_debits, &currency),
         "total_credits": amount(tb.total_credits, &currency),
     })))
@@ -97,15 +94,23 @@ async fn balance_sheet<S: Store>(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Read, "reports").await?;
-    let currency = access.organization.base_currency.clone();
-    no_conversion(&req, &currency)?;
+    let report_currency = state
+        .ledger
+        .report_currency(&access, query_param(&req, "currency").as_deref())?;
+    let currency = report_currency.code();
     let as_of = query_date(&req, "as_of")?;
     let bs = state
         .ledger
-        .balance_sheet(&access, as_of.map(|d| d.inclusive_until()), Channel::Rest)
+        .balance_sheet(
+            &access,
+            report_currency,
+            as_of.map(|d| d.inclusive_until()),
+            Channel::Rest,
+        )
         .await?;
     let mut equity = section(&bs.equity, &currency);
     equity["current_earnings"] = json!(amount(bs.current_earnings, &currency));
+    equity["translation_adjustment"] = json!(amount(bs.translation_adjustment, &currency));
     Ok(HttpResponse::Ok().json(json!({
         "object": "balance_sheet",
         "as_of": as_of.map_or_else(|| views::timestamp(state.ledger.now()), |d| views::timestamp(d.at)),
@@ -126,8 +131,10 @@ async fn income_statement<S: Store>(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Read, "reports").await?;
-    let currency = access.organization.base_currency.clone();
-    no_conversion(&req, &currency)?;
+    let report_currency = state
+        .ledger
+        .report_currency(&access, query_param(&req, "currency").as_deref())?;
+    let currency = report_currency.code();
     let now = state.ledger.now();
     // Default period: the current calendar year to date (DECISIONS 10).
     let year_start = Date::from_calendar_date(now.year(), Month::January, 1)
@@ -146,7 +153,13 @@ async fn income_statement<S: Store>(
     }
     let is = state
         .ledger
-        .income_statement(&access, Some(from), Some(until), Channel::Rest)
+        .income_statement(
+            &access,
+            report_currency,
+            Some(from),
+            Some(until),
+            Channel::Rest,
+        )
         .await?;
     let date = |t: time::OffsetDateTime| t.date().to_string();
     Ok(HttpResponse::Ok().json(json!({

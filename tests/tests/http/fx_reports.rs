@@ -1,0 +1,174 @@
+//! Reports in one currency over accounts in several: balance-sheet items at the closing
+//! rate, income-statement items at the rate of each posting's date, and the currency
+//! translation adjustment that keeps the converted books balanced.
+
+use ledger_tests::{Org, TestApp, both};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+async fn account(app: &TestApp, org: &Org, code: &str, kind: &str, currency: &str) -> String {
+    let res = app
+        .post(
+            &org.test_key,
+            &format!("/organizations/{}/accounts", org.id),
+            json!({"code": code, "name": format!("{kind} {currency}"), "account_type": kind, "currency": currency}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    res.body["id"].as_str().expect("id").to_owned()
+}
+
+async fn rate(app: &TestApp, org: &Org, rate: &str, date: &str) {
+    let res = app
+        .post(
+            &org.test_key,
+            &format!("/organizations/{}/exchange-rates", org.id),
+            json!({"from_currency_id": "EUR", "to_currency_id": "USD", "rate": rate, "effective_date": date}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+}
+
+async fn sale(app: &TestApp, org: &Org, bank: &str, revenue: &str, amount: &str, date: &str) {
+    let res = app
+        .post_wait(
+            &org.test_key,
+            &format!("/organizations/{}/transactions", org.id),
+            json!({"description": "EUR sale", "date": date, "auto_post": true, "entries": [
+                {"account_id": bank, "entry_type": "debit", "amount": amount},
+                {"account_id": revenue, "entry_type": "credit", "amount": amount},
+            ]}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+}
+
+fn row<'a>(report: &'a Value, section: &str, id: &str) -> &'a Value {
+    let rows = if section.is_empty() {
+        &report["accounts"]
+    } else {
+        &report[section]["accounts"]
+    };
+    rows.as_array()
+        .and_then(|r| r.iter().find(|a| a["account_id"] == id))
+        .unwrap_or_else(|| panic!("no row {id} in {report}"))
+}
+
+async fn report(app: &TestApp, org: &Org, query: &str) -> Value {
+    let res = app
+        .get(
+            &org.test_key,
+            &format!("/organizations/{}/reports/{query}", org.id),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{query}: {}", res.body);
+    res.body
+}
+
+async fn reports_convert_by_the_documented_rules(app: &TestApp) {
+    let org = app.signup("FX Reports").await;
+    let bank = account(app, &org, "1050", "asset", "EUR").await;
+    let revenue = account(app, &org, "4050", "revenue", "EUR").await;
+    rate(app, &org, "1.10", "2026-01-01").await;
+    rate(app, &org, "1.20", "2026-02-01").await;
+    sale(app, &org, &bank, &revenue, "100.00", "2026-01-15").await;
+    sale(app, &org, &bank, &revenue, "50.00", "2026-02-15").await;
+
+    // In USD on 28 February: the bank at the closing 1.20 (150 EUR = 180 USD), the
+    // revenue at each sale's rate (110 + 60 = 170 USD), 10 USD of translation.
+    let tb = report(app, &org, "trial-balance?as_of=2026-02-28").await;
+    assert_eq!(tb["currency"], "USD");
+    assert_eq!(row(&tb, "", &bank)["debit"], "180.00", "{tb}");
+    assert_eq!(row(&tb, "", &revenue)["credit"], "170.00");
+    assert_eq!(tb["translation_adjustment"], "10.00");
+    assert_eq!(
+        (&tb["total_debits"], &tb["total_credits"]),
+        (&json!("180.00"), &json!("180.00"))
+    );
+    let bs = report(app, &org, "balance-sheet?as_of=2026-02-28").await;
+    assert_eq!(row(&bs, "assets", &bank)["balance"], "180.00", "{bs}");
+    assert_eq!(
+        (
+            &bs["equity"]["current_earnings"],
+            &bs["equity"]["translation_adjustment"]
+        ),
+        (&json!("170.00"), &json!("10.00"))
+    );
+    assert_eq!(
+        (&bs["total_assets"], &bs["total_liabilities_and_equity"]),
+        (&json!("180.00"), &json!("180.00"))
+    );
+    let is = report(
+        app,
+        &org,
+        "income-statement?start_date=2026-01-01&end_date=2026-02-28",
+    )
+    .await;
+    assert_eq!(is["total_revenue"], "170.00", "{is}");
+    let january = report(
+        app,
+        &org,
+        "income-statement?start_date=2026-01-01&end_date=2026-01-31",
+    )
+    .await;
+    assert_eq!(january["total_revenue"], "110.00", "{january}");
+
+    // At the end of January the closing rate is January's: nothing to translate.
+    let tb = report(app, &org, "trial-balance?as_of=2026-01-31").await;
+    assert_eq!(row(&tb, "", &bank)["debit"], "110.00", "{tb}");
+    assert_eq!(tb["translation_adjustment"], "0.00");
+
+    // In EUR every moved account is in its own currency (the USD ones hold nothing).
+    let tb = report(app, &org, "trial-balance?as_of=2026-02-28&currency=eur").await;
+    assert_eq!(tb["currency"], "EUR");
+    assert_eq!(row(&tb, "", &bank)["debit"], "150.00", "{tb}");
+    assert_eq!(tb["translation_adjustment"], "0.00");
+
+    // No rate for a currency asked: refused, and an unknown code is a bad field.
+    let res = app
+        .get(
+            &org.test_key,
+            &format!(
+                "/organizations/{}/reports/balance-sheet?currency=JPY",
+                org.id
+            ),
+        )
+        .await;
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "exchange_rate_not_found"),
+        "{}",
+        res.body
+    );
+    let res = app
+        .get(
+            &org.test_key,
+            &format!(
+                "/organizations/{}/reports/trial-balance?currency=XYZ",
+                org.id
+            ),
+        )
+        .await;
+    assert_eq!(res.code(), "invalid_field", "{}", res.body);
+    assert_eq!(res.body["error"]["details"]["field"], "currency");
+
+    // GraphQL answers the same figures.
+    let data = crate::pipeline::graphql_data(
+        app,
+        &org.test_key,
+        "{ organization { trialBalance(asOf: \"2026-02-28\", currency: \"USD\") { translationAdjustment totalDebits totalCredits } balanceSheet(asOf: \"2026-02-28\") { translationAdjustment totalAssets } } }",
+        json!({}),
+    )
+    .await;
+    let org_data = &data["organization"];
+    assert_eq!(
+        org_data["trialBalance"],
+        json!({"translationAdjustment": "10.00", "totalDebits": "180.00", "totalCredits": "180.00"})
+    );
+    assert_eq!(org_data["balanceSheet"]["translationAdjustment"], "10.00");
+}
+
+both!(
+    reports_convert_by_the_documented_rules,
+    reports_convert_by_the_documented_rules
+);
