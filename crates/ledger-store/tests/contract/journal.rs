@@ -435,3 +435,66 @@ async fn entries_need_live_active_accounts_at_apply_time<S: Store>(db: &S, backe
         Totals::default()
     );
 }
+
+contract!(daily_totals_are_per_account_and_day_of_counted_entries);
+async fn daily_totals_are_per_account_and_day_of_counted_entries<S: Store>(db: &S, backend: &str) {
+    let a = sign_up(db, "A").await;
+    let live = a.tenant(true);
+    let cash = account_id(db, &live, "1000").await;
+    let sales = account_id(db, &live, "4000").await;
+    let mk =
+        |d: u8, status, amount| crate::transaction(&live, day(d), status, &cash, &sales, amount);
+    insert(db, &a, mk(1, TransactionStatus::Posted, 100)).await;
+    insert(db, &a, mk(1, TransactionStatus::Posted, 20)).await;
+    insert(db, &a, mk(3, TransactionStatus::Posted, 300)).await;
+    insert(db, &a, mk(2, TransactionStatus::Pending, 999)).await;
+    let on = |d: u8| day(d).date();
+    let rows = db
+        .daily_totals(&live, std::slice::from_ref(&sales), None, None)
+        .await
+        .expect("daily");
+    let credit = |units| Totals {
+        debit: 0,
+        credit: units,
+    };
+    assert_eq!(
+        rows,
+        vec![
+            (sales.clone(), on(1), credit(120)),
+            (sales.clone(), on(3), credit(300)),
+        ],
+        "{backend}: pending entries count on no day"
+    );
+    let rows = db
+        .daily_totals(
+            &live,
+            &[cash.clone(), sales.clone()],
+            Some(on(2)),
+            Some(on(4)),
+        )
+        .await
+        .expect("window");
+    assert_eq!(
+        rows,
+        vec![
+            (cash.clone(), on(3), debit(300)),
+            (sales.clone(), on(3), credit(300)),
+        ],
+        "{backend}: [from, until) by day, by account then day"
+    );
+    // Another mode and another organization see nothing of it.
+    let b = sign_up(db, "B").await;
+    for tenant in [a.tenant(false), b.tenant(true)] {
+        let rows = db
+            .daily_totals(&tenant, std::slice::from_ref(&cash), None, None)
+            .await
+            .expect("isolated");
+        assert!(rows.is_empty(), "{backend}");
+    }
+    assert!(
+        db.daily_totals(&live, &[], None, None)
+            .await
+            .expect("none")
+            .is_empty()
+    );
+}
