@@ -239,12 +239,33 @@ impl<St: Store> AccountNode<St> {
     fn metadata(&self) -> Json {
         Json(self.account.metadata.clone())
     }
-    /// Net balance of posted entries, in the account type's normal direction.
-    async fn balance(&self, context: &Ctx<St>) -> GqlResult<MoneyNode> {
+    /// Net balance of posted entries, in the account type's normal direction; in
+    /// `currency` when given, converted at today's rate.
+    async fn balance(&self, context: &Ctx<St>, currency: Option<String>) -> GqlResult<MoneyNode> {
         let totals = self.balances.totals(context, &self.account.id).await?;
+        let Some(code) = currency.filter(|c| !c.eq_ignore_ascii_case(&self.account.currency))
+        else {
+            return Ok(MoneyNode {
+                units: self.account.account_type.net(totals.debit, totals.credit),
+                currency: self.account.currency.clone(),
+            });
+        };
+        let access = context
+            .own(ledger_domain::organizations::Scope::Read, "accounts")
+            .await?;
+        let target = context.ledger.report_currency(&access, Some(&code)).gql()?;
+        let today = context.ledger.now().date();
+        let (_, converted) = context
+            .ledger
+            .convert_totals(&access, &self.account, totals, target, today)
+            .await
+            .gql()?;
         Ok(MoneyNode {
-            units: self.account.account_type.net(totals.debit, totals.credit),
-            currency: self.account.currency.clone(),
+            units: self
+                .account
+                .account_type
+                .net(converted.debit, converted.credit),
+            currency: target.code(),
         })
     }
     /// Posted history, oldest first, with the running balance (default 20, at most 100).

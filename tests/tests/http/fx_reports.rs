@@ -152,6 +152,68 @@ async fn reports_convert_by_the_documented_rules(app: &TestApp) {
     assert_eq!(res.code(), "invalid_field", "{}", res.body);
     assert_eq!(res.body["error"]["details"]["field"], "currency");
 
+    // A balance converts at the rate of its day, on every interface.
+    let res = app
+        .get(
+            &org.test_key,
+            &format!(
+                "/organizations/{}/accounts/{bank}/balance?as_of=2026-02-28&currency=USD",
+                org.id
+            ),
+        )
+        .await;
+    assert_eq!(res.body["balance"]["net"], "150.00", "{}", res.body);
+    assert_eq!(
+        (
+            &res.body["converted"]["net"],
+            &res.body["converted"]["currency"],
+            &res.body["converted"]["rate"]
+        ),
+        (&json!("180.00"), &json!("USD"), &json!("1.2"))
+    );
+    let res = app
+        .get(
+            &org.test_key,
+            &format!(
+                "/organizations/{}/accounts/{bank}/balance?as_of=2026-01-20&currency=USD",
+                org.id
+            ),
+        )
+        .await;
+    assert_eq!(res.body["converted"]["net"], "110.00", "{}", res.body);
+    let res = app
+        .get(
+            &org.test_key,
+            &format!(
+                "/organizations/{}/accounts/{bank}/balance?currency=GBP",
+                org.id
+            ),
+        )
+        .await;
+    assert_eq!(res.code(), "exchange_rate_not_found", "{}", res.body);
+    let tool = crate::pipeline::mcp_tool(
+        app,
+        &org.test_key,
+        "get_account_balance",
+        json!({"accountId": bank, "asOf": "2026-02-28", "currency": "USD"}),
+    )
+    .await;
+    assert_eq!(
+        tool["structuredContent"]["converted"]["net"], "180.00",
+        "{tool}"
+    );
+    let data = crate::pipeline::graphql_data(
+        app,
+        &org.test_key,
+        "query($id: ID!) { account(id: $id) { balance(currency: \"USD\") { amount currency } } }",
+        json!({"id": bank}),
+    )
+    .await;
+    assert_eq!(
+        data["account"]["balance"],
+        json!({"amount": "180.00", "currency": "USD"})
+    );
+
     // GraphQL answers the same figures.
     let data = crate::pipeline::graphql_data(
         app,

@@ -174,6 +174,47 @@ impl<S: Store> Ledger<S> {
             .ok_or_else(|| DomainError::Internal("a converted amount overflowed".into()))
     }
 
+    /// An account's totals in `currency` at the rate of `on` (a balance is a balance-sheet
+    /// figure: the closing rate), each side rounded half away from zero to the currency's
+    /// minor unit and the net computed from them.
+    ///
+    /// # Errors
+    /// `exchange_rate_not_found` when no rate applies on `on`.
+    pub async fn convert_totals(
+        &self,
+        access: &Access,
+        account: &crate::accounts::Account,
+        totals: Totals,
+        currency: Currency,
+        on: Date,
+    ) -> DomainResult<(crate::exchange::AppliedRate, Totals)> {
+        let source = Currency::from_code(&account.currency).ok_or_else(|| {
+            DomainError::Internal(format!(
+                "account currency '{}' is not ISO 4217",
+                account.currency
+            ))
+        })?;
+        let rate = self
+            .rate_on(&access.tenant, source, currency, on)
+            .await?
+            .ok_or_else(|| {
+                DomainError::rule(
+                    ErrorCode::ExchangeRateNotFound,
+                    format!(
+                        "no {}/{} exchange rate is effective on {on}",
+                        account.currency,
+                        currency.code()
+                    ),
+                )
+            })?;
+        let overflow = || DomainError::Internal("a converted amount overflowed".into());
+        let converted = Totals {
+            debit: rate.convert(totals.debit).ok_or_else(overflow)?,
+            credit: rate.convert(totals.credit).ok_or_else(overflow)?,
+        };
+        Ok((rate, converted))
+    }
+
     /// The report currency: `currency` (an ISO code) or the organization's base.
     ///
     /// # Errors

@@ -116,6 +116,11 @@ pub(super) const TOOLS: &[Tool] = &[
         &[
             ACCOUNT_ID,
             query("asOf", Ty::DateOrTime, "Balance at the end of this date."),
+            query(
+                "currency",
+                Ty::Str,
+                "ISO 4217 code: also show the balance converted at that day's rate.",
+            ),
         ],
     ),
     // Transactions (7).

@@ -195,24 +195,37 @@ async fn balance<S: Store>(
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Read, "accounts").await?;
     let as_of = query_date(&req, "as_of")?;
-    if query_param(&req, "currency").is_some() {
-        return Err(validation(
-            ErrorCode::InvalidField,
-            Some("currency".into()),
-            "currency conversion of balances is not available yet",
-        ));
-    }
+    let currency = query_param(&req, "currency");
     let view = state
         .ledger
         .account_balance(&access, &id, as_of.map(|d| d.inclusive_until()))
         .await?;
-    Ok(HttpResponse::Ok().json(json!({
+    let mut answer = json!({
         "account_id": view.account.id,
         "object": "account_balance",
         "as_of": as_of.map_or_else(|| views::timestamp(state.ledger.now()), |d| views::timestamp(d.at)),
         "balance": views::balance(&view.account, view.totals),
         "currency": view.account.currency,
-    })))
+    });
+    // `?currency=` adds the balance converted at the rate of the as-of day.
+    if let Some(code) = currency {
+        let target = state.ledger.report_currency(&access, Some(&code))?;
+        let on = as_of.map_or_else(|| state.ledger.now().date(), |d| d.at.date());
+        let (rate, totals) = state
+            .ledger
+            .convert_totals(&access, &view.account, view.totals, target, on)
+            .await?;
+        let shown = ledger_domain::accounts::Account {
+            currency: target.code(),
+            ..view.account.clone()
+        };
+        let mut converted = views::balance(&shown, totals);
+        converted["currency"] = json!(target.code());
+        converted["rate"] = json!(rate.rate);
+        converted["rate_date"] = json!(rate.effective_date.to_string());
+        answer["converted"] = converted;
+    }
+    Ok(HttpResponse::Ok().json(answer))
 }
 
 async fn history<S: Store>(
