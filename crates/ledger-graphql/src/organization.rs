@@ -172,6 +172,34 @@ impl<St: Store> OrganizationNode<St> {
         .await?;
         Ok(list.into_iter().map(BillNode).collect())
     }
+    /// Every organization below this one, at any depth, in tree order (a parent before
+    /// its children; default 50, at most 100).
+    async fn sub_organizations(
+        &self,
+        context: &Ctx<St>,
+        limit: Option<i32>,
+        offset: Option<i32>,
+    ) -> GqlResult<Vec<OrganizationNode<St>>> {
+        let access = context
+            .access(&self.org.id, Scope::Read, "organizations")
+            .await?;
+        let page = ledger_domain::ports::PageRequest::bounded(
+            limit.map(i64::from),
+            offset.map(i64::from),
+            50,
+        )
+        .gql()?;
+        let found = context
+            .ledger
+            .list_sub_organizations(&access, page)
+            .await
+            .gql()?;
+        Ok(found
+            .items
+            .into_iter()
+            .map(|(org, _)| OrganizationNode::new(org))
+            .collect())
+    }
     /// The credit pool (free to read).
     async fn credit_balance(&self, context: &Ctx<St>) -> GqlResult<CreditBalanceNode> {
         let access = context.access(&self.org.id, Scope::Read, "billing").await?;

@@ -8,7 +8,7 @@ use ledger_domain::events::Event;
 use ledger_domain::organizations::{Organization, User};
 use ledger_domain::ports::{
     CreditCharge, Events, Health, IdempotencyRecord, IdempotencyRecords, NewOrganization,
-    Organizations, StoreResult, Tenant,
+    Organizations, Page, PageRequest, StoreResult, Tenant,
 };
 use time::OffsetDateTime;
 
@@ -109,6 +109,43 @@ impl Organizations for Db {
                 .optional()?)
         })?;
         found.map(OrganizationRow::into_domain).transpose()
+    }
+
+    async fn list_descendants(
+        &self,
+        path: &str,
+        page: PageRequest,
+    ) -> StoreResult<Page<Organization>> {
+        // Ids hold `_`, a LIKE wildcard: escape the prefix.
+        let pattern = format!(
+            "{}%",
+            path.replace('\\', "\\\\")
+                .replace('_', "\\_")
+                .replace('%', "\\%")
+        );
+        let (rows, total_count): (Vec<OrganizationRow>, i64) = db_read!(self, |conn| {
+            let below = || {
+                organizations::table
+                    .filter(organizations::path.like(pattern.clone()).escape('\\'))
+                    .filter(organizations::path.ne(path))
+            };
+            let total: i64 = below().count().get_result(conn).await?;
+            let rows = below()
+                .order(organizations::path.asc())
+                .limit(page.limit)
+                .offset(page.offset)
+                .select(OrganizationRow::as_select())
+                .load(conn)
+                .await?;
+            Ok((rows, total))
+        })?;
+        Ok(Page {
+            items: rows
+                .into_iter()
+                .map(OrganizationRow::into_domain)
+                .collect::<StoreResult<Vec<_>>>()?,
+            total_count,
+        })
     }
 
     async fn test_credits_used(&self, pool_id: &str) -> StoreResult<i64> {

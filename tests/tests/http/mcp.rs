@@ -268,6 +268,7 @@ async fn mcp_tools_follow_the_rules_and_reach_their_routes(app: &TestApp) {
         "record_bill_payment",
         "get_organization",
         "create_sub_organization",
+        "list_sub_organizations",
         "get_trial_balance",
         "get_balance_sheet",
         "get_income_statement",

@@ -87,6 +87,22 @@ impl Organizations for MemoryStore {
         Ok(self.state().organizations.get(id).cloned())
     }
 
+    async fn list_descendants(
+        &self,
+        path: &str,
+        page: crate::ports::PageRequest,
+    ) -> StoreResult<crate::ports::Page<Organization>> {
+        let state = self.state();
+        let mut found: Vec<Organization> = state
+            .organizations
+            .values()
+            .filter(|o| o.path.starts_with(path) && o.path != path)
+            .cloned()
+            .collect();
+        found.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(super::page_of(found, Some(page)))
+    }
+
     async fn get_user(&self, id: &str) -> StoreResult<Option<User>> {
         let state = self.state();
         Ok(state.users.iter().find(|u| u.id == id).cloned())

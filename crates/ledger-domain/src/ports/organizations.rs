@@ -50,6 +50,14 @@ pub trait Organizations: Send + Sync + 'static {
         id: &str,
     ) -> impl Future<Output = StoreResult<Option<Organization>>> + Send;
 
+    /// The organizations below the one at `path` (its descendants at any depth, not
+    /// itself), in path order (a parent before its children).
+    fn list_descendants(
+        &self,
+        path: &str,
+        page: PageRequest,
+    ) -> impl Future<Output = StoreResult<Page<Organization>>> + Send;
+
     /// A user by id.
     fn get_user(&self, id: &str) -> impl Future<Output = StoreResult<Option<User>>> + Send;
 

@@ -119,6 +119,35 @@ impl<S: Store> Ledger<S> {
         self.key_cache.clear();
     }
 
+    /// The organizations below the access's organization, at any depth, in tree order
+    /// (a parent before its children), each with its depth below it (1 for a child).
+    ///
+    /// # Errors
+    /// Storage failures only.
+    pub async fn list_sub_organizations(
+        &self,
+        access: &Access,
+        page: crate::ports::PageRequest,
+    ) -> DomainResult<crate::ports::Page<(Organization, i64)>> {
+        let segments = |path: &str| path.trim_matches('/').split('/').count() as i64;
+        let base = segments(&access.organization.path);
+        let found = self
+            .store
+            .list_descendants(&access.organization.path, page)
+            .await?;
+        Ok(crate::ports::Page {
+            total_count: found.total_count,
+            items: found
+                .items
+                .into_iter()
+                .map(|o| {
+                    let depth = segments(&o.path) - base;
+                    (o, depth)
+                })
+                .collect(),
+        })
+    }
+
     /// The organization of `access` as stored now (the one in `access` may be a copy up to
     /// `LedgerConfig::key_cache_ttl` old; views that show credits read it again).
     ///

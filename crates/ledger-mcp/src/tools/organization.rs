@@ -39,6 +39,14 @@ pub(super) const TOOLS: &[Tool] = &[
         ),
         0,
     ),
+    tool(
+        "list_sub_organizations",
+        "List sub-organizations",
+        "List every organization below this one (children, their children, and so on) in tree order, each with its depth and relationship (owned or linked). Use it to find a client organization's id.",
+        Verb::Get,
+        "/organizations/{organizationId}/sub-organizations",
+        &[limit(50), OFFSET],
+    ),
     // Reporting (3).
     tool(
         "get_trial_balance",

@@ -19,7 +19,11 @@ use crate::input::{parse_json, read_body};
 pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     cfg.route("/accounts/master", web::post().to(master::<S>))
         .route("/accounts/sub", web::post().to(sub::<S>))
-        .route("/organizations/{org}", web::get().to(get_organization::<S>));
+        .route("/organizations/{org}", web::get().to(get_organization::<S>))
+        .route(
+            "/organizations/{org}/sub-organizations",
+            web::get().to(sub_organizations::<S>),
+        );
 }
 
 #[derive(Deserialize)]
@@ -126,4 +130,39 @@ async fn get_organization<S: Store>(
     .await?;
     let organization = state.ledger.current_organization(&access).await?;
     Ok(HttpResponse::Ok().json(views::organization(&organization)))
+}
+
+/// `GET /organizations/{org}/sub-organizations`: every organization below, at any depth,
+/// in tree order, each with its `depth` below `{org}` (1 for a child) and its
+/// relationship (DECISIONS 7).
+async fn sub_organizations<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let access = access(
+        &state,
+        &req,
+        &path.into_inner(),
+        Scope::Read,
+        "organizations",
+    )
+    .await?;
+    let page = crate::input::page(&req, 50)?;
+    let found = state.ledger.list_sub_organizations(&access, page).await?;
+    let data: Vec<serde_json::Value> = found
+        .items
+        .iter()
+        .map(|(organization, depth)| {
+            let mut view = views::organization(organization);
+            view["depth"] = json!(depth);
+            view
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(json!({
+        "object": "list",
+        "data": data,
+        "has_more": page.offset + (found.items.len() as i64) < found.total_count,
+        "total_count": found.total_count,
+    })))
 }
