@@ -33,14 +33,34 @@ use crate::transfers::TransferNode;
 use ledger_domain::documents::DocumentKind;
 use ledger_domain::services::{Access, TransferInput};
 
-/// The transfer just written, read back.
-async fn transfer_node<St: Store>(
+/// Submits a transfer write and reads the transfer back.
+async fn written_transfer<St: Store>(
     context: &Ctx<St>,
     access: &Access,
-    id: &str,
+    write: Write,
 ) -> GqlResult<Option<TransferNode>> {
-    let transaction = context.ledger.get_transfer(access, id).await.gql()?;
+    let view = context.submit(access, write).await?;
+    let transaction = context
+        .ledger
+        .get_transfer(access, &id_of(&view)?)
+        .await
+        .gql()?;
     Ok(TransferNode::of(transaction))
+}
+
+/// Submits a transaction write and reads the transaction back.
+async fn written_transaction<St: Store>(
+    context: &Ctx<St>,
+    access: &Access,
+    write: Write,
+) -> GqlResult<Option<TransactionNode>> {
+    let view = context.submit(access, write).await?;
+    let transaction = context
+        .ledger
+        .get_transaction(access, &id_of(&view)?)
+        .await
+        .gql()?;
+    Ok(Some(TransactionNode(transaction)))
 }
 
 /// One line of a new transaction.
@@ -267,13 +287,7 @@ impl<St: Store> Mutation<St> {
     async fn post_transaction(context: &Ctx<St>, id: ID) -> GqlResult<Option<TransactionNode>> {
         let access = context.own(Scope::Write, "transactions").await?;
         let write = Write::PostTransaction { id: id.to_string() };
-        let view = context.submit(&access, write).await?;
-        let transaction = context
-            .ledger
-            .get_transaction(&access, &id_of(&view)?)
-            .await
-            .gql()?;
-        Ok(Some(TransactionNode(transaction)))
+        written_transaction(context, &access, write).await
     }
 
     /// Reverses a posted transaction with a posted mirror (1 credit); `reason` is
@@ -288,13 +302,7 @@ impl<St: Store> Mutation<St> {
             id: id.to_string(),
             reason: Some(reason),
         };
-        let view = context.submit(&access, write).await?;
-        let transaction = context
-            .ledger
-            .get_transaction(&access, &id_of(&view)?)
-            .await
-            .gql()?;
-        Ok(Some(TransactionNode(transaction)))
+        written_transaction(context, &access, write).await
     }
 
     /// Creates a transfer between two accounts (1 credit), pending unless `autoPost`.
@@ -327,18 +335,14 @@ impl<St: Store> Mutation<St> {
             metadata: metadata.map(|m| m.0),
             auto_post: auto_post.unwrap_or(false),
         };
-        let view = context
-            .submit(&access, Write::CreateTransfer(input))
-            .await?;
-        transfer_node(context, &access, &id_of(&view)?).await
+        written_transfer(context, &access, Write::CreateTransfer(input)).await
     }
 
     /// Posts a pending transfer (1 credit).
     async fn post_transfer(context: &Ctx<St>, id: ID) -> GqlResult<Option<TransferNode>> {
         let access = context.own(Scope::Write, "transfers").await?;
         let write = Write::PostTransfer { id: id.to_string() };
-        let view = context.submit(&access, write).await?;
-        transfer_node(context, &access, &id_of(&view)?).await
+        written_transfer(context, &access, write).await
     }
 
     /// Reverses a posted transfer (1 credit); `reason` is required.
@@ -352,8 +356,7 @@ impl<St: Store> Mutation<St> {
             id: id.to_string(),
             reason: Some(reason),
         };
-        let view = context.submit(&access, write).await?;
-        transfer_node(context, &access, &id_of(&view)?).await
+        written_transfer(context, &access, write).await
     }
 
     /// Creates a contact (1 credit).
