@@ -26,6 +26,9 @@ use crate::views::{amount, opt_timestamp, timestamp};
 /// The `source` of a transfer's transaction.
 pub const SOURCE: &str = "transfer";
 
+/// The subtype of the exchange accounts.
+pub const EXCHANGE_SUBTYPE: &str = "currency_exchange";
+
 /// Code of the exchange account of a currency: `39` and the ISO 4217 numeric code
 /// (`39978` for EUR), so each currency has its own and the codes sort with equity.
 pub fn exchange_account_code(currency: &crate::money::Currency) -> String {

@@ -48,6 +48,28 @@ async fn written_transfer<St: Store>(
     Ok(TransferNode::of(transaction))
 }
 
+/// The transactions a batch's result names, read back.
+async fn batch_nodes<St: Store>(
+    context: &Ctx<St>,
+    access: &Access,
+    view: &serde_json::Value,
+) -> GqlResult<Option<Vec<TransactionNode>>> {
+    let ids: Vec<String> = view["transactions"]
+        .as_array()
+        .map(|all| {
+            all.iter()
+                .filter_map(|t| t["id"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut nodes = Vec::with_capacity(ids.len());
+    for id in ids {
+        let transaction = context.ledger.get_transaction(access, &id).await.gql()?;
+        nodes.push(TransactionNode(transaction));
+    }
+    Ok(Some(nodes))
+}
+
 /// Submits a transaction write and reads the transaction back.
 async fn written_transaction<St: Store>(
     context: &Ctx<St>,
@@ -267,20 +289,21 @@ impl<St: Store> Mutation<St> {
         let view = context
             .submit(&access, Write::CreateTransactionBatch(inputs))
             .await?;
-        let ids: Vec<String> = view["transactions"]
-            .as_array()
-            .map(|all| {
-                all.iter()
-                    .filter_map(|t| t["id"].as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let mut nodes = Vec::with_capacity(ids.len());
-        for id in ids {
-            let transaction = context.ledger.get_transaction(&access, &id).await.gql()?;
-            nodes.push(TransactionNode(transaction));
-        }
-        Ok(Some(nodes))
+        batch_nodes(context, &access, &view).await
+    }
+
+    /// Revalues the open currency positions at the end of `date` (default today): posts
+    /// the unrealised gain or loss on that day and its reversal the next (1 credit each).
+    async fn revalue_currencies(
+        context: &Ctx<St>,
+        date: Option<DateTime>,
+    ) -> GqlResult<Option<Vec<TransactionNode>>> {
+        let access = context.own(Scope::Write, "transactions").await?;
+        let write = Write::Revalue {
+            date: date.map(|d| d.0.at.date()),
+        };
+        let view = context.submit(&access, write).await?;
+        batch_nodes(context, &access, &view).await
     }
 
     /// Posts a pending transaction (1 credit).

@@ -234,3 +234,104 @@ both!(
     reports_convert_by_the_documented_rules,
     reports_convert_by_the_documented_rules
 );
+
+async fn revaluations_post_the_open_positions_and_reverse(app: &TestApp) {
+    let org = app.signup("FX Revaluation").await;
+    let key = &org.test_key;
+    let cash = app.account_id(&org, key, "1000").await;
+    let bank = account(app, &org, "1050", "asset", "EUR").await;
+    let res = app
+        .post_wait(
+            key,
+            &format!("/organizations/{}/transfers", org.id),
+            json!({"from_account_id": cash, "to_account_id": bank, "amount": "100.00",
+                   "to_amount": "92.50", "date": "2026-04-01", "auto_post": true}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    let revalue = |date: &str| {
+        let body = json!({ "date": date });
+        let path = format!("/organizations/{}/revaluations", org.id);
+        async move { app.post_wait(key, &path, body).await }
+    };
+    let res = revalue("2026-04-30").await;
+    assert_eq!(res.code(), "exchange_rate_not_found", "{}", res.body);
+
+    rate(app, &org, "1.10", "2026-04-01").await;
+    // 92.50 EUR at 1.10 is 101.75 USD, bought for 100.00: 1.75 not yet realised.
+    let res = revalue("2026-04-30").await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    assert_eq!(res.body["count"], 2, "{}", res.body);
+    let posting = &res.body["transactions"][0];
+    let reversal = &res.body["transactions"][1];
+    assert_eq!(
+        (&posting["date"], &posting["amount"], &posting["status"]),
+        (
+            &json!("2026-04-30T00:00:00Z"),
+            &json!("1.75"),
+            &json!("posted")
+        )
+    );
+    assert_eq!(reversal["date"], "2026-05-01T00:00:00Z");
+    let gains = app.account_id(&org, key, "4950").await;
+    assert_eq!(
+        posting["entries"][1]["account_id"],
+        json!(gains),
+        "{posting}"
+    );
+    assert_eq!(posting["entries"][1]["entry_type"], "credit");
+    assert_eq!(
+        (
+            &reversal["entries"][0]["account_id"],
+            &reversal["entries"][0]["entry_type"]
+        ),
+        (&json!(gains), &json!("debit"))
+    );
+
+    let april = report(
+        app,
+        &org,
+        "income-statement?start_date=2026-04-01&end_date=2026-04-30",
+    )
+    .await;
+    assert_eq!(april["total_revenue"], "1.75", "{april}");
+    let may = report(
+        app,
+        &org,
+        "income-statement?start_date=2026-05-01&end_date=2026-05-31",
+    )
+    .await;
+    assert_eq!(may["total_revenue"], "-1.75", "{may}");
+    let bs = report(app, &org, "balance-sheet?as_of=2026-04-30").await;
+    assert_eq!(
+        (
+            &bs["total_assets"],
+            &bs["equity"]["current_earnings"],
+            &bs["equity"]["translation_adjustment"]
+        ),
+        (&json!("1.75"), &json!("1.75"), &json!("0.00")),
+        "{bs}"
+    );
+    // Valued again the same day, nothing has moved.
+    let res = revalue("2026-04-30").await;
+    assert_eq!(res.code(), "invalid_state_transition", "{}", res.body);
+
+    // GraphQL: at 1.20 the position is worth 111.00, 11.00 above cost.
+    rate(app, &org, "1.20", "2026-06-01").await;
+    let data = crate::pipeline::graphql_data(
+        app,
+        key,
+        "mutation { revalueCurrencies(date: \"2026-06-30\") { amount date status } }",
+        json!({}),
+    )
+    .await;
+    assert_eq!(
+        data["revalueCurrencies"][0],
+        json!({"amount": "11.00", "date": "2026-06-30T00:00:00Z", "status": "POSTED"})
+    );
+}
+
+both!(
+    revaluations_post_the_open_positions_and_reverse,
+    revaluations_post_the_open_positions_and_reverse
+);

@@ -70,6 +70,18 @@ impl<S: Store> Ledger<S> {
         inputs: Vec<NewTransactionInput>,
         options: WriteOptions,
     ) -> DomainResult<Written<Job>> {
+        let command = self.batch_command(access, inputs, None).await?;
+        self.enqueue(access, command, options).await
+    }
+
+    /// Validates a batch (of transactions written by `source`, when not plain journal
+    /// entries) into its command.
+    pub(super) async fn batch_command(
+        &self,
+        access: &Access,
+        inputs: Vec<NewTransactionInput>,
+        source: Option<&str>,
+    ) -> DomainResult<JobCommand> {
         if inputs.is_empty() {
             return Err(DomainError::invalid_field(
                 "transactions",
@@ -93,7 +105,7 @@ impl<S: Store> Ledger<S> {
         let mut items = Vec::with_capacity(total);
         let mut errors = Vec::new();
         for (index, input) in inputs.into_iter().enumerate() {
-            match self.create_command(access, input, None).await {
+            match self.create_command(access, input, source).await {
                 Ok((JobCommand::CreateTransaction { transaction_id, .. }, draft, auto_post)) => {
                     items.push(BatchItem {
                         transaction_id,
@@ -114,10 +126,9 @@ impl<S: Store> Ledger<S> {
         if !errors.is_empty() {
             return Err(refused(errors, total));
         }
-        let command = JobCommand::CreateTransactionBatch {
+        Ok(JobCommand::CreateTransactionBatch {
             batch_id: new_id(IdKind::Batch),
             items,
-        };
-        self.enqueue(access, command, options).await
+        })
     }
 }

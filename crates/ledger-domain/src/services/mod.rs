@@ -18,6 +18,7 @@ mod paid_reads;
 mod period_lock;
 mod pipeline;
 mod reports;
+mod revaluation;
 mod runner;
 mod settings;
 mod signup;
@@ -51,6 +52,7 @@ pub use pipeline::{
     Channel, IdempotencyKey, MAX_WAIT, Operation, Outcome, Submission, Submitted, WRITE_CREDITS,
     Write, price,
 };
+pub use revaluation::{REVALUATION_SOURCE, UNREALISED_GAINS_CODE};
 pub use runner::RunOutcome;
 pub use settings::Billing;
 pub use signup::{IssuedKey, MasterSignup, SignupResult, SubSignup};

@@ -76,6 +76,8 @@ pub enum Operation {
     TransferReverse,
     /// A batch of this many transaction creates, priced as that many creates.
     TransactionBatch(usize),
+    /// A currency revaluation (its posting and its reversal).
+    Revaluation,
     ExchangeRateCreate,
     ExchangeRateUpdate,
     ExchangeRateDelete,
@@ -212,6 +214,10 @@ pub enum Write {
     CreateTransfer(TransferInput),
     /// Several transaction creates, all or none.
     CreateTransactionBatch(Vec<NewTransactionInput>),
+    /// Revalue the open currency positions at the end of a date (default today).
+    Revalue {
+        date: Option<time::Date>,
+    },
     PostTransfer {
         id: String,
     },
@@ -258,6 +264,7 @@ impl Write {
             Self::VoidDocument { kind, .. } => Operation::DocumentVoid(*kind),
             Self::CreateTransfer(_) => Operation::TransferCreate,
             Self::CreateTransactionBatch(items) => Operation::TransactionBatch(items.len()),
+            Self::Revalue { .. } => Operation::Revaluation,
             Self::PostTransfer { .. } => Operation::TransferPost,
             Self::ReverseTransfer { .. } => Operation::TransferReverse,
             Self::CreateExchangeRate(_) => Operation::ExchangeRateCreate,
@@ -408,6 +415,7 @@ impl<S: Store> Ledger<S> {
                 let now = self.config.run_inline && !wait.is_zero();
                 self.create_transfer(access, input, options, now).await?
             }
+            Write::Revalue { date } => self.revalue(access, date, options).await?,
             Write::CreateTransactionBatch(inputs) => {
                 self.create_transaction_batch(access, inputs, options)
                     .await?

@@ -180,27 +180,51 @@ impl<S: Store> Ledger<S> {
 
     /// The tenant's exchange account of `currency`, created on first use (a system
     /// equity account, free of charge: it is part of the transfer that needs it).
-    async fn exchange_account(&self, access: &Access, currency: &str) -> DomainResult<Account> {
+    pub(super) async fn exchange_account(
+        &self,
+        access: &Access,
+        currency: &str,
+    ) -> DomainResult<Account> {
         let iso = Currency::from_code(currency).ok_or_else(|| {
             DomainError::Internal(format!("account currency '{currency}' is not ISO 4217"))
         })?;
-        let code = exchange_account_code(&iso);
-        if let Some(found) = self.account_with_code(access, &code).await? {
-            return exchange_or_refuse(found, currency);
+        self.ensure_system_account(
+            access,
+            SystemAccountSpec {
+                code: exchange_account_code(&iso),
+                name: exchange_account_name(currency),
+                account_type: AccountType::Equity,
+                subtype: crate::transfers::EXCHANGE_SUBTYPE,
+                currency: currency.to_owned(),
+                description: format!("Holds the {currency} side of exchanges between currencies"),
+            },
+        )
+        .await
+    }
+
+    /// The tenant's system account with `spec.code`, created from `spec` on first use
+    /// (free: it is part of the write that needs it; an `account.created` event). An
+    /// account of the client holding the code in another currency, or inactive, refuses
+    /// the write rather than taking the posting.
+    pub(super) async fn ensure_system_account(
+        &self,
+        access: &Access,
+        spec: SystemAccountSpec,
+    ) -> DomainResult<Account> {
+        if let Some(found) = self.account_with_code(access, &spec.code).await? {
+            return usable_or_refuse(found, &spec);
         }
         let now = self.now();
         let account = Account {
             id: new_id(IdKind::Account),
             organization_id: access.tenant.organization_id.clone(),
             livemode: access.tenant.livemode,
-            code: code.clone(),
-            name: exchange_account_name(currency),
-            account_type: AccountType::Equity,
-            subtype: Some("currency_exchange".to_owned()),
-            currency: currency.to_owned(),
-            description: Some(format!(
-                "Holds the {currency} side of transfers between currencies"
-            )),
+            code: spec.code.clone(),
+            name: spec.name.clone(),
+            account_type: spec.account_type,
+            subtype: Some(spec.subtype.to_owned()),
+            currency: spec.currency.clone(),
+            description: Some(spec.description.clone()),
             status: AccountStatus::Active,
             parent_id: None,
             is_system: true,
@@ -218,13 +242,16 @@ impl<S: Store> Ledger<S> {
         );
         match self.store.insert_account(account, event, None, None).await {
             Ok(Written::Done(account)) => Ok(account),
-            // A concurrent transfer created it first: read that one.
-            Ok(Written::Replay(_)) | Err(_) => match self.account_with_code(access, &code).await? {
-                Some(found) => exchange_or_refuse(found, currency),
-                None => Err(DomainError::Internal(format!(
-                    "the {currency} exchange account could not be created"
-                ))),
-            },
+            // A concurrent write created it first: read that one.
+            Ok(Written::Replay(_)) | Err(_) => {
+                match self.account_with_code(access, &spec.code).await? {
+                    Some(found) => usable_or_refuse(found, &spec),
+                    None => Err(DomainError::Internal(format!(
+                        "the system account {} could not be created",
+                        spec.code
+                    ))),
+                }
+            }
         }
     }
 
@@ -277,15 +304,25 @@ impl<S: Store> Ledger<S> {
     }
 }
 
-/// The account holding an exchange code, refused when it is not usable as the exchange
-/// account of `currency` (a client's own account took the code).
-fn exchange_or_refuse(account: Account, currency: &str) -> DomainResult<Account> {
-    if account.currency != currency || !account.status.accepts_postings() {
+/// A system account a write creates on first use.
+pub(super) struct SystemAccountSpec {
+    pub code: String,
+    pub name: String,
+    pub account_type: AccountType,
+    pub subtype: &'static str,
+    pub currency: String,
+    pub description: String,
+}
+
+/// The account holding a system code, refused when it is not usable as that system
+/// account (a client's own account took the code).
+fn usable_or_refuse(account: Account, spec: &SystemAccountSpec) -> DomainResult<Account> {
+    if account.currency != spec.currency || !account.status.accepts_postings() {
         return Err(DomainError::rule(
             crate::error::ErrorCode::CurrencyMismatch,
             format!(
-                "account {} ({}) holds the code of the {currency} exchange account but is not an active {currency} account",
-                account.code, account.name
+                "account {} ({}) holds the code of the system account '{}' but is not an active {} account",
+                account.code, account.name, spec.name, spec.currency
             ),
         ));
     }

@@ -11,6 +11,7 @@ mod keys;
 mod organizations;
 mod pdf;
 mod reports;
+mod revaluations;
 mod settings;
 mod system;
 mod system_info;
@@ -58,6 +59,7 @@ pub(crate) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     taxes::configure::<S>(cfg);
     categories::configure::<S>(cfg);
     transfers::configure::<S>(cfg);
+    revaluations::configure::<S>(cfg);
     deletions::configure::<S>(cfg);
     system_info::configure::<S>(cfg);
     exchange_rates::configure::<S>(cfg);
