@@ -11,6 +11,7 @@ mod currencies;
 mod documents;
 mod errors;
 mod exchange_rates;
+mod fx_documents;
 mod fx_reports;
 mod graphql;
 mod harness;

@@ -10,6 +10,7 @@
 //! The types live here; the arithmetic in `pricing`, the postings in `posting` and the
 //! status rules in `lifecycle`, all re-exported here.
 
+pub mod foreign;
 mod lifecycle;
 mod posting;
 mod pricing;

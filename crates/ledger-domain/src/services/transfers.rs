@@ -9,7 +9,7 @@ use crate::error::{DomainError, DomainResult};
 use crate::ids::{IdKind, new_id, parse_id};
 use crate::jobs::Job;
 use crate::money::{AmountError, Currency, parse_positive_units};
-use crate::ports::{AccountFilter, Page, PageRequest, Store, Written};
+use crate::ports::{AccountFilter, Page, PageRequest, Store, Tenant, Written};
 use crate::transactions::{Transaction, TransactionStatus};
 use crate::transfers::{SOURCE, exchange_account_code, exchange_account_name, lines};
 
@@ -211,7 +211,7 @@ impl<S: Store> Ledger<S> {
         access: &Access,
         spec: SystemAccountSpec,
     ) -> DomainResult<Account> {
-        if let Some(found) = self.account_with_code(access, &spec.code).await? {
+        if let Some(found) = self.account_with_code(&access.tenant, &spec.code).await? {
             return usable_or_refuse(found, &spec);
         }
         let now = self.now();
@@ -244,7 +244,7 @@ impl<S: Store> Ledger<S> {
             Ok(Written::Done(account)) => Ok(account),
             // A concurrent write created it first: read that one.
             Ok(Written::Replay(_)) | Err(_) => {
-                match self.account_with_code(access, &spec.code).await? {
+                match self.account_with_code(&access.tenant, &spec.code).await? {
                     Some(found) => usable_or_refuse(found, &spec),
                     None => Err(DomainError::Internal(format!(
                         "the system account {} could not be created",
@@ -255,9 +255,10 @@ impl<S: Store> Ledger<S> {
         }
     }
 
-    async fn account_with_code(
+    /// The tenant's live account holding `code`, system or not.
+    pub(super) async fn account_with_code(
         &self,
-        access: &Access,
+        tenant: &Tenant,
         code: &str,
     ) -> DomainResult<Option<Account>> {
         let filter = AccountFilter {
@@ -266,7 +267,7 @@ impl<S: Store> Ledger<S> {
         };
         Ok(self
             .store
-            .list_accounts(&access.tenant, &filter, None)
+            .list_accounts(tenant, &filter, None)
             .await?
             .items
             .into_iter()

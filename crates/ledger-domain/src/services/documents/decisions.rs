@@ -224,7 +224,8 @@ impl<S: Store> Ledger<S> {
                 check_draft(&before, kind.issue_verb())?;
                 self.check_period_open(tenant, &[Dated::on("the posting", before.issue_date)])
                     .await?;
-                let lines = self.issue_posting_lines(tenant, &before).await?;
+                let base = self.base_currency(tenant).await?;
+                let (lines, metadata) = self.issue_posting_lines(tenant, &before, &base).await?;
                 let verb = kind.issue_verb();
                 let posting = self.document_posting(
                     job,
@@ -233,7 +234,7 @@ impl<S: Store> Ledger<S> {
                     format!("{} {} {verb}", title(*kind), before.number),
                     before.issue_date,
                     lines,
-                    json!({}),
+                    metadata,
                 )?;
                 let document = Document {
                     status: kind.issued_status(),
@@ -294,9 +295,22 @@ impl<S: Store> Ledger<S> {
                 check_payment(&before, payment.amount, decimals)?;
                 self.check_period_open(tenant, &[Dated::on("the payment", payment.payment_date)])
                     .await?;
-                let control = self.control_account(tenant, *kind).await?;
-                let lines = payment_entries(*kind, payment.amount, &payment.account_id, &control);
+                let base = self.base_currency(tenant).await?;
+                let (lines, mut metadata) = if before.currency == base {
+                    let control = self.control_account(tenant, *kind).await?;
+                    let lines =
+                        payment_entries(*kind, payment.amount, &payment.account_id, &control);
+                    (lines, json!({}))
+                } else {
+                    let foreign = self
+                        .foreign_payment(tenant, &before, &base, payment)
+                        .await?;
+                    (foreign.lines, foreign.metadata)
+                };
                 self.check_lines(tenant, &before.currency, &lines).await?;
+                if let Some(m) = metadata.as_object_mut() {
+                    m.insert("payment_id".into(), json!(payment_id));
+                }
                 let posting = self.document_posting(
                     job,
                     transaction_id,
@@ -304,7 +318,7 @@ impl<S: Store> Ledger<S> {
                     format!("Payment of {} {}", kind.as_str(), before.number),
                     payment.payment_date,
                     lines,
-                    json!({ "payment_id": payment_id }),
+                    metadata,
                 )?;
                 let status = status_after_payment(&before, payment.amount);
                 let record = Payment {

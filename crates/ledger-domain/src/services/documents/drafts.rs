@@ -6,6 +6,9 @@ use std::collections::HashMap;
 use time::Date;
 
 use crate::accounts::{Account, AccountType};
+use serde_json::{Value, json};
+
+use crate::documents::foreign::{booked_in_base, issue_in_base};
 use crate::documents::{
     Document, DocumentItem, DocumentKind, PostingAccounts, issue_entries, price_items, totals,
 };
@@ -28,11 +31,13 @@ use super::{
 
 impl<S: Store> Ledger<S> {
     /// The account a payment moves money through: the client's (an active asset account
-    /// in the document's currency) or the Cash system account.
+    /// in the document's currency or, for a foreign document, in the base currency `base`)
+    /// or the Cash system account (in the base currency).
     pub(super) async fn money_account(
         &self,
         tenant: &Tenant,
         currency: &str,
+        base: &str,
         given: Option<&str>,
     ) -> DomainResult<String> {
         let account = match given {
@@ -60,17 +65,23 @@ impl<S: Store> Ledger<S> {
                 system_account(&system, "cash")?.clone()
             }
         };
-        check_postable(&account, currency, "document")?;
+        if account.currency == base && currency != base {
+            check_postable(&account, base, "payment")?;
+        } else {
+            check_postable(&account, currency, "document")?;
+        }
         Ok(account.id)
     }
 
     /// Checks a document's content and resolves its references: the contact (a live,
     /// enabled customer or vendor of the tenant, whose currency the document takes), the
-    /// items' accounts (default Sales or General Expenses) and taxes.
+    /// items' accounts (default Sales or General Expenses, in the base currency `base`,
+    /// where a foreign document's items are booked) and taxes.
     #[allow(clippy::too_many_arguments)]
     pub(super) async fn check_draft_input(
         &self,
         tenant: &Tenant,
+        base: &str,
         kind: DocumentKind,
         contact_id: &str,
         issue_date: Date,
@@ -238,7 +249,19 @@ impl<S: Store> Ledger<S> {
                     },
                 ));
             }
-            check_postable(account, &currency, "document")?;
+            if account.currency != base {
+                return Err(DomainError::rule(
+                    ErrorCode::CurrencyMismatch,
+                    format!(
+                        "account {} is in {}, but a {}'s items are booked in the organization's base currency {base} (a {currency} {} is converted at its date's rate)",
+                        account.code,
+                        account.currency,
+                        kind.as_str(),
+                        kind.as_str()
+                    ),
+                ));
+            }
+            check_postable(account, base, "document")?;
         }
         let taxes = self.item_taxes(tenant, &lines).await?;
         let mut priced = lines.clone();
@@ -326,34 +349,67 @@ impl<S: Store> Ledger<S> {
         })
     }
 
-    /// The lines of a document's issuing posting, its accounts checked.
+    /// The lines of a document's issuing posting, its accounts checked, and for a
+    /// foreign document (not in the base currency `base`) the metadata of its rate.
     pub(super) async fn issue_posting_lines(
         &self,
         tenant: &Tenant,
         doc: &Document,
-    ) -> DomainResult<Vec<EntryLine>> {
+        base: &str,
+    ) -> DomainResult<(Vec<EntryLine>, Value)> {
         let system = self.store.system_accounts(tenant).await?;
-        let accounts = match doc.kind {
-            DocumentKind::Invoice => PostingAccounts {
-                control: system_account(&system, "accounts_receivable")?.id.clone(),
-                tax: Some(system_account(&system, "sales_tax_payable")?.id.clone()),
-            },
-            DocumentKind::Bill => PostingAccounts {
-                control: system_account(&system, "accounts_payable")?.id.clone(),
-                tax: self
-                    .store
-                    .get_setting(tenant, RECOVERABLE_TAX_SETTING)
-                    .await?
-                    .and_then(|s| parse_id(IdKind::Account, &s.value)),
-            },
+        let tax = match doc.kind {
+            DocumentKind::Invoice => Some(system_account(&system, "sales_tax_payable")?.id.clone()),
+            DocumentKind::Bill => self
+                .store
+                .get_setting(tenant, RECOVERABLE_TAX_SETTING)
+                .await?
+                .and_then(|s| parse_id(IdKind::Account, &s.value)),
         };
-        let lines = issue_entries(doc, &accounts);
+        if doc.currency == base {
+            let control = match doc.kind {
+                DocumentKind::Invoice => "accounts_receivable",
+                DocumentKind::Bill => "accounts_payable",
+            };
+            let accounts = PostingAccounts {
+                control: system_account(&system, control)?.id.clone(),
+                tax,
+            };
+            let lines = issue_entries(doc, &accounts);
+            self.check_lines(tenant, &doc.currency, &lines).await?;
+            return Ok((lines, json!({})));
+        }
+        let foreign = self
+            .foreign_accounts(tenant, doc.kind, &doc.currency, base)
+            .await?;
+        let accounts = PostingAccounts {
+            control: foreign.control.clone(),
+            tax,
+        };
+        let rate = self
+            .document_rate(tenant, doc, base, doc.issue_date)
+            .await?;
+        let lines = issue_in_base(
+            issue_entries(doc, &accounts),
+            &foreign.control,
+            &foreign.exchange,
+            |units| rate.convert(units),
+        )
+        .ok_or_else(|| DomainError::Internal("a converted amount overflowed".into()))?;
         self.check_lines(tenant, &doc.currency, &lines).await?;
-        Ok(lines)
+        let booked = booked_in_base(doc.kind, &lines, &foreign.exchange);
+        let metadata = json!({
+            "exchange_rate": rate.rate,
+            "exchange_rate_date": views::date(rate.effective_date),
+            "booked_in_base": crate::money::format_units(booked, views::decimals_of(base)),
+            "base_currency": base,
+        });
+        Ok((lines, metadata))
     }
 
-    /// Checks that every account of `lines` is live, accepts postings and is in `currency`,
-    /// and that the lines balance.
+    /// Checks that every account of `lines` is live, accepts postings and is in its
+    /// line's currency (`currency`, the document's, unless the line names another), and
+    /// that the lines balance in each currency.
     pub(super) async fn check_lines(
         &self,
         tenant: &Tenant,
@@ -364,14 +420,15 @@ impl<S: Store> Ledger<S> {
         ids.sort();
         ids.dedup();
         let found = self.store.get_accounts(tenant, &ids).await?;
-        for id in &ids {
+        for line in lines {
+            let id = &line.account_id;
             let account = found.iter().find(|a| &a.id == id).ok_or_else(|| {
                 DomainError::rule(
                     ErrorCode::AccountInactive,
                     format!("account {id} no longer exists; the posting cannot be written"),
                 )
             })?;
-            check_postable(account, currency, "document")?;
+            check_postable(account, line.currency_in(currency), "document")?;
         }
         check_balanced(lines, currency)?;
         Ok(())

@@ -8,6 +8,7 @@
 
 mod decisions;
 mod drafts;
+mod foreign;
 mod reads;
 mod writes;
 

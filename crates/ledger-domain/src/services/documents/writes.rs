@@ -44,6 +44,7 @@ impl<S: Store> Ledger<S> {
         let draft = self
             .check_draft_input(
                 &access.tenant,
+                &access.organization.base_currency,
                 kind,
                 &contact_id,
                 issue_date,
@@ -99,6 +100,7 @@ impl<S: Store> Ledger<S> {
         let draft = self
             .check_draft_input(
                 &access.tenant,
+                &access.organization.base_currency,
                 kind,
                 &contact_id,
                 input.issue_date.unwrap_or(current.issue_date),
@@ -151,8 +153,14 @@ impl<S: Store> Ledger<S> {
         check_draft(&current, kind.issue_verb())?;
         self.check_period_open(&access.tenant, &[issue_dated(&current)])
             .await?;
-        // Checks the accounts now, so a refused posting never enters the queue.
-        self.issue_posting_lines(&access.tenant, &current).await?;
+        let base = &access.organization.base_currency;
+        if &current.currency != base {
+            self.ensure_foreign_accounts(access, kind, &current.currency)
+                .await?;
+        }
+        // Checks the accounts and the rate now, so a refused posting never enters the queue.
+        self.issue_posting_lines(&access.tenant, &current, base)
+            .await?;
         let command = JobCommand::IssueDocument {
             document_id: current.id,
             kind,
@@ -186,14 +194,22 @@ impl<S: Store> Ledger<S> {
             .ok_or_else(|| DomainError::missing_field("payment_date"))?;
         self.check_period_open(&access.tenant, &[Dated::on("the payment", payment_date)])
             .await?;
+        let base = &access.organization.base_currency;
         let account_id = self
             .money_account(
                 &access.tenant,
                 &current.currency,
+                base,
                 input.account_id.as_deref(),
             )
             .await?;
         check_payment(&current, amount, decimals)?;
+        if &current.currency != base {
+            self.ensure_foreign_accounts(access, kind, &current.currency)
+                .await?;
+            self.document_rate(&access.tenant, &current, base, payment_date)
+                .await?;
+        }
         let payment = PaymentDraft {
             amount,
             payment_date,
