@@ -669,10 +669,9 @@ async fn mcp_protocol_errors_are_exact(app: &TestApp) {
             res.headers["x-request-id"].to_str().expect("ascii"),
             "{error}"
         );
-        let text: Value = serde_json::from_str(
-            result["content"][0]["text"].as_str().expect("text"),
-        )
-        .expect("json text");
+        let text: Value =
+            serde_json::from_str(result["content"][0]["text"].as_str().expect("text"))
+                .expect("json text");
         assert_eq!(text, result["structuredContent"]);
     }
     // A REST refusal carries the same request id as the MCP response, and the argument.
@@ -1127,7 +1126,8 @@ async fn mcp_invoices_and_bills_reach_the_books(app: &TestApp) {
         app,
         key,
         "create_bill",
-        json!({"contactId": vendor, "items": [{"description": "Rent", "quantity": 1, "unitPrice": "900.00"}]}),
+        json!({"contactId": vendor, "billDate": "2026-05-02", "dueDate": "2026-06-01",
+               "items": [{"description": "Rent", "quantity": 1, "unitPrice": "900.00"}]}),
     )
     .await;
     let bill_id = ok(&bill)["id"].as_str().expect("bill").to_owned();

@@ -75,10 +75,10 @@ async fn fixtures(app: &TestApp) -> Fixtures {
                 &key,
                 &format!("{base}/transactions"),
                 json!({"description": "Probe", "date": "2026-01-15", "auto_post": auto_post,
-                    "entries": [
-                        {"account_id": cash, "entry_type": "debit", "amount": "100.00"},
-                        {"account_id": sales, "entry_type": "credit", "amount": "100.00"},
-                    ]}),
+                "entries": [
+                    {"account_id": cash, "entry_type": "debit", "amount": "100.00"},
+                    {"account_id": sales, "entry_type": "credit", "amount": "100.00"},
+                ]}),
             )
             .await;
         txns.push(id_of(&res, "transaction"));
@@ -169,7 +169,7 @@ fn value(tool: &Tool, arg: &Arg, fx: &Fixtures, n: usize) -> Option<Value> {
         ("transferId", _) => json!(fx.posted_transfer),
         ("contactId", _) if bill => json!(fx.vendor),
         ("contactId", _) => json!(fx.customer),
-        ("parentOrganizationId", _) => json!(fx.org.id),
+        ("parentOrganizationId" | "organizationId", _) => json!(fx.org.id),
         ("fromAccountId", _) => json!(fx.cash),
         ("toAccountId", _) => json!(fx.savings),
         ("code", _) => json!(format!("9{n:03}")),
@@ -281,7 +281,13 @@ async fn mcp_tools_require_what_rest_requires(app: &TestApp) {
                     &[("Prefer", "wait=30")],
                 )
                 .await;
-            assert_ne!(res.status, StatusCode::NOT_FOUND, "{}: {path}: {}", tool.name, res.body);
+            assert_ne!(
+                res.status,
+                StatusCode::NOT_FOUND,
+                "{}: {path}: {}",
+                tool.name,
+                res.body
+            );
             if res.code() == "missing_field" && res.body["error"]["details"]["field"] == field {
                 rest_required.insert(probe.name);
             }
