@@ -267,6 +267,7 @@ async fn endpoint<S: Store, const DIRECTORY: bool>(
         organization_id: principal.organization.id.clone(),
         modern: matches!(era, Era::Modern(_)),
         directory: DIRECTORY,
+        request_id: ledger_http::error::current_request_id(),
     };
     let mut methods = mcp.methods.clone();
     methods.extensions_mut().insert(caller);

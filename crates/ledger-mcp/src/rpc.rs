@@ -9,7 +9,7 @@ use jsonrpsee::types::{ErrorObjectOwned, Params};
 use jsonrpsee::{Extensions, Methods, RpcModule};
 use serde_json::{Value, json};
 
-use crate::protocol::{self, HANDSHAKE_VERSIONS, INVALID_PARAMS, RpcError};
+use crate::protocol::{self, HANDSHAKE_VERSIONS, INVALID_PARAMS, METHOD_NOT_FOUND, RpcError};
 use crate::{content, tools};
 use ledger_rest::client::{RestClient, RestRequest, RestResponse};
 
@@ -24,6 +24,9 @@ pub struct Caller {
     pub modern: bool,
     /// `/mcp/directory`: no credit-purchase tools.
     pub directory: bool,
+    /// The id of the MCP HTTP request (its `X-Request-Id`). The REST requests made for it
+    /// run under the same id, so a tool error names the request the logs know.
+    pub request_id: String,
 }
 
 /// What every method shares: the in-process REST client.
@@ -105,6 +108,7 @@ pub(crate) async fn rest_call(
         authorization: Some(caller.authorization.clone()),
         prefer_wait,
         body: body.map(|b| b.to_string().into_bytes()),
+        request_id: (!caller.request_id.is_empty()).then(|| caller.request_id.clone()),
     };
     match rest.call(request).await {
         Ok(res) => res,
@@ -124,7 +128,7 @@ pub(crate) async fn rest_call(
 
 /// A REST answer as a tool result: the body as text, the JSON as `structuredContent`
 /// (lists wrapped as `{items}`), and `isError` for any 4xx/5xx.
-fn tool_result(res: &RestResponse, path: &str) -> Value {
+fn tool_result(res: &RestResponse, path: &str, tool: &tools::Tool, caller: &Caller) -> Value {
     // A PDF (generate_invoice_pdf) travels as an embedded resource, base64 in `blob`.
     if res.status < 400
         && res
@@ -143,8 +147,15 @@ fn tool_result(res: &RestResponse, path: &str) -> Value {
             "isError": false,
         });
     }
+    let mut parsed = serde_json::from_slice::<Value>(&res.body).ok();
+    if res.status >= 400
+        && let Some(envelope) = parsed.as_mut()
+        && envelope["error"].is_object()
+    {
+        complete_error(&mut envelope["error"], tool, caller);
+        return error_result(envelope);
+    }
     let text = String::from_utf8_lossy(&res.body).into_owned();
-    let parsed = serde_json::from_slice::<Value>(&res.body).ok();
     let mut result = json!({
         "content": [{"type": "text", "text": text}],
         "isError": res.status >= 400,
@@ -157,6 +168,50 @@ fn tool_result(res: &RestResponse, path: &str) -> Value {
     result
 }
 
+/// Adds what an agent needs to act on a REST error envelope's `error` object: the
+/// request id (when the in-process call could not stamp one) and, when `details.field`
+/// names one of the tool's arguments, its camelCase name as `details.argument`.
+fn complete_error(error: &mut Value, tool: &tools::Tool, caller: &Caller) {
+    if error["request_id"].as_str().is_none_or(str::is_empty) {
+        error["request_id"] = json!(caller.request_id);
+    }
+    let field = error["details"]["field"].as_str().map(str::to_owned);
+    if let Some(field) = field
+        && let Some(arg) = tool
+            .all_args()
+            .find(|a| tools::snake(a.name) == field || a.name == field)
+    {
+        error["details"]["argument"] = json!(arg.name);
+    }
+}
+
+/// A tool execution error: the REST error envelope (`type`, `code`, `message`, `status`,
+/// `request_id`, `details`) as `structuredContent` and the same JSON as the text block.
+fn error_result(envelope: &Value) -> Value {
+    json!({
+        "content": [{"type": "text", "text": envelope.to_string()}],
+        "structuredContent": envelope,
+        "isError": true,
+    })
+}
+
+/// Arguments that cannot make a REST request, as a tool execution error (`isError`) in
+/// the REST validation envelope: an agent corrects its arguments and retries, as it does
+/// for a REST refusal (MCP 2025-11-25: input validation errors are tool results).
+fn argument_error(error: &tools::ArgError, caller: &Caller) -> Value {
+    let field = error.argument.as_deref().map(tools::snake);
+    let (_, mut envelope) = ledger_http::error::envelope(&DomainError::validation(
+        error.code,
+        field,
+        error.message.clone(),
+    ));
+    envelope["error"]["request_id"] = json!(caller.request_id);
+    if let Some(argument) = &error.argument {
+        envelope["error"]["details"]["argument"] = json!(argument);
+    }
+    error_result(&envelope)
+}
+
 async fn call_tool(shared: &Shared, caller: &Caller, params: &Value) -> RpcResult {
     let Some(name) = params["name"].as_str() else {
         return Err(invalid_params("params.name (the tool name) is required"));
@@ -166,12 +221,38 @@ async fn call_tool(shared: &Shared, caller: &Caller, params: &Value) -> RpcResul
             "unknown tool '{name}'; call tools/list for the available tools"
         )));
     };
-    let (path, body) = tool
-        .request(params.get("arguments"), &caller.organization_id)
-        .map_err(invalid_params)?;
+    // A call that does not fit the CallToolRequest shape is a protocol error; what the
+    // arguments say is the tool's business.
+    let arguments = params.get("arguments");
+    if arguments.is_some_and(|a| !a.is_object() && !a.is_null()) {
+        return Err(invalid_params("params.arguments must be an object"));
+    }
+    let (path, body) = match tool.request(arguments, &caller.organization_id) {
+        Ok(request) => request,
+        Err(error) => return Ok(finish(caller, argument_error(&error, caller), None)),
+    };
     let uri_path = path.split('?').next().unwrap_or_default().to_owned();
     let res = rest_call(&shared.rest, caller, tool.verb, path, body, tool.queued).await;
-    Ok(finish(caller, tool_result(&res, &uri_path), None))
+    Ok(finish(
+        caller,
+        tool_result(&res, &uri_path, tool, caller),
+        None,
+    ))
+}
+
+/// `ping` and `initialize` belong to the handshake era; 2026-07-28 removed both, so a
+/// modern request for them is an unknown method (HTTP 404).
+fn handshake_only(caller: &Caller, method: &str) -> Result<(), ErrorObjectOwned> {
+    if caller.modern {
+        return Err(to_error(RpcError::new(
+            METHOD_NOT_FOUND,
+            format!(
+                "method '{method}' does not exist in protocol {}; use server/discover, or start with initialize (without MCP-Protocol-Version) for the handshake era",
+                protocol::MODERN_VERSIONS[0]
+            ),
+        )));
+    }
+    Ok(())
 }
 
 /// Registers every method.
@@ -187,7 +268,9 @@ pub fn methods(rest: RestClient) -> Methods {
 
 fn register(module: &mut RpcModule<Shared>) -> Result<(), jsonrpsee::core::RegisterMethodError> {
     module.register_method("ping", |_, _, ext| -> RpcResult {
-        Ok(finish(&caller(ext)?, json!({}), None))
+        let caller = caller(ext)?;
+        handshake_only(&caller, "ping")?;
+        Ok(json!({}))
     })?;
     module.register_method("server/discover", |_, _, _| -> RpcResult {
         // A modern-era method: its result always carries resultType and cache hints.
@@ -203,6 +286,7 @@ fn register(module: &mut RpcModule<Shared>) -> Result<(), jsonrpsee::core::Regis
     })?;
     module.register_method("initialize", |params, _, ext| -> RpcResult {
         let caller = caller(ext)?;
+        handshake_only(&caller, "initialize")?;
         let params = params_object(&params);
         let offered = params["protocolVersion"].as_str().unwrap_or_default();
         // Lifecycle rule: answer the offered version when we serve it, else our newest
@@ -258,6 +342,16 @@ fn register(module: &mut RpcModule<Shared>) -> Result<(), jsonrpsee::core::Regis
         Ok(finish(
             &caller,
             json!({ "resources": content::resource_list() }),
+            Some((3_600_000, "public")),
+        ))
+    })?;
+    module.register_method("resources/templates/list", |_, _, ext| -> RpcResult {
+        let caller = caller(ext)?;
+        // Every resource has a fixed URI; there are no templates (yet), and saying so
+        // beats an unknown method for a server that declares `resources`.
+        Ok(finish(
+            &caller,
+            json!({ "resourceTemplates": [] }),
             Some((3_600_000, "public")),
         ))
     })?;

@@ -31,6 +31,9 @@ pub struct RestRequest {
     pub prefer_wait: bool,
     /// JSON body, if any.
     pub body: Option<Vec<u8>>,
+    /// `X-Request-Id` to serve the request under (the MCP request's own id, so a tool's
+    /// error envelope and the MCP response name the same request); `None` for a new id.
+    pub request_id: Option<String>,
 }
 
 /// The REST answer: status and body bytes.
@@ -186,6 +189,12 @@ fn to_actix(request: &RestRequest) -> Option<actix_http::Request> {
         headers.insert(
             HeaderName::from_static("prefer"),
             HeaderValue::from_static("wait=30"),
+        );
+    }
+    if let Some(id) = &request.request_id {
+        headers.insert(
+            HeaderName::from_static("x-request-id"),
+            HeaderValue::from_str(id).ok()?,
         );
     }
     Some(req)

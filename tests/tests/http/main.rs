@@ -19,6 +19,7 @@ mod keys;
 mod limits;
 mod mcp;
 mod mcp_currencies;
+mod mcp_required;
 mod mcp_sdk;
 mod organizations;
 mod period_locks;

@@ -623,23 +623,31 @@ async fn mcp_protocol_errors_are_exact(app: &TestApp) {
     )
     .await;
     assert_eq!((res.status, rpc_code(&res)), (StatusCode::OK, -32601));
-    // Unknown tool and bad arguments: -32602.
-    let res = modern(
-        app,
-        key,
-        "tools/call",
+    // An unknown tool, or arguments that are not an object, do not fit the request:
+    // -32602.
+    for params in [
         json!({"name": "make_coffee", "arguments": {}}),
-    )
-    .await;
-    assert_eq!(
-        (res.status, rpc_code(&res)),
-        (StatusCode::BAD_REQUEST, -32602)
-    );
-    for args in [
-        json!({"accountId": 7}),
-        json!({"nope": 1}),
-        json!({}),
-        json!([1]),
+        json!({"name": "get_account", "arguments": [1]}),
+    ] {
+        let res = modern(app, key, "tools/call", params.clone()).await;
+        assert_eq!(
+            (res.status, rpc_code(&res)),
+            (StatusCode::BAD_REQUEST, -32602),
+            "{params}: {}",
+            res.body
+        );
+    }
+    // What the arguments say is the tool's business: a tool result with isError and the
+    // REST validation envelope, naming the argument and the MCP request's id.
+    for (args, code, argument) in [
+        (json!({"accountId": 7}), "invalid_field", "accountId"),
+        (json!({"nope": 1}), "unknown_field", "nope"),
+        (json!({}), "missing_field", "accountId"),
+        (
+            json!({"accountId": "a", "account_id": "b"}),
+            "invalid_field",
+            "accountId",
+        ),
     ] {
         let res = modern(
             app,
@@ -648,8 +656,69 @@ async fn mcp_protocol_errors_are_exact(app: &TestApp) {
             json!({"name": "get_account", "arguments": args}),
         )
         .await;
-        assert_eq!(rpc_code(&res), -32602, "{args}: {}", res.body);
+        assert_eq!(res.status, StatusCode::OK, "{args}: {}", res.body);
+        let result = &res.body["result"];
+        assert_eq!(result["isError"], true, "{args}: {result}");
+        assert_eq!(result["resultType"], "complete");
+        let error = &result["structuredContent"]["error"];
+        assert_eq!(error["code"], code, "{args}: {error}");
+        assert_eq!(error["type"], "validation_error");
+        assert_eq!(error["details"]["argument"], argument, "{error}");
+        assert_eq!(
+            error["request_id"],
+            res.headers["x-request-id"].to_str().expect("ascii"),
+            "{error}"
+        );
+        let text: Value =
+            serde_json::from_str(result["content"][0]["text"].as_str().expect("text"))
+                .expect("json text");
+        assert_eq!(text, result["structuredContent"]);
     }
+    // A REST refusal carries the same request id as the MCP response, and the argument.
+    let res = modern(
+        app,
+        key,
+        "tools/call",
+        json!({"name": "get_account", "arguments": {"accountId": "acc_01NOPE"}}),
+    )
+    .await;
+    let error = &res.body["result"]["structuredContent"]["error"];
+    assert_eq!(res.body["result"]["isError"], true);
+    assert_eq!(error["code"], "resource_not_found", "{error}");
+    assert_eq!(
+        error["request_id"],
+        res.headers["x-request-id"].to_str().expect("ascii")
+    );
+    // 2026-07-28 removed ping and initialize: unknown methods there (404), and
+    // resources/templates/list answers an empty list with cache hints.
+    for method in ["ping", "initialize"] {
+        let mut params = json!({});
+        if method == "initialize" {
+            params = json!({"protocolVersion": MODERN, "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}});
+        }
+        let res = modern(app, key, method, params).await;
+        assert_eq!(
+            (res.status, rpc_code(&res)),
+            (StatusCode::NOT_FOUND, -32601),
+            "{method}: {}",
+            res.body
+        );
+        assert!(!res.headers.contains_key("mcp-session-id"));
+    }
+    let res = modern(app, key, "resources/templates/list", json!({})).await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert_eq!(res.body["result"]["resourceTemplates"], json!([]));
+    assert_eq!(res.body["result"]["cacheScope"], "public");
+    assert!(res.body["result"]["ttlMs"].is_u64());
+    let res = raw(
+        app,
+        Some(key),
+        json!({"jsonrpc": "2.0", "id": 8, "method": "resources/templates/list"}),
+        &[("MCP-Protocol-Version", "2025-11-25")],
+    )
+    .await;
+    assert_eq!(res.body["result"], json!({"resourceTemplates": []}));
     // Legacy handshake: version negotiation, a session id that is never required.
     for (offered, answered) in [
         ("2025-11-25", "2025-11-25"),
@@ -1057,7 +1126,8 @@ async fn mcp_invoices_and_bills_reach_the_books(app: &TestApp) {
         app,
         key,
         "create_bill",
-        json!({"contactId": vendor, "items": [{"description": "Rent", "quantity": 1, "unitPrice": "900.00"}]}),
+        json!({"contactId": vendor, "billDate": "2026-05-02", "dueDate": "2026-06-01",
+               "items": [{"description": "Rent", "quantity": 1, "unitPrice": "900.00"}]}),
     )
     .await;
     let bill_id = ok(&bill)["id"].as_str().expect("bill").to_owned();

@@ -97,11 +97,15 @@ pub(super) const TOOLS: &[Tool] = &[
                 Ty::Str,
                 "Customer (or other) contact id (con_...).",
             ),
-            opt_body("invoiceDate", Ty::Date, "Issue date; defaults to today."),
-            opt_body(
+            agent_body(
+                "invoiceDate",
+                Ty::Date,
+                "Issue date (YYYY-MM-DD); the day the revenue is booked.",
+            ),
+            agent_body(
                 "dueDate",
                 Ty::Date,
-                "Due date; defaults to 30 days after the issue date.",
+                "Due date (YYYY-MM-DD), on or after the issue date; often 30 days later.",
             ),
             req_body("items", Ty::Items, ITEMS_DOC),
             opt_body("notes", Ty::Str, "Notes printed on the invoice."),
@@ -208,11 +212,15 @@ pub(super) const TOOLS: &[Tool] = &[
                 Ty::Str,
                 "Vendor (or other) contact id (con_...).",
             ),
-            opt_body("billDate", Ty::Date, "Bill date; defaults to today."),
-            opt_body(
+            agent_body(
+                "billDate",
+                Ty::Date,
+                "Bill date (YYYY-MM-DD); the day the expense is booked.",
+            ),
+            agent_body(
                 "dueDate",
                 Ty::Date,
-                "Due date; defaults to 30 days after the bill date.",
+                "Due date (YYYY-MM-DD), on or after the bill date; often 30 days later.",
             ),
             req_body("items", Ty::Items, ITEMS_DOC),
             opt_body("notes", Ty::Str, "Notes."),

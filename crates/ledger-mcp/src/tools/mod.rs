@@ -16,6 +16,7 @@ mod rows;
 mod transfers;
 
 use actix_web::http::Method;
+use ledger_domain::error::ErrorCode;
 
 /// HTTP method of a tool's REST operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,6 +87,31 @@ pub struct Arg {
     pub default: Option<i64>,
     /// When absent, the organization of the caller's key is filled in.
     pub caller_organization: bool,
+    /// Required of the agent although REST would fill a default when it is absent (an
+    /// invoice's dates): the agent must choose it rather than get today by accident.
+    /// Every other required argument is one the REST operation requires too (a test
+    /// compares the two).
+    pub required_of_agents_only: bool,
+}
+
+/// Why a call's arguments make no REST request: a validation error with the code REST
+/// would give (`missing_field`, `invalid_field`, `unknown_field`), the argument at fault
+/// (camelCase, as in `inputSchema`) and a message for the agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgError {
+    pub code: ErrorCode,
+    pub argument: Option<String>,
+    pub message: String,
+}
+
+impl ArgError {
+    pub(crate) fn new(code: ErrorCode, argument: &str, message: String) -> Self {
+        Self {
+            code,
+            argument: Some(argument.to_owned()),
+            message,
+        }
+    }
 }
 
 /// One MCP tool.

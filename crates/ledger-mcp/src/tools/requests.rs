@@ -1,9 +1,10 @@
 //! From a row to the wire: its `tools/list` entry, and a call's REST request.
 
+use ledger_domain::error::ErrorCode;
 use serde_json::{Map, Value, json};
 
 use super::rows::arg;
-use super::{Arg, Loc, Tool, Ty, snake};
+use super::{Arg, ArgError, Loc, Tool, Ty, snake};
 
 const ORGANIZATION_ARG: Arg = Arg {
     caller_organization: true,
@@ -59,18 +60,26 @@ impl Tool {
     /// Maps call arguments to the REST request: path, query and body.
     ///
     /// # Errors
-    /// A message for a `-32602` error: unknown or duplicate argument, wrong type, missing
-    /// required argument, or a path value that is not a plain identifier.
+    /// The validation error of a tool result (`isError`): `unknown_field` for an argument
+    /// the tool does not take, `missing_field` for a required one that is absent,
+    /// `invalid_field` for a wrong type, an argument given twice, a path value that is
+    /// not a plain identifier, or arguments that are not an object.
     pub fn request(
         &self,
         arguments: Option<&Value>,
         default_org: &str,
-    ) -> Result<(String, Option<Value>), String> {
+    ) -> Result<(String, Option<Value>), ArgError> {
         let empty = Map::new();
         let given = match arguments {
             None | Some(Value::Null) => &empty,
             Some(Value::Object(map)) => map,
-            Some(_) => return Err("arguments must be an object".into()),
+            Some(_) => {
+                return Err(ArgError {
+                    code: ErrorCode::InvalidField,
+                    argument: None,
+                    message: "arguments must be an object".into(),
+                });
+            }
         };
         let args: Vec<&Arg> = self.all_args().collect();
         let mut values: Vec<Option<&Value>> = vec![None; args.len()];
@@ -80,14 +89,25 @@ impl Tool {
                 .position(|a| a.name == key || snake(a.name) == *key)
             else {
                 let known: Vec<&str> = args.iter().map(|a| a.name).collect();
-                return Err(format!(
-                    "unknown argument '{key}' for {}; expected: {}",
-                    self.name,
-                    known.join(", ")
+                return Err(ArgError::new(
+                    ErrorCode::UnknownField,
+                    key,
+                    format!(
+                        "unknown argument '{key}' for {}; expected: {}",
+                        self.name,
+                        known.join(", ")
+                    ),
                 ));
             };
             if values[i].is_some() {
-                return Err(format!("argument '{}' is given twice", args[i].name));
+                return Err(ArgError::new(
+                    ErrorCode::InvalidField,
+                    args[i].name,
+                    format!(
+                        "argument '{}' is given twice (camelCase and snake_case)",
+                        args[i].name
+                    ),
+                ));
             }
             if !value.is_null() {
                 values[i] = Some(value);
@@ -107,7 +127,11 @@ impl Tool {
                 (Some(v), _) => v,
                 (None, Some(d)) => d,
                 (None, None) if a.required => {
-                    return Err(format!("missing required argument '{}'", a.name));
+                    return Err(ArgError::new(
+                        ErrorCode::MissingField,
+                        a.name,
+                        format!("missing required argument '{}'", a.name),
+                    ));
                 }
                 (None, None) => continue,
             };
@@ -122,7 +146,11 @@ impl Tool {
                             .bytes()
                             .all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
                     {
-                        return Err(format!("'{}' must be a plain id", a.name));
+                        return Err(ArgError::new(
+                            ErrorCode::InvalidField,
+                            a.name,
+                            format!("'{}' must be a plain id", a.name),
+                        ));
                     }
                     path = path.replace(&format!("{{{}}}", a.name), text);
                 }
@@ -170,7 +198,7 @@ fn snake_keys(value: &Value) -> Value {
     }
 }
 
-fn check_type(a: &Arg, value: &Value) -> Result<(), String> {
+fn check_type(a: &Arg, value: &Value) -> Result<(), ArgError> {
     let ok = match a.ty {
         Ty::Str | Ty::Date | Ty::DateOrTime => value.is_string(),
         Ty::Int => value.is_i64() || value.is_u64(),
@@ -218,7 +246,11 @@ fn check_type(a: &Arg, value: &Value) -> Result<(), String> {
             }
             Ty::Items => "a non-empty array of {description, quantity, unitPrice, accountId?, taxIds?, categoryId?, itemId?} objects".to_owned(),
         };
-        Err(format!("argument '{}' must be {expected}", a.name))
+        Err(ArgError::new(
+            ErrorCode::InvalidField,
+            a.name,
+            format!("argument '{}' must be {expected}", a.name),
+        ))
     }
 }
 
@@ -227,7 +259,9 @@ fn schema(a: &Arg) -> Value {
         Ty::Str => json!({"type": "string"}),
         Ty::Int => json!({"type": "integer", "minimum": 0}),
         Ty::Bool => json!({"type": "boolean"}),
-        Ty::Amount => json!({"type": ["string", "number"]}),
+        // One JSON type keeps the schema portable (no `type` unions); numbers are
+        // accepted all the same (`check_type`).
+        Ty::Amount => json!({"type": "string"}),
         Ty::Date => json!({"type": "string", "format": "date"}),
         Ty::DateOrTime => json!({"type": "string"}),
         Ty::Enum(options) => json!({"type": "string", "enum": options}),
@@ -239,8 +273,8 @@ fn schema(a: &Arg) -> Value {
                 "type": "object",
                 "properties": {
                     "description": {"type": "string"},
-                    "quantity": {"type": ["string", "number"], "description": "Positive, up to 4 decimals."},
-                    "unitPrice": {"type": ["string", "number"], "description": "Price per unit, e.g. \"19.99\"."},
+                    "quantity": {"type": "string", "description": "Positive decimal, up to 4 decimals, e.g. \"2\" (a JSON number is accepted too)."},
+                    "unitPrice": {"type": "string", "description": "Price per unit, a decimal string, e.g. \"19.99\" (a JSON number is accepted too)."},
                     "accountId": {"type": "string", "description": "Revenue (invoice) or expense/asset (bill) account."},
                     "taxIds": {"type": "array", "items": {"type": "string"}, "description": "Taxes in order (tax_...)."},
                     "categoryId": {"type": "string", "description": "A category (cat_...) the line is booked under."},
@@ -258,7 +292,7 @@ fn schema(a: &Arg) -> Value {
                 "properties": {
                     "accountId": {"type": "string", "description": "Account id (acc_...)."},
                     "entryType": {"type": "string", "enum": ["debit", "credit"]},
-                    "amount": {"type": ["string", "number"], "description": "Positive decimal, e.g. \"100.00\"."},
+                    "amount": {"type": "string", "description": "Positive decimal string, e.g. \"100.00\" (a JSON number is accepted too)."},
                     "description": {"type": "string"},
                 },
                 "required": ["accountId", "entryType", "amount"],
@@ -266,7 +300,10 @@ fn schema(a: &Arg) -> Value {
             },
         }),
     };
-    s["description"] = Value::from(a.doc);
+    s["description"] = match a.ty {
+        Ty::Amount => Value::from(format!("{} A JSON number is accepted too.", a.doc)),
+        _ => Value::from(a.doc),
+    };
     if let Some(d) = a.default {
         s["default"] = Value::from(d);
     }

