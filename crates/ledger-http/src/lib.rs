@@ -9,6 +9,7 @@ pub mod error;
 pub mod input;
 pub mod limits;
 pub mod limits_redis;
+pub mod metrics;
 pub mod transport;
 
 use actix_web::body::MessageBody;

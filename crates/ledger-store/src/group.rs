@@ -103,6 +103,7 @@ enum Outcome {
 }
 
 async fn commit(db: &Db, batch: Vec<GroupedWrite>) {
+    metrics::histogram!("ledger_group_commit_writes").record(batch.len() as f64);
     let (writes, replies): (Vec<AppliedWrite>, Vec<_>) =
         batch.into_iter().map(|p| (p.write, p.reply)).unzip();
     // Shared, not copied, with the database task (and its second pass, if any).

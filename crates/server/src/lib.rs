@@ -299,6 +299,8 @@ pub async fn start(
         format!("{scheme}://{addr}")
     });
     let mcp = ledger_mcp::Mcp::start(state.clone(), &base_url).context("starting MCP")?;
+    // The process-wide Prometheus recorder, before anything records.
+    ledger_http::metrics::recorder();
     let mut server = HttpServer::new(move || {
         App::new()
             .app_data(state.clone())
@@ -309,12 +311,15 @@ pub async fn start(
             .configure(ledger_mcp::configure::<Db>)
             .configure(|cfg| ledger_graphql::configure::<Db>(cfg, graphql.clone()))
             .default_service(web::to(ledger_http::not_found))
-            // Outermost last: the request id first, then HEAD routed as GET, then the
-            // transport check, so even a refused plain-HTTP request carries its id.
+            // Outermost last: the request id first, then the metrics, then HEAD routed as GET,
+            // then the transport check, so even a refused plain-HTTP request carries its id.
             .wrap(actix_web::middleware::from_fn(
                 ledger_http::transport::require_https,
             ))
             .wrap(actix_web::middleware::from_fn(ledger_http::head_as_get))
+            .wrap(actix_web::middleware::from_fn(
+                ledger_http::metrics::record_requests,
+            ))
             .wrap(actix_web::middleware::from_fn(ledger_http::with_request_id))
     })
     .shutdown_timeout(30);

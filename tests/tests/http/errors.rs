@@ -129,14 +129,27 @@ async fn health_answers_503_without_the_database() {
     .await
     .expect("start");
     let url = format!("http://{}/health", running.addr);
+    let ready = format!("http://{}/ready", running.addr);
     let client = reqwest::Client::new();
     assert_eq!(
         client.get(&url).send().await.expect("health").status(),
+        StatusCode::OK
+    );
+    assert_eq!(
+        client.get(&ready).send().await.expect("ready").status(),
         StatusCode::OK
     );
     // Drop the database under the running server (its connections are terminated).
     db.cleanup().await;
     let res = client.get(&url).send().await.expect("health");
     assert_eq!(res.status(), StatusCode::SERVICE_UNAVAILABLE);
+    // Not ready either: the database is down and the queue cannot be read.
+    let res = client.get(&ready).send().await.expect("ready");
+    assert_eq!(res.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let body: serde_json::Value = res.json().await.expect("json");
+    assert_eq!(
+        (&body["status"], &body["database"]),
+        (&serde_json::json!("not_ready"), &serde_json::json!("down"))
+    );
     running.stop().await;
 }

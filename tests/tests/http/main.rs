@@ -21,6 +21,7 @@ mod mcp;
 mod mcp_currencies;
 mod mcp_required;
 mod mcp_sdk;
+mod metrics;
 mod organizations;
 mod period_locks;
 mod pipeline;

@@ -32,6 +32,11 @@ impl AccountCache {
         Self(TtlCache::new(ttl))
     }
 
+    /// Lookups answered from the cache and not.
+    pub(crate) fn lookups(&self) -> (u64, u64) {
+        self.0.lookups()
+    }
+
     /// The fresh copies among `ids`, and the ids to read.
     pub(crate) fn get(&self, tenant: &Tenant, ids: &[String]) -> (Vec<Account>, Vec<String>) {
         if self.0.is_off() {

@@ -162,3 +162,74 @@ impl<S: Store> Ledger<S> {
             .await
     }
 }
+
+/// Lookups of one of the service's in-process caches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheLookups {
+    /// `api_key` (principals by key hash) or `account` (accounts read to validate entries).
+    pub cache: &'static str,
+    pub hits: u64,
+    pub misses: u64,
+}
+
+/// Service-wide operating figures (`/metrics`): no tenant's data.
+#[derive(Debug, Clone)]
+pub struct ServiceFigures {
+    pub database_up: bool,
+    /// `None` when the database did not answer.
+    pub jobs: Option<JobStats>,
+    pub pool: PoolStats,
+    pub caches: [CacheLookups; 2],
+    /// Queue workers configured in this process.
+    pub workers: usize,
+    pub uptime: std::time::Duration,
+}
+
+impl<S: Store> Ledger<S> {
+    /// The service's operating figures, for holders of the `system` permission.
+    ///
+    /// # Errors
+    /// `insufficient_permissions` without `system`.
+    pub async fn service_figures(&self, principal: &Principal) -> DomainResult<ServiceFigures> {
+        self.check_permission(principal, Scope::System, "system")?;
+        Ok(self.operating_figures().await)
+    }
+
+    /// The figures themselves; the readiness probe reads them without a key.
+    pub async fn operating_figures(&self) -> ServiceFigures {
+        let since = self.now() - time::Duration::hours(24);
+        let database_up = self.store.ping().await;
+        let jobs = if database_up {
+            match self.store.job_stats(since).await {
+                Ok(jobs) => Some(jobs),
+                Err(e) => {
+                    tracing::error!(error = %e, "queue figures unavailable");
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let (key_hits, key_misses) = self.key_cache.lookups();
+        let (account_hits, account_misses) = self.account_cache.lookups();
+        ServiceFigures {
+            database_up,
+            jobs,
+            pool: self.store.pool_stats(),
+            caches: [
+                CacheLookups {
+                    cache: "api_key",
+                    hits: key_hits,
+                    misses: key_misses,
+                },
+                CacheLookups {
+                    cache: "account",
+                    hits: account_hits,
+                    misses: account_misses,
+                },
+            ],
+            workers: self.config.workers,
+            uptime: self.config.started_at.elapsed(),
+        }
+    }
+}

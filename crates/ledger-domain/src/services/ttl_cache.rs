@@ -7,6 +7,7 @@
 use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::hash::Hash;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -16,6 +17,10 @@ const CAPACITY: usize = 50_000;
 pub(crate) struct TtlCache<K, V> {
     ttl: Duration,
     entries: Mutex<HashMap<K, (V, Instant)>>,
+    /// Lookups answered from the map, and lookups that had to read the store (counted
+    /// only while the cache is on), for `/metrics`.
+    hits: AtomicU64,
+    misses: AtomicU64,
 }
 
 impl<K: Eq + Hash, V: Clone> TtlCache<K, V> {
@@ -23,7 +28,17 @@ impl<K: Eq + Hash, V: Clone> TtlCache<K, V> {
         Self {
             ttl,
             entries: Mutex::default(),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
         }
+    }
+
+    /// Lookups answered so far from the cache (hits) and not (misses).
+    pub(crate) fn lookups(&self) -> (u64, u64) {
+        (
+            self.hits.load(Ordering::Relaxed),
+            self.misses.load(Ordering::Relaxed),
+        )
     }
 
     pub(crate) fn is_off(&self) -> bool {
@@ -40,11 +55,18 @@ impl<K: Eq + Hash, V: Clone> TtlCache<K, V> {
         K: Borrow<Q>,
         Q: Eq + Hash + ?Sized,
     {
+        if self.is_off() {
+            return None;
+        }
         match entries.get(key) {
-            Some((value, at)) if !self.is_off() && now.duration_since(*at) < self.ttl => {
+            Some((value, at)) if now.duration_since(*at) < self.ttl => {
+                self.hits.fetch_add(1, Ordering::Relaxed);
                 Some(value.clone())
             }
-            _ => None,
+            _ => {
+                self.misses.fetch_add(1, Ordering::Relaxed);
+                None
+            }
         }
     }
 

@@ -1,0 +1,154 @@
+//! `GET /metrics` (Prometheus text) and `GET /ready`: who may read the metrics, that
+//! requests, group commits, the queue, the pools and the caches are measured, and that
+//! `promtool check metrics` (Prometheus' own linter) finds nothing to fault.
+
+use ledger_tests::{Org, TestApp, both};
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::keys::make_key;
+
+async fn scrape(app: &TestApp, key: &str) -> (StatusCode, String, String) {
+    let res = app
+        .client
+        .get(format!("{}/metrics", app.base))
+        .bearer_auth(key)
+        .send()
+        .await
+        .expect("metrics");
+    let status = res.status();
+    let content_type = res
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    (status, content_type, res.text().await.expect("text"))
+}
+
+/// The value of the sample written exactly as `series` (name and labels), or 0.
+fn sample(text: &str, series: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0.0)
+}
+
+/// Prometheus' linter: `LEDGER_PROMTOOL`, else `promtool` on the PATH. CI installs it;
+/// elsewhere the check is skipped with a note.
+fn promtool_check(text: &str) {
+    use std::io::Write;
+    let tool = std::env::var("LEDGER_PROMTOOL").unwrap_or_else(|_| "promtool".into());
+    let child = std::process::Command::new(&tool)
+        .args(["check", "metrics"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(child) => child,
+        Err(e) => {
+            assert!(
+                std::env::var("CI").is_err(),
+                "promtool ({tool}) is missing in CI: {e}"
+            );
+            eprintln!("promtool ({tool}) not found: the lint is skipped ({e})");
+            return;
+        }
+    };
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(text.as_bytes())
+        .expect("write");
+    let out = child.wait_with_output().expect("promtool ran");
+    assert!(
+        out.status.success(),
+        "promtool check metrics: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+async fn post(app: &TestApp, org: &Org, bank: &str, income: &str) {
+    let res = app
+        .post_wait(
+            &org.test_key,
+            &format!("/organizations/{}/transactions", org.id),
+            json!({"description": "Sale", "date": "2026-01-15", "auto_post": true, "entries": [
+                {"account_id": bank, "entry_type": "debit", "amount": "10.00"},
+                {"account_id": income, "entry_type": "credit", "amount": "10.00"},
+            ]}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+}
+
+async fn metrics_are_measured_and_lint_clean(app: &TestApp) {
+    let org = app.signup("Metrics").await;
+    // Like /system: no key, a bogus key, a key without `system` are refused.
+    let res = app
+        .client
+        .get(format!("{}/metrics", app.base))
+        .send()
+        .await
+        .expect("metrics");
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+    let (status, _, body) = scrape(app, &org.test_key).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    let (_, system_key) = make_key(app, &org, &org.test_key, &["system"]).await;
+
+    let route = "ledger_http_requests_total{method=\"GET\",route=\"/organizations/{org}/accounts\",status=\"200\"}";
+    let (status, content_type, before) = scrape(app, &system_key).await;
+    assert_eq!(status, StatusCode::OK, "{before}");
+    assert!(content_type.starts_with("text/plain"), "{content_type}");
+    let listed = app
+        .get(
+            &org.test_key,
+            &format!("/organizations/{}/accounts", org.id),
+        )
+        .await;
+    assert_eq!(listed.status, StatusCode::OK);
+    let bank = app.account_id(&org, &org.test_key, "1000").await;
+    let income = app.account_id(&org, &org.test_key, "4000").await;
+    post(app, &org, &bank, &income).await;
+    post(app, &org, &bank, &income).await;
+
+    let (_, _, after) = scrape(app, &system_key).await;
+    // Counted under the route's pattern, never its ids.
+    assert!(
+        sample(&after, route) >= sample(&before, route) + 1.0,
+        "{after}"
+    );
+    assert!(
+        !after.contains(&org.id),
+        "an id leaked into a label: {after}"
+    );
+    for family in [
+        "# TYPE ledger_http_request_duration_seconds histogram",
+        "# TYPE ledger_group_commit_writes histogram",
+        "# TYPE ledger_cache_lookups_total counter",
+        "# TYPE ledger_jobs_queued gauge",
+        "# TYPE ledger_db_pool_connections gauge",
+    ] {
+        assert!(after.contains(family), "{family} missing: {after}");
+    }
+    assert_eq!(sample(&after, "ledger_database_up"), 1.0, "{after}");
+    assert!(sample(&after, "ledger_db_pool_connections{state=\"max\"}") >= 1.0);
+    assert!(
+        sample(&after, "ledger_group_commit_writes_count") >= 2.0,
+        "{after}"
+    );
+    promtool_check(&after);
+
+    // Ready: the database answers and the queue can be read.
+    let ready = app
+        .call(reqwest::Method::GET, "/ready", None, None, &[])
+        .await;
+    assert_eq!(ready.status, StatusCode::OK, "{}", ready.body);
+    assert_eq!(ready.body["status"], "ready");
+    assert_eq!(ready.body["database"], "up");
+}
+
+both!(metrics, metrics_are_measured_and_lint_clean);
