@@ -86,6 +86,14 @@ fn describe() {
         "Lookups of the in-process caches, by cache and result (hit or miss)"
     );
     describe_gauge!("ledger_workers", "Queue workers configured in this process");
+    describe_counter!(
+        "ledger_credits_charged_total",
+        "Credits charged for accepted writes by this process, by mode (live or test)"
+    );
+    describe_counter!(
+        "ledger_job_runs_total",
+        "Runs of claimed jobs by this process, by outcome (completed, failed, retried, lost)"
+    );
     describe_gauge!(
         "ledger_uptime_seconds",
         metrics::Unit::Seconds,
@@ -147,6 +155,12 @@ pub fn render(figures: &ServiceFigures) -> Option<String> {
             .absolute(cache.misses);
     }
     metrics::gauge!("ledger_workers").set(figures.workers as f64);
+    for (mode, credits) in figures.credits_charged {
+        metrics::counter!("ledger_credits_charged_total", "mode" => mode).absolute(credits);
+    }
+    for (outcome, runs) in figures.job_runs {
+        metrics::counter!("ledger_job_runs_total", "outcome" => outcome).absolute(runs);
+    }
     metrics::gauge!("ledger_uptime_seconds").set(figures.uptime.as_secs_f64());
     Some(handle.render())
 }

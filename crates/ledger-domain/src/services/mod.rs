@@ -117,6 +117,8 @@ pub struct Ledger<S> {
     account_cache: Arc<account_cache::AccountCache>,
     /// Principals by key hash (see `LedgerConfig::key_cache_ttl`).
     key_cache: Arc<ttl_cache::TtlCache<String, Principal>>,
+    /// What this process has done since it started, for `/metrics`.
+    activity: Arc<system::Activity>,
 }
 
 impl<S: Store> Ledger<S> {
@@ -134,6 +136,7 @@ impl<S: Store> Ledger<S> {
             runtime,
             account_cache: Arc::new(account_cache::AccountCache::new(config.account_cache_ttl)),
             key_cache: Arc::new(ttl_cache::TtlCache::new(config.key_cache_ttl)),
+            activity: Arc::default(),
             config,
         }
     }

@@ -334,6 +334,20 @@ impl<S: Store> Ledger<S> {
         write: Write,
         submission: Submission,
     ) -> DomainResult<Submitted> {
+        let credits = price(write.operation(), submission.channel);
+        let submitted = self.submit_once(access, write, submission).await?;
+        if !submitted.replayed {
+            self.activity.charged(access.tenant.livemode, credits);
+        }
+        Ok(submitted)
+    }
+
+    async fn submit_once(
+        &self,
+        access: &Access,
+        write: Write,
+        submission: Submission,
+    ) -> DomainResult<Submitted> {
         let now = self.now();
         let wait = submission.wait.min(MAX_WAIT);
         let record = submission.idempotency.map(|k| IdempotencyRecord {

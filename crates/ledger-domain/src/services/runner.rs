@@ -425,6 +425,12 @@ impl<S: Store> Ledger<S> {
     /// Only when even recording the failure or the retry fails (the lease then expires and
     /// another worker takes the job again).
     pub async fn run_claimed(&self, job: &Job) -> DomainResult<RunOutcome> {
+        let outcome = self.run_claimed_once(job).await?;
+        self.activity.ran(&outcome);
+        Ok(outcome)
+    }
+
+    async fn run_claimed_once(&self, job: &Job) -> DomainResult<RunOutcome> {
         let mut redecisions = 0;
         let error = loop {
             let decision = match self.decide(job).await {

@@ -4,6 +4,8 @@
 //! Database, queue and pool figures are service-wide; event figures cover the caller's
 //! organization tree (its root and every descendant) in the caller's mode only.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use crate::error::ErrorCode;
 use time::OffsetDateTime;
 
@@ -172,9 +174,53 @@ pub struct CacheLookups {
     pub misses: u64,
 }
 
+/// Counters of what this process has done since it started (plain atomics: the domain
+/// records, the HTTP edge exports).
+#[derive(Debug, Default)]
+pub(crate) struct Activity {
+    credits_live: AtomicU64,
+    credits_test: AtomicU64,
+    jobs_completed: AtomicU64,
+    jobs_failed: AtomicU64,
+    jobs_retried: AtomicU64,
+    jobs_lost: AtomicU64,
+}
+
+impl Activity {
+    /// A write accepted (not replayed) at `credits`; a failed job's refund is not
+    /// subtracted (`jobs_failed` counts those).
+    pub(crate) fn charged(&self, livemode: bool, credits: i64) {
+        let Ok(credits) = u64::try_from(credits) else {
+            return;
+        };
+        let counter = if livemode {
+            &self.credits_live
+        } else {
+            &self.credits_test
+        };
+        counter.fetch_add(credits, Ordering::Relaxed);
+    }
+
+    /// A run of a claimed job ended so.
+    pub(crate) fn ran(&self, outcome: &super::runner::RunOutcome) {
+        use super::runner::RunOutcome;
+        let counter = match outcome {
+            RunOutcome::Completed(_) => &self.jobs_completed,
+            RunOutcome::Failed(_) => &self.jobs_failed,
+            RunOutcome::Retrying => &self.jobs_retried,
+            RunOutcome::Lost => &self.jobs_lost,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
 /// Service-wide operating figures (`/metrics`): no tenant's data.
 #[derive(Debug, Clone)]
 pub struct ServiceFigures {
+    /// Credits charged for accepted writes by this process, live and test mode.
+    pub credits_charged: [(&'static str, u64); 2],
+    /// Runs of claimed jobs by this process, by outcome.
+    pub job_runs: [(&'static str, u64); 4],
     pub database_up: bool,
     /// `None` when the database did not answer.
     pub jobs: Option<JobStats>,
@@ -212,7 +258,19 @@ impl<S: Store> Ledger<S> {
         };
         let (key_hits, key_misses) = self.key_cache.lookups();
         let (account_hits, account_misses) = self.account_cache.lookups();
+        let a = &self.activity;
+        let load = |c: &AtomicU64| c.load(Ordering::Relaxed);
         ServiceFigures {
+            credits_charged: [
+                ("live", load(&a.credits_live)),
+                ("test", load(&a.credits_test)),
+            ],
+            job_runs: [
+                ("completed", load(&a.jobs_completed)),
+                ("failed", load(&a.jobs_failed)),
+                ("retried", load(&a.jobs_retried)),
+                ("lost", load(&a.jobs_lost)),
+            ],
             database_up,
             jobs,
             pool: self.store.pool_stats(),
