@@ -1,0 +1,596 @@
+//! The PostgreSQL schema keeps the rules that let Citus distribute it by `organization_id`
+//! (deploy/citus.md): the migrations' text is replayed into a model of the final schema
+//! (tables, columns, primary keys, unique indexes and constraints, foreign keys, indexes),
+//! and every table is checked against its class. A rule broken by a new migration fails
+//! with the table and the rule; the few documented exceptions are listed below with their
+//! reasons, and the guide's `create_distributed_table` / `create_reference_table` lists
+//! must name exactly the tables the schema has.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The distribution column.
+const TENANT: &str = "organization_id";
+
+/// Tables replicated to every node (Citus reference tables), each with why. They may hold
+/// `organization_id` (then their unique keys need not lead with it) and are the only
+/// tables other than distributed ones that distributed tables may reference.
+const REFERENCE_TABLES: &[(&str, &str)] = &[
+    (
+        "users",
+        "global: a user (sign-in identity) owns organizations of any tenant; no organization_id",
+    ),
+    (
+        "organizations",
+        "the tenants themselves: `id` is the tenant, `parent_id` links tenants, and \
+         descendant lookups by `path` cross tenants; every tenant table references it",
+    ),
+    (
+        "api_keys",
+        "authentication finds a key by the hash of its secret before the tenant is known \
+         (unique key_hash, indexed previous_hash)",
+    ),
+];
+
+/// Indexes of distributed tables that do not lead with `organization_id`: they serve
+/// queries across tenants, which run on every shard (deploy/citus.md, "Queries across
+/// tenants"). A new one must be added here and to the guide, with its query.
+const CROSS_TENANT_INDEXES: &[(&str, &str)] = &[
+    (
+        "jobs_claim",
+        "workers claim queued jobs of any tenant by run_at",
+    ),
+    (
+        "jobs_lease",
+        "workers take over expired leases of any tenant",
+    ),
+    ("jobs_id", "a claimed job is addressed by its id alone"),
+    (
+        "idempotency_keys_created",
+        "the purge removes expired idempotency keys of every tenant",
+    ),
+    (
+        "resource_deletions_purge",
+        "the daily purge of soft-deleted resources of every tenant",
+    ),
+    (
+        "resource_deletions_by_key",
+        "\"deleted by this key\" across the organizations the key reaches",
+    ),
+];
+
+#[derive(Debug, Default, Clone)]
+struct Table {
+    columns: Vec<String>,
+    primary_key: Option<Vec<String>>,
+    /// Unique constraints and unique indexes: (name, columns).
+    unique: Vec<(String, Vec<String>)>,
+    foreign_keys: Vec<ForeignKey>,
+    /// Non-unique indexes: (name, columns).
+    indexes: Vec<(String, Vec<String>)>,
+}
+
+#[derive(Debug, Clone)]
+struct ForeignKey {
+    name: String,
+    columns: Vec<String>,
+    target: String,
+    target_columns: Vec<String>,
+}
+
+#[derive(Debug, Default)]
+struct Schema {
+    tables: BTreeMap<String, Table>,
+    /// Index name -> table.
+    index_table: BTreeMap<String, String>,
+}
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the tests crate lives in the workspace")
+        .to_path_buf()
+}
+
+/// The text without `--` comments and dollar-quoted bodies (function definitions).
+fn strip(sql: &str) -> String {
+    let without_comments: String = sql
+        .lines()
+        .map(|line| line.split("--").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut out = String::new();
+    let mut rest = without_comments.as_str();
+    while let Some(start) = rest.find("$$") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after
+            .find("$$")
+            .unwrap_or_else(|| panic!("unterminated $$ body in a migration"));
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Splits at commas outside parentheses.
+fn split_top(text: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut current = String::new();
+    for c in text.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(current.trim().to_owned());
+                current.clear();
+                continue;
+            }
+            _ => {}
+        }
+        current.push(c);
+    }
+    if !current.trim().is_empty() {
+        parts.push(current.trim().to_owned());
+    }
+    parts
+}
+
+/// The text inside the first balanced parentheses at or after `from`, and the rest.
+fn parenthesized(text: &str) -> (String, String) {
+    let open = text
+        .find('(')
+        .unwrap_or_else(|| panic!("expected '(' in: {text}"));
+    let mut depth = 0;
+    for (i, c) in text[open..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return (
+                        text[open + 1..open + i].to_owned(),
+                        text[open + i + 1..].to_owned(),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("unbalanced parentheses in: {text}")
+}
+
+fn names(list: &str) -> Vec<String> {
+    list.split(',')
+        .map(|c| c.trim().to_ascii_lowercase())
+        .collect()
+}
+
+fn words(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .map(str::to_ascii_lowercase)
+        .collect()
+}
+
+/// `REFERENCES t (a, b)` within `text`: the target table and columns.
+fn references(text: &str) -> Option<(String, Vec<String>)> {
+    let lower = text.to_ascii_lowercase();
+    let at = lower.find("references ")?;
+    let after = &text[at + "references ".len()..];
+    let target = after
+        .split(|c: char| c == '(' || c.is_whitespace())
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let (cols, _) = parenthesized(after);
+    Some((target, names(&cols)))
+}
+
+impl Schema {
+    fn table(&mut self, name: &str, statement: &str) -> &mut Table {
+        self.tables
+            .get_mut(name)
+            .unwrap_or_else(|| panic!("migration names unknown table {name}: {statement}"))
+    }
+
+    /// A table element of CREATE TABLE or ALTER TABLE ... ADD: a column or a constraint.
+    fn add_element(&mut self, table: &str, element: &str, statement: &str) {
+        let w = words(element);
+        let mut element = element.to_owned();
+        let mut constraint_name = None;
+        if w[0] == "constraint" {
+            constraint_name = Some(w[1].clone());
+            element = element
+                .splitn(3, char::is_whitespace)
+                .nth(2)
+                .unwrap_or("")
+                .to_owned();
+        }
+        let w = words(&element);
+        let t = self.table(table, statement);
+        match w[0].as_str() {
+            "primary" => {
+                let (cols, _) = parenthesized(&element);
+                t.primary_key = Some(names(&cols));
+            }
+            "unique" => {
+                let (cols, _) = parenthesized(&element);
+                let cols = names(&cols);
+                let name =
+                    constraint_name.unwrap_or_else(|| format!("{table}_{}_key", cols.join("_")));
+                t.unique.push((name, cols));
+            }
+            "foreign" => {
+                let (cols, rest) = parenthesized(&element);
+                let cols = names(&cols);
+                let (target, target_columns) = references(&rest)
+                    .unwrap_or_else(|| panic!("FOREIGN KEY without REFERENCES: {statement}"));
+                let name =
+                    constraint_name.unwrap_or_else(|| format!("{table}_{}_fkey", cols.join("_")));
+                t.foreign_keys.push(ForeignKey {
+                    name,
+                    columns: cols,
+                    target,
+                    target_columns,
+                });
+            }
+            "check" => {}
+            _ => {
+                // A column: name, type, then inline constraints.
+                let column = w[0].clone();
+                t.columns.push(column.clone());
+                let rest = w[1..].join(" ");
+                if rest.contains("primary key") {
+                    t.primary_key = Some(vec![column.clone()]);
+                }
+                if rest.split_whitespace().any(|x| x == "unique") {
+                    t.unique
+                        .push((format!("{table}_{column}_key"), vec![column.clone()]));
+                }
+                if let Some((target, target_columns)) = references(&element) {
+                    t.foreign_keys.push(ForeignKey {
+                        name: format!("{table}_{column}_fkey"),
+                        columns: vec![column],
+                        target,
+                        target_columns,
+                    });
+                }
+            }
+        }
+    }
+
+    fn apply(&mut self, statement: &str, file: &str) {
+        let w = words(statement);
+        let head: Vec<&str> = w.iter().take(3).map(String::as_str).collect();
+        match head.as_slice() {
+            ["create", "table", name, ..] => {
+                let name = name.trim_end_matches('(').to_owned();
+                self.tables.insert(name.clone(), Table::default());
+                let (body, _) = parenthesized(statement);
+                for element in split_top(&body) {
+                    self.add_element(&name, &element, statement);
+                }
+            }
+            ["create", "index", _] | ["create", "unique", "index"] => {
+                let unique = head[1] == "unique";
+                let name = w[if unique { 3 } else { 2 }].clone();
+                let on = w
+                    .iter()
+                    .position(|x| x == "on")
+                    .unwrap_or_else(|| panic!("{file}: CREATE INDEX without ON: {statement}"));
+                let table = w[on + 1].trim_end_matches('(').to_owned();
+                let (cols, _) = parenthesized(statement);
+                let cols = names(&cols);
+                self.index_table.insert(name.clone(), table.clone());
+                let t = self.table(&table, statement);
+                if unique {
+                    t.unique.push((name, cols));
+                } else {
+                    t.indexes.push((name, cols));
+                }
+            }
+            ["drop", "index", name] => {
+                let name = name.to_string();
+                let table = self
+                    .index_table
+                    .remove(&name)
+                    .unwrap_or_else(|| panic!("{file}: drops unknown index {name}"));
+                let t = self.table(&table, statement);
+                t.indexes.retain(|(n, _)| *n != name);
+                t.unique.retain(|(n, _)| *n != name);
+            }
+            ["alter", "table", table] => {
+                let table = table.to_string();
+                let action = statement
+                    .splitn(4, char::is_whitespace)
+                    .nth(3)
+                    .unwrap_or("")
+                    .trim()
+                    .to_owned();
+                let a = words(&action);
+                match (a[0].as_str(), a.get(1).map(String::as_str)) {
+                    ("add", Some("column")) => {
+                        let element = action.splitn(3, char::is_whitespace).nth(2).unwrap_or("");
+                        self.add_element(&table, element, statement);
+                    }
+                    ("add", _) => {
+                        let element = action.split_once(char::is_whitespace).map_or("", |x| x.1);
+                        self.add_element(&table, element, statement);
+                    }
+                    ("drop", Some("column")) => {
+                        let column = a[2].clone();
+                        let t = self.table(&table, statement);
+                        t.columns.retain(|c| *c != column);
+                        // PostgreSQL drops what depends on the column with it.
+                        t.unique.retain(|(_, cols)| !cols.contains(&column));
+                        t.indexes.retain(|(_, cols)| !cols.contains(&column));
+                        t.foreign_keys.retain(|fk| !fk.columns.contains(&column));
+                    }
+                    ("drop", Some("constraint")) => {
+                        let name = a[2].clone();
+                        let t = self.table(&table, statement);
+                        let before = (t.unique.len(), t.foreign_keys.len());
+                        t.unique.retain(|(n, _)| *n != name);
+                        t.foreign_keys.retain(|fk| fk.name != name);
+                        if name == format!("{table}_pkey") {
+                            t.primary_key = None;
+                        } else if before == (t.unique.len(), t.foreign_keys.len()) {
+                            panic!("{file}: drops unknown constraint {name} of {table}");
+                        }
+                    }
+                    // Defaults and NOT NULL do not change keys.
+                    ("alter", Some("column")) => {}
+                    _ => panic!(
+                        "{file}: the Citus schema test does not understand this ALTER TABLE; \
+                         teach it (tests/tests/deploy/citus_schema.rs): {statement}"
+                    ),
+                }
+            }
+            // Data changes and trigger plumbing do not change the schema's keys.
+            ["insert", ..] | ["update", ..] | ["delete", ..] => {}
+            ["create", "function", _] | ["create", "or", "replace"] | ["create", "trigger", _] => {}
+            _ => panic!(
+                "{file}: the Citus schema test does not understand this statement; teach it \
+                 (tests/tests/deploy/citus_schema.rs): {statement}"
+            ),
+        }
+    }
+}
+
+/// The final PostgreSQL schema, replayed from migrations/postgres/*/up.sql in order.
+fn schema() -> Schema {
+    let dir = repo_root().join("migrations/postgres");
+    let mut migrations: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path().join("up.sql"))
+        .collect();
+    migrations.sort();
+    assert!(!migrations.is_empty(), "no migrations in {}", dir.display());
+    let mut schema = Schema::default();
+    for path in &migrations {
+        let text = std::fs::read_to_string(path)
+            .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+        let file = path
+            .parent()
+            .and_then(Path::file_name)
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        for statement in strip(&text).split(';') {
+            let statement = statement.split_whitespace().collect::<Vec<_>>().join(" ");
+            if !statement.is_empty() {
+                schema.apply(&statement, &file);
+            }
+        }
+    }
+    schema
+}
+
+/// Every rule broken by the schema, as "table: rule" lines.
+fn violations(schema: &Schema) -> Vec<String> {
+    let reference: BTreeSet<&str> = REFERENCE_TABLES.iter().map(|(t, _)| *t).collect();
+    let cross_tenant: BTreeSet<&str> = CROSS_TENANT_INDEXES.iter().map(|(i, _)| *i).collect();
+    let mut broken = Vec::new();
+    for (name, table) in &schema.tables {
+        let distributed = !reference.contains(name.as_str());
+        if !distributed {
+            for fk in &table.foreign_keys {
+                if !reference.contains(fk.target.as_str()) {
+                    broken.push(format!(
+                        "{name}: reference table has foreign key {} to the distributed table {} \
+                         (Citus allows foreign keys from reference tables to reference tables only)",
+                        fk.name, fk.target
+                    ));
+                }
+            }
+            continue;
+        }
+        if !table.columns.iter().any(|c| c == TENANT) {
+            broken.push(format!(
+                "{name}: has no {TENANT} column, so it cannot be distributed; add the column, or \
+                 make it a reference table in deploy/citus.md and REFERENCE_TABLES with a reason"
+            ));
+            continue;
+        }
+        match &table.primary_key {
+            Some(pk) if pk.first().map(String::as_str) == Some(TENANT) => {}
+            Some(pk) => broken.push(format!(
+                "{name}: primary key ({}) does not lead with {TENANT}",
+                pk.join(", ")
+            )),
+            None => broken.push(format!("{name}: has no primary key")),
+        }
+        for (index, cols) in &table.unique {
+            if cols.first().map(String::as_str) != Some(TENANT) {
+                broken.push(format!(
+                    "{name}: unique index or constraint {index} ({}) does not lead with {TENANT} \
+                     (Citus enforces uniqueness only within a shard)",
+                    cols.join(", ")
+                ));
+            }
+        }
+        for fk in &table.foreign_keys {
+            if reference.contains(fk.target.as_str()) {
+                continue;
+            }
+            let paired = fk
+                .columns
+                .iter()
+                .zip(&fk.target_columns)
+                .any(|(from, to)| from == TENANT && to == TENANT);
+            if !paired {
+                broken.push(format!(
+                    "{name}: foreign key {} ({}) -> {} ({}) between distributed tables does not \
+                     pair {TENANT} with {TENANT}",
+                    fk.name,
+                    fk.columns.join(", "),
+                    fk.target,
+                    fk.target_columns.join(", ")
+                ));
+            }
+        }
+        for (index, cols) in &table.indexes {
+            if cols.first().map(String::as_str) != Some(TENANT)
+                && !cross_tenant.contains(index.as_str())
+            {
+                broken.push(format!(
+                    "{name}: index {index} ({}) does not lead with {TENANT}: a query across \
+                     tenants runs on every shard; lead with {TENANT}, or list it in \
+                     CROSS_TENANT_INDEXES and deploy/citus.md with its query",
+                    cols.join(", ")
+                ));
+            }
+        }
+    }
+    for (index, _) in CROSS_TENANT_INDEXES {
+        if !schema.index_table.contains_key(*index) {
+            broken.push(format!(
+                "CROSS_TENANT_INDEXES names {index}, which the schema no longer has: remove it \
+                 here and from deploy/citus.md"
+            ));
+        }
+    }
+    for (table, _) in REFERENCE_TABLES {
+        if !schema.tables.contains_key(*table) {
+            broken.push(format!(
+                "REFERENCE_TABLES names {table}, which the schema no longer has"
+            ));
+        }
+    }
+    broken
+}
+
+/// The tables a Citus call in deploy/citus.md names, e.g. `create_reference_table('users')`.
+fn guide_calls(guide: &str, function: &str) -> BTreeSet<String> {
+    let pattern = format!("{function}('");
+    guide
+        .match_indices(&pattern)
+        .filter_map(|(at, _)| {
+            let rest = &guide[at + pattern.len()..];
+            rest.split('\'').next().map(str::to_owned)
+        })
+        .collect()
+}
+
+#[test]
+fn the_postgres_schema_can_be_distributed_by_organization_id() {
+    let schema = schema();
+    let reference: BTreeSet<&str> = REFERENCE_TABLES.iter().map(|(t, _)| *t).collect();
+    println!("tables found in migrations/postgres:");
+    for (name, table) in &schema.tables {
+        let class = if reference.contains(name.as_str()) {
+            "reference"
+        } else {
+            "distributed by organization_id"
+        };
+        println!(
+            "  {name}: {class}; primary key ({}); unique {:?}; foreign keys {:?}",
+            table.primary_key.clone().unwrap_or_default().join(", "),
+            table.unique.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+            table
+                .foreign_keys
+                .iter()
+                .map(|fk| format!("{} -> {}", fk.name, fk.target))
+                .collect::<Vec<_>>(),
+        );
+    }
+    let broken = violations(&schema);
+    assert!(
+        broken.is_empty(),
+        "the schema breaks the Citus rules of deploy/citus.md:\n  {}",
+        broken.join("\n  ")
+    );
+}
+
+#[test]
+fn the_citus_guide_classifies_every_table() {
+    let schema = schema();
+    let path = repo_root().join("deploy/citus.md");
+    let guide = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let reference: BTreeSet<String> = REFERENCE_TABLES
+        .iter()
+        .map(|(t, _)| (*t).to_owned())
+        .collect();
+    let distributed: BTreeSet<String> = schema
+        .tables
+        .keys()
+        .filter(|t| !reference.contains(*t))
+        .cloned()
+        .collect();
+    assert_eq!(
+        guide_calls(&guide, "create_reference_table"),
+        reference,
+        "deploy/citus.md's create_reference_table calls must name exactly the reference tables"
+    );
+    assert_eq!(
+        guide_calls(&guide, "create_distributed_table"),
+        distributed,
+        "deploy/citus.md's create_distributed_table calls must name exactly the other tables"
+    );
+    for (index, _) in CROSS_TENANT_INDEXES {
+        assert!(
+            guide.contains(&format!("`{index}`")),
+            "deploy/citus.md must explain the cross-tenant index `{index}`"
+        );
+    }
+}
+
+/// The checker itself: a schema that breaks each rule is refused with the table named.
+#[test]
+fn each_rule_names_the_table_that_breaks_it() {
+    let mut schema = Schema::default();
+    for statement in [
+        "CREATE TABLE organizations (id TEXT PRIMARY KEY)",
+        "CREATE TABLE users (id TEXT PRIMARY KEY)",
+        "CREATE TABLE api_keys (organization_id TEXT NOT NULL, id TEXT NOT NULL, \
+         PRIMARY KEY (organization_id, id))",
+        "CREATE TABLE a (organization_id TEXT NOT NULL REFERENCES organizations (id), \
+         id TEXT NOT NULL, code TEXT, PRIMARY KEY (id, organization_id))",
+        "CREATE UNIQUE INDEX a_code ON a (code, organization_id)",
+        "CREATE TABLE b (organization_id TEXT NOT NULL, id TEXT NOT NULL, a_id TEXT, \
+         PRIMARY KEY (organization_id, id), FOREIGN KEY (a_id) REFERENCES a (id))",
+        "CREATE INDEX b_a ON b (a_id)",
+        "CREATE TABLE c (id TEXT PRIMARY KEY)",
+        "CREATE TABLE d (organization_id TEXT NOT NULL, id TEXT NOT NULL, \
+         PRIMARY KEY (organization_id, id))",
+        "ALTER TABLE d ADD COLUMN e TEXT UNIQUE",
+    ] {
+        schema.apply(statement, "example");
+    }
+    let broken = violations(&schema);
+    let expect = [
+        "a: primary key (id, organization_id) does not lead with organization_id",
+        "a: unique index or constraint a_code",
+        "b: foreign key b_a_id_fkey (a_id) -> a (id)",
+        "b: index b_a (a_id) does not lead",
+        "c: has no organization_id column",
+        "d: unique index or constraint d_e_key (e)",
+    ];
+    for line in expect {
+        assert!(
+            broken.iter().any(|b| b.starts_with(line)),
+            "expected a violation starting {line:?} in {broken:#?}"
+        );
+    }
+}
