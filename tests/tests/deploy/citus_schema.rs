@@ -594,3 +594,96 @@ fn each_rule_names_the_table_that_breaks_it() {
         );
     }
 }
+
+/// The model's keys, constraints and indexes as comparable lines.
+fn model_lines(schema: &Schema) -> BTreeSet<String> {
+    let mut lines = BTreeSet::new();
+    for (name, table) in &schema.tables {
+        let mut columns = table.columns.clone();
+        columns.sort();
+        lines.insert(format!("{name} columns {}", columns.join(",")));
+        if let Some(pk) = &table.primary_key {
+            lines.insert(format!("{name} primary key {}", pk.join(",")));
+        }
+        for (_, cols) in &table.unique {
+            lines.insert(format!("{name} unique {}", cols.join(",")));
+        }
+        for (index, cols) in &table.indexes {
+            lines.insert(format!("{name} index {index} {}", cols.join(",")));
+        }
+        for fk in &table.foreign_keys {
+            lines.insert(format!(
+                "{name} foreign key {} -> {} {}",
+                fk.columns.join(","),
+                fk.target,
+                fk.target_columns.join(",")
+            ));
+        }
+    }
+    lines
+}
+
+/// The same lines read from PostgreSQL's catalog.
+const CATALOG: &str = "
+SELECT table_name || ' columns ' || string_agg(column_name, ',' ORDER BY column_name)
+  FROM information_schema.columns
+  WHERE table_schema = 'public' AND table_name <> '__diesel_schema_migrations'
+  GROUP BY table_name
+UNION ALL
+SELECT c.conrelid::regclass::text || CASE c.contype WHEN 'p' THEN ' primary key '
+         WHEN 'u' THEN ' unique ' ELSE ' foreign key ' END
+       || (SELECT string_agg(a.attname, ',' ORDER BY k.ord)
+           FROM unnest(c.conkey) WITH ORDINALITY AS k(num, ord)
+           JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.num)
+       || CASE WHEN c.contype = 'f' THEN ' -> ' || c.confrelid::regclass::text || ' '
+            || (SELECT string_agg(a.attname, ',' ORDER BY k.ord)
+                FROM unnest(c.confkey) WITH ORDINALITY AS k(num, ord)
+                JOIN pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = k.num)
+          ELSE '' END
+  FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace
+  WHERE n.nspname = 'public' AND c.contype IN ('p', 'u', 'f')
+    AND c.conrelid::regclass::text <> '__diesel_schema_migrations'
+UNION ALL
+SELECT i.indrelid::regclass::text
+       || CASE WHEN i.indisunique THEN ' unique ' ELSE ' index ' || ci.relname || ' ' END
+       || (SELECT string_agg(a.attname, ',' ORDER BY k.ord)
+           FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(num, ord)
+           JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.num)
+  FROM pg_index i JOIN pg_class ci ON ci.oid = i.indexrelid
+  JOIN pg_namespace n ON n.oid = ci.relnamespace
+  WHERE n.nspname = 'public' AND NOT i.indisprimary
+    AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.contype = 'u')
+    AND i.indrelid::regclass::text <> '__diesel_schema_migrations'
+";
+
+/// The model the rules are checked on is the schema PostgreSQL builds from the same
+/// migrations: tables, columns, primary keys, unique keys, foreign keys and indexes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_schema_model_matches_a_migrated_postgres_database() {
+    let Some(db) = ledger_store::testing::TestDb::postgres().await else {
+        eprintln!("LEDGER_TEST_PG_URL is not set: skipping the PostgreSQL run");
+        return;
+    };
+    let output = std::process::Command::new("psql")
+        .args([db.url.as_str(), "-v", "ON_ERROR_STOP=1", "-Atc", CATALOG])
+        .output()
+        .unwrap_or_else(|e| panic!("psql is needed (apt-get install postgresql-client-15): {e}"));
+    assert!(
+        output.status.success(),
+        "psql: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let catalog: BTreeSet<String> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let model = model_lines(&schema());
+    let missing: Vec<_> = catalog.difference(&model).collect();
+    let extra: Vec<_> = model.difference(&catalog).collect();
+    db.cleanup().await;
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "the migrations' model differs from PostgreSQL's catalog.\n in the database only: \
+         {missing:#?}\n in the model only: {extra:#?}"
+    );
+}
