@@ -5,3 +5,4 @@
 mod backup;
 mod citus_schema;
 mod files;
+mod schema_model;
