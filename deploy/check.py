@@ -261,6 +261,25 @@ def run_optional_linters():
         if result.returncode != 0:
             fail("kubernetes-validate", result.stdout + result.stderr)
         ran.append("kubernetes-validate --strict")
+    kubectl = shutil.which("kubectl")
+    if kubectl:
+        # The kustomization renders (image tag applied) and the release order's selector
+        # picks exactly the ConfigMap and the migrate Job.
+        result = subprocess.run([kubectl, "kustomize", str(K8S)], capture_output=True, text=True)
+        if result.returncode != 0:
+            fail("kubectl kustomize", result.stderr)
+        else:
+            rendered = [d for d in yaml.safe_load_all(result.stdout) if d]
+            images = {c["image"] for d in rendered if d["kind"] in ("Deployment", "Job")
+                      for c in containers_of(d)[1]}
+            if len(images) != 1 or ":" not in next(iter(images)):
+                fail("kubectl kustomize", f"expected one tagged image, got {images}")
+            first = sorted(d["kind"] for d in rendered
+                           if d["metadata"].get("labels", {}).get("app.kubernetes.io/component")
+                           in ("config", "migrate"))
+            if first != ["ConfigMap", "Job"]:
+                fail("kubectl kustomize", f"the migrate step would apply {first}")
+            ran.append("kubectl kustomize")
     hadolint = shutil.which("hadolint")
     if hadolint:
         result = subprocess.run([hadolint, str(DEPLOY / "Dockerfile")], capture_output=True, text=True)
