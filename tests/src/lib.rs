@@ -124,6 +124,18 @@ impl TestApp {
         })
     }
 
+    /// A client of a server started elsewhere (for example on a restored copy of a
+    /// database): it owns no server or database, and its `finish` checks nothing.
+    pub fn attach(base: String, backend: Backend) -> Self {
+        Self {
+            base,
+            client: Client::new(),
+            backend,
+            running: None,
+            db: None,
+        }
+    }
+
     /// A second server over the same database (another replica); its `finish` leaves
     /// the database to this one.
     pub async fn replica(&self, tweak: impl FnOnce(&mut server::Config)) -> Self {
@@ -142,6 +154,11 @@ impl TestApp {
             running: Some(running),
             db: None,
         }
+    }
+
+    /// The URL of this server's database (`None` for a replica, which borrows it).
+    pub fn database_url(&self) -> Option<&str> {
+        self.db.as_ref().map(|db| db.url.as_str())
     }
 
     /// SQL statements the server's store has run so far (see
