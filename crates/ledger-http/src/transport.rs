@@ -1,8 +1,9 @@
 //! Production transport security (DECISIONS 1): in production a request must arrive over
 //! TLS, served natively or terminated by a trusted proxy that says so with
 //! `X-Forwarded-Proto: https`. Anything else is refused before any handler runs, so a
-//! plain-HTTP request is never processed. `GET /health` stays open for load balancers'
-//! plain-HTTP probes (it reveals nothing).
+//! plain-HTTP request is never processed. `GET /health` and `GET /ready` stay open for
+//! load balancers' and orchestrators' plain-HTTP probes (they carry no key and reveal
+//! nothing of a tenant).
 
 use ledger_domain::error::ErrorCode;
 use std::net::IpAddr;
@@ -70,7 +71,8 @@ pub async fn require_https<B: MessageBody + 'static>(
                 .headers()
                 .get("x-forwarded-proto")
                 .and_then(|v| v.to_str().ok());
-            req.path() == "/health" || policy.is_secure(req.peer_addr().map(|a| a.ip()), proto)
+            matches!(req.path(), "/health" | "/ready")
+                || policy.is_secure(req.peer_addr().map(|a| a.ip()), proto)
         }
     };
     if secure {

@@ -225,11 +225,36 @@ impl Db {
     pub async fn migrate(&self) -> Result<(), StoreError> {
         match &self.pool {
             DbPool::Postgres(pool) => {
-                let conn = pool
-                    .get()
+                use diesel_async::RunQueryDsl;
+                let connect = |e: diesel_async::pooled_connection::deadpool::PoolError| {
+                    StoreError::Connect(e.to_string())
+                };
+                // One migrator at a time across processes (a `serve` and a `worker`
+                // starting together on an empty database): a session advisory lock held
+                // on one connection while another runs the migrations; the second
+                // process waits, then finds nothing pending.
+                if pool.status().max_size < 2 {
+                    // A one-connection pool cannot hold the lock and migrate at once.
+                    let conn = pool.get().await.map_err(connect)?;
+                    return run_migrations(conn, PG_MIGRATIONS).await;
+                }
+                let mut guard = pool.get().await.map_err(connect)?;
+                let lock = |sql: &'static str| diesel::sql_query(sql);
+                lock("SELECT pg_advisory_lock(7331004211)")
+                    .execute(&mut guard)
                     .await
-                    .map_err(|e| StoreError::Connect(e.to_string()))?;
-                run_migrations(conn, PG_MIGRATIONS).await
+                    .map_err(|e| StoreError::Migrate(e.to_string()))?;
+                let result = match pool.get().await {
+                    Ok(conn) => run_migrations(conn, PG_MIGRATIONS).await,
+                    Err(e) => Err(connect(e)),
+                };
+                if let Err(e) = lock("SELECT pg_advisory_unlock(7331004211)")
+                    .execute(&mut guard)
+                    .await
+                {
+                    tracing::warn!(error = %e, "the migration lock was not released; its connection closes it");
+                }
+                result
             }
             DbPool::Sqlite { writer, .. } => {
                 let conn = writer

@@ -73,6 +73,19 @@ impl TestDb {
     /// When the server is unreachable or refuses the database or the migrations, and in
     /// CI (`CI=true`) when the variable is unset: CI never skips PostgreSQL quietly.
     pub async fn postgres() -> Option<TestDb> {
+        Self::postgres_database(true).await
+    }
+
+    /// A fresh PostgreSQL database like [`TestDb::postgres`], but empty: no migration has
+    /// run (for tests of the migrations themselves).
+    ///
+    /// # Panics
+    /// As [`TestDb::postgres`].
+    pub async fn postgres_unmigrated() -> Option<TestDb> {
+        Self::postgres_database(false).await
+    }
+
+    async fn postgres_database(migrate: bool) -> Option<TestDb> {
         let configured = std::env::var(PG_URL_VAR)
             .ok()
             .filter(|u| !u.trim().is_empty());
@@ -96,9 +109,11 @@ impl TestDb {
         let db = Db::connect(&url, 4)
             .await
             .unwrap_or_else(|e| panic!("test database {url}: {e}"));
-        db.migrate()
-            .await
-            .unwrap_or_else(|e| panic!("migrating {url}: {e}"));
+        if migrate {
+            db.migrate()
+                .await
+                .unwrap_or_else(|e| panic!("migrating {url}: {e}"));
+        }
         Some(TestDb {
             db,
             url,

@@ -48,9 +48,13 @@ async fn trusted_proxy_scenario(backend: Backend) {
         )
         .await;
     assert_eq!(res.code(), "https_required", "{}", res.body);
-    // Health stays open for plain-HTTP probes.
+    // Health and readiness stay open for plain-HTTP probes; metrics (a key) do not.
     let res = app.call(Method::GET, "/health", None, None, &[]).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    let res = app.call(Method::GET, "/ready", None, None, &[]).await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    let res = app.call(Method::GET, "/metrics", None, None, &[]).await;
+    assert_eq!(res.code(), "https_required", "{}", res.body);
     // Through the trusted proxy with TLS: served.
     let https = [("X-Forwarded-Proto", "https")];
     let res = app

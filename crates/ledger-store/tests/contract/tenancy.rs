@@ -242,3 +242,26 @@ async fn every_configured_backend_is_tested_and_migrations_rerun_cleanly() {
         t.cleanup().await;
     }
 }
+
+// Db only: two processes starting together on an empty PostgreSQL database (a `serve` and
+// a `worker`) both migrate without error: one waits for the other's advisory lock.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_migrations_on_postgres_do_not_race() {
+    let Some(t) = ledger_store::testing::TestDb::postgres_unmigrated().await else {
+        return;
+    };
+    let mut stores = Vec::new();
+    for _ in 0..3 {
+        stores.push(ledger_store::Db::connect(&t.url, 4).await.expect("connect"));
+    }
+    let results = futures::future::join_all(stores.iter().map(|db| db.migrate())).await;
+    for result in results {
+        result.expect("every concurrent migration succeeds");
+    }
+    stores[0]
+        .migrate()
+        .await
+        .expect("and a later one finds nothing to do");
+    drop(stores);
+    t.cleanup().await;
+}
