@@ -19,6 +19,7 @@ mod limits;
 mod mcp;
 mod mcp_currencies;
 mod mcp_sdk;
+mod organization_transfers;
 mod organizations;
 mod period_locks;
 mod pipeline;
