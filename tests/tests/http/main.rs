@@ -6,6 +6,7 @@ mod balances;
 mod batch;
 mod categories;
 mod concurrency;
+mod consolidated;
 mod contacts;
 mod currencies;
 mod documents;

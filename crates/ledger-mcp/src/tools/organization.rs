@@ -5,6 +5,12 @@ use super::{Arg, Tool, Ty, Verb};
 
 const TRANSFER_ID: Arg = path_id("transferId", "Organization transfer id (trf_...).");
 
+const CONSOLIDATED: Arg = query(
+    "consolidated",
+    Ty::Bool,
+    "true: include the owned sub-organizations, converted into this one's base currency.",
+);
+
 pub(super) const TOOLS: &[Tool] = &[
     // Organization (9).
     tool(
@@ -118,11 +124,14 @@ pub(super) const TOOLS: &[Tool] = &[
         "Get the trial balance: every account's debit, credit and net from posted entries, as of a date (default now). Total debits always equal total credits. Use it to check the books.",
         Verb::Get,
         "/organizations/{organizationId}/reports/trial-balance",
-        &[query(
-            "asOf",
-            Ty::DateOrTime,
-            "Include entries up to the end of this date.",
-        )],
+        &[
+            query(
+                "asOf",
+                Ty::DateOrTime,
+                "Include entries up to the end of this date.",
+            ),
+            CONSOLIDATED,
+        ],
     ),
     tool(
         "get_balance_sheet",
@@ -130,11 +139,10 @@ pub(super) const TOOLS: &[Tool] = &[
         "Get the balance sheet as of a date: assets, liabilities and equity (with current earnings) by account and in total. Use it to report financial position at a period end.",
         Verb::Get,
         "/organizations/{organizationId}/reports/balance-sheet",
-        &[query(
-            "asOf",
-            Ty::DateOrTime,
-            "Position at the end of this date.",
-        )],
+        &[
+            query("asOf", Ty::DateOrTime, "Position at the end of this date."),
+            CONSOLIDATED,
+        ],
     ),
     tool(
         "get_income_statement",
@@ -145,6 +153,7 @@ pub(super) const TOOLS: &[Tool] = &[
         &[
             query("startDate", Ty::Date, "First day included (YYYY-MM-DD)."),
             query("endDate", Ty::Date, "Last day included (YYYY-MM-DD)."),
+            CONSOLIDATED,
         ],
     ),
     // System (3).
