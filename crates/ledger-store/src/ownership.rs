@@ -158,8 +158,10 @@ macro_rules! change_body {
     ($conn:ident, $lock:ident, $change:ident, $idem_row:ident, $charge:ident, $event_rows:ident) => {{
         idempotency_guard!($conn, &$idem_row);
         let at = to_db($change.responded_at);
-        if let (Some(charge), Some(first)) = (&$charge, <[EventRow]>::first(&$event_rows)) {
-            crate::credits::take_charge($conn, charge, &first.id, None, at).await?;
+        if let Some(charge) = &$charge {
+            // A transfer changes status once, so this names its usage row uniquely.
+            let usage_id = format!("{}:{}", $change.transfer_id, $change.status.as_str());
+            crate::credits::take_charge($conn, charge, &usage_id, None, at).await?;
         }
         let pending = organization_transfers::table
             .filter(organization_transfers::id.eq(&$change.transfer_id))
@@ -312,9 +314,8 @@ impl OrganizationTransfers for Db {
         let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
         let written = db_write!(self, |conn| {
             idempotency_guard!(conn, &idem_row);
-            if let (Some(charge), Some(first)) = (&charge, <[EventRow]>::first(&event_rows)) {
-                crate::credits::take_charge(conn, charge, &first.id, None, row.initiated_at)
-                    .await?;
+            if let Some(charge) = &charge {
+                crate::credits::take_charge(conn, charge, &row.id, None, row.initiated_at).await?;
             }
             diesel::insert_into(organization_transfers::table)
                 .values(&row)

@@ -538,6 +538,75 @@ async fn reject_cancel_and_one_winner_of_a_race(app: &TestApp) {
         Some("true")
     );
 
+    // A transfer of an organization whose ancestor moved meanwhile is superseded: its
+    // accept cancels it (with its event) and is refused.
+    let (p, _) = sub(app, s_key, &sender.id, "P", "owned").await;
+    let (p1, p1_key) = sub(app, s_key, &p, "P1", "owned").await;
+    let res = app
+        .post(
+            s_key,
+            &transfers(&p1),
+            json!({"to_email": "rr@example.com"}),
+        )
+        .await;
+    let inner = res.body["id"].as_str().expect("id").to_owned();
+    let res = app
+        .post(s_key, &transfers(&p), json!({"to_email": "rr@example.com"}))
+        .await;
+    let outer = res.body["id"].as_str().expect("id").to_owned();
+    let res = app
+        .post(
+            r_key,
+            &act(&recipient.id, &outer, "accept"),
+            json!({"relationship": "owned"}),
+        )
+        .await;
+    assert_eq!(res.body["status"], "accepted", "{}", res.body);
+    assert_eq!(res.body["descendant_org_count"], 1, "{}", res.body);
+    let res = app
+        .post(
+            r_key,
+            &act(&recipient.id, &inner, "accept"),
+            json!({"relationship": "linked"}),
+        )
+        .await;
+    assert_eq!(res.code(), "transfer_not_pending", "{}", res.body);
+    assert_eq!(
+        res.body["error"]["details"]["status"], "cancelled",
+        "{}",
+        res.body
+    );
+    let res = app
+        .get(r_key, &format!("{}/{inner}", transfers(&recipient.id)))
+        .await;
+    assert_eq!(res.body["status"], "cancelled", "{}", res.body);
+    let res = app
+        .get(&p1_key, &format!("/events/organization_transfer/{inner}"))
+        .await;
+    let kinds: Vec<&str> = res
+        .body
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter_map(|e| e["event_type"].as_str())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "organization_transfer.initiated",
+            "organization_transfer.cancelled"
+        ],
+        "{}",
+        res.body
+    );
+    let res = app.get(r_key, &format!("/organizations/{p1}")).await;
+    assert_eq!(
+        res.body["parent_organization_id"],
+        json!(p),
+        "P1 stays below P: {}",
+        res.body
+    );
+
     // Concurrent accept and cancel of one transfer: exactly one wins, every time.
     for round in 0..4 {
         let (c, _) = sub(app, s_key, &sender.id, &format!("C{round}"), "owned").await;
