@@ -169,6 +169,18 @@ impl TestApp {
             .map_or(0, |r| r.ledger.store().queries_executed())
     }
 
+    /// Runs the expiry of organization transfers now (the job the server runs every few
+    /// minutes); how many it stored as expired.
+    pub async fn expire_transfers(&self) -> usize {
+        self.running
+            .as_ref()
+            .expect("running")
+            .ledger
+            .expire_organization_transfers()
+            .await
+            .expect("expiry runs")
+    }
+
     /// Sends a request with an optional key and JSON body.
     pub async fn call(
         &self,

@@ -121,6 +121,23 @@ error_codes! {
     /// No exchange rate of the organization converts the pair on the date (neither the
     /// pair nor its inverse has a rate effective on or before it).
     ExchangeRateNotFound = "exchange_rate_not_found" => BusinessRule,
+    /// An ownership transfer was accepted, rejected or cancelled when it is no longer
+    /// pending (accepted, rejected, cancelled or expired; details: `status`).
+    TransferNotPending = "transfer_not_pending" => BusinessRule,
+    /// Only the designated recipient, with a key of one of its root organizations,
+    /// accepts or rejects a transfer.
+    NotTransferRecipient = "not_transfer_recipient" => Authorization,
+    /// Only the sender's side (a key of the transferred organization or of an ancestor)
+    /// cancels a transfer.
+    NotTransferSender = "not_transfer_sender" => Authorization,
+    /// A root organization cannot be transferred (spec 2.2).
+    RootOrganizationNotTransferable = "root_organization_not_transferable" => BusinessRule,
+    /// `to_email` or `to_provider_username` names more than one registered user.
+    AmbiguousRecipient = "ambiguous_recipient" => BusinessRule,
+    /// `to_email` or `to_provider_username` names no registered user.
+    RecipientNotFound = "recipient_not_found" => BusinessRule,
+    /// The organization already has a pending transfer; cancel it first.
+    TransferAlreadyPending = "transfer_already_pending" => BusinessRule,
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -25,6 +25,8 @@ pub enum IdKind {
     Payment,
     Batch,
     ExchangeRate,
+    /// An ownership transfer (spec 2.1 shows `TRF_`).
+    OrganizationTransfer,
 }
 
 impl IdKind {
@@ -48,6 +50,7 @@ impl IdKind {
             Self::Payment => "pay",
             Self::Batch => "bat",
             Self::ExchangeRate => "fx",
+            Self::OrganizationTransfer => "trf",
         }
     }
 }

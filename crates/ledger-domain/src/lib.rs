@@ -18,6 +18,7 @@ pub mod jobs;
 pub mod memory;
 pub mod money;
 pub mod organizations;
+pub mod ownership;
 pub mod ports;
 pub mod references;
 pub mod reports;

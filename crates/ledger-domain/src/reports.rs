@@ -105,6 +105,35 @@ pub fn translation(input: &[AccountTotals]) -> i64 {
     input.iter().map(|a| a.totals.debit - a.totals.credit).sum()
 }
 
+/// Combines the books of the members of a consolidation (each already in the report's
+/// currency): one row per account type and code, the members' debits and credits added,
+/// named after the first member's account with that code in the order given (the parent
+/// first). Every member has the default chart, so like accounts meet; an account code
+/// one member uses for another type stays a row of its own. `None` when a total
+/// overflows.
+pub fn consolidate(members: Vec<Vec<AccountTotals>>) -> Option<Vec<AccountTotals>> {
+    let mut rows: Vec<AccountTotals> = Vec::new();
+    let mut index: std::collections::HashMap<(AccountType, String), usize> =
+        std::collections::HashMap::new();
+    for member in members {
+        for a in member {
+            let key = (a.account.account_type, a.account.code.clone());
+            match index.get(&key) {
+                Some(&i) => {
+                    let totals = &mut rows[i].totals;
+                    totals.debit = totals.debit.checked_add(a.totals.debit)?;
+                    totals.credit = totals.credit.checked_add(a.totals.credit)?;
+                }
+                None => {
+                    index.insert(key, rows.len());
+                    rows.push(a);
+                }
+            }
+        }
+    }
+    Some(rows)
+}
+
 /// Builds the trial balance. Accounts with no activity are listed with zeros; the
 /// translation adjustment (credit-positive) joins its column.
 pub fn trial_balance(input: Vec<AccountTotals>, translation_adjustment: i64) -> TrialBalance {
@@ -323,6 +352,55 @@ mod tests {
             let bs = balance_sheet(converted, adjustment);
             prop_assert_eq!(bs.total_assets, bs.total_liabilities_and_equity);
             prop_assert_eq!(translation(&totals_of(&txns)), 0);
+        }
+
+        /// A consolidated trial balance is the sum of its members': each member's books
+        /// converted into the report currency at its own rates (each net rounded, as
+        /// conversions are), combined, give for every account code the sum of the
+        /// members' nets, the translation adjustments add up, and the columns agree.
+        #[test]
+        fn consolidated_trial_balance_is_the_sum_of_the_members(
+            members in prop::collection::vec(
+                (balanced_transactions(), prop::collection::vec(1i64..50_000, 10)),
+                1..5,
+            ),
+        ) {
+            let parts: Vec<Vec<AccountTotals>> = members
+                .iter()
+                .map(|(txns, rates)| {
+                    totals_of(txns)
+                        .into_iter()
+                        .zip(rates)
+                        .map(|(a, rate)| {
+                            let net = i128::from(a.totals.debit - a.totals.credit) * i128::from(*rate);
+                            let net = i64::try_from((net.abs() + 5_000) / 10_000 * net.signum())
+                                .expect("fits");
+                            let totals = if net >= 0 {
+                                Totals { debit: net, credit: 0 }
+                            } else {
+                                Totals { debit: 0, credit: -net }
+                            };
+                            AccountTotals { account: a.account, totals }
+                        })
+                        .collect()
+                })
+                .collect();
+            let adjustment: i64 = parts.iter().map(|p| translation(p)).sum();
+            let tb = trial_balance(consolidate(parts.clone()).expect("no overflow"), adjustment);
+            prop_assert_eq!(tb.total_debits, tb.total_credits);
+            prop_assert_eq!(tb.translation_adjustment, adjustment);
+            let mut by_code: std::collections::HashMap<String, i64> = Default::default();
+            for part in &parts {
+                let member = trial_balance(part.clone(), translation(part));
+                prop_assert_eq!(member.total_debits, member.total_credits);
+                for row in member.rows {
+                    *by_code.entry(row.account.code.clone()).or_default() += row.debit - row.credit;
+                }
+            }
+            prop_assert_eq!(tb.rows.len(), by_code.len());
+            for row in &tb.rows {
+                prop_assert_eq!(Some(&(row.debit - row.credit)), by_code.get(&row.account.code));
+            }
         }
 
         #[test]

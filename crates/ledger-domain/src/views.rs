@@ -593,3 +593,70 @@ pub fn conversion(c: &crate::exchange::Conversion) -> Value {
         "effective_date": date(c.rate.effective_date),
     })
 }
+
+/// An ownership transfer (spec 2.10) as of `now` (a pending transfer past its expiry
+/// reads `expired`), with its sender's and recipient's user fields. A user's display
+/// name is the provider username, else the e-mail (users have no other name).
+pub fn organization_transfer(
+    t: &crate::ownership::OrganizationTransfer,
+    from: Option<&crate::organizations::User>,
+    to: Option<&crate::organizations::User>,
+    now: OffsetDateTime,
+) -> Value {
+    let username =
+        |u: Option<&crate::organizations::User>| u.and_then(|u| u.provider_username.clone());
+    let display = |u: Option<&crate::organizations::User>| {
+        u.map(|u| {
+            u.provider_username
+                .clone()
+                .unwrap_or_else(|| u.email.clone())
+        })
+    };
+    let email = |u: Option<&crate::organizations::User>| u.map(|u| u.email.clone());
+    json!({
+        "id": t.id,
+        "object": "organization_transfer",
+        "organization_id": t.organization_id,
+        "organization_name": t.organization_name,
+        "from_user_id": t.from_user_id,
+        "from_provider_username": username(from),
+        "from_display_name": display(from),
+        "from_email": email(from),
+        "to_user_id": t.to_user_id,
+        "to_provider_username": username(to),
+        "to_display_name": display(to),
+        "to_email": email(to),
+        "status": t.status_at(now).as_str(),
+        "relationship_on_accept": t.relationship_on_accept.map(|r| r.as_str()),
+        "to_organization_id": t.to_organization_id,
+        "initiated_at": timestamp(t.initiated_at),
+        "responded_at": t.responded_at.map(timestamp),
+        "expires_at": timestamp(t.expires_at),
+        "descendant_org_count": t.descendant_org_count,
+        "total_org_count": t.total_org_count(),
+    })
+}
+
+/// The `stats` of a transfer (spec 4.4): the subtree's figures in the caller's mode.
+pub fn transfer_stats(
+    t: &crate::ownership::OrganizationTransfer,
+    s: &crate::ownership::SubtreeStats,
+    livemode: bool,
+) -> Value {
+    json!({
+        "object": "organization_transfer_stats",
+        "transfer_id": t.id,
+        "organization_id": t.organization_id,
+        "livemode": livemode,
+        "descendant_organizations": s.organizations - 1,
+        "total_organizations": s.organizations,
+        "accounts": s.accounts,
+        "transactions": s.transactions,
+        "invoices": s.invoices,
+        "bills": s.bills,
+        "contacts": s.contacts,
+        "categories": s.categories,
+        "items": s.items,
+        "api_keys": s.api_keys,
+    })
+}

@@ -19,6 +19,7 @@ mod http;
 pub mod mutation;
 pub mod nodes;
 pub mod organization;
+pub mod ownership;
 pub mod query;
 pub mod reports;
 pub mod scalars;

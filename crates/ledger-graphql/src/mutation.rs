@@ -28,6 +28,7 @@ use crate::exchange::ExchangeRateNode;
 use crate::nodes::{
     AccountNode, AccountStatus, AccountType, ContactNode, ContactType, EntryType, TransactionNode,
 };
+use crate::ownership::{OrganizationRelationship, OrganizationTransferNode};
 use crate::scalars::{DateTime, Decimal, Json};
 use crate::transfers::TransferNode;
 use ledger_domain::documents::DocumentKind;
@@ -621,5 +622,57 @@ impl<St: Store> Mutation<St> {
     /// Soft-deletes an exchange rate (1 credit; needs `admin`).
     async fn delete_exchange_rate(context: &Ctx<St>, id: ID) -> GqlResult<Option<bool>> {
         Ok(Some(crate::exchange::delete(context, &id).await?))
+    }
+
+    /// Initiates the ownership transfer of `organizationId` (default the key's own
+    /// organization; never a root) to the registered user named by exactly one of
+    /// `toProviderUsername` or `toEmail` (1 credit; needs `admin`).
+    async fn initiate_organization_transfer(
+        context: &Ctx<St>,
+        organization_id: Option<ID>,
+        to_provider_username: Option<String>,
+        to_email: Option<String>,
+    ) -> GqlResult<Option<OrganizationTransferNode>> {
+        let node = crate::ownership::initiate(
+            context,
+            organization_id.as_deref(),
+            to_provider_username,
+            to_email,
+        )
+        .await?;
+        Ok(Some(node))
+    }
+
+    /// Accepts a transfer with a key of one of the recipient's root organizations: the
+    /// organization and its subtree move under that root (1 credit; needs `admin`).
+    async fn accept_organization_transfer(
+        context: &Ctx<St>,
+        id: ID,
+        relationship: OrganizationRelationship,
+    ) -> GqlResult<Option<OrganizationTransferNode>> {
+        let write = crate::ownership::accept_write(&id, relationship);
+        Ok(Some(crate::ownership::act(context, None, write).await?))
+    }
+
+    /// Rejects a transfer (the recipient's root key; 1 credit; needs `admin`).
+    async fn reject_organization_transfer(
+        context: &Ctx<St>,
+        id: ID,
+    ) -> GqlResult<Option<OrganizationTransferNode>> {
+        let write = Write::RejectOrganizationTransfer { id: id.to_string() };
+        Ok(Some(crate::ownership::act(context, None, write).await?))
+    }
+
+    /// Cancels a transfer (a key of the transferred organization or an ancestor; acts in
+    /// `organizationId`, default the key's own; 1 credit; needs `admin`).
+    async fn cancel_organization_transfer(
+        context: &Ctx<St>,
+        id: ID,
+        organization_id: Option<ID>,
+    ) -> GqlResult<Option<OrganizationTransferNode>> {
+        let write = Write::CancelOrganizationTransfer { id: id.to_string() };
+        Ok(Some(
+            crate::ownership::act(context, organization_id.as_deref(), write).await?,
+        ))
     }
 }

@@ -213,39 +213,55 @@ impl<St: Store> OrganizationNode<St> {
         })
     }
     /// Trial balance of posted entries up to and including `asOf` (default now), in
-    /// `currency` (default the base currency; accounts in others are converted).
-    /// Costs 5 credits.
+    /// `currency` (default the base currency; accounts in others are converted); with
+    /// `consolidated: true`, of this organization and its owned descendants. Costs 5
+    /// credits.
     async fn trial_balance(
         &self,
         context: &Ctx<St>,
         as_of: Option<DateTime>,
         currency: Option<String>,
+        consolidated: Option<bool>,
     ) -> GqlResult<TrialBalanceNode> {
         let access = self.paid_report(context).await?;
-        crate::reports::trial_balance(context, &access, as_of, currency).await
+        let consolidated = consolidated.unwrap_or(false);
+        crate::reports::trial_balance(context, &access, as_of, currency, consolidated).await
     }
     /// Balance sheet up to and including `asOf` (default now), in `currency` (default
-    /// the base currency; accounts in others are converted). Costs 5 credits.
+    /// the base currency; accounts in others are converted); `consolidated` as for the
+    /// trial balance. Costs 5 credits.
     async fn balance_sheet(
         &self,
         context: &Ctx<St>,
         as_of: Option<DateTime>,
         currency: Option<String>,
+        consolidated: Option<bool>,
     ) -> GqlResult<BalanceSheetNode> {
         let access = self.paid_report(context).await?;
-        crate::reports::balance_sheet(context, &access, as_of, currency).await
+        let consolidated = consolidated.unwrap_or(false);
+        crate::reports::balance_sheet(context, &access, as_of, currency, consolidated).await
     }
     /// Income statement from `startDate` (default 1 January of this year) through
-    /// `endDate` (default now). Costs 5 credits.
+    /// `endDate` (default now); `consolidated` as for the trial balance. Costs 5 credits.
     async fn income_statement(
         &self,
         context: &Ctx<St>,
         start_date: Option<DateTime>,
         end_date: Option<DateTime>,
         currency: Option<String>,
+        consolidated: Option<bool>,
     ) -> GqlResult<IncomeStatementNode> {
         let access = self.paid_report(context).await?;
-        crate::reports::income_statement(context, &access, start_date, end_date, currency).await
+        let consolidated = consolidated.unwrap_or(false);
+        crate::reports::income_statement(
+            context,
+            &access,
+            start_date,
+            end_date,
+            currency,
+            consolidated,
+        )
+        .await
     }
     /// Exchange rates, newest effective date first (default 20, at most 100), optionally
     /// of one source or target currency (ISO code or `cur_` id).

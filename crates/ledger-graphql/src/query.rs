@@ -149,4 +149,42 @@ impl<St: Store> Query<St> {
     ) -> GqlResult<crate::exchange::ConversionNode> {
         crate::exchange::convert(context, from_currency, to_currency, amount, date).await
     }
+
+    /// An ownership transfer the key's organization is a side of (the sender's
+    /// organization or an ancestor, or the recipient's root); `null` otherwise.
+    async fn organization_transfer(
+        context: &Ctx<St>,
+        id: ID,
+    ) -> GqlResult<Option<crate::ownership::OrganizationTransferNode>> {
+        crate::ownership::find(context, &id).await
+    }
+
+    /// Outgoing ownership transfers of `organizationId` (default the key's own
+    /// organization) and of the organizations below it, newest first.
+    async fn organization_transfers(
+        context: &Ctx<St>,
+        organization_id: Option<ID>,
+        limit: Option<i32>,
+        offset: Option<i32>,
+    ) -> GqlResult<Vec<crate::ownership::OrganizationTransferNode>> {
+        crate::ownership::outgoing(context, organization_id.as_deref(), limit, offset).await
+    }
+
+    /// Ownership transfers designated to the owner of the key's organization, which must
+    /// be a root organization, newest first.
+    async fn incoming_organization_transfers(
+        context: &Ctx<St>,
+        limit: Option<i32>,
+        offset: Option<i32>,
+    ) -> GqlResult<Vec<crate::ownership::OrganizationTransferNode>> {
+        crate::ownership::incoming(context, limit, offset).await
+    }
+
+    /// What a transfer moves: the subtree's figures in the key's mode.
+    async fn organization_transfer_stats(
+        context: &Ctx<St>,
+        id: ID,
+    ) -> GqlResult<crate::ownership::OrganizationTransferStatsNode> {
+        crate::ownership::stats(context, &id).await
+    }
 }

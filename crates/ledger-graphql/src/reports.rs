@@ -131,6 +131,7 @@ pub(crate) async fn trial_balance<St: Store>(
     access: &Access,
     as_of: Option<DateTime>,
     currency: Option<String>,
+    consolidated: bool,
 ) -> GqlResult<TrialBalanceNode> {
     let report_currency = ctx
         .ledger
@@ -140,7 +141,13 @@ pub(crate) async fn trial_balance<St: Store>(
     let (shown, until) = as_of_bounds(ctx, as_of);
     let tb = ctx
         .ledger
-        .trial_balance(access, report_currency, Some(until), Channel::GraphQl)
+        .trial_balance(
+            access,
+            report_currency,
+            Some(until),
+            consolidated,
+            Channel::GraphQl,
+        )
         .await
         .gql()?;
     Ok(TrialBalanceNode {
@@ -170,6 +177,7 @@ pub(crate) async fn balance_sheet<St: Store>(
     access: &Access,
     as_of: Option<DateTime>,
     currency: Option<String>,
+    consolidated: bool,
 ) -> GqlResult<BalanceSheetNode> {
     let report_currency = ctx
         .ledger
@@ -179,7 +187,13 @@ pub(crate) async fn balance_sheet<St: Store>(
     let (shown, until) = as_of_bounds(ctx, as_of);
     let bs = ctx
         .ledger
-        .balance_sheet(access, report_currency, Some(until), Channel::GraphQl)
+        .balance_sheet(
+            access,
+            report_currency,
+            Some(until),
+            consolidated,
+            Channel::GraphQl,
+        )
         .await
         .gql()?;
     Ok(BalanceSheetNode {
@@ -203,6 +217,7 @@ pub(crate) async fn income_statement<St: Store>(
     start: Option<DateTime>,
     end: Option<DateTime>,
     currency: Option<String>,
+    consolidated: bool,
 ) -> GqlResult<IncomeStatementNode> {
     let report_currency = ctx
         .ledger
@@ -232,6 +247,7 @@ pub(crate) async fn income_statement<St: Store>(
             report_currency,
             Some(from),
             Some(until),
+            consolidated,
             Channel::GraphQl,
         )
         .await

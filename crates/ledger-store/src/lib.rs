@@ -15,7 +15,8 @@
 //! ```text
 //! accounts, balances, bench, categories, contacts,
 //!   documents, journal, keys, maintenance, settings,
-//!   taxes, testing, exchange_rates the port implementations on `Db`
+//!   taxes, testing, exchange_rates,
+//!   ownership                      the port implementations on `Db`
 //! jobs                             the queue: enqueue, claim, apply, fail, retry
 //! group                            group commit of applied writes
 //! apply, organizations             a job's effect; organizations, users, events
@@ -52,6 +53,7 @@ mod keys;
 mod locks;
 mod maintenance;
 mod organizations;
+mod ownership;
 mod references;
 mod rows;
 mod runtime;

@@ -23,6 +23,84 @@ use crate::schema::{
 /// `SUM(credits)` of a pool's test-mode usage, exact and 0 when there is none.
 pub(crate) const SUM_CREDITS: &str = "CAST(COALESCE(SUM(credits), 0) AS BIGINT)";
 
+/// The body of [`Organizations::create_organization`] for one backend. A
+/// sub-organization's path is checked against its parent's, read under a share lock on
+/// PostgreSQL (`$lock` = `share`; SQLite's single writer holds every row), so a
+/// concurrent ownership transfer that moves the parent either waits for this insert and
+/// moves the new organization too, or committed first and this insert refuses with
+/// `concurrent_update` (the domain decides again).
+macro_rules! create_body {
+    ($conn:ident, $lock:ident, $user_row:ident, $org_row:ident, $account_rows:ident, $key_rows:ident, $event_rows:ident) => {{
+        let conn = $conn;
+        let user_row = &$user_row;
+        let org_row = &mut $org_row;
+        let account_rows = &$account_rows;
+        let key_rows = &$key_rows;
+        let event_rows = &$event_rows;
+        if let Some(parent_id) = &org_row.parent_id {
+            let query = organizations::table
+                .filter(organizations::id.eq(parent_id))
+                .select(organizations::path);
+            let parent_path: Option<String> = create_body!(@read query, conn, $lock);
+            let expected = parent_path.map(|p| format!("{p}{}/", org_row.id));
+            if expected.as_deref() != Some(org_row.path.as_str()) {
+                return Err(ledger_domain::DomainError::concurrent_update(format!(
+                    "organization {parent_id} moved while a sub-organization was created under it"
+                ))
+                .into());
+            }
+        }
+        if let Some(user_row) = user_row {
+            // A returning user (same provider id) keeps its row and owns the org.
+            let existing: Option<String> = users::table
+                .filter(users::provider_id.eq(&user_row.provider_id))
+                .select(users::id)
+                .first(conn)
+                .await
+                .optional()?;
+            match existing {
+                Some(id) => org_row.owner_user_id = id,
+                None => {
+                    diesel::insert_into(users::table)
+                        .values(user_row)
+                        .execute(conn)
+                        .await?;
+                    org_row.owner_user_id = user_row.id.clone();
+                }
+            }
+        }
+        diesel::insert_into(organizations::table)
+            .values(&*org_row)
+            .execute(conn)
+            .await?;
+        for row in account_rows.iter() {
+            diesel::insert_into(accounts::table)
+                .values(row)
+                .execute(conn)
+                .await?;
+        }
+        for row in key_rows.iter() {
+            diesel::insert_into(api_keys::table)
+                .values(row)
+                .execute(conn)
+                .await?;
+        }
+        for row in event_rows.iter() {
+            diesel::insert_into(events::table)
+                .values(row)
+                .execute(conn)
+                .await?;
+        }
+        Ok(org_row.owner_user_id.clone())
+    }};
+    (@read $query:ident, $conn:ident, share) => {
+        $query.for_share().first($conn).await.optional()?
+    };
+    (@read $query:ident, $conn:ident, none) => {
+        $query.first($conn).await.optional()?
+    };
+}
+
 impl Organizations for Db {
     async fn create_organization(&self, new: NewOrganization) -> StoreResult<Organization> {
         let NewOrganization {
@@ -39,50 +117,31 @@ impl Organizations for Db {
         let mut org_row = OrganizationRow::from(&organization);
         // Rows are inserted one by one: diesel's multi-row INSERT for SQLite only exists
         // on its synchronous connection, not through diesel-async.
-        let owner_id: String = db_write!(self, |conn| {
-            if let Some(user_row) = &user_row {
-                // A returning user (same provider id) keeps its row and owns the org.
-                let existing: Option<String> = users::table
-                    .filter(users::provider_id.eq(&user_row.provider_id))
-                    .select(users::id)
-                    .first(conn)
-                    .await
-                    .optional()?;
-                match existing {
-                    Some(id) => org_row.owner_user_id = id,
-                    None => {
-                        diesel::insert_into(users::table)
-                            .values(user_row)
-                            .execute(conn)
-                            .await?;
-                        org_row.owner_user_id = user_row.id.clone();
-                    }
-                }
+        let owner_id: String = db_write!(
+            self,
+            postgres | conn | {
+                create_body!(
+                    conn,
+                    share,
+                    user_row,
+                    org_row,
+                    account_rows,
+                    key_rows,
+                    event_rows
+                )
+            },
+            sqlite | conn | {
+                create_body!(
+                    conn,
+                    none,
+                    user_row,
+                    org_row,
+                    account_rows,
+                    key_rows,
+                    event_rows
+                )
             }
-            diesel::insert_into(organizations::table)
-                .values(&org_row)
-                .execute(conn)
-                .await?;
-            for row in &account_rows {
-                diesel::insert_into(accounts::table)
-                    .values(row)
-                    .execute(conn)
-                    .await?;
-            }
-            for row in &key_rows {
-                diesel::insert_into(api_keys::table)
-                    .values(row)
-                    .execute(conn)
-                    .await?;
-            }
-            for row in &event_rows {
-                diesel::insert_into(events::table)
-                    .values(row)
-                    .execute(conn)
-                    .await?;
-            }
-            Ok(org_row.owner_user_id.clone())
-        })?;
+        )?;
         organization.owner_user_id = owner_id;
         Ok(organization)
     }

@@ -387,6 +387,26 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    organization_transfers (id) {
+        id -> Text,
+        organization_id -> Text,
+        organization_name -> Text,
+        from_path -> Text,
+        from_user_id -> Text,
+        to_user_id -> Text,
+        status -> Text,
+        relationship_on_accept -> Nullable<Text>,
+        to_organization_id -> Nullable<Text>,
+        initiated_at -> Timestamp,
+        responded_at -> Nullable<Timestamp>,
+        expires_at -> Timestamp,
+        descendant_org_count -> BigInt,
+        initiated_by -> Text,
+        responded_by -> Nullable<Text>,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     organizations,
@@ -410,4 +430,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     account_totals,
     account_daily_totals,
     exchange_rates,
+    organization_transfers,
 );

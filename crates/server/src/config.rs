@@ -147,6 +147,9 @@ pub struct Config {
     /// Seconds a rotated API key's old secret keeps working.
     #[arg(long, env = "LEDGER_KEY_GRACE_SECONDS", default_value_t = 86_400)]
     pub key_grace_seconds: u64,
+    /// Days an organization ownership transfer waits for its recipient before it expires.
+    #[arg(long, env = "LEDGER_TRANSFER_EXPIRY_DAYS", default_value_t = 7)]
+    pub transfer_expiry_days: u32,
     /// Deepest nesting of selection sets a GraphQL document may have.
     #[arg(long, env = "LEDGER_GRAPHQL_MAX_DEPTH", default_value_t = 20)]
     pub graphql_max_depth: usize,
@@ -184,6 +187,7 @@ impl Config {
             demo: false,
             signup_credits: 500,
             key_grace_seconds: 86_400,
+            transfer_expiry_days: 7,
             // Generous limits keep the headers on every test response without throttling
             // the suites; the rate-limit suite sets small ones.
             rate_limits: Switch::On,

@@ -59,6 +59,9 @@ pub fn ledger_config(config: &Config) -> LedgerConfig {
         account_cache_ttl: Duration::from_millis(config.account_cache_ms),
         key_cache_ttl: Duration::from_millis(config.key_cache_ms),
         run_inline: config.inline_jobs,
+        transfer_expiry: Duration::from_secs(u64::from(config.transfer_expiry_days) * 86_400)
+            .try_into()
+            .unwrap_or_default(),
         ..LedgerConfig::default()
     }
 }
@@ -183,6 +186,34 @@ pub fn spawn_purge(ledger: &AppLedger, stop: &watch::Sender<bool>) -> tokio::tas
     })
 }
 
+/// How often pending ownership transfers past their expiry are stored as expired (they
+/// read as expired at once; this stores the status and the event).
+const TRANSFER_EXPIRY_INTERVAL: Duration = Duration::from_secs(5 * 60);
+
+/// Runs the expiry of ownership transfers now and then every few minutes, until `stop`
+/// turns true. Each expiry is a compare-and-set, so every replica may run it.
+pub fn spawn_transfer_expiry(
+    ledger: &AppLedger,
+    stop: &watch::Sender<bool>,
+) -> tokio::task::JoinHandle<()> {
+    let ledger = ledger.clone();
+    let mut stop = stop.subscribe();
+    tokio::spawn(async move {
+        loop {
+            if *stop.borrow() {
+                break;
+            }
+            if let Err(e) = ledger.expire_organization_transfers().await {
+                tracing::error!(error = %e, "expiring organization transfers failed");
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(TRANSFER_EXPIRY_INTERVAL) => {}
+                _ = stop.changed() => break,
+            }
+        }
+    })
+}
+
 /// The transport policy of the configuration: in production, HTTPS only, natively or
 /// through the trusted proxies.
 ///
@@ -262,7 +293,10 @@ pub async fn start(
     let tasks = spawn_workers(&ledger, config.workers, &runtime, &stop_workers);
     let tasks: Vec<_> = tasks
         .into_iter()
-        .chain([spawn_purge(&ledger, &stop_workers)])
+        .chain([
+            spawn_purge(&ledger, &stop_workers),
+            spawn_transfer_expiry(&ledger, &stop_workers),
+        ])
         .collect();
     let state = web::Data::new(AppState {
         ledger: ledger.clone(),

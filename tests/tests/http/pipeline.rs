@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::keys::make_key;
 
 /// Sends one GraphQL operation.
-async fn graphql(app: &TestApp, key: &str, query: &str, variables: Value) -> Value {
+pub(crate) async fn graphql(app: &TestApp, key: &str, query: &str, variables: Value) -> Value {
     let res = app
         .call(
             Method::POST,

@@ -21,6 +21,7 @@ mod jobs;
 mod maintenance;
 mod master_data;
 mod organizations;
+mod ownership;
 #[cfg(test)]
 pub(crate) mod runtime;
 
@@ -229,6 +230,7 @@ pub(crate) struct State {
     /// By (organization, livemode, key).
     pub(crate) settings: BTreeMap<(String, bool, String), Setting>,
     pub(crate) exchange_rates: Vec<Row<ExchangeRate>>,
+    pub(crate) transfers: Vec<crate::ownership::OrganizationTransfer>,
 }
 
 /// Whether a row of `organization_id` and `livemode` belongs to `tenant`.

@@ -32,6 +32,17 @@ impl Organizations for MemoryStore {
                 organization.id
             )));
         }
+        if let Some(parent_id) = &organization.parent_id {
+            let expected = state
+                .organizations
+                .get(parent_id)
+                .map(|p| p.child_path(&organization.id));
+            if expected.as_deref() != Some(organization.path.as_str()) {
+                return Err(DomainError::concurrent_update(format!(
+                    "organization {parent_id} moved while a sub-organization was created under it"
+                )));
+            }
+        }
         for key in &keys {
             if state
                 .keys

@@ -31,7 +31,10 @@ pub use journal::{AccountFilter, Accounts, HistoryPage, HistoryRow, Journal};
 pub use operations::{
     Deletions, EventStats, Events, Health, JobStats, Monitoring, PoolStats, PurgeReport,
 };
-pub use organizations::{ApiKeys, NewOrganization, Organizations, Setting, Settings};
+pub use organizations::{
+    ApiKeys, NewOrganization, OrganizationTransfers, Organizations, Setting, Settings,
+    TransferFilter,
+};
 pub use writes::{
     CreditCharge, IDEMPOTENCY_WINDOW, IdempotencyRecord, IdempotencyRecords, Written,
 };
@@ -149,6 +152,7 @@ pub trait Store:
     + Contacts
     + Documents
     + ExchangeRates
+    + OrganizationTransfers
     + Clone
 {
 }
@@ -170,6 +174,7 @@ impl<T> Store for T where
         + Contacts
         + Documents
         + ExchangeRates
+        + OrganizationTransfers
         + Clone
 {
 }

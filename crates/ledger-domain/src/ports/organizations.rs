@@ -7,8 +7,9 @@ use time::OffsetDateTime;
 use crate::accounts::Account;
 use crate::events::{Deletion, Event};
 use crate::organizations::{ApiKey, Organization, User};
+use crate::ownership::{OrganizationTransfer, SubtreeStats, TransferChange};
 
-use super::{CreditCharge, Page, PageRequest, StoreResult, Tenant};
+use super::{CreditCharge, IdempotencyRecord, Page, PageRequest, StoreResult, Tenant, Written};
 
 /// Everything a sign-up creates, written in one transaction.
 #[derive(Debug, Clone)]
@@ -169,4 +170,93 @@ pub trait Settings: Send + Sync + 'static {
         setting: Setting,
         event: Event,
     ) -> impl Future<Output = StoreResult<Setting>> + Send;
+}
+
+/// Which transfers a list shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TransferFilter {
+    /// The sender's side: transfers of organizations that were, when initiated, the one
+    /// at this path or below it.
+    SentFrom(String),
+    /// The recipient's side: transfers designated to this user.
+    ToUser(String),
+}
+
+/// Ownership transfers of organizations (spec 3.1) and what they read and move.
+pub trait OrganizationTransfers: Send + Sync + 'static {
+    /// The users whose e-mail is `email`, compared without regard to ASCII case (accounts
+    /// of different sign-in providers stay separate, so there may be several).
+    fn find_users_by_email(
+        &self,
+        email: &str,
+    ) -> impl Future<Output = StoreResult<Vec<User>>> + Send;
+
+    /// The users whose provider username is `username`, compared without regard to
+    /// ASCII case.
+    fn find_users_by_username(
+        &self,
+        username: &str,
+    ) -> impl Future<Output = StoreResult<Vec<User>>> + Send;
+
+    /// Inserts a pending transfer with its events, credits and idempotency record.
+    ///
+    /// # Errors
+    /// `transfer_already_pending` when the organization has a pending transfer (a
+    /// unique index, so of two concurrent initiations one wins); nothing is written then.
+    fn insert_transfer(
+        &self,
+        transfer: OrganizationTransfer,
+        events: Vec<Event>,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> impl Future<Output = StoreResult<Written<OrganizationTransfer>>> + Send;
+
+    /// A transfer by id (any organization; the caller checks who may see it).
+    fn get_transfer(
+        &self,
+        id: &str,
+    ) -> impl Future<Output = StoreResult<Option<OrganizationTransfer>>> + Send;
+
+    /// Transfers of one side, newest first.
+    fn list_transfers(
+        &self,
+        filter: &TransferFilter,
+        page: PageRequest,
+    ) -> impl Future<Output = StoreResult<Page<OrganizationTransfer>>> + Send;
+
+    /// Applies `change` to a pending transfer, in one database transaction with its
+    /// events, credits and idempotency record: the status moves only if it is still
+    /// `pending` and, at `change.responded_at`, not past `expires_at` (or, for an
+    /// expiry, past it). An accept also re-parents the organization under
+    /// `accept.root_id` with the chosen relationship, rewrites the path of every
+    /// organization of its subtree below the root's and makes `accept.owner_user_id`
+    /// their owner; ids and keys stay as they are. Returns the transfer as changed.
+    ///
+    /// # Errors
+    /// `concurrent_update` when the transfer is not pending any more (another act won),
+    /// or, for an accept, when the organization is no longer at `accept.from_path`;
+    /// nothing is written then.
+    fn change_transfer(
+        &self,
+        change: TransferChange,
+        events: Vec<Event>,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> impl Future<Output = StoreResult<Written<OrganizationTransfer>>> + Send;
+
+    /// Up to `limit` transfers still stored `pending` whose `expires_at` is at or before
+    /// `now`, oldest expiry first.
+    fn expirable_transfers(
+        &self,
+        now: OffsetDateTime,
+        limit: i64,
+    ) -> impl Future<Output = StoreResult<Vec<OrganizationTransfer>>> + Send;
+
+    /// Live (not deleted) figures of mode `livemode` over the organization at `path` and
+    /// its descendants.
+    fn subtree_stats(
+        &self,
+        path: &str,
+        livemode: bool,
+    ) -> impl Future<Output = StoreResult<SubtreeStats>> + Send;
 }

@@ -14,6 +14,7 @@ mod deletions;
 mod documents;
 mod exchange_rates;
 mod keys;
+mod ownership;
 mod paid_reads;
 mod period_lock;
 mod pipeline;
@@ -46,6 +47,7 @@ pub use exchange_rates::{
     ConversionInput, ExchangeRateChanges, NewExchangeRateInput, find_currency,
 };
 pub use keys::{KeyChanges, NewKeyInput};
+pub use ownership::OrganizationTransferInput;
 pub(crate) use period_lock::Dated;
 pub use period_lock::PERIOD_LOCK_SETTING;
 pub use pipeline::{
@@ -88,6 +90,8 @@ pub struct LedgerConfig {
     /// Whether a request starts the job it queued at once, in a task of its own (else
     /// only the queue workers run jobs, woken through [`Runtime::wake_workers`]).
     pub run_inline: bool,
+    /// How long an ownership transfer waits for its recipient (DECISIONS 5: 7 days).
+    pub transfer_expiry: time::Duration,
 }
 
 impl Default for LedgerConfig {
@@ -102,6 +106,7 @@ impl Default for LedgerConfig {
             account_cache_ttl: std::time::Duration::from_secs(2),
             key_cache_ttl: std::time::Duration::from_secs(2),
             run_inline: true,
+            transfer_expiry: crate::ownership::DEFAULT_TRANSFER_EXPIRY,
         }
     }
 }

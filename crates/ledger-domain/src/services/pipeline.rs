@@ -33,7 +33,7 @@ use super::{
     NewCategoryInput, NewContactInput, NewTaxInput, NewTransactionInput, PaymentInput, TaxChanges,
     TransactionChanges, TransferInput,
 };
-use super::{ExchangeRateChanges, NewExchangeRateInput};
+use super::{ExchangeRateChanges, NewExchangeRateInput, OrganizationTransferInput};
 
 /// The interface a request came through. MCP tools are REST requests made in-process,
 /// so they are priced as REST (spec 4.13).
@@ -81,6 +81,10 @@ pub enum Operation {
     ExchangeRateCreate,
     ExchangeRateUpdate,
     ExchangeRateDelete,
+    OrganizationTransferInitiate,
+    OrganizationTransferAccept,
+    OrganizationTransferReject,
+    OrganizationTransferCancel,
 }
 
 /// Credits of one write, and of the reads that cost anything.
@@ -233,6 +237,19 @@ pub enum Write {
     DeleteExchangeRate {
         id: String,
     },
+    /// Initiate the ownership transfer of the access's organization.
+    InitiateOrganizationTransfer(OrganizationTransferInput),
+    /// Accept a transfer with `relationship` (`owned` or `linked`; required).
+    AcceptOrganizationTransfer {
+        id: String,
+        relationship: Option<String>,
+    },
+    RejectOrganizationTransfer {
+        id: String,
+    },
+    CancelOrganizationTransfer {
+        id: String,
+    },
 }
 
 impl Write {
@@ -270,6 +287,10 @@ impl Write {
             Self::CreateExchangeRate(_) => Operation::ExchangeRateCreate,
             Self::UpdateExchangeRate { .. } => Operation::ExchangeRateUpdate,
             Self::DeleteExchangeRate { .. } => Operation::ExchangeRateDelete,
+            Self::InitiateOrganizationTransfer(_) => Operation::OrganizationTransferInitiate,
+            Self::AcceptOrganizationTransfer { .. } => Operation::OrganizationTransferAccept,
+            Self::RejectOrganizationTransfer { .. } => Operation::OrganizationTransferReject,
+            Self::CancelOrganizationTransfer { .. } => Operation::OrganizationTransferCancel,
         }
     }
 }
@@ -453,7 +474,11 @@ impl<S: Store> Ledger<S> {
             | Write::DeleteCategory { .. }
             | Write::CreateExchangeRate(_)
             | Write::UpdateExchangeRate { .. }
-            | Write::DeleteExchangeRate { .. } => {
+            | Write::DeleteExchangeRate { .. }
+            | Write::InitiateOrganizationTransfer(_)
+            | Write::AcceptOrganizationTransfer { .. }
+            | Write::RejectOrganizationTransfer { .. }
+            | Write::CancelOrganizationTransfer { .. } => {
                 return Err(DomainError::Internal(
                     "a synchronous write reached the queue".into(),
                 ));
@@ -513,6 +538,19 @@ impl<S: Store> Ledger<S> {
             }
             Write::DeleteExchangeRate { id } => {
                 self.delete_exchange_rate(access, &id, options).await?
+            }
+            Write::InitiateOrganizationTransfer(input) => {
+                self.initiate_transfer(access, input, options).await?
+            }
+            Write::AcceptOrganizationTransfer { id, relationship } => {
+                self.accept_transfer(access, &id, relationship, options)
+                    .await?
+            }
+            Write::RejectOrganizationTransfer { id } => {
+                self.reject_transfer(access, &id, options).await?
+            }
+            Write::CancelOrganizationTransfer { id } => {
+                self.cancel_transfer(access, &id, options).await?
             }
             queued => return Ok(Synchronous::Queued(Box::new((queued, options)))),
         }))

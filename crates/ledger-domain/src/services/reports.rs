@@ -7,10 +7,12 @@ use time::OffsetDateTime;
 use crate::accounts::{AccountType, Totals};
 use crate::error::{DomainError, DomainResult, ErrorCode};
 use crate::money::Currency;
+use crate::organizations::{Organization, Relationship};
+use crate::ports::PageRequest;
 use crate::ports::{Store, Tenant};
 use crate::reports::{
     AccountRef, AccountTotals, BalanceSheet, IncomeStatement, TrialBalance, balance_sheet,
-    income_statement, trial_balance,
+    consolidate, income_statement, trial_balance,
 };
 use time::Date;
 
@@ -49,8 +51,9 @@ pub(super) struct ReportBasis {
 }
 
 impl<S: Store> Ledger<S> {
-    /// Every account's totals of entries dated in `[from, until)`, in `currency`: an
-    /// account in another currency is converted with the tenant's rates, balance-sheet
+    /// Every account's totals of entries dated in `[from, until)` of the books of
+    /// `tenant`, in `currency`: an account in another currency is converted with the rates
+    /// of `rates_tenant` (the tenant itself, or the parent of a consolidation), balance-sheet
     /// items at the rate of the closing day (the day before `until`, else today) and
     /// income-statement items day by day at the rate of each posting's date, each
     /// rounded half away from zero to the currency's minor unit.
@@ -60,6 +63,7 @@ impl<S: Store> Ledger<S> {
     async fn report_basis(
         &self,
         tenant: &Tenant,
+        rates_tenant: &Tenant,
         currency: Currency,
         from: Option<OffsetDateTime>,
         until: Option<OffsetDateTime>,
@@ -106,14 +110,21 @@ impl<S: Store> Ledger<S> {
                 own
             } else if at_closing_rate(a.account_type) {
                 let net = self
-                    .converted(tenant, &mut rates, &a.currency, currency, closing, own)
+                    .converted(
+                        rates_tenant,
+                        &mut rates,
+                        &a.currency,
+                        currency,
+                        closing,
+                        own,
+                    )
                     .await?;
                 on_its_side(net)
             } else {
                 let mut net = 0i64;
                 for (day, t) in daily.remove(&a.id).unwrap_or_default() {
                     let part = self
-                        .converted(tenant, &mut rates, &a.currency, currency, day, t)
+                        .converted(rates_tenant, &mut rates, &a.currency, currency, day, t)
                         .await?;
                     net = net.saturating_add(part);
                 }
@@ -133,6 +144,82 @@ impl<S: Store> Ledger<S> {
         Ok(ReportBasis {
             totals: result,
             translation_adjustment: net_sum,
+        })
+    }
+
+    /// The organizations a consolidated report of the access's organization covers: the
+    /// organization itself, then every descendant reached through `owned` links only, in
+    /// tree order. A `linked` organization stays out, and so does everything below it
+    /// (it is consolidated, if at all, into its own reports).
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn consolidation_members(&self, access: &Access) -> DomainResult<Vec<Organization>> {
+        let parent = self.current_organization(access).await?;
+        let mut members = vec![parent.clone()];
+        let mut included: std::collections::HashSet<String> =
+            std::iter::once(parent.id.clone()).collect();
+        let mut offset = 0;
+        loop {
+            let page = PageRequest {
+                limit: crate::ports::MAX_PAGE_SIZE,
+                offset,
+            };
+            let found = self.store.list_descendants(&parent.path, page).await?;
+            let n = found.items.len() as i64;
+            // Tree order: a parent comes before its children, so its membership is known.
+            for org in found.items {
+                let owned = org.relationship == Some(Relationship::Owned);
+                let under_member = org.parent_id.as_ref().is_some_and(|p| included.contains(p));
+                if owned && under_member {
+                    included.insert(org.id.clone());
+                    members.push(org);
+                }
+            }
+            offset += n;
+            if n == 0 || offset >= found.total_count {
+                break;
+            }
+        }
+        Ok(members)
+    }
+
+    /// The basis of a report of the access's organization: its own books, or with
+    /// `consolidated` the books of every member (each converted into `currency` with the
+    /// organization's own rates, by the rules of [`Ledger::report_basis`]) combined by
+    /// account type and code ([`consolidate`]), their translation adjustments added.
+    async fn scoped_basis(
+        &self,
+        access: &Access,
+        currency: Currency,
+        from: Option<OffsetDateTime>,
+        until: Option<OffsetDateTime>,
+        consolidated: bool,
+    ) -> DomainResult<ReportBasis> {
+        if !consolidated {
+            return self
+                .report_basis(&access.tenant, &access.tenant, currency, from, until)
+                .await;
+        }
+        let mut parts = Vec::new();
+        let mut translation_adjustment: i64 = 0;
+        for member in self.consolidation_members(access).await? {
+            let books = Tenant {
+                organization_id: member.id,
+                livemode: access.tenant.livemode,
+            };
+            let basis = self
+                .report_basis(&books, &access.tenant, currency, from, until)
+                .await?;
+            translation_adjustment = translation_adjustment
+                .checked_add(basis.translation_adjustment)
+                .ok_or_else(|| DomainError::Internal("a consolidated total overflowed".into()))?;
+            parts.push(basis.totals);
+        }
+        Ok(ReportBasis {
+            totals: consolidate(parts)
+                .ok_or_else(|| DomainError::Internal("a consolidated total overflowed".into()))?,
+            translation_adjustment,
         })
     }
 
@@ -233,7 +320,8 @@ impl<S: Store> Ledger<S> {
         })
     }
 
-    /// The trial balance of entries dated before `until`.
+    /// The trial balance of entries dated before `until` (consolidated: of the
+    /// organization and its owned descendants, see [`Ledger::consolidation_members`]).
     ///
     /// # Errors
     /// Storage failures; `insufficient_credits` where the channel charges for reports
@@ -243,17 +331,18 @@ impl<S: Store> Ledger<S> {
         access: &Access,
         currency: Currency,
         until: Option<OffsetDateTime>,
+        consolidated: bool,
         channel: Channel,
     ) -> DomainResult<TrialBalance> {
         let basis = self
-            .report_basis(&access.tenant, currency, None, until)
+            .scoped_basis(access, currency, None, until, consolidated)
             .await?;
         let report = trial_balance(basis.totals, basis.translation_adjustment);
         self.charge_read(access, Operation::Report, channel).await?;
         Ok(report)
     }
 
-    /// The balance sheet of entries dated before `until`.
+    /// The balance sheet of entries dated before `until` (consolidated or not).
     ///
     /// # Errors
     /// Storage failures; `insufficient_credits` where the channel charges for reports
@@ -263,17 +352,18 @@ impl<S: Store> Ledger<S> {
         access: &Access,
         currency: Currency,
         until: Option<OffsetDateTime>,
+        consolidated: bool,
         channel: Channel,
     ) -> DomainResult<BalanceSheet> {
         let basis = self
-            .report_basis(&access.tenant, currency, None, until)
+            .scoped_basis(access, currency, None, until, consolidated)
             .await?;
         let report = balance_sheet(basis.totals, basis.translation_adjustment);
         self.charge_read(access, Operation::Report, channel).await?;
         Ok(report)
     }
 
-    /// The income statement of entries dated in `[from, until)`.
+    /// The income statement of entries dated in `[from, until)` (consolidated or not).
     ///
     /// # Errors
     /// Storage failures; `insufficient_credits` where the channel charges for reports
@@ -284,10 +374,11 @@ impl<S: Store> Ledger<S> {
         currency: Currency,
         from: Option<OffsetDateTime>,
         until: Option<OffsetDateTime>,
+        consolidated: bool,
         channel: Channel,
     ) -> DomainResult<IncomeStatement> {
         let basis = self
-            .report_basis(&access.tenant, currency, from, until)
+            .scoped_basis(access, currency, from, until, consolidated)
             .await?;
         let report = income_statement(basis.totals);
         self.charge_read(access, Operation::Report, channel).await?;

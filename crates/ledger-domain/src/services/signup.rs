@@ -265,37 +265,54 @@ impl<S: Store> Ledger<S> {
             Relationship::parse(input.relationship_type.trim()).ok_or_else(|| {
                 DomainError::invalid_field("relationship_type", "must be 'owned' or 'linked'")
             })?;
-        let parent = access.organization;
-        let now = self.now();
-        let id = new_id(IdKind::Organization);
-        let organization = Organization {
-            path: parent.child_path(&id),
-            id,
-            name,
-            parent_id: Some(parent.id.clone()),
-            relationship: Some(relationship),
-            owner_user_id: parent.owner_user_id.clone(),
-            base_currency: parent.base_currency.clone(),
-            credits_remaining: 0,
-            credits_total: 0,
-            metadata: json!({}),
-            created_at: now,
-            updated_at: now,
+        let mut parent = access.organization;
+        // The parent may move under a concurrent ownership transfer: the store refuses a
+        // path that no longer matches (`concurrent_update`), and the write is decided
+        // again from the parent as it now stands.
+        let mut attempts = 0;
+        let (organization, key) = loop {
+            attempts += 1;
+            let now = self.now();
+            let id = new_id(IdKind::Organization);
+            let organization = Organization {
+                path: parent.child_path(&id),
+                id,
+                name: name.clone(),
+                parent_id: Some(parent.id.clone()),
+                relationship: Some(relationship),
+                owner_user_id: parent.owner_user_id.clone(),
+                base_currency: parent.base_currency.clone(),
+                credits_remaining: 0,
+                credits_total: 0,
+                metadata: json!({}),
+                created_at: now,
+                updated_at: now,
+            };
+            let livemode = principal.key.livemode;
+            let key = self.key_for(&organization.id, livemode, "Default key", &input.key);
+            let new = NewOrganization {
+                accounts: self.chart_for(&organization),
+                events: vec![self.created_event(
+                    &organization,
+                    livemode,
+                    Some(principal.key.id.clone()),
+                )],
+                keys: vec![key.clone()],
+                user: None,
+                organization,
+            };
+            match self.store.create_organization(new).await {
+                Ok(organization) => break (organization, key),
+                Err(e) if e.code() == crate::error::ErrorCode::ConcurrentUpdate && attempts < 3 => {
+                    parent = self
+                        .store
+                        .get_organization(&parent.id)
+                        .await?
+                        .ok_or_else(|| DomainError::OrganizationNotFound(parent.id.clone()))?;
+                }
+                Err(e) => return Err(e),
+            }
         };
-        let livemode = principal.key.livemode;
-        let key = self.key_for(&organization.id, livemode, "Default key", &input.key);
-        let new = NewOrganization {
-            accounts: self.chart_for(&organization),
-            events: vec![self.created_event(
-                &organization,
-                livemode,
-                Some(principal.key.id.clone()),
-            )],
-            keys: vec![key.clone()],
-            user: None,
-            organization,
-        };
-        let organization = self.store.create_organization(new).await?;
         Ok(SignupResult {
             organization,
             keys: vec![(key, input.key.secret)],

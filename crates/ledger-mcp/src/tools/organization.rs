@@ -3,8 +3,16 @@
 use super::rows::*;
 use super::{Arg, Tool, Ty, Verb};
 
+const TRANSFER_ID: Arg = path_id("transferId", "Organization transfer id (trf_...).");
+
+const CONSOLIDATED: Arg = query(
+    "consolidated",
+    Ty::Bool,
+    "true: include the owned sub-organizations, converted into this one's base currency.",
+);
+
 pub(super) const TOOLS: &[Tool] = &[
-    // Organization (2 of 9 exist).
+    // Organization (9).
     tool(
         "get_organization",
         "Get organization",
@@ -47,6 +55,68 @@ pub(super) const TOOLS: &[Tool] = &[
         "/organizations/{organizationId}/sub-organizations",
         &[limit(50), OFFSET],
     ),
+    tool(
+        "initiate_organization_transfer",
+        "Initiate organization transfer",
+        "Offer a sub-organization, with everything below it, to another registered user, named by exactly one of toProviderUsername or toEmail (needs admin; never a root organization). Pending for 7 days.",
+        Verb::Post,
+        "/organizations/{organizationId}/organization-transfers",
+        &[
+            opt_body(
+                "toProviderUsername",
+                Ty::Str,
+                "Recipient's sign-in provider username (any case).",
+            ),
+            opt_body("toEmail", Ty::Str, "Recipient's e-mail (any case)."),
+        ],
+    ),
+    tool(
+        "list_organization_transfers",
+        "List outgoing organization transfers",
+        "List ownership transfers sent from this organization or one below it, newest first, with status (pending, accepted, rejected, cancelled, expired), recipient and counts.",
+        Verb::Get,
+        "/organizations/{organizationId}/organization-transfers",
+        &[limit(20), OFFSET],
+    ),
+    tool(
+        "list_incoming_organization_transfers",
+        "List incoming organization transfers",
+        "List ownership transfers offered to the owner of this root organization, newest first. Needs a key of a root organization; accept or reject the pending ones by id.",
+        Verb::Get,
+        "/organizations/{organizationId}/organization-transfers/incoming",
+        &[limit(20), OFFSET],
+    ),
+    tool(
+        "accept_organization_transfer",
+        "Accept organization transfer",
+        "Accept a pending ownership transfer offered to you, with a root organization's key: the organization and its subtree move under your root as owned (consolidated) or linked. Needs admin.",
+        Verb::Post,
+        "/organizations/{organizationId}/organization-transfers/{transferId}/accept",
+        &[
+            TRANSFER_ID,
+            req_body(
+                "relationship",
+                Ty::Enum(&["owned", "linked"]),
+                "owned (consolidated into your reports) or linked.",
+            ),
+        ],
+    ),
+    tool(
+        "reject_organization_transfer",
+        "Reject organization transfer",
+        "Reject a pending ownership transfer offered to you (a root organization's key, needs admin). The organization stays with its sender. Returns the transfer, now rejected.",
+        Verb::Post,
+        "/organizations/{organizationId}/organization-transfers/{transferId}/reject",
+        &[TRANSFER_ID],
+    ),
+    tool(
+        "cancel_organization_transfer",
+        "Cancel organization transfer",
+        "Cancel a pending ownership transfer you sent, with a key of the transferred organization or an ancestor (needs admin). Returns the transfer, now cancelled.",
+        Verb::Post,
+        "/organizations/{organizationId}/organization-transfers/{transferId}/cancel",
+        &[TRANSFER_ID],
+    ),
     // Reporting (3).
     tool(
         "get_trial_balance",
@@ -54,11 +124,14 @@ pub(super) const TOOLS: &[Tool] = &[
         "Get the trial balance: every account's debit, credit and net from posted entries, as of a date (default now). Total debits always equal total credits. Use it to check the books.",
         Verb::Get,
         "/organizations/{organizationId}/reports/trial-balance",
-        &[query(
-            "asOf",
-            Ty::DateOrTime,
-            "Include entries up to the end of this date.",
-        )],
+        &[
+            query(
+                "asOf",
+                Ty::DateOrTime,
+                "Include entries up to the end of this date.",
+            ),
+            CONSOLIDATED,
+        ],
     ),
     tool(
         "get_balance_sheet",
@@ -66,11 +139,10 @@ pub(super) const TOOLS: &[Tool] = &[
         "Get the balance sheet as of a date: assets, liabilities and equity (with current earnings) by account and in total. Use it to report financial position at a period end.",
         Verb::Get,
         "/organizations/{organizationId}/reports/balance-sheet",
-        &[query(
-            "asOf",
-            Ty::DateOrTime,
-            "Position at the end of this date.",
-        )],
+        &[
+            query("asOf", Ty::DateOrTime, "Position at the end of this date."),
+            CONSOLIDATED,
+        ],
     ),
     tool(
         "get_income_statement",
@@ -81,6 +153,7 @@ pub(super) const TOOLS: &[Tool] = &[
         &[
             query("startDate", Ty::Date, "First day included (YYYY-MM-DD)."),
             query("endDate", Ty::Date, "Last day included (YYYY-MM-DD)."),
+            CONSOLIDATED,
         ],
     ),
     // System (3).

@@ -8,6 +8,7 @@ mod deletions;
 mod documents;
 mod exchange_rates;
 mod keys;
+mod organization_transfers;
 mod organizations;
 mod pdf;
 mod reports;
@@ -49,6 +50,7 @@ pub(crate) async fn access<S: Store>(
 pub(crate) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     system::configure::<S>(cfg);
     organizations::configure::<S>(cfg);
+    organization_transfers::configure::<S>(cfg);
     accounts::configure::<S>(cfg);
     transactions::configure::<S>(cfg);
     contacts::configure::<S>(cfg);

@@ -1,4 +1,5 @@
-//! Reports (spec 4.11, DECISIONS 8).
+//! Reports (spec 4.11, DECISIONS 8 and 9): `?currency=` converts, `?consolidated=true`
+//! includes the organization's owned descendants.
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::error::ErrorCode;
@@ -12,7 +13,7 @@ use time::{Date, Month, Time};
 
 use super::{State, access};
 use crate::error::{ApiError, validation};
-use crate::input::{query_date, query_param};
+use crate::input::{query_bool, query_date, query_param};
 
 pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     cfg.route(
@@ -56,6 +57,7 @@ async fn trial_balance<S: Store>(
         .ledger
         .report_currency(&access, query_param(&req, "currency").as_deref())?;
     let currency = report_currency.code();
+    let consolidated = query_bool(&req, "consolidated")?.unwrap_or(false);
     let as_of = query_date(&req, "as_of")?;
     let tb = state
         .ledger
@@ -63,6 +65,7 @@ async fn trial_balance<S: Store>(
             &access,
             report_currency,
             as_of.map(|d| d.inclusive_until()),
+            consolidated,
             Channel::Rest,
         )
         .await?;
@@ -81,6 +84,7 @@ async fn trial_balance<S: Store>(
         "object": "trial_balance",
         "as_of": as_of.map_or_else(|| views::timestamp(state.ledger.now()), |d| views::timestamp(d.at)),
         "currency": currency,
+        "consolidated": consolidated,
         "accounts": accounts,
         "translation_adjustment": amount(tb.translation_adjustment, &currency),
         "total_debits": amount(tb.total_debits, &currency),
@@ -98,6 +102,7 @@ async fn balance_sheet<S: Store>(
         .ledger
         .report_currency(&access, query_param(&req, "currency").as_deref())?;
     let currency = report_currency.code();
+    let consolidated = query_bool(&req, "consolidated")?.unwrap_or(false);
     let as_of = query_date(&req, "as_of")?;
     let bs = state
         .ledger
@@ -105,6 +110,7 @@ async fn balance_sheet<S: Store>(
             &access,
             report_currency,
             as_of.map(|d| d.inclusive_until()),
+            consolidated,
             Channel::Rest,
         )
         .await?;
@@ -115,6 +121,7 @@ async fn balance_sheet<S: Store>(
         "object": "balance_sheet",
         "as_of": as_of.map_or_else(|| views::timestamp(state.ledger.now()), |d| views::timestamp(d.at)),
         "currency": currency,
+        "consolidated": consolidated,
         "assets": section(&bs.assets, &currency),
         "liabilities": section(&bs.liabilities, &currency),
         "equity": equity,
@@ -135,6 +142,7 @@ async fn income_statement<S: Store>(
         .ledger
         .report_currency(&access, query_param(&req, "currency").as_deref())?;
     let currency = report_currency.code();
+    let consolidated = query_bool(&req, "consolidated")?.unwrap_or(false);
     let now = state.ledger.now();
     // Default period: the current calendar year to date (DECISIONS 10).
     let year_start = Date::from_calendar_date(now.year(), Month::January, 1)
@@ -158,6 +166,7 @@ async fn income_statement<S: Store>(
             report_currency,
             Some(from),
             Some(until),
+            consolidated,
             Channel::Rest,
         )
         .await?;
@@ -167,6 +176,7 @@ async fn income_statement<S: Store>(
         "start_date": date(from),
         "end_date": end.map_or_else(|| date(now), |d| date(d.at)),
         "currency": currency,
+        "consolidated": consolidated,
         "revenue": section(&is.revenue, &currency),
         "expenses": section(&is.expenses, &currency),
         "total_revenue": amount(is.total_revenue, &currency),

@@ -13,6 +13,7 @@ mod jobs;
 mod journal;
 mod keys;
 mod maintenance;
+mod ownership;
 mod paid_reads;
 mod taxes;
 mod tenancy;

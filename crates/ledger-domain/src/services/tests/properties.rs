@@ -95,7 +95,7 @@ async fn check(transactions: Vec<Generated>) -> Result<(), TestCaseError> {
     );
     let trial = w
         .ledger
-        .trial_balance(&w.live, usd(), None, Channel::Rest)
+        .trial_balance(&w.live, usd(), None, false, Channel::Rest)
         .await
         .expect("trial balance");
     prop_assert_eq!(trial.total_debits, trial.total_credits);
@@ -114,7 +114,7 @@ async fn check(transactions: Vec<Generated>) -> Result<(), TestCaseError> {
     // Test mode saw none of it.
     let test_trial = w
         .ledger
-        .trial_balance(&w.test, usd(), None, Channel::Rest)
+        .trial_balance(&w.test, usd(), None, false, Channel::Rest)
         .await
         .expect("test trial balance");
     prop_assert_eq!(test_trial.total_debits, 0);
