@@ -31,6 +31,12 @@ const REFERENCE_TABLES: &[(&str, &str)] = &[
         "authentication finds a key by the hash of its secret before the tenant is known \
          (unique key_hash, indexed previous_hash)",
     ),
+    (
+        "organization_transfers",
+        "a transfer joins two tenants' trees (the sender's and the recipient's root) and is \
+         listed by the recipient user across tenants; rare writes, references organizations \
+         and users only",
+    ),
 ];
 
 /// Indexes of distributed tables that do not lead with `organization_id`: they serve

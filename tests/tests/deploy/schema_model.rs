@@ -230,7 +230,15 @@ impl Schema {
                     .unwrap_or_else(|| panic!("{file}: CREATE INDEX without ON: {statement}"));
                 let table = w[on + 1].trim_end_matches('(').to_owned();
                 let (cols, _) = parenthesized(statement);
-                let cols = names(&cols);
+                // An operator class after a column (`path text_pattern_ops`) is not part of
+                // what the index covers; an expression (`lower(email)`) is kept whole.
+                let cols: Vec<String> = names(&cols)
+                    .into_iter()
+                    .map(|c| match c.split_once(' ') {
+                        Some((column, _)) if !c.contains('(') => column.to_owned(),
+                        _ => c,
+                    })
+                    .collect();
                 self.index_table.insert(name.clone(), table.clone());
                 let t = self.table(&table, statement);
                 if unique {
@@ -386,9 +394,8 @@ SELECT c.conrelid::regclass::text || CASE c.contype WHEN 'p' THEN ' primary key 
 UNION ALL
 SELECT i.indrelid::regclass::text
        || CASE WHEN i.indisunique THEN ' unique ' ELSE ' index ' || ci.relname || ' ' END
-       || (SELECT string_agg(a.attname, ',' ORDER BY k.ord)
-           FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(num, ord)
-           JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.num)
+       || (SELECT string_agg(pg_get_indexdef(i.indexrelid, k.ord, true), ',' ORDER BY k.ord)
+           FROM generate_series(1, i.indnkeyatts::int) AS k(ord))
   FROM pg_index i JOIN pg_class ci ON ci.oid = i.indexrelid
   JOIN pg_namespace n ON n.oid = ci.relnamespace
   WHERE n.nspname = 'public' AND NOT i.indisprimary
