@@ -32,6 +32,8 @@ struct Fixtures {
     approved_bill: String,
     rate: String,
     posted_transfer: String,
+    /// An ownership transfer offered to the organization's user (pending).
+    org_transfer: String,
 }
 
 fn id_of(res: &ledger_tests::Answer, what: &str) -> String {
@@ -127,6 +129,29 @@ async fn fixtures(app: &TestApp) -> Fixtures {
         )
         .await;
     let posted_transfer = id_of(&transfer, "transfer");
+    // Another user offers a sub-organization to this organization's user: the probes act
+    // as the recipient of a pending ownership transfer.
+    let sender = app.signup("Mcp Required Sender").await;
+    let offered = app
+        .post(
+            &sender.test_key,
+            "/accounts/sub",
+            json!({"parent_organization_id": sender.id, "name": "Offered", "relationship_type": "owned"}),
+        )
+        .await;
+    assert!(offered.status.is_success(), "{}", offered.body);
+    let offered = offered.body["organization"]["id"]
+        .as_str()
+        .expect("sub-organization id")
+        .to_owned();
+    let org_transfer = app
+        .post(
+            &sender.test_key,
+            &format!("/organizations/{offered}/organization-transfers"),
+            json!({"to_email": "mcprequired@example.com"}),
+        )
+        .await;
+    let org_transfer = id_of(&org_transfer, "organization transfer");
     let [customer, vendor] = <[String; 2]>::try_from(contacts).expect("two contacts");
     let [pending_txn, posted_txn] = <[String; 2]>::try_from(txns).expect("two transactions");
     let mut documents = documents.into_iter();
@@ -149,6 +174,7 @@ async fn fixtures(app: &TestApp) -> Fixtures {
         approved_bill,
         rate,
         posted_transfer,
+        org_transfer,
     }
 }
 
@@ -166,6 +192,9 @@ fn value(tool: &Tool, arg: &Arg, fx: &Fixtures, n: usize) -> Option<Value> {
         ("billId", _) if tool.name.starts_with("record") => json!(fx.approved_bill),
         ("billId", _) => json!(fx.draft_bill),
         ("exchangeRateId", _) => json!(fx.rate),
+        ("transferId", _) if tool.name.contains("organization_transfer") => {
+            json!(fx.org_transfer)
+        }
         ("transferId", _) => json!(fx.posted_transfer),
         ("contactId", _) if bill => json!(fx.vendor),
         ("contactId", _) => json!(fx.customer),
