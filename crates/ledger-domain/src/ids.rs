@@ -25,6 +25,7 @@ pub enum IdKind {
     Payment,
     Batch,
     ExchangeRate,
+    Attachment,
 }
 
 impl IdKind {
@@ -48,6 +49,7 @@ impl IdKind {
             Self::Payment => "pay",
             Self::Batch => "bat",
             Self::ExchangeRate => "fx",
+            Self::Attachment => "att",
         }
     }
 }

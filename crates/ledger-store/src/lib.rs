@@ -15,7 +15,8 @@
 //! ```text
 //! accounts, balances, bench, categories, contacts,
 //!   documents, journal, keys, maintenance, settings,
-//!   taxes, testing, exchange_rates the port implementations on `Db`
+//!   taxes, testing, exchange_rates,
+//!   attachments, blobs             the port implementations on `Db`; `LocalBlobs`
 //! jobs                             the queue: enqueue, claim, apply, fail, retry
 //! group                            group commit of applied writes
 //! apply, organizations             a job's effect; organizations, users, events
@@ -37,7 +38,9 @@ mod db;
 mod idempotency;
 mod accounts;
 mod apply;
+mod attachments;
 mod balances;
+mod blobs;
 #[cfg(feature = "bench")]
 pub mod bench;
 mod categories;
@@ -64,5 +67,6 @@ pub mod testing;
 mod unnest;
 
 pub use balances::TotalsDifference;
+pub use blobs::LocalBlobs;
 pub use db::{Db, StoreError};
 pub use runtime::TokioRuntime;

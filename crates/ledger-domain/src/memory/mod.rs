@@ -14,6 +14,7 @@
 //! read; [`ManualClock`] is a clock tests move by hand.
 
 mod accounts;
+mod attachments;
 mod apply;
 mod documents;
 mod exchange_rates;
@@ -30,6 +31,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use time::OffsetDateTime;
 
 use crate::accounts::Account;
+use crate::attachments::Attachment;
+
+pub use attachments::MemoryBlobs;
 use crate::categories::Category;
 use crate::contacts::Contact;
 use crate::documents::{Document, Payment, StatusChange};
@@ -229,6 +233,7 @@ pub(crate) struct State {
     /// By (organization, livemode, key).
     pub(crate) settings: BTreeMap<(String, bool, String), Setting>,
     pub(crate) exchange_rates: Vec<Row<ExchangeRate>>,
+    pub(crate) attachments: Vec<Row<Attachment>>,
 }
 
 /// Whether a row of `organization_id` and `livemode` belongs to `tenant`.

@@ -7,6 +7,7 @@
 mod access;
 mod account_cache;
 mod accounts;
+mod attachments;
 mod batch;
 mod categories;
 mod contacts;
@@ -35,6 +36,7 @@ use std::sync::Arc;
 use time::OffsetDateTime;
 
 pub use access::{Access, Principal};
+pub use attachments::NewAttachmentInput;
 pub use accounts::{AccountChanges, BalanceView, HistoryView, NewAccountInput};
 pub use batch::{MAX_BATCH, MAX_BATCH_ENTRIES};
 pub use categories::{CategoryChanges, CategoryView, NewCategoryInput};
@@ -62,7 +64,7 @@ pub use transactions::{EntryInput, NewTransactionInput, TransactionChanges};
 pub(crate) use transactions::{WriteOptions, with_result};
 pub use transfers::TransferInput;
 
-use crate::ports::{Clock, Runtime, Store};
+use crate::ports::{Blobs, Clock, NoBlobs, Runtime, Store};
 
 /// Tunables of the services.
 #[derive(Debug, Clone)]
@@ -88,6 +90,8 @@ pub struct LedgerConfig {
     /// Whether a request starts the job it queued at once, in a task of its own (else
     /// only the queue workers run jobs, woken through [`Runtime::wake_workers`]).
     pub run_inline: bool,
+    /// The largest attachment upload, in bytes.
+    pub max_attachment_bytes: usize,
 }
 
 impl Default for LedgerConfig {
@@ -102,6 +106,7 @@ impl Default for LedgerConfig {
             account_cache_ttl: std::time::Duration::from_secs(2),
             key_cache_ttl: std::time::Duration::from_secs(2),
             run_inline: true,
+            max_attachment_bytes: crate::attachments::DEFAULT_MAX_ATTACHMENT_BYTES,
         }
     }
 }
@@ -113,6 +118,8 @@ pub struct Ledger<S> {
     store: S,
     clock: Arc<dyn Clock>,
     runtime: Arc<dyn Runtime>,
+    /// Where attachment bytes live ([`NoBlobs`] until [`Ledger::with_blobs`]).
+    blobs: Arc<dyn Blobs>,
     pub config: LedgerConfig,
     account_cache: Arc<account_cache::AccountCache>,
     /// Principals by key hash (see `LedgerConfig::key_cache_ttl`).
@@ -132,10 +139,18 @@ impl<S: Store> Ledger<S> {
             store,
             clock,
             runtime,
+            blobs: Arc::new(NoBlobs),
             account_cache: Arc::new(account_cache::AccountCache::new(config.account_cache_ttl)),
             key_cache: Arc::new(ttl_cache::TtlCache::new(config.key_cache_ttl)),
             config,
         }
+    }
+
+    /// The same ledger keeping attachment bytes in `blobs`.
+    #[must_use]
+    pub fn with_blobs(mut self, blobs: Arc<dyn Blobs>) -> Self {
+        self.blobs = blobs;
+        self
     }
 
     /// Now, from the injected clock.

@@ -33,7 +33,7 @@ use super::{
     NewCategoryInput, NewContactInput, NewTaxInput, NewTransactionInput, PaymentInput, TaxChanges,
     TransactionChanges, TransferInput,
 };
-use super::{ExchangeRateChanges, NewExchangeRateInput};
+use super::{ExchangeRateChanges, NewAttachmentInput, NewExchangeRateInput};
 
 /// The interface a request came through. MCP tools are REST requests made in-process,
 /// so they are priced as REST (spec 4.13).
@@ -81,6 +81,8 @@ pub enum Operation {
     ExchangeRateCreate,
     ExchangeRateUpdate,
     ExchangeRateDelete,
+    AttachmentCreate,
+    AttachmentDelete,
 }
 
 /// Credits of one write, and of the reads that cost anything.
@@ -233,6 +235,11 @@ pub enum Write {
     DeleteExchangeRate {
         id: String,
     },
+    /// Upload an attachment (synchronous: the bytes and the row are written at once).
+    CreateAttachment(NewAttachmentInput),
+    DeleteAttachment {
+        id: String,
+    },
 }
 
 impl Write {
@@ -270,6 +277,8 @@ impl Write {
             Self::CreateExchangeRate(_) => Operation::ExchangeRateCreate,
             Self::UpdateExchangeRate { .. } => Operation::ExchangeRateUpdate,
             Self::DeleteExchangeRate { .. } => Operation::ExchangeRateDelete,
+            Self::CreateAttachment(_) => Operation::AttachmentCreate,
+            Self::DeleteAttachment { .. } => Operation::AttachmentDelete,
         }
     }
 }
@@ -439,7 +448,9 @@ impl<S: Store> Ledger<S> {
             | Write::DeleteCategory { .. }
             | Write::CreateExchangeRate(_)
             | Write::UpdateExchangeRate { .. }
-            | Write::DeleteExchangeRate { .. } => {
+            | Write::DeleteExchangeRate { .. }
+            | Write::CreateAttachment(_)
+            | Write::DeleteAttachment { .. } => {
                 return Err(DomainError::Internal(
                     "a synchronous write reached the queue".into(),
                 ));
@@ -500,6 +511,10 @@ impl<S: Store> Ledger<S> {
             Write::DeleteExchangeRate { id } => {
                 self.delete_exchange_rate(access, &id, options).await?
             }
+            Write::CreateAttachment(input) => {
+                self.create_attachment(access, input, options).await?
+            }
+            Write::DeleteAttachment { id } => self.delete_attachment(access, &id, options).await?,
             queued => return Ok(Synchronous::Queued(Box::new((queued, options)))),
         }))
     }
@@ -643,6 +658,9 @@ mod tests {
         assert_eq!(price(Operation::TransactionBatch(3), Channel::GraphQl), 6);
         assert_eq!(price(Operation::ExchangeRateCreate, Channel::Rest), 1);
         assert_eq!(price(Operation::ExchangeRateDelete, Channel::GraphQl), 1);
+        // Spec 8: "document uploads 1".
+        assert_eq!(price(Operation::AttachmentCreate, Channel::Rest), 1);
+        assert_eq!(price(Operation::AttachmentDelete, Channel::Rest), 1);
     }
 
     #[test]
