@@ -142,11 +142,27 @@ mod tests {
             (b"\xFF\xD8\xFF\xE0\0\x10JFIF", "x.jpg", Some("image/jpeg")),
             (b"GIF89a\x01\0", "x.gif", Some("image/gif")),
             (b"RIFF\x24\0\0\0WEBPVP8 ", "x.webp", Some("image/webp")),
-            (b"date,amount\n2026-01-01,10.00\n", "bank.CSV", Some("text/csv")),
+            (
+                b"date,amount\n2026-01-01,10.00\n",
+                "bank.CSV",
+                Some("text/csv"),
+            ),
             (b"date,amount\n", "notes.txt", Some("text/plain")),
-            ("Beleg f\u{fc}r M\u{e4}rz\r\n".as_bytes(), "r.txt", Some("text/plain")),
-            (b"OFXHEADER:100\nDATA:OFXSGML\n", "s.qfx", Some("application/x-ofx")),
-            (b"\xEF\xBB\xBF  <OFX>\n<SIGNONMSGSRSV1>", "s.ofx", Some("application/x-ofx")),
+            (
+                "Beleg f\u{fc}r M\u{e4}rz\r\n".as_bytes(),
+                "r.txt",
+                Some("text/plain"),
+            ),
+            (
+                b"OFXHEADER:100\nDATA:OFXSGML\n",
+                "s.qfx",
+                Some("application/x-ofx"),
+            ),
+            (
+                b"\xEF\xBB\xBF  <OFX>\n<SIGNONMSGSRSV1>",
+                "s.ofx",
+                Some("application/x-ofx"),
+            ),
         ];
         for (bytes, name, expected) in cases {
             assert_eq!(sniff(bytes, name), *expected, "{name}");
@@ -157,13 +173,13 @@ mod tests {
     fn sniffing_refuses_everything_else_whatever_the_name() {
         let cases: &[&[u8]] = &[
             b"",
-            b"MZ\x90\0\x03\0\0\0",              // a Windows executable
-            b"\x7fELF\x02\x01\x01\0",           // an ELF executable
-            b"PK\x03\x04\x14\0\0\0",            // a ZIP (and so DOCX/XLSX)
-            b"text with a \0 NUL",              // binary posing as text
-            b"\xC3\x28 invalid UTF-8",          // not UTF-8
-            b"escape \x1b[31m sequences",       // control characters
-            b"RIFF\x24\0\0\0WAVEfmt ",          // RIFF, but not WebP
+            b"MZ\x90\0\x03\0\0\0",        // a Windows executable
+            b"\x7fELF\x02\x01\x01\0",     // an ELF executable
+            b"PK\x03\x04\x14\0\0\0",      // a ZIP (and so DOCX/XLSX)
+            b"text with a \0 NUL",        // binary posing as text
+            b"\xC3\x28 invalid UTF-8",    // not UTF-8
+            b"escape \x1b[31m sequences", // control characters
+            b"RIFF\x24\0\0\0WAVEfmt ",    // RIFF, but not WebP
         ];
         for bytes in cases {
             assert_eq!(sniff(bytes, "receipt.pdf"), None, "{bytes:?}");
@@ -180,8 +196,14 @@ mod tests {
 
     #[test]
     fn file_names_keep_their_last_segment_only() {
-        assert_eq!(clean_file_name("../../etc/passwd").as_deref(), Some("passwd"));
-        assert_eq!(clean_file_name("C:\\x\\r\"1\".pdf").as_deref(), Some("r1.pdf"));
+        assert_eq!(
+            clean_file_name("../../etc/passwd").as_deref(),
+            Some("passwd")
+        );
+        assert_eq!(
+            clean_file_name("C:\\x\\r\"1\".pdf").as_deref(),
+            Some("r1.pdf")
+        );
         assert_eq!(clean_file_name("  a.csv ").as_deref(), Some("a.csv"));
         assert_eq!(clean_file_name("dir/"), None);
         assert_eq!(clean_file_name(".."), None);

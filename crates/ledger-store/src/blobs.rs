@@ -41,7 +41,9 @@ impl LocalBlobs {
                 "refusing the blob key '{key}'"
             )));
         }
-        Ok(key.split('/').fold(self.root.clone(), |path, s| path.join(s)))
+        Ok(key
+            .split('/')
+            .fold(self.root.clone(), |path, s| path.join(s)))
     }
 }
 
@@ -108,7 +110,16 @@ mod tests {
     #[test]
     fn keys_that_could_leave_the_directory_are_refused() {
         let blobs = LocalBlobs::new("/data/blobs");
-        for key in ["", "../x", "a/../b", "/etc/passwd", "a//b", "a\\b", "a/.", "a b"] {
+        for key in [
+            "",
+            "../x",
+            "a/../b",
+            "/etc/passwd",
+            "a//b",
+            "a\\b",
+            "a/.",
+            "a b",
+        ] {
             assert!(blobs.path_of(key).is_err(), "{key:?}");
         }
         assert_eq!(

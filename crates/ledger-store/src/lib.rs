@@ -40,9 +40,9 @@ mod accounts;
 mod apply;
 mod attachments;
 mod balances;
-mod blobs;
 #[cfg(feature = "bench")]
 pub mod bench;
+mod blobs;
 mod categories;
 mod contacts;
 mod credits;

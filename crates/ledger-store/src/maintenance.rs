@@ -16,12 +16,12 @@ use time::{OffsetDateTime, PrimitiveDateTime};
 
 use crate::db::{Db, DbPool};
 use crate::rows::{DeletionRow, EventRow, from_db, to_db};
-use crate::schema::{attachments, exchange_rates};
 use crate::schema::{
     accounts, api_keys, categories, contacts, document_history, document_references, documents,
     events, idempotency_keys, jobs, ledger_entries, organizations, resource_deletions, taxes,
     transactions,
 };
+use crate::schema::{attachments, exchange_rates};
 
 /// A `LIKE` pattern matching every string that starts with `prefix` (escape `\`).
 fn prefix_pattern(prefix: &str) -> String {

@@ -153,6 +153,12 @@ pub struct Config {
     /// Most fields one GraphQL operation may select (fragments counted once per spread).
     #[arg(long, env = "LEDGER_GRAPHQL_MAX_COMPLEXITY", default_value_t = 1000)]
     pub graphql_max_complexity: usize,
+    /// Directory of the local blob store that keeps attachment bytes.
+    #[arg(long, env = "LEDGER_BLOB_DIR", default_value = "./data/blobs")]
+    pub blob_dir: String,
+    /// Largest attachment upload, in bytes (default 10 MiB).
+    #[arg(long, env = "LEDGER_MAX_ATTACHMENT_BYTES", default_value_t = 10 * 1024 * 1024)]
+    pub max_attachment_bytes: usize,
     /// Create a demo organization on first start (development only).
     #[arg(long, env = "LEDGER_DEMO", default_value_t = true, action = clap::ArgAction::Set)]
     pub demo: bool,
@@ -195,6 +201,8 @@ impl Config {
             rate_limit_system: 1_000,
             graphql_max_depth: 20,
             graphql_max_complexity: 1000,
+            blob_dir: "./data/blobs".into(),
+            max_attachment_bytes: 10 * 1024 * 1024,
         }
     }
 }

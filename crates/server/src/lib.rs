@@ -59,6 +59,7 @@ pub fn ledger_config(config: &Config) -> LedgerConfig {
         account_cache_ttl: Duration::from_millis(config.account_cache_ms),
         key_cache_ttl: Duration::from_millis(config.key_cache_ms),
         run_inline: config.inline_jobs,
+        max_attachment_bytes: config.max_attachment_bytes,
         ..LedgerConfig::default()
     }
 }
@@ -240,6 +241,7 @@ pub fn tls_config(config: &Config) -> anyhow::Result<Option<rustls::ServerConfig
 /// The service over `db`, reading time from `clock`, its background work on `runtime`.
 pub fn ledger(config: &Config, db: Db, clock: Arc<dyn Clock>, runtime: &TokioRuntime) -> AppLedger {
     Ledger::new(db, clock, Arc::new(runtime.clone()), ledger_config(config))
+        .with_blobs(Arc::new(ledger_store::LocalBlobs::new(&config.blob_dir)))
 }
 
 /// Builds the service over `db` with `clock` (the system clock in production; tests may

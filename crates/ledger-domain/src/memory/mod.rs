@@ -14,8 +14,8 @@
 //! read; [`ManualClock`] is a clock tests move by hand.
 
 mod accounts;
-mod attachments;
 mod apply;
+mod attachments;
 mod documents;
 mod exchange_rates;
 mod jobs;
@@ -33,7 +33,6 @@ use time::OffsetDateTime;
 use crate::accounts::Account;
 use crate::attachments::Attachment;
 
-pub use attachments::MemoryBlobs;
 use crate::categories::Category;
 use crate::contacts::Contact;
 use crate::documents::{Document, Payment, StatusChange};
@@ -48,6 +47,7 @@ use crate::ports::{
 };
 use crate::tax::Tax;
 use crate::transactions::Transaction;
+pub use attachments::MemoryBlobs;
 
 /// A hook run before the next job application (see [`MemoryStore::before_next_apply`]).
 pub type ApplyHook = Box<dyn FnOnce() -> BoxFuture<'static, ()> + Send>;

@@ -41,7 +41,7 @@ impl std::fmt::Debug for NewAttachmentInput {
 }
 
 /// The refusal of an upload larger than `limit` bytes (413 `payload_too_large`).
-pub fn too_large(limit: usize) -> DomainError {
+pub fn attachment_too_large(limit: usize) -> DomainError {
     DomainError::Validation {
         code: ErrorCode::PayloadTooLarge,
         field: Some("file".into()),
@@ -167,7 +167,7 @@ impl<S: Store> Ledger<S> {
         options: WriteOptions,
     ) -> DomainResult<Written<Value>> {
         if input.bytes.len() > self.config.max_attachment_bytes {
-            return Err(too_large(self.config.max_attachment_bytes));
+            return Err(attachment_too_large(self.config.max_attachment_bytes));
         }
         let file_name = clean_file_name(&input.file_name).ok_or_else(|| {
             DomainError::invalid_field("file", "needs a file name of 1 to 255 characters")

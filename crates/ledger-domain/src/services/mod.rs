@@ -36,8 +36,8 @@ use std::sync::Arc;
 use time::OffsetDateTime;
 
 pub use access::{Access, Principal};
-pub use attachments::NewAttachmentInput;
 pub use accounts::{AccountChanges, BalanceView, HistoryView, NewAccountInput};
+pub use attachments::{NewAttachmentInput, attachment_too_large};
 pub use batch::{MAX_BATCH, MAX_BATCH_ENTRIES};
 pub use categories::{CategoryChanges, CategoryView, NewCategoryInput};
 pub use contacts::NewContactInput;

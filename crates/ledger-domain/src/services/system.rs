@@ -115,7 +115,7 @@ impl<S: Store> Ledger<S> {
 }
 
 /// The entity types `/events/{entity_type}/{id}` knows (DECISIONS 10: singular names).
-pub const EVENT_ENTITY_TYPES: [&str; 12] = [
+pub const EVENT_ENTITY_TYPES: [&str; 13] = [
     "account",
     "transaction",
     "contact",
@@ -128,6 +128,7 @@ pub const EVENT_ENTITY_TYPES: [&str; 12] = [
     "payment",
     "transfer",
     "exchange_rate",
+    "attachment",
 ];
 
 impl<S: Store> Ledger<S> {
