@@ -289,6 +289,27 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     .await;
     assert_eq!(cached.status, StatusCode::NOT_MODIFIED);
 
+    // GraphQL reads them on the transaction (uploads stay REST-only).
+    let res = app
+        .call(
+            Method::POST,
+            "/graphql",
+            Some(key),
+            Some(json!({"query": "query($id: ID!) { transaction(id: $id) { attachments { id ownerType ownerId fileName contentType size sha256 downloadUrl } } }", "variables": {"id": txn}})),
+            &[],
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    let nodes = &res.body["data"]["transaction"]["attachments"];
+    assert_eq!(nodes.as_array().map(Vec::len), Some(2), "{}", res.body);
+    assert_eq!(nodes[0]["id"], pdf_id.as_str());
+    assert_eq!(nodes[0]["ownerType"], "transaction");
+    assert_eq!(nodes[0]["contentType"], "application/pdf");
+    assert_eq!(nodes[0]["size"], PDF.len());
+    assert_eq!(nodes[0]["sha256"], sha256_hex(PDF));
+    assert_eq!(nodes[0]["downloadUrl"], pdf.body["download_url"]);
+    assert_eq!(nodes[1]["fileName"], "bank.csv");
+
     // Invoices and bills take attachments too.
     for kind in ["invoices", "bills"] {
         let id = document(app, &org, key, kind).await;

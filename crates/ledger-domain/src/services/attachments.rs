@@ -13,7 +13,7 @@ use crate::attachments::{Attachment, OwnerKind, clean_file_name, sha256_hex, sni
 use crate::documents::DocumentKind;
 use crate::error::{DomainError, DomainResult, ErrorCode};
 use crate::ids::{IdKind, new_id, parse_id};
-use crate::ports::{Store, Written};
+use crate::ports::{Store, Tenant, Written};
 
 use super::accounts::not_found;
 use super::{Access, Ledger, WriteOptions, with_result};
@@ -116,18 +116,19 @@ impl<S: Store> Ledger<S> {
             .await
     }
 
-    /// The live attachments of an owner already read (GraphQL fields); no owner check.
+    /// The live attachments of an owner the caller already read, in the owner's own
+    /// tenant (GraphQL's `attachments` fields); no owner check.
     ///
     /// # Errors
     /// Storage failures.
     pub async fn attachments_of(
         &self,
-        access: &Access,
+        tenant: &Tenant,
         owner_type: OwnerKind,
         owner_id: &str,
     ) -> DomainResult<Vec<Attachment>> {
         self.store
-            .list_attachments(&access.tenant, owner_type, owner_id)
+            .list_attachments(tenant, owner_type, owner_id)
             .await
     }
 
