@@ -16,7 +16,7 @@
 //! accounts, balances, bench, categories, contacts,
 //!   documents, journal, keys, maintenance, settings,
 //!   taxes, testing, exchange_rates,
-//!   attachments, blobs             the port implementations on `Db`; `LocalBlobs`
+//!   attachments, blobs, blobs_s3   the port implementations on `Db`; `LocalBlobs`, `S3Blobs`
 //! jobs                             the queue: enqueue, claim, apply, fail, retry
 //! group                            group commit of applied writes
 //! apply, organizations             a job's effect; organizations, users, events
@@ -43,6 +43,7 @@ mod balances;
 #[cfg(feature = "bench")]
 pub mod bench;
 mod blobs;
+mod blobs_s3;
 mod categories;
 mod contacts;
 mod credits;
@@ -68,5 +69,6 @@ mod unnest;
 
 pub use balances::TotalsDifference;
 pub use blobs::LocalBlobs;
+pub use blobs_s3::{S3Blobs, S3Config};
 pub use db::{Db, StoreError};
 pub use runtime::TokioRuntime;

@@ -548,3 +548,97 @@ async fn other_tenants_and_modes_see_nothing(app: &TestApp) {
     assert_eq!(blob_files(app).len(), 1);
 }
 both!(attachments_tenancy, other_tenants_and_modes_see_nothing);
+
+/// A moto S3-compatible server on a free port (stopped on drop), or `None` when
+/// `moto_server` is not installed.
+struct Moto(std::process::Child, u16);
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+async fn moto() -> Option<Moto> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let child = std::process::Command::new("moto_server")
+        .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let moto = Moto(child, port);
+    for _ in 0..200 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return Some(moto);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("moto_server did not start on port {port}");
+}
+
+/// The same upload, download and delete with the bytes in an S3-compatible bucket
+/// (`LEDGER_S3_*`) instead of the directory. The blob store does not depend on the
+/// database, so this runs on SQLite only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attachments_in_an_s3_bucket() {
+    let Some(moto) = moto().await else {
+        eprintln!("moto_server is not installed: the S3 scenario is skipped");
+        return;
+    };
+    let endpoint = format!("http://127.0.0.1:{}", moto.1);
+    let s3 = ledger_store::S3Blobs::new(ledger_store::S3Config {
+        endpoint: endpoint.clone(),
+        bucket: "ledger-attachments".into(),
+        region: "us-east-1".into(),
+        access_key_id: "testing".into(),
+        secret_access_key: "testing".into(),
+    });
+    s3.create_bucket().await.expect("bucket");
+    let app = TestApp::spawn_with(ledger_tests::Backend::Sqlite, |c| {
+        c.s3_bucket = Some("ledger-attachments".into());
+        c.s3_endpoint = endpoint.clone();
+        c.s3_access_key_id = "testing".into();
+        c.s3_secret_access_key = "testing".into();
+    })
+    .await
+    .expect("server");
+    let org = app.signup("S3").await;
+    let key = &org.live_key;
+    let txn = transaction(&app, &org, key).await;
+    let path = format!("/organizations/{}/transactions/{txn}/attachments", org.id);
+    let res = upload(&app, key, &path, "receipt.pdf", "application/pdf", PDF, &[]).await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    let id = res.body["id"].as_str().expect("id").to_owned();
+    let storage_key = format!("{}/{id}", org.id);
+    use ledger_domain::ports::Blobs;
+    assert_eq!(
+        s3.get(&storage_key).await.expect("get").as_deref(),
+        Some(PDF)
+    );
+    assert!(blob_files(&app).is_empty(), "nothing in the directory");
+    let content = format!("/organizations/{}/attachments/{id}/content", org.id);
+    let (res, bytes) = raw(&app, Method::GET, key, &content, None, &[]).await;
+    assert_eq!(res.status, StatusCode::OK);
+    assert_eq!(bytes, PDF);
+    // A refused upload leaves no object either.
+    let res = upload(&app, key, &path, "r.pdf", "application/pdf", ZIP, &[]).await;
+    refused(
+        &res,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "unsupported_media_type",
+    );
+    let res = delete(
+        &app,
+        key,
+        &format!("/organizations/{}/attachments/{id}", org.id),
+    )
+    .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert_eq!(s3.get(&storage_key).await.expect("get"), None);
+    app.finish().await;
+}
