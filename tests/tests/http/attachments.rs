@@ -543,6 +543,19 @@ async fn other_tenants_and_modes_see_nothing(app: &TestApp) {
         StatusCode::NOT_FOUND,
         "resource_not_found",
     );
+    // Permissions (DECISIONS 3): read lists and downloads, write uploads, admin deletes.
+    let (_, reader) = crate::keys::make_key(app, &owner, &owner.live_key, &["read"]).await;
+    let (_, writer) = crate::keys::make_key(app, &owner, &owner.live_key, &["read", "write"]).await;
+    assert_eq!(app.get(&reader, &on_txn).await.status, StatusCode::OK);
+    let (res, _) = raw(app, Method::GET, &reader, &content, None, &[]).await;
+    assert_eq!(res.status, StatusCode::OK);
+    let res = upload(app, &reader, &on_txn, "r.pdf", "application/pdf", PDF, &[]).await;
+    refused(&res, StatusCode::FORBIDDEN, "insufficient_permissions");
+    refused(
+        &delete(app, &writer, &meta).await,
+        StatusCode::FORBIDDEN,
+        "insufficient_permissions",
+    );
     // Everything is still there for the owner.
     assert_eq!(app.get(&owner.live_key, &meta).await.status, StatusCode::OK);
     assert_eq!(blob_files(app).len(), 1);
