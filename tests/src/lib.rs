@@ -46,6 +46,8 @@ pub struct TestApp {
     pub base: String,
     pub client: Client,
     pub backend: Backend,
+    /// This server's own blob directory (attachment bytes), removed at `finish`.
+    pub blob_dir: std::path::PathBuf,
     running: Option<server::Running>,
     db: Option<TestDb>,
 }
@@ -109,6 +111,11 @@ impl TestApp {
             },
         };
         let mut config = server::Config::with_database(&db.url);
+        let blob_dir = std::env::temp_dir().join(format!(
+            "ledger-blobs-{}",
+            ledger_domain::ids::new_id(ledger_domain::ids::IdKind::Request)
+        ));
+        config.blob_dir = blob_dir.to_string_lossy().into_owned();
         tweak(&mut config);
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
         let running = server::start(&config, db.db.clone(), listener, clock)
@@ -119,6 +126,7 @@ impl TestApp {
             base,
             client: Client::new(),
             backend,
+            blob_dir,
             running: Some(running),
             db: Some(db),
         })
@@ -131,6 +139,9 @@ impl TestApp {
             base,
             client: Client::new(),
             backend,
+            // The server's own blob directory is not known here; an attached client
+            // owns no database, so `finish` never removes this one.
+            blob_dir: std::env::temp_dir().join("ledger-blobs-attached"),
             running: None,
             db: None,
         }
@@ -141,6 +152,7 @@ impl TestApp {
     pub async fn replica(&self, tweak: impl FnOnce(&mut server::Config)) -> Self {
         let db = self.db.as_ref().expect("database");
         let mut config = server::Config::with_database(&db.url);
+        config.blob_dir = self.blob_dir.to_string_lossy().into_owned();
         tweak(&mut config);
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
         let running = server::start(&config, db.db.clone(), listener, Arc::new(SystemClock))
@@ -151,6 +163,7 @@ impl TestApp {
             base,
             client: Client::new(),
             backend: self.backend,
+            blob_dir: self.blob_dir.clone(),
             running: Some(running),
             db: None,
         }
@@ -343,6 +356,8 @@ impl TestApp {
         }
         if let Some(db) = self.db.take() {
             db.cleanup().await;
+            // Only the server that owns the database owns the blob directory.
+            let _ = std::fs::remove_dir_all(&self.blob_dir);
         }
     }
 }

@@ -27,6 +27,7 @@ pub enum IdKind {
     ExchangeRate,
     /// An ownership transfer (spec 2.1 shows `TRF_`).
     OrganizationTransfer,
+    Attachment,
 }
 
 impl IdKind {
@@ -51,6 +52,7 @@ impl IdKind {
             Self::Batch => "bat",
             Self::ExchangeRate => "fx",
             Self::OrganizationTransfer => "trf",
+            Self::Attachment => "att",
         }
     }
 }

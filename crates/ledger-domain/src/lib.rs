@@ -5,6 +5,7 @@
 //! and no adapter crate is a dependency (CI checks it with `cargo tree`).
 
 pub mod accounts;
+pub mod attachments;
 pub mod categories;
 pub mod contacts;
 pub mod dates;

@@ -660,3 +660,22 @@ pub fn transfer_stats(
         "api_keys": s.api_keys,
     })
 }
+
+/// An attachment's metadata; `download_url` is the path of its bytes (the storage key
+/// stays private).
+pub fn attachment(a: &crate::attachments::Attachment) -> Value {
+    json!({
+        "id": a.id,
+        "object": "attachment",
+        "owner_type": a.owner_type.as_str(),
+        "owner_id": a.owner_id,
+        "file_name": a.file_name,
+        "content_type": a.content_type,
+        "size": a.size_bytes,
+        "sha256": a.sha256,
+        "download_url": format!("/organizations/{}/attachments/{}/content", a.organization_id, a.id),
+        "created_by": a.created_by,
+        "created_at": timestamp(a.created_at),
+        "livemode": a.livemode,
+    })
+}

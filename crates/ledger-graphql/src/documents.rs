@@ -172,6 +172,26 @@ macro_rules! document_object {
             fn notes(&self) -> Option<&str> {
                 self.0.view.document.notes.as_deref()
             }
+            /// Files kept with the document (upload through REST), oldest first.
+            async fn attachments(
+                &self,
+                context: &Ctx<St>,
+            ) -> GqlResult<Vec<crate::nodes::AttachmentNode>> {
+                let document = &self.0.view.document;
+                let tenant = ledger_domain::ports::Tenant {
+                    organization_id: document.organization_id.clone(),
+                    livemode: document.livemode,
+                };
+                let owner = match document.kind {
+                    ledger_domain::documents::DocumentKind::Invoice => {
+                        ledger_domain::attachments::OwnerKind::Invoice
+                    }
+                    ledger_domain::documents::DocumentKind::Bill => {
+                        ledger_domain::attachments::OwnerKind::Bill
+                    }
+                };
+                crate::nodes::attachment_nodes(context, &tenant, owner, &document.id).await
+            }
             fn items(&self) -> Vec<DocumentItemNode> {
                 self.0
                     .view

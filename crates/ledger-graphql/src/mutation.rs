@@ -39,7 +39,7 @@ async fn written_transfer<St: Store>(
     context: &Ctx<St>,
     access: &Access,
     write: Write,
-) -> GqlResult<Option<TransferNode>> {
+) -> GqlResult<Option<TransferNode<St>>> {
     let view = context.submit(access, write).await?;
     let transaction = context
         .ledger
@@ -54,7 +54,7 @@ async fn batch_nodes<St: Store>(
     context: &Ctx<St>,
     access: &Access,
     view: &serde_json::Value,
-) -> GqlResult<Option<Vec<TransactionNode>>> {
+) -> GqlResult<Option<Vec<TransactionNode<St>>>> {
     let ids: Vec<String> = view["transactions"]
         .as_array()
         .map(|all| {
@@ -66,7 +66,7 @@ async fn batch_nodes<St: Store>(
     let mut nodes = Vec::with_capacity(ids.len());
     for id in ids {
         let transaction = context.ledger.get_transaction(access, &id).await.gql()?;
-        nodes.push(TransactionNode(transaction));
+        nodes.push(TransactionNode::new(transaction));
     }
     Ok(Some(nodes))
 }
@@ -76,14 +76,14 @@ async fn written_transaction<St: Store>(
     context: &Ctx<St>,
     access: &Access,
     write: Write,
-) -> GqlResult<Option<TransactionNode>> {
+) -> GqlResult<Option<TransactionNode<St>>> {
     let view = context.submit(access, write).await?;
     let transaction = context
         .ledger
         .get_transaction(access, &id_of(&view)?)
         .await
         .gql()?;
-    Ok(Some(TransactionNode(transaction)))
+    Ok(Some(TransactionNode::new(transaction)))
 }
 
 /// One line of a new transaction.
@@ -234,7 +234,7 @@ impl<St: Store> Mutation<St> {
         category_id: Option<ID>,
         metadata: Option<Json>,
         dry_run: Option<bool>,
-    ) -> GqlResult<Option<TransactionNode>> {
+    ) -> GqlResult<Option<TransactionNode<St>>> {
         let access = context.own(Scope::Write, "transactions").await?;
         let lines = entry_inputs(entries, "")?;
         let input = NewTransactionInput {
@@ -256,14 +256,14 @@ impl<St: Store> Mutation<St> {
                 .preview_transaction(&access, input)
                 .await
                 .gql()?;
-            return Ok(Some(TransactionNode(preview)));
+            return Ok(Some(TransactionNode::new(preview)));
         }
         let view = context
             .submit(&access, Write::CreateTransaction(input))
             .await?;
         let id = id_of(&view)?;
         let transaction = context.ledger.get_transaction(&access, &id).await.gql()?;
-        Ok(Some(TransactionNode(transaction)))
+        Ok(Some(TransactionNode::new(transaction)))
     }
 
     /// Creates up to 1 000 transactions at once, all or none (2 credits each): a refused
@@ -271,7 +271,7 @@ impl<St: Store> Mutation<St> {
     async fn create_transactions(
         context: &Ctx<St>,
         transactions: Vec<TransactionInput>,
-    ) -> GqlResult<Option<Vec<TransactionNode>>> {
+    ) -> GqlResult<Option<Vec<TransactionNode<St>>>> {
         let access = context.own(Scope::Write, "transactions").await?;
         let mut inputs = Vec::with_capacity(transactions.len());
         for (i, t) in transactions.into_iter().enumerate() {
@@ -298,7 +298,7 @@ impl<St: Store> Mutation<St> {
     async fn revalue_currencies(
         context: &Ctx<St>,
         date: Option<DateTime>,
-    ) -> GqlResult<Option<Vec<TransactionNode>>> {
+    ) -> GqlResult<Option<Vec<TransactionNode<St>>>> {
         let access = context.own(Scope::Write, "transactions").await?;
         let write = Write::Revalue {
             date: date.map(|d| d.0.at.date()),
@@ -308,7 +308,7 @@ impl<St: Store> Mutation<St> {
     }
 
     /// Posts a pending transaction (1 credit).
-    async fn post_transaction(context: &Ctx<St>, id: ID) -> GqlResult<Option<TransactionNode>> {
+    async fn post_transaction(context: &Ctx<St>, id: ID) -> GqlResult<Option<TransactionNode<St>>> {
         let access = context.own(Scope::Write, "transactions").await?;
         let write = Write::PostTransaction { id: id.to_string() };
         written_transaction(context, &access, write).await
@@ -320,7 +320,7 @@ impl<St: Store> Mutation<St> {
         context: &Ctx<St>,
         id: ID,
         reason: String,
-    ) -> GqlResult<Option<TransactionNode>> {
+    ) -> GqlResult<Option<TransactionNode<St>>> {
         let access = context.own(Scope::Write, "transactions").await?;
         let write = Write::ReverseTransaction {
             id: id.to_string(),
@@ -346,7 +346,7 @@ impl<St: Store> Mutation<St> {
         reference: Option<String>,
         auto_post: Option<bool>,
         metadata: Option<Json>,
-    ) -> GqlResult<Option<TransferNode>> {
+    ) -> GqlResult<Option<TransferNode<St>>> {
         let access = context.own(Scope::Write, "transfers").await?;
         let input = TransferInput {
             from_account_id: from_account_id.to_string(),
@@ -363,7 +363,7 @@ impl<St: Store> Mutation<St> {
     }
 
     /// Posts a pending transfer (1 credit).
-    async fn post_transfer(context: &Ctx<St>, id: ID) -> GqlResult<Option<TransferNode>> {
+    async fn post_transfer(context: &Ctx<St>, id: ID) -> GqlResult<Option<TransferNode<St>>> {
         let access = context.own(Scope::Write, "transfers").await?;
         let write = Write::PostTransfer { id: id.to_string() };
         written_transfer(context, &access, write).await
@@ -374,7 +374,7 @@ impl<St: Store> Mutation<St> {
         context: &Ctx<St>,
         id: ID,
         reason: String,
-    ) -> GqlResult<Option<TransferNode>> {
+    ) -> GqlResult<Option<TransferNode<St>>> {
         let access = context.own(Scope::Write, "transfers").await?;
         let write = Write::ReverseTransfer {
             id: id.to_string(),

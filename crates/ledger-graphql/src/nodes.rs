@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use juniper::{DefaultScalarValue, ID, graphql_object};
 use ledger_domain::DomainError;
 use ledger_domain::accounts::{Account, Totals};
+use ledger_domain::attachments::{Attachment, OwnerKind};
 use ledger_domain::contacts::Contact;
 use ledger_domain::money::{Currency, format_units};
 use ledger_domain::ports::{HistoryRow, PageRequest, Store};
@@ -331,11 +332,26 @@ impl AccountTransactionNode {
 }
 
 /// A journal transaction (spec 2.4).
-pub struct TransactionNode(pub Transaction);
+pub struct TransactionNode<St>(pub Transaction, PhantomData<fn() -> St>);
+
+impl<St> TransactionNode<St> {
+    /// The node of `transaction`.
+    pub fn new(transaction: Transaction) -> Self {
+        Self(transaction, PhantomData)
+    }
+}
 
 /// A journal transaction (spec 2.4).
-#[graphql_object(name = "TransactionNode", scalar = DefaultScalarValue)]
-impl TransactionNode {
+#[graphql_object(name = "TransactionNode", context = Ctx<St>, scalar = DefaultScalarValue)]
+impl<St: Store> TransactionNode<St> {
+    /// Files kept with the transaction (upload through REST), oldest first.
+    async fn attachments(&self, context: &Ctx<St>) -> GqlResult<Vec<AttachmentNode>> {
+        let tenant = ledger_domain::ports::Tenant {
+            organization_id: self.0.organization_id.clone(),
+            livemode: self.0.livemode,
+        };
+        attachment_nodes(context, &tenant, OwnerKind::Transaction, &self.0.id).await
+    }
     fn id(&self) -> ID {
         ID::new(&self.0.id)
     }
@@ -509,4 +525,64 @@ impl ContactNode {
     fn metadata(&self) -> Json {
         Json(self.0.fields.metadata.clone())
     }
+}
+
+/// An attachment's metadata (spec: issue 18). Uploads, downloads and deletes are REST
+/// only (`downloadUrl` is the REST path of the bytes).
+pub struct AttachmentNode(pub Attachment);
+
+#[graphql_object(name = "AttachmentNode", scalar = DefaultScalarValue)]
+impl AttachmentNode {
+    fn id(&self) -> ID {
+        ID::new(&self.0.id)
+    }
+    /// `transaction`, `invoice` or `bill`.
+    fn owner_type(&self) -> &str {
+        self.0.owner_type.as_str()
+    }
+    fn owner_id(&self) -> ID {
+        ID::new(&self.0.owner_id)
+    }
+    fn file_name(&self) -> &str {
+        &self.0.file_name
+    }
+    /// Sniffed from the bytes at upload.
+    fn content_type(&self) -> &str {
+        &self.0.content_type
+    }
+    /// Bytes.
+    fn size(&self) -> GqlResult<i32> {
+        int(self.0.size_bytes)
+    }
+    /// Lowercase hex SHA-256 of the bytes (also the download's ETag).
+    fn sha256(&self) -> &str {
+        &self.0.sha256
+    }
+    /// The REST path that answers the bytes (`GET`, with a key that reads them).
+    fn download_url(&self) -> String {
+        format!(
+            "/organizations/{}/attachments/{}/content",
+            self.0.organization_id, self.0.id
+        )
+    }
+    fn created_at(&self) -> DateTime {
+        DateTime::at(self.0.created_at)
+    }
+}
+
+/// The live attachments of an owner the caller already read, in the owner's tenant.
+pub(crate) async fn attachment_nodes<St: Store>(
+    context: &Ctx<St>,
+    tenant: &ledger_domain::ports::Tenant,
+    owner_type: OwnerKind,
+    owner_id: &str,
+) -> GqlResult<Vec<AttachmentNode>> {
+    Ok(context
+        .ledger
+        .attachments_of(tenant, owner_type, owner_id)
+        .await
+        .gql()?
+        .into_iter()
+        .map(AttachmentNode)
+        .collect())
 }

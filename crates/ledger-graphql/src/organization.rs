@@ -105,7 +105,7 @@ impl<St: Store> OrganizationNode<St> {
         &self,
         context: &Ctx<St>,
         limit: Option<i32>,
-    ) -> GqlResult<Vec<TransactionNode>> {
+    ) -> GqlResult<Vec<TransactionNode<St>>> {
         let access = context
             .access(&self.org.id, Scope::Read, "transactions")
             .await?;
@@ -114,7 +114,7 @@ impl<St: Store> OrganizationNode<St> {
             .list_transactions(&access, None, None, None, page(limit, 20)?)
             .await
             .gql()?;
-        Ok(list.items.into_iter().map(TransactionNode).collect())
+        Ok(list.items.into_iter().map(TransactionNode::new).collect())
     }
     /// Enabled contacts, oldest first (default 20, at most 100).
     async fn contacts(&self, context: &Ctx<St>, limit: Option<i32>) -> GqlResult<Vec<ContactNode>> {

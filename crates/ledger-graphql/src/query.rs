@@ -63,9 +63,9 @@ impl<St: Store> Query<St> {
     }
 
     /// A transaction of the key's organization; `null` when there is none with this id.
-    async fn transaction(context: &Ctx<St>, id: ID) -> GqlResult<Option<TransactionNode>> {
+    async fn transaction(context: &Ctx<St>, id: ID) -> GqlResult<Option<TransactionNode<St>>> {
         let access = context.own(Scope::Read, "transactions").await?;
-        Ok(absent(context.ledger.get_transaction(&access, &id).await)?.map(TransactionNode))
+        Ok(absent(context.ledger.get_transaction(&access, &id).await)?.map(TransactionNode::new))
     }
 
     /// A contact of the key's organization; `null` when there is none with this id.
@@ -89,7 +89,7 @@ impl<St: Store> Query<St> {
     }
 
     /// A transfer of the key's organization; `null` when there is none with this id.
-    async fn transfer(context: &Ctx<St>, id: ID) -> GqlResult<Option<TransferNode>> {
+    async fn transfer(context: &Ctx<St>, id: ID) -> GqlResult<Option<TransferNode<St>>> {
         let access = context.own(Scope::Read, "transfers").await?;
         Ok(absent(context.ledger.get_transfer(&access, &id).await)?.and_then(TransferNode::of))
     }
@@ -100,7 +100,7 @@ impl<St: Store> Query<St> {
         status: Option<TransactionStatus>,
         limit: Option<i32>,
         offset: Option<i32>,
-    ) -> GqlResult<Vec<TransferNode>> {
+    ) -> GqlResult<Vec<TransferNode<St>>> {
         let access = context.own(Scope::Read, "transfers").await?;
         let page = PageRequest::bounded(limit.map(i64::from), offset.map(i64::from), 20).gql()?;
         let found = context

@@ -5,19 +5,22 @@ use juniper::{DefaultScalarValue, ID, graphql_object};
 use ledger_domain::transactions::Transaction;
 use ledger_domain::transfers::SOURCE;
 
+use ledger_domain::ports::Store;
+
+use crate::context::Ctx;
 use crate::errors::GqlResult;
 use crate::nodes::{CurrencyNode, TransactionNode, TransactionStatus, currency_node, decimal};
 use crate::scalars::{DateTime, Decimal, Json};
 
 /// A transfer between two accounts of the organization: a transaction written by
 /// `transfer` (through the exchange accounts when the currencies differ).
-pub struct TransferNode(pub Transaction);
+pub struct TransferNode<St>(pub Transaction, std::marker::PhantomData<fn() -> St>);
 
-impl TransferNode {
+impl<St: Store> TransferNode<St> {
     /// The transfer a transaction records, if it is one.
     pub fn of(transaction: Transaction) -> Option<Self> {
         (transaction.source.as_deref() == Some(SOURCE) && !transaction.entries.is_empty())
-            .then_some(Self(transaction))
+            .then_some(Self(transaction, std::marker::PhantomData))
     }
 
     fn source_line(&self) -> Option<&ledger_domain::transactions::EntryLine> {
@@ -30,8 +33,8 @@ impl TransferNode {
 }
 
 /// A transfer between two accounts of the organization.
-#[graphql_object(name = "TransferNode", scalar = DefaultScalarValue)]
-impl TransferNode {
+#[graphql_object(name = "TransferNode", context = Ctx<St>, scalar = DefaultScalarValue)]
+impl<St: Store> TransferNode<St> {
     /// The transfer's id (its transaction's).
     fn id(&self) -> ID {
         ID::new(&self.0.id)
@@ -90,8 +93,8 @@ impl TransferNode {
         self.0.reversed_by.as_deref().map(ID::new)
     }
     /// The transaction that records it, with its entries.
-    fn transaction(&self) -> TransactionNode {
-        TransactionNode(self.0.clone())
+    fn transaction(&self) -> TransactionNode<St> {
+        TransactionNode::new(self.0.clone())
     }
     fn metadata(&self) -> Json {
         Json(self.0.metadata.clone())

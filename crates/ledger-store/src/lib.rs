@@ -15,8 +15,8 @@
 //! ```text
 //! accounts, balances, bench, categories, contacts,
 //!   documents, journal, keys, maintenance, settings,
-//!   taxes, testing, exchange_rates,
-//!   ownership                      the port implementations on `Db`
+//!   taxes, testing, exchange_rates, ownership,
+//!   attachments, blobs, blobs_s3   the port implementations on `Db`; `LocalBlobs`, `S3Blobs`
 //! jobs                             the queue: enqueue, claim, apply, fail, retry
 //! group                            group commit of applied writes
 //! apply, organizations             a job's effect; organizations, users, events
@@ -38,9 +38,12 @@ mod db;
 mod idempotency;
 mod accounts;
 mod apply;
+mod attachments;
 mod balances;
 #[cfg(feature = "bench")]
 pub mod bench;
+mod blobs;
+mod blobs_s3;
 mod categories;
 mod contacts;
 mod credits;
@@ -66,5 +69,7 @@ pub mod testing;
 mod unnest;
 
 pub use balances::TotalsDifference;
+pub use blobs::LocalBlobs;
+pub use blobs_s3::{S3Blobs, S3Config};
 pub use db::{Db, StoreError};
 pub use runtime::TokioRuntime;

@@ -16,12 +16,12 @@ use time::{OffsetDateTime, PrimitiveDateTime};
 
 use crate::db::{Db, DbPool};
 use crate::rows::{DeletionRow, EventRow, from_db, to_db};
-use crate::schema::exchange_rates;
 use crate::schema::{
     accounts, api_keys, categories, contacts, document_history, document_references, documents,
     events, idempotency_keys, jobs, ledger_entries, organizations, resource_deletions, taxes,
     transactions,
 };
+use crate::schema::{attachments, exchange_rates};
 
 /// A `LIKE` pattern matching every string that starts with `prefix` (escape `\`).
 fn prefix_pattern(prefix: &str) -> String {
@@ -304,6 +304,13 @@ impl Deletions for Db {
                 exchange_rates::table
                     .filter(exchange_rates::deleted_at.is_not_null())
                     .filter(exchange_rates::recoverable_until.le(now)),
+            )
+            .execute(conn)
+            .await? as u64;
+            report.attachments = diesel::delete(
+                attachments::table
+                    .filter(attachments::deleted_at.is_not_null())
+                    .filter(attachments::recoverable_until.le(now)),
             )
             .execute(conn)
             .await? as u64;

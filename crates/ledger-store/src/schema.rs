@@ -407,6 +407,26 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    attachments (organization_id, id) {
+        organization_id -> Text,
+        livemode -> Bool,
+        id -> Text,
+        owner_type -> Text,
+        owner_id -> Text,
+        file_name -> Text,
+        content_type -> Text,
+        size_bytes -> BigInt,
+        sha256 -> Text,
+        storage_key -> Text,
+        created_by -> Text,
+        created_at -> Timestamp,
+        deleted_at -> Nullable<Timestamp>,
+        deleted_by -> Nullable<Text>,
+        recoverable_until -> Nullable<Timestamp>,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     organizations,
@@ -431,4 +451,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     account_daily_totals,
     exchange_rates,
     organization_transfers,
+    attachments,
 );

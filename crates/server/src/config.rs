@@ -156,6 +156,37 @@ pub struct Config {
     /// Most fields one GraphQL operation may select (fragments counted once per spread).
     #[arg(long, env = "LEDGER_GRAPHQL_MAX_COMPLEXITY", default_value_t = 1000)]
     pub graphql_max_complexity: usize,
+    /// Directory of the local blob store that keeps attachment bytes.
+    #[arg(long, env = "LEDGER_BLOB_DIR", default_value = "./data/blobs")]
+    pub blob_dir: String,
+    /// Bucket of an S3-compatible object store for attachment bytes; when set, it is
+    /// used instead of `LEDGER_BLOB_DIR`.
+    #[arg(long, env = "LEDGER_S3_BUCKET")]
+    pub s3_bucket: Option<String>,
+    /// Endpoint of the S3-compatible store (path-style requests).
+    #[arg(
+        long,
+        env = "LEDGER_S3_ENDPOINT",
+        default_value = "https://s3.amazonaws.com"
+    )]
+    pub s3_endpoint: String,
+    /// Region the requests are signed for.
+    #[arg(long, env = "LEDGER_S3_REGION", default_value = "us-east-1")]
+    pub s3_region: String,
+    /// Access key id of the S3-compatible store.
+    #[arg(long, env = "LEDGER_S3_ACCESS_KEY_ID", default_value = "")]
+    pub s3_access_key_id: String,
+    /// Secret access key of the S3-compatible store.
+    #[arg(
+        long,
+        env = "LEDGER_S3_SECRET_ACCESS_KEY",
+        default_value = "",
+        hide_env_values = true
+    )]
+    pub s3_secret_access_key: String,
+    /// Largest attachment upload, in bytes (default 10 MiB).
+    #[arg(long, env = "LEDGER_MAX_ATTACHMENT_BYTES", default_value_t = 10 * 1024 * 1024)]
+    pub max_attachment_bytes: usize,
     /// Create a demo organization on first start (development only).
     #[arg(long, env = "LEDGER_DEMO", default_value_t = true, action = clap::ArgAction::Set)]
     pub demo: bool,
@@ -199,6 +230,13 @@ impl Config {
             rate_limit_system: 1_000,
             graphql_max_depth: 20,
             graphql_max_complexity: 1000,
+            blob_dir: "./data/blobs".into(),
+            s3_bucket: None,
+            s3_endpoint: "https://s3.amazonaws.com".into(),
+            s3_region: "us-east-1".into(),
+            s3_access_key_id: String::new(),
+            s3_secret_access_key: String::new(),
+            max_attachment_bytes: 10 * 1024 * 1024,
         }
     }
 }

@@ -62,6 +62,7 @@ pub fn ledger_config(config: &Config) -> LedgerConfig {
         transfer_expiry: Duration::from_secs(u64::from(config.transfer_expiry_days) * 86_400)
             .try_into()
             .unwrap_or_default(),
+        max_attachment_bytes: config.max_attachment_bytes,
         ..LedgerConfig::default()
     }
 }
@@ -271,6 +272,22 @@ pub fn tls_config(config: &Config) -> anyhow::Result<Option<rustls::ServerConfig
 /// The service over `db`, reading time from `clock`, its background work on `runtime`.
 pub fn ledger(config: &Config, db: Db, clock: Arc<dyn Clock>, runtime: &TokioRuntime) -> AppLedger {
     Ledger::new(db, clock, Arc::new(runtime.clone()), ledger_config(config))
+        .with_blobs(blobs(config))
+}
+
+/// The blob store of attachment bytes: the S3-compatible bucket when one is configured,
+/// else the local directory.
+pub fn blobs(config: &Config) -> Arc<dyn ledger_domain::ports::Blobs> {
+    match &config.s3_bucket {
+        Some(bucket) => Arc::new(ledger_store::S3Blobs::new(ledger_store::S3Config {
+            endpoint: config.s3_endpoint.clone(),
+            bucket: bucket.clone(),
+            region: config.s3_region.clone(),
+            access_key_id: config.s3_access_key_id.clone(),
+            secret_access_key: config.s3_secret_access_key.clone(),
+        })),
+        None => Arc::new(ledger_store::LocalBlobs::new(&config.blob_dir)),
+    }
 }
 
 /// Builds the service over `db` with `clock` (the system clock in production; tests may

@@ -1,6 +1,7 @@
 //! Black-box HTTP suites. Each scenario runs on SQLite and on PostgreSQL.
 
 mod accounts;
+mod attachments;
 mod auth;
 mod balances;
 mod batch;

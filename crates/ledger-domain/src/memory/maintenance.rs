@@ -140,6 +140,10 @@ impl State {
         let before = self.exchange_rates.len();
         self.exchange_rates.retain(|r| !r.expired(now));
         report.exchange_rates = (before - self.exchange_rates.len()) as u64;
+
+        let before = self.attachments.len();
+        self.attachments.retain(|r| !r.expired(now));
+        report.attachments = (before - self.attachments.len()) as u64;
         report
     }
 }

@@ -15,6 +15,7 @@
 
 mod accounts;
 mod apply;
+mod attachments;
 mod documents;
 mod exchange_rates;
 mod jobs;
@@ -31,6 +32,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use time::OffsetDateTime;
 
 use crate::accounts::Account;
+use crate::attachments::Attachment;
+
 use crate::categories::Category;
 use crate::contacts::Contact;
 use crate::documents::{Document, Payment, StatusChange};
@@ -45,6 +48,7 @@ use crate::ports::{
 };
 use crate::tax::Tax;
 use crate::transactions::Transaction;
+pub use attachments::MemoryBlobs;
 
 /// A hook run before the next job application (see [`MemoryStore::before_next_apply`]).
 pub type ApplyHook = Box<dyn FnOnce() -> BoxFuture<'static, ()> + Send>;
@@ -231,6 +235,7 @@ pub(crate) struct State {
     pub(crate) settings: BTreeMap<(String, bool, String), Setting>,
     pub(crate) exchange_rates: Vec<Row<ExchangeRate>>,
     pub(crate) transfers: Vec<crate::ownership::OrganizationTransfer>,
+    pub(crate) attachments: Vec<Row<Attachment>>,
 }
 
 /// Whether a row of `organization_id` and `livemode` belongs to `tenant`.

@@ -8,6 +8,7 @@
 //! the [`Store`] that gathers the ports); the storage ports live in one submodule per
 //! group, all re-exported here.
 
+mod attachments;
 mod catalog;
 mod documents;
 mod exchange;
@@ -23,6 +24,7 @@ use time::OffsetDateTime;
 
 use crate::error::DomainError;
 
+pub use attachments::{Attachments, Blobs, NoBlobs};
 pub use catalog::{Categories, CategoryFilter, TaxFilter, Taxes};
 pub use documents::{Contacts, DocumentFilter, Documents};
 pub use exchange::{ExchangeRateFilter, ExchangeRates};
@@ -153,6 +155,7 @@ pub trait Store:
     + Documents
     + ExchangeRates
     + OrganizationTransfers
+    + Attachments
     + Clone
 {
 }
@@ -175,6 +178,7 @@ impl<T> Store for T where
         + Documents
         + ExchangeRates
         + OrganizationTransfers
+        + Attachments
         + Clone
 {
 }

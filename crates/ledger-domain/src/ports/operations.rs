@@ -23,6 +23,8 @@ pub struct PurgeReport {
     pub deletions: u64,
     pub idempotency_records: u64,
     pub exchange_rates: u64,
+    /// Attachment rows (their bytes went at the delete).
+    pub attachments: u64,
 }
 
 /// The soft-delete audit trail and its purge (spec 3.6).

@@ -92,6 +92,7 @@ impl<S: Store> Ledger<S> {
             deletions = report.deletions,
             idempotency_records = report.idempotency_records,
             exchange_rates = report.exchange_rates,
+            attachments = report.attachments,
             "purged expired soft-deleted rows"
         );
         Ok(report)

@@ -7,6 +7,7 @@
 mod access;
 mod account_cache;
 mod accounts;
+mod attachments;
 mod batch;
 mod categories;
 mod contacts;
@@ -37,6 +38,7 @@ use time::OffsetDateTime;
 
 pub use access::{Access, Principal};
 pub use accounts::{AccountChanges, BalanceView, HistoryView, NewAccountInput};
+pub use attachments::{NewAttachmentInput, attachment_too_large};
 pub use batch::{MAX_BATCH, MAX_BATCH_ENTRIES};
 pub use categories::{CategoryChanges, CategoryView, NewCategoryInput};
 pub use contacts::NewContactInput;
@@ -64,7 +66,7 @@ pub use transactions::{EntryInput, NewTransactionInput, TransactionChanges};
 pub(crate) use transactions::{WriteOptions, with_result};
 pub use transfers::TransferInput;
 
-use crate::ports::{Clock, Runtime, Store};
+use crate::ports::{Blobs, Clock, NoBlobs, Runtime, Store};
 
 /// Tunables of the services.
 #[derive(Debug, Clone)]
@@ -92,6 +94,8 @@ pub struct LedgerConfig {
     pub run_inline: bool,
     /// How long an ownership transfer waits for its recipient (DECISIONS 5: 7 days).
     pub transfer_expiry: time::Duration,
+    /// The largest attachment upload, in bytes.
+    pub max_attachment_bytes: usize,
 }
 
 impl Default for LedgerConfig {
@@ -107,6 +111,7 @@ impl Default for LedgerConfig {
             key_cache_ttl: std::time::Duration::from_secs(2),
             run_inline: true,
             transfer_expiry: crate::ownership::DEFAULT_TRANSFER_EXPIRY,
+            max_attachment_bytes: crate::attachments::DEFAULT_MAX_ATTACHMENT_BYTES,
         }
     }
 }
@@ -118,6 +123,8 @@ pub struct Ledger<S> {
     store: S,
     clock: Arc<dyn Clock>,
     runtime: Arc<dyn Runtime>,
+    /// Where attachment bytes live ([`NoBlobs`] until [`Ledger::with_blobs`]).
+    blobs: Arc<dyn Blobs>,
     pub config: LedgerConfig,
     account_cache: Arc<account_cache::AccountCache>,
     /// Principals by key hash (see `LedgerConfig::key_cache_ttl`).
@@ -139,11 +146,19 @@ impl<S: Store> Ledger<S> {
             store,
             clock,
             runtime,
+            blobs: Arc::new(NoBlobs),
             account_cache: Arc::new(account_cache::AccountCache::new(config.account_cache_ttl)),
             key_cache: Arc::new(ttl_cache::TtlCache::new(config.key_cache_ttl)),
             activity: Arc::default(),
             config,
         }
+    }
+
+    /// The same ledger keeping attachment bytes in `blobs`.
+    #[must_use]
+    pub fn with_blobs(mut self, blobs: Arc<dyn Blobs>) -> Self {
+        self.blobs = blobs;
+        self
     }
 
     /// Now, from the injected clock.

@@ -33,7 +33,9 @@ use super::{
     NewCategoryInput, NewContactInput, NewTaxInput, NewTransactionInput, PaymentInput, TaxChanges,
     TransactionChanges, TransferInput,
 };
-use super::{ExchangeRateChanges, NewExchangeRateInput, OrganizationTransferInput};
+use super::{
+    ExchangeRateChanges, NewAttachmentInput, NewExchangeRateInput, OrganizationTransferInput,
+};
 
 /// The interface a request came through. MCP tools are REST requests made in-process,
 /// so they are priced as REST (spec 4.13).
@@ -85,6 +87,8 @@ pub enum Operation {
     OrganizationTransferAccept,
     OrganizationTransferReject,
     OrganizationTransferCancel,
+    AttachmentCreate,
+    AttachmentDelete,
 }
 
 /// Credits of one write, and of the reads that cost anything.
@@ -250,6 +254,11 @@ pub enum Write {
     CancelOrganizationTransfer {
         id: String,
     },
+    /// Upload an attachment (synchronous: the bytes and the row are written at once).
+    CreateAttachment(NewAttachmentInput),
+    DeleteAttachment {
+        id: String,
+    },
 }
 
 impl Write {
@@ -291,6 +300,8 @@ impl Write {
             Self::AcceptOrganizationTransfer { .. } => Operation::OrganizationTransferAccept,
             Self::RejectOrganizationTransfer { .. } => Operation::OrganizationTransferReject,
             Self::CancelOrganizationTransfer { .. } => Operation::OrganizationTransferCancel,
+            Self::CreateAttachment(_) => Operation::AttachmentCreate,
+            Self::DeleteAttachment { .. } => Operation::AttachmentDelete,
         }
     }
 }
@@ -478,7 +489,9 @@ impl<S: Store> Ledger<S> {
             | Write::InitiateOrganizationTransfer(_)
             | Write::AcceptOrganizationTransfer { .. }
             | Write::RejectOrganizationTransfer { .. }
-            | Write::CancelOrganizationTransfer { .. } => {
+            | Write::CancelOrganizationTransfer { .. }
+            | Write::CreateAttachment(_)
+            | Write::DeleteAttachment { .. } => {
                 return Err(DomainError::Internal(
                     "a synchronous write reached the queue".into(),
                 ));
@@ -552,6 +565,10 @@ impl<S: Store> Ledger<S> {
             Write::CancelOrganizationTransfer { id } => {
                 self.cancel_transfer(access, &id, options).await?
             }
+            Write::CreateAttachment(input) => {
+                self.create_attachment(access, input, options).await?
+            }
+            Write::DeleteAttachment { id } => self.delete_attachment(access, &id, options).await?,
             queued => return Ok(Synchronous::Queued(Box::new((queued, options)))),
         }))
     }
@@ -695,6 +712,9 @@ mod tests {
         assert_eq!(price(Operation::TransactionBatch(3), Channel::GraphQl), 6);
         assert_eq!(price(Operation::ExchangeRateCreate, Channel::Rest), 1);
         assert_eq!(price(Operation::ExchangeRateDelete, Channel::GraphQl), 1);
+        // Spec 8: "document uploads 1".
+        assert_eq!(price(Operation::AttachmentCreate, Channel::Rest), 1);
+        assert_eq!(price(Operation::AttachmentDelete, Channel::Rest), 1);
     }
 
     #[test]

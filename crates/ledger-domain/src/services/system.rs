@@ -117,7 +117,7 @@ impl<S: Store> Ledger<S> {
 }
 
 /// The entity types `/events/{entity_type}/{id}` knows (DECISIONS 10: singular names).
-pub const EVENT_ENTITY_TYPES: [&str; 13] = [
+pub const EVENT_ENTITY_TYPES: [&str; 14] = [
     "account",
     "transaction",
     "contact",
@@ -131,6 +131,7 @@ pub const EVENT_ENTITY_TYPES: [&str; 13] = [
     "transfer",
     "exchange_rate",
     "organization_transfer",
+    "attachment",
 ];
 
 impl<S: Store> Ledger<S> {

@@ -1,6 +1,7 @@
 //! Route table: spec section 4 paths, each to one handler.
 
 mod accounts;
+mod attachments;
 mod categories;
 mod contacts;
 mod currencies;
@@ -65,5 +66,6 @@ pub(crate) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     deletions::configure::<S>(cfg);
     system_info::configure::<S>(cfg);
     exchange_rates::configure::<S>(cfg);
+    attachments::configure::<S>(cfg);
     currencies::configure::<S>(cfg);
 }

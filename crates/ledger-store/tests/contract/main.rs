@@ -6,6 +6,7 @@
 mod harness;
 
 mod accounts;
+mod attachments;
 mod contacts;
 mod exchange_rates;
 mod group;

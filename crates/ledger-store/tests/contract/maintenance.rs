@@ -167,6 +167,7 @@ async fn purge_removes_only_what_expired<S: Store>(db: &S, backend: &str) {
             deletions: 3,
             idempotency_records: 0,
             exchange_rates: 0,
+            attachments: 0,
         },
         "{backend}"
     );

@@ -1,6 +1,7 @@
 //! Fast unit tests of the services on the in-memory store ([`crate::memory`]): the write
 //! pipeline, the job runner and the ledger's invariants, with a clock tests move by hand.
 
+mod attachments;
 mod batch;
 mod exchange_rates;
 mod period_locks;

@@ -1,0 +1,150 @@
+//! Attachments in memory: rows with their event, credits and idempotency record, checked
+//! in the SQL adapter's order (the key's replay, the credits, then the write), and
+//! [`MemoryBlobs`], a blob store in a map.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use crate::attachments::{Attachment, OwnerKind};
+use crate::error::DomainError;
+use crate::events::{Deletion, Event};
+use crate::ports::{
+    Attachments, Blobs, BoxFuture, CreditCharge, IdempotencyRecord, StoreResult, Tenant, Written,
+};
+
+use super::{Deleted, MemoryStore, State, in_tenant, push_new, tenant_of_deletion};
+
+fn attachment_not_found(id: &str) -> DomainError {
+    DomainError::NotFound {
+        resource: "attachment",
+        id: id.to_owned(),
+    }
+}
+
+impl State {
+    fn live_attachment(&self, tenant: &Tenant, id: &str) -> Option<usize> {
+        self.attachments.iter().position(|r| {
+            r.is_live()
+                && r.value.id == id
+                && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
+        })
+    }
+}
+
+impl Attachments for MemoryStore {
+    async fn insert_attachment(
+        &self,
+        attachment: Attachment,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<Attachment>> {
+        let mut state = self.state();
+        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
+            return Ok(Written::Replay(first));
+        }
+        let same = |a: &Attachment| {
+            a.organization_id == attachment.organization_id && a.id == attachment.id
+        };
+        push_new(
+            &mut state.attachments,
+            attachment.clone(),
+            same,
+            "attachment",
+            &attachment.id,
+        )?;
+        state.commit_audited(idempotency, charge.as_ref(), event);
+        Ok(Written::Done(attachment))
+    }
+
+    async fn get_attachment(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Attachment>> {
+        let state = self.state();
+        Ok(state
+            .live_attachment(tenant, id)
+            .map(|i| state.attachments[i].value.clone()))
+    }
+
+    async fn list_attachments(
+        &self,
+        tenant: &Tenant,
+        owner_type: OwnerKind,
+        owner_id: &str,
+    ) -> StoreResult<Vec<Attachment>> {
+        let state = self.state();
+        let mut found: Vec<Attachment> = state
+            .attachments
+            .iter()
+            .filter(|r| {
+                r.is_live()
+                    && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
+                    && r.value.owner_type == owner_type
+                    && r.value.owner_id == owner_id
+            })
+            .map(|r| r.value.clone())
+            .collect();
+        found.sort_by(|a, b| {
+            a.created_at
+                .cmp(&b.created_at)
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        Ok(found)
+    }
+
+    async fn delete_attachment(
+        &self,
+        attachment_id: &str,
+        deletion: Deletion,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<()>> {
+        let mut state = self.state();
+        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
+            return Ok(Written::Replay(first));
+        }
+        let tenant = tenant_of_deletion(&deletion);
+        let Some(index) = state.live_attachment(&tenant, attachment_id) else {
+            return Err(attachment_not_found(attachment_id));
+        };
+        state.attachments[index].deleted = Some(Deleted::from(&deletion));
+        state.record_deletion(deletion);
+        state.commit_audited(idempotency, charge.as_ref(), event);
+        Ok(Written::Done(()))
+    }
+}
+
+/// A blob store in a map (clones share it), for tests.
+#[derive(Debug, Clone, Default)]
+pub struct MemoryBlobs {
+    blobs: Arc<Mutex<BTreeMap<String, Vec<u8>>>>,
+}
+
+impl MemoryBlobs {
+    /// The keys held now, in order.
+    pub fn keys(&self) -> Vec<String> {
+        self.map().keys().cloned().collect()
+    }
+
+    fn map(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Vec<u8>>> {
+        self.blobs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Blobs for MemoryBlobs {
+    fn put(&self, key: &str, bytes: Vec<u8>) -> BoxFuture<'_, StoreResult<()>> {
+        self.map().insert(key.to_owned(), bytes);
+        Box::pin(async { Ok(()) })
+    }
+
+    fn get(&self, key: &str) -> BoxFuture<'_, StoreResult<Option<Vec<u8>>>> {
+        let found = self.map().get(key).cloned();
+        Box::pin(async move { Ok(found) })
+    }
+
+    fn delete(&self, key: &str) -> BoxFuture<'_, StoreResult<()>> {
+        self.map().remove(key);
+        Box::pin(async { Ok(()) })
+    }
+}

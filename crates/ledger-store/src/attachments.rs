@@ -1,0 +1,178 @@
+//! Attachment rows: inserts, reads, an owner's list and soft deletes, each write with its
+//! event and credits. The bytes are the blob store's (`blobs`).
+
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use ledger_domain::DomainError;
+use ledger_domain::attachments::{Attachment, OwnerKind};
+use ledger_domain::events::{Deletion, Event};
+use ledger_domain::ports::{
+    Attachments, CreditCharge, IdempotencyRecord, StoreResult, Tenant, Written,
+};
+use time::PrimitiveDateTime;
+
+use crate::db::Db;
+use crate::idempotency::settle_idempotent;
+use crate::rows::{DeletionRow, EventRow, IdempotencyRow, from_db, to_db};
+use crate::schema::attachments;
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = attachments, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+struct AttachmentRow {
+    organization_id: String,
+    livemode: bool,
+    id: String,
+    owner_type: String,
+    owner_id: String,
+    file_name: String,
+    content_type: String,
+    size_bytes: i64,
+    sha256: String,
+    storage_key: String,
+    created_by: String,
+    created_at: PrimitiveDateTime,
+}
+
+impl From<&Attachment> for AttachmentRow {
+    fn from(a: &Attachment) -> Self {
+        Self {
+            organization_id: a.organization_id.clone(),
+            livemode: a.livemode,
+            id: a.id.clone(),
+            owner_type: a.owner_type.as_str().to_owned(),
+            owner_id: a.owner_id.clone(),
+            file_name: a.file_name.clone(),
+            content_type: a.content_type.clone(),
+            size_bytes: a.size_bytes,
+            sha256: a.sha256.clone(),
+            storage_key: a.storage_key.clone(),
+            created_by: a.created_by.clone(),
+            created_at: to_db(a.created_at),
+        }
+    }
+}
+
+impl TryFrom<AttachmentRow> for Attachment {
+    type Error = DomainError;
+
+    fn try_from(r: AttachmentRow) -> Result<Self, DomainError> {
+        let owner_type = OwnerKind::parse(&r.owner_type).ok_or_else(|| {
+            DomainError::Internal(format!(
+                "attachment {} has the unknown owner type '{}'",
+                r.id, r.owner_type
+            ))
+        })?;
+        Ok(Self {
+            id: r.id,
+            organization_id: r.organization_id,
+            livemode: r.livemode,
+            owner_type,
+            owner_id: r.owner_id,
+            file_name: r.file_name,
+            content_type: r.content_type,
+            size_bytes: r.size_bytes,
+            sha256: r.sha256,
+            storage_key: r.storage_key,
+            created_by: r.created_by,
+            created_at: from_db(r.created_at),
+        })
+    }
+}
+
+fn attachment_not_found(id: &str) -> DomainError {
+    DomainError::NotFound {
+        resource: "attachment",
+        id: id.to_owned(),
+    }
+}
+
+impl Attachments for Db {
+    async fn insert_attachment(
+        &self,
+        attachment: Attachment,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<Attachment>> {
+        let row = AttachmentRow::from(&attachment);
+        let event_row = EventRow::from(&event);
+        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
+        let written = db_write!(self, |conn| {
+            audited_write!(conn, &idem_row, &charge, &event_row, {
+                diesel::insert_into(attachments::table)
+                    .values(&row)
+                    .execute(conn)
+                    .await?;
+            });
+            Ok(Written::Done(attachment))
+        });
+        settle_idempotent(self, written, idempotency).await
+    }
+
+    async fn get_attachment(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Attachment>> {
+        let row: Option<AttachmentRow> = db_read!(self, |conn| {
+            Ok(attachments::table
+                .filter(tenant_of!(attachments, tenant))
+                .filter(attachments::id.eq(id))
+                .filter(attachments::deleted_at.is_null())
+                .select(AttachmentRow::as_select())
+                .first(conn)
+                .await
+                .optional()?)
+        })?;
+        row.map(Attachment::try_from).transpose()
+    }
+
+    async fn list_attachments(
+        &self,
+        tenant: &Tenant,
+        owner_type: OwnerKind,
+        owner_id: &str,
+    ) -> StoreResult<Vec<Attachment>> {
+        let owner_type = owner_type.as_str();
+        let rows: Vec<AttachmentRow> = db_read!(self, |conn| {
+            Ok(attachments::table
+                .filter(tenant_of!(attachments, tenant))
+                .filter(attachments::owner_type.eq(owner_type))
+                .filter(attachments::owner_id.eq(owner_id))
+                .filter(attachments::deleted_at.is_null())
+                .order((attachments::created_at.asc(), attachments::id.asc()))
+                .select(AttachmentRow::as_select())
+                .load(conn)
+                .await?)
+        })?;
+        rows.into_iter().map(Attachment::try_from).collect()
+    }
+
+    async fn delete_attachment(
+        &self,
+        attachment_id: &str,
+        deletion: Deletion,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<()>> {
+        let attachment_id = attachment_id.to_owned();
+        let deletion_row = DeletionRow::from(&deletion);
+        let event_row = EventRow::from(&event);
+        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
+        let written = db_write!(self, |conn| {
+            audited_write!(conn, &idem_row, &charge, &event_row, {
+                let live = attachments::table
+                    .filter(tenant_of!(attachments, deletion_row))
+                    .filter(attachments::id.eq(&attachment_id))
+                    .filter(attachments::deleted_at.is_null());
+                soft_delete!(
+                    conn,
+                    attachments,
+                    live,
+                    &deletion_row,
+                    attachment_not_found(&attachment_id).into()
+                );
+            });
+            Ok(Written::Done(()))
+        });
+        settle_idempotent(self, written, idempotency).await
+    }
+}

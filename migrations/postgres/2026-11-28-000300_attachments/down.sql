@@ -1,0 +1,2 @@
+DROP INDEX attachments_owner;
+DROP TABLE attachments;
