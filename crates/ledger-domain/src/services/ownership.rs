@@ -492,22 +492,8 @@ impl<S: Store> Ledger<S> {
         id: &str,
         options: WriteOptions,
     ) -> DomainResult<Written<Value>> {
-        let org = self.current_organization(access).await?;
-        let (transfer, sides) = self
-            .visible_transfer(&access.organization, &org, id)
-            .await?;
-        if !sides.recipient {
-            return Err(DomainError::rule(
-                ErrorCode::NotTransferRecipient,
-                format!(
-                    "only the recipient of transfer {}, with a key of one of its root organizations, can reject it",
-                    transfer.id
-                ),
-            ));
-        }
-        self.still_pending(&transfer)?;
-        let change = self.plain_change(access, &transfer, TransferStatus::Rejected);
-        self.change(access, transfer, change, None, options).await
+        self.answer_transfer(access, id, TransferStatus::Rejected, options)
+            .await
     }
 
     /// Cancels a transfer (the sender's side).
@@ -521,21 +507,45 @@ impl<S: Store> Ledger<S> {
         id: &str,
         options: WriteOptions,
     ) -> DomainResult<Written<Value>> {
+        self.answer_transfer(access, id, TransferStatus::Cancelled, options)
+            .await
+    }
+
+    /// Rejects (the recipient) or cancels (the sender) a pending transfer: no subtree
+    /// moves, only the status changes.
+    async fn answer_transfer(
+        &self,
+        access: &Access,
+        id: &str,
+        status: TransferStatus,
+        options: WriteOptions,
+    ) -> DomainResult<Written<Value>> {
         let org = self.current_organization(access).await?;
         let (transfer, sides) = self
             .visible_transfer(&access.organization, &org, id)
             .await?;
-        if !sides.sender {
-            return Err(DomainError::rule(
+        let refusal = match status {
+            TransferStatus::Rejected if !sides.recipient => Some((
+                ErrorCode::NotTransferRecipient,
+                format!(
+                    "only the recipient of transfer {}, with a key of one of its root organizations, can reject it",
+                    transfer.id
+                ),
+            )),
+            TransferStatus::Cancelled if !sides.sender => Some((
                 ErrorCode::NotTransferSender,
                 format!(
                     "only the sender of transfer {} (a key of the organization or an ancestor) can cancel it",
                     transfer.id
                 ),
-            ));
+            )),
+            _ => None,
+        };
+        if let Some((code, message)) = refusal {
+            return Err(DomainError::rule(code, message));
         }
         self.still_pending(&transfer)?;
-        let change = self.plain_change(access, &transfer, TransferStatus::Cancelled);
+        let change = self.plain_change(access, &transfer, status);
         self.change(access, transfer, change, None, options).await
     }
 
