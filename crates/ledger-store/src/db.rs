@@ -540,3 +540,17 @@ macro_rules! insert_each {
         }
     };
 }
+
+/// A `LIKE` pattern matching every text that starts with `prefix` (escape `\`; ids hold
+/// `_`, a wildcard): how organization subtrees are read by their materialised `path`.
+pub(crate) fn prefix_pattern(prefix: &str) -> String {
+    let mut pattern = String::with_capacity(prefix.len() + 8);
+    for c in prefix.chars() {
+        if matches!(c, '\\' | '%' | '_') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('%');
+    pattern
+}

@@ -14,7 +14,7 @@ use ledger_domain::ports::{
 };
 use time::{OffsetDateTime, PrimitiveDateTime};
 
-use crate::db::{Db, DbPool};
+use crate::db::{Db, DbPool, prefix_pattern};
 use crate::rows::{DeletionRow, EventRow, from_db, to_db};
 use crate::schema::{
     accounts, api_keys, categories, contacts, document_history, document_references, documents,
@@ -22,19 +22,6 @@ use crate::schema::{
     transactions,
 };
 use crate::schema::{attachments, exchange_rates};
-
-/// A `LIKE` pattern matching every string that starts with `prefix` (escape `\`).
-fn prefix_pattern(prefix: &str) -> String {
-    let mut pattern = String::with_capacity(prefix.len() + 8);
-    for c in prefix.chars() {
-        if matches!(c, '\\' | '%' | '_') {
-            pattern.push('\\');
-        }
-        pattern.push(c);
-    }
-    pattern.push('%');
-    pattern
-}
 
 impl From<DeletionRow> for Deletion {
     fn from(r: DeletionRow) -> Self {

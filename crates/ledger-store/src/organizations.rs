@@ -12,7 +12,7 @@ use ledger_domain::ports::{
 };
 use time::OffsetDateTime;
 
-use crate::db::Db;
+use crate::db::{Db, prefix_pattern};
 use crate::rows::{
     AccountRow, ApiKeyRow, EventRow, IdempotencyRow, OrganizationRow, UserRow, event_rows, to_db,
 };
@@ -175,13 +175,7 @@ impl Organizations for Db {
         path: &str,
         page: PageRequest,
     ) -> StoreResult<Page<Organization>> {
-        // Ids hold `_`, a LIKE wildcard: escape the prefix.
-        let pattern = format!(
-            "{}%",
-            path.replace('\\', "\\\\")
-                .replace('_', "\\_")
-                .replace('%', "\\%")
-        );
+        let pattern = prefix_pattern(path);
         let (rows, total_count): (Vec<OrganizationRow>, i64) = db_read!(self, |conn| {
             let below = || {
                 organizations::table

@@ -29,7 +29,7 @@ use ledger_domain::ports::{
 };
 use time::{OffsetDateTime, PrimitiveDateTime};
 
-use crate::db::{Db, TxError, is_unique_violation};
+use crate::db::{Db, TxError, is_unique_violation, prefix_pattern};
 use crate::idempotency::settle_idempotent;
 use crate::rows::{EventRow, IdempotencyRow, UserRow, event_rows, from_db, to_db};
 use crate::schema::{
@@ -131,20 +131,6 @@ impl TryFrom<TransferRow> for OrganizationTransfer {
             responded_by: r.responded_by,
         })
     }
-}
-
-/// A `LIKE` pattern matching every text that starts with `prefix` (escape `\`; ids hold
-/// `_`, a wildcard).
-fn prefix_pattern(prefix: &str) -> String {
-    let mut pattern = String::with_capacity(prefix.len() + 8);
-    for c in prefix.chars() {
-        if matches!(c, '\\' | '%' | '_') {
-            pattern.push('\\');
-        }
-        pattern.push(c);
-    }
-    pattern.push('%');
-    pattern
 }
 
 fn no_longer_pending(id: &str) -> TxError {
