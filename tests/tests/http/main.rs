@@ -17,6 +17,7 @@ mod fx_documents;
 mod fx_reports;
 mod graphql;
 mod harness;
+mod hostile;
 mod keys;
 mod limits;
 mod mcp;

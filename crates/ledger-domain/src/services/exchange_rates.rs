@@ -73,9 +73,8 @@ fn check_rate(text: &str) -> DomainResult<String> {
 
 /// A `YYYY-MM-DD` date, refused on `field` otherwise.
 fn check_date(text: &str, field: &str) -> DomainResult<Date> {
-    let format = time::macros::format_description!("[year]-[month]-[day]");
-    Date::parse(text.trim(), &format)
-        .map_err(|_| DomainError::invalid_field(field, "must be a date (YYYY-MM-DD)"))
+    crate::dates::parse_day(text)
+        .ok_or_else(|| DomainError::invalid_field(field, "must be a date (YYYY-MM-DD)"))
 }
 
 /// The currency of a global read by id or code; `resource_not_found` otherwise.

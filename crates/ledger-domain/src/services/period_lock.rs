@@ -45,8 +45,7 @@ impl Dated {
 
 /// A lock date as stored or sent: exactly `YYYY-MM-DD`.
 fn parse_lock_date(text: &str) -> Option<Date> {
-    let format = time::macros::format_description!("[year]-[month]-[day]");
-    Date::parse(text.trim(), &format).ok()
+    crate::dates::parse_day(text)
 }
 
 /// The value to store for `period_lock_date`: the date as `YYYY-MM-DD`, or empty (no
