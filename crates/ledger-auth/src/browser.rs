@@ -155,10 +155,7 @@ fn return_path(params: &[(String, String)]) -> String {
 
 /// `GET /authorize`: checks the request, then shows the sign-in form (no session) or
 /// the consent page.
-pub async fn authorize<S: Store>(
-    state: web::Data<AppState<S>>,
-    req: HttpRequest,
-) -> HttpResponse {
+pub async fn authorize<S: Store>(state: web::Data<AppState<S>>, req: HttpRequest) -> HttpResponse {
     let params = pairs(req.query_string().as_bytes());
     let request = match authorization_request(&params) {
         Ok(r) => r,

@@ -34,7 +34,10 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     .route("/authorize", web::post().to(browser::decide::<S>))
     .route("/signin", web::post().to(browser::sign_in::<S>))
     .route("/signin/verify", web::get().to(browser::confirm_sign_in))
-    .route("/signin/verify", web::post().to(browser::verify_sign_in::<S>));
+    .route(
+        "/signin/verify",
+        web::post().to(browser::verify_sign_in::<S>),
+    );
 }
 
 /// A JSON answer that is never cached (tokens, registrations, their errors).
@@ -237,8 +240,8 @@ async fn token<S: Store>(
         let resource = field(&fields, "resource")?;
         match grant_type {
             Some("authorization_code") => {
-                let code = field(&fields, "code")?
-                    .ok_or_else(|| invalid_request("code is missing"))?;
+                let code =
+                    field(&fields, "code")?.ok_or_else(|| invalid_request("code is missing"))?;
                 state
                     .ledger
                     .exchange_code(

@@ -134,8 +134,7 @@ pub fn permissions_of(scopes: &[OAuthScope]) -> Vec<Permission> {
 
 /// Unpadded base64url (RFC 4648 section 5), as PKCE uses it.
 pub fn base64url(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] =
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
         let b = [
@@ -369,7 +368,9 @@ mod tests {
             challenge
         ));
         assert!(!pkce_matches("short", challenge));
-        assert!(!challenge_is_valid("E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-c"));
+        assert!(!challenge_is_valid(
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-c"
+        ));
     }
 
     #[test]
@@ -429,6 +430,9 @@ mod tests {
         assert!(!return_to_is_safe("//evil.example/authorize"));
         assert!(!return_to_is_safe("https://evil.example/"));
         assert!(!return_to_is_safe("/authorizex"));
-        assert_eq!(email_provider_id(" Alice@Example.com"), "email:alice@example.com");
+        assert_eq!(
+            email_provider_id(" Alice@Example.com"),
+            "email:alice@example.com"
+        );
     }
 }

@@ -7,15 +7,15 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpMessage, HttpRequest, web};
 use ledger_domain::DomainError;
 use ledger_domain::error::ErrorCode;
-use ledger_domain::organizations::key_prefix;
 use ledger_domain::oauth::OAuthScope;
+use ledger_domain::organizations::key_prefix;
 use ledger_domain::ports::{Store, TokenSource};
 use ledger_domain::services::{IssuedKey, Principal};
 use ring::digest::{SHA256, digest};
 use ring::rand::{SecureRandom, SystemRandom};
 
-use crate::{AppState, OAuthUrls};
 use crate::error::ApiError;
+use crate::{AppState, OAuthUrls};
 
 /// Lowercase hex SHA-256 of `input`.
 pub fn sha256_hex(input: &[u8]) -> String {
@@ -204,9 +204,7 @@ pub async fn bearer_challenge<B: MessageBody>(
                 .get::<MissingPermission>()
                 .map(|m| m.0.clone());
             match (held, missing) {
-                (Some(held), Some(missing)) => {
-                    insufficient_scope_challenge(&urls, &held, &missing)
-                }
+                (Some(held), Some(missing)) => insufficient_scope_challenge(&urls, &held, &missing),
                 _ => None,
             }
         }

@@ -383,8 +383,7 @@ impl OAuthStore for Db {
         let found: Option<(SecretRow, GrantRow, OrganizationRow)> = db_read!(self, |conn| {
             Ok(oauth_secrets::table
                 .inner_join(
-                    oauth_grants::table
-                        .on(oauth_secrets::grant_id.eq(oauth_grants::id.nullable())),
+                    oauth_grants::table.on(oauth_secrets::grant_id.eq(oauth_grants::id.nullable())),
                 )
                 .inner_join(
                     organizations::table.on(organizations::id.eq(oauth_grants::organization_id)),

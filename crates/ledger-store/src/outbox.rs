@@ -90,7 +90,12 @@ mod tests {
             subject: "Hi".into(),
             body: "line one\nline two".into(),
         };
-        let text = render(&mail, "ledger@localhost", "mail_1", OffsetDateTime::UNIX_EPOCH);
+        let text = render(
+            &mail,
+            "ledger@localhost",
+            "mail_1",
+            OffsetDateTime::UNIX_EPOCH,
+        );
         assert!(text.contains("To: a@example.comBcc: evil@example.com\r\n"));
         assert!(text.contains("\r\n\r\nline one\r\nline two\r\n"));
         assert!(text.starts_with("From: ledger@localhost\r\n"));

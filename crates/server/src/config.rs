@@ -195,7 +195,11 @@ pub struct Config {
     #[arg(long, env = "LEDGER_MAIL_OUTBOX", default_value = "./data/outbox")]
     pub mail_outbox: String,
     /// Sender address of the sign-in mail.
-    #[arg(long, env = "LEDGER_MAIL_FROM", default_value = "Ledger <ledger@localhost>")]
+    #[arg(
+        long,
+        env = "LEDGER_MAIL_FROM",
+        default_value = "Ledger <ledger@localhost>"
+    )]
     pub mail_from: String,
     /// Create a demo organization on first start (development only).
     #[arg(long, env = "LEDGER_DEMO", default_value_t = true, action = clap::ArgAction::Set)]

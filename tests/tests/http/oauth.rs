@@ -31,12 +31,9 @@ async fn world(backend: Backend) -> Option<World> {
     ));
     let dir = outbox.to_string_lossy().into_owned();
     let clock = Arc::new(ShiftedClock::default());
-    let app = TestApp::spawn_tweaked_with_clock(
-        backend,
-        move |c| c.mail_outbox = dir,
-        clock.clone(),
-    )
-    .await?;
+    let app =
+        TestApp::spawn_tweaked_with_clock(backend, move |c| c.mail_outbox = dir, clock.clone())
+            .await?;
     Some(World {
         app,
         outbox,
@@ -105,7 +102,10 @@ fn query_of(url: &str) -> Vec<(String, String)> {
 }
 
 fn param(pairs: &[(String, String)], name: &str) -> Option<String> {
-    pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+    pairs
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.clone())
 }
 
 /// The newest `.eml` file in the outbox.
@@ -240,7 +240,10 @@ impl World {
             .await;
         assert_eq!(res.status(), StatusCode::OK);
         let mail = newest_mail(&self.outbox);
-        assert!(mail.contains(&format!("To: {}", OWNER.to_uppercase())), "{mail}");
+        assert!(
+            mail.contains(&format!("To: {}", OWNER.to_uppercase())),
+            "{mail}"
+        );
         let link = mail
             .split_whitespace()
             .find(|w| w.contains("/signin/verify?token="))
@@ -253,10 +256,16 @@ impl World {
             .post_form("/signin/verify", &[("token".into(), token.clone())], None)
             .await;
         assert_eq!(res.status(), StatusCode::SEE_OTHER);
-        let set_cookie = res.headers()["set-cookie"].to_str().expect("ascii").to_owned();
+        let set_cookie = res.headers()["set-cookie"]
+            .to_str()
+            .expect("ascii")
+            .to_owned();
         assert!(set_cookie.contains("HttpOnly"), "{set_cookie}");
         assert!(set_cookie.contains("SameSite=Lax"), "{set_cookie}");
-        assert!(!set_cookie.contains("Secure"), "development cookies are not Secure");
+        assert!(
+            !set_cookie.contains("Secure"),
+            "development cookies are not Secure"
+        );
         let cookie = set_cookie.split(';').next().expect("pair").to_owned();
         assert_eq!(location(&res), return_to);
         // The link works once.
@@ -318,11 +327,17 @@ impl World {
         assert!(back.starts_with(REDIRECT), "{back}");
         let pairs = query_of(&back);
         assert_eq!(param(&pairs, "state").as_deref(), Some("xyz-state"));
-        assert_eq!(param(&pairs, "iss").as_deref(), Some(self.app.base.as_str()));
+        assert_eq!(
+            param(&pairs, "iss").as_deref(),
+            Some(self.app.base.as_str())
+        );
         param(&pairs, "code").expect("a code")
     }
 
-    async fn token(&self, form: &[(&str, &str)]) -> (StatusCode, reqwest::header::HeaderMap, Value) {
+    async fn token(
+        &self,
+        form: &[(&str, &str)],
+    ) -> (StatusCode, reqwest::header::HeaderMap, Value) {
         let pairs: Vec<(String, String)> = form
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
@@ -367,11 +382,20 @@ impl World {
 }
 
 fn access(tokens: &Value) -> String {
-    tokens["access_token"].as_str().expect("access token").to_owned()
+    tokens["access_token"]
+        .as_str()
+        .expect("access token")
+        .to_owned()
 }
 
 /// A modern-era `tools/call` of the MCP endpoint at `path`.
-async fn mcp_tool(app: &TestApp, token: &str, path: &str, name: &str, arguments: Value) -> ledger_tests::Answer {
+async fn mcp_tool(
+    app: &TestApp,
+    token: &str,
+    path: &str,
+    name: &str,
+    arguments: Value,
+) -> ledger_tests::Answer {
     app.call(
         Method::POST,
         path,
@@ -411,7 +435,10 @@ fn challenge(answer: &ledger_tests::Answer) -> String {
 async fn metadata_documents_describe_the_server(w: &World) {
     let base = &w.app.base;
     let res = w
-        .get(&format!("{base}/.well-known/oauth-authorization-server"), None)
+        .get(
+            &format!("{base}/.well-known/oauth-authorization-server"),
+            None,
+        )
         .await;
     assert_eq!(res.status(), StatusCode::OK);
     let doc: Value = res.json().await.expect("json");
@@ -448,7 +475,9 @@ async fn metadata_documents_describe_the_server(w: &World) {
         assert_eq!(doc["authorization_servers"], json!([base]));
     }
     // Registration refuses what it cannot honour, in RFC 7591's words.
-    let res = w.register(json!({"redirect_uris": ["http://evil.example/cb"]})).await;
+    let res = w
+        .register(json!({"redirect_uris": ["http://evil.example/cb"]}))
+        .await;
     assert_eq!(res.status(), StatusCode::BAD_REQUEST);
     let body: Value = res.json().await.expect("json");
     assert_eq!(body["error"], "invalid_redirect_uri");
@@ -481,7 +510,10 @@ async fn the_whole_flow_reaches_rest_graphql_and_mcp(w: &World) {
     assert!(token.starts_with("ledger_at_"));
 
     // REST: reads and writes of the chosen organization, live mode.
-    let res = w.app.get(&token, &format!("/organizations/{org}/accounts")).await;
+    let res = w
+        .app
+        .get(&token, &format!("/organizations/{org}/accounts"))
+        .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     let res = w
         .app
@@ -523,23 +555,36 @@ async fn the_whole_flow_reaches_rest_graphql_and_mcp(w: &World) {
     assert_eq!(res.body["result"]["isError"], false, "{}", res.body);
 
     // Refresh rotates; the spent token's reuse revokes the family.
-    let refresh = tokens["refresh_token"].as_str().expect("refresh").to_owned();
+    let refresh = tokens["refresh_token"]
+        .as_str()
+        .expect("refresh")
+        .to_owned();
     let (status, second) = w.refresh(&client, &refresh).await;
     assert_eq!(status, StatusCode::OK, "{second}");
     assert_ne!(second["refresh_token"], tokens["refresh_token"]);
     let second_token = access(&second);
-    let res = w.app.get(&second_token, &format!("/organizations/{org}/accounts")).await;
+    let res = w
+        .app
+        .get(&second_token, &format!("/organizations/{org}/accounts"))
+        .await;
     assert_eq!(res.status, StatusCode::OK);
     let (status, reuse) = w.refresh(&client, &refresh).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(reuse["error"], "invalid_grant");
-    let res = w.app.get(&second_token, &format!("/organizations/{org}/accounts")).await;
+    let res = w
+        .app
+        .get(&second_token, &format!("/organizations/{org}/accounts"))
+        .await;
     assert_eq!(res.status, StatusCode::UNAUTHORIZED);
     assert_eq!(res.code(), "invalid_token");
     let (status, _) = w
         .refresh(&client, second["refresh_token"].as_str().expect("refresh"))
         .await;
-    assert_eq!(status, StatusCode::BAD_REQUEST, "the whole family is revoked");
+    assert_eq!(
+        status,
+        StatusCode::BAD_REQUEST,
+        "the whole family is revoked"
+    );
 }
 oauth_both!(oauth_flow, the_whole_flow_reaches_rest_graphql_and_mcp);
 
@@ -550,7 +595,11 @@ async fn codes_tokens_and_requests_that_must_fail(w: &World) {
 
     // Untrusted client or redirect URI: a page, never a redirect.
     for url in [
-        w.authorize_url("cli_01JUNKNOWNCLIENT0000000000", "ledger:read", &w.mcp_url()),
+        w.authorize_url(
+            "cli_01JUNKNOWNCLIENT0000000000",
+            "ledger:read",
+            &w.mcp_url(),
+        ),
         w.authorize_url(&client, "ledger:read", &w.mcp_url())
             .replace("localhost%3A3030", "evil.example"),
         w.authorize_url(&client, "ledger:read", &w.mcp_url())
@@ -559,7 +608,12 @@ async fn codes_tokens_and_requests_that_must_fail(w: &World) {
         let res = w.get(&url, None).await;
         assert_eq!(res.status(), StatusCode::BAD_REQUEST, "{url}");
         assert!(res.headers().get("location").is_none(), "{url}");
-        assert!(res.text().await.expect("html").contains("Authorization failed"));
+        assert!(
+            res.text()
+                .await
+                .expect("html")
+                .contains("Authorization failed")
+        );
     }
     // A resource of another server: back to the client with invalid_target and iss.
     let res = w
@@ -609,7 +663,10 @@ async fn codes_tokens_and_requests_that_must_fail(w: &World) {
             ("code_verifier", &VERIFIER.replace('d', "e")),
         ])
         .await;
-    assert_eq!((status, body["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_grant")));
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_grant"))
+    );
     let (status, _, body) = w
         .token(&[
             ("grant_type", "authorization_code"),
@@ -618,7 +675,10 @@ async fn codes_tokens_and_requests_that_must_fail(w: &World) {
             ("code_verifier", VERIFIER),
         ])
         .await;
-    assert_eq!((status, body["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_grant")));
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_grant"))
+    );
 
     // A reused code: the second redemption fails and revokes the first's tokens.
     let code = w.code(&client, &["ledger:read"], &w.mcp_url()).await;
@@ -631,8 +691,14 @@ async fn codes_tokens_and_requests_that_must_fail(w: &World) {
             ("code_verifier", VERIFIER),
         ])
         .await;
-    assert_eq!((status, body["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_grant")));
-    let res = w.app.get(&access(&tokens), &format!("/organizations/{org}/accounts")).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_grant"))
+    );
+    let res = w
+        .app
+        .get(&access(&tokens), &format!("/organizations/{org}/accounts"))
+        .await;
     assert_eq!(res.status, StatusCode::UNAUTHORIZED);
 
     // Unknown client, unsupported grant, a non-form body.
@@ -644,7 +710,10 @@ async fn codes_tokens_and_requests_that_must_fail(w: &World) {
             ("code_verifier", VERIFIER),
         ])
         .await;
-    assert_eq!((status, body["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_client")));
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_client"))
+    );
     let (_, _, body) = w.token(&[("grant_type", "password")]).await;
     assert_eq!(body["error"], "unsupported_grant_type");
 
@@ -655,8 +724,19 @@ async fn codes_tokens_and_requests_that_must_fail(w: &World) {
     let directory = access(&w.exchange(&client, &code).await);
     let res = mcp_tool(&w.app, &directory, "/mcp", "list_accounts", json!({})).await;
     assert_eq!(res.status, StatusCode::UNAUTHORIZED);
-    assert!(challenge(&res).contains("error=\"invalid_token\""), "{}", challenge(&res));
-    let res = mcp_tool(&w.app, &directory, "/mcp/directory", "list_accounts", json!({})).await;
+    assert!(
+        challenge(&res).contains("error=\"invalid_token\""),
+        "{}",
+        challenge(&res)
+    );
+    let res = mcp_tool(
+        &w.app,
+        &directory,
+        "/mcp/directory",
+        "list_accounts",
+        json!({}),
+    )
+    .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
 
     // Revocation (RFC 7009): the access token stops at once; unknown tokens answer 200.
@@ -666,20 +746,32 @@ async fn codes_tokens_and_requests_that_must_fail(w: &World) {
     let res = w
         .post_form(
             "/revoke",
-            &[("token".into(), token.clone()), ("client_id".into(), client.clone())],
+            &[
+                ("token".into(), token.clone()),
+                ("client_id".into(), client.clone()),
+            ],
             None,
         )
         .await;
     assert_eq!(res.status(), StatusCode::OK);
-    let res = w.app.get(&token, &format!("/organizations/{org}/accounts")).await;
+    let res = w
+        .app
+        .get(&token, &format!("/organizations/{org}/accounts"))
+        .await;
     assert_eq!(res.status, StatusCode::UNAUTHORIZED);
     assert!(challenge(&res).contains("error=\"invalid_token\""));
     // Revoking the refresh token ends the grant.
-    let refresh = tokens["refresh_token"].as_str().expect("refresh").to_owned();
+    let refresh = tokens["refresh_token"]
+        .as_str()
+        .expect("refresh")
+        .to_owned();
     let res = w
         .post_form(
             "/revoke",
-            &[("token".into(), refresh.clone()), ("client_id".into(), client.clone())],
+            &[
+                ("token".into(), refresh.clone()),
+                ("client_id".into(), client.clone()),
+            ],
             None,
         )
         .await;
@@ -688,7 +780,16 @@ async fn codes_tokens_and_requests_that_must_fail(w: &World) {
     assert_eq!(status, StatusCode::BAD_REQUEST);
 
     // No token at all: every resource points at its metadata.
-    let res = w.app.call(Method::GET, &format!("/organizations/{org}/accounts"), None, None, &[]).await;
+    let res = w
+        .app
+        .call(
+            Method::GET,
+            &format!("/organizations/{org}/accounts"),
+            None,
+            None,
+            &[],
+        )
+        .await;
     assert_eq!(res.status, StatusCode::UNAUTHORIZED);
     assert!(
         challenge(&res).contains(&format!(
@@ -711,7 +812,10 @@ async fn scopes_are_enforced_per_operation(w: &World) {
     assert_eq!(tokens["scope"], "ledger:read");
     let token = access(&tokens);
 
-    let res = w.app.get(&token, &format!("/organizations/{org}/accounts")).await;
+    let res = w
+        .app
+        .get(&token, &format!("/organizations/{org}/accounts"))
+        .await;
     assert_eq!(res.status, StatusCode::OK);
     let res = w
         .app
@@ -724,11 +828,21 @@ async fn scopes_are_enforced_per_operation(w: &World) {
     assert_eq!(res.status, StatusCode::FORBIDDEN, "{}", res.body);
     let header = challenge(&res);
     assert!(header.contains("error=\"insufficient_scope\""), "{header}");
-    assert!(header.contains("scope=\"ledger:read ledger:write\""), "{header}");
+    assert!(
+        header.contains("scope=\"ledger:read ledger:write\""),
+        "{header}"
+    );
     // Key administration needs admin.
-    let res = w.app.get(&token, &format!("/organizations/{org}/api-keys")).await;
+    let res = w
+        .app
+        .get(&token, &format!("/organizations/{org}/api-keys"))
+        .await;
     assert_eq!(res.status, StatusCode::FORBIDDEN, "{}", res.body);
-    assert!(challenge(&res).contains("ledger:admin"), "{}", challenge(&res));
+    assert!(
+        challenge(&res).contains("ledger:admin"),
+        "{}",
+        challenge(&res)
+    );
     // MCP: a write tool with a read-only token is a 403 with the step-up challenge.
     let res = mcp_tool(
         &w.app,
@@ -739,17 +853,59 @@ async fn scopes_are_enforced_per_operation(w: &World) {
     )
     .await;
     assert_eq!(res.status, StatusCode::FORBIDDEN, "{}", res.body);
-    assert!(challenge(&res).contains("insufficient_scope"), "{}", challenge(&res));
+    assert!(
+        challenge(&res).contains("insufficient_scope"),
+        "{}",
+        challenge(&res)
+    );
     // The consent chose test mode: the token sees test data.
     let res = mcp_tool(&w.app, &token, "/mcp", "list_accounts", json!({})).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
 
     // Access tokens expire after an hour.
     w.clock.advance(time::Duration::seconds(3601));
-    let res = w.app.get(&token, &format!("/organizations/{org}/accounts")).await;
+    let res = w
+        .app
+        .get(&token, &format!("/organizations/{org}/accounts"))
+        .await;
     assert_eq!(res.status, StatusCode::UNAUTHORIZED);
-    assert!(res.body["error"]["message"]
-        .as_str()
-        .is_some_and(|m| m.contains("expired")));
+    assert!(
+        res.body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("expired"))
+    );
 }
 oauth_both!(oauth_scopes, scopes_are_enforced_per_operation);
+
+/// The official MCP Python SDK runs the whole flow on its own (discovery, registration,
+/// PKCE, `resource`, `iss`, token, tool calls), its redirect handler playing the user
+/// (`tests/mcp_sdk/oauth_flow.py`). Needs python3 with `mcp` (`.ci/run` installs it);
+/// `LEDGER_SKIP_MCP_SDK=1` skips it.
+async fn the_official_python_sdk_authorizes_itself(w: &World) {
+    if std::env::var("LEDGER_SKIP_MCP_SDK").is_ok_and(|v| v == "1") {
+        eprintln!("LEDGER_SKIP_MCP_SDK=1: skipping the MCP Python SDK OAuth test");
+        return;
+    }
+    w.signup("Sdk Co").await;
+    let script = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("mcp_sdk/oauth_flow.py");
+    let base = w.app.base.clone();
+    let outbox = w.outbox.clone();
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("python3")
+            .arg(script)
+            .env("LEDGER_BASE", base)
+            .env("LEDGER_OUTBOX", outbox)
+            .env("LEDGER_EMAIL", OWNER)
+            .output()
+            .expect("run python3 (install python3 and `pip install mcp==2.3.0`)")
+    })
+    .await
+    .expect("python task");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("ok: oauth"),
+        "the MCP Python SDK OAuth scenario failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+    );
+}
+oauth_both!(oauth_python_sdk, the_official_python_sdk_authorizes_itself);

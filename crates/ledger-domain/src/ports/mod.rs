@@ -30,8 +30,8 @@ pub use catalog::{Categories, CategoryFilter, TaxFilter, Taxes};
 pub use documents::{Contacts, DocumentFilter, Documents};
 pub use exchange::{ExchangeRateFilter, ExchangeRates};
 pub use jobs::{AppliedWrite, DocumentEffect, DocumentTransition, Effect, Jobs, Reversal};
-pub use oauth::{Mail, Mailer, NoMailer, NoTokens, OAuthStore, Rotation, TokenSource};
 pub use journal::{AccountFilter, Accounts, HistoryPage, HistoryRow, Journal};
+pub use oauth::{Mail, Mailer, NoMailer, NoTokens, OAuthStore, Rotation, TokenSource};
 pub use operations::{
     Deletions, EventStats, Events, Health, JobStats, Monitoring, PoolStats, PurgeReport,
 };

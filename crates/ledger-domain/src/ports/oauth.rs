@@ -26,21 +26,17 @@ pub trait OAuthStore: Send + Sync + 'static {
     ///
     /// # Errors
     /// `Internal` on storage failure.
-    fn insert_client(&self, client: OAuthClient)
-    -> impl Future<Output = StoreResult<()>> + Send;
+    fn insert_client(&self, client: OAuthClient) -> impl Future<Output = StoreResult<()>> + Send;
 
     /// A client by `client_id`.
-    fn get_client(
-        &self,
-        id: &str,
-    ) -> impl Future<Output = StoreResult<Option<OAuthClient>>> + Send;
+    fn get_client(&self, id: &str)
+    -> impl Future<Output = StoreResult<Option<OAuthClient>>> + Send;
 
     /// Inserts a secret (a code, session or sign-in link).
     ///
     /// # Errors
     /// `Internal` on storage failure (a hash collision included).
-    fn insert_secret(&self, secret: StoredSecret)
-    -> impl Future<Output = StoreResult<()>> + Send;
+    fn insert_secret(&self, secret: StoredSecret) -> impl Future<Output = StoreResult<()>> + Send;
 
     /// A secret by hash, whatever its state.
     fn find_secret(

@@ -71,7 +71,9 @@ pub use transactions::{EntryInput, NewTransactionInput, TransactionChanges};
 pub(crate) use transactions::{WriteOptions, with_result};
 pub use transfers::TransferInput;
 
-use crate::ports::{Blobs, Clock, Mailer, NoBlobs, NoMailer, NoTokens, Runtime, Store, TokenSource};
+use crate::ports::{
+    Blobs, Clock, Mailer, NoBlobs, NoMailer, NoTokens, Runtime, Store, TokenSource,
+};
 
 /// Tunables of the services.
 #[derive(Debug, Clone)]

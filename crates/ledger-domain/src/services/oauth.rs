@@ -79,12 +79,11 @@ impl OAuthError {
 impl From<DomainError> for OAuthError {
     fn from(e: DomainError) -> Self {
         tracing::error!(error = ?e, "authorization server storage failure");
-        Self::new(OAuthErrorCode::ServerError, "the server could not complete the request")
+        Self::new(
+            OAuthErrorCode::ServerError,
+            "the server could not complete the request",
+        )
     }
-}
-
-fn invalid_request(description: impl Into<String>) -> OAuthError {
-    OAuthError::new(OAuthErrorCode::InvalidRequest, description)
 }
 
 fn invalid_grant(description: impl Into<String>) -> OAuthError {
@@ -165,7 +164,9 @@ fn string_list(value: &Value, field: &str) -> Result<Option<Vec<String>>, OAuthE
             })
             .collect::<Result<Vec<_>, _>>()
             .map(Some),
-        Some(_) => Err(metadata_error(format!("{field} must be an array of strings"))),
+        Some(_) => Err(metadata_error(format!(
+            "{field} must be an array of strings"
+        ))),
     }
 }
 
@@ -320,7 +321,12 @@ impl<S: Store> Ledger<S> {
             .get_client(client_id)
             .await
             .map_err(|e| AuthorizeRefusal::Page(e.into()))?
-            .ok_or_else(|| page(OAuthErrorCode::InvalidClient, "the client is not registered"))?;
+            .ok_or_else(|| {
+                page(
+                    OAuthErrorCode::InvalidClient,
+                    "the client is not registered",
+                )
+            })?;
         let redirect_uri = match request.redirect_uri.as_deref() {
             Some(uri) if client.redirect_uris.iter().any(|r| r == uri) => uri.to_owned(),
             Some(_) => {
@@ -542,8 +548,7 @@ impl<S: Store> Ledger<S> {
             .await?
             .filter(|s| s.kind == SecretKind::SignIn && s.is_current(now) && s.used_at.is_none())
             .ok_or_else(refused)?;
-        let data: SignInData =
-            serde_json::from_value(secret.data).map_err(|_| refused())?;
+        let data: SignInData = serde_json::from_value(secret.data).map_err(|_| refused())?;
         if !self.store.use_secret(&hash, now).await? {
             return Err(refused());
         }
@@ -733,7 +738,9 @@ impl<S: Store> Ledger<S> {
             .filter(|s| s.kind == SecretKind::Code)
             .ok_or_else(|| invalid_grant("the authorization code is not valid"))?;
         if secret.client_id.as_deref() != Some(client.id.as_str()) {
-            return Err(invalid_grant("the authorization code was issued to another client"));
+            return Err(invalid_grant(
+                "the authorization code was issued to another client",
+            ));
         }
         let grant_id = secret
             .grant_id
@@ -750,7 +757,8 @@ impl<S: Store> Ledger<S> {
         }
         let data: CodeData = serde_json::from_value(secret.data.clone())
             .map_err(|e| DomainError::Internal(format!("stored code data: {e}")))?;
-        let verifier_ok = code_verifier.is_some_and(|v| oauth::pkce_matches(v, &data.code_challenge));
+        let verifier_ok =
+            code_verifier.is_some_and(|v| oauth::pkce_matches(v, &data.code_challenge));
         let redirect_ok = redirect_uri.is_none_or(|r| r == data.redirect_uri);
         let resource_ok = resource.is_none_or(|r| r.trim_end_matches('/') == data.resource);
         if !(verifier_ok && redirect_ok && resource_ok) {
@@ -779,7 +787,11 @@ impl<S: Store> Ledger<S> {
             revoked_at: None,
         };
         let (response, rows) = self.issue_tokens(&grant, &data.scopes)?;
-        if !self.store.redeem_code(&hash, now, grant.clone(), rows).await? {
+        if !self
+            .store
+            .redeem_code(&hash, now, grant.clone(), rows)
+            .await?
+        {
             // A concurrent redemption won: treat as reuse.
             self.store.revoke_grant(&grant.id, now).await?;
             return Err(invalid_grant("the authorization code was used already"));
@@ -811,7 +823,9 @@ impl<S: Store> Ledger<S> {
             .filter(|s| s.kind == SecretKind::Refresh)
             .ok_or_else(|| invalid_grant("the refresh token is not valid"))?;
         if secret.client_id.as_deref() != Some(client.id.as_str()) {
-            return Err(invalid_grant("the refresh token was issued to another client"));
+            return Err(invalid_grant(
+                "the refresh token was issued to another client",
+            ));
         }
         let grant = match &secret.grant_id {
             Some(id) => self.store.get_grant(id).await?,

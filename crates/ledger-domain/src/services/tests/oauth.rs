@@ -126,8 +126,16 @@ async fn approved_code(s: &Server, scopes: &str) -> (String, String) {
         .to_owned();
     let (session, return_to) = s.ledger.finish_sign_in(&token).await.expect("signed in");
     assert_eq!(return_to, "/authorize?x=1");
-    assert!(s.ledger.finish_sign_in(&token).await.is_err(), "links work once");
-    let (user, _) = s.ledger.session(&session).await.expect("read").expect("a session");
+    assert!(
+        s.ledger.finish_sign_in(&token).await.is_err(),
+        "links work once"
+    );
+    let (user, _) = s
+        .ledger
+        .session(&session)
+        .await
+        .expect("read")
+        .expect("a session");
     let request = AuthorizationRequest {
         response_type: Some("code".into()),
         client_id: Some(client.id.clone()),
@@ -159,7 +167,13 @@ async fn codes_become_tokens_that_authenticate_rotate_and_detect_reuse() {
     let creds = public(&client);
     let tokens = s
         .ledger
-        .exchange_code(&creds, &code, Some("http://localhost:3030/cb"), Some(VERIFIER), Some(MCP))
+        .exchange_code(
+            &creds,
+            &code,
+            Some("http://localhost:3030/cb"),
+            Some(VERIFIER),
+            Some(MCP),
+        )
         .await
         .expect("tokens");
     assert_eq!(tokens.scope, "ledger:read ledger:write");
@@ -172,7 +186,10 @@ async fn codes_become_tokens_that_authenticate_rotate_and_detect_reuse() {
         .expect("the token authenticates");
     assert_eq!(principal.organization.id, s.org_id);
     assert!(principal.key.livemode);
-    assert_eq!(principal.oauth.as_ref().map(|o| o.audience.as_str()), Some(MCP));
+    assert_eq!(
+        principal.oauth.as_ref().map(|o| o.audience.as_str()),
+        Some(MCP)
+    );
 
     // A second redemption fails and revokes what the first gave.
     let again = s
