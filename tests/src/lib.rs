@@ -95,6 +95,15 @@ impl TestApp {
         Self::spawn_full(backend, |_| {}, clock).await
     }
 
+    /// Starts the server with a tweaked configuration, reading time from `clock`.
+    pub async fn spawn_tweaked_with_clock(
+        backend: Backend,
+        tweak: impl FnOnce(&mut server::Config),
+        clock: Arc<dyn Clock>,
+    ) -> Option<Self> {
+        Self::spawn_full(backend, tweak, clock).await
+    }
+
     async fn spawn_full(
         backend: Backend,
         tweak: impl FnOnce(&mut server::Config),

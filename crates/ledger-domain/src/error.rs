@@ -138,6 +138,9 @@ error_codes! {
     RecipientNotFound = "recipient_not_found" => BusinessRule,
     /// The organization already has a pending transfer; cancel it first.
     TransferAlreadyPending = "transfer_already_pending" => BusinessRule,
+    /// An OAuth access token that is unknown, expired, revoked or issued for another
+    /// resource (audience).
+    InvalidToken = "invalid_token" => Authentication,
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -28,6 +28,10 @@ pub enum IdKind {
     /// An ownership transfer (spec 2.1 shows `TRF_`).
     OrganizationTransfer,
     Attachment,
+    /// A registered OAuth client (`client_id`).
+    OAuthClient,
+    /// What a user approved for an OAuth client (the refresh-token family).
+    OAuthGrant,
 }
 
 impl IdKind {
@@ -53,6 +57,8 @@ impl IdKind {
             Self::ExchangeRate => "fx",
             Self::OrganizationTransfer => "trf",
             Self::Attachment => "att",
+            Self::OAuthClient => "cli",
+            Self::OAuthGrant => "grt",
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod jobs;
 #[cfg(any(test, feature = "test-support"))]
 pub mod memory;
 pub mod money;
+pub mod oauth;
 pub mod organizations;
 pub mod ownership;
 pub mod ports;

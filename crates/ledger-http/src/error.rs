@@ -101,7 +101,14 @@ impl ResponseError for ApiError {
         if let DomainError::RateLimited { retry_after } = &self.0 {
             response.insert_header(("Retry-After", retry_after.to_string()));
         }
-        response.json(body)
+        let mut response = response.json(body);
+        if let DomainError::InsufficientPermissions { required } = &self.0 {
+            // For the challenge of a token lacking a scope (see `auth::bearer_challenge`).
+            response
+                .extensions_mut()
+                .insert(crate::auth::MissingPermission(required.clone()));
+        }
+        response
     }
 }
 

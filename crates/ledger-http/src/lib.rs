@@ -29,6 +29,38 @@ pub struct AppState<S> {
     pub admin_token: Option<String>,
     /// Rate limiters; `None` when limits are off (benchmarks).
     pub limits: Option<limits::RateLimits>,
+    /// Where the authorization server and the protected resources are.
+    pub oauth: OAuthUrls,
+}
+
+/// The public addresses of the OAuth authorization server and of the protected
+/// resources (spec 5: `{auth_url}` and `{base_url}`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OAuthUrls {
+    /// The public base URL of this service, without a trailing slash.
+    pub base_url: String,
+    /// The authorization server's issuer (`LEDGER_AUTH_URL`, default `base_url`).
+    pub issuer: String,
+    /// Whether cookies are marked `Secure` (production).
+    pub secure_cookies: bool,
+}
+
+impl OAuthUrls {
+    /// The resources (token audiences) of this service: the MCP endpoint first (the
+    /// default of an authorization request without `resource`), its directory variant,
+    /// and the API as a whole.
+    pub fn resources(&self) -> Vec<String> {
+        vec![
+            format!("{}/mcp", self.base_url),
+            format!("{}/mcp/directory", self.base_url),
+            self.base_url.clone(),
+        ]
+    }
+
+    /// The RFC 9728 metadata document of the resources.
+    pub fn resource_metadata_url(&self) -> String {
+        format!("{}/.well-known/oauth-protected-resource", self.base_url)
+    }
 }
 
 /// The answer for paths that match no route.

@@ -19,7 +19,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::DomainError;
 use ledger_domain::error::ErrorCode;
 use ledger_domain::ports::Store;
-use ledger_http::AppState;
+use ledger_http::{AppState, OAuthUrls};
 use serde_json::{Value, json};
 
 use crate::protocol::{Era, RpcError};
@@ -104,7 +104,11 @@ fn refusal(code: ErrorCode, message: impl Into<String>) -> HttpResponse {
 }
 
 /// RFC 9728 protected-resource metadata.
-async fn resource_metadata<const DIRECTORY: bool>(mcp: web::Data<Mcp>) -> HttpResponse {
+async fn resource_metadata<const DIRECTORY: bool>(
+    mcp: web::Data<Mcp>,
+    urls: Option<web::Data<OAuthUrls>>,
+) -> HttpResponse {
+    let issuer = urls.map_or_else(|| mcp.base_url.clone(), |u| u.issuer.clone());
     let resource = if DIRECTORY {
         format!("{}/mcp/directory", mcp.base_url)
     } else {
@@ -112,7 +116,7 @@ async fn resource_metadata<const DIRECTORY: bool>(mcp: web::Data<Mcp>) -> HttpRe
     };
     HttpResponse::Ok().json(json!({
         "resource": resource,
-        "authorization_servers": [mcp.base_url],
+        "authorization_servers": [issuer],
         "scopes_supported": ["ledger:read", "ledger:write", "ledger:admin"],
         "bearer_methods_supported": ["header"],
         "resource_name": "Ledger accounting",
@@ -218,6 +222,21 @@ async fn endpoint<S: Store, const DIRECTORY: bool>(
         }
     };
 
+    // An access token must have been issued for this endpoint (RFC 8707 audience) or
+    // for the API as a whole.
+    if let Some(oauth) = &principal.oauth {
+        let endpoint = if DIRECTORY { "/mcp/directory" } else { "/mcp" };
+        let accepted = [format!("{}{endpoint}", mcp.base_url), mcp.base_url.clone()];
+        if !accepted.contains(&oauth.audience) {
+            return unauthorized(
+                &mcp,
+                true,
+                ErrorCode::InvalidToken,
+                "the access token was issued for another resource",
+            );
+        }
+    }
+
     if !accepts_json(header_str(headers, "accept")) {
         return refusal(
             ErrorCode::NotAcceptable,
@@ -268,7 +287,12 @@ async fn endpoint<S: Store, const DIRECTORY: bool>(
         modern: matches!(era, Era::Modern(_)),
         directory: DIRECTORY,
         request_id: ledger_http::error::current_request_id(),
+        scope_refusal: principal
+            .oauth
+            .as_ref()
+            .map(|_| std::sync::Arc::new(std::sync::Mutex::new(None))),
     };
+    let scope_refusal = caller.scope_refusal.clone();
     let mut methods = mcp.methods.clone();
     methods.extensions_mut().insert(caller);
     let raw = match methods.raw_json_request(&message.to_string(), 1).await {
@@ -292,6 +316,26 @@ async fn endpoint<S: Store, const DIRECTORY: bool>(
         (Era::Modern(_), Some(_)) => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
     };
+    // A tool refused for a scope the access token lacks: 403 with the step-up challenge
+    // (the JSON-RPC answer, a tool error, stays the body).
+    let missing = scope_refusal.and_then(|slot| slot.lock().ok().and_then(|mut s| s.take()));
+    if let (Some(missing), Some(oauth)) = (missing, &principal.oauth) {
+        let urls = OAuthUrls {
+            base_url: mcp.base_url.clone(),
+            issuer: mcp.base_url.clone(),
+            secure_cookies: false,
+        };
+        let mut response = json_response(StatusCode::FORBIDDEN, text);
+        if let Some(value) =
+            ledger_http::auth::insufficient_scope_challenge(&urls, &oauth.scopes, &missing)
+                .and_then(|c| header::HeaderValue::from_str(&c).ok())
+        {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, value);
+        }
+        return response;
+    }
     let mut response = json_response(status, text);
     if method == "initialize" && code.is_none() {
         // Issued for clients that expect one; no later request needs it.

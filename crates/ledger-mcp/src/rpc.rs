@@ -27,6 +27,9 @@ pub struct Caller {
     /// The id of the MCP HTTP request (its `X-Request-Id`). The REST requests made for it
     /// run under the same id, so a tool error names the request the logs know.
     pub request_id: String,
+    /// Set when the bearer is an OAuth access token: the permission a REST request of
+    /// this call was refused for lack of, so the edge answers 403 `insufficient_scope`.
+    pub scope_refusal: Option<std::sync::Arc<std::sync::Mutex<Option<String>>>>,
 }
 
 /// What every method shares: the in-process REST client.
@@ -111,7 +114,18 @@ pub(crate) async fn rest_call(
         request_id: (!caller.request_id.is_empty()).then(|| caller.request_id.clone()),
     };
     match rest.call(request).await {
-        Ok(res) => res,
+        Ok(res) => {
+            if res.status == 403
+                && let Some(slot) = &caller.scope_refusal
+                && let Ok(body) = serde_json::from_slice::<Value>(&res.body)
+                && body["error"]["code"] == "insufficient_permissions"
+                && let Some(required) = body["error"]["details"]["required"].as_str()
+                && let Ok(mut slot) = slot.lock()
+            {
+                *slot = Some(required.to_owned());
+            }
+            res
+        }
         Err(_) => {
             let (status, body) = ledger_http::error::envelope(&DomainError::request(
                 ErrorCode::ServiceUnavailable,

@@ -16,7 +16,9 @@
 //! accounts, balances, bench, categories, contacts,
 //!   documents, journal, keys, maintenance, settings,
 //!   taxes, testing, exchange_rates, ownership,
-//!   attachments, blobs, blobs_s3   the port implementations on `Db`; `LocalBlobs`, `S3Blobs`
+//!   attachments, blobs, blobs_s3,
+//!   oauth, outbox                  the port implementations on `Db`; `LocalBlobs`, `S3Blobs`,
+//!                                  `OutboxMailer`
 //! jobs                             the queue: enqueue, claim, apply, fail, retry
 //! group                            group commit of applied writes
 //! apply, organizations             a job's effect; organizations, users, events
@@ -55,7 +57,9 @@ mod journal;
 mod keys;
 mod locks;
 mod maintenance;
+mod oauth;
 mod organizations;
+mod outbox;
 mod ownership;
 mod references;
 mod rows;
@@ -72,4 +76,5 @@ pub use balances::TotalsDifference;
 pub use blobs::LocalBlobs;
 pub use blobs_s3::{S3Blobs, S3Config};
 pub use db::{Db, StoreError};
+pub use outbox::OutboxMailer;
 pub use runtime::TokioRuntime;

@@ -427,6 +427,51 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    oauth_clients (id) {
+        id -> Text,
+        name -> Nullable<Text>,
+        redirect_uris -> Text,
+        grant_types -> Text,
+        auth_method -> Text,
+        secret_hash -> Nullable<Text>,
+        scope -> Nullable<Text>,
+        metadata -> Text,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    oauth_grants (id) {
+        id -> Text,
+        client_id -> Text,
+        user_id -> Text,
+        organization_id -> Text,
+        livemode -> Bool,
+        scopes -> Text,
+        resource -> Text,
+        created_at -> Timestamp,
+        revoked_at -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    oauth_secrets (hash) {
+        hash -> Text,
+        kind -> Text,
+        grant_id -> Nullable<Text>,
+        client_id -> Nullable<Text>,
+        user_id -> Nullable<Text>,
+        data -> Text,
+        expires_at -> Timestamp,
+        used_at -> Nullable<Timestamp>,
+        revoked_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::joinable!(oauth_grants -> organizations (organization_id));
+
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     organizations,
@@ -452,4 +497,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     exchange_rates,
     organization_transfers,
     attachments,
+    oauth_clients,
+    oauth_grants,
+    oauth_secrets,
 );

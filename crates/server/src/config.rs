@@ -187,6 +187,20 @@ pub struct Config {
     /// Largest attachment upload, in bytes (default 10 MiB).
     #[arg(long, env = "LEDGER_MAX_ATTACHMENT_BYTES", default_value_t = 10 * 1024 * 1024)]
     pub max_attachment_bytes: usize,
+    /// Public URL of the OAuth authorization server (its issuer); default: the base URL.
+    /// The endpoints are served by this process; a separate URL must route to it.
+    #[arg(long, env = "LEDGER_AUTH_URL")]
+    pub auth_url: Option<String>,
+    /// Directory the sign-in mail is written to, one `.eml` file per message.
+    #[arg(long, env = "LEDGER_MAIL_OUTBOX", default_value = "./data/outbox")]
+    pub mail_outbox: String,
+    /// Sender address of the sign-in mail.
+    #[arg(
+        long,
+        env = "LEDGER_MAIL_FROM",
+        default_value = "Ledger <ledger@localhost>"
+    )]
+    pub mail_from: String,
     /// Create a demo organization on first start (development only).
     #[arg(long, env = "LEDGER_DEMO", default_value_t = true, action = clap::ArgAction::Set)]
     pub demo: bool,
@@ -237,6 +251,9 @@ impl Config {
             s3_access_key_id: String::new(),
             s3_secret_access_key: String::new(),
             max_attachment_bytes: 10 * 1024 * 1024,
+            auth_url: None,
+            mail_outbox: "./data/outbox".into(),
+            mail_from: "Ledger <ledger@localhost>".into(),
         }
     }
 }

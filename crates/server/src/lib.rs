@@ -273,6 +273,11 @@ pub fn tls_config(config: &Config) -> anyhow::Result<Option<rustls::ServerConfig
 pub fn ledger(config: &Config, db: Db, clock: Arc<dyn Clock>, runtime: &TokioRuntime) -> AppLedger {
     Ledger::new(db, clock, Arc::new(runtime.clone()), ledger_config(config))
         .with_blobs(blobs(config))
+        .with_tokens(Arc::new(ledger_http::auth::RingTokens))
+        .with_mailer(Arc::new(ledger_store::OutboxMailer::new(
+            &config.mail_outbox,
+            config.mail_from.clone(),
+        )))
 }
 
 /// The blob store of attachment bytes: the S3-compatible bucket when one is configured,
@@ -315,12 +320,35 @@ pub async fn start(
             spawn_transfer_expiry(&ledger, &stop_workers),
         ])
         .collect();
+    let addr = listener.local_addr()?;
+    // Base URL for metadata and links; MCP tool calls go to an in-process copy of the REST app.
+    let base_url = config
+        .base_url
+        .clone()
+        .unwrap_or_else(|| {
+            let scheme = if tls.is_some() { "https" } else { "http" };
+            format!("{scheme}://{addr}")
+        })
+        .trim_end_matches('/')
+        .to_owned();
+    let oauth_urls = ledger_http::OAuthUrls {
+        issuer: config
+            .auth_url
+            .as_deref()
+            .unwrap_or(&base_url)
+            .trim_end_matches('/')
+            .to_owned(),
+        base_url: base_url.clone(),
+        secure_cookies: config.environment == Environment::Production,
+    };
     let state = web::Data::new(AppState {
         ledger: ledger.clone(),
         open_signup: config.environment == Environment::Development || config.open_signup,
         admin_token: config.admin_token.clone(),
         limits,
+        oauth: oauth_urls.clone(),
     });
+    let oauth_urls = web::Data::new(oauth_urls);
     let mut tasks = tasks;
     if state.limits.is_some() {
         let state = state.clone();
@@ -343,12 +371,6 @@ pub async fn start(
             max_complexity: config.graphql_max_complexity,
         },
     ));
-    let addr = listener.local_addr()?;
-    // MCP: base URL for its metadata; tool calls go to an in-process copy of the REST app.
-    let base_url = config.base_url.clone().unwrap_or_else(|| {
-        let scheme = if tls.is_some() { "https" } else { "http" };
-        format!("{scheme}://{addr}")
-    });
     let mcp = ledger_mcp::Mcp::start(state.clone(), &base_url).context("starting MCP")?;
     // The process-wide Prometheus recorder, before anything records.
     ledger_http::metrics::recorder();
@@ -357,11 +379,16 @@ pub async fn start(
             .app_data(state.clone())
             .app_data(transport.clone())
             .app_data(mcp.clone())
+            .app_data(oauth_urls.clone())
             .app_data(web::QueryConfig::default().error_handler(ledger_http::query_error_handler))
             .configure(ledger_rest::configure::<Db>)
             .configure(ledger_mcp::configure::<Db>)
+            .configure(ledger_auth::configure::<Db>)
             .configure(|cfg| ledger_graphql::configure::<Db>(cfg, graphql.clone()))
             .default_service(web::to(ledger_http::not_found))
+            .wrap(actix_web::middleware::from_fn(
+                ledger_http::auth::bearer_challenge,
+            ))
             // Outermost last: the request id first, then the metrics, then HEAD routed as GET,
             // then the transport check, so even a refused plain-HTTP request carries its id.
             .wrap(actix_web::middleware::from_fn(

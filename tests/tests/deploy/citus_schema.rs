@@ -37,6 +37,20 @@ const REFERENCE_TABLES: &[(&str, &str)] = &[
          listed by the recipient user across tenants; rare writes, references organizations \
          and users only",
     ),
+    (
+        "oauth_clients",
+        "the authorization server finds a client by its client_id before any tenant is known",
+    ),
+    (
+        "oauth_grants",
+        "an access token's grant is read by the hash of the token before the tenant is known; \
+         references clients, users and organizations only",
+    ),
+    (
+        "oauth_secrets",
+        "codes, tokens, sessions and sign-in links are found by the hash of the secret \
+         before any tenant is known",
+    ),
 ];
 
 /// Indexes of distributed tables that do not lead with `organization_id`: they serve

@@ -25,6 +25,7 @@ mod mcp_currencies;
 mod mcp_required;
 mod mcp_sdk;
 mod metrics;
+mod oauth;
 mod organization_transfers;
 mod organizations;
 mod period_locks;

@@ -21,6 +21,7 @@ mod exchange_rates;
 mod jobs;
 mod maintenance;
 mod master_data;
+mod oauth;
 mod organizations;
 mod ownership;
 #[cfg(test)]
@@ -236,6 +237,10 @@ pub(crate) struct State {
     pub(crate) exchange_rates: Vec<Row<ExchangeRate>>,
     pub(crate) transfers: Vec<crate::ownership::OrganizationTransfer>,
     pub(crate) attachments: Vec<Row<Attachment>>,
+    pub(crate) oauth_clients: Vec<crate::oauth::OAuthClient>,
+    pub(crate) oauth_grants: Vec<crate::oauth::Grant>,
+    /// By hash.
+    pub(crate) oauth_secrets: BTreeMap<String, crate::oauth::StoredSecret>,
 }
 
 /// Whether a row of `organization_id` and `livemode` belongs to `tenant`.

@@ -14,6 +14,7 @@ mod documents;
 mod exchange;
 mod jobs;
 mod journal;
+mod oauth;
 mod operations;
 mod organizations;
 mod writes;
@@ -30,6 +31,7 @@ pub use documents::{Contacts, DocumentFilter, Documents};
 pub use exchange::{ExchangeRateFilter, ExchangeRates};
 pub use jobs::{AppliedWrite, DocumentEffect, DocumentTransition, Effect, Jobs, Reversal};
 pub use journal::{AccountFilter, Accounts, HistoryPage, HistoryRow, Journal};
+pub use oauth::{Mail, Mailer, NoMailer, NoTokens, OAuthStore, Rotation, TokenSource};
 pub use operations::{
     Deletions, EventStats, Events, Health, JobStats, Monitoring, PoolStats, PurgeReport,
 };
@@ -156,6 +158,7 @@ pub trait Store:
     + ExchangeRates
     + OrganizationTransfers
     + Attachments
+    + OAuthStore
     + Clone
 {
 }
@@ -179,6 +182,7 @@ impl<T> Store for T where
         + ExchangeRates
         + OrganizationTransfers
         + Attachments
+        + OAuthStore
         + Clone
 {
 }

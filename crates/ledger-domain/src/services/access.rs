@@ -10,11 +10,22 @@ use crate::ports::{Store, Tenant};
 
 use super::Ledger;
 
-/// An authenticated key with its organization.
+/// An authenticated key with its organization. An OAuth access token authenticates as
+/// a key of its grant (id = the grant id, permissions = its scopes) with `oauth` set.
 #[derive(Debug, Clone)]
 pub struct Principal {
     pub key: ApiKey,
     pub organization: Organization,
+    /// Set when the bearer was an OAuth access token.
+    pub oauth: Option<OAuthBearer>,
+}
+
+/// What an access token carries besides its permissions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OAuthBearer {
+    /// The resource (audience) the token was issued for.
+    pub audience: String,
+    pub scopes: Vec<crate::oauth::OAuthScope>,
 }
 
 /// A principal cleared to act in one organization.
@@ -60,6 +71,9 @@ impl<S: Store> Ledger<S> {
     /// `invalid_api_key` for an unknown or malformed key, `expired_api_key` past its
     /// expiry or a rotated secret past its grace period, `disabled_api_key` for a disabled key.
     pub async fn authenticate(&self, secret: &str, hash: &str) -> DomainResult<Principal> {
+        if secret.starts_with(crate::oauth::ACCESS_TOKEN_PREFIX) {
+            return self.authenticate_access_token(hash).await;
+        }
         let Some(livemode) = mode_of_secret(secret) else {
             return Err(auth_error(
                 ErrorCode::InvalidApiKey,
@@ -78,12 +92,18 @@ impl<S: Store> Ledger<S> {
                     .ok_or_else(|| {
                         auth_error(ErrorCode::InvalidApiKey, "the API key is not valid")
                     })?;
-                let principal = Principal { key, organization };
+                let principal = Principal {
+                    key,
+                    organization,
+                    oauth: None,
+                };
                 self.key_cache.put(hash.to_owned(), principal.clone());
                 principal
             }
         };
-        let Principal { key, organization } = principal;
+        let Principal {
+            key, organization, ..
+        } = principal;
         if key.livemode != livemode {
             return Err(auth_error(
                 ErrorCode::InvalidApiKey,
@@ -111,7 +131,11 @@ impl<S: Store> Ledger<S> {
                 "the API key is disabled",
             ));
         }
-        Ok(Principal { key, organization })
+        Ok(Principal {
+            key,
+            organization,
+            oauth: None,
+        })
     }
 
     /// Forgets every remembered key (after a key changed: its old hash is not known here).

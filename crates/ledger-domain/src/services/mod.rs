@@ -15,6 +15,7 @@ mod deletions;
 mod documents;
 mod exchange_rates;
 mod keys;
+mod oauth;
 mod ownership;
 mod paid_reads;
 mod period_lock;
@@ -36,7 +37,7 @@ use std::sync::Arc;
 
 use time::OffsetDateTime;
 
-pub use access::{Access, Principal};
+pub use access::{Access, OAuthBearer, Principal};
 pub use accounts::{AccountChanges, BalanceView, HistoryView, NewAccountInput};
 pub use attachments::{NewAttachmentInput, attachment_too_large};
 pub use batch::{MAX_BATCH, MAX_BATCH_ENTRIES};
@@ -49,6 +50,10 @@ pub use exchange_rates::{
     ConversionInput, ExchangeRateChanges, NewExchangeRateInput, find_currency,
 };
 pub use keys::{KeyChanges, NewKeyInput};
+pub use oauth::{
+    AuthorizationRequest, AuthorizeRefusal, ClientCredentials, OAuthError, OAuthErrorCode,
+    TokenResponse, ValidatedRequest,
+};
 pub use ownership::OrganizationTransferInput;
 pub(crate) use period_lock::Dated;
 pub use period_lock::PERIOD_LOCK_SETTING;
@@ -66,7 +71,9 @@ pub use transactions::{EntryInput, NewTransactionInput, TransactionChanges};
 pub(crate) use transactions::{WriteOptions, with_result};
 pub use transfers::TransferInput;
 
-use crate::ports::{Blobs, Clock, NoBlobs, Runtime, Store};
+use crate::ports::{
+    Blobs, Clock, Mailer, NoBlobs, NoMailer, NoTokens, Runtime, Store, TokenSource,
+};
 
 /// Tunables of the services.
 #[derive(Debug, Clone)]
@@ -125,6 +132,11 @@ pub struct Ledger<S> {
     runtime: Arc<dyn Runtime>,
     /// Where attachment bytes live ([`NoBlobs`] until [`Ledger::with_blobs`]).
     blobs: Arc<dyn Blobs>,
+    /// Random secrets and their hashes for the authorization server ([`NoTokens`] until
+    /// [`Ledger::with_tokens`]).
+    tokens: Arc<dyn TokenSource>,
+    /// Where sign-in mail goes ([`NoMailer`] until [`Ledger::with_mailer`]).
+    mailer: Arc<dyn Mailer>,
     pub config: LedgerConfig,
     account_cache: Arc<account_cache::AccountCache>,
     /// Principals by key hash (see `LedgerConfig::key_cache_ttl`).
@@ -147,6 +159,8 @@ impl<S: Store> Ledger<S> {
             clock,
             runtime,
             blobs: Arc::new(NoBlobs),
+            tokens: Arc::new(NoTokens),
+            mailer: Arc::new(NoMailer),
             account_cache: Arc::new(account_cache::AccountCache::new(config.account_cache_ttl)),
             key_cache: Arc::new(ttl_cache::TtlCache::new(config.key_cache_ttl)),
             activity: Arc::default(),
@@ -158,6 +172,20 @@ impl<S: Store> Ledger<S> {
     #[must_use]
     pub fn with_blobs(mut self, blobs: Arc<dyn Blobs>) -> Self {
         self.blobs = blobs;
+        self
+    }
+
+    /// The same ledger making its OAuth secrets with `tokens`.
+    #[must_use]
+    pub fn with_tokens(mut self, tokens: Arc<dyn TokenSource>) -> Self {
+        self.tokens = tokens;
+        self
+    }
+
+    /// The same ledger sending its mail through `mailer`.
+    #[must_use]
+    pub fn with_mailer(mut self, mailer: Arc<dyn Mailer>) -> Self {
+        self.mailer = mailer;
         self
     }
 

@@ -4,6 +4,7 @@
 mod attachments;
 mod batch;
 mod exchange_rates;
+mod oauth;
 mod period_locks;
 mod pipeline;
 mod properties;

@@ -1,0 +1,372 @@
+//! The browser side of the authorization server: `/authorize` (sign-in form or consent
+//! page), the consent decision, and the e-mailed sign-in link that opens a session.
+//!
+//! Sessions are a cookie (`HttpOnly`, `SameSite=Lax`, `Secure` in production) holding
+//! a random token whose hash the store knows; the consent form carries the session's
+//! CSRF token. Errors that would redirect to a URI the client did not register are shown
+//! as pages instead (no open redirect).
+
+use actix_web::http::StatusCode;
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, web};
+use ledger_domain::DomainError;
+use ledger_domain::oauth::{self, OAuthScope, SESSION_LIFETIME};
+use ledger_domain::ports::Store;
+use ledger_domain::services::{AuthorizationRequest, AuthorizeRefusal, OAuthError, OAuthErrorCode};
+use ledger_http::AppState;
+
+use crate::html;
+
+/// The session cookie's name.
+pub const SESSION_COOKIE: &str = "ledger_session";
+
+/// The parameters of an authorization request the consent form carries through.
+const REQUEST_PARAMS: [&str; 8] = [
+    "response_type",
+    "client_id",
+    "redirect_uri",
+    "code_challenge",
+    "code_challenge_method",
+    "scope",
+    "state",
+    "resource",
+];
+
+fn session_token(req: &HttpRequest) -> Option<String> {
+    req.headers()
+        .get_all(header::COOKIE)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == SESSION_COOKIE)
+        .map(|(_, value)| value.trim().to_owned())
+}
+
+fn pairs(text: &[u8]) -> Vec<(String, String)> {
+    url::form_urlencoded::parse(text).into_owned().collect()
+}
+
+/// The authorization request in `params`; a repeated parameter is refused (RFC 6749 3.1).
+fn authorization_request(
+    params: &[(String, String)],
+) -> Result<AuthorizationRequest, &'static str> {
+    let mut request = AuthorizationRequest::default();
+    for name in REQUEST_PARAMS {
+        let mut values = params.iter().filter(|(k, _)| k == name).map(|(_, v)| v);
+        let value = values.next().cloned();
+        if values.next().is_some() {
+            return Err("a parameter of the authorization request is repeated");
+        }
+        let slot = match name {
+            "response_type" => &mut request.response_type,
+            "client_id" => &mut request.client_id,
+            "redirect_uri" => &mut request.redirect_uri,
+            "code_challenge" => &mut request.code_challenge,
+            "code_challenge_method" => &mut request.code_challenge_method,
+            "scope" => &mut request.scope,
+            "state" => &mut request.state,
+            _ => &mut request.resource,
+        };
+        *slot = value;
+    }
+    Ok(request)
+}
+
+/// A redirect to the client's (registered) redirect URI with `params`, `state` and `iss`.
+fn back_to_client(
+    status: StatusCode,
+    redirect_uri: &str,
+    params: &[(&str, &str)],
+    state: Option<&str>,
+    issuer: &str,
+) -> HttpResponse {
+    let Ok(mut url) = url::Url::parse(redirect_uri) else {
+        return html::error_page(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            "the redirect URI is not valid",
+        );
+    };
+    {
+        let mut query = url.query_pairs_mut();
+        for (k, v) in params {
+            query.append_pair(k, v);
+        }
+        if let Some(state) = state {
+            query.append_pair("state", state);
+        }
+        query.append_pair("iss", issuer);
+    }
+    HttpResponse::build(status)
+        .insert_header((header::LOCATION, url.to_string()))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .finish()
+}
+
+fn refusal_response(refusal: AuthorizeRefusal, status: StatusCode, issuer: &str) -> HttpResponse {
+    match refusal {
+        AuthorizeRefusal::Page(e) => page_for(&e),
+        AuthorizeRefusal::Redirect {
+            redirect_uri,
+            state,
+            error,
+        } => back_to_client(
+            status,
+            &redirect_uri,
+            &[
+                ("error", error.code.as_str()),
+                ("error_description", error.description.as_str()),
+            ],
+            state.as_deref(),
+            issuer,
+        ),
+    }
+}
+
+fn page_for(e: &OAuthError) -> HttpResponse {
+    let status = if e.code == OAuthErrorCode::ServerError {
+        StatusCode::INTERNAL_SERVER_ERROR
+    } else {
+        StatusCode::BAD_REQUEST
+    };
+    html::error_page(status, e.code.as_str(), &e.description)
+}
+
+fn storage_failure(e: &DomainError) -> HttpResponse {
+    tracing::error!(error = ?e, "authorization page failed");
+    html::error_page(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "server_error",
+        "the server could not complete the request",
+    )
+}
+
+/// `/authorize?...` of the request's own parameters (where sign-in returns to).
+fn return_path(params: &[(String, String)]) -> String {
+    let mut query = url::form_urlencoded::Serializer::new(String::new());
+    for (k, v) in params
+        .iter()
+        .filter(|(k, _)| REQUEST_PARAMS.contains(&k.as_str()))
+    {
+        query.append_pair(k, v);
+    }
+    format!("/authorize?{}", query.finish())
+}
+
+/// `GET /authorize`: checks the request, then shows the sign-in form (no session) or
+/// the consent page.
+pub async fn authorize<S: Store>(state: web::Data<AppState<S>>, req: HttpRequest) -> HttpResponse {
+    let params = pairs(req.query_string().as_bytes());
+    let request = match authorization_request(&params) {
+        Ok(r) => r,
+        Err(text) => return html::error_page(StatusCode::BAD_REQUEST, "invalid_request", text),
+    };
+    let issuer = &state.oauth.issuer;
+    let validated = match state
+        .ledger
+        .check_authorization(&request, &state.oauth.resources())
+        .await
+    {
+        Ok(v) => v,
+        Err(refusal) => return refusal_response(refusal, StatusCode::FOUND, issuer),
+    };
+    let session = match session_token(&req) {
+        Some(token) => match state.ledger.session(&token).await {
+            Ok(s) => s,
+            Err(e) => return storage_failure(&e),
+        },
+        None => None,
+    };
+    let Some((user, data)) = session else {
+        return html::sign_in(&return_path(&params), None);
+    };
+    let organizations = match state.ledger.organizations_of_user(&user.id).await {
+        Ok(o) => o,
+        Err(e) => return storage_failure(&e),
+    };
+    let client_name = validated
+        .client
+        .name
+        .clone()
+        .unwrap_or_else(|| validated.client.id.clone());
+    html::consent(&html::Consent {
+        client_name: &client_name,
+        redirect_uri: &validated.redirect_uri,
+        user_email: &user.email,
+        organizations: &organizations,
+        scopes: &validated.scopes,
+        csrf: &data.csrf,
+        params: &params,
+    })
+}
+
+/// `POST /authorize`: the consent form's decision.
+pub async fn decide<S: Store>(
+    state: web::Data<AppState<S>>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> HttpResponse {
+    let fields = pairs(&body);
+    let one = |name: &str| {
+        fields
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let session = match session_token(&req) {
+        Some(token) => match state.ledger.session(&token).await {
+            Ok(s) => s,
+            Err(e) => return storage_failure(&e),
+        },
+        None => None,
+    };
+    let Some((user, data)) = session else {
+        return html::sign_in(
+            &return_path(&fields),
+            Some("Your session ended. Sign in again to continue."),
+        );
+    };
+    if one("csrf") != Some(data.csrf.as_str()) {
+        return html::error_page(
+            StatusCode::FORBIDDEN,
+            "invalid_request",
+            "the form is not valid any more; start the authorization again",
+        );
+    }
+    let request = match authorization_request(&fields) {
+        Ok(r) => r,
+        Err(text) => return html::error_page(StatusCode::BAD_REQUEST, "invalid_request", text),
+    };
+    let issuer = &state.oauth.issuer;
+    let validated = match state
+        .ledger
+        .check_authorization(&request, &state.oauth.resources())
+        .await
+    {
+        Ok(v) => v,
+        Err(refusal) => return refusal_response(refusal, StatusCode::SEE_OTHER, issuer),
+    };
+    let state_param = validated.state.as_deref();
+    if one("decision") != Some("approve") {
+        return back_to_client(
+            StatusCode::SEE_OTHER,
+            &validated.redirect_uri,
+            &[
+                ("error", "access_denied"),
+                ("error_description", "the user denied the request"),
+            ],
+            state_param,
+            issuer,
+        );
+    }
+    let approved: Vec<OAuthScope> = fields
+        .iter()
+        .filter(|(k, _)| k == "approved_scope")
+        .filter_map(|(_, v)| oauth::parse_scopes(v).ok())
+        .flatten()
+        .collect();
+    let livemode = one("mode") != Some("test");
+    let organization_id = one("organization_id").unwrap_or_default();
+    match state
+        .ledger
+        .approve(&user, &validated, organization_id, livemode, &approved)
+        .await
+    {
+        Ok(code) => back_to_client(
+            StatusCode::SEE_OTHER,
+            &validated.redirect_uri,
+            &[("code", code.as_str())],
+            state_param,
+            issuer,
+        ),
+        Err(e) if e.code == OAuthErrorCode::ServerError => page_for(&e),
+        Err(e) => back_to_client(
+            StatusCode::SEE_OTHER,
+            &validated.redirect_uri,
+            &[
+                ("error", e.code.as_str()),
+                ("error_description", e.description.as_str()),
+            ],
+            state_param,
+            issuer,
+        ),
+    }
+}
+
+/// `POST /signin`: mails a sign-in link.
+pub async fn sign_in<S: Store>(state: web::Data<AppState<S>>, body: web::Bytes) -> HttpResponse {
+    let fields = pairs(&body);
+    let one = |name: &str| {
+        fields
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+            .unwrap_or_default()
+    };
+    let return_to = one("return_to");
+    if !oauth::return_to_is_safe(return_to) {
+        return html::error_page(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            "sign-in must start from an authorization request",
+        );
+    }
+    let link_base = format!("{}/signin/verify?token=", state.oauth.base_url);
+    match state
+        .ledger
+        .start_sign_in(one("email"), return_to, &link_base)
+        .await
+    {
+        Ok(()) => html::link_sent(),
+        Err(DomainError::Validation { message, .. }) => {
+            html::sign_in(return_to, Some(&format!("The e-mail address {message}.")))
+        }
+        Err(e) => storage_failure(&e),
+    }
+}
+
+/// `GET /signin/verify?token=...`: the page the mailed link opens.
+pub async fn confirm_sign_in(req: HttpRequest) -> HttpResponse {
+    let params = pairs(req.query_string().as_bytes());
+    match params.iter().find(|(k, _)| k == "token") {
+        Some((_, token)) => html::confirm_sign_in(token),
+        None => html::error_page(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            "the sign-in link is incomplete",
+        ),
+    }
+}
+
+/// `POST /signin/verify`: spends the link, opens a session, returns to the request.
+pub async fn verify_sign_in<S: Store>(
+    state: web::Data<AppState<S>>,
+    body: web::Bytes,
+) -> HttpResponse {
+    let fields = pairs(&body);
+    let token = fields
+        .iter()
+        .find(|(k, _)| k == "token")
+        .map(|(_, v)| v.as_str())
+        .unwrap_or_default();
+    match state.ledger.finish_sign_in(token).await {
+        Ok((session, return_to)) => {
+            let mut cookie = format!(
+                "{SESSION_COOKIE}={session}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}",
+                SESSION_LIFETIME.whole_seconds()
+            );
+            if state.oauth.secure_cookies {
+                cookie.push_str("; Secure");
+            }
+            HttpResponse::SeeOther()
+                .insert_header((header::SET_COOKIE, cookie))
+                .insert_header((header::LOCATION, return_to))
+                .insert_header((header::CACHE_CONTROL, "no-store"))
+                .finish()
+        }
+        Err(DomainError::Authentication { message, .. }) => {
+            html::error_page(StatusCode::BAD_REQUEST, "invalid_token", &message)
+        }
+        Err(e) => storage_failure(&e),
+    }
+}

@@ -1,0 +1,235 @@
+//! The server-rendered pages of sign-in and consent: plain HTML forms that work without
+//! JavaScript, every input with a visible label, every value escaped.
+
+use actix_web::HttpResponse;
+use actix_web::http::StatusCode;
+use ledger_domain::oauth::OAuthScope;
+use ledger_domain::organizations::Organization;
+
+/// Escapes text for HTML element content and quoted attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:36rem;margin:2rem auto;\
+padding:0 1rem;line-height:1.5;color:#1a1a1a}fieldset{margin:1rem 0;border:1px solid #999;\
+border-radius:4px}label{display:block;margin:.25rem 0}input[type=email]{width:100%;\
+padding:.5rem;font-size:1rem}button{font-size:1rem;padding:.5rem 1rem;margin-right:.5rem}\
+.error{color:#a00}";
+
+/// A whole page with the headers every page of the flow carries: no caching, no
+/// framing (clickjacking), no referrer (links carry one-time tokens), no scripts.
+pub fn page(status: StatusCode, title: &str, body: &str) -> HttpResponse {
+    let html = format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{title} · Ledger</title><style>{STYLE}</style></head>\
+         <body><main>{body}</main></body></html>\n",
+        title = escape(title),
+    );
+    HttpResponse::build(status)
+        .content_type("text/html; charset=utf-8")
+        .insert_header(("Cache-Control", "no-store"))
+        .insert_header(("X-Frame-Options", "DENY"))
+        .insert_header((
+            "Content-Security-Policy",
+            "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+        ))
+        .insert_header(("Referrer-Policy", "no-referrer"))
+        .body(html)
+}
+
+fn hidden(name: &str, value: &str) -> String {
+    format!(
+        "<input type=\"hidden\" name=\"{}\" value=\"{}\">",
+        escape(name),
+        escape(value)
+    )
+}
+
+/// An error the user sees instead of a redirect (untrusted client or redirect URI).
+pub fn error_page(status: StatusCode, code: &str, description: &str) -> HttpResponse {
+    page(
+        status,
+        "Authorization failed",
+        &format!(
+            "<h1>Authorization failed</h1><p class=\"error\" role=\"alert\"><strong>{}</strong>: {}</p>\
+             <p>Return to the application and try again.</p>",
+            escape(code),
+            escape(description)
+        ),
+    )
+}
+
+/// The e-mail sign-in form; after sign-in the browser returns to `return_to`.
+pub fn sign_in(return_to: &str, problem: Option<&str>) -> HttpResponse {
+    let problem = problem
+        .map(|p| format!("<p class=\"error\" role=\"alert\">{}</p>", escape(p)))
+        .unwrap_or_default();
+    page(
+        if problem.is_empty() {
+            StatusCode::OK
+        } else {
+            StatusCode::BAD_REQUEST
+        },
+        "Sign in",
+        &format!(
+            "<h1>Sign in to Ledger</h1>{problem}\
+             <p>An application asks to use your Ledger organizations. Sign in first: we \
+             e-mail you a link that works once.</p>\
+             <form method=\"post\" action=\"/signin\">{}\
+             <label for=\"email\">E-mail address</label>\
+             <input id=\"email\" name=\"email\" type=\"email\" autocomplete=\"email\" required>\
+             <p><button type=\"submit\">E-mail me a sign-in link</button></p></form>",
+            hidden("return_to", return_to)
+        ),
+    )
+}
+
+/// After the link was sent.
+pub fn link_sent() -> HttpResponse {
+    page(
+        StatusCode::OK,
+        "Check your e-mail",
+        "<h1>Check your e-mail</h1><p role=\"status\">If the address can sign in, a sign-in \
+         link is on its way. It works once, for 15 minutes. You can close this page.</p>",
+    )
+}
+
+/// The page a sign-in link opens: one button, so a mail scanner that fetches the link
+/// does not spend it.
+pub fn confirm_sign_in(token: &str) -> HttpResponse {
+    page(
+        StatusCode::OK,
+        "Sign in",
+        &format!(
+            "<h1>Sign in to Ledger</h1><form method=\"post\" action=\"/signin/verify\">{}\
+             <p><button type=\"submit\">Continue signing in</button></p></form>",
+            hidden("token", token)
+        ),
+    )
+}
+
+/// What the consent page shows and carries.
+pub struct Consent<'a> {
+    pub client_name: &'a str,
+    pub redirect_uri: &'a str,
+    pub user_email: &'a str,
+    pub organizations: &'a [Organization],
+    pub scopes: &'a [OAuthScope],
+    pub csrf: &'a str,
+    /// The authorization request's parameters, carried through the form.
+    pub params: &'a [(String, String)],
+}
+
+/// The consent page: pick an organization and a mode, approve scopes, allow or deny.
+pub fn consent(c: &Consent<'_>) -> HttpResponse {
+    let mut hidden_fields: String = c
+        .params
+        .iter()
+        .filter(|(k, _)| {
+            matches!(
+                k.as_str(),
+                "response_type"
+                    | "client_id"
+                    | "redirect_uri"
+                    | "code_challenge"
+                    | "code_challenge_method"
+                    | "scope"
+                    | "state"
+                    | "resource"
+            )
+        })
+        .map(|(k, v)| hidden(k, v))
+        .collect();
+    hidden_fields.push_str(&hidden("csrf", c.csrf));
+    let host = url::Url::parse(c.redirect_uri)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_owned))
+        .unwrap_or_else(|| c.redirect_uri.to_owned());
+    let intro = format!(
+        "<h1>Allow {} to use Ledger?</h1><p>Signed in as <strong>{}</strong>. After you \
+         decide, you return to <strong>{}</strong>.</p>",
+        escape(c.client_name),
+        escape(c.user_email),
+        escape(&host)
+    );
+    if c.organizations.is_empty() {
+        return page(
+            StatusCode::OK,
+            "Authorize",
+            &format!(
+                "{intro}<p role=\"alert\">You own no organization yet, so there is nothing to \
+                 grant. Create one first.</p><form method=\"post\" action=\"/authorize\">\
+                 {hidden_fields}<button type=\"submit\" name=\"decision\" value=\"deny\">\
+                 Return to the application</button></form>"
+            ),
+        );
+    }
+    let organizations: String = c
+        .organizations
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            format!(
+                "<label><input type=\"radio\" name=\"organization_id\" value=\"{}\"{}> {} \
+                 <small>({})</small></label>",
+                escape(&o.id),
+                if i == 0 { " checked" } else { "" },
+                escape(&o.name),
+                escape(&o.id)
+            )
+        })
+        .collect();
+    let scopes: String = c
+        .scopes
+        .iter()
+        .map(|s| {
+            format!(
+                "<label><input type=\"checkbox\" name=\"approved_scope\" value=\"{}\" checked> \
+                 {} <small>({})</small></label>",
+                s.as_str(),
+                escape(s.describe()),
+                s.as_str()
+            )
+        })
+        .collect();
+    page(
+        StatusCode::OK,
+        "Authorize",
+        &format!(
+            "{intro}<form method=\"post\" action=\"/authorize\">{hidden_fields}\
+             <fieldset><legend>Organization</legend>{organizations}</fieldset>\
+             <fieldset><legend>Data</legend>\
+             <label><input type=\"radio\" name=\"mode\" value=\"live\" checked> Live data</label>\
+             <label><input type=\"radio\" name=\"mode\" value=\"test\"> Test data</label></fieldset>\
+             <fieldset><legend>Permissions</legend>{scopes}</fieldset>\
+             <p><button type=\"submit\" name=\"decision\" value=\"approve\">Allow</button>\
+             <button type=\"submit\" name=\"decision\" value=\"deny\">Deny</button></p></form>"
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_covers_markup_and_quotes() {
+        assert_eq!(
+            escape("<a href=\"x\">'&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
+    }
+}

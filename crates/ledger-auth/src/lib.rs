@@ -1,0 +1,304 @@
+//! `ledger-auth`: the OAuth 2.1 authorization server's HTTP edge (spec 5).
+//!
+//! Routes: RFC 8414 metadata at `/.well-known/oauth-authorization-server`, dynamic
+//! client registration (`POST /register`, RFC 7591), `GET`/`POST /authorize` (the
+//! sign-in form, the consent page and the decision), `POST /token` and `POST /revoke`
+//! (RFC 7009), and the e-mail sign-in (`POST /signin`, `GET`/`POST /signin/verify`).
+//! The protocol's rules are the domain's (`Ledger::check_authorization`, `approve`,
+//! `exchange_code`, ...); this crate parses, renders and sets cookies. Protocol errors
+//! are RFC 6749 JSON (`{error, error_description}`) with `Cache-Control: no-store`;
+//! errors that must not go back to an untrusted redirect URI are pages.
+
+mod browser;
+pub mod html;
+
+use actix_web::http::StatusCode;
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, web};
+use base64::Engine;
+use ledger_domain::ports::Store;
+use ledger_domain::services::{ClientCredentials, OAuthError, OAuthErrorCode, TokenResponse};
+use ledger_http::AppState;
+use serde_json::{Value, json};
+
+/// Registers the authorization server's routes.
+pub fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
+    cfg.route(
+        "/.well-known/oauth-authorization-server",
+        web::get().to(metadata::<S>),
+    )
+    .route("/register", web::post().to(register::<S>))
+    .route("/token", web::post().to(token::<S>))
+    .route("/revoke", web::post().to(revoke::<S>))
+    .route("/authorize", web::get().to(browser::authorize::<S>))
+    .route("/authorize", web::post().to(browser::decide::<S>))
+    .route("/signin", web::post().to(browser::sign_in::<S>))
+    .route("/signin/verify", web::get().to(browser::confirm_sign_in))
+    .route(
+        "/signin/verify",
+        web::post().to(browser::verify_sign_in::<S>),
+    );
+}
+
+/// A JSON answer that is never cached (tokens, registrations, their errors).
+fn no_store(status: StatusCode, body: &Value) -> HttpResponse {
+    HttpResponse::build(status)
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .insert_header((header::PRAGMA, "no-cache"))
+        .json(body)
+}
+
+/// An RFC 6749 section 5.2 error: 400, or 401 with a `Basic` challenge for
+/// `invalid_client` when the client authenticated with the header.
+fn oauth_error(error: &OAuthError, basic: bool) -> HttpResponse {
+    let status = match error.code {
+        OAuthErrorCode::InvalidClient if basic => StatusCode::UNAUTHORIZED,
+        OAuthErrorCode::ServerError => StatusCode::INTERNAL_SERVER_ERROR,
+        _ => StatusCode::BAD_REQUEST,
+    };
+    let mut response = no_store(
+        status,
+        &json!({ "error": error.code.as_str(), "error_description": error.description }),
+    );
+    if status == StatusCode::UNAUTHORIZED {
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            header::HeaderValue::from_static("Basic realm=\"ledger\""),
+        );
+    }
+    response
+}
+
+fn invalid_request(description: &str) -> OAuthError {
+    OAuthError {
+        code: OAuthErrorCode::InvalidRequest,
+        description: description.to_owned(),
+    }
+}
+
+/// RFC 8414 authorization server metadata.
+async fn metadata<S: Store>(state: web::Data<AppState<S>>) -> HttpResponse {
+    let issuer = &state.oauth.issuer;
+    let auth_methods = ["none", "client_secret_basic", "client_secret_post"];
+    HttpResponse::Ok().json(json!({
+        "issuer": issuer,
+        "authorization_endpoint": format!("{issuer}/authorize"),
+        "token_endpoint": format!("{issuer}/token"),
+        "registration_endpoint": format!("{issuer}/register"),
+        "revocation_endpoint": format!("{issuer}/revoke"),
+        "scopes_supported": ["ledger:read", "ledger:write", "ledger:admin"],
+        "response_types_supported": ["code"],
+        "response_modes_supported": ["query"],
+        "grant_types_supported": ["authorization_code", "refresh_token"],
+        "token_endpoint_auth_methods_supported": auth_methods,
+        "revocation_endpoint_auth_methods_supported": auth_methods,
+        "code_challenge_methods_supported": ["S256"],
+        "authorization_response_iss_parameter_supported": true,
+        "service_documentation": format!("{}/api/playground", state.oauth.base_url),
+    }))
+}
+
+/// `POST /register` (RFC 7591): 201 with the registered metadata.
+async fn register<S: Store>(
+    state: web::Data<AppState<S>>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> HttpResponse {
+    let is_json = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(';')
+                .next()
+                .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+        });
+    let parsed: Option<Value> = serde_json::from_slice(&body).ok();
+    let (true, Some(request)) = (is_json, parsed) else {
+        return oauth_error(
+            &OAuthError {
+                code: OAuthErrorCode::InvalidClientMetadata,
+                description: "send the client metadata as a JSON object \
+                              (Content-Type: application/json)"
+                    .into(),
+            },
+            false,
+        );
+    };
+    match state.ledger.register_client(&request).await {
+        Ok((client, secret)) => {
+            let mut body = client.metadata.clone();
+            if let Some(secret) = secret {
+                body["client_secret"] = json!(secret);
+                body["client_secret_expires_at"] = json!(0);
+            }
+            no_store(StatusCode::CREATED, &body)
+        }
+        Err(e) => oauth_error(&e, false),
+    }
+}
+
+/// The fields of an `application/x-www-form-urlencoded` body; `None` when the body is
+/// not one or repeats a parameter (RFC 6749 section 3.2: parameters must not repeat).
+fn form_fields(req: &HttpRequest, body: &[u8]) -> Result<Vec<(String, String)>, OAuthError> {
+    let is_form = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(';').next().is_some_and(|m| {
+                m.trim()
+                    .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+            })
+        });
+    if !is_form {
+        return Err(invalid_request(
+            "send the parameters as application/x-www-form-urlencoded",
+        ));
+    }
+    Ok(url::form_urlencoded::parse(body).into_owned().collect())
+}
+
+/// The single value of a parameter.
+fn field<'a>(fields: &'a [(String, String)], name: &str) -> Result<Option<&'a str>, OAuthError> {
+    let mut values = fields.iter().filter(|(k, _)| k == name);
+    let first = values.next().map(|(_, v)| v.as_str());
+    if values.next().is_some() {
+        return Err(invalid_request(&format!("{name} is repeated")));
+    }
+    Ok(first.filter(|v| !v.is_empty()))
+}
+
+/// The client's credentials: `Authorization: Basic` (RFC 6749 2.3.1, form-encoded id and
+/// secret) or `client_id` / `client_secret` in the body; not both.
+fn client_credentials(
+    req: &HttpRequest,
+    fields: &[(String, String)],
+) -> Result<ClientCredentials, OAuthError> {
+    let body_id = field(fields, "client_id")?.map(str::to_owned);
+    let body_secret = field(fields, "client_secret")?.map(str::to_owned);
+    let basic = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("basic"))
+        .map(|(_, value)| value.trim().to_owned());
+    let Some(encoded) = basic else {
+        return Ok(ClientCredentials {
+            client_id: body_id,
+            client_secret: body_secret,
+            basic: false,
+        });
+    };
+    let malformed = || OAuthError {
+        code: OAuthErrorCode::InvalidClient,
+        description: "the Basic credentials are malformed".into(),
+    };
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .ok_or_else(malformed)?;
+    let (id, secret) = decoded.split_once(':').ok_or_else(malformed)?;
+    let decode = |s: &str| {
+        url::form_urlencoded::parse(format!("x={s}").as_bytes())
+            .next()
+            .map(|(_, v)| v.into_owned())
+            .unwrap_or_default()
+    };
+    let (id, secret) = (decode(id), decode(secret));
+    if body_secret.is_some() || body_id.as_deref().is_some_and(|b| b != id) {
+        return Err(invalid_request(
+            "use one client authentication method, not several",
+        ));
+    }
+    Ok(ClientCredentials {
+        client_id: Some(id),
+        client_secret: Some(secret),
+        basic: true,
+    })
+}
+
+/// `POST /token`.
+async fn token<S: Store>(
+    state: web::Data<AppState<S>>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> HttpResponse {
+    let fields = match form_fields(&req, &body) {
+        Ok(f) => f,
+        Err(e) => return oauth_error(&e, false),
+    };
+    let credentials = match client_credentials(&req, &fields) {
+        Ok(c) => c,
+        Err(e) => return oauth_error(&e, false),
+    };
+    let basic = credentials.basic;
+    let result: Result<TokenResponse, OAuthError> = async {
+        let grant_type = field(&fields, "grant_type")?;
+        let resource = field(&fields, "resource")?;
+        match grant_type {
+            Some("authorization_code") => {
+                let code =
+                    field(&fields, "code")?.ok_or_else(|| invalid_request("code is missing"))?;
+                state
+                    .ledger
+                    .exchange_code(
+                        &credentials,
+                        code,
+                        field(&fields, "redirect_uri")?,
+                        field(&fields, "code_verifier")?,
+                        resource,
+                    )
+                    .await
+            }
+            Some("refresh_token") => {
+                let token = field(&fields, "refresh_token")?
+                    .ok_or_else(|| invalid_request("refresh_token is missing"))?;
+                state
+                    .ledger
+                    .refresh(&credentials, token, field(&fields, "scope")?, resource)
+                    .await
+            }
+            Some(_) => Err(OAuthError {
+                code: OAuthErrorCode::UnsupportedGrantType,
+                description: "grant_type must be authorization_code or refresh_token".into(),
+            }),
+            None => Err(invalid_request("grant_type is missing")),
+        }
+    }
+    .await;
+    match result {
+        Ok(tokens) => no_store(
+            StatusCode::OK,
+            &json!({
+                "access_token": tokens.access_token,
+                "token_type": "Bearer",
+                "expires_in": tokens.expires_in,
+                "refresh_token": tokens.refresh_token,
+                "scope": tokens.scope,
+            }),
+        ),
+        Err(e) => oauth_error(&e, basic),
+    }
+}
+
+/// `POST /revoke` (RFC 7009): 200 whether or not the token was known.
+async fn revoke<S: Store>(
+    state: web::Data<AppState<S>>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> HttpResponse {
+    let result: Result<(), OAuthError> = async {
+        let fields = form_fields(&req, &body)?;
+        let credentials = client_credentials(&req, &fields)?;
+        let token = field(&fields, "token")?.ok_or_else(|| invalid_request("token is missing"))?;
+        state.ledger.revoke_token(&credentials, token).await
+    }
+    .await;
+    match result {
+        Ok(()) => no_store(StatusCode::OK, &json!({})),
+        Err(e) => oauth_error(&e, false),
+    }
+}

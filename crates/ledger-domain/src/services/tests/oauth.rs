@@ -1,0 +1,361 @@
+//! The authorization server's use cases on the memory store: sign-in by link, consent,
+//! code exchange with PKCE, refresh rotation with reuse detection, revocation, and the
+//! authentication of access tokens.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::json;
+use time::macros::datetime;
+
+use crate::memory::runtime::TestRuntime;
+use crate::memory::{ManualClock, MemoryStore};
+use crate::oauth::{self, OAuthScope};
+use crate::ports::{BoxFuture, Mail, Mailer, StoreResult, TokenSource};
+use crate::services::{
+    AuthorizationRequest, AuthorizeRefusal, ClientCredentials, IssuedKey, Ledger, MasterSignup,
+    OAuthErrorCode,
+};
+
+/// Secrets `prefix` + a counter; hashes are real SHA-256.
+#[derive(Default)]
+struct CountingTokens(AtomicU64);
+
+impl TokenSource for CountingTokens {
+    fn issue(&self, prefix: &str) -> Result<IssuedKey, crate::DomainError> {
+        let n = self.0.fetch_add(1, Ordering::SeqCst);
+        let secret = format!("{prefix}{n:043}");
+        Ok(IssuedKey {
+            hash: self.hash(&secret),
+            secret,
+        })
+    }
+
+    fn hash(&self, secret: &str) -> String {
+        crate::attachments::sha256_hex(secret.as_bytes())
+    }
+}
+
+#[derive(Default, Clone)]
+struct Outbox(Arc<Mutex<Vec<Mail>>>);
+
+impl Mailer for Outbox {
+    fn send(&self, mail: Mail) -> BoxFuture<'_, StoreResult<()>> {
+        self.0.lock().expect("outbox").push(mail);
+        Box::pin(async { Ok(()) })
+    }
+}
+
+const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+const MCP: &str = "https://ledger.example/mcp";
+
+struct Server {
+    ledger: Ledger<MemoryStore>,
+    clock: ManualClock,
+    outbox: Outbox,
+    org_id: String,
+}
+
+async fn server() -> Server {
+    let clock = ManualClock::new(datetime!(2026-01-15 12:00 UTC));
+    let outbox = Outbox::default();
+    let ledger = Ledger::new(
+        MemoryStore::new(),
+        Arc::new(clock.clone()),
+        Arc::new(TestRuntime),
+        super::config(500),
+    )
+    .with_tokens(Arc::new(CountingTokens::default()))
+    .with_mailer(Arc::new(outbox.clone()));
+    let key = |s: &str| IssuedKey {
+        secret: s.into(),
+        hash: s.into(),
+    };
+    let signup = ledger
+        .sign_up_master(MasterSignup {
+            name: "Acme".into(),
+            user_provider_id: oauth::email_provider_id("owner@example.com"),
+            user_email: "owner@example.com".into(),
+            provider_username: None,
+            base_currency: None,
+            test_key: key("ha_test_x"),
+            live_key: key("ha_live_x"),
+        })
+        .await
+        .expect("sign-up");
+    Server {
+        ledger,
+        clock,
+        outbox,
+        org_id: signup.organization.id,
+    }
+}
+
+fn public(client_id: &str) -> ClientCredentials {
+    ClientCredentials {
+        client_id: Some(client_id.into()),
+        ..ClientCredentials::default()
+    }
+}
+
+/// Registers a public client, signs the owner in by link and approves; the code.
+async fn approved_code(s: &Server, scopes: &str) -> (String, String) {
+    let (client, secret) = s
+        .ledger
+        .register_client(&json!({
+            "redirect_uris": ["http://localhost:3030/cb"],
+            "token_endpoint_auth_method": "none",
+            "application_type": "native",
+            "unknown_field": 1,
+        }))
+        .await
+        .expect("registered");
+    assert!(secret.is_none());
+    s.ledger
+        .start_sign_in("Owner@Example.com", "/authorize?x=1", "https://l/v?token=")
+        .await
+        .expect("link sent");
+    let mail = s.outbox.0.lock().expect("outbox").pop().expect("a mail");
+    let token = mail
+        .body
+        .split("token=")
+        .nth(1)
+        .and_then(|t| t.split_whitespace().next())
+        .expect("a link")
+        .to_owned();
+    let (session, return_to) = s.ledger.finish_sign_in(&token).await.expect("signed in");
+    assert_eq!(return_to, "/authorize?x=1");
+    assert!(
+        s.ledger.finish_sign_in(&token).await.is_err(),
+        "links work once"
+    );
+    let (user, _) = s
+        .ledger
+        .session(&session)
+        .await
+        .expect("read")
+        .expect("a session");
+    let request = AuthorizationRequest {
+        response_type: Some("code".into()),
+        client_id: Some(client.id.clone()),
+        redirect_uri: Some("http://localhost:3030/cb".into()),
+        code_challenge: Some(CHALLENGE.into()),
+        code_challenge_method: Some("S256".into()),
+        scope: Some(scopes.into()),
+        state: Some("st".into()),
+        resource: Some(MCP.into()),
+    };
+    let validated = s
+        .ledger
+        .check_authorization(&request, &[MCP.to_owned()])
+        .await
+        .expect("valid request");
+    let approved = oauth::parse_scopes(scopes).expect("scopes");
+    let code = s
+        .ledger
+        .approve(&user, &validated, &s.org_id, true, &approved)
+        .await
+        .expect("approved");
+    (client.id, code)
+}
+
+#[tokio::test]
+async fn codes_become_tokens_that_authenticate_rotate_and_detect_reuse() {
+    let s = server().await;
+    let (client, code) = approved_code(&s, "ledger:read ledger:write").await;
+    let creds = public(&client);
+    let tokens = s
+        .ledger
+        .exchange_code(
+            &creds,
+            &code,
+            Some("http://localhost:3030/cb"),
+            Some(VERIFIER),
+            Some(MCP),
+        )
+        .await
+        .expect("tokens");
+    assert_eq!(tokens.scope, "ledger:read ledger:write");
+    assert_eq!(tokens.expires_in, 3600);
+    let hash = |t: &str| crate::attachments::sha256_hex(t.as_bytes());
+    let principal = s
+        .ledger
+        .authenticate(&tokens.access_token, &hash(&tokens.access_token))
+        .await
+        .expect("the token authenticates");
+    assert_eq!(principal.organization.id, s.org_id);
+    assert!(principal.key.livemode);
+    assert_eq!(
+        principal.oauth.as_ref().map(|o| o.audience.as_str()),
+        Some(MCP)
+    );
+
+    // A second redemption fails and revokes what the first gave.
+    let again = s
+        .ledger
+        .exchange_code(&creds, &code, None, Some(VERIFIER), None)
+        .await
+        .expect_err("reused code");
+    assert_eq!(again.code, OAuthErrorCode::InvalidGrant);
+    let refused = s
+        .ledger
+        .authenticate(&tokens.access_token, &hash(&tokens.access_token))
+        .await
+        .expect_err("revoked with the reused code");
+    assert_eq!(refused.code(), crate::ErrorCode::InvalidToken);
+
+    // A fresh grant: rotation, then reuse of the spent token revokes the family.
+    let (client, code) = approved_code(&s, "ledger:read").await;
+    let creds = public(&client);
+    let first = s
+        .ledger
+        .exchange_code(&creds, &code, None, Some(VERIFIER), None)
+        .await
+        .expect("tokens");
+    let second = s
+        .ledger
+        .refresh(&creds, &first.refresh_token, None, None)
+        .await
+        .expect("rotated");
+    assert_ne!(second.refresh_token, first.refresh_token);
+    let reuse = s
+        .ledger
+        .refresh(&creds, &first.refresh_token, None, None)
+        .await
+        .expect_err("reuse");
+    assert_eq!(reuse.code, OAuthErrorCode::InvalidGrant);
+    let after = s
+        .ledger
+        .refresh(&creds, &second.refresh_token, None, None)
+        .await
+        .expect_err("the family is revoked");
+    assert_eq!(after.code, OAuthErrorCode::InvalidGrant);
+    assert!(
+        s.ledger
+            .authenticate(&second.access_token, &hash(&second.access_token))
+            .await
+            .is_err()
+    );
+}
+
+#[tokio::test]
+async fn wrong_verifier_expired_code_and_expired_tokens_are_refused() {
+    let s = server().await;
+    let (client, code) = approved_code(&s, "ledger:read").await;
+    let creds = public(&client);
+    let wrong = s
+        .ledger
+        .exchange_code(&creds, &code, None, Some(&VERIFIER.replace('d', "e")), None)
+        .await
+        .expect_err("wrong verifier");
+    assert_eq!(wrong.code, OAuthErrorCode::InvalidGrant);
+    // The code was burned by the failed attempt.
+    assert!(
+        s.ledger
+            .exchange_code(&creds, &code, None, Some(VERIFIER), None)
+            .await
+            .is_err()
+    );
+
+    let (client, code) = approved_code(&s, "ledger:read").await;
+    s.clock.advance(time::Duration::seconds(61));
+    let expired = s
+        .ledger
+        .exchange_code(&public(&client), &code, None, Some(VERIFIER), None)
+        .await
+        .expect_err("expired code");
+    assert_eq!(expired.code, OAuthErrorCode::InvalidGrant);
+
+    let (client, code) = approved_code(&s, "ledger:read").await;
+    let tokens = s
+        .ledger
+        .exchange_code(&public(&client), &code, None, Some(VERIFIER), None)
+        .await
+        .expect("tokens");
+    s.clock.advance(time::Duration::seconds(3601));
+    let hash = crate::attachments::sha256_hex(tokens.access_token.as_bytes());
+    let err = s
+        .ledger
+        .authenticate(&tokens.access_token, &hash)
+        .await
+        .expect_err("expired");
+    assert!(err.to_string().contains("expired"), "{err}");
+}
+
+#[tokio::test]
+async fn authorization_requests_refuse_foreign_clients_uris_and_resources() {
+    let s = server().await;
+    let (client, _) = s
+        .ledger
+        .register_client(&json!({"redirect_uris": ["https://app.example/cb"]}))
+        .await
+        .expect("registered");
+    assert_eq!(client.auth_method, oauth::ClientAuth::ClientSecretBasic);
+    let base = AuthorizationRequest {
+        response_type: Some("code".into()),
+        client_id: Some(client.id.clone()),
+        redirect_uri: Some("https://app.example/cb".into()),
+        code_challenge: Some(CHALLENGE.into()),
+        code_challenge_method: Some("S256".into()),
+        ..AuthorizationRequest::default()
+    };
+    let resources = [MCP.to_owned()];
+    let check = |r: AuthorizationRequest| {
+        let ledger = s.ledger.clone();
+        let resources = resources.clone();
+        async move { ledger.check_authorization(&r, &resources).await }
+    };
+    let page = |r: Result<_, AuthorizeRefusal>| matches!(r, Err(AuthorizeRefusal::Page(_)));
+    assert!(page(
+        check(AuthorizationRequest {
+            client_id: Some("cli_unknown".into()),
+            ..base.clone()
+        })
+        .await
+    ));
+    assert!(page(
+        check(AuthorizationRequest {
+            redirect_uri: Some("https://evil.example/cb".into()),
+            ..base.clone()
+        })
+        .await
+    ));
+    let redirected = |r: Result<_, AuthorizeRefusal>| match r {
+        Err(AuthorizeRefusal::Redirect { error, .. }) => Some(error.code),
+        _ => None,
+    };
+    assert_eq!(
+        redirected(
+            check(AuthorizationRequest {
+                resource: Some("https://other.example/mcp".into()),
+                ..base.clone()
+            })
+            .await
+        ),
+        Some(OAuthErrorCode::InvalidTarget)
+    );
+    assert_eq!(
+        redirected(
+            check(AuthorizationRequest {
+                code_challenge_method: Some("plain".into()),
+                ..base.clone()
+            })
+            .await
+        ),
+        Some(OAuthErrorCode::InvalidRequest)
+    );
+    assert_eq!(
+        redirected(
+            check(AuthorizationRequest {
+                scope: Some("ledger:everything".into()),
+                ..base.clone()
+            })
+            .await
+        ),
+        Some(OAuthErrorCode::InvalidScope)
+    );
+    let ok = check(base).await.expect("valid");
+    assert_eq!(ok.resource, MCP);
+    assert_eq!(ok.scopes, vec![OAuthScope::Read, OAuthScope::Write]);
+}

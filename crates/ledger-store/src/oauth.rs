@@ -1,0 +1,437 @@
+//! The authorization server's storage: clients, grants and hashed secrets (codes,
+//! tokens, sessions, sign-in links), and the users who sign in to approve.
+//!
+//! One-time secrets are spent with a conditional update (`used_at IS NULL`), so of two
+//! concurrent uses exactly one succeeds on both backends; redeeming a code and rotating a
+//! refresh token write the spent mark and the new tokens in one transaction.
+
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use ledger_domain::DomainError;
+use ledger_domain::oauth::{ClientAuth, Grant, OAuthClient, SecretKind, StoredSecret};
+use ledger_domain::organizations::{Organization, User};
+use ledger_domain::ports::{OAuthStore, Rotation, StoreResult};
+use time::{OffsetDateTime, PrimitiveDateTime};
+
+use crate::db::{Db, TxError};
+use crate::rows::{
+    OrganizationRow, UserRow, corrupt, from_db, json_text, opt_from_db, opt_to_db, parse_json,
+    to_db,
+};
+use crate::schema::{oauth_clients, oauth_grants, oauth_secrets, organizations, users};
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = oauth_clients, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+struct ClientRow {
+    id: String,
+    name: Option<String>,
+    redirect_uris: String,
+    grant_types: String,
+    auth_method: String,
+    secret_hash: Option<String>,
+    scope: Option<String>,
+    metadata: String,
+    created_at: PrimitiveDateTime,
+}
+
+fn strings(text: &str) -> Result<Vec<String>, DomainError> {
+    serde_json::from_str(text).map_err(|_| corrupt("string list", text))
+}
+
+fn strings_text(items: &[String]) -> String {
+    serde_json::Value::from(items.to_vec()).to_string()
+}
+
+impl From<&OAuthClient> for ClientRow {
+    fn from(c: &OAuthClient) -> Self {
+        Self {
+            id: c.id.clone(),
+            name: c.name.clone(),
+            redirect_uris: strings_text(&c.redirect_uris),
+            grant_types: strings_text(&c.grant_types),
+            auth_method: c.auth_method.as_str().to_owned(),
+            secret_hash: c.secret_hash.clone(),
+            scope: c.scope.clone(),
+            metadata: json_text(&c.metadata),
+            created_at: to_db(c.created_at),
+        }
+    }
+}
+
+impl TryFrom<ClientRow> for OAuthClient {
+    type Error = DomainError;
+
+    fn try_from(r: ClientRow) -> Result<Self, DomainError> {
+        Ok(Self {
+            auth_method: ClientAuth::parse(&r.auth_method)
+                .ok_or_else(|| corrupt("client auth method", &r.auth_method))?,
+            redirect_uris: strings(&r.redirect_uris)?,
+            grant_types: strings(&r.grant_types)?,
+            metadata: parse_json(&r.metadata)?,
+            id: r.id,
+            name: r.name,
+            secret_hash: r.secret_hash,
+            scope: r.scope,
+            created_at: from_db(r.created_at),
+        })
+    }
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = oauth_grants, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+struct GrantRow {
+    id: String,
+    client_id: String,
+    user_id: String,
+    organization_id: String,
+    livemode: bool,
+    scopes: String,
+    resource: String,
+    created_at: PrimitiveDateTime,
+    revoked_at: Option<PrimitiveDateTime>,
+}
+
+impl From<&Grant> for GrantRow {
+    fn from(g: &Grant) -> Self {
+        Self {
+            id: g.id.clone(),
+            client_id: g.client_id.clone(),
+            user_id: g.user_id.clone(),
+            organization_id: g.organization_id.clone(),
+            livemode: g.livemode,
+            scopes: ledger_domain::oauth::scope_string(&g.scopes),
+            resource: g.resource.clone(),
+            created_at: to_db(g.created_at),
+            revoked_at: opt_to_db(g.revoked_at),
+        }
+    }
+}
+
+impl TryFrom<GrantRow> for Grant {
+    type Error = DomainError;
+
+    fn try_from(r: GrantRow) -> Result<Self, DomainError> {
+        Ok(Self {
+            scopes: ledger_domain::oauth::parse_scopes(&r.scopes)
+                .map_err(|_| corrupt("scopes", &r.scopes))?,
+            id: r.id,
+            client_id: r.client_id,
+            user_id: r.user_id,
+            organization_id: r.organization_id,
+            livemode: r.livemode,
+            resource: r.resource,
+            created_at: from_db(r.created_at),
+            revoked_at: opt_from_db(r.revoked_at),
+        })
+    }
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = oauth_secrets, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+struct SecretRow {
+    hash: String,
+    kind: String,
+    grant_id: Option<String>,
+    client_id: Option<String>,
+    user_id: Option<String>,
+    data: String,
+    expires_at: PrimitiveDateTime,
+    used_at: Option<PrimitiveDateTime>,
+    revoked_at: Option<PrimitiveDateTime>,
+    created_at: PrimitiveDateTime,
+}
+
+impl From<&StoredSecret> for SecretRow {
+    fn from(s: &StoredSecret) -> Self {
+        Self {
+            hash: s.hash.clone(),
+            kind: s.kind.as_str().to_owned(),
+            grant_id: s.grant_id.clone(),
+            client_id: s.client_id.clone(),
+            user_id: s.user_id.clone(),
+            data: json_text(&s.data),
+            expires_at: to_db(s.expires_at),
+            used_at: opt_to_db(s.used_at),
+            revoked_at: opt_to_db(s.revoked_at),
+            created_at: to_db(s.created_at),
+        }
+    }
+}
+
+impl TryFrom<SecretRow> for StoredSecret {
+    type Error = DomainError;
+
+    fn try_from(r: SecretRow) -> Result<Self, DomainError> {
+        Ok(Self {
+            kind: SecretKind::parse(&r.kind).ok_or_else(|| corrupt("secret kind", &r.kind))?,
+            data: parse_json(&r.data)?,
+            hash: r.hash,
+            grant_id: r.grant_id,
+            client_id: r.client_id,
+            user_id: r.user_id,
+            expires_at: from_db(r.expires_at),
+            used_at: opt_from_db(r.used_at),
+            revoked_at: opt_from_db(r.revoked_at),
+            created_at: from_db(r.created_at),
+        })
+    }
+}
+
+fn secret_rows(secrets: &[StoredSecret]) -> Vec<SecretRow> {
+    secrets.iter().map(SecretRow::from).collect()
+}
+
+impl OAuthStore for Db {
+    async fn insert_client(&self, client: OAuthClient) -> StoreResult<()> {
+        let row = ClientRow::from(&client);
+        db_write!(self, |conn| {
+            diesel::insert_into(oauth_clients::table)
+                .values(&row)
+                .execute(conn)
+                .await?;
+            Ok(())
+        })?;
+        Ok(())
+    }
+
+    async fn get_client(&self, id: &str) -> StoreResult<Option<OAuthClient>> {
+        let row: Option<ClientRow> = db_read!(self, |conn| {
+            Ok(oauth_clients::table
+                .filter(oauth_clients::id.eq(id))
+                .select(ClientRow::as_select())
+                .first(conn)
+                .await
+                .optional()?)
+        })?;
+        row.map(OAuthClient::try_from).transpose()
+    }
+
+    async fn insert_secret(&self, secret: StoredSecret) -> StoreResult<()> {
+        let row = SecretRow::from(&secret);
+        db_write!(self, |conn| {
+            diesel::insert_into(oauth_secrets::table)
+                .values(&row)
+                .execute(conn)
+                .await?;
+            Ok(())
+        })?;
+        Ok(())
+    }
+
+    async fn find_secret(&self, hash: &str) -> StoreResult<Option<StoredSecret>> {
+        let row: Option<SecretRow> = db_read!(self, |conn| {
+            Ok(oauth_secrets::table
+                .filter(oauth_secrets::hash.eq(hash))
+                .select(SecretRow::as_select())
+                .first(conn)
+                .await
+                .optional()?)
+        })?;
+        row.map(StoredSecret::try_from).transpose()
+    }
+
+    async fn use_secret(&self, hash: &str, at: OffsetDateTime) -> StoreResult<bool> {
+        let hash = hash.to_owned();
+        let at = to_db(at);
+        let changed = db_write!(self, |conn| {
+            Ok(diesel::update(oauth_secrets::table)
+                .filter(oauth_secrets::hash.eq(&hash))
+                .filter(oauth_secrets::used_at.is_null())
+                .set(oauth_secrets::used_at.eq(Some(at)))
+                .execute(conn)
+                .await?)
+        })?;
+        Ok(changed == 1)
+    }
+
+    async fn redeem_code(
+        &self,
+        code_hash: &str,
+        at: OffsetDateTime,
+        grant: Grant,
+        tokens: Vec<StoredSecret>,
+    ) -> StoreResult<bool> {
+        let code_hash = code_hash.to_owned();
+        let at = to_db(at);
+        let grant_row = GrantRow::from(&grant);
+        let rows = secret_rows(&tokens);
+        let redeemed = db_write!(self, |conn| {
+            let spent = diesel::update(oauth_secrets::table)
+                .filter(oauth_secrets::hash.eq(&code_hash))
+                .filter(oauth_secrets::used_at.is_null())
+                .set(oauth_secrets::used_at.eq(Some(at)))
+                .execute(conn)
+                .await?;
+            if spent == 0 {
+                return Ok(false);
+            }
+            diesel::insert_into(oauth_grants::table)
+                .values(&grant_row)
+                .execute(conn)
+                .await?;
+            for row in &rows {
+                diesel::insert_into(oauth_secrets::table)
+                    .values(row)
+                    .execute(conn)
+                    .await?;
+            }
+            Ok::<_, TxError>(true)
+        })?;
+        Ok(redeemed)
+    }
+
+    async fn rotate_refresh(
+        &self,
+        old_hash: &str,
+        grant_id: &str,
+        at: OffsetDateTime,
+        tokens: Vec<StoredSecret>,
+    ) -> StoreResult<Rotation> {
+        let old_hash = old_hash.to_owned();
+        let grant_id = grant_id.to_owned();
+        let at = to_db(at);
+        let rows = secret_rows(&tokens);
+        let rotation = db_write!(self, |conn| {
+            // The grant row is written first: on PostgreSQL it locks the grant, so a
+            // revocation and a rotation of one family serialise.
+            let live = diesel::update(oauth_grants::table)
+                .filter(oauth_grants::id.eq(&grant_id))
+                .filter(oauth_grants::revoked_at.is_null())
+                .set(oauth_grants::revoked_at.eq(None::<PrimitiveDateTime>))
+                .execute(conn)
+                .await?;
+            let spent = if live == 1 {
+                diesel::update(oauth_secrets::table)
+                    .filter(oauth_secrets::hash.eq(&old_hash))
+                    .filter(oauth_secrets::used_at.is_null())
+                    .filter(oauth_secrets::revoked_at.is_null())
+                    .set(oauth_secrets::used_at.eq(Some(at)))
+                    .execute(conn)
+                    .await?
+            } else {
+                0
+            };
+            if spent == 0 {
+                diesel::update(oauth_grants::table)
+                    .filter(oauth_grants::id.eq(&grant_id))
+                    .filter(oauth_grants::revoked_at.is_null())
+                    .set(oauth_grants::revoked_at.eq(Some(at)))
+                    .execute(conn)
+                    .await?;
+                return Ok(Rotation::Reused);
+            }
+            for row in &rows {
+                diesel::insert_into(oauth_secrets::table)
+                    .values(row)
+                    .execute(conn)
+                    .await?;
+            }
+            Ok::<_, TxError>(Rotation::Rotated)
+        })?;
+        Ok(rotation)
+    }
+
+    async fn get_grant(&self, id: &str) -> StoreResult<Option<Grant>> {
+        let row: Option<GrantRow> = db_read!(self, |conn| {
+            Ok(oauth_grants::table
+                .filter(oauth_grants::id.eq(id))
+                .select(GrantRow::as_select())
+                .first(conn)
+                .await
+                .optional()?)
+        })?;
+        row.map(Grant::try_from).transpose()
+    }
+
+    async fn revoke_grant(&self, id: &str, at: OffsetDateTime) -> StoreResult<()> {
+        let id = id.to_owned();
+        let at = to_db(at);
+        db_write!(self, |conn| {
+            diesel::update(oauth_grants::table)
+                .filter(oauth_grants::id.eq(&id))
+                .filter(oauth_grants::revoked_at.is_null())
+                .set(oauth_grants::revoked_at.eq(Some(at)))
+                .execute(conn)
+                .await?;
+            Ok(())
+        })?;
+        Ok(())
+    }
+
+    async fn revoke_secret(&self, hash: &str, at: OffsetDateTime) -> StoreResult<()> {
+        let hash = hash.to_owned();
+        let at = to_db(at);
+        db_write!(self, |conn| {
+            diesel::update(oauth_secrets::table)
+                .filter(oauth_secrets::hash.eq(&hash))
+                .filter(oauth_secrets::revoked_at.is_null())
+                .set(oauth_secrets::revoked_at.eq(Some(at)))
+                .execute(conn)
+                .await?;
+            Ok(())
+        })?;
+        Ok(())
+    }
+
+    async fn find_access_token(
+        &self,
+        hash: &str,
+    ) -> StoreResult<Option<(StoredSecret, Grant, Organization)>> {
+        let found: Option<(SecretRow, GrantRow, OrganizationRow)> = db_read!(self, |conn| {
+            Ok(oauth_secrets::table
+                .inner_join(
+                    oauth_grants::table.on(oauth_secrets::grant_id.eq(oauth_grants::id.nullable())),
+                )
+                .inner_join(
+                    organizations::table.on(organizations::id.eq(oauth_grants::organization_id)),
+                )
+                .filter(oauth_secrets::hash.eq(hash))
+                .filter(oauth_secrets::kind.eq(SecretKind::Access.as_str()))
+                .select((
+                    SecretRow::as_select(),
+                    GrantRow::as_select(),
+                    OrganizationRow::as_select(),
+                ))
+                .first(conn)
+                .await
+                .optional()?)
+        })?;
+        found
+            .map(|(secret, grant, organization)| {
+                Ok((
+                    StoredSecret::try_from(secret)?,
+                    Grant::try_from(grant)?,
+                    organization.into_domain()?,
+                ))
+            })
+            .transpose()
+    }
+
+    async fn insert_user(&self, user: User) -> StoreResult<()> {
+        let row = UserRow::from(&user);
+        db_write!(self, |conn| {
+            diesel::insert_into(users::table)
+                .values(&row)
+                .execute(conn)
+                .await?;
+            Ok(())
+        })?;
+        Ok(())
+    }
+
+    async fn organizations_of_user(&self, user_id: &str) -> StoreResult<Vec<Organization>> {
+        let rows: Vec<OrganizationRow> = db_read!(self, |conn| {
+            Ok(organizations::table
+                .filter(organizations::owner_user_id.eq(user_id))
+                .order(organizations::path.asc())
+                .limit(200)
+                .select(OrganizationRow::as_select())
+                .load(conn)
+                .await?)
+        })?;
+        rows.into_iter().map(OrganizationRow::into_domain).collect()
+    }
+}

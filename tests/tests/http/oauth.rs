@@ -1,0 +1,911 @@
+//! OAuth 2.1 (spec 5): the authorization server's metadata, registration, sign-in by
+//! e-mailed link, consent, code and token endpoints, refresh rotation with reuse
+//! detection, revocation, and the resource servers (REST, GraphQL, MCP) accepting the
+//! tokens with audience and scope checks. Driven over HTTP like a browser and a client.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use ledger_tests::{Backend, ShiftedClock, TestApp};
+use reqwest::{Method, StatusCode, redirect};
+use serde_json::{Value, json};
+
+const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+const REDIRECT: &str = "http://localhost:3030/callback";
+const OWNER: &str = "owner@example.com";
+
+/// A test's server with its own mail outbox.
+struct World {
+    app: TestApp,
+    outbox: PathBuf,
+    clock: Arc<ShiftedClock>,
+    /// No redirects followed: the test reads each `Location`.
+    browser: reqwest::Client,
+}
+
+async fn world(backend: Backend) -> Option<World> {
+    let outbox = std::env::temp_dir().join(format!(
+        "ledger-outbox-{}",
+        ledger_domain::ids::new_id(ledger_domain::ids::IdKind::Request)
+    ));
+    let dir = outbox.to_string_lossy().into_owned();
+    let clock = Arc::new(ShiftedClock::default());
+    let app =
+        TestApp::spawn_tweaked_with_clock(backend, move |c| c.mail_outbox = dir, clock.clone())
+            .await?;
+    Some(World {
+        app,
+        outbox,
+        clock,
+        browser: reqwest::Client::builder()
+            .redirect(redirect::Policy::none())
+            .build()
+            .expect("client"),
+    })
+}
+
+macro_rules! oauth_both {
+    ($name:ident, $scenario:ident) => {
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                if let Some(w) = super::world(ledger_tests::Backend::Sqlite).await {
+                    super::$scenario(&w).await;
+                    let _ = std::fs::remove_dir_all(&w.outbox);
+                    w.app.finish().await;
+                }
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                if let Some(w) = super::world(ledger_tests::Backend::Postgres).await {
+                    super::$scenario(&w).await;
+                    let _ = std::fs::remove_dir_all(&w.outbox);
+                    w.app.finish().await;
+                }
+            }
+        }
+    };
+}
+
+/// The value of the hidden or radio input `name` in a page (first one).
+fn input_value(html: &str, name: &str) -> String {
+    let marker = format!("name=\"{name}\" value=\"");
+    let start = html
+        .find(&marker)
+        .unwrap_or_else(|| panic!("no input {name} in {html}"))
+        + marker.len();
+    let end = start + html[start..].find('"').expect("closing quote");
+    html[start..end]
+        .replace("&amp;", "&")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+}
+
+fn location(res: &reqwest::Response) -> String {
+    res.headers()
+        .get("location")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_else(|| panic!("no Location on {}", res.status()))
+        .to_owned()
+}
+
+fn query_of(url: &str) -> Vec<(String, String)> {
+    url::Url::parse(url)
+        .expect("absolute URL")
+        .query_pairs()
+        .into_owned()
+        .collect()
+}
+
+fn param(pairs: &[(String, String)], name: &str) -> Option<String> {
+    pairs
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.clone())
+}
+
+/// The newest `.eml` file in the outbox.
+fn newest_mail(outbox: &Path) -> String {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(outbox)
+        .expect("the outbox exists")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "eml"))
+        .collect();
+    files.sort();
+    std::fs::read_to_string(files.last().expect("a mail")).expect("readable")
+}
+
+impl World {
+    /// Signs up an organization owned by the e-mail user `OWNER`.
+    async fn signup(&self, name: &str) -> String {
+        let res = self
+            .app
+            .call(
+                Method::POST,
+                "/accounts/master",
+                None,
+                Some(json!({
+                    "name": name,
+                    "user_provider_id": format!("email:{OWNER}"),
+                    "user_email": OWNER,
+                })),
+                &[],
+            )
+            .await;
+        assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+        res.body["organization"]["id"]
+            .as_str()
+            .expect("id")
+            .to_owned()
+    }
+
+    async fn register(&self, body: Value) -> reqwest::Response {
+        self.browser
+            .post(format!("{}/register", self.app.base))
+            .json(&body)
+            .send()
+            .await
+            .expect("register")
+    }
+
+    async fn public_client(&self) -> String {
+        let res = self
+            .register(json!({
+                "redirect_uris": [REDIRECT],
+                "token_endpoint_auth_method": "none",
+                "client_name": "Test agent",
+                "application_type": "native",
+                "grant_types": ["authorization_code", "refresh_token"],
+                "response_types": ["code"],
+                "x_vendor_extension": {"anything": true},
+            }))
+            .await;
+        assert_eq!(res.status(), StatusCode::CREATED);
+        let body: Value = res.json().await.expect("json");
+        assert!(body.get("client_secret").is_none(), "{body}");
+        assert_eq!(body["application_type"], "native");
+        assert!(body.get("x_vendor_extension").is_none());
+        body["client_id"].as_str().expect("client_id").to_owned()
+    }
+
+    fn authorize_url(&self, client_id: &str, scope: &str, resource: &str) -> String {
+        let mut url = url::Url::parse(&format!("{}/authorize", self.app.base)).expect("url");
+        url.query_pairs_mut()
+            .append_pair("response_type", "code")
+            .append_pair("client_id", client_id)
+            .append_pair("redirect_uri", REDIRECT)
+            .append_pair("code_challenge", CHALLENGE)
+            .append_pair("code_challenge_method", "S256")
+            .append_pair("scope", scope)
+            .append_pair("state", "xyz-state")
+            .append_pair("resource", resource);
+        url.to_string()
+    }
+
+    async fn get(&self, url: &str, cookie: Option<&str>) -> reqwest::Response {
+        let mut req = self.browser.get(url);
+        if let Some(cookie) = cookie {
+            req = req.header("cookie", cookie);
+        }
+        req.send().await.expect("get")
+    }
+
+    async fn post_form(
+        &self,
+        path: &str,
+        form: &[(String, String)],
+        cookie: Option<&str>,
+    ) -> reqwest::Response {
+        let body = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(form)
+            .finish();
+        let mut req = self
+            .browser
+            .post(format!("{}{path}", self.app.base))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body);
+        if let Some(cookie) = cookie {
+            req = req.header("cookie", cookie);
+        }
+        req.send().await.expect("post")
+    }
+
+    /// The browser's part: sign in through the outbox link, then approve on the consent
+    /// page. Returns the session cookie and the redirect back to the client.
+    async fn sign_in_and_consent(
+        &self,
+        authorize_url: &str,
+        scopes: &[&str],
+        mode: &str,
+    ) -> (String, String) {
+        let res = self.get(authorize_url, None).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        let page = res.text().await.expect("html");
+        assert!(page.contains("<label for=\"email\">"), "{page}");
+        let return_to = input_value(&page, "return_to");
+        let res = self
+            .post_form(
+                "/signin",
+                &[
+                    ("email".into(), OWNER.to_uppercase()),
+                    ("return_to".into(), return_to.clone()),
+                ],
+                None,
+            )
+            .await;
+        assert_eq!(res.status(), StatusCode::OK);
+        let mail = newest_mail(&self.outbox);
+        assert!(
+            mail.contains(&format!("To: {}", OWNER.to_uppercase())),
+            "{mail}"
+        );
+        let link = mail
+            .split_whitespace()
+            .find(|w| w.contains("/signin/verify?token="))
+            .expect("a link")
+            .to_owned();
+        let res = self.get(&link, None).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        let token = input_value(&res.text().await.expect("html"), "token");
+        let res = self
+            .post_form("/signin/verify", &[("token".into(), token.clone())], None)
+            .await;
+        assert_eq!(res.status(), StatusCode::SEE_OTHER);
+        let set_cookie = res.headers()["set-cookie"]
+            .to_str()
+            .expect("ascii")
+            .to_owned();
+        assert!(set_cookie.contains("HttpOnly"), "{set_cookie}");
+        assert!(set_cookie.contains("SameSite=Lax"), "{set_cookie}");
+        assert!(
+            !set_cookie.contains("Secure"),
+            "development cookies are not Secure"
+        );
+        let cookie = set_cookie.split(';').next().expect("pair").to_owned();
+        assert_eq!(location(&res), return_to);
+        // The link works once.
+        let again = self
+            .post_form("/signin/verify", &[("token".into(), token)], None)
+            .await;
+        assert_eq!(again.status(), StatusCode::BAD_REQUEST);
+
+        let res = self
+            .get(&format!("{}{return_to}", self.app.base), Some(&cookie))
+            .await;
+        assert_eq!(res.status(), StatusCode::OK);
+        assert_eq!(res.headers()["x-frame-options"], "DENY");
+        let page = res.text().await.expect("html");
+        assert!(page.contains("<legend>Organization</legend>"), "{page}");
+        assert!(!page.contains("<script"), "no JavaScript");
+        let mut form: Vec<(String, String)> = [
+            "response_type",
+            "client_id",
+            "redirect_uri",
+            "code_challenge",
+            "code_challenge_method",
+            "scope",
+            "state",
+            "resource",
+            "csrf",
+            "organization_id",
+        ]
+        .iter()
+        .map(|n| ((*n).to_owned(), input_value(&page, n)))
+        .collect();
+        form.push(("mode".into(), mode.into()));
+        form.push(("decision".into(), "approve".into()));
+        for scope in scopes {
+            form.push(("approved_scope".into(), (*scope).to_owned()));
+        }
+        // A forged form (wrong CSRF token) is refused.
+        let forged: Vec<(String, String)> = form
+            .iter()
+            .map(|(k, v)| {
+                if k == "csrf" {
+                    (k.clone(), "ledger_csrf_forged".to_owned())
+                } else {
+                    (k.clone(), v.clone())
+                }
+            })
+            .collect();
+        let res = self.post_form("/authorize", &forged, Some(&cookie)).await;
+        assert_eq!(res.status(), StatusCode::FORBIDDEN);
+        let res = self.post_form("/authorize", &form, Some(&cookie)).await;
+        assert_eq!(res.status(), StatusCode::SEE_OTHER);
+        (cookie, location(&res))
+    }
+
+    /// Runs the whole browser flow and returns the code.
+    async fn code(&self, client_id: &str, scopes: &[&str], resource: &str) -> String {
+        let url = self.authorize_url(client_id, &scopes.join(" "), resource);
+        let (_, back) = self.sign_in_and_consent(&url, scopes, "live").await;
+        assert!(back.starts_with(REDIRECT), "{back}");
+        let pairs = query_of(&back);
+        assert_eq!(param(&pairs, "state").as_deref(), Some("xyz-state"));
+        assert_eq!(
+            param(&pairs, "iss").as_deref(),
+            Some(self.app.base.as_str())
+        );
+        param(&pairs, "code").expect("a code")
+    }
+
+    async fn token(
+        &self,
+        form: &[(&str, &str)],
+    ) -> (StatusCode, reqwest::header::HeaderMap, Value) {
+        let pairs: Vec<(String, String)> = form
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        let res = self.post_form("/token", &pairs, None).await;
+        let status = res.status();
+        let headers = res.headers().clone();
+        (status, headers, res.json().await.unwrap_or(Value::Null))
+    }
+
+    async fn exchange(&self, client_id: &str, code: &str) -> Value {
+        let (status, headers, body) = self
+            .token(&[
+                ("grant_type", "authorization_code"),
+                ("code", code),
+                ("redirect_uri", REDIRECT),
+                ("client_id", client_id),
+                ("code_verifier", VERIFIER),
+            ])
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        assert_eq!(headers["cache-control"], "no-store");
+        assert_eq!(body["token_type"], "Bearer");
+        assert_eq!(body["expires_in"], 3600);
+        body
+    }
+
+    async fn refresh(&self, client_id: &str, refresh_token: &str) -> (StatusCode, Value) {
+        let (status, _, body) = self
+            .token(&[
+                ("grant_type", "refresh_token"),
+                ("refresh_token", refresh_token),
+                ("client_id", client_id),
+            ])
+            .await;
+        (status, body)
+    }
+
+    fn mcp_url(&self) -> String {
+        format!("{}/mcp", self.app.base)
+    }
+}
+
+fn access(tokens: &Value) -> String {
+    tokens["access_token"]
+        .as_str()
+        .expect("access token")
+        .to_owned()
+}
+
+/// A modern-era `tools/call` of the MCP endpoint at `path`.
+async fn mcp_tool(
+    app: &TestApp,
+    token: &str,
+    path: &str,
+    name: &str,
+    arguments: Value,
+) -> ledger_tests::Answer {
+    app.call(
+        Method::POST,
+        path,
+        Some(token),
+        Some(json!({
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {
+                "name": name,
+                "arguments": arguments,
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                },
+            },
+        })),
+        &[
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", name),
+            ("Accept", "application/json, text/event-stream"),
+        ],
+    )
+    .await
+}
+
+fn challenge(answer: &ledger_tests::Answer) -> String {
+    answer
+        .headers
+        .get("www-authenticate")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+async fn metadata_documents_describe_the_server(w: &World) {
+    let base = &w.app.base;
+    let res = w
+        .get(
+            &format!("{base}/.well-known/oauth-authorization-server"),
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let doc: Value = res.json().await.expect("json");
+    assert_eq!(doc["issuer"], base.as_str());
+    assert_eq!(doc["authorization_endpoint"], format!("{base}/authorize"));
+    assert_eq!(doc["token_endpoint"], format!("{base}/token"));
+    assert_eq!(doc["registration_endpoint"], format!("{base}/register"));
+    assert_eq!(doc["revocation_endpoint"], format!("{base}/revoke"));
+    assert_eq!(doc["code_challenge_methods_supported"], json!(["S256"]));
+    assert_eq!(doc["response_types_supported"], json!(["code"]));
+    assert_eq!(
+        doc["grant_types_supported"],
+        json!(["authorization_code", "refresh_token"])
+    );
+    assert_eq!(
+        doc["scopes_supported"],
+        json!(["ledger:read", "ledger:write", "ledger:admin"])
+    );
+    assert!(
+        doc["token_endpoint_auth_methods_supported"]
+            .as_array()
+            .expect("array")
+            .contains(&json!("none"))
+    );
+    assert_eq!(doc["authorization_response_iss_parameter_supported"], true);
+    for path in [
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+    ] {
+        let res = w.get(&format!("{base}{path}"), None).await;
+        assert_eq!(res.status(), StatusCode::OK);
+        let doc: Value = res.json().await.expect("json");
+        assert_eq!(doc["resource"], format!("{base}/mcp"));
+        assert_eq!(doc["authorization_servers"], json!([base]));
+    }
+    // Registration refuses what it cannot honour, in RFC 7591's words.
+    let res = w
+        .register(json!({"redirect_uris": ["http://evil.example/cb"]}))
+        .await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    let body: Value = res.json().await.expect("json");
+    assert_eq!(body["error"], "invalid_redirect_uri");
+    let res = w
+        .register(json!({"redirect_uris": [REDIRECT], "grant_types": ["password"]}))
+        .await;
+    let body: Value = res.json().await.expect("json");
+    assert_eq!(body["error"], "invalid_client_metadata");
+    // A confidential client gets a secret, once.
+    let res = w
+        .register(json!({"redirect_uris": ["https://app.example/cb"], "application_type": "web"}))
+        .await;
+    assert_eq!(res.status(), StatusCode::CREATED);
+    assert_eq!(res.headers()["cache-control"], "no-store");
+    let body: Value = res.json().await.expect("json");
+    assert_eq!(body["token_endpoint_auth_method"], "client_secret_basic");
+    assert!(body["client_secret"].as_str().is_some_and(|s| s.len() > 40));
+}
+oauth_both!(oauth_metadata, metadata_documents_describe_the_server);
+
+async fn the_whole_flow_reaches_rest_graphql_and_mcp(w: &World) {
+    let org = w.signup("Flow Co").await;
+    let client = w.public_client().await;
+    let code = w
+        .code(&client, &["ledger:read", "ledger:write"], &w.mcp_url())
+        .await;
+    let tokens = w.exchange(&client, &code).await;
+    assert_eq!(tokens["scope"], "ledger:read ledger:write");
+    let token = access(&tokens);
+    assert!(token.starts_with("ledger_at_"));
+
+    // REST: reads and writes of the chosen organization, live mode.
+    let res = w
+        .app
+        .get(&token, &format!("/organizations/{org}/accounts"))
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    let res = w
+        .app
+        .post(
+            &token,
+            &format!("/organizations/{org}/accounts"),
+            json!({"code": "1010", "name": "Petty cash", "account_type": "asset"}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    assert_eq!(res.body["livemode"], true, "{}", res.body);
+    // Another organization is out of reach.
+    let other = w.app.signup("Other Co").await;
+    let res = w
+        .app
+        .get(&token, &format!("/organizations/{}/accounts", other.id))
+        .await;
+    assert_eq!(res.status, StatusCode::NOT_FOUND);
+
+    // GraphQL.
+    let res = w
+        .app
+        .post(
+            &token,
+            "/graphql",
+            json!({
+                "query": "query($id: ID!) { organizationById(id: $id) { id name } }",
+                "variables": {"id": org},
+            }),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert!(res.body.get("errors").is_none(), "{}", res.body);
+    assert_eq!(res.body["data"]["organizationById"]["name"], "Flow Co");
+
+    // MCP: tools load with the token's organization.
+    let res = mcp_tool(&w.app, &token, "/mcp", "list_accounts", json!({})).await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert_eq!(res.body["result"]["isError"], false, "{}", res.body);
+
+    // Refresh rotates; the spent token's reuse revokes the family.
+    let refresh = tokens["refresh_token"]
+        .as_str()
+        .expect("refresh")
+        .to_owned();
+    let (status, second) = w.refresh(&client, &refresh).await;
+    assert_eq!(status, StatusCode::OK, "{second}");
+    assert_ne!(second["refresh_token"], tokens["refresh_token"]);
+    let second_token = access(&second);
+    let res = w
+        .app
+        .get(&second_token, &format!("/organizations/{org}/accounts"))
+        .await;
+    assert_eq!(res.status, StatusCode::OK);
+    let (status, reuse) = w.refresh(&client, &refresh).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(reuse["error"], "invalid_grant");
+    let res = w
+        .app
+        .get(&second_token, &format!("/organizations/{org}/accounts"))
+        .await;
+    assert_eq!(res.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(res.code(), "invalid_token");
+    let (status, _) = w
+        .refresh(&client, second["refresh_token"].as_str().expect("refresh"))
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::BAD_REQUEST,
+        "the whole family is revoked"
+    );
+}
+oauth_both!(oauth_flow, the_whole_flow_reaches_rest_graphql_and_mcp);
+
+async fn codes_tokens_and_requests_that_must_fail(w: &World) {
+    let org = w.signup("Neg Co").await;
+    let client = w.public_client().await;
+    let base = &w.app.base;
+
+    // Untrusted client or redirect URI: a page, never a redirect.
+    for url in [
+        w.authorize_url(
+            "cli_01JUNKNOWNCLIENT0000000000",
+            "ledger:read",
+            &w.mcp_url(),
+        ),
+        w.authorize_url(&client, "ledger:read", &w.mcp_url())
+            .replace("localhost%3A3030", "evil.example"),
+        w.authorize_url(&client, "ledger:read", &w.mcp_url())
+            .replace("%2Fcallback", "%2Fcallback%2F..%2F..%2Fevil"),
+    ] {
+        let res = w.get(&url, None).await;
+        assert_eq!(res.status(), StatusCode::BAD_REQUEST, "{url}");
+        assert!(res.headers().get("location").is_none(), "{url}");
+        assert!(
+            res.text()
+                .await
+                .expect("html")
+                .contains("Authorization failed")
+        );
+    }
+    // A resource of another server: back to the client with invalid_target and iss.
+    let res = w
+        .get(
+            &w.authorize_url(&client, "ledger:read", "https://other.example/mcp"),
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::FOUND);
+    let back = query_of(&location(&res));
+    assert_eq!(param(&back, "error").as_deref(), Some("invalid_target"));
+    assert_eq!(param(&back, "state").as_deref(), Some("xyz-state"));
+    assert_eq!(param(&back, "iss").as_deref(), Some(base.as_str()));
+    // PKCE is required.
+    let res = w
+        .get(
+            &w.authorize_url(&client, "ledger:read", &w.mcp_url())
+                .replace("code_challenge_method=S256", "code_challenge_method=plain"),
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::FOUND);
+    assert_eq!(
+        param(&query_of(&location(&res)), "error").as_deref(),
+        Some("invalid_request")
+    );
+    // Sign-in never returns to another site.
+    let res = w
+        .post_form(
+            "/signin",
+            &[
+                ("email".into(), OWNER.into()),
+                ("return_to".into(), "https://evil.example/".into()),
+            ],
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+
+    // Wrong verifier, then the same code again: both invalid_grant.
+    let code = w.code(&client, &["ledger:read"], &w.mcp_url()).await;
+    let (status, _, body) = w
+        .token(&[
+            ("grant_type", "authorization_code"),
+            ("code", &code),
+            ("client_id", &client),
+            ("code_verifier", &VERIFIER.replace('d', "e")),
+        ])
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_grant"))
+    );
+    let (status, _, body) = w
+        .token(&[
+            ("grant_type", "authorization_code"),
+            ("code", &code),
+            ("client_id", &client),
+            ("code_verifier", VERIFIER),
+        ])
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_grant"))
+    );
+
+    // A reused code: the second redemption fails and revokes the first's tokens.
+    let code = w.code(&client, &["ledger:read"], &w.mcp_url()).await;
+    let tokens = w.exchange(&client, &code).await;
+    let (status, _, body) = w
+        .token(&[
+            ("grant_type", "authorization_code"),
+            ("code", &code),
+            ("client_id", &client),
+            ("code_verifier", VERIFIER),
+        ])
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_grant"))
+    );
+    let res = w
+        .app
+        .get(&access(&tokens), &format!("/organizations/{org}/accounts"))
+        .await;
+    assert_eq!(res.status, StatusCode::UNAUTHORIZED);
+
+    // Unknown client, unsupported grant, a non-form body.
+    let (status, _, body) = w
+        .token(&[
+            ("grant_type", "authorization_code"),
+            ("code", "ledger_ac_nothing"),
+            ("client_id", "cli_01JUNKNOWNCLIENT0000000000"),
+            ("code_verifier", VERIFIER),
+        ])
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_client"))
+    );
+    let (_, _, body) = w.token(&[("grant_type", "password")]).await;
+    assert_eq!(body["error"], "unsupported_grant_type");
+
+    // Wrong audience: a token for the directory variant is refused at /mcp.
+    let code = w
+        .code(&client, &["ledger:read"], &format!("{base}/mcp/directory"))
+        .await;
+    let directory = access(&w.exchange(&client, &code).await);
+    let res = mcp_tool(&w.app, &directory, "/mcp", "list_accounts", json!({})).await;
+    assert_eq!(res.status, StatusCode::UNAUTHORIZED);
+    assert!(
+        challenge(&res).contains("error=\"invalid_token\""),
+        "{}",
+        challenge(&res)
+    );
+    let res = mcp_tool(
+        &w.app,
+        &directory,
+        "/mcp/directory",
+        "list_accounts",
+        json!({}),
+    )
+    .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+
+    // Revocation (RFC 7009): the access token stops at once; unknown tokens answer 200.
+    let code = w.code(&client, &["ledger:read"], &w.mcp_url()).await;
+    let tokens = w.exchange(&client, &code).await;
+    let token = access(&tokens);
+    let res = w
+        .post_form(
+            "/revoke",
+            &[
+                ("token".into(), token.clone()),
+                ("client_id".into(), client.clone()),
+            ],
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let res = w
+        .app
+        .get(&token, &format!("/organizations/{org}/accounts"))
+        .await;
+    assert_eq!(res.status, StatusCode::UNAUTHORIZED);
+    assert!(challenge(&res).contains("error=\"invalid_token\""));
+    // Revoking the refresh token ends the grant.
+    let refresh = tokens["refresh_token"]
+        .as_str()
+        .expect("refresh")
+        .to_owned();
+    let res = w
+        .post_form(
+            "/revoke",
+            &[
+                ("token".into(), refresh.clone()),
+                ("client_id".into(), client.clone()),
+            ],
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let (status, _) = w.refresh(&client, &refresh).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+
+    // No token at all: every resource points at its metadata.
+    let res = w
+        .app
+        .call(
+            Method::GET,
+            &format!("/organizations/{org}/accounts"),
+            None,
+            None,
+            &[],
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::UNAUTHORIZED);
+    assert!(
+        challenge(&res).contains(&format!(
+            "resource_metadata=\"{base}/.well-known/oauth-protected-resource\""
+        )),
+        "{}",
+        challenge(&res)
+    );
+}
+oauth_both!(oauth_refusals, codes_tokens_and_requests_that_must_fail);
+
+async fn scopes_are_enforced_per_operation(w: &World) {
+    let org = w.signup("Scope Co").await;
+    let client = w.public_client().await;
+    // The user approves read only, though write was asked for.
+    let url = w.authorize_url(&client, "ledger:read ledger:write", &w.mcp_url());
+    let (_, back) = w.sign_in_and_consent(&url, &["ledger:read"], "test").await;
+    let code = param(&query_of(&back), "code").expect("code");
+    let tokens = w.exchange(&client, &code).await;
+    assert_eq!(tokens["scope"], "ledger:read");
+    let token = access(&tokens);
+
+    let res = w
+        .app
+        .get(&token, &format!("/organizations/{org}/accounts"))
+        .await;
+    assert_eq!(res.status, StatusCode::OK);
+    let res = w
+        .app
+        .post(
+            &token,
+            &format!("/organizations/{org}/accounts"),
+            json!({"code": "1010", "name": "Petty cash", "account_type": "asset"}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::FORBIDDEN, "{}", res.body);
+    let header = challenge(&res);
+    assert!(header.contains("error=\"insufficient_scope\""), "{header}");
+    assert!(
+        header.contains("scope=\"ledger:read ledger:write\""),
+        "{header}"
+    );
+    // Key administration needs admin.
+    let res = w
+        .app
+        .get(&token, &format!("/organizations/{org}/api-keys"))
+        .await;
+    assert_eq!(res.status, StatusCode::FORBIDDEN, "{}", res.body);
+    assert!(
+        challenge(&res).contains("ledger:admin"),
+        "{}",
+        challenge(&res)
+    );
+    // MCP: a write tool with a read-only token is a 403 with the step-up challenge.
+    let res = mcp_tool(
+        &w.app,
+        &token,
+        "/mcp",
+        "create_account",
+        json!({"code": "1010", "name": "Petty cash", "accountType": "asset"}),
+    )
+    .await;
+    assert_eq!(res.status, StatusCode::FORBIDDEN, "{}", res.body);
+    assert!(
+        challenge(&res).contains("insufficient_scope"),
+        "{}",
+        challenge(&res)
+    );
+    // The consent chose test mode: the token sees test data.
+    let res = mcp_tool(&w.app, &token, "/mcp", "list_accounts", json!({})).await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+
+    // Access tokens expire after an hour.
+    w.clock.advance(time::Duration::seconds(3601));
+    let res = w
+        .app
+        .get(&token, &format!("/organizations/{org}/accounts"))
+        .await;
+    assert_eq!(res.status, StatusCode::UNAUTHORIZED);
+    assert!(
+        res.body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("expired"))
+    );
+}
+oauth_both!(oauth_scopes, scopes_are_enforced_per_operation);
+
+/// The official MCP Python SDK runs the whole flow on its own (discovery, registration,
+/// PKCE, `resource`, `iss`, token, tool calls), its redirect handler playing the user
+/// (`tests/mcp_sdk/oauth_flow.py`). Needs python3 with `mcp` (`.ci/run` installs it);
+/// `LEDGER_SKIP_MCP_SDK=1` skips it.
+async fn the_official_python_sdk_authorizes_itself(w: &World) {
+    if std::env::var("LEDGER_SKIP_MCP_SDK").is_ok_and(|v| v == "1") {
+        eprintln!("LEDGER_SKIP_MCP_SDK=1: skipping the MCP Python SDK OAuth test");
+        return;
+    }
+    w.signup("Sdk Co").await;
+    let script = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("mcp_sdk/oauth_flow.py");
+    let base = w.app.base.clone();
+    let outbox = w.outbox.clone();
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("python3")
+            .arg(script)
+            .env("LEDGER_BASE", base)
+            .env("LEDGER_OUTBOX", outbox)
+            .env("LEDGER_EMAIL", OWNER)
+            .output()
+            .expect("run python3 (install python3 and `pip install mcp==2.3.0`)")
+    })
+    .await
+    .expect("python task");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("ok: oauth"),
+        "the MCP Python SDK OAuth scenario failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+    );
+}
+oauth_both!(oauth_python_sdk, the_official_python_sdk_authorizes_itself);
