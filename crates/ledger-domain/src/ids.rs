@@ -28,6 +28,10 @@ pub enum IdKind {
     /// An ownership transfer (spec 2.1 shows `TRF_`).
     OrganizationTransfer,
     Attachment,
+    /// A recurring schedule.
+    RecurringSchedule,
+    /// One run of a recurring schedule.
+    RecurringRun,
 }
 
 impl IdKind {
@@ -53,6 +57,8 @@ impl IdKind {
             Self::ExchangeRate => "fx",
             Self::OrganizationTransfer => "trf",
             Self::Attachment => "att",
+            Self::RecurringSchedule => "rec",
+            Self::RecurringRun => "rrn",
         }
     }
 }

@@ -21,6 +21,7 @@ pub mod money;
 pub mod organizations;
 pub mod ownership;
 pub mod ports;
+pub mod recurring;
 pub mod references;
 pub mod reports;
 pub mod services;

@@ -15,6 +15,7 @@ pub mod documents;
 pub mod enums;
 pub mod errors;
 pub mod exchange;
+pub mod recurring;
 mod http;
 pub mod mutation;
 pub mod nodes;

@@ -23,6 +23,7 @@ mod maintenance;
 mod master_data;
 mod organizations;
 mod ownership;
+mod recurring;
 #[cfg(test)]
 pub(crate) mod runtime;
 
@@ -236,6 +237,8 @@ pub(crate) struct State {
     pub(crate) exchange_rates: Vec<Row<ExchangeRate>>,
     pub(crate) transfers: Vec<crate::ownership::OrganizationTransfer>,
     pub(crate) attachments: Vec<Row<Attachment>>,
+    pub(crate) recurring_schedules: Vec<Row<crate::recurring::RecurringSchedule>>,
+    pub(crate) recurring_runs: Vec<crate::recurring::RecurringRun>,
 }
 
 /// Whether a row of `organization_id` and `livemode` belongs to `tenant`.

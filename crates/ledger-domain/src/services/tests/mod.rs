@@ -7,6 +7,7 @@ mod exchange_rates;
 mod period_locks;
 mod pipeline;
 mod properties;
+mod recurring;
 mod runner;
 mod store;
 
