@@ -331,8 +331,13 @@ impl RecurringSchedule {
     /// `from` (at or after index `from_index`), or completed when the end comes first.
     /// A paused schedule stays paused.
     pub fn reschedule(&mut self, from_index: i64, from: Date) {
-        let index =
-            first_index_on_or_after(self.start_date, self.frequency, self.interval, from_index, from);
+        let index = first_index_on_or_after(
+            self.start_date,
+            self.frequency,
+            self.interval,
+            from_index,
+            from,
+        );
         self.next_index = index.unwrap_or(self.next_index);
         self.next_run_date = index.and_then(|i| self.occurrence_within_end(i, self.occurrences));
         if self.next_run_date.is_none() {
@@ -523,9 +528,7 @@ impl Template {
 impl DocumentTemplate {
     /// The issue date the template names (`invoice_date` or `bill_date`).
     pub fn issue_date(&self) -> Option<Date> {
-        self.invoice_date
-            .or(self.bill_date)
-            .map(|d| d.at.date())
+        self.invoice_date.or(self.bill_date).map(|d| d.at.date())
     }
 
     /// Days from the issue date to the due date, when the template names a due date

@@ -677,28 +677,37 @@ impl<St: Store> Mutation<St> {
     }
 
     /// Creates a recurring schedule (1 credit): `template` is the create body of
-    /// `recurableType` (validated now), generated every `interval` `frequency` units from
-    /// `startDate`, until `endDate` or `count`.
+    /// `recurableType` (REST's snake_case JSON, validated now), generated every
+    /// `interval` `frequency` units from `startDate`, until `endDate` or `count`.
     async fn create_recurring_schedule(
         context: &Ctx<St>,
         organization_id: Option<ID>,
         input: crate::recurring::RecurringScheduleInputGql,
+        template: Option<Json>,
     ) -> GqlResult<Option<crate::recurring::RecurringScheduleNode<St>>> {
         let node =
-            crate::recurring::write(context, organization_id.as_deref(), None, input).await?;
+            crate::recurring::write(context, organization_id.as_deref(), None, input, template)
+                .await?;
         Ok(Some(node))
     }
 
     /// Changes a recurring schedule (1 credit); `status: "paused"` pauses it and
-    /// `status: "active"` resumes it.
+    /// `status: "active"` resumes it; `template` replaces the template.
     async fn update_recurring_schedule(
         context: &Ctx<St>,
         organization_id: Option<ID>,
         id: ID,
         input: crate::recurring::RecurringScheduleInputGql,
+        template: Option<Json>,
     ) -> GqlResult<Option<crate::recurring::RecurringScheduleNode<St>>> {
-        let node =
-            crate::recurring::write(context, organization_id.as_deref(), Some(&*id), input).await?;
+        let node = crate::recurring::write(
+            context,
+            organization_id.as_deref(),
+            Some(&*id),
+            input,
+            template,
+        )
+        .await?;
         Ok(Some(node))
     }
 

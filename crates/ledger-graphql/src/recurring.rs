@@ -164,8 +164,6 @@ pub struct RecurringScheduleInputGql {
     pub recurable_type: Option<String>,
     /// An invoice or bill to copy the template from (create only).
     pub recurable_id: Option<ID>,
-    /// The create body of the recurable type (REST's snake_case JSON).
-    pub template: Option<Json>,
     pub frequency: Option<String>,
     pub interval: Option<i32>,
     /// `YYYY-MM-DD`.
@@ -184,7 +182,7 @@ impl From<RecurringScheduleInputGql> for RecurringScheduleInput {
             name: i.name,
             recurable_type: i.recurable_type,
             recurable_id: i.recurable_id.map(|id| id.to_string()),
-            template: i.template.map(|t| t.0),
+            template: None,
             frequency: i.frequency,
             interval: i.interval.map(i64::from),
             start_date: i.start_date,
@@ -238,21 +236,26 @@ pub(crate) async fn find<St: Store>(
     }
 }
 
-/// Creates (`id` none) or updates a schedule and reads it back.
+/// Creates (`id` none) or updates a schedule with `template` (the create body of its
+/// type, REST's snake_case JSON; a separate argument, as `Json` is an output and
+/// argument scalar) and reads it back.
 pub(crate) async fn write<St: Store>(
     context: &Ctx<St>,
     organization_id: Option<&str>,
     id: Option<&str>,
     input: RecurringScheduleInputGql,
+    template: Option<Json>,
 ) -> GqlResult<RecurringScheduleNode<St>> {
     let access = context
         .access(&org_of(context, organization_id), Scope::Write, RESOURCE)
         .await?;
+    let mut input = RecurringScheduleInput::from(input);
+    input.template = template.map(|t| t.0);
     let write = match id {
-        None => Write::CreateRecurringSchedule(input.into()),
+        None => Write::CreateRecurringSchedule(input),
         Some(id) => Write::UpdateRecurringSchedule {
             id: id.to_owned(),
-            input: input.into(),
+            input,
         },
     };
     let view = context.submit(&access, write).await?;
@@ -274,7 +277,10 @@ pub(crate) async fn delete<St: Store>(
         .access(&org_of(context, organization_id), Scope::Admin, RESOURCE)
         .await?;
     context
-        .submit(&access, Write::DeleteRecurringSchedule { id: id.to_owned() })
+        .submit(
+            &access,
+            Write::DeleteRecurringSchedule { id: id.to_owned() },
+        )
         .await?;
     Ok(true)
 }

@@ -222,7 +222,10 @@ const RECURRING_INTERVAL: Duration = Duration::from_secs(60);
 /// occurrence due up to today is generated (catching up after downtime). Each occurrence
 /// is written once whichever replica or worker process generates it (see
 /// `ledger_domain::services::Ledger::run_due_recurring`), so every process may run it.
-pub fn spawn_recurring(ledger: &AppLedger, stop: &watch::Sender<bool>) -> tokio::task::JoinHandle<()> {
+pub fn spawn_recurring(
+    ledger: &AppLedger,
+    stop: &watch::Sender<bool>,
+) -> tokio::task::JoinHandle<()> {
     let ledger = ledger.clone();
     let mut stop = stop.subscribe();
     tokio::spawn(async move {

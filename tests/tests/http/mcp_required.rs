@@ -162,19 +162,19 @@ async fn fixtures(app: &TestApp) -> Fixtures {
     let [draft_bill, approved_bill] =
         <[String; 2]>::try_from(documents.next().expect("bills")).expect("two bills");
     let schedule = {
-            let res = app
-                .post(
-                    &key,
-                    &format!("{base}/recurring-schedules"),
-                    json!({"recurable_type": "transaction", "frequency": "monthly",
-                        "start_date": "2030-01-01", "template": {"description": "Probe",
-                        "entries": [
-                            {"account_id": cash, "entry_type": "debit", "amount": "1.00"},
-                            {"account_id": sales, "entry_type": "credit", "amount": "1.00"},
-                        ]}}),
-                )
-                .await;
-            id_of(&res, "recurring schedule")
+        let res = app
+            .post(
+                &key,
+                &format!("{base}/recurring-schedules"),
+                json!({"recurable_type": "transaction", "frequency": "monthly",
+                "start_date": "2030-01-01", "template": {"description": "Probe",
+                "entries": [
+                    {"account_id": cash, "entry_type": "debit", "amount": "1.00"},
+                    {"account_id": sales, "entry_type": "credit", "amount": "1.00"},
+                ]}}),
+            )
+            .await;
+        id_of(&res, "recurring schedule")
     };
     Fixtures {
         org,

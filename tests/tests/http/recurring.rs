@@ -18,7 +18,8 @@ macro_rules! with_clock {
 
             async fn on(backend: Backend) {
                 let clock = ManualClock::new($start);
-                if let Some(app) = TestApp::spawn_with_clock(backend, Arc::new(clock.clone())).await {
+                if let Some(app) = TestApp::spawn_with_clock(backend, Arc::new(clock.clone())).await
+                {
                     super::$scenario(&app, &clock).await;
                     app.finish().await;
                 }
@@ -94,7 +95,10 @@ fn invoice_template(contact: &str, date: &str, due: &str) -> Value {
 /// Transactions of the tenant with `description`, by date.
 async fn transactions(app: &TestApp, org: &Org, key: &str, description: &str) -> Vec<Value> {
     let res = app
-        .get(key, &format!("/organizations/{}/transactions?limit=100", org.id))
+        .get(
+            key,
+            &format!("/organizations/{}/transactions?limit=100", org.id),
+        )
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     let mut found: Vec<Value> = res.body["data"]
@@ -170,7 +174,10 @@ async fn month_ends(app: &TestApp, clock: &ManualClock, year: i32) {
         assert_eq!(run["trigger"], "scheduled");
         let invoice_id = run["document_id"].as_str().expect("document id");
         let invoice = app
-            .get(key, &format!("/organizations/{}/invoices/{invoice_id}", org.id))
+            .get(
+                key,
+                &format!("/organizations/{}/invoices/{invoice_id}", org.id),
+            )
             .await;
         assert_eq!(invoice.status, StatusCode::OK, "{}", invoice.body);
         assert_eq!(invoice.body["invoice_date"], run["occurrence_date"]);
@@ -250,7 +257,10 @@ async fn leap_day_catch_up(app: &TestApp, clock: &ManualClock) {
         .iter()
         .map(|t| &t["date"].as_str().expect("date")[..10])
         .collect();
-    assert_eq!(dates, ["2028-02-29", "2029-02-28", "2030-02-28", "2031-02-28"]);
+    assert_eq!(
+        dates,
+        ["2028-02-29", "2029-02-28", "2030-02-28", "2031-02-28"]
+    );
     assert!(found.iter().all(|t| t["status"] == "posted"), "{found:#?}");
     let after = schedule(app, &org, key, &id).await;
     assert_eq!(after["next_run_date"], "2032-02-29");
@@ -349,7 +359,13 @@ async fn failing_occurrence(app: &TestApp, clock: &ManualClock) {
     let id = created["id"].as_str().expect("id").to_owned();
     let account = format!("/organizations/{}/accounts/{software}", org.id);
     let res = app
-        .call(reqwest::Method::PUT, &account, Some(key), Some(json!({"is_active": false})), &[])
+        .call(
+            reqwest::Method::PUT,
+            &account,
+            Some(key),
+            Some(json!({"is_active": false})),
+            &[],
+        )
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     clock.set(at("2027-06-01"));
@@ -360,10 +376,20 @@ async fn failing_occurrence(app: &TestApp, clock: &ManualClock) {
     let first = runs(app, &org, key, &id).await;
     assert_eq!(first.len(), 1);
     assert_eq!(first[0]["status"], "failed", "{}", first[0]);
-    assert_eq!(first[0]["error"]["code"], "account_inactive", "{}", first[0]);
+    assert_eq!(
+        first[0]["error"]["code"], "account_inactive",
+        "{}",
+        first[0]
+    );
     assert_eq!(first[0]["document_id"], Value::Null);
     let res = app
-        .call(reqwest::Method::PUT, &account, Some(key), Some(json!({"is_active": true})), &[])
+        .call(
+            reqwest::Method::PUT,
+            &account,
+            Some(key),
+            Some(json!({"is_active": true})),
+            &[],
+        )
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     clock.set(at("2027-06-15"));
@@ -415,14 +441,26 @@ async fn pause_resume_run(app: &TestApp, clock: &ManualClock) {
     // A manual run, retried with the same key: one invoice, one run.
     let headers = [("Idempotency-Key", "run-once")];
     let first = app
-        .call(reqwest::Method::POST, &format!("{base}/run"), Some(key), None, &headers)
+        .call(
+            reqwest::Method::POST,
+            &format!("{base}/run"),
+            Some(key),
+            None,
+            &headers,
+        )
         .await;
     assert_eq!(first.status, StatusCode::CREATED, "{}", first.body);
     assert_eq!(first.body["status"], "succeeded", "{}", first.body);
     assert_eq!(first.body["trigger"], "manual");
     assert_eq!(first.body["occurrence_date"], "2027-08-15");
     let again = app
-        .call(reqwest::Method::POST, &format!("{base}/run"), Some(key), None, &headers)
+        .call(
+            reqwest::Method::POST,
+            &format!("{base}/run"),
+            Some(key),
+            None,
+            &headers,
+        )
         .await;
     assert_eq!(again.status, StatusCode::CREATED, "{}", again.body);
     assert_eq!(again.body["id"], first.body["id"]);
@@ -440,7 +478,10 @@ async fn pause_resume_run(app: &TestApp, clock: &ManualClock) {
     assert_eq!(invoice.body["invoice_date"], "2027-08-15");
     assert_eq!(invoice.body["status"], "draft");
     assert_eq!(runs(app, &org, key, &id).await.len(), 1);
-    assert_eq!(schedule(app, &org, key, &id).await["next_run_date"], "2027-09-01");
+    assert_eq!(
+        schedule(app, &org, key, &id).await["next_run_date"],
+        "2027-09-01"
+    );
 
     // Update: a new rule applies from today.
     let res = app
@@ -498,14 +539,32 @@ async fn validation_and_tenancy(app: &TestApp, _clock: &ManualClock) {
         body
     };
     let res = app
-        .post(key, &schedules(&org), with(json!({"template": {"descriptionx": "x"}})))
+        .post(
+            key,
+            &schedules(&org),
+            with(json!({"template": {"descriptionx": "x"}})),
+        )
         .await;
-    refused(&res, StatusCode::BAD_REQUEST, "unknown_field", "template.descriptionx");
+    refused(
+        &res,
+        StatusCode::BAD_REQUEST,
+        "unknown_field",
+        "template.descriptionx",
+    );
     template["entries"][0]["amount"] = json!("30.00");
     let res = app
-        .post(key, &schedules(&org), with(json!({"template": template.clone()})))
+        .post(
+            key,
+            &schedules(&org),
+            with(json!({"template": template.clone()})),
+        )
         .await;
-    refused(&res, StatusCode::UNPROCESSABLE_ENTITY, "unbalanced_transaction", "");
+    refused(
+        &res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "unbalanced_transaction",
+        "",
+    );
     template["entries"][0]["amount"] = json!("25.00");
     let res = app
         .post(
@@ -543,7 +602,9 @@ async fn validation_and_tenancy(app: &TestApp, _clock: &ManualClock) {
     let id = res.body["id"].as_str().expect("id").to_owned();
 
     // Another organization: its key on this organization's path, and on its own path.
-    let res = app.get(&other.test_key, &format!("{}/{id}", schedules(&org))).await;
+    let res = app
+        .get(&other.test_key, &format!("{}/{id}", schedules(&org)))
+        .await;
     refused(&res, StatusCode::NOT_FOUND, "organization_not_found", "");
     for path in [
         format!("{}/{id}", schedules(&other)),
@@ -553,13 +614,19 @@ async fn validation_and_tenancy(app: &TestApp, _clock: &ManualClock) {
         refused(&res, StatusCode::NOT_FOUND, "resource_not_found", "");
     }
     let res = app
-        .post(&other.test_key, &format!("{}/{id}/run", schedules(&other)), json!({}))
+        .post(
+            &other.test_key,
+            &format!("{}/{id}/run", schedules(&other)),
+            json!({}),
+        )
         .await;
     refused(&res, StatusCode::NOT_FOUND, "resource_not_found", "");
     let list = app.get(&other.test_key, &schedules(&other)).await;
     assert_eq!(list.body["total_count"], 0, "{}", list.body);
     // The live key does not see test-mode schedules.
-    let res = app.get(&org.live_key, &format!("{}/{id}", schedules(&org))).await;
+    let res = app
+        .get(&org.live_key, &format!("{}/{id}", schedules(&org)))
+        .await;
     refused(&res, StatusCode::NOT_FOUND, "resource_not_found", "");
     let list = app.get(key, &schedules(&org)).await;
     assert_eq!(list.body["total_count"], 1, "{}", list.body);
@@ -579,7 +646,11 @@ async fn graphql_and_mcp(app: &TestApp, clock: &ManualClock) {
     let expense = app.account_id(&org, key, "5000").await;
     let gql = |query: String, variables: Value| async move {
         let res = app
-            .post(key, "/graphql", json!({ "query": query, "variables": variables }))
+            .post(
+                key,
+                "/graphql",
+                json!({ "query": query, "variables": variables }),
+            )
             .await;
         assert_eq!(res.status, StatusCode::OK, "{}", res.body);
         assert!(res.body["errors"].is_null(), "{}", res.body);
@@ -587,7 +658,7 @@ async fn graphql_and_mcp(app: &TestApp, clock: &ManualClock) {
     };
     let data = gql(
         format!(
-            r#"mutation($t: Json!) {{ createRecurringSchedule(organizationId: "{}", input: {{ recurableType: "transaction", frequency: "monthly", startDate: "2027-10-31", template: $t }}) {{ id status nextRunDate frequency interval }} }}"#,
+            r#"mutation($t: Json!) {{ createRecurringSchedule(organizationId: "{}", input: {{ recurableType: "transaction", frequency: "monthly", startDate: "2027-10-31" }}, template: $t) {{ id status nextRunDate frequency interval }} }}"#,
             org.id
         ),
         json!({ "t": transaction_template(&cash, &expense, "GraphQL fee") }),
@@ -618,7 +689,10 @@ async fn graphql_and_mcp(app: &TestApp, clock: &ManualClock) {
         json!({}),
     )
     .await;
-    assert_eq!(data["runRecurringSchedule"]["status"], "succeeded", "{data}");
+    assert_eq!(
+        data["runRecurringSchedule"]["status"], "succeeded",
+        "{data}"
+    );
     let data = gql(
         format!(
             r#"{{ recurringSchedules(organizationId: "{}") {{ id status template }} recurringSchedule(organizationId: "{}", id: "{id}") {{ runs {{ status trigger }} }} }}"#,
@@ -629,7 +703,10 @@ async fn graphql_and_mcp(app: &TestApp, clock: &ManualClock) {
     .await;
     let listed = data["recurringSchedules"].as_array().expect("schedules");
     assert_eq!(listed.len(), 1, "{data}");
-    assert_eq!(listed[0]["template"]["description"], "GraphQL fee", "{data}");
+    assert_eq!(
+        listed[0]["template"]["description"], "GraphQL fee",
+        "{data}"
+    );
     assert_eq!(
         data["recurringSchedule"]["runs"][0]["trigger"], "manual",
         "{data}"
@@ -640,7 +717,11 @@ async fn graphql_and_mcp(app: &TestApp, clock: &ManualClock) {
         let result = crate::mcp::tool(app, key, name, arguments).await;
         crate::mcp::ok(&result).clone()
     };
-    let listed = mcp("list_recurring_schedules", json!({"organizationId": org.id})).await;
+    let listed = mcp(
+        "list_recurring_schedules",
+        json!({"organizationId": org.id}),
+    )
+    .await;
     assert_eq!(listed["total_count"], 1, "{listed}");
     let got = mcp(
         "get_recurring_schedule",

@@ -206,7 +206,9 @@ impl RecurringSchedules for MemoryStore {
         let mut found: Vec<RecurringRun> = state
             .recurring_runs
             .iter()
-            .filter(|r| in_tenant(tenant, &r.organization_id, r.livemode) && r.schedule_id == schedule_id)
+            .filter(|r| {
+                in_tenant(tenant, &r.organization_id, r.livemode) && r.schedule_id == schedule_id
+            })
             .cloned()
             .collect();
         found.sort_by(|a, b| {

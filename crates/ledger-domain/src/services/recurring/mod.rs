@@ -330,7 +330,14 @@ impl<S: Store> Ledger<S> {
             created_at: now,
             updated_at: now,
         };
-        apply_fields(&mut schedule, input.name, input.interval, input.end_date, input.count, input.auto_send)?;
+        apply_fields(
+            &mut schedule,
+            input.name,
+            input.interval,
+            input.end_date,
+            input.count,
+            input.auto_send,
+        )?;
         self.check_template(access, kind, &schedule.template, start_date)
             .await?;
         schedule.reschedule(0, start_date);
@@ -400,8 +407,16 @@ impl<S: Store> Ledger<S> {
             schedule.start_date = check_date(&text, "start_date")?;
             rule_changed = true;
         }
-        rule_changed |= input.interval.is_some() || input.end_date.is_some() || input.count.is_some();
-        apply_fields(&mut schedule, input.name, input.interval, input.end_date, input.count, input.auto_send)?;
+        rule_changed |=
+            input.interval.is_some() || input.end_date.is_some() || input.count.is_some();
+        apply_fields(
+            &mut schedule,
+            input.name,
+            input.interval,
+            input.end_date,
+            input.count,
+            input.auto_send,
+        )?;
         if let Some(template) = input.template {
             self.check_template(access, schedule.recurable_type, &template, today)
                 .await?;
@@ -489,7 +504,8 @@ impl<S: Store> Ledger<S> {
             deleted_by: access.key_id.clone(),
             recoverable_until: now + time::Duration::days(self.config.retention_days),
         };
-        let view = crate::views::deleted("recurring_schedule", &before.id, deletion.recoverable_until);
+        let view =
+            crate::views::deleted("recurring_schedule", &before.id, deletion.recoverable_until);
         let event = self.event(
             access,
             "recurring_schedule.deleted",

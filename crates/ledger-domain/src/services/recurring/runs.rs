@@ -23,14 +23,12 @@ use crate::jobs::{Job, JobStatus};
 use crate::organizations::{Permission, Scope};
 use crate::ports::{PageRequest, Store, Tenant};
 use crate::recurring::{
-    OCCURRENCE_KEY_PREFIX, RecurableType, RecurringRun, RecurringSchedule, RunStatus,
-    RunTrigger, ScheduleStatus, Template,
+    OCCURRENCE_KEY_PREFIX, RecurableType, RecurringRun, RecurringSchedule, RunStatus, RunTrigger,
+    ScheduleStatus, Template,
 };
 
 use super::{in_template, instantiate};
-use crate::services::{
-    Access, Channel, IdempotencyKey, Ledger, Outcome, Submission, Write,
-};
+use crate::services::{Access, Channel, IdempotencyKey, Ledger, Outcome, Submission, Write};
 
 /// How long the scheduler and a manual run wait for a generated document's job.
 const RUN_WAIT: Duration = Duration::from_secs(10);
@@ -203,7 +201,9 @@ impl<S: Store> Ledger<S> {
                 job.error
                     .as_ref()
                     .map(DomainError::from_stored)
-                    .unwrap_or_else(|| DomainError::Internal("a failed job without its error".into())),
+                    .unwrap_or_else(|| {
+                        DomainError::Internal("a failed job without its error".into())
+                    }),
             ),
             _ => Step::Pending,
         }
@@ -365,9 +365,8 @@ impl<S: Store> Ledger<S> {
             }
             let create_key = occurrence_key(&schedule.id, date, "");
             let send_key = occurrence_key(&schedule.id, date, ":send");
-            let write = Template::parse(schedule.recurable_type, &schedule.template).and_then(
-                |t| instantiate(schedule.recurable_type, &t, schedule.start_date, date),
-            );
+            let write = Template::parse(schedule.recurable_type, &schedule.template)
+                .and_then(|t| instantiate(schedule.recurable_type, &t, schedule.start_date, date));
             let first = match write {
                 Ok(write) => {
                     self.once(&access, Some(create_key), write, Channel::Rest)

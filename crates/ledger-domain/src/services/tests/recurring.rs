@@ -66,10 +66,7 @@ async fn fees(w: &World) -> usize {
         .list_transactions(&w.test, None, None, None, PAGE)
         .await
         .expect("transactions");
-    page.items
-        .iter()
-        .filter(|t| t.description == "Fee")
-        .count()
+    page.items.iter().filter(|t| t.description == "Fee").count()
 }
 
 #[tokio::test]
@@ -184,7 +181,9 @@ async fn a_refused_occurrence_is_a_failed_run_and_the_schedule_moves_on() {
         .expect("schedule");
     let mut broken = stored.clone();
     broken.template = template;
-    let event = w.ledger.event(&w.test, "test", "recurring_schedule", &id, None, None);
+    let event = w
+        .ledger
+        .event(&w.test, "test", "recurring_schedule", &id, None, None);
     crate::ports::RecurringSchedules::update_recurring_schedule(
         w.store(),
         broken,
@@ -226,7 +225,11 @@ async fn templates_are_validated_when_the_schedule_is_written() {
     let refused = w
         .submit(
             &w.test,
-            schedule(json!({"description": "x", "entries": [], "colour": 1}), "monthly", "2026-01-15"),
+            schedule(
+                json!({"description": "x", "entries": [], "colour": 1}),
+                "monthly",
+                "2026-01-15",
+            ),
         )
         .await
         .expect_err("unknown");
