@@ -691,8 +691,8 @@ impl<St: Store> Mutation<St> {
         Ok(Some(node))
     }
 
-    /// Changes a recurring schedule (1 credit); `status: "paused"` pauses it and
-    /// `status: "active"` resumes it; `template` replaces the template.
+    /// Changes a recurring schedule (1 credit); status `paused` pauses it and status
+    /// `active` resumes it; `template` replaces the template.
     async fn update_recurring_schedule(
         context: &Ctx<St>,
         organization_id: Option<ID>,
