@@ -250,7 +250,13 @@ pub(crate) async fn write<St: Store>(
         .access(&org_of(context, organization_id), Scope::Write, RESOURCE)
         .await?;
     let mut input = RecurringScheduleInput::from(input);
-    input.template = template.map(|t| t.0);
+    // GraphQL cannot pass an object to a scalar, so the template comes as JSON text.
+    input.template = template.map(|t| match t.0 {
+        serde_json::Value::String(text) => {
+            serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text))
+        }
+        other => other,
+    });
     let write = match id {
         None => Write::CreateRecurringSchedule(input),
         Some(id) => Write::UpdateRecurringSchedule {

@@ -661,7 +661,7 @@ async fn graphql_and_mcp(app: &TestApp, clock: &ManualClock) {
             r#"mutation($t: Json!) {{ createRecurringSchedule(organizationId: "{}", input: {{ recurableType: "transaction", frequency: "monthly", startDate: "2027-10-31" }}, template: $t) {{ id status nextRunDate frequency interval }} }}"#,
             org.id
         ),
-        json!({ "t": transaction_template(&cash, &expense, "GraphQL fee") }),
+        json!({ "t": transaction_template(&cash, &expense, "GraphQL fee").to_string() }),
     )
     .await;
     let created = &data["createRecurringSchedule"];
