@@ -32,6 +32,10 @@ pub enum IdKind {
     OAuthClient,
     /// What a user approved for an OAuth client (the refresh-token family).
     OAuthGrant,
+    /// A recurring schedule.
+    RecurringSchedule,
+    /// One run of a recurring schedule.
+    RecurringRun,
 }
 
 impl IdKind {
@@ -59,6 +63,8 @@ impl IdKind {
             Self::Attachment => "att",
             Self::OAuthClient => "cli",
             Self::OAuthGrant => "grt",
+            Self::RecurringSchedule => "rec",
+            Self::RecurringRun => "rrn",
         }
     }
 }

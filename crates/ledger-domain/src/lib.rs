@@ -22,6 +22,7 @@ pub mod oauth;
 pub mod organizations;
 pub mod ownership;
 pub mod ports;
+pub mod recurring;
 pub mod references;
 pub mod reports;
 pub mod services;

@@ -21,6 +21,7 @@ pub mod nodes;
 pub mod organization;
 pub mod ownership;
 pub mod query;
+pub mod recurring;
 pub mod reports;
 pub mod scalars;
 pub mod transfers;

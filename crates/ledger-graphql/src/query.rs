@@ -150,6 +150,27 @@ impl<St: Store> Query<St> {
         crate::exchange::convert(context, from_currency, to_currency, amount, date).await
     }
 
+    /// The live recurring schedules of `organizationId` (default the key's own), oldest
+    /// first.
+    async fn recurring_schedules(
+        context: &Ctx<St>,
+        organization_id: Option<ID>,
+        limit: Option<i32>,
+        offset: Option<i32>,
+    ) -> GqlResult<Vec<crate::recurring::RecurringScheduleNode<St>>> {
+        crate::recurring::list(context, organization_id.as_deref(), limit, offset).await
+    }
+
+    /// A recurring schedule of `organizationId` (default the key's own); `null` when
+    /// there is none with this id.
+    async fn recurring_schedule(
+        context: &Ctx<St>,
+        organization_id: Option<ID>,
+        id: ID,
+    ) -> GqlResult<Option<crate::recurring::RecurringScheduleNode<St>>> {
+        crate::recurring::find(context, organization_id.as_deref(), &id).await
+    }
+
     /// An ownership transfer the key's organization is a side of (the sender's
     /// organization or an ancestor, or the recipient's root); `null` otherwise.
     async fn organization_transfer(

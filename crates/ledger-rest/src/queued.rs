@@ -33,6 +33,18 @@ fn request_hash(req: &HttpRequest, body: &[u8]) -> String {
     sha256_hex(&hashed)
 }
 
+/// The `Idempotency-Key` of a request with its fingerprint, for writes that submit
+/// through the pipeline themselves (a recurring schedule's manual run).
+///
+/// # Errors
+/// `invalid_field` on a malformed `Idempotency-Key`.
+pub fn idempotency(req: &HttpRequest, body: &[u8]) -> Result<Option<IdempotencyKey>, ApiError> {
+    Ok(idempotency_key(req)?.map(|key| IdempotencyKey {
+        key,
+        request_hash: request_hash(req, body),
+    }))
+}
+
 /// The submission of a REST request: its key (if any) and how long it waits.
 ///
 /// # Errors

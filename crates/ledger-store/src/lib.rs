@@ -17,7 +17,7 @@
 //!   documents, journal, keys, maintenance, settings,
 //!   taxes, testing, exchange_rates, ownership,
 //!   attachments, blobs, blobs_s3,
-//!   oauth, outbox                  the port implementations on `Db`; `LocalBlobs`, `S3Blobs`,
+//!   oauth, outbox, recurring       the port implementations on `Db`; `LocalBlobs`, `S3Blobs`,
 //!                                  `OutboxMailer`
 //! jobs                             the queue: enqueue, claim, apply, fail, retry
 //! group                            group commit of applied writes
@@ -61,6 +61,7 @@ mod oauth;
 mod organizations;
 mod outbox;
 mod ownership;
+mod recurring;
 mod references;
 mod rows;
 mod runtime;

@@ -282,8 +282,15 @@ impl Deletions for Db {
             )
             .execute(conn)
             .await? as u64;
+            // The scheduler's keys stay: they record that an occurrence was generated
+            // (ledger_domain::recurring::OCCURRENCE_KEY_PREFIX; no LIKE wildcard in it).
             report.idempotency_records = diesel::delete(
-                idempotency_keys::table.filter(idempotency_keys::created_at.lt(idempotency_before)),
+                idempotency_keys::table
+                    .filter(idempotency_keys::created_at.lt(idempotency_before))
+                    .filter(idempotency_keys::key.not_like(format!(
+                        "{}%",
+                        ledger_domain::recurring::OCCURRENCE_KEY_PREFIX
+                    ))),
             )
             .execute(conn)
             .await? as u64;

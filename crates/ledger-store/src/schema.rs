@@ -335,6 +335,53 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    recurring_schedules (organization_id, id) {
+        organization_id -> Text,
+        livemode -> Bool,
+        id -> Text,
+        name -> Nullable<Text>,
+        recurable_type -> Text,
+        recurable_id -> Nullable<Text>,
+        template -> Text,
+        frequency -> Text,
+        interval_count -> BigInt,
+        start_date -> Date,
+        end_date -> Nullable<Date>,
+        max_occurrences -> Nullable<BigInt>,
+        auto_send -> Bool,
+        status -> Text,
+        next_index -> BigInt,
+        next_run_date -> Nullable<Date>,
+        occurrences -> BigInt,
+        last_run_date -> Nullable<Date>,
+        created_by -> Text,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+        deleted_at -> Nullable<Timestamp>,
+        deleted_by -> Nullable<Text>,
+        recoverable_until -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    recurring_runs (organization_id, id) {
+        organization_id -> Text,
+        livemode -> Bool,
+        id -> Text,
+        schedule_id -> Text,
+        occurrence_key -> Text,
+        occurrence_date -> Date,
+        run_trigger -> Text,
+        status -> Text,
+        document_type -> Text,
+        document_id -> Nullable<Text>,
+        job_id -> Nullable<Text>,
+        error -> Nullable<Text>,
+        created_at -> Timestamp,
+    }
+}
+
 diesel::joinable!(api_keys -> organizations (organization_id));
 
 diesel::table! {
@@ -500,4 +547,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     oauth_clients,
     oauth_grants,
     oauth_secrets,
+    recurring_schedules,
+    recurring_runs,
 );

@@ -215,6 +215,37 @@ pub fn spawn_transfer_expiry(
     })
 }
 
+/// How often the scheduler looks for due recurring occurrences.
+const RECURRING_INTERVAL: Duration = Duration::from_secs(60);
+
+/// Runs the recurring scheduler now and then every minute, until `stop` turns true: every
+/// occurrence due up to today is generated (catching up after downtime). Each occurrence
+/// is written once whichever replica or worker process generates it (see
+/// `ledger_domain::services::Ledger::run_due_recurring`), so every process may run it.
+pub fn spawn_recurring(
+    ledger: &AppLedger,
+    stop: &watch::Sender<bool>,
+) -> tokio::task::JoinHandle<()> {
+    let ledger = ledger.clone();
+    let mut stop = stop.subscribe();
+    tokio::spawn(async move {
+        loop {
+            if *stop.borrow() {
+                break;
+            }
+            match ledger.run_due_recurring().await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(runs = n, "recurring occurrences generated"),
+                Err(e) => tracing::error!(error = %e, "the recurring scheduler failed"),
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(RECURRING_INTERVAL) => {}
+                _ = stop.changed() => break,
+            }
+        }
+    })
+}
+
 /// The transport policy of the configuration: in production, HTTPS only, natively or
 /// through the trusted proxies.
 ///
@@ -318,6 +349,7 @@ pub async fn start(
         .chain([
             spawn_purge(&ledger, &stop_workers),
             spawn_transfer_expiry(&ledger, &stop_workers),
+            spawn_recurring(&ledger, &stop_workers),
         ])
         .collect();
     let addr = listener.local_addr()?;

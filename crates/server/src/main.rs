@@ -72,7 +72,8 @@ async fn main() -> anyhow::Result<()> {
                 &runtime,
             );
             let (stop, _) = tokio::sync::watch::channel(false);
-            let tasks = spawn_workers(&ledger, config.workers.max(1), &runtime, &stop);
+            let mut tasks = spawn_workers(&ledger, config.workers.max(1), &runtime, &stop);
+            tasks.push(server::spawn_recurring(&ledger, &stop));
             tracing::info!(
                 workers = config.workers.max(1),
                 "workers running; Ctrl-C or SIGTERM stops them after the job in hand"

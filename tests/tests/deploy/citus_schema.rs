@@ -78,6 +78,10 @@ const CROSS_TENANT_INDEXES: &[(&str, &str)] = &[
         "resource_deletions_by_key",
         "\"deleted by this key\" across the organizations the key reaches",
     ),
+    (
+        "recurring_schedules_due",
+        "the recurring scheduler reads due schedules of every tenant",
+    ),
 ];
 
 /// Every rule broken by the schema, as "table: rule" lines.

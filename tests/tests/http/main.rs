@@ -30,6 +30,7 @@ mod organization_transfers;
 mod organizations;
 mod period_locks;
 mod pipeline;
+mod recurring;
 mod reports;
 mod settings;
 mod system;

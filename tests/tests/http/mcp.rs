@@ -119,6 +119,9 @@ const READ_ONLY: &[&str] = &[
     "convert_currency",
     "list_transfers",
     "get_transfer",
+    "list_recurring_schedules",
+    "get_recurring_schedule",
+    "list_recurring_runs",
 ];
 const DESTRUCTIVE: &[&str] = &[
     "delete_account",
@@ -132,6 +135,7 @@ const DESTRUCTIVE: &[&str] = &[
     "delete_exchange_rate",
     "post_transfer",
     "reverse_transfer",
+    "delete_recurring_schedule",
 ];
 
 /// A placeholder value of a schema's type, enough to reach the route.
@@ -295,6 +299,13 @@ async fn mcp_tools_follow_the_rules_and_reach_their_routes(app: &TestApp) {
         "update_exchange_rate",
         "delete_exchange_rate",
         "convert_currency",
+        "list_recurring_schedules",
+        "get_recurring_schedule",
+        "list_recurring_runs",
+        "create_recurring_schedule",
+        "update_recurring_schedule",
+        "run_recurring_schedule",
+        "delete_recurring_schedule",
     ] {
         assert!(names.contains(expected), "{expected} is not listed");
     }

@@ -34,6 +34,8 @@ struct Fixtures {
     posted_transfer: String,
     /// An ownership transfer offered to the organization's user (pending).
     org_transfer: String,
+    /// A recurring schedule of a transaction, starting in the future.
+    schedule: String,
 }
 
 fn id_of(res: &ledger_tests::Answer, what: &str) -> String {
@@ -159,6 +161,21 @@ async fn fixtures(app: &TestApp) -> Fixtures {
         <[String; 2]>::try_from(documents.next().expect("invoices")).expect("two invoices");
     let [draft_bill, approved_bill] =
         <[String; 2]>::try_from(documents.next().expect("bills")).expect("two bills");
+    let schedule = {
+        let res = app
+            .post(
+                &key,
+                &format!("{base}/recurring-schedules"),
+                json!({"recurable_type": "transaction", "frequency": "monthly",
+                "start_date": "2030-01-01", "template": {"description": "Probe",
+                "entries": [
+                    {"account_id": cash, "entry_type": "debit", "amount": "1.00"},
+                    {"account_id": sales, "entry_type": "credit", "amount": "1.00"},
+                ]}}),
+            )
+            .await;
+        id_of(&res, "recurring schedule")
+    };
     Fixtures {
         org,
         cash,
@@ -173,6 +190,7 @@ async fn fixtures(app: &TestApp) -> Fixtures {
         draft_bill,
         approved_bill,
         rate,
+        schedule,
         posted_transfer,
         org_transfer,
     }
@@ -192,6 +210,15 @@ fn value(tool: &Tool, arg: &Arg, fx: &Fixtures, n: usize) -> Option<Value> {
         ("billId", _) if tool.name.starts_with("record") => json!(fx.approved_bill),
         ("billId", _) => json!(fx.draft_bill),
         ("exchangeRateId", _) => json!(fx.rate),
+        ("scheduleId", _) => json!(fx.schedule),
+        // Recurring schedules start in the future, so probes generate nothing.
+        ("startDate", _) if tool.name.contains("recurring") => json!("2030-01-01"),
+        ("endDate", _) if tool.name.contains("recurring") => json!("2030-12-31"),
+        ("template", _) => json!({"description": "Probe", "entries": [
+            {"account_id": fx.cash, "entry_type": "debit", "amount": "1.00"},
+            {"account_id": fx.sales, "entry_type": "credit", "amount": "1.00"},
+        ]}),
+        ("recurableType", _) => json!("transaction"),
         ("transferId", _) if tool.name.contains("organization_transfer") => {
             json!(fx.org_transfer)
         }
@@ -238,7 +265,7 @@ fn value(tool: &Tool, arg: &Arg, fx: &Fixtures, n: usize) -> Option<Value> {
             Ty::Amount => json!("1.00"),
             Ty::StrList => json!(["x"]),
             Ty::Str => json!(format!("probe {n}")),
-            Ty::Entries | Ty::Items => return None,
+            Ty::Entries | Ty::Items | Ty::Object => return None,
         },
     };
     Some(v)

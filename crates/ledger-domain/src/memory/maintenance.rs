@@ -133,8 +133,12 @@ impl State {
         report.deletions = (before - self.deletions.len()) as u64;
 
         let before = self.idempotency.len();
-        self.idempotency
-            .retain(|_, r| r.created_at >= idempotency_before);
+        // The scheduler's keys outlive the window: they are the record that an occurrence
+        // was generated (see `crate::recurring::OCCURRENCE_KEY_PREFIX`).
+        self.idempotency.retain(|(_, _, key), r| {
+            r.created_at >= idempotency_before
+                || key.starts_with(crate::recurring::OCCURRENCE_KEY_PREFIX)
+        });
         report.idempotency_records = (before - self.idempotency.len()) as u64;
 
         let before = self.exchange_rates.len();

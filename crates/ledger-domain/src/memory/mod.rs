@@ -24,6 +24,7 @@ mod master_data;
 mod oauth;
 mod organizations;
 mod ownership;
+mod recurring;
 #[cfg(test)]
 pub(crate) mod runtime;
 
@@ -241,6 +242,8 @@ pub(crate) struct State {
     pub(crate) oauth_grants: Vec<crate::oauth::Grant>,
     /// By hash.
     pub(crate) oauth_secrets: BTreeMap<String, crate::oauth::StoredSecret>,
+    pub(crate) recurring_schedules: Vec<Row<crate::recurring::RecurringSchedule>>,
+    pub(crate) recurring_runs: Vec<crate::recurring::RecurringRun>,
 }
 
 /// Whether a row of `organization_id` and `livemode` belongs to `tenant`.

@@ -17,6 +17,7 @@ mod journal;
 mod oauth;
 mod operations;
 mod organizations;
+mod recurring;
 mod writes;
 
 use std::future::Future;
@@ -39,6 +40,7 @@ pub use organizations::{
     ApiKeys, NewOrganization, OrganizationTransfers, Organizations, Setting, Settings,
     TransferFilter,
 };
+pub use recurring::RecurringSchedules;
 pub use writes::{
     CreditCharge, IDEMPOTENCY_WINDOW, IdempotencyRecord, IdempotencyRecords, Written,
 };
@@ -159,6 +161,7 @@ pub trait Store:
     + OrganizationTransfers
     + Attachments
     + OAuthStore
+    + RecurringSchedules
     + Clone
 {
 }
@@ -183,6 +186,7 @@ impl<T> Store for T where
         + OrganizationTransfers
         + Attachments
         + OAuthStore
+        + RecurringSchedules
         + Clone
 {
 }

@@ -20,6 +20,7 @@ mod ownership;
 mod paid_reads;
 mod period_lock;
 mod pipeline;
+mod recurring;
 mod reports;
 mod revaluation;
 mod runner;
@@ -61,6 +62,7 @@ pub use pipeline::{
     Channel, IdempotencyKey, MAX_WAIT, Operation, Outcome, Submission, Submitted, WRITE_CREDITS,
     Write, price,
 };
+pub use recurring::RecurringScheduleInput;
 pub use revaluation::{REVALUATION_SOURCE, UNREALISED_GAINS_CODE};
 pub use runner::RunOutcome;
 pub use settings::Billing;

@@ -35,6 +35,7 @@ use super::{
 };
 use super::{
     ExchangeRateChanges, NewAttachmentInput, NewExchangeRateInput, OrganizationTransferInput,
+    RecurringScheduleInput,
 };
 
 /// The interface a request came through. MCP tools are REST requests made in-process,
@@ -89,6 +90,9 @@ pub enum Operation {
     OrganizationTransferCancel,
     AttachmentCreate,
     AttachmentDelete,
+    RecurringScheduleCreate,
+    RecurringScheduleUpdate,
+    RecurringScheduleDelete,
 }
 
 /// Credits of one write, and of the reads that cost anything.
@@ -259,6 +263,15 @@ pub enum Write {
     DeleteAttachment {
         id: String,
     },
+    CreateRecurringSchedule(RecurringScheduleInput),
+    /// Change a schedule, pause (`status: paused`) or resume (`status: active`) it.
+    UpdateRecurringSchedule {
+        id: String,
+        input: RecurringScheduleInput,
+    },
+    DeleteRecurringSchedule {
+        id: String,
+    },
 }
 
 impl Write {
@@ -302,6 +315,9 @@ impl Write {
             Self::CancelOrganizationTransfer { .. } => Operation::OrganizationTransferCancel,
             Self::CreateAttachment(_) => Operation::AttachmentCreate,
             Self::DeleteAttachment { .. } => Operation::AttachmentDelete,
+            Self::CreateRecurringSchedule(_) => Operation::RecurringScheduleCreate,
+            Self::UpdateRecurringSchedule { .. } => Operation::RecurringScheduleUpdate,
+            Self::DeleteRecurringSchedule { .. } => Operation::RecurringScheduleDelete,
         }
     }
 }
@@ -491,7 +507,10 @@ impl<S: Store> Ledger<S> {
             | Write::RejectOrganizationTransfer { .. }
             | Write::CancelOrganizationTransfer { .. }
             | Write::CreateAttachment(_)
-            | Write::DeleteAttachment { .. } => {
+            | Write::DeleteAttachment { .. }
+            | Write::CreateRecurringSchedule(_)
+            | Write::UpdateRecurringSchedule { .. }
+            | Write::DeleteRecurringSchedule { .. } => {
                 return Err(DomainError::Internal(
                     "a synchronous write reached the queue".into(),
                 ));
@@ -569,6 +588,17 @@ impl<S: Store> Ledger<S> {
                 self.create_attachment(access, input, options).await?
             }
             Write::DeleteAttachment { id } => self.delete_attachment(access, &id, options).await?,
+            Write::CreateRecurringSchedule(input) => {
+                self.create_recurring_schedule(access, input, options)
+                    .await?
+            }
+            Write::UpdateRecurringSchedule { id, input } => {
+                self.update_recurring_schedule(access, &id, input, options)
+                    .await?
+            }
+            Write::DeleteRecurringSchedule { id } => {
+                self.delete_recurring_schedule(access, &id, options).await?
+            }
             queued => return Ok(Synchronous::Queued(Box::new((queued, options)))),
         }))
     }

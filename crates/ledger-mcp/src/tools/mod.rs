@@ -11,6 +11,7 @@ mod accounting;
 mod currencies;
 mod documents;
 mod organization;
+mod recurring;
 mod requests;
 mod rows;
 mod transfers;
@@ -72,6 +73,8 @@ pub enum Ty {
     Entries,
     /// Priced lines of an invoice or a bill.
     Items,
+    /// A JSON object passed on as it is (keys in snake_case), such as a template.
+    Object,
 }
 
 /// One argument of a tool.
@@ -138,12 +141,13 @@ pub struct Tool {
 }
 
 /// The tool groups in listing order.
-const GROUPS: [&[Tool]; 5] = [
+const GROUPS: [&[Tool]; 6] = [
     accounting::TOOLS,
     documents::TOOLS,
     organization::TOOLS,
     currencies::TOOLS,
     transfers::TOOLS,
+    recurring::TOOLS,
 ];
 
 /// How many tools the groups hold together.

@@ -217,6 +217,7 @@ fn check_type(a: &Arg, value: &Value) -> Result<(), ArgError> {
                     })
                 })
         }),
+        Ty::Object => value.is_object(),
         Ty::Entries => value.as_array().is_some_and(|items| {
             items.iter().all(|line| {
                 line.as_object().is_some_and(|o| {
@@ -245,6 +246,7 @@ fn check_type(a: &Arg, value: &Value) -> Result<(), ArgError> {
                 "an array of {accountId, entryType, amount, description?} objects".to_owned()
             }
             Ty::Items => "a non-empty array of {description, quantity, unitPrice, accountId?, taxIds?, categoryId?, itemId?} objects".to_owned(),
+            Ty::Object => "a JSON object".to_owned(),
         };
         Err(ArgError::new(
             ErrorCode::InvalidField,
@@ -266,6 +268,7 @@ fn schema(a: &Arg) -> Value {
         Ty::DateOrTime => json!({"type": "string"}),
         Ty::Enum(options) => json!({"type": "string", "enum": options}),
         Ty::StrList => json!({"type": "array", "items": {"type": "string"}}),
+        Ty::Object => json!({"type": "object"}),
         Ty::Items => json!({
             "type": "array",
             "minItems": 1,

@@ -12,6 +12,7 @@ mod keys;
 mod organization_transfers;
 mod organizations;
 mod pdf;
+mod recurring;
 mod reports;
 mod revaluations;
 mod settings;
@@ -68,4 +69,5 @@ pub(crate) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     exchange_rates::configure::<S>(cfg);
     attachments::configure::<S>(cfg);
     currencies::configure::<S>(cfg);
+    recurring::configure::<S>(cfg);
 }

@@ -78,7 +78,7 @@ impl<S: Store> Ledger<S> {
     /// items' accounts (default Sales or General Expenses, in the base currency `base`,
     /// where a foreign document's items are booked) and taxes.
     #[allow(clippy::too_many_arguments)]
-    pub(super) async fn check_draft_input(
+    pub(in crate::services) async fn check_draft_input(
         &self,
         tenant: &Tenant,
         base: &str,

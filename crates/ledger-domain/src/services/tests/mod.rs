@@ -8,6 +8,7 @@ mod oauth;
 mod period_locks;
 mod pipeline;
 mod properties;
+mod recurring;
 mod runner;
 mod store;
 

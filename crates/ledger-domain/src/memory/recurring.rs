@@ -1,0 +1,219 @@
+//! Recurring schedules and runs in memory, checked in the SQL adapter's order. The one
+//! run per schedule and occurrence key is the SQL adapter's unique key.
+
+use time::Date;
+
+use crate::error::DomainError;
+use crate::events::{Deletion, Event};
+use crate::ports::{
+    CreditCharge, IdempotencyRecord, Page, PageRequest, RecurringSchedules, StoreResult, Tenant,
+    Written,
+};
+use crate::recurring::{RecurringRun, RecurringSchedule, ScheduleAdvance, ScheduleStatus};
+
+use super::{Deleted, MemoryStore, State, in_tenant, page_of, push_new, tenant_of_deletion};
+
+fn schedule_not_found(id: &str) -> DomainError {
+    DomainError::NotFound {
+        resource: "recurring_schedule",
+        id: id.to_owned(),
+    }
+}
+
+impl State {
+    fn live_schedule(&self, tenant: &Tenant, id: &str) -> Option<usize> {
+        self.recurring_schedules.iter().position(|r| {
+            r.is_live()
+                && r.value.id == id
+                && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
+        })
+    }
+}
+
+fn tenant_of(schedule: &RecurringSchedule) -> Tenant {
+    Tenant {
+        organization_id: schedule.organization_id.clone(),
+        livemode: schedule.livemode,
+    }
+}
+
+impl RecurringSchedules for MemoryStore {
+    async fn insert_recurring_schedule(
+        &self,
+        schedule: RecurringSchedule,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<RecurringSchedule>> {
+        let mut state = self.state();
+        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
+            return Ok(Written::Replay(first));
+        }
+        let same = |s: &RecurringSchedule| {
+            s.organization_id == schedule.organization_id && s.id == schedule.id
+        };
+        push_new(
+            &mut state.recurring_schedules,
+            schedule.clone(),
+            same,
+            "recurring schedule",
+            &schedule.id,
+        )?;
+        state.commit_audited(idempotency, charge.as_ref(), event);
+        Ok(Written::Done(schedule))
+    }
+
+    async fn update_recurring_schedule(
+        &self,
+        schedule: RecurringSchedule,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<RecurringSchedule>> {
+        let mut state = self.state();
+        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
+            return Ok(Written::Replay(first));
+        }
+        let Some(index) = state.live_schedule(&tenant_of(&schedule), &schedule.id) else {
+            return Err(schedule_not_found(&schedule.id));
+        };
+        let stored = &mut state.recurring_schedules[index].value;
+        let (created_by, created_at) = (stored.created_by.clone(), stored.created_at);
+        *stored = RecurringSchedule {
+            created_by,
+            created_at,
+            ..schedule.clone()
+        };
+        state.commit_audited(idempotency, charge.as_ref(), event);
+        Ok(Written::Done(schedule))
+    }
+
+    async fn delete_recurring_schedule(
+        &self,
+        schedule_id: &str,
+        deletion: Deletion,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<()>> {
+        let mut state = self.state();
+        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
+            return Ok(Written::Replay(first));
+        }
+        let Some(index) = state.live_schedule(&tenant_of_deletion(&deletion), schedule_id) else {
+            return Err(schedule_not_found(schedule_id));
+        };
+        state.recurring_schedules[index].deleted = Some(Deleted::from(&deletion));
+        state.record_deletion(deletion);
+        state.commit_audited(idempotency, charge.as_ref(), event);
+        Ok(Written::Done(()))
+    }
+
+    async fn get_recurring_schedule(
+        &self,
+        tenant: &Tenant,
+        id: &str,
+    ) -> StoreResult<Option<RecurringSchedule>> {
+        let state = self.state();
+        Ok(state
+            .live_schedule(tenant, id)
+            .map(|i| state.recurring_schedules[i].value.clone()))
+    }
+
+    async fn list_recurring_schedules(
+        &self,
+        tenant: &Tenant,
+        page: PageRequest,
+    ) -> StoreResult<Page<RecurringSchedule>> {
+        let state = self.state();
+        let mut found: Vec<RecurringSchedule> = state
+            .recurring_schedules
+            .iter()
+            .filter(|r| {
+                r.is_live() && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
+            })
+            .map(|r| r.value.clone())
+            .collect();
+        found.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        Ok(page_of(found, Some(page)))
+    }
+
+    async fn due_recurring_schedules(
+        &self,
+        today: Date,
+        limit: i64,
+    ) -> StoreResult<Vec<RecurringSchedule>> {
+        let state = self.state();
+        let mut found: Vec<RecurringSchedule> = state
+            .recurring_schedules
+            .iter()
+            .filter(|r| {
+                r.is_live()
+                    && r.value.status == ScheduleStatus::Active
+                    && r.value.next_run_date.is_some_and(|d| d <= today)
+            })
+            .map(|r| r.value.clone())
+            .collect();
+        found.sort_by(|a, b| (a.next_run_date, &a.id).cmp(&(b.next_run_date, &b.id)));
+        found.truncate(usize::try_from(limit).unwrap_or(0));
+        Ok(found)
+    }
+
+    async fn record_recurring_run(
+        &self,
+        run: RecurringRun,
+        advance: Option<ScheduleAdvance>,
+    ) -> StoreResult<bool> {
+        let mut state = self.state();
+        let exists = state.recurring_runs.iter().any(|r| {
+            r.organization_id == run.organization_id
+                && r.schedule_id == run.schedule_id
+                && r.occurrence_key == run.occurrence_key
+        });
+        let tenant = Tenant {
+            organization_id: run.organization_id.clone(),
+            livemode: run.livemode,
+        };
+        if let Some(advance) = advance
+            && let Some(index) = state.live_schedule(&tenant, &advance.schedule_id)
+        {
+            let stored = &mut state.recurring_schedules[index].value;
+            // A schedule paused or changed meanwhile is left as it is.
+            if stored.next_index == advance.expected_index
+                && stored.status == ScheduleStatus::Active
+            {
+                stored.next_index = advance.next_index;
+                stored.next_run_date = advance.next_run_date;
+                stored.occurrences = advance.occurrences;
+                stored.last_run_date = advance.last_run_date;
+                stored.updated_at = advance.updated_at;
+                stored.status = advance.status;
+            }
+        }
+        if !exists {
+            state.recurring_runs.push(run);
+        }
+        Ok(!exists)
+    }
+
+    async fn list_recurring_runs(
+        &self,
+        tenant: &Tenant,
+        schedule_id: &str,
+        page: PageRequest,
+    ) -> StoreResult<Page<RecurringRun>> {
+        let state = self.state();
+        let mut found: Vec<RecurringRun> = state
+            .recurring_runs
+            .iter()
+            .filter(|r| {
+                in_tenant(tenant, &r.organization_id, r.livemode) && r.schedule_id == schedule_id
+            })
+            .cloned()
+            .collect();
+        found.sort_by(|a, b| {
+            (b.occurrence_date, b.created_at, &b.id).cmp(&(a.occurrence_date, a.created_at, &a.id))
+        });
+        Ok(page_of(found, Some(page)))
+    }
+}

@@ -1,0 +1,460 @@
+//! Recurring schedules and their runs.
+//!
+//! One run per schedule and occurrence is the unique index `recurring_runs_occurrence`;
+//! a run is inserted with `ON CONFLICT DO NOTHING` (both backends), in the same database
+//! transaction as the schedule's compare-and-set advance, so two schedulers recording
+//! the same occurrence leave one row and advance the schedule once.
+
+use diesel::prelude::*;
+use diesel_async::RunQueryDsl;
+use ledger_domain::DomainError;
+use ledger_domain::events::{Deletion, Event};
+use ledger_domain::ports::{
+    CreditCharge, IdempotencyRecord, Page, PageRequest, RecurringSchedules, StoreResult, Tenant,
+    Written,
+};
+use ledger_domain::recurring::{
+    Frequency, RecurableType, RecurringRun, RecurringSchedule, RunStatus, RunTrigger,
+    ScheduleAdvance, ScheduleStatus,
+};
+use time::{Date, PrimitiveDateTime};
+
+use crate::db::Db;
+use crate::idempotency::settle_idempotent;
+use crate::rows::{DeletionRow, EventRow, IdempotencyRow, from_db, to_db};
+use crate::schema::{recurring_runs, recurring_schedules};
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = recurring_schedules, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+struct ScheduleRow {
+    organization_id: String,
+    livemode: bool,
+    id: String,
+    name: Option<String>,
+    recurable_type: String,
+    recurable_id: Option<String>,
+    template: String,
+    frequency: String,
+    interval_count: i64,
+    start_date: Date,
+    end_date: Option<Date>,
+    max_occurrences: Option<i64>,
+    auto_send: bool,
+    status: String,
+    next_index: i64,
+    next_run_date: Option<Date>,
+    occurrences: i64,
+    last_run_date: Option<Date>,
+    created_by: String,
+    created_at: PrimitiveDateTime,
+    updated_at: PrimitiveDateTime,
+}
+
+impl From<&RecurringSchedule> for ScheduleRow {
+    fn from(s: &RecurringSchedule) -> Self {
+        Self {
+            organization_id: s.organization_id.clone(),
+            livemode: s.livemode,
+            id: s.id.clone(),
+            name: s.name.clone(),
+            recurable_type: s.recurable_type.as_str().to_owned(),
+            recurable_id: s.recurable_id.clone(),
+            template: s.template.to_string(),
+            frequency: s.frequency.as_str().to_owned(),
+            interval_count: s.interval,
+            start_date: s.start_date,
+            end_date: s.end_date,
+            max_occurrences: s.max_occurrences,
+            auto_send: s.auto_send,
+            status: s.status.as_str().to_owned(),
+            next_index: s.next_index,
+            next_run_date: s.next_run_date,
+            occurrences: s.occurrences,
+            last_run_date: s.last_run_date,
+            created_by: s.created_by.clone(),
+            created_at: to_db(s.created_at),
+            updated_at: to_db(s.updated_at),
+        }
+    }
+}
+
+fn stored(what: &str, text: &str) -> DomainError {
+    DomainError::Internal(format!("stored recurring {what} '{text}' is not known"))
+}
+
+impl TryFrom<ScheduleRow> for RecurringSchedule {
+    type Error = DomainError;
+
+    fn try_from(r: ScheduleRow) -> Result<Self, DomainError> {
+        Ok(Self {
+            recurable_type: RecurableType::parse(&r.recurable_type)
+                .ok_or_else(|| stored("type", &r.recurable_type))?,
+            frequency: Frequency::parse(&r.frequency)
+                .ok_or_else(|| stored("frequency", &r.frequency))?,
+            status: ScheduleStatus::parse(&r.status).ok_or_else(|| stored("status", &r.status))?,
+            template: serde_json::from_str(&r.template)
+                .map_err(|e| DomainError::Internal(format!("stored template: {e}")))?,
+            id: r.id,
+            organization_id: r.organization_id,
+            livemode: r.livemode,
+            name: r.name,
+            recurable_id: r.recurable_id,
+            interval: r.interval_count,
+            start_date: r.start_date,
+            end_date: r.end_date,
+            max_occurrences: r.max_occurrences,
+            auto_send: r.auto_send,
+            next_index: r.next_index,
+            next_run_date: r.next_run_date,
+            occurrences: r.occurrences,
+            last_run_date: r.last_run_date,
+            created_by: r.created_by,
+            created_at: from_db(r.created_at),
+            updated_at: from_db(r.updated_at),
+        })
+    }
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[diesel(table_name = recurring_runs, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_default_value = false)]
+struct RunRow {
+    organization_id: String,
+    livemode: bool,
+    id: String,
+    schedule_id: String,
+    occurrence_key: String,
+    occurrence_date: Date,
+    run_trigger: String,
+    status: String,
+    document_type: String,
+    document_id: Option<String>,
+    job_id: Option<String>,
+    error: Option<String>,
+    created_at: PrimitiveDateTime,
+}
+
+impl From<&RecurringRun> for RunRow {
+    fn from(r: &RecurringRun) -> Self {
+        Self {
+            organization_id: r.organization_id.clone(),
+            livemode: r.livemode,
+            id: r.id.clone(),
+            schedule_id: r.schedule_id.clone(),
+            occurrence_key: r.occurrence_key.clone(),
+            occurrence_date: r.occurrence_date,
+            run_trigger: r.trigger.as_str().to_owned(),
+            status: r.status.as_str().to_owned(),
+            document_type: r.document_type.as_str().to_owned(),
+            document_id: r.document_id.clone(),
+            job_id: r.job_id.clone(),
+            error: r.error.as_ref().map(ToString::to_string),
+            created_at: to_db(r.created_at),
+        }
+    }
+}
+
+impl TryFrom<RunRow> for RecurringRun {
+    type Error = DomainError;
+
+    fn try_from(r: RunRow) -> Result<Self, DomainError> {
+        Ok(Self {
+            trigger: RunTrigger::parse(&r.run_trigger)
+                .ok_or_else(|| stored("trigger", &r.run_trigger))?,
+            status: RunStatus::parse(&r.status).ok_or_else(|| stored("run status", &r.status))?,
+            document_type: RecurableType::parse(&r.document_type)
+                .ok_or_else(|| stored("document type", &r.document_type))?,
+            error: r
+                .error
+                .as_deref()
+                .map(serde_json::from_str)
+                .transpose()
+                .map_err(|e| DomainError::Internal(format!("stored run error: {e}")))?,
+            id: r.id,
+            organization_id: r.organization_id,
+            livemode: r.livemode,
+            schedule_id: r.schedule_id,
+            occurrence_key: r.occurrence_key,
+            occurrence_date: r.occurrence_date,
+            document_id: r.document_id,
+            job_id: r.job_id,
+            created_at: from_db(r.created_at),
+        })
+    }
+}
+
+fn schedule_not_found(id: &str) -> DomainError {
+    DomainError::NotFound {
+        resource: "recurring_schedule",
+        id: id.to_owned(),
+    }
+}
+
+impl RecurringSchedules for Db {
+    async fn insert_recurring_schedule(
+        &self,
+        schedule: RecurringSchedule,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<RecurringSchedule>> {
+        let row = ScheduleRow::from(&schedule);
+        let event_row = EventRow::from(&event);
+        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
+        let written = db_write!(self, |conn| {
+            audited_write!(conn, &idem_row, &charge, &event_row, {
+                diesel::insert_into(recurring_schedules::table)
+                    .values(&row)
+                    .execute(conn)
+                    .await?;
+            });
+            Ok(Written::Done(schedule))
+        });
+        settle_idempotent(self, written, idempotency).await
+    }
+
+    async fn update_recurring_schedule(
+        &self,
+        schedule: RecurringSchedule,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<RecurringSchedule>> {
+        let row = ScheduleRow::from(&schedule);
+        let event_row = EventRow::from(&event);
+        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
+        let written = db_write!(self, |conn| {
+            audited_write!(conn, &idem_row, &charge, &event_row, {
+                use recurring_schedules as s;
+                let changed = diesel::update(s::table)
+                    .filter(tenant_of!(s, row))
+                    .filter(s::id.eq(&row.id))
+                    .filter(s::deleted_at.is_null())
+                    .set((
+                        s::name.eq(&row.name),
+                        s::template.eq(&row.template),
+                        s::frequency.eq(&row.frequency),
+                        s::interval_count.eq(row.interval_count),
+                        s::start_date.eq(row.start_date),
+                        s::end_date.eq(row.end_date),
+                        s::max_occurrences.eq(row.max_occurrences),
+                        s::auto_send.eq(row.auto_send),
+                        s::status.eq(&row.status),
+                        s::next_index.eq(row.next_index),
+                        s::next_run_date.eq(row.next_run_date),
+                        s::occurrences.eq(row.occurrences),
+                        s::last_run_date.eq(row.last_run_date),
+                        s::updated_at.eq(row.updated_at),
+                    ))
+                    .execute(conn)
+                    .await?;
+                if changed == 0 {
+                    return Err(schedule_not_found(&row.id).into());
+                }
+            });
+            Ok(Written::Done(schedule))
+        });
+        settle_idempotent(self, written, idempotency).await
+    }
+
+    async fn delete_recurring_schedule(
+        &self,
+        schedule_id: &str,
+        deletion: Deletion,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<()>> {
+        let schedule_id = schedule_id.to_owned();
+        let deletion_row = DeletionRow::from(&deletion);
+        let event_row = EventRow::from(&event);
+        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
+        let written = db_write!(self, |conn| {
+            audited_write!(conn, &idem_row, &charge, &event_row, {
+                let live = recurring_schedules::table
+                    .filter(tenant_of!(recurring_schedules, deletion_row))
+                    .filter(recurring_schedules::id.eq(&schedule_id))
+                    .filter(recurring_schedules::deleted_at.is_null());
+                soft_delete!(
+                    conn,
+                    recurring_schedules,
+                    live,
+                    &deletion_row,
+                    schedule_not_found(&schedule_id).into()
+                );
+            });
+            Ok(Written::Done(()))
+        });
+        settle_idempotent(self, written, idempotency).await
+    }
+
+    async fn get_recurring_schedule(
+        &self,
+        tenant: &Tenant,
+        id: &str,
+    ) -> StoreResult<Option<RecurringSchedule>> {
+        let row: Option<ScheduleRow> = db_read!(self, |conn| {
+            Ok(recurring_schedules::table
+                .filter(tenant_of!(recurring_schedules, tenant))
+                .filter(recurring_schedules::id.eq(id))
+                .filter(recurring_schedules::deleted_at.is_null())
+                .select(ScheduleRow::as_select())
+                .first(conn)
+                .await
+                .optional()?)
+        })?;
+        row.map(RecurringSchedule::try_from).transpose()
+    }
+
+    async fn list_recurring_schedules(
+        &self,
+        tenant: &Tenant,
+        page: PageRequest,
+    ) -> StoreResult<Page<RecurringSchedule>> {
+        let (rows, total_count): (Vec<ScheduleRow>, i64) = db_read!(self, |conn| {
+            let total: i64 = recurring_schedules::table
+                .filter(tenant_of!(recurring_schedules, tenant))
+                .filter(recurring_schedules::deleted_at.is_null())
+                .count()
+                .get_result(conn)
+                .await?;
+            let rows = recurring_schedules::table
+                .filter(tenant_of!(recurring_schedules, tenant))
+                .filter(recurring_schedules::deleted_at.is_null())
+                .order((
+                    recurring_schedules::created_at.asc(),
+                    recurring_schedules::id.asc(),
+                ))
+                .select(ScheduleRow::as_select())
+                .limit(page.limit)
+                .offset(page.offset)
+                .load(conn)
+                .await?;
+            Ok((rows, total))
+        })?;
+        Ok(Page {
+            items: rows
+                .into_iter()
+                .map(RecurringSchedule::try_from)
+                .collect::<Result<_, _>>()?,
+            total_count,
+        })
+    }
+
+    async fn due_recurring_schedules(
+        &self,
+        today: Date,
+        limit: i64,
+    ) -> StoreResult<Vec<RecurringSchedule>> {
+        let rows: Vec<ScheduleRow> = db_read!(self, |conn| {
+            // Across tenants, like the job queue: the partial index `recurring_schedules_due`.
+            Ok(recurring_schedules::table
+                .filter(recurring_schedules::deleted_at.is_null())
+                .filter(recurring_schedules::status.eq(ScheduleStatus::Active.as_str()))
+                .filter(recurring_schedules::next_run_date.le(today))
+                .order((
+                    recurring_schedules::next_run_date.asc(),
+                    recurring_schedules::id.asc(),
+                ))
+                .select(ScheduleRow::as_select())
+                .limit(limit)
+                .load(conn)
+                .await?)
+        })?;
+        rows.into_iter().map(RecurringSchedule::try_from).collect()
+    }
+
+    async fn record_recurring_run(
+        &self,
+        run: RecurringRun,
+        advance: Option<ScheduleAdvance>,
+    ) -> StoreResult<bool> {
+        let row = RunRow::from(&run);
+        let advance = advance.map(|a| {
+            (
+                a.schedule_id,
+                a.expected_index,
+                a.next_index,
+                a.next_run_date,
+                a.status.as_str().to_owned(),
+                a.occurrences,
+                a.last_run_date,
+                to_db(a.updated_at),
+            )
+        });
+        Ok(db_write!(self, |conn| {
+            let inserted = diesel::insert_into(recurring_runs::table)
+                .values(&row)
+                .on_conflict((
+                    recurring_runs::organization_id,
+                    recurring_runs::schedule_id,
+                    recurring_runs::occurrence_key,
+                ))
+                .do_nothing()
+                .execute(conn)
+                .await?;
+            if let Some((id, expected, next, next_date, status, occurrences, last, updated)) =
+                &advance
+            {
+                use recurring_schedules as s;
+                // Compare-and-set: only a schedule still active at the expected
+                // occurrence moves; one paused or changed meanwhile stays as it is.
+                diesel::update(s::table)
+                    .filter(tenant_of!(s, row))
+                    .filter(s::id.eq(id))
+                    .filter(s::deleted_at.is_null())
+                    .filter(s::status.eq(ScheduleStatus::Active.as_str()))
+                    .filter(s::next_index.eq(*expected))
+                    .set((
+                        s::next_index.eq(*next),
+                        s::next_run_date.eq(*next_date),
+                        s::status.eq(status),
+                        s::occurrences.eq(*occurrences),
+                        s::last_run_date.eq(*last),
+                        s::updated_at.eq(*updated),
+                    ))
+                    .execute(conn)
+                    .await?;
+            }
+            Ok(inserted > 0)
+        })?)
+    }
+
+    async fn list_recurring_runs(
+        &self,
+        tenant: &Tenant,
+        schedule_id: &str,
+        page: PageRequest,
+    ) -> StoreResult<Page<RecurringRun>> {
+        let (rows, total_count): (Vec<RunRow>, i64) = db_read!(self, |conn| {
+            let total: i64 = recurring_runs::table
+                .filter(tenant_of!(recurring_runs, tenant))
+                .filter(recurring_runs::schedule_id.eq(schedule_id))
+                .count()
+                .get_result(conn)
+                .await?;
+            let rows = recurring_runs::table
+                .filter(tenant_of!(recurring_runs, tenant))
+                .filter(recurring_runs::schedule_id.eq(schedule_id))
+                .order((
+                    recurring_runs::occurrence_date.desc(),
+                    recurring_runs::created_at.desc(),
+                    recurring_runs::id.desc(),
+                ))
+                .select(RunRow::as_select())
+                .limit(page.limit)
+                .offset(page.offset)
+                .load(conn)
+                .await?;
+            Ok((rows, total))
+        })?;
+        Ok(Page {
+            items: rows
+                .into_iter()
+                .map(RecurringRun::try_from)
+                .collect::<Result<_, _>>()?,
+            total_count,
+        })
+    }
+}

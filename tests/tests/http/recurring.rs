@@ -1,0 +1,775 @@
+//! Recurring schedules: month ends and leap days, catching up after downtime, two
+//! schedulers racing on one occurrence, a failing occurrence that does not stop the
+//! schedule, pause and resume, manual runs, validation, tenancy, GraphQL and MCP.
+
+use std::sync::Arc;
+
+use ledger_domain::memory::ManualClock;
+use ledger_tests::{Backend, Org, TestApp};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use time::macros::datetime;
+
+/// Runs `scenario` on SQLite and PostgreSQL with a clock the scenario sets.
+macro_rules! with_clock {
+    ($name:ident, $scenario:ident, $start:expr) => {
+        mod $name {
+            use super::*;
+
+            async fn on(backend: Backend) {
+                let clock = ManualClock::new($start);
+                if let Some(app) = TestApp::spawn_with_clock(backend, Arc::new(clock.clone())).await
+                {
+                    super::$scenario(&app, &clock).await;
+                    app.finish().await;
+                }
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                on(Backend::Sqlite).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                on(Backend::Postgres).await;
+            }
+        }
+    };
+}
+
+fn schedules(org: &Org) -> String {
+    format!("/organizations/{}/recurring-schedules", org.id)
+}
+
+fn at(date: &str) -> time::OffsetDateTime {
+    let format = time::macros::format_description!("[year]-[month]-[day]");
+    time::Date::parse(date, &format)
+        .expect("a date")
+        .with_hms(9, 0, 0)
+        .expect("a time")
+        .assume_utc()
+}
+
+async fn customer(app: &TestApp, org: &Org, key: &str) -> String {
+    let res = app
+        .post_wait(
+            key,
+            &format!("/organizations/{}/contacts", org.id),
+            json!({"contact_type": "customer", "name": "Acme"}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    res.body["id"].as_str().expect("contact id").to_owned()
+}
+
+async fn create(app: &TestApp, org: &Org, key: &str, body: Value) -> Value {
+    let res = app.post(key, &schedules(org), body).await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    res.body
+}
+
+async fn runs(app: &TestApp, org: &Org, key: &str, id: &str) -> Vec<Value> {
+    let res = app
+        .get(key, &format!("{}/{id}/runs?limit=100", schedules(org)))
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    res.body["data"].as_array().expect("runs").clone()
+}
+
+async fn schedule(app: &TestApp, org: &Org, key: &str, id: &str) -> Value {
+    let res = app.get(key, &format!("{}/{id}", schedules(org))).await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    res.body
+}
+
+fn invoice_template(contact: &str, date: &str, due: &str) -> Value {
+    json!({
+        "contact_id": contact,
+        "invoice_date": date,
+        "due_date": due,
+        "items": [{ "description": "Hosting", "quantity": 1, "unit_price": "100.00" }],
+    })
+}
+
+/// Transactions of the tenant with `description`, by date.
+async fn transactions(app: &TestApp, org: &Org, key: &str, description: &str) -> Vec<Value> {
+    let res = app
+        .get(
+            key,
+            &format!("/organizations/{}/transactions?limit=100", org.id),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    let mut found: Vec<Value> = res.body["data"]
+        .as_array()
+        .expect("transactions")
+        .iter()
+        .filter(|t| t["description"] == description)
+        .cloned()
+        .collect();
+    found.sort_by_key(|t| t["date"].as_str().unwrap_or("").to_owned());
+    found
+}
+
+fn transaction_template(app_cash: &str, other: &str, description: &str) -> Value {
+    json!({
+        "description": description,
+        "date": "2027-01-01",
+        "auto_post": true,
+        "entries": [
+            { "account_id": other, "entry_type": "debit", "amount": "25.00" },
+            { "account_id": app_cash, "entry_type": "credit", "amount": "25.00" },
+        ],
+    })
+}
+
+/// A monthly invoice anchored on January 31: February 28 (29 in a leap year), then
+/// March 31; each sent at once (`auto_send`) with the template's 14-day terms.
+async fn month_ends(app: &TestApp, clock: &ManualClock, year: i32) {
+    let org = app.signup("Monthly").await;
+    let key = &org.test_key;
+    let contact = customer(app, &org, key).await;
+    let created = create(
+        app,
+        &org,
+        key,
+        json!({
+            "recurable_type": "invoice",
+            "template": invoice_template(&contact, &format!("{year}-01-31"), &format!("{year}-02-14")),
+            "frequency": "monthly",
+            "interval": 1,
+            "start_date": format!("{year}-01-31"),
+            "auto_send": true,
+        }),
+    )
+    .await;
+    assert_eq!(created["object"], "recurring_schedule");
+    assert_eq!(created["status"], "active");
+    assert_eq!(created["next_run_date"], format!("{year}-01-31"));
+    let id = created["id"].as_str().expect("id").to_owned();
+    let feb = if year % 4 == 0 { 29 } else { 28 };
+    let expected = [
+        format!("{year}-01-31"),
+        format!("{year}-02-{feb}"),
+        format!("{year}-03-31"),
+    ];
+    for date in &expected {
+        clock.set(at(date));
+        app.run_recurring().await;
+        // Nothing more is due the same day.
+        app.run_recurring().await;
+    }
+    let runs = runs(app, &org, key, &id).await;
+    assert_eq!(runs.len(), 3, "{runs:#?}");
+    let mut dates: Vec<&str> = runs
+        .iter()
+        .map(|r| r["occurrence_date"].as_str().expect("date"))
+        .collect();
+    dates.reverse();
+    let wanted: Vec<&str> = expected.iter().map(String::as_str).collect();
+    assert_eq!(dates, wanted);
+    for run in &runs {
+        assert_eq!(run["status"], "succeeded", "{run}");
+        assert_eq!(run["trigger"], "scheduled");
+        let invoice_id = run["document_id"].as_str().expect("document id");
+        let invoice = app
+            .get(
+                key,
+                &format!("/organizations/{}/invoices/{invoice_id}", org.id),
+            )
+            .await;
+        assert_eq!(invoice.status, StatusCode::OK, "{}", invoice.body);
+        assert_eq!(invoice.body["invoice_date"], run["occurrence_date"]);
+        // Sent at once; the earlier ones read overdue by March 31.
+        assert!(
+            ["sent", "overdue"].contains(&invoice.body["status"].as_str().unwrap_or("")),
+            "{}",
+            invoice.body
+        );
+        assert_eq!(invoice.body["total"], "100.00");
+        let issued = time::Date::parse(
+            invoice.body["invoice_date"].as_str().expect("date"),
+            &time::macros::format_description!("[year]-[month]-[day]"),
+        )
+        .expect("date");
+        let due = time::Date::parse(
+            invoice.body["due_date"].as_str().expect("date"),
+            &time::macros::format_description!("[year]-[month]-[day]"),
+        )
+        .expect("date");
+        assert_eq!((due - issued).whole_days(), 14, "{}", invoice.body);
+    }
+    let after = schedule(app, &org, key, &id).await;
+    assert_eq!(after["next_run_date"], format!("{year}-04-30"));
+    assert_eq!(after["occurrences"], 3);
+    assert_eq!(after["last_run_date"], format!("{year}-03-31"));
+}
+
+async fn month_end_common_year(app: &TestApp, clock: &ManualClock) {
+    month_ends(app, clock, 2027).await;
+}
+
+async fn month_end_leap_year(app: &TestApp, clock: &ManualClock) {
+    month_ends(app, clock, 2028).await;
+}
+
+with_clock!(
+    a_monthly_schedule_keeps_the_31st_in_a_common_year,
+    month_end_common_year,
+    datetime!(2027-01-31 08:00 UTC)
+);
+with_clock!(
+    a_monthly_schedule_keeps_the_31st_in_a_leap_year,
+    month_end_leap_year,
+    datetime!(2028-01-31 08:00 UTC)
+);
+
+/// A yearly transaction anchored on a leap day, with the server down for three years:
+/// one pass generates every missed occurrence (February 28 in common years), once.
+async fn leap_day_catch_up(app: &TestApp, clock: &ManualClock) {
+    let org = app.signup("Leap").await;
+    let key = &org.test_key;
+    let cash = app.account_id(&org, key, "1000").await;
+    let expense = app.account_id(&org, key, "5000").await;
+    let created = create(
+        app,
+        &org,
+        key,
+        json!({
+            "recurable_type": "transaction",
+            "name": "Leap fee",
+            "template": transaction_template(&cash, &expense, "Leap fee"),
+            "frequency": "yearly",
+            "start_date": "2028-02-29",
+        }),
+    )
+    .await;
+    let id = created["id"].as_str().expect("id").to_owned();
+    assert_eq!(created["interval"], 1);
+    // Nothing is due before the start.
+    assert_eq!(app.run_recurring().await, 0);
+    clock.set(at("2031-03-01"));
+    assert_eq!(app.run_recurring().await, 4);
+    assert_eq!(app.run_recurring().await, 0);
+    let found = transactions(app, &org, key, "Leap fee").await;
+    let dates: Vec<&str> = found
+        .iter()
+        .map(|t| &t["date"].as_str().expect("date")[..10])
+        .collect();
+    assert_eq!(
+        dates,
+        ["2028-02-29", "2029-02-28", "2030-02-28", "2031-02-28"]
+    );
+    assert!(found.iter().all(|t| t["status"] == "posted"), "{found:#?}");
+    let after = schedule(app, &org, key, &id).await;
+    assert_eq!(after["next_run_date"], "2032-02-29");
+    assert_eq!(runs(app, &org, key, &id).await.len(), 4);
+}
+
+with_clock!(
+    a_leap_day_schedule_catches_up_after_downtime,
+    leap_day_catch_up,
+    datetime!(2028-01-10 08:00 UTC)
+);
+
+/// Two servers on one database run their schedulers at once on the same due occurrences:
+/// each occurrence is one transaction and one run.
+async fn racing_schedulers(app: &TestApp, clock: &ManualClock) {
+    let org = app.signup("Race").await;
+    let key = &org.test_key;
+    let cash = app.account_id(&org, key, "1000").await;
+    let expense = app.account_id(&org, key, "5000").await;
+    let created = create(
+        app,
+        &org,
+        key,
+        json!({
+            "recurable_type": "transaction",
+            "template": transaction_template(&cash, &expense, "Daily fee"),
+            "frequency": "daily",
+            "start_date": "2027-05-01",
+            "count": 5,
+        }),
+    )
+    .await;
+    let id = created["id"].as_str().expect("id").to_owned();
+    let replica = app.replica_with_clock(Arc::new(clock.clone())).await;
+    for day in ["2027-05-01", "2027-05-02", "2027-05-04"] {
+        clock.set(at(day));
+        let (a, b) = tokio::join!(app.run_recurring(), replica.run_recurring());
+        assert!(a + b <= 3, "{a} + {b} runs recorded");
+    }
+    let found = transactions(app, &org, key, "Daily fee").await;
+    let dates: Vec<&str> = found
+        .iter()
+        .map(|t| &t["date"].as_str().expect("date")[..10])
+        .collect();
+    assert_eq!(
+        dates,
+        ["2027-05-01", "2027-05-02", "2027-05-03", "2027-05-04"],
+        "one transaction per occurrence"
+    );
+    assert_eq!(runs(app, &org, key, &id).await.len(), 4);
+    // The fifth is the last (count 5).
+    clock.set(at("2027-05-09"));
+    let (a, b) = tokio::join!(app.run_recurring(), replica.run_recurring());
+    assert!(a + b <= 1);
+    assert_eq!(transactions(app, &org, key, "Daily fee").await.len(), 5);
+    let after = schedule(app, &org, key, &id).await;
+    assert_eq!(after["status"], "completed");
+    assert_eq!(after["next_run_date"], Value::Null);
+    replica.finish().await;
+}
+
+with_clock!(
+    two_schedulers_generate_each_occurrence_once,
+    racing_schedulers,
+    datetime!(2027-04-30 08:00 UTC)
+);
+
+/// An occurrence whose document is refused (its account was deactivated) is a failed
+/// run; the schedule moves on and the next occurrence succeeds.
+async fn failing_occurrence(app: &TestApp, clock: &ManualClock) {
+    let org = app.signup("Failing").await;
+    let key = &org.test_key;
+    let cash = app.account_id(&org, key, "1000").await;
+    let res = app
+        .post(
+            key,
+            &format!("/organizations/{}/accounts", org.id),
+            json!({"name": "Software", "code": "5100", "account_type": "expense"}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    let software = res.body["id"].as_str().expect("account id").to_owned();
+    let created = create(
+        app,
+        &org,
+        key,
+        json!({
+            "recurable_type": "transaction",
+            "template": transaction_template(&cash, &software, "Licence"),
+            "frequency": "weekly",
+            "interval": 2,
+            "start_date": "2027-06-01",
+        }),
+    )
+    .await;
+    let id = created["id"].as_str().expect("id").to_owned();
+    let account = format!("/organizations/{}/accounts/{software}", org.id);
+    let res = app
+        .call(
+            reqwest::Method::PUT,
+            &account,
+            Some(key),
+            Some(json!({"is_active": false})),
+            &[],
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    clock.set(at("2027-06-01"));
+    app.run_recurring().await;
+    let after = schedule(app, &org, key, &id).await;
+    assert_eq!(after["status"], "active");
+    assert_eq!(after["next_run_date"], "2027-06-15");
+    let first = runs(app, &org, key, &id).await;
+    assert_eq!(first.len(), 1);
+    assert_eq!(first[0]["status"], "failed", "{}", first[0]);
+    assert_eq!(
+        first[0]["error"]["code"], "account_inactive",
+        "{}",
+        first[0]
+    );
+    assert_eq!(first[0]["document_id"], Value::Null);
+    let res = app
+        .call(
+            reqwest::Method::PUT,
+            &account,
+            Some(key),
+            Some(json!({"is_active": true})),
+            &[],
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    clock.set(at("2027-06-15"));
+    app.run_recurring().await;
+    let all = runs(app, &org, key, &id).await;
+    assert_eq!(all.len(), 2);
+    assert_eq!(all[0]["occurrence_date"], "2027-06-15");
+    assert_eq!(all[0]["status"], "succeeded", "{}", all[0]);
+    assert_eq!(transactions(app, &org, key, "Licence").await.len(), 1);
+}
+
+with_clock!(
+    a_failed_occurrence_is_recorded_and_the_schedule_continues,
+    failing_occurrence,
+    datetime!(2027-05-30 08:00 UTC)
+);
+
+/// Paused, nothing is generated; resumed, what fell due meanwhile is skipped. A manual
+/// run generates a document dated today without moving the schedule, once per key.
+async fn pause_resume_run(app: &TestApp, clock: &ManualClock) {
+    let org = app.signup("Pausing").await;
+    let key = &org.test_key;
+    let contact = customer(app, &org, key).await;
+    let created = create(
+        app,
+        &org,
+        key,
+        json!({
+            "recurable_type": "invoice",
+            "template": invoice_template(&contact, "2027-07-01", "2027-07-31"),
+            "frequency": "monthly",
+            "start_date": "2027-07-01",
+        }),
+    )
+    .await;
+    let id = created["id"].as_str().expect("id").to_owned();
+    let base = format!("{}/{id}", schedules(&org));
+    let paused = app.post(key, &format!("{base}/pause"), json!({})).await;
+    assert_eq!(paused.status, StatusCode::OK, "{}", paused.body);
+    assert_eq!(paused.body["status"], "paused");
+    clock.set(at("2027-08-15"));
+    assert_eq!(app.run_recurring().await, 0);
+    let resumed = app.post(key, &format!("{base}/resume"), json!({})).await;
+    assert_eq!(resumed.status, StatusCode::OK, "{}", resumed.body);
+    assert_eq!(resumed.body["status"], "active");
+    assert_eq!(resumed.body["next_run_date"], "2027-09-01");
+    assert_eq!(app.run_recurring().await, 0);
+
+    // A manual run, retried with the same key: one invoice, one run.
+    let headers = [("Idempotency-Key", "run-once")];
+    let first = app
+        .call(
+            reqwest::Method::POST,
+            &format!("{base}/run"),
+            Some(key),
+            None,
+            &headers,
+        )
+        .await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.body);
+    assert_eq!(first.body["status"], "succeeded", "{}", first.body);
+    assert_eq!(first.body["trigger"], "manual");
+    assert_eq!(first.body["occurrence_date"], "2027-08-15");
+    let again = app
+        .call(
+            reqwest::Method::POST,
+            &format!("{base}/run"),
+            Some(key),
+            None,
+            &headers,
+        )
+        .await;
+    assert_eq!(again.status, StatusCode::CREATED, "{}", again.body);
+    assert_eq!(again.body["id"], first.body["id"]);
+    assert_eq!(again.body["document_id"], first.body["document_id"]);
+    let invoice = app
+        .get(
+            key,
+            &format!(
+                "/organizations/{}/invoices/{}",
+                org.id,
+                first.body["document_id"].as_str().expect("invoice id")
+            ),
+        )
+        .await;
+    assert_eq!(invoice.body["invoice_date"], "2027-08-15");
+    assert_eq!(invoice.body["status"], "draft");
+    assert_eq!(runs(app, &org, key, &id).await.len(), 1);
+    assert_eq!(
+        schedule(app, &org, key, &id).await["next_run_date"],
+        "2027-09-01"
+    );
+
+    // Update: a new rule applies from today.
+    let res = app
+        .call(
+            reqwest::Method::PUT,
+            &base,
+            Some(key),
+            Some(json!({"frequency": "weekly", "interval": 2, "name": "Fortnightly"})),
+            &[],
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert_eq!(res.body["frequency"], "weekly");
+    assert_eq!(res.body["name"], "Fortnightly");
+    assert_eq!(res.body["next_run_date"], "2027-08-26");
+
+    // Delete (admin): gone from reads and from the scheduler.
+    let res = app
+        .call(reqwest::Method::DELETE, &base, Some(key), None, &[])
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert_eq!(res.body["deleted"], true);
+    assert_eq!(app.get(key, &base).await.status, StatusCode::NOT_FOUND);
+    clock.set(at("2027-09-30"));
+    assert_eq!(app.run_recurring().await, 0);
+}
+
+with_clock!(
+    pause_resume_update_run_and_delete,
+    pause_resume_run,
+    datetime!(2027-06-20 08:00 UTC)
+);
+
+/// Templates are validated when the schedule is written; another tenant's key and the
+/// other mode's key see nothing.
+async fn validation_and_tenancy(app: &TestApp, _clock: &ManualClock) {
+    let org = app.signup("Owner").await;
+    let other = app.signup("Stranger").await;
+    let key = &org.test_key;
+    let cash = app.account_id(&org, key, "1000").await;
+    let expense = app.account_id(&org, key, "5000").await;
+    let refused = |res: &ledger_tests::Answer, status: StatusCode, code: &str, field: &str| {
+        assert_eq!((res.status, res.code()), (status, code), "{}", res.body);
+        if !field.is_empty() {
+            assert_eq!(res.body["error"]["details"]["field"], field, "{}", res.body);
+        }
+    };
+    let mut template = transaction_template(&cash, &expense, "Rent");
+    let base = json!({"recurable_type": "transaction", "frequency": "monthly"});
+    let with = |extra: Value| {
+        let mut body = base.clone();
+        for (k, v) in extra.as_object().expect("object") {
+            body[k] = v.clone();
+        }
+        body
+    };
+    let res = app
+        .post(
+            key,
+            &schedules(&org),
+            with(json!({"template": {"descriptionx": "x"}})),
+        )
+        .await;
+    refused(
+        &res,
+        StatusCode::BAD_REQUEST,
+        "unknown_field",
+        "template.descriptionx",
+    );
+    template["entries"][0]["amount"] = json!("30.00");
+    let res = app
+        .post(
+            key,
+            &schedules(&org),
+            with(json!({"template": template.clone()})),
+        )
+        .await;
+    refused(
+        &res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "unbalanced_transaction",
+        "",
+    );
+    template["entries"][0]["amount"] = json!("25.00");
+    let res = app
+        .post(
+            key,
+            &schedules(&org),
+            json!({"recurable_type": "transaction", "template": template.clone()}),
+        )
+        .await;
+    refused(&res, StatusCode::BAD_REQUEST, "missing_field", "frequency");
+    let res = app
+        .post(
+            key,
+            &schedules(&org),
+            with(json!({"template": template.clone(), "auto_send": true})),
+        )
+        .await;
+    refused(&res, StatusCode::BAD_REQUEST, "invalid_field", "auto_send");
+    let res = app
+        .post(
+            key,
+            &schedules(&org),
+            with(json!({"template": template.clone(), "interval": 0})),
+        )
+        .await;
+    refused(&res, StatusCode::BAD_REQUEST, "invalid_field", "interval");
+    // The spec's path creates too.
+    let res = app
+        .post(
+            key,
+            &format!("/organizations/{}/recurring", org.id),
+            with(json!({"template": template.clone()})),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    let id = res.body["id"].as_str().expect("id").to_owned();
+
+    // Another organization: its key on this organization's path, and on its own path.
+    let res = app
+        .get(&other.test_key, &format!("{}/{id}", schedules(&org)))
+        .await;
+    refused(&res, StatusCode::NOT_FOUND, "organization_not_found", "");
+    for path in [
+        format!("{}/{id}", schedules(&other)),
+        format!("{}/{id}/runs", schedules(&other)),
+    ] {
+        let res = app.get(&other.test_key, &path).await;
+        refused(&res, StatusCode::NOT_FOUND, "resource_not_found", "");
+    }
+    let res = app
+        .post(
+            &other.test_key,
+            &format!("{}/{id}/run", schedules(&other)),
+            json!({}),
+        )
+        .await;
+    refused(&res, StatusCode::NOT_FOUND, "resource_not_found", "");
+    let list = app.get(&other.test_key, &schedules(&other)).await;
+    assert_eq!(list.body["total_count"], 0, "{}", list.body);
+    // The live key does not see test-mode schedules.
+    let res = app
+        .get(&org.live_key, &format!("{}/{id}", schedules(&org)))
+        .await;
+    refused(&res, StatusCode::NOT_FOUND, "resource_not_found", "");
+    let list = app.get(key, &schedules(&org)).await;
+    assert_eq!(list.body["total_count"], 1, "{}", list.body);
+}
+
+with_clock!(
+    templates_are_validated_and_tenants_isolated,
+    validation_and_tenancy,
+    datetime!(2027-03-01 08:00 UTC)
+);
+
+/// GraphQL queries and mutations, and the MCP tools, over the same schedules.
+async fn graphql_and_mcp(app: &TestApp, clock: &ManualClock) {
+    let org = app.signup("Agents").await;
+    let key = &org.test_key;
+    let cash = app.account_id(&org, key, "1000").await;
+    let expense = app.account_id(&org, key, "5000").await;
+    let gql = |query: String, variables: Value| async move {
+        let res = app
+            .post(
+                key,
+                "/graphql",
+                json!({ "query": query, "variables": variables }),
+            )
+            .await;
+        assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+        assert!(res.body["errors"].is_null(), "{}", res.body);
+        res.body["data"].clone()
+    };
+    let data = gql(
+        format!(
+            r#"mutation($t: Json!) {{ createRecurringSchedule(organizationId: "{}", input: {{ recurableType: "transaction", frequency: "monthly", startDate: "2027-10-31" }}, template: $t) {{ id status nextRunDate frequency interval }} }}"#,
+            org.id
+        ),
+        json!({ "t": transaction_template(&cash, &expense, "GraphQL fee").to_string() }),
+    )
+    .await;
+    let created = &data["createRecurringSchedule"];
+    assert!(
+        created["nextRunDate"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("2027-10-31")),
+        "{data}"
+    );
+    let id = created["id"].as_str().expect("id").to_owned();
+    let data = gql(
+        format!(
+            r#"mutation {{ updateRecurringSchedule(organizationId: "{}", id: "{id}", input: {{ status: "paused" }}) {{ status }} }}"#,
+            org.id
+        ),
+        json!({}),
+    )
+    .await;
+    assert_eq!(data["updateRecurringSchedule"]["status"], "paused");
+    let data = gql(
+        format!(
+            r#"mutation {{ runRecurringSchedule(organizationId: "{}", id: "{id}") {{ status trigger documentId occurrenceDate }} }}"#,
+            org.id
+        ),
+        json!({}),
+    )
+    .await;
+    assert_eq!(
+        data["runRecurringSchedule"]["status"], "succeeded",
+        "{data}"
+    );
+    let data = gql(
+        format!(
+            r#"{{ recurringSchedules(organizationId: "{}") {{ id status template }} recurringSchedule(organizationId: "{}", id: "{id}") {{ runs {{ status trigger }} }} }}"#,
+            org.id, org.id
+        ),
+        json!({}),
+    )
+    .await;
+    let listed = data["recurringSchedules"].as_array().expect("schedules");
+    assert_eq!(listed.len(), 1, "{data}");
+    assert_eq!(
+        listed[0]["template"]["description"], "GraphQL fee",
+        "{data}"
+    );
+    assert_eq!(
+        data["recurringSchedule"]["runs"][0]["trigger"], "manual",
+        "{data}"
+    );
+
+    // MCP: list, get, update (resume), run, runs, create, delete.
+    let mcp = |name: &'static str, arguments: Value| async move {
+        let result = crate::mcp::tool(app, key, name, arguments).await;
+        crate::mcp::ok(&result).clone()
+    };
+    let listed = mcp(
+        "list_recurring_schedules",
+        json!({"organizationId": org.id}),
+    )
+    .await;
+    assert_eq!(listed["total_count"], 1, "{listed}");
+    let got = mcp(
+        "get_recurring_schedule",
+        json!({"organizationId": org.id, "scheduleId": id}),
+    )
+    .await;
+    assert_eq!(got["status"], "paused", "{got}");
+    let resumed = mcp(
+        "update_recurring_schedule",
+        json!({"organizationId": org.id, "scheduleId": id, "status": "active"}),
+    )
+    .await;
+    assert_eq!(resumed["status"], "active", "{resumed}");
+    clock.set(at("2027-10-31"));
+    let run = mcp(
+        "run_recurring_schedule",
+        json!({"organizationId": org.id, "scheduleId": id}),
+    )
+    .await;
+    assert_eq!(run["status"], "succeeded", "{run}");
+    app.run_recurring().await;
+    let history = mcp(
+        "list_recurring_runs",
+        json!({"organizationId": org.id, "scheduleId": id}),
+    )
+    .await;
+    assert_eq!(history["total_count"], 3, "{history}");
+    let created = mcp(
+        "create_recurring_schedule",
+        json!({
+            "organizationId": org.id,
+            "recurableType": "transaction",
+            "frequency": "quarterly",
+            "template": transaction_template(&cash, &expense, "MCP fee"),
+        }),
+    )
+    .await;
+    assert_eq!(created["frequency"], "quarterly", "{created}");
+    let deleted = mcp(
+        "delete_recurring_schedule",
+        json!({"organizationId": org.id, "scheduleId": id}),
+    )
+    .await;
+    assert_eq!(deleted["deleted"], true, "{deleted}");
+}
+
+with_clock!(
+    graphql_and_mcp_manage_schedules,
+    graphql_and_mcp,
+    datetime!(2027-10-01 08:00 UTC)
+);
