@@ -28,6 +28,9 @@ pub enum IdKind {
     /// An ownership transfer (spec 2.1 shows `TRF_`).
     OrganizationTransfer,
     Attachment,
+    WebhookEndpoint,
+    WebhookDelivery,
+    WebhookAttempt,
 }
 
 impl IdKind {
@@ -53,6 +56,9 @@ impl IdKind {
             Self::ExchangeRate => "fx",
             Self::OrganizationTransfer => "trf",
             Self::Attachment => "att",
+            Self::WebhookEndpoint => "we",
+            Self::WebhookDelivery => "whd",
+            Self::WebhookAttempt => "wha",
         }
     }
 }

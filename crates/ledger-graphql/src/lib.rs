@@ -24,6 +24,7 @@ pub mod query;
 pub mod reports;
 pub mod scalars;
 pub mod transfers;
+pub mod webhooks;
 
 use std::marker::PhantomData;
 

@@ -187,6 +187,33 @@ pub struct Config {
     /// Largest attachment upload, in bytes (default 10 MiB).
     #[arg(long, env = "LEDGER_MAX_ATTACHMENT_BYTES", default_value_t = 10 * 1024 * 1024)]
     pub max_attachment_bytes: usize,
+    /// Deliver webhooks to loopback, private, link-local and other non-public addresses
+    /// (default: allowed in development, refused in production, where `true` is an error).
+    #[arg(long, env = "LEDGER_WEBHOOK_ALLOW_PRIVATE", action = clap::ArgAction::Set)]
+    pub webhook_allow_private: Option<bool>,
+    /// Milliseconds a webhook receiver has to answer.
+    #[arg(long, env = "LEDGER_WEBHOOK_TIMEOUT_MS", default_value_t = 10_000)]
+    pub webhook_timeout_ms: u64,
+    /// Milliseconds before a failed delivery's second attempt; each further one doubles
+    /// it (with jitter), up to `--webhook-backoff-cap-ms`.
+    #[arg(long, env = "LEDGER_WEBHOOK_BACKOFF_MS", default_value_t = 30_000)]
+    pub webhook_backoff_ms: u64,
+    /// Longest wait between two attempts of a delivery, in milliseconds (default 6 h).
+    #[arg(long, env = "LEDGER_WEBHOOK_BACKOFF_CAP_MS", default_value_t = 21_600_000)]
+    pub webhook_backoff_cap_ms: u64,
+    /// Attempts of one delivery before it is given up.
+    #[arg(long, env = "LEDGER_WEBHOOK_MAX_ATTEMPTS", default_value_t = 12)]
+    pub webhook_max_attempts: i64,
+    /// Consecutive failed attempts that disable a webhook endpoint.
+    #[arg(long, env = "LEDGER_WEBHOOK_DISABLE_AFTER", default_value_t = 100)]
+    pub webhook_disable_after: i64,
+    /// Milliseconds an event waits before it is fanned out to webhook endpoints (lets a
+    /// concurrent transaction holding an earlier event commit first).
+    #[arg(long, env = "LEDGER_WEBHOOK_SETTLE_MS", default_value_t = 2_000)]
+    pub webhook_settle_ms: u64,
+    /// Milliseconds between two webhook passes when there was nothing to deliver.
+    #[arg(long, env = "LEDGER_WEBHOOK_POLL_MS", default_value_t = 1_000)]
+    pub webhook_poll_ms: u64,
     /// Create a demo organization on first start (development only).
     #[arg(long, env = "LEDGER_DEMO", default_value_t = true, action = clap::ArgAction::Set)]
     pub demo: bool,
@@ -237,6 +264,14 @@ impl Config {
             s3_access_key_id: String::new(),
             s3_secret_access_key: String::new(),
             max_attachment_bytes: 10 * 1024 * 1024,
+            webhook_allow_private: None,
+            webhook_timeout_ms: 10_000,
+            webhook_backoff_ms: 30_000,
+            webhook_backoff_cap_ms: 21_600_000,
+            webhook_max_attempts: 12,
+            webhook_disable_after: 100,
+            webhook_settle_ms: 2_000,
+            webhook_poll_ms: 1_000,
         }
     }
 }

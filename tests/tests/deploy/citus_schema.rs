@@ -64,6 +64,10 @@ const CROSS_TENANT_INDEXES: &[(&str, &str)] = &[
         "resource_deletions_by_key",
         "\"deleted by this key\" across the organizations the key reaches",
     ),
+    (
+        "webhook_deliveries_due",
+        "webhook workers claim due deliveries of any tenant",
+    ),
 ];
 
 /// Every rule broken by the schema, as "table: rule" lines.

@@ -35,3 +35,4 @@ mod taxes;
 mod transactions;
 mod transfers;
 mod transport;
+mod webhooks;

@@ -23,6 +23,7 @@ mod maintenance;
 mod master_data;
 mod organizations;
 mod ownership;
+mod webhooks;
 #[cfg(test)]
 pub(crate) mod runtime;
 
@@ -49,6 +50,7 @@ use crate::ports::{
 use crate::tax::Tax;
 use crate::transactions::Transaction;
 pub use attachments::MemoryBlobs;
+pub use webhooks::MemoryWebhookTransport;
 
 /// A hook run before the next job application (see [`MemoryStore::before_next_apply`]).
 pub type ApplyHook = Box<dyn FnOnce() -> BoxFuture<'static, ()> + Send>;
@@ -236,6 +238,7 @@ pub(crate) struct State {
     pub(crate) exchange_rates: Vec<Row<ExchangeRate>>,
     pub(crate) transfers: Vec<crate::ownership::OrganizationTransfer>,
     pub(crate) attachments: Vec<Row<Attachment>>,
+    pub(crate) webhooks: webhooks::WebhookState,
 }
 
 /// Whether a row of `organization_id` and `livemode` belongs to `tenant`.

@@ -31,6 +31,7 @@ mod tests;
 mod transactions;
 mod transfers;
 mod ttl_cache;
+mod webhooks;
 
 use std::sync::Arc;
 
@@ -65,8 +66,11 @@ pub use taxes::{NewTaxInput, TaxChanges};
 pub use transactions::{EntryInput, NewTransactionInput, TransactionChanges};
 pub(crate) use transactions::{WriteOptions, with_result};
 pub use transfers::TransferInput;
+pub use webhooks::{
+    NewWebhookEndpointInput, WebhookEndpointChanges, attempt_view, delivery_view, endpoint_view,
+};
 
-use crate::ports::{Blobs, Clock, NoBlobs, Runtime, Store};
+use crate::ports::{Blobs, Clock, NoBlobs, NoWebhookTransport, Runtime, Store, WebhookTransport};
 
 /// Tunables of the services.
 #[derive(Debug, Clone)]
@@ -96,6 +100,8 @@ pub struct LedgerConfig {
     pub transfer_expiry: time::Duration,
     /// The largest attachment upload, in bytes.
     pub max_attachment_bytes: usize,
+    /// Webhook delivery: backoff, giving up, disabling, timeouts, the address rule.
+    pub webhooks: crate::webhooks::WebhookPolicy,
 }
 
 impl Default for LedgerConfig {
@@ -112,6 +118,7 @@ impl Default for LedgerConfig {
             run_inline: true,
             transfer_expiry: crate::ownership::DEFAULT_TRANSFER_EXPIRY,
             max_attachment_bytes: crate::attachments::DEFAULT_MAX_ATTACHMENT_BYTES,
+            webhooks: crate::webhooks::WebhookPolicy::default(),
         }
     }
 }
@@ -125,6 +132,9 @@ pub struct Ledger<S> {
     runtime: Arc<dyn Runtime>,
     /// Where attachment bytes live ([`NoBlobs`] until [`Ledger::with_blobs`]).
     blobs: Arc<dyn Blobs>,
+    /// Makes webhook secrets and sends deliveries ([`NoWebhookTransport`] until
+    /// [`Ledger::with_webhook_transport`]).
+    webhook_transport: Arc<dyn WebhookTransport>,
     pub config: LedgerConfig,
     account_cache: Arc<account_cache::AccountCache>,
     /// Principals by key hash (see `LedgerConfig::key_cache_ttl`).
@@ -147,6 +157,7 @@ impl<S: Store> Ledger<S> {
             clock,
             runtime,
             blobs: Arc::new(NoBlobs),
+            webhook_transport: Arc::new(NoWebhookTransport),
             account_cache: Arc::new(account_cache::AccountCache::new(config.account_cache_ttl)),
             key_cache: Arc::new(ttl_cache::TtlCache::new(config.key_cache_ttl)),
             activity: Arc::default(),
@@ -158,6 +169,13 @@ impl<S: Store> Ledger<S> {
     #[must_use]
     pub fn with_blobs(mut self, blobs: Arc<dyn Blobs>) -> Self {
         self.blobs = blobs;
+        self
+    }
+
+    /// The same ledger signing and sending webhooks through `transport`.
+    #[must_use]
+    pub fn with_webhook_transport(mut self, transport: Arc<dyn WebhookTransport>) -> Self {
+        self.webhook_transport = transport;
         self
     }
 

@@ -34,7 +34,8 @@ use super::{
     TransactionChanges, TransferInput,
 };
 use super::{
-    ExchangeRateChanges, NewAttachmentInput, NewExchangeRateInput, OrganizationTransferInput,
+    ExchangeRateChanges, NewAttachmentInput, NewExchangeRateInput, NewWebhookEndpointInput,
+    OrganizationTransferInput, WebhookEndpointChanges,
 };
 
 /// The interface a request came through. MCP tools are REST requests made in-process,
@@ -89,6 +90,11 @@ pub enum Operation {
     OrganizationTransferCancel,
     AttachmentCreate,
     AttachmentDelete,
+    WebhookEndpointCreate,
+    WebhookEndpointUpdate,
+    WebhookEndpointDelete,
+    WebhookSecretRotate,
+    WebhookDeliveryReplay,
 }
 
 /// Credits of one write, and of the reads that cost anything.
@@ -259,6 +265,22 @@ pub enum Write {
     DeleteAttachment {
         id: String,
     },
+    CreateWebhookEndpoint(NewWebhookEndpointInput),
+    UpdateWebhookEndpoint {
+        id: String,
+        changes: WebhookEndpointChanges,
+    },
+    DeleteWebhookEndpoint {
+        id: String,
+    },
+    RotateWebhookSecret {
+        id: String,
+    },
+    /// Send a delivered or given-up delivery again.
+    ReplayWebhookDelivery {
+        endpoint_id: String,
+        delivery_id: String,
+    },
 }
 
 impl Write {
@@ -302,6 +324,11 @@ impl Write {
             Self::CancelOrganizationTransfer { .. } => Operation::OrganizationTransferCancel,
             Self::CreateAttachment(_) => Operation::AttachmentCreate,
             Self::DeleteAttachment { .. } => Operation::AttachmentDelete,
+            Self::CreateWebhookEndpoint(_) => Operation::WebhookEndpointCreate,
+            Self::UpdateWebhookEndpoint { .. } => Operation::WebhookEndpointUpdate,
+            Self::DeleteWebhookEndpoint { .. } => Operation::WebhookEndpointDelete,
+            Self::RotateWebhookSecret { .. } => Operation::WebhookSecretRotate,
+            Self::ReplayWebhookDelivery { .. } => Operation::WebhookDeliveryReplay,
         }
     }
 }
@@ -491,7 +518,12 @@ impl<S: Store> Ledger<S> {
             | Write::RejectOrganizationTransfer { .. }
             | Write::CancelOrganizationTransfer { .. }
             | Write::CreateAttachment(_)
-            | Write::DeleteAttachment { .. } => {
+            | Write::DeleteAttachment { .. }
+            | Write::CreateWebhookEndpoint(_)
+            | Write::UpdateWebhookEndpoint { .. }
+            | Write::DeleteWebhookEndpoint { .. }
+            | Write::RotateWebhookSecret { .. }
+            | Write::ReplayWebhookDelivery { .. } => {
                 return Err(DomainError::Internal(
                     "a synchronous write reached the queue".into(),
                 ));
@@ -569,6 +601,26 @@ impl<S: Store> Ledger<S> {
                 self.create_attachment(access, input, options).await?
             }
             Write::DeleteAttachment { id } => self.delete_attachment(access, &id, options).await?,
+            Write::CreateWebhookEndpoint(input) => {
+                self.create_webhook_endpoint(access, input, options).await?
+            }
+            Write::UpdateWebhookEndpoint { id, changes } => {
+                self.update_webhook_endpoint(access, &id, changes, options)
+                    .await?
+            }
+            Write::DeleteWebhookEndpoint { id } => {
+                self.delete_webhook_endpoint(access, &id, options).await?
+            }
+            Write::RotateWebhookSecret { id } => {
+                self.rotate_webhook_secret(access, &id, options).await?
+            }
+            Write::ReplayWebhookDelivery {
+                endpoint_id,
+                delivery_id,
+            } => {
+                self.replay_webhook_delivery(access, &endpoint_id, &delivery_id, options)
+                    .await?
+            }
             queued => return Ok(Synchronous::Queued(Box::new((queued, options)))),
         }))
     }

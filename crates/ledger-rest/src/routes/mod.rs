@@ -20,6 +20,7 @@ mod system_info;
 mod taxes;
 mod transactions;
 mod transfers;
+mod webhooks;
 
 use actix_web::{HttpRequest, web};
 use ledger_domain::organizations::Scope;
@@ -68,4 +69,5 @@ pub(crate) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     exchange_rates::configure::<S>(cfg);
     attachments::configure::<S>(cfg);
     currencies::configure::<S>(cfg);
+    webhooks::configure::<S>(cfg);
 }

@@ -9,6 +9,7 @@ mod pipeline;
 mod properties;
 mod runner;
 mod store;
+mod webhooks;
 
 use std::collections::HashMap;
 use std::sync::Arc;
