@@ -305,7 +305,9 @@ pub fn check_url(text: &str, allow_private: bool) -> Result<String, DomainError>
     let invalid = |why: &str| DomainError::invalid_field("url", why.to_owned());
     let text = text.trim();
     if text.is_empty() || text.chars().count() > MAX_URL_CHARS {
-        return Err(invalid("must be an http or https URL of 1 to 2048 characters"));
+        return Err(invalid(
+            "must be an http or https URL of 1 to 2048 characters",
+        ));
     }
     let url = url::Url::parse(text).map_err(|_| invalid("is not an absolute URL"))?;
     if !matches!(url.scheme(), "http" | "https") {
@@ -461,7 +463,12 @@ mod tests {
             let ip: IpAddr = private.parse().expect("address");
             assert!(!is_public_address(ip), "{private}");
         }
-        for public in ["93.184.216.34", "8.8.8.8", "2606:4700::1111", "::ffff:8.8.8.8"] {
+        for public in [
+            "93.184.216.34",
+            "8.8.8.8",
+            "2606:4700::1111",
+            "::ffff:8.8.8.8",
+        ] {
             let ip: IpAddr = public.parse().expect("address");
             assert!(is_public_address(ip), "{public}");
         }
@@ -494,11 +501,18 @@ mod tests {
     fn event_kinds_are_validated_sorted_and_star_means_all() {
         let kinds = |k: &[&str]| k.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
         assert_eq!(
-            check_event_types(&kinds(&["invoice.created", "account.created", "invoice.created"]))
-                .expect("valid"),
+            check_event_types(&kinds(&[
+                "invoice.created",
+                "account.created",
+                "invoice.created"
+            ]))
+            .expect("valid"),
             kinds(&["account.created", "invoice.created"])
         );
-        assert_eq!(check_event_types(&kinds(&["*"])).expect("all"), Vec::<String>::new());
+        assert_eq!(
+            check_event_types(&kinds(&["*"])).expect("all"),
+            Vec::<String>::new()
+        );
         assert!(check_event_types(&kinds(&["*", "invoice.created"])).is_err());
         assert!(check_event_types(&kinds(&["Invoice.Created"])).is_err());
         assert!(check_event_types(&kinds(&["invoice"])).is_err());

@@ -321,19 +321,18 @@ impl Webhooks for Db {
                         .filter(webhook_deliveries::endpoint_id.eq(&endpoint_id))
                         .filter(webhook_deliveries::id.eq(&delivery_id))
                 };
-                let replayed: Option<DeliveryRow> = diesel::update(
-                    of_endpoint().filter(webhook_deliveries::status.ne(PENDING)),
-                )
-                .set((
-                    webhook_deliveries::status.eq(PENDING),
-                    webhook_deliveries::next_attempt_at.eq(now),
-                    webhook_deliveries::locked_until.eq(None::<PrimitiveDateTime>),
-                    webhook_deliveries::updated_at.eq(now),
-                ))
-                .returning(DeliveryRow::as_returning())
-                .get_result(conn)
-                .await
-                .optional()?;
+                let replayed: Option<DeliveryRow> =
+                    diesel::update(of_endpoint().filter(webhook_deliveries::status.ne(PENDING)))
+                        .set((
+                            webhook_deliveries::status.eq(PENDING),
+                            webhook_deliveries::next_attempt_at.eq(now),
+                            webhook_deliveries::locked_until.eq(None::<PrimitiveDateTime>),
+                            webhook_deliveries::updated_at.eq(now),
+                        ))
+                        .returning(DeliveryRow::as_returning())
+                        .get_result(conn)
+                        .await
+                        .optional()?;
                 row = match replayed {
                     Some(row) => row,
                     None => {
@@ -449,28 +448,32 @@ impl Webhooks for Db {
                 // PostgreSQL: concurrent claimers lock different candidates; a row another
                 // claimer holds is skipped, never waited for or shared. A later delivery
                 // of an entity stays out while an earlier one is pending, claimed or not.
-                let rows: Vec<DeliveryRow> =
-                    diesel::sql_query(claim_sql("$1", "$1", "$2", "$3", "FOR UPDATE OF d SKIP LOCKED"))
-                        .bind::<Timestamp, _>(now)
-                        .bind::<Timestamp, _>(lease_end)
-                        .bind::<BigInt, _>(limit)
-                        .load(conn)
-                        .await?;
+                let rows: Vec<DeliveryRow> = diesel::sql_query(claim_sql(
+                    "$1",
+                    "$1",
+                    "$2",
+                    "$3",
+                    "FOR UPDATE OF d SKIP LOCKED",
+                ))
+                .bind::<Timestamp, _>(now)
+                .bind::<Timestamp, _>(lease_end)
+                .bind::<BigInt, _>(limit)
+                .load(conn)
+                .await?;
                 let endpoints = endpoints_of!(conn, &rows);
                 Ok((rows, endpoints))
             },
             sqlite | conn | {
                 // SQLite has no row locks: the single writer connection and BEGIN
                 // IMMEDIATE serialize claimers.
-                let rows: Vec<DeliveryRow> =
-                    diesel::sql_query(claim_sql("?", "?", "?", "?", ""))
-                        .bind::<Timestamp, _>(lease_end)
-                        .bind::<Timestamp, _>(now)
-                        .bind::<Timestamp, _>(now)
-                        .bind::<Timestamp, _>(now)
-                        .bind::<BigInt, _>(limit)
-                        .load(conn)
-                        .await?;
+                let rows: Vec<DeliveryRow> = diesel::sql_query(claim_sql("?", "?", "?", "?", ""))
+                    .bind::<Timestamp, _>(lease_end)
+                    .bind::<Timestamp, _>(now)
+                    .bind::<Timestamp, _>(now)
+                    .bind::<Timestamp, _>(now)
+                    .bind::<BigInt, _>(limit)
+                    .load(conn)
+                    .await?;
                 let endpoints = endpoints_of!(conn, &rows);
                 Ok((rows, endpoints))
             }
@@ -496,7 +499,8 @@ impl Webhooks for Db {
                 })?;
             claimed.push((delivery, endpoint));
         }
-        claimed.sort_by(|(a, _), (b, _)| (a.next_attempt_at, &a.id).cmp(&(b.next_attempt_at, &b.id)));
+        claimed
+            .sort_by(|(a, _), (b, _)| (a.next_attempt_at, &a.id).cmp(&(b.next_attempt_at, &b.id)));
         Ok(claimed)
     }
 
@@ -565,19 +569,22 @@ impl Webhooks for Db {
                     .await?;
             } else {
                 let streak: i64 = diesel::update(endpoint.clone())
-                    .set(webhook_endpoints::failure_streak.eq(webhook_endpoints::failure_streak + 1))
+                    .set(
+                        webhook_endpoints::failure_streak.eq(webhook_endpoints::failure_streak + 1),
+                    )
                     .returning(webhook_endpoints::failure_streak)
                     .get_result(conn)
                     .await?;
                 if streak >= disable_after {
-                    let disabled = diesel::update(endpoint.filter(webhook_endpoints::enabled.eq(true)))
-                        .set((
-                            webhook_endpoints::enabled.eq(false),
-                            webhook_endpoints::disabled_reason.eq(Some("failure_streak")),
-                            webhook_endpoints::updated_at.eq(now),
-                        ))
-                        .execute(conn)
-                        .await?;
+                    let disabled =
+                        diesel::update(endpoint.filter(webhook_endpoints::enabled.eq(true)))
+                            .set((
+                                webhook_endpoints::enabled.eq(false),
+                                webhook_endpoints::disabled_reason.eq(Some("failure_streak")),
+                                webhook_endpoints::updated_at.eq(now),
+                            ))
+                            .execute(conn)
+                            .await?;
                     if disabled > 0 {
                         diesel::insert_into(events::table)
                             .values(&event_row)
@@ -591,4 +598,3 @@ impl Webhooks for Db {
         Ok(recorded)
     }
 }
-

@@ -110,14 +110,14 @@ impl reqwest::dns::Resolve for GuardedResolver {
     fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
         let host = name.as_str().to_owned();
         Box::pin(async move {
-            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
-                .await?
-                .collect();
+            let addrs: Vec<SocketAddr> =
+                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
             if let Some(bad) = addrs.iter().find(|a| !is_public_address(a.ip())) {
                 return Err(Box::new(Refused(format!(
                     "refused: {host} resolves to the non-public address {}",
                     bad.ip()
-                ))) as Box<dyn std::error::Error + Send + Sync>);
+                )))
+                    as Box<dyn std::error::Error + Send + Sync>);
             }
             if addrs.is_empty() {
                 return Err(Box::new(Refused(format!("{host} resolves to no address")))
@@ -268,11 +268,14 @@ mod tests {
         let id = "msg_p5jXN8AQM9LWM0D4loKWxJek";
         let body = r#"{"test": 2432232314}"#;
         let signature = sign(secret, id, 1614265330, body).expect("sign");
-        assert_eq!(
-            signature,
-            "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
-        );
-        assert!(verify(secret, id, 1614265330, body, &format!("v1,bad {signature}")));
+        assert_eq!(signature, "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=");
+        assert!(verify(
+            secret,
+            id,
+            1614265330,
+            body,
+            &format!("v1,bad {signature}")
+        ));
         assert!(!verify(secret, id, 1614265331, body, &signature));
     }
 
@@ -281,13 +284,20 @@ mod tests {
         use reqwest::dns::Resolve;
         let name: reqwest::dns::Name = "localhost".parse().expect("name");
         let refused = GuardedResolver.resolve(name).await.err().expect("refused");
-        assert!(refused.to_string().contains("refused: localhost"), "{refused}");
+        assert!(
+            refused.to_string().contains("refused: localhost"),
+            "{refused}"
+        );
     }
 
     #[tokio::test]
     async fn private_literals_are_refused_without_a_request() {
         let transport = HttpWebhookTransport::new().expect("client");
-        for url in ["http://127.0.0.1:9/", "http://10.0.0.1/", "http://169.254.169.254/"] {
+        for url in [
+            "http://127.0.0.1:9/",
+            "http://10.0.0.1/",
+            "http://169.254.169.254/",
+        ] {
             let result = transport
                 .deliver(OutgoingWebhook {
                     url: url.to_owned(),
@@ -300,7 +310,10 @@ mod tests {
                 })
                 .await;
             assert!(
-                result.error.as_deref().is_some_and(|e| e.starts_with("refused")),
+                result
+                    .error
+                    .as_deref()
+                    .is_some_and(|e| e.starts_with("refused")),
                 "{url}: {result:?}"
             );
             assert_eq!(result.status_code, None);

@@ -199,7 +199,11 @@ pub struct Config {
     #[arg(long, env = "LEDGER_WEBHOOK_BACKOFF_MS", default_value_t = 30_000)]
     pub webhook_backoff_ms: u64,
     /// Longest wait between two attempts of a delivery, in milliseconds (default 6 h).
-    #[arg(long, env = "LEDGER_WEBHOOK_BACKOFF_CAP_MS", default_value_t = 21_600_000)]
+    #[arg(
+        long,
+        env = "LEDGER_WEBHOOK_BACKOFF_CAP_MS",
+        default_value_t = 21_600_000
+    )]
     pub webhook_backoff_cap_ms: u64,
     /// Attempts of one delivery before it is given up.
     #[arg(long, env = "LEDGER_WEBHOOK_MAX_ATTEMPTS", default_value_t = 12)]

@@ -74,7 +74,9 @@ pub fn ledger_config(config: &Config) -> LedgerConfig {
 pub fn webhook_policy(config: &Config) -> ledger_domain::webhooks::WebhookPolicy {
     ledger_domain::webhooks::WebhookPolicy {
         backoff_base: Duration::from_millis(config.webhook_backoff_ms),
-        backoff_cap: Duration::from_millis(config.webhook_backoff_cap_ms.max(config.webhook_backoff_ms)),
+        backoff_cap: Duration::from_millis(
+            config.webhook_backoff_cap_ms.max(config.webhook_backoff_ms),
+        ),
         max_attempts: config.webhook_max_attempts.max(1),
         disable_after: config.webhook_disable_after.max(1),
         timeout: Duration::from_millis(config.webhook_timeout_ms.max(1)),
@@ -90,8 +92,7 @@ pub fn webhook_policy(config: &Config) -> ledger_domain::webhooks::WebhookPolicy
 /// # Errors
 /// `LEDGER_WEBHOOK_ALLOW_PRIVATE=true` with `LEDGER_ENV=production`.
 pub fn check_webhooks(config: &Config) -> anyhow::Result<()> {
-    if config.environment == Environment::Production && config.webhook_allow_private == Some(true)
-    {
+    if config.environment == Environment::Production && config.webhook_allow_private == Some(true) {
         anyhow::bail!(
             "LEDGER_WEBHOOK_ALLOW_PRIVATE=true is refused in production: webhooks are never \
              delivered to loopback, private or link-local addresses there"

@@ -123,7 +123,11 @@ impl Receiver {
         let text = if failing { "receiver down" } else { "ok" };
         let response = format!(
             "HTTP/1.1 {status} {}\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
-            if failing { "Internal Server Error" } else { "OK" },
+            if failing {
+                "Internal Server Error"
+            } else {
+                "OK"
+            },
             text.len()
         );
         let _ = socket.write_all(response.as_bytes()).await;
@@ -181,7 +185,8 @@ async fn create_endpoint(app: &TestApp, org: &Org, key: &str, body: Value) -> An
 }
 
 async fn put(app: &TestApp, key: &str, path: &str, body: Value) -> Answer {
-    app.call(Method::PUT, path, Some(key), Some(body), &[]).await
+    app.call(Method::PUT, path, Some(key), Some(body), &[])
+        .await
 }
 
 /// Polls `check` every 50 ms until it returns `Some`, for at most `seconds`.
@@ -195,14 +200,20 @@ where
         if let Some(value) = check().await {
             return value;
         }
-        assert!(tokio::time::Instant::now() < deadline, "timed out waiting for {what}");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
 
 async fn deliveries(app: &TestApp, key: &str, org: &Org, endpoint: &str) -> Vec<Value> {
     let res = app
-        .get(key, &format!("{}/{endpoint}/deliveries?limit=100", hooks_path(org)))
+        .get(
+            key,
+            &format!("{}/{endpoint}/deliveries?limit=100", hooks_path(org)),
+        )
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     res.body["data"].as_array().cloned().unwrap_or_default()
@@ -228,16 +239,30 @@ async fn all_delivered(
 async fn account_events(app: &TestApp, org: &Org, key: &str) -> (String, String) {
     let base = format!("/organizations/{}/accounts", org.id);
     let res = app
-        .post(key, &base, json!({"code": "1010", "name": "Checking", "account_type": "asset"}))
+        .post(
+            key,
+            &base,
+            json!({"code": "1010", "name": "Checking", "account_type": "asset"}),
+        )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     let first = res.body["id"].as_str().expect("id").to_owned();
     for name in ["Checking 2", "Checking 3"] {
-        let res = put(app, key, &format!("{base}/{first}"), json!({ "name": name })).await;
+        let res = put(
+            app,
+            key,
+            &format!("{base}/{first}"),
+            json!({ "name": name }),
+        )
+        .await;
         assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     }
     let res = app
-        .post(key, &base, json!({"code": "1020", "name": "Savings", "account_type": "asset"}))
+        .post(
+            key,
+            &base,
+            json!({"code": "1020", "name": "Savings", "account_type": "asset"}),
+        )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     (first, res.body["id"].as_str().expect("id").to_owned())
@@ -290,7 +315,10 @@ async fn delivered_in_order_once_signed(app: &TestApp) {
     .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     let endpoint = res.body["id"].as_str().expect("id").to_owned();
-    let secret = res.body["secret"].as_str().expect("secret shown once").to_owned();
+    let secret = res.body["secret"]
+        .as_str()
+        .expect("secret shown once")
+        .to_owned();
     assert!(secret.starts_with("whsec_"), "{secret}");
     assert_eq!(res.body["enabled"], true);
     assert_eq!(
@@ -298,7 +326,9 @@ async fn delivered_in_order_once_signed(app: &TestApp) {
         json!(["account.created", "account.updated"])
     );
     // Reads never show the secret again.
-    let read = app.get(key, &format!("{}/{endpoint}", hooks_path(&org))).await;
+    let read = app
+        .get(key, &format!("{}/{endpoint}", hooks_path(&org)))
+        .await;
     assert_eq!(read.status, StatusCode::OK, "{}", read.body);
     assert!(read.body.get("secret").is_none(), "{}", read.body);
     let list = app.get(key, &hooks_path(&org)).await;
@@ -307,7 +337,11 @@ async fn delivered_in_order_once_signed(app: &TestApp) {
     let (first, second) = account_events(app, &org, key).await;
     // A kind the endpoint does not list is not delivered.
     let tax = app
-        .post(key, &format!("/organizations/{}/taxes", org.id), json!({"name": "VAT", "rate": "20"}))
+        .post(
+            key,
+            &format!("/organizations/{}/taxes", org.id),
+            json!({"name": "VAT", "rate": "20"}),
+        )
         .await;
     assert_eq!(tax.status, StatusCode::CREATED, "{}", tax.body);
 
@@ -339,7 +373,9 @@ async fn delivered_in_order_once_signed(app: &TestApp) {
     for r in &log {
         if let Some(position) = order.iter().position(|id| id == r.id()) {
             assert!(
-                order[..position].iter().all(|earlier| done.contains(&earlier.as_str())),
+                order[..position]
+                    .iter()
+                    .all(|earlier| done.contains(&earlier.as_str())),
                 "{} was sent before an earlier event of its entity was acknowledged",
                 r.id()
             );
@@ -353,16 +389,31 @@ async fn delivered_in_order_once_signed(app: &TestApp) {
     for r in &log {
         let payload = r.payload();
         assert_eq!(payload["id"], r.id());
-        assert!(["account.created", "account.updated"].contains(&payload["type"].as_str().unwrap_or("")));
+        assert!(
+            ["account.created", "account.updated"]
+                .contains(&payload["type"].as_str().unwrap_or(""))
+        );
         assert_eq!(payload["data"]["object"], "event");
         let entity = payload["data"]["entity_id"].as_str().unwrap_or("");
         assert!(entity == first || entity == second, "{payload}");
         let timestamp: i64 = r.headers["webhook-timestamp"].parse().expect("timestamp");
         assert!(
-            ledger_webhooks::verify(&secret, r.id(), timestamp, &r.body, &r.headers["webhook-signature"]),
+            ledger_webhooks::verify(
+                &secret,
+                r.id(),
+                timestamp,
+                &r.body,
+                &r.headers["webhook-signature"]
+            ),
             "{r:?}"
         );
-        assert!(!ledger_webhooks::verify(&secret, r.id(), timestamp + 1, &r.body, &r.headers["webhook-signature"]));
+        assert!(!ledger_webhooks::verify(
+            &secret,
+            r.id(),
+            timestamp + 1,
+            &r.body,
+            &r.headers["webhook-signature"]
+        ));
     }
     verify_in_python(&secret, &log);
 
@@ -373,27 +424,43 @@ async fn delivered_in_order_once_signed(app: &TestApp) {
         .expect("a delivery needed retries");
     let id = failed_first["id"].as_str().expect("delivery id");
     let detail = app
-        .get(key, &format!("{}/{endpoint}/deliveries/{id}", hooks_path(&org)))
+        .get(
+            key,
+            &format!("{}/{endpoint}/deliveries/{id}", hooks_path(&org)),
+        )
         .await;
     assert_eq!(detail.status, StatusCode::OK, "{}", detail.body);
-    let attempts = detail.body["attempt_log"].as_array().cloned().unwrap_or_default();
+    let attempts = detail.body["attempt_log"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     assert!(attempts.len() >= 2, "{}", detail.body);
     assert_eq!(attempts[0]["status_code"], 500);
     assert_eq!(attempts[0]["response_snippet"], "receiver down");
     assert_eq!(attempts.last().expect("last")["status_code"], 200);
-    assert!(attempts.iter().all(|a| a["duration_ms"].as_i64() >= Some(0)));
+    assert!(
+        attempts
+            .iter()
+            .all(|a| a["duration_ms"].as_i64() >= Some(0))
+    );
 
     // Replay: the same message (id and body) is sent again and acknowledged.
     let before = receiver.log().len();
     let res = app
-        .post(key, &format!("{}/{endpoint}/deliveries/{id}/replay", hooks_path(&org)), json!({}))
+        .post(
+            key,
+            &format!("{}/{endpoint}/deliveries/{id}/replay", hooks_path(&org)),
+            json!({}),
+        )
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["status"], "pending");
     let r = &receiver;
-    let again = eventually(20, "the replay", || async move {
-        r.log().get(before).cloned()
-    })
+    let again = eventually(
+        20,
+        "the replay",
+        || async move { r.log().get(before).cloned() },
+    )
     .await;
     assert_eq!(again.id(), failed_first["event_id"].as_str().unwrap_or(""));
     assert_eq!(again.status, 200);
@@ -402,7 +469,10 @@ async fn delivered_in_order_once_signed(app: &TestApp) {
     let res = app
         .post(
             key,
-            &format!("{}/{endpoint}/deliveries/whd_01J00000000000000000000000/replay", hooks_path(&org)),
+            &format!(
+                "{}/{endpoint}/deliveries/whd_01J00000000000000000000000/replay",
+                hooks_path(&org)
+            ),
             json!({}),
         )
         .await;
@@ -410,7 +480,11 @@ async fn delivered_in_order_once_signed(app: &TestApp) {
 
     // Rotation answers a new secret; later messages verify with it only.
     let res = app
-        .post(key, &format!("{}/{endpoint}/rotate-secret", hooks_path(&org)), json!({}))
+        .post(
+            key,
+            &format!("{}/{endpoint}/rotate-secret", hooks_path(&org)),
+            json!({}),
+        )
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     let rotated = res.body["secret"].as_str().expect("new secret").to_owned();
@@ -428,23 +502,54 @@ async fn delivered_in_order_once_signed(app: &TestApp) {
         r.log().get(before).cloned()
     })
     .await;
-    let timestamp: i64 = next.headers["webhook-timestamp"].parse().expect("timestamp");
+    let timestamp: i64 = next.headers["webhook-timestamp"]
+        .parse()
+        .expect("timestamp");
     let signature = &next.headers["webhook-signature"];
-    assert!(ledger_webhooks::verify(&rotated, next.id(), timestamp, &next.body, signature));
-    assert!(!ledger_webhooks::verify(&secret, next.id(), timestamp, &next.body, signature));
+    assert!(ledger_webhooks::verify(
+        &rotated,
+        next.id(),
+        timestamp,
+        &next.body,
+        signature
+    ));
+    assert!(!ledger_webhooks::verify(
+        &secret,
+        next.id(),
+        timestamp,
+        &next.body,
+        signature
+    ));
     all_delivered(app, key, &org, &endpoint, 5).await;
 
     // Delete: gone from reads; the endpoint's own events are never delivered.
     let res = app
-        .call(Method::DELETE, &format!("{}/{endpoint}", hooks_path(&org)), Some(key), None, &[])
+        .call(
+            Method::DELETE,
+            &format!("{}/{endpoint}", hooks_path(&org)),
+            Some(key),
+            None,
+            &[],
+        )
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["deleted"], true);
-    let res = app.get(key, &format!("{}/{endpoint}", hooks_path(&org))).await;
+    let res = app
+        .get(key, &format!("{}/{endpoint}", hooks_path(&org)))
+        .await;
     assert_eq!(res.status, StatusCode::NOT_FOUND, "{}", res.body);
-    assert!(receiver.log().iter().all(|r| !r.body.contains("webhook_endpoint.")));
+    assert!(
+        receiver
+            .log()
+            .iter()
+            .all(|r| !r.body.contains("webhook_endpoint."))
+    );
 }
-both_fast!(webhooks_delivered_in_order_once_signed, delivered_in_order_once_signed, |_| {});
+both_fast!(
+    webhooks_delivered_in_order_once_signed,
+    delivered_in_order_once_signed,
+    |_| {}
+);
 
 /// A receiver that always fails: deliveries are given up after the last attempt and the
 /// endpoint is disabled when the streak reaches the threshold (with an event); enabling
@@ -467,9 +572,13 @@ async fn failure_streak_disables(app: &TestApp) {
     .await;
     assert_eq!(disabled["disabled_reason"], "failure_streak");
     assert!(disabled["failure_streak"].as_i64() >= Some(3), "{disabled}");
-    let events = app.get(key, &format!("/events/webhook_endpoint/{endpoint}")).await;
+    let events = app
+        .get(key, &format!("/events/webhook_endpoint/{endpoint}"))
+        .await;
     assert!(
-        events.body.as_array().is_some_and(|e| e.iter().any(|e| e["event_type"] == "webhook_endpoint.disabled")),
+        events.body.as_array().is_some_and(|e| e
+            .iter()
+            .any(|e| e["event_type"] == "webhook_endpoint.disabled")),
         "{}",
         events.body
     );
@@ -479,8 +588,15 @@ async fn failure_streak_disables(app: &TestApp) {
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(receiver.log().len(), attempts);
     let list = deliveries(app, key, &org, &endpoint).await;
-    let given_up: Vec<Value> = list.iter().filter(|d| d["status"] == "failed").cloned().collect();
-    assert!(!given_up.is_empty(), "a delivery is given up after its last attempt: {list:?}");
+    let given_up: Vec<Value> = list
+        .iter()
+        .filter(|d| d["status"] == "failed")
+        .cloned()
+        .collect();
+    assert!(
+        !given_up.is_empty(),
+        "a delivery is given up after its last attempt: {list:?}"
+    );
     for d in &given_up {
         assert_eq!(d["attempts"], 2);
         assert_eq!(d["last_status_code"], 500);
@@ -490,7 +606,13 @@ async fn failure_streak_disables(app: &TestApp) {
     receiver.fail_next(0);
     let res = put(app, key, &path, json!({"enabled": true})).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    assert_eq!((res.body["enabled"].clone(), res.body["failure_streak"].clone()), (json!(true), json!(0)));
+    assert_eq!(
+        (
+            res.body["enabled"].clone(),
+            res.body["failure_streak"].clone()
+        ),
+        (json!(true), json!(0))
+    );
     let mut replay = String::new();
     for d in &given_up {
         replay = format!("{path}/deliveries/{}/replay", d["id"].as_str().expect("id"));
@@ -511,33 +633,61 @@ async fn failure_streak_disables(app: &TestApp) {
     );
     all_delivered(app, key, &org, &endpoint, 4).await;
 }
-both_fast!(webhooks_failure_streak_disables, failure_streak_disables, |c| {
-    c.webhook_max_attempts = 2;
-    c.webhook_disable_after = 3;
-});
+both_fast!(
+    webhooks_failure_streak_disables,
+    failure_streak_disables,
+    |c| {
+        c.webhook_max_attempts = 2;
+        c.webhook_disable_after = 3;
+    }
+);
 
 /// Another organization's key, and the other mode's key, see no endpoint.
 async fn tenancy(app: &TestApp) {
     let receiver = Receiver::start(0).await;
     let a = app.signup("Hook Owner").await;
     let b = app.signup("Hook Stranger").await;
-    let res = create_endpoint(app, &a, &a.test_key, json!({"url": receiver.url("127.0.0.1")})).await;
+    let res = create_endpoint(
+        app,
+        &a,
+        &a.test_key,
+        json!({"url": receiver.url("127.0.0.1")}),
+    )
+    .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     let endpoint = res.body["id"].as_str().expect("id").to_owned();
     let own = format!("{}/{endpoint}", hooks_path(&a));
     let res = app.get(&b.test_key, &own).await;
-    assert_eq!((res.status, res.code()), (StatusCode::NOT_FOUND, "organization_not_found"));
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::NOT_FOUND, "organization_not_found")
+    );
     let res = app.get(&b.test_key, &hooks_path(&a)).await;
-    assert_eq!((res.status, res.code()), (StatusCode::NOT_FOUND, "organization_not_found"));
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::NOT_FOUND, "organization_not_found")
+    );
     let theirs = format!("{}/{endpoint}", hooks_path(&b));
     for path in [theirs.clone(), format!("{theirs}/deliveries")] {
         let res = app.get(&b.test_key, &path).await;
-        assert_eq!((res.status, res.code()), (StatusCode::NOT_FOUND, "resource_not_found"), "{path}");
+        assert_eq!(
+            (res.status, res.code()),
+            (StatusCode::NOT_FOUND, "resource_not_found"),
+            "{path}"
+        );
     }
     let res = put(app, &b.test_key, &theirs, json!({"enabled": false})).await;
-    assert_eq!((res.status, res.code()), (StatusCode::NOT_FOUND, "resource_not_found"));
-    let res = app.post(&b.test_key, &format!("{theirs}/rotate-secret"), json!({})).await;
-    assert_eq!((res.status, res.code()), (StatusCode::NOT_FOUND, "resource_not_found"));
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::NOT_FOUND, "resource_not_found")
+    );
+    let res = app
+        .post(&b.test_key, &format!("{theirs}/rotate-secret"), json!({}))
+        .await;
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::NOT_FOUND, "resource_not_found")
+    );
     // The live key of the same organization does not see the test-mode endpoint.
     let res = app.get(&a.live_key, &own).await;
     assert_eq!(res.status, StatusCode::NOT_FOUND, "{}", res.body);
@@ -547,8 +697,14 @@ async fn tenancy(app: &TestApp) {
     for (body, field) in [
         (json!({}), "url"),
         (json!({"url": "ftp://example.com/"}), "url"),
-        (json!({"url": "https://example.com/", "event_types": ["Nope"]}), "event_types"),
-        (json!({"url": "https://example.com/", "colour": "red"}), "colour"),
+        (
+            json!({"url": "https://example.com/", "event_types": ["Nope"]}),
+            "event_types",
+        ),
+        (
+            json!({"url": "https://example.com/", "colour": "red"}),
+            "colour",
+        ),
     ] {
         let res = create_endpoint(app, &a, &a.test_key, body.clone()).await;
         assert_eq!(res.status, StatusCode::BAD_REQUEST, "{body}: {}", res.body);
@@ -588,10 +744,17 @@ async fn graphql_path(app: &TestApp) {
     let created = &data["createWebhookEndpoint"];
     let secret = created["secret"].as_str().expect("secret").to_owned();
     assert!(secret.starts_with("whsec_"));
-    assert_eq!(created["endpoint"]["eventTypes"], json!(["account.created"]));
+    assert_eq!(
+        created["endpoint"]["eventTypes"],
+        json!(["account.created"])
+    );
     let endpoint = created["endpoint"]["id"].as_str().expect("id").to_owned();
     let res = app
-        .post(key, &format!("/organizations/{}/accounts", org.id), json!({"code": "1010", "name": "Checking", "account_type": "asset"}))
+        .post(
+            key,
+            &format!("/organizations/{}/accounts", org.id),
+            json!({"code": "1010", "name": "Checking", "account_type": "asset"}),
+        )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     let list = all_delivered(app, key, &org, &endpoint, 1).await;
@@ -606,10 +769,19 @@ async fn graphql_path(app: &TestApp) {
     assert_eq!(data["webhookEndpoints"][0]["id"], endpoint.as_str());
     assert_eq!(data["webhookDeliveries"][0]["eventType"], "account.created");
     assert_eq!(data["webhookDeliveries"][0]["status"], "delivered");
-    let log = data["webhookDelivery"]["attemptLog"].as_array().cloned().unwrap_or_default();
+    let log = data["webhookDelivery"]["attemptLog"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     assert_eq!(log.len(), 2, "{data}");
-    assert_eq!((log[0]["statusCode"].clone(), log[1]["statusCode"].clone()), (json!(500), json!(200)));
-    assert_eq!(data["webhookDelivery"]["payload"]["type"], "account.created");
+    assert_eq!(
+        (log[0]["statusCode"].clone(), log[1]["statusCode"].clone()),
+        (json!(500), json!(200))
+    );
+    assert_eq!(
+        data["webhookDelivery"]["payload"]["type"],
+        "account.created"
+    );
     let data = gql(
         app,
         key,
@@ -629,7 +801,13 @@ async fn graphql_path(app: &TestApp) {
     )
     .await;
     assert_eq!(data["deleteWebhookEndpoint"], true);
-    let data = gql(app, key, "query($e: ID!) { webhookEndpoint(id: $e) { id } }", json!({ "e": endpoint })).await;
+    let data = gql(
+        app,
+        key,
+        "query($e: ID!) { webhookEndpoint(id: $e) { id } }",
+        json!({ "e": endpoint }),
+    )
+    .await;
     assert_eq!(data["webhookEndpoint"], Value::Null);
 }
 both_fast!(webhooks_graphql, graphql_path, |_| {});
@@ -664,7 +842,10 @@ async fn ssrf_guard(backend: Backend) {
         )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let org = res.body["organization"]["id"].as_str().expect("org").to_owned();
+    let org = res.body["organization"]["id"]
+        .as_str()
+        .expect("org")
+        .to_owned();
     let key = res.body["api_key"]["key"].as_str().expect("key").to_owned();
     let receiver = Receiver::start(0).await;
     let path = format!("/organizations/{org}/webhooks");
@@ -676,7 +857,13 @@ async fn ssrf_guard(backend: Backend) {
         "http://localhost:9/hook".to_owned(),
     ] {
         let res = app
-            .call(Method::POST, &path, Some(&key), Some(json!({ "url": url })), &https)
+            .call(
+                Method::POST,
+                &path,
+                Some(&key),
+                Some(json!({ "url": url })),
+                &https,
+            )
             .await;
         assert_eq!(res.status, StatusCode::BAD_REQUEST, "{url}: {}", res.body);
         assert_eq!(res.body["error"]["details"]["field"], "url");
@@ -684,12 +871,20 @@ async fn ssrf_guard(backend: Backend) {
     // A name that resolves to a non-public address (this machine's own name) passes
     // creation and is refused at delivery: nothing reaches the receiver.
     let Some(host) = loopback_name().await else {
-        eprintln!("this machine's name does not resolve to a private address: the resolver check is covered by ledger-webhooks' unit test only");
+        eprintln!(
+            "this machine's name does not resolve to a private address: the resolver check is covered by ledger-webhooks' unit test only"
+        );
         app.finish().await;
         return;
     };
     let res = app
-        .call(Method::POST, &path, Some(&key), Some(json!({ "url": receiver.url(&host) })), &https)
+        .call(
+            Method::POST,
+            &path,
+            Some(&key),
+            Some(json!({ "url": receiver.url(&host) })),
+            &https,
+        )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     let endpoint = res.body["id"].as_str().expect("id").to_owned();
@@ -704,9 +899,12 @@ async fn ssrf_guard(backend: Backend) {
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     let deliveries_path = format!("{path}/{endpoint}/deliveries");
-    let (app_ref, key_ref, path_ref, https_ref) = (&app, key.as_str(), deliveries_path.as_str(), &https);
+    let (app_ref, key_ref, path_ref, https_ref) =
+        (&app, key.as_str(), deliveries_path.as_str(), &https);
     let delivery = eventually(20, "a refused attempt", || async move {
-        let res = app_ref.call(Method::GET, path_ref, Some(key_ref), None, https_ref).await;
+        let res = app_ref
+            .call(Method::GET, path_ref, Some(key_ref), None, https_ref)
+            .await;
         res.body["data"]
             .as_array()
             .and_then(|d| d.first().cloned())
@@ -714,7 +912,10 @@ async fn ssrf_guard(backend: Backend) {
     })
     .await;
     let error = delivery["last_error"].as_str().unwrap_or("");
-    assert!(error.contains("refused") && error.contains(&host), "{error}");
+    assert!(
+        error.contains("refused") && error.contains(&host),
+        "{error}"
+    );
     assert_eq!(delivery["last_status_code"], Value::Null);
     assert!(receiver.log().is_empty(), "the receiver was reached");
     app.finish().await;

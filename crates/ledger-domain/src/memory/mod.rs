@@ -23,9 +23,9 @@ mod maintenance;
 mod master_data;
 mod organizations;
 mod ownership;
-mod webhooks;
 #[cfg(test)]
 pub(crate) mod runtime;
+mod webhooks;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};

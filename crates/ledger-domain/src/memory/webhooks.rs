@@ -10,10 +10,12 @@ use time::OffsetDateTime;
 use crate::error::{DomainError, ErrorCode};
 use crate::events::{Deletion, Event};
 use crate::ports::{
-    AttemptOutcome, BoxFuture, CreditCharge, IdempotencyRecord, OutgoingWebhook, Page,
-    PageRequest, StoreResult, Tenant, WebhookTransport, Webhooks, Written,
+    AttemptOutcome, BoxFuture, CreditCharge, IdempotencyRecord, OutgoingWebhook, Page, PageRequest,
+    StoreResult, Tenant, WebhookTransport, Webhooks, Written,
 };
-use crate::webhooks::{DeliveryStatus, SendResult, WebhookAttempt, WebhookDelivery, WebhookEndpoint};
+use crate::webhooks::{
+    DeliveryStatus, SendResult, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
+};
 
 use super::{Deleted, MemoryStore, State, in_tenant, page_of, push_new, tenant_of_deletion};
 
@@ -92,7 +94,9 @@ impl Webhooks for MemoryStore {
             .webhooks
             .endpoints
             .iter()
-            .filter(|r| r.is_live() && in_tenant(tenant, &r.value.organization_id, r.value.livemode))
+            .filter(|r| {
+                r.is_live() && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
+            })
             .map(|r| r.value.clone())
             .collect();
         found.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
@@ -280,11 +284,10 @@ impl Webhooks for MemoryStore {
         let mut state = self.state();
         let mut added = 0;
         for delivery in deliveries {
-            let exists = state
-                .webhooks
-                .deliveries
-                .iter()
-                .any(|d| d.endpoint_id == delivery.endpoint_id && d.event_id == delivery.event_id);
+            let exists =
+                state.webhooks.deliveries.iter().any(|d| {
+                    d.endpoint_id == delivery.endpoint_id && d.event_id == delivery.event_id
+                });
             if !exists {
                 state.webhooks.deliveries.push(delivery);
                 added += 1;
@@ -317,9 +320,10 @@ impl Webhooks for MemoryStore {
                 let due = d.status == DeliveryStatus::Pending
                     && d.next_attempt_at <= now
                     && d.locked_until.is_none_or(|l| l < now);
-                let open = hooks.endpoints.iter().any(|r| {
-                    r.is_live() && r.value.enabled && r.value.id == d.endpoint_id
-                });
+                let open = hooks
+                    .endpoints
+                    .iter()
+                    .any(|r| r.is_live() && r.value.enabled && r.value.id == d.endpoint_id);
                 let blocked = hooks.deliveries.iter().any(|p| {
                     p.endpoint_id == d.endpoint_id
                         && p.entity_type == d.entity_type
@@ -346,7 +350,9 @@ impl Webhooks for MemoryStore {
                 .iter()
                 .find(|r| r.value.id == d.endpoint_id)
                 .map(|r| r.value.clone())
-                .ok_or_else(|| DomainError::Internal("a claimed delivery lost its endpoint".into()))?;
+                .ok_or_else(|| {
+                    DomainError::Internal("a claimed delivery lost its endpoint".into())
+                })?;
             claimed.push((d.clone(), endpoint));
         }
         Ok(claimed)

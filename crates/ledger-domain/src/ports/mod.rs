@@ -38,7 +38,9 @@ pub use organizations::{
     ApiKeys, NewOrganization, OrganizationTransfers, Organizations, Setting, Settings,
     TransferFilter,
 };
-pub use webhooks::{AttemptOutcome, NoWebhookTransport, OutgoingWebhook, WebhookTransport, Webhooks};
+pub use webhooks::{
+    AttemptOutcome, NoWebhookTransport, OutgoingWebhook, WebhookTransport, Webhooks,
+};
 pub use writes::{
     CreditCharge, IDEMPOTENCY_WINDOW, IdempotencyRecord, IdempotencyRecords, Written,
 };

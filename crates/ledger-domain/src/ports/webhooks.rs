@@ -117,7 +117,9 @@ pub trait Webhooks: Send + Sync + 'static {
     ) -> impl Future<Output = StoreResult<Written<WebhookDelivery>>> + Send;
 
     /// Every enabled live endpoint of every tenant (the fan-out's work list).
-    fn endpoints_to_fan_out(&self) -> impl Future<Output = StoreResult<Vec<WebhookEndpoint>>> + Send;
+    fn endpoints_to_fan_out(
+        &self,
+    ) -> impl Future<Output = StoreResult<Vec<WebhookEndpoint>>> + Send;
 
     /// Events of the tenant created after `after` and at or before `until`, oldest first
     /// (then by id), at most `limit`.

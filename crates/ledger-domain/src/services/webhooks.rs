@@ -12,9 +12,7 @@ use serde_json::{Value, json};
 use crate::error::{DomainError, DomainResult};
 use crate::events::Event;
 use crate::ids::{IdKind, new_id, parse_id};
-use crate::ports::{
-    AttemptOutcome, OutgoingWebhook, Page, PageRequest, Store, Tenant, Written,
-};
+use crate::ports::{AttemptOutcome, OutgoingWebhook, Page, PageRequest, Store, Tenant, Written};
 use crate::views::timestamp;
 use crate::webhooks::{
     DeliveryStatus, MAX_DESCRIPTION_CHARS, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
@@ -297,8 +295,15 @@ impl<S: Store> Ledger<S> {
             _ => {}
         }
         after.updated_at = self.now();
-        self.store_endpoint_change(access, before, after, "webhook_endpoint.updated", false, options)
-            .await
+        self.store_endpoint_change(
+            access,
+            before,
+            after,
+            "webhook_endpoint.updated",
+            false,
+            options,
+        )
+        .await
     }
 
     /// Replaces an endpoint's secret (synchronous write); the answer shows the new one.
@@ -361,8 +366,7 @@ impl<S: Store> Ledger<S> {
         options: WriteOptions,
     ) -> DomainResult<Written<Value>> {
         let endpoint = self.get_webhook_endpoint(access, id).await?;
-        let deletion =
-            self.soft_deletion(access, "webhook_endpoint", &endpoint.id, &endpoint.url);
+        let deletion = self.soft_deletion(access, "webhook_endpoint", &endpoint.id, &endpoint.url);
         let event = self.endpoint_event(
             access,
             "webhook_endpoint.deleted",

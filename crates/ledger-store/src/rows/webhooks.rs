@@ -53,7 +53,10 @@ impl TryFrom<EndpointRow> for WebhookEndpoint {
 
     fn try_from(r: EndpointRow) -> Result<Self, DomainError> {
         let event_types: Vec<String> = serde_json::from_str(&r.event_types).map_err(|e| {
-            DomainError::Internal(format!("webhook endpoint {} has unreadable kinds: {e}", r.id))
+            DomainError::Internal(format!(
+                "webhook endpoint {} has unreadable kinds: {e}",
+                r.id
+            ))
         })?;
         Ok(Self {
             id: r.id,

@@ -34,7 +34,11 @@ async fn world(policy: WebhookPolicy) -> (World, MemoryWebhookTransport, String)
         .expect("endpoint")
         .into_result()
         .expect("view");
-    assert!(created["secret"].as_str().is_some_and(|s| s.starts_with("whsec_")));
+    assert!(
+        created["secret"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("whsec_"))
+    );
     let id = created["id"].as_str().expect("id").to_owned();
     w.clock.advance(time::Duration::seconds(1));
     (w, transport, id)
@@ -85,19 +89,35 @@ async fn an_entitys_events_go_out_in_order_after_retries() {
     w.clock.advance(time::Duration::seconds(60));
     assert_eq!(w.ledger.deliver_webhooks().await.expect("third"), 1);
     assert_eq!(w.ledger.deliver_webhooks().await.expect("the later"), 1);
-    let sent: Vec<String> = transport.sent().iter().map(|s| s.message_id.clone()).collect();
+    let sent: Vec<String> = transport
+        .sent()
+        .iter()
+        .map(|s| s.message_id.clone())
+        .collect();
     assert_eq!(sent.len(), 4);
     assert_eq!(sent[0], sent[1]);
     assert_eq!(sent[1], sent[2]);
     assert_ne!(sent[2], sent[3]);
-    let page = PageRequest { limit: 10, offset: 0 };
+    let page = PageRequest {
+        limit: 10,
+        offset: 0,
+    };
     let deliveries = w
         .ledger
         .list_webhook_deliveries(&w.live, &endpoint, page)
         .await
         .expect("deliveries");
-    assert!(deliveries.items.iter().all(|d| d.status == DeliveryStatus::Delivered));
-    let first = deliveries.items.iter().find(|d| d.event_id == sent[0]).expect("first");
+    assert!(
+        deliveries
+            .items
+            .iter()
+            .all(|d| d.status == DeliveryStatus::Delivered)
+    );
+    let first = deliveries
+        .items
+        .iter()
+        .find(|d| d.event_id == sent[0])
+        .expect("first");
     let (_, attempts) = w
         .ledger
         .get_webhook_delivery(&w.live, &endpoint, &first.id)
@@ -106,7 +126,12 @@ async fn an_entitys_events_go_out_in_order_after_retries() {
     let codes: Vec<Option<i64>> = attempts.iter().map(|a| a.status_code).collect();
     assert_eq!(codes, [Some(500), Some(503), Some(200)]);
     // The test-mode key does not see the live endpoint.
-    assert!(w.ledger.get_webhook_endpoint(&w.test, &endpoint).await.is_err());
+    assert!(
+        w.ledger
+            .get_webhook_endpoint(&w.test, &endpoint)
+            .await
+            .is_err()
+    );
 }
 
 #[tokio::test]
