@@ -568,7 +568,7 @@ impl Webhooks for Db {
                     .execute(conn)
                     .await?;
             } else {
-                let streak: i64 = diesel::update(endpoint.clone())
+                let streak: i64 = diesel::update(endpoint)
                     .set(
                         webhook_endpoints::failure_streak.eq(webhook_endpoints::failure_streak + 1),
                     )
