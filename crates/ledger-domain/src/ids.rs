@@ -36,6 +36,9 @@ pub enum IdKind {
     RecurringSchedule,
     /// One run of a recurring schedule.
     RecurringRun,
+    WebhookEndpoint,
+    WebhookDelivery,
+    WebhookAttempt,
 }
 
 impl IdKind {
@@ -65,6 +68,9 @@ impl IdKind {
             Self::OAuthGrant => "grt",
             Self::RecurringSchedule => "rec",
             Self::RecurringRun => "rrn",
+            Self::WebhookEndpoint => "we",
+            Self::WebhookDelivery => "whd",
+            Self::WebhookAttempt => "wha",
         }
     }
 }

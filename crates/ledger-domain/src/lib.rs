@@ -30,5 +30,6 @@ pub mod tax;
 pub mod transactions;
 pub mod transfers;
 pub mod views;
+pub mod webhooks;
 
 pub use error::{DomainError, DomainResult, ErrorCode, ErrorKind, Resource, UsedBy};

@@ -25,6 +25,7 @@ pub mod recurring;
 pub mod reports;
 pub mod scalars;
 pub mod transfers;
+pub mod webhooks;
 
 use std::marker::PhantomData;
 

@@ -733,4 +733,66 @@ impl<St: Store> Mutation<St> {
             crate::recurring::delete(context, organization_id.as_deref(), &id).await?,
         ))
     }
+
+    /// Creates a webhook endpoint of the key's organization (1 credit; needs `admin`):
+    /// `eventTypes` lists the kinds delivered (empty or `["*"]`: every kind). The answer
+    /// is the only one, besides a rotation's, that shows the signing secret.
+    async fn create_webhook_endpoint(
+        context: &Ctx<St>,
+        url: String,
+        description: Option<String>,
+        event_types: Option<Vec<String>>,
+        enabled: Option<bool>,
+    ) -> GqlResult<Option<crate::webhooks::WebhookEndpointWithSecret>> {
+        let input = ledger_domain::services::NewWebhookEndpointInput {
+            url,
+            description,
+            event_types: event_types.unwrap_or_default(),
+            enabled,
+        };
+        Ok(Some(crate::webhooks::create(context, input).await?))
+    }
+
+    /// Changes a webhook endpoint (1 credit; needs `admin`); enabling it clears its
+    /// failure streak.
+    async fn update_webhook_endpoint(
+        context: &Ctx<St>,
+        id: ID,
+        url: Option<String>,
+        description: Option<String>,
+        event_types: Option<Vec<String>>,
+        enabled: Option<bool>,
+    ) -> GqlResult<Option<crate::webhooks::WebhookEndpointNode>> {
+        let changes = ledger_domain::services::WebhookEndpointChanges {
+            url,
+            description,
+            event_types,
+            enabled,
+        };
+        Ok(Some(crate::webhooks::update(context, &id, changes).await?))
+    }
+
+    /// Replaces a webhook endpoint's signing secret (1 credit; needs `admin`).
+    async fn rotate_webhook_secret(
+        context: &Ctx<St>,
+        id: ID,
+    ) -> GqlResult<Option<crate::webhooks::WebhookEndpointWithSecret>> {
+        Ok(Some(crate::webhooks::rotate(context, &id).await?))
+    }
+
+    /// Soft-deletes a webhook endpoint (1 credit; needs `admin`).
+    async fn delete_webhook_endpoint(context: &Ctx<St>, id: ID) -> GqlResult<Option<bool>> {
+        Ok(Some(crate::webhooks::delete(context, &id).await?))
+    }
+
+    /// Sends a delivered or given-up webhook delivery again (1 credit; needs `admin`).
+    async fn replay_webhook_delivery(
+        context: &Ctx<St>,
+        endpoint_id: ID,
+        id: ID,
+    ) -> GqlResult<Option<crate::webhooks::WebhookDeliveryNode>> {
+        Ok(Some(
+            crate::webhooks::replay(context, &endpoint_id, &id).await?,
+        ))
+    }
 }

@@ -171,6 +171,42 @@ impl<St: Store> Query<St> {
         crate::recurring::find(context, organization_id.as_deref(), &id).await
     }
 
+    /// The webhook endpoints of the key's organization (its mode), oldest first.
+    async fn webhook_endpoints(
+        context: &Ctx<St>,
+        limit: Option<i32>,
+        offset: Option<i32>,
+    ) -> GqlResult<Vec<crate::webhooks::WebhookEndpointNode>> {
+        crate::webhooks::list(context, limit, offset).await
+    }
+
+    /// A webhook endpoint of the key's organization; `null` when there is none.
+    async fn webhook_endpoint(
+        context: &Ctx<St>,
+        id: ID,
+    ) -> GqlResult<Option<crate::webhooks::WebhookEndpointNode>> {
+        crate::webhooks::find(context, &id).await
+    }
+
+    /// The deliveries of a webhook endpoint, newest event first.
+    async fn webhook_deliveries(
+        context: &Ctx<St>,
+        endpoint_id: ID,
+        limit: Option<i32>,
+        offset: Option<i32>,
+    ) -> GqlResult<Vec<crate::webhooks::WebhookDeliveryNode>> {
+        crate::webhooks::deliveries(context, &endpoint_id, limit, offset).await
+    }
+
+    /// A delivery of a webhook endpoint with its attempt log; `null` when there is none.
+    async fn webhook_delivery(
+        context: &Ctx<St>,
+        endpoint_id: ID,
+        id: ID,
+    ) -> GqlResult<Option<crate::webhooks::WebhookDeliveryNode>> {
+        crate::webhooks::delivery(context, &endpoint_id, &id).await
+    }
+
     /// An ownership transfer the key's organization is a side of (the sender's
     /// organization or an ancestor, or the recipient's root); `null` otherwise.
     async fn organization_transfer(

@@ -17,7 +17,8 @@
 //!   documents, journal, keys, maintenance, settings,
 //!   taxes, testing, exchange_rates, ownership,
 //!   attachments, blobs, blobs_s3,
-//!   oauth, outbox, recurring       the port implementations on `Db`; `LocalBlobs`, `S3Blobs`,
+//!   oauth, outbox, recurring,
+//!   webhooks                       the port implementations on `Db`; `LocalBlobs`, `S3Blobs`,
 //!                                  `OutboxMailer`
 //! jobs                             the queue: enqueue, claim, apply, fail, retry
 //! group                            group commit of applied writes
@@ -72,6 +73,7 @@ mod taxes;
 #[cfg(feature = "test-support")]
 pub mod testing;
 mod unnest;
+mod webhooks;
 
 pub use balances::TotalsDifference;
 pub use blobs::LocalBlobs;

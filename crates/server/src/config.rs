@@ -201,6 +201,37 @@ pub struct Config {
         default_value = "Ledger <ledger@localhost>"
     )]
     pub mail_from: String,
+    /// Deliver webhooks to loopback, private, link-local and other non-public addresses
+    /// (default: allowed in development, refused in production, where `true` is an error).
+    #[arg(long, env = "LEDGER_WEBHOOK_ALLOW_PRIVATE", action = clap::ArgAction::Set)]
+    pub webhook_allow_private: Option<bool>,
+    /// Milliseconds a webhook receiver has to answer.
+    #[arg(long, env = "LEDGER_WEBHOOK_TIMEOUT_MS", default_value_t = 10_000)]
+    pub webhook_timeout_ms: u64,
+    /// Milliseconds before a failed delivery's second attempt; each further one doubles
+    /// it (with jitter), up to `--webhook-backoff-cap-ms`.
+    #[arg(long, env = "LEDGER_WEBHOOK_BACKOFF_MS", default_value_t = 30_000)]
+    pub webhook_backoff_ms: u64,
+    /// Longest wait between two attempts of a delivery, in milliseconds (default 6 h).
+    #[arg(
+        long,
+        env = "LEDGER_WEBHOOK_BACKOFF_CAP_MS",
+        default_value_t = 21_600_000
+    )]
+    pub webhook_backoff_cap_ms: u64,
+    /// Attempts of one delivery before it is given up.
+    #[arg(long, env = "LEDGER_WEBHOOK_MAX_ATTEMPTS", default_value_t = 12)]
+    pub webhook_max_attempts: i64,
+    /// Consecutive failed attempts that disable a webhook endpoint.
+    #[arg(long, env = "LEDGER_WEBHOOK_DISABLE_AFTER", default_value_t = 100)]
+    pub webhook_disable_after: i64,
+    /// Milliseconds an event waits before it is fanned out to webhook endpoints (lets a
+    /// concurrent transaction holding an earlier event commit first).
+    #[arg(long, env = "LEDGER_WEBHOOK_SETTLE_MS", default_value_t = 2_000)]
+    pub webhook_settle_ms: u64,
+    /// Milliseconds between two webhook passes when there was nothing to deliver.
+    #[arg(long, env = "LEDGER_WEBHOOK_POLL_MS", default_value_t = 1_000)]
+    pub webhook_poll_ms: u64,
     /// Create a demo organization on first start (development only).
     #[arg(long, env = "LEDGER_DEMO", default_value_t = true, action = clap::ArgAction::Set)]
     pub demo: bool,
@@ -254,6 +285,14 @@ impl Config {
             auth_url: None,
             mail_outbox: "./data/outbox".into(),
             mail_from: "Ledger <ledger@localhost>".into(),
+            webhook_allow_private: None,
+            webhook_timeout_ms: 10_000,
+            webhook_backoff_ms: 30_000,
+            webhook_backoff_cap_ms: 21_600_000,
+            webhook_max_attempts: 12,
+            webhook_disable_after: 100,
+            webhook_settle_ms: 2_000,
+            webhook_poll_ms: 1_000,
         }
     }
 }

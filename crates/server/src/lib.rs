@@ -63,8 +63,74 @@ pub fn ledger_config(config: &Config) -> LedgerConfig {
             .try_into()
             .unwrap_or_default(),
         max_attachment_bytes: config.max_attachment_bytes,
+        webhooks: webhook_policy(config),
         ..LedgerConfig::default()
     }
+}
+
+/// The webhook delivery policy of the configuration. Private targets are allowed in
+/// development unless turned off, and never in production (`check_webhooks` refuses
+/// to start with them).
+pub fn webhook_policy(config: &Config) -> ledger_domain::webhooks::WebhookPolicy {
+    ledger_domain::webhooks::WebhookPolicy {
+        backoff_base: Duration::from_millis(config.webhook_backoff_ms),
+        backoff_cap: Duration::from_millis(
+            config.webhook_backoff_cap_ms.max(config.webhook_backoff_ms),
+        ),
+        max_attempts: config.webhook_max_attempts.max(1),
+        disable_after: config.webhook_disable_after.max(1),
+        timeout: Duration::from_millis(config.webhook_timeout_ms.max(1)),
+        settle: Duration::from_millis(config.webhook_settle_ms),
+        allow_private: config.environment == Environment::Development
+            && config.webhook_allow_private.unwrap_or(true),
+        ..ledger_domain::webhooks::WebhookPolicy::default()
+    }
+}
+
+/// Refuses a production configuration that would deliver webhooks to private addresses.
+///
+/// # Errors
+/// `LEDGER_WEBHOOK_ALLOW_PRIVATE=true` with `LEDGER_ENV=production`.
+pub fn check_webhooks(config: &Config) -> anyhow::Result<()> {
+    if config.environment == Environment::Production && config.webhook_allow_private == Some(true) {
+        anyhow::bail!(
+            "LEDGER_WEBHOOK_ALLOW_PRIVATE=true is refused in production: webhooks are never \
+             delivered to loopback, private or link-local addresses there"
+        );
+    }
+    Ok(())
+}
+
+/// Runs the webhook fan-out and deliveries until `stop` turns true: a pass right after
+/// a busy one, else after `poll`. Every step is safe with several replicas (idempotent
+/// fan-out, claims that never share a delivery).
+pub fn spawn_webhooks(
+    ledger: &AppLedger,
+    poll: Duration,
+    stop: &watch::Sender<bool>,
+) -> tokio::task::JoinHandle<()> {
+    let ledger = ledger.clone();
+    let mut stop = stop.subscribe();
+    tokio::spawn(async move {
+        loop {
+            if *stop.borrow() {
+                break;
+            }
+            let claimed = match ledger.run_webhooks().await {
+                Ok(n) => n,
+                Err(e) => {
+                    tracing::error!(error = %e, "a webhook pass failed");
+                    0
+                }
+            };
+            if claimed == 0 {
+                tokio::select! {
+                    _ = tokio::time::sleep(poll) => {}
+                    _ = stop.changed() => break,
+                }
+            }
+        }
+    })
 }
 
 /// The rate limiters the configuration asks for: none, in-process, or shared via Redis.
@@ -301,14 +367,26 @@ pub fn tls_config(config: &Config) -> anyhow::Result<Option<rustls::ServerConfig
 }
 
 /// The service over `db`, reading time from `clock`, its background work on `runtime`.
-pub fn ledger(config: &Config, db: Db, clock: Arc<dyn Clock>, runtime: &TokioRuntime) -> AppLedger {
-    Ledger::new(db, clock, Arc::new(runtime.clone()), ledger_config(config))
-        .with_blobs(blobs(config))
-        .with_tokens(Arc::new(ledger_http::auth::RingTokens))
-        .with_mailer(Arc::new(ledger_store::OutboxMailer::new(
-            &config.mail_outbox,
-            config.mail_from.clone(),
-        )))
+///
+/// # Errors
+/// When the webhook HTTP client cannot be built.
+pub fn ledger(
+    config: &Config,
+    db: Db,
+    clock: Arc<dyn Clock>,
+    runtime: &TokioRuntime,
+) -> anyhow::Result<AppLedger> {
+    let transport = ledger_webhooks::HttpWebhookTransport::new().context("webhook HTTP client")?;
+    Ok(
+        Ledger::new(db, clock, Arc::new(runtime.clone()), ledger_config(config))
+            .with_blobs(blobs(config))
+            .with_tokens(Arc::new(ledger_http::auth::RingTokens))
+            .with_mailer(Arc::new(ledger_store::OutboxMailer::new(
+                &config.mail_outbox,
+                config.mail_from.clone(),
+            )))
+            .with_webhook_transport(Arc::new(transport)),
+    )
 }
 
 /// The blob store of attachment bytes: the S3-compatible bucket when one is configured,
@@ -338,12 +416,17 @@ pub async fn start(
     clock: Arc<dyn Clock>,
 ) -> anyhow::Result<Running> {
     let transport = web::Data::new(transport_policy(config)?);
+    check_webhooks(config)?;
     let tls = tls_config(config)?;
     let limits = rate_limits(config).await?;
     let runtime = TokioRuntime::default();
-    let ledger = ledger(config, db, clock, &runtime);
+    let ledger = ledger(config, db, clock, &runtime)?;
     let (stop_workers, _) = watch::channel(false);
-    let tasks = spawn_workers(&ledger, config.workers, &runtime, &stop_workers);
+    let mut tasks = spawn_workers(&ledger, config.workers, &runtime, &stop_workers);
+    if config.workers > 0 {
+        let poll = Duration::from_millis(config.webhook_poll_ms.max(1));
+        tasks.push(spawn_webhooks(&ledger, poll, &stop_workers));
+    }
     let tasks: Vec<_> = tasks
         .into_iter()
         .chain([

@@ -70,10 +70,13 @@ async fn main() -> anyhow::Result<()> {
                 db,
                 std::sync::Arc::new(ledger_domain::ports::SystemClock),
                 &runtime,
-            );
+            )?;
+            server::check_webhooks(&config)?;
             let (stop, _) = tokio::sync::watch::channel(false);
             let mut tasks = spawn_workers(&ledger, config.workers.max(1), &runtime, &stop);
             tasks.push(server::spawn_recurring(&ledger, &stop));
+            let poll = std::time::Duration::from_millis(config.webhook_poll_ms.max(1));
+            tasks.push(server::spawn_webhooks(&ledger, poll, &stop));
             tracing::info!(
                 workers = config.workers.max(1),
                 "workers running; Ctrl-C or SIGTERM stops them after the job in hand"

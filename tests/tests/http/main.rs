@@ -38,3 +38,4 @@ mod taxes;
 mod transactions;
 mod transfers;
 mod transport;
+mod webhooks;

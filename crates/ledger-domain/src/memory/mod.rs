@@ -27,6 +27,7 @@ mod ownership;
 mod recurring;
 #[cfg(test)]
 pub(crate) mod runtime;
+mod webhooks;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -51,6 +52,7 @@ use crate::ports::{
 use crate::tax::Tax;
 use crate::transactions::Transaction;
 pub use attachments::MemoryBlobs;
+pub use webhooks::MemoryWebhookTransport;
 
 /// A hook run before the next job application (see [`MemoryStore::before_next_apply`]).
 pub type ApplyHook = Box<dyn FnOnce() -> BoxFuture<'static, ()> + Send>;
@@ -244,6 +246,7 @@ pub(crate) struct State {
     pub(crate) oauth_secrets: BTreeMap<String, crate::oauth::StoredSecret>,
     pub(crate) recurring_schedules: Vec<Row<crate::recurring::RecurringSchedule>>,
     pub(crate) recurring_runs: Vec<crate::recurring::RecurringRun>,
+    pub(crate) webhooks: webhooks::WebhookState,
 }
 
 /// Whether a row of `organization_id` and `livemode` belongs to `tenant`.

@@ -18,6 +18,7 @@ mod oauth;
 mod operations;
 mod organizations;
 mod recurring;
+mod webhooks;
 mod writes;
 
 use std::future::Future;
@@ -41,6 +42,9 @@ pub use organizations::{
     TransferFilter,
 };
 pub use recurring::RecurringSchedules;
+pub use webhooks::{
+    AttemptOutcome, NoWebhookTransport, OutgoingWebhook, WebhookTransport, Webhooks,
+};
 pub use writes::{
     CreditCharge, IDEMPOTENCY_WINDOW, IdempotencyRecord, IdempotencyRecords, Written,
 };
@@ -162,6 +166,7 @@ pub trait Store:
     + Attachments
     + OAuthStore
     + RecurringSchedules
+    + Webhooks
     + Clone
 {
 }
@@ -187,6 +192,7 @@ impl<T> Store for T where
         + Attachments
         + OAuthStore
         + RecurringSchedules
+        + Webhooks
         + Clone
 {
 }

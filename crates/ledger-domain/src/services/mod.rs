@@ -33,6 +33,7 @@ mod tests;
 mod transactions;
 mod transfers;
 mod ttl_cache;
+mod webhooks;
 
 use std::sync::Arc;
 
@@ -72,9 +73,13 @@ pub use taxes::{NewTaxInput, TaxChanges};
 pub use transactions::{EntryInput, NewTransactionInput, TransactionChanges};
 pub(crate) use transactions::{WriteOptions, with_result};
 pub use transfers::TransferInput;
+pub use webhooks::{
+    NewWebhookEndpointInput, WebhookEndpointChanges, attempt_view, delivery_view, endpoint_view,
+};
 
 use crate::ports::{
-    Blobs, Clock, Mailer, NoBlobs, NoMailer, NoTokens, Runtime, Store, TokenSource,
+    Blobs, Clock, Mailer, NoBlobs, NoMailer, NoTokens, NoWebhookTransport, Runtime, Store,
+    TokenSource, WebhookTransport,
 };
 
 /// Tunables of the services.
@@ -105,6 +110,8 @@ pub struct LedgerConfig {
     pub transfer_expiry: time::Duration,
     /// The largest attachment upload, in bytes.
     pub max_attachment_bytes: usize,
+    /// Webhook delivery: backoff, giving up, disabling, timeouts, the address rule.
+    pub webhooks: crate::webhooks::WebhookPolicy,
 }
 
 impl Default for LedgerConfig {
@@ -121,6 +128,7 @@ impl Default for LedgerConfig {
             run_inline: true,
             transfer_expiry: crate::ownership::DEFAULT_TRANSFER_EXPIRY,
             max_attachment_bytes: crate::attachments::DEFAULT_MAX_ATTACHMENT_BYTES,
+            webhooks: crate::webhooks::WebhookPolicy::default(),
         }
     }
 }
@@ -139,6 +147,9 @@ pub struct Ledger<S> {
     tokens: Arc<dyn TokenSource>,
     /// Where sign-in mail goes ([`NoMailer`] until [`Ledger::with_mailer`]).
     mailer: Arc<dyn Mailer>,
+    /// Makes webhook secrets and sends deliveries ([`NoWebhookTransport`] until
+    /// [`Ledger::with_webhook_transport`]).
+    webhook_transport: Arc<dyn WebhookTransport>,
     pub config: LedgerConfig,
     account_cache: Arc<account_cache::AccountCache>,
     /// Principals by key hash (see `LedgerConfig::key_cache_ttl`).
@@ -163,6 +174,7 @@ impl<S: Store> Ledger<S> {
             blobs: Arc::new(NoBlobs),
             tokens: Arc::new(NoTokens),
             mailer: Arc::new(NoMailer),
+            webhook_transport: Arc::new(NoWebhookTransport),
             account_cache: Arc::new(account_cache::AccountCache::new(config.account_cache_ttl)),
             key_cache: Arc::new(ttl_cache::TtlCache::new(config.key_cache_ttl)),
             activity: Arc::default(),
@@ -188,6 +200,13 @@ impl<S: Store> Ledger<S> {
     #[must_use]
     pub fn with_mailer(mut self, mailer: Arc<dyn Mailer>) -> Self {
         self.mailer = mailer;
+        self
+    }
+
+    /// The same ledger signing and sending webhooks through `transport`.
+    #[must_use]
+    pub fn with_webhook_transport(mut self, transport: Arc<dyn WebhookTransport>) -> Self {
+        self.webhook_transport = transport;
         self
     }
 

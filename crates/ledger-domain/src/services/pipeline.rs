@@ -34,8 +34,8 @@ use super::{
     TransactionChanges, TransferInput,
 };
 use super::{
-    ExchangeRateChanges, NewAttachmentInput, NewExchangeRateInput, OrganizationTransferInput,
-    RecurringScheduleInput,
+    ExchangeRateChanges, NewAttachmentInput, NewExchangeRateInput, NewWebhookEndpointInput,
+    OrganizationTransferInput, RecurringScheduleInput, WebhookEndpointChanges,
 };
 
 /// The interface a request came through. MCP tools are REST requests made in-process,
@@ -93,6 +93,11 @@ pub enum Operation {
     RecurringScheduleCreate,
     RecurringScheduleUpdate,
     RecurringScheduleDelete,
+    WebhookEndpointCreate,
+    WebhookEndpointUpdate,
+    WebhookEndpointDelete,
+    WebhookSecretRotate,
+    WebhookDeliveryReplay,
 }
 
 /// Credits of one write, and of the reads that cost anything.
@@ -272,6 +277,22 @@ pub enum Write {
     DeleteRecurringSchedule {
         id: String,
     },
+    CreateWebhookEndpoint(NewWebhookEndpointInput),
+    UpdateWebhookEndpoint {
+        id: String,
+        changes: WebhookEndpointChanges,
+    },
+    DeleteWebhookEndpoint {
+        id: String,
+    },
+    RotateWebhookSecret {
+        id: String,
+    },
+    /// Send a delivered or given-up delivery again.
+    ReplayWebhookDelivery {
+        endpoint_id: String,
+        delivery_id: String,
+    },
 }
 
 impl Write {
@@ -318,6 +339,11 @@ impl Write {
             Self::CreateRecurringSchedule(_) => Operation::RecurringScheduleCreate,
             Self::UpdateRecurringSchedule { .. } => Operation::RecurringScheduleUpdate,
             Self::DeleteRecurringSchedule { .. } => Operation::RecurringScheduleDelete,
+            Self::CreateWebhookEndpoint(_) => Operation::WebhookEndpointCreate,
+            Self::UpdateWebhookEndpoint { .. } => Operation::WebhookEndpointUpdate,
+            Self::DeleteWebhookEndpoint { .. } => Operation::WebhookEndpointDelete,
+            Self::RotateWebhookSecret { .. } => Operation::WebhookSecretRotate,
+            Self::ReplayWebhookDelivery { .. } => Operation::WebhookDeliveryReplay,
         }
     }
 }
@@ -511,6 +537,11 @@ impl<S: Store> Ledger<S> {
             | Write::CreateRecurringSchedule(_)
             | Write::UpdateRecurringSchedule { .. }
             | Write::DeleteRecurringSchedule { .. } => {
+            | Write::CreateWebhookEndpoint(_)
+            | Write::UpdateWebhookEndpoint { .. }
+            | Write::DeleteWebhookEndpoint { .. }
+            | Write::RotateWebhookSecret { .. }
+            | Write::ReplayWebhookDelivery { .. } => {
                 return Err(DomainError::Internal(
                     "a synchronous write reached the queue".into(),
                 ));
@@ -598,6 +629,26 @@ impl<S: Store> Ledger<S> {
             }
             Write::DeleteRecurringSchedule { id } => {
                 self.delete_recurring_schedule(access, &id, options).await?
+            }
+            Write::CreateWebhookEndpoint(input) => {
+                self.create_webhook_endpoint(access, input, options).await?
+            }
+            Write::UpdateWebhookEndpoint { id, changes } => {
+                self.update_webhook_endpoint(access, &id, changes, options)
+                    .await?
+            }
+            Write::DeleteWebhookEndpoint { id } => {
+                self.delete_webhook_endpoint(access, &id, options).await?
+            }
+            Write::RotateWebhookSecret { id } => {
+                self.rotate_webhook_secret(access, &id, options).await?
+            }
+            Write::ReplayWebhookDelivery {
+                endpoint_id,
+                delivery_id,
+            } => {
+                self.replay_webhook_delivery(access, &endpoint_id, &delivery_id, options)
+                    .await?
             }
             queued => return Ok(Synchronous::Queued(Box::new((queued, options)))),
         }))

@@ -21,6 +21,7 @@ mod system_info;
 mod taxes;
 mod transactions;
 mod transfers;
+mod webhooks;
 
 use actix_web::{HttpRequest, web};
 use ledger_domain::organizations::Scope;
@@ -70,4 +71,5 @@ pub(crate) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     attachments::configure::<S>(cfg);
     currencies::configure::<S>(cfg);
     recurring::configure::<S>(cfg);
+    webhooks::configure::<S>(cfg);
 }

@@ -16,9 +16,11 @@ use crate::schema::*;
 mod contacts;
 mod documents;
 mod journal;
+mod webhooks;
 pub(crate) use contacts::*;
 pub(crate) use documents::*;
 pub(crate) use journal::*;
+pub(crate) use webhooks::*;
 
 /// An instant as stored: UTC, microsecond precision.
 pub(crate) fn to_db(t: OffsetDateTime) -> PrimitiveDateTime {

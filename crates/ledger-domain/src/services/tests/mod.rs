@@ -11,6 +11,7 @@ mod properties;
 mod recurring;
 mod runner;
 mod store;
+mod webhooks;
 
 use std::collections::HashMap;
 use std::sync::Arc;
