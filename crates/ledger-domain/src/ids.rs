@@ -28,6 +28,8 @@ pub enum IdKind {
     /// An ownership transfer (spec 2.1 shows `TRF_`).
     OrganizationTransfer,
     Attachment,
+    Reconciliation,
+    StatementLine,
 }
 
 impl IdKind {
@@ -53,6 +55,8 @@ impl IdKind {
             Self::ExchangeRate => "fx",
             Self::OrganizationTransfer => "trf",
             Self::Attachment => "att",
+            Self::Reconciliation => "rec",
+            Self::StatementLine => "stl",
         }
     }
 }

@@ -21,6 +21,7 @@ pub mod money;
 pub mod organizations;
 pub mod ownership;
 pub mod ports;
+pub mod reconciliation;
 pub mod references;
 pub mod reports;
 pub mod services;

@@ -21,6 +21,7 @@ pub mod nodes;
 pub mod organization;
 pub mod ownership;
 pub mod query;
+pub mod reconciliations;
 pub mod reports;
 pub mod scalars;
 pub mod transfers;

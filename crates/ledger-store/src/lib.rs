@@ -16,7 +16,8 @@
 //! accounts, balances, bench, categories, contacts,
 //!   documents, journal, keys, maintenance, settings,
 //!   taxes, testing, exchange_rates, ownership,
-//!   attachments, blobs, blobs_s3   the port implementations on `Db`; `LocalBlobs`, `S3Blobs`
+//!   attachments, blobs, blobs_s3,
+//!   reconciliations                the port implementations on `Db`; `LocalBlobs`, `S3Blobs`
 //! jobs                             the queue: enqueue, claim, apply, fail, retry
 //! group                            group commit of applied writes
 //! apply, organizations             a job's effect; organizations, users, events
@@ -57,6 +58,7 @@ mod locks;
 mod maintenance;
 mod organizations;
 mod ownership;
+mod reconciliations;
 mod references;
 mod rows;
 mod runtime;

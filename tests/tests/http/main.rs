@@ -28,6 +28,7 @@ mod organization_transfers;
 mod organizations;
 mod period_locks;
 mod pipeline;
+mod reconciliation;
 mod reports;
 mod settings;
 mod system;

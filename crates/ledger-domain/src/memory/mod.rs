@@ -23,6 +23,7 @@ mod maintenance;
 mod master_data;
 mod organizations;
 mod ownership;
+mod reconciliations;
 #[cfg(test)]
 pub(crate) mod runtime;
 
@@ -236,6 +237,8 @@ pub(crate) struct State {
     pub(crate) exchange_rates: Vec<Row<ExchangeRate>>,
     pub(crate) transfers: Vec<crate::ownership::OrganizationTransfer>,
     pub(crate) attachments: Vec<Row<Attachment>>,
+    pub(crate) reconciliations: Vec<Row<crate::reconciliation::Reconciliation>>,
+    pub(crate) statement_lines: Vec<crate::reconciliation::StatementLine>,
 }
 
 /// Whether a row of `organization_id` and `livemode` belongs to `tenant`.

@@ -16,6 +16,7 @@ mod jobs;
 mod journal;
 mod operations;
 mod organizations;
+mod reconciliations;
 mod writes;
 
 use std::future::Future;
@@ -37,6 +38,7 @@ pub use organizations::{
     ApiKeys, NewOrganization, OrganizationTransfers, Organizations, Setting, Settings,
     TransferFilter,
 };
+pub use reconciliations::{EntryFilter, ReconciliationFilter, Reconciliations};
 pub use writes::{
     CreditCharge, IDEMPOTENCY_WINDOW, IdempotencyRecord, IdempotencyRecords, Written,
 };
@@ -156,6 +158,7 @@ pub trait Store:
     + ExchangeRates
     + OrganizationTransfers
     + Attachments
+    + Reconciliations
     + Clone
 {
 }
@@ -179,6 +182,7 @@ impl<T> Store for T where
         + ExchangeRates
         + OrganizationTransfers
         + Attachments
+        + Reconciliations
         + Clone
 {
 }

@@ -19,6 +19,7 @@ mod ownership;
 mod paid_reads;
 mod period_lock;
 mod pipeline;
+mod reconciliations;
 mod reports;
 mod revaluation;
 mod runner;
@@ -55,6 +56,10 @@ pub use period_lock::PERIOD_LOCK_SETTING;
 pub use pipeline::{
     Channel, IdempotencyKey, MAX_WAIT, Operation, Outcome, Submission, Submitted, WRITE_CREDITS,
     Write, price,
+};
+pub use reconciliations::{
+    NewReconciliationInput, ReconciliationChanges, StatementImportInput, StatementMappingInput,
+    StatementTransactionInput,
 };
 pub use revaluation::{REVALUATION_SOURCE, UNREALISED_GAINS_CODE};
 pub use runner::RunOutcome;

@@ -34,7 +34,9 @@ use super::{
     TransactionChanges, TransferInput,
 };
 use super::{
-    ExchangeRateChanges, NewAttachmentInput, NewExchangeRateInput, OrganizationTransferInput,
+    ExchangeRateChanges, NewAttachmentInput, NewExchangeRateInput, NewReconciliationInput,
+    OrganizationTransferInput, ReconciliationChanges, StatementImportInput,
+    StatementTransactionInput,
 };
 
 /// The interface a request came through. MCP tools are REST requests made in-process,
@@ -89,6 +91,14 @@ pub enum Operation {
     OrganizationTransferCancel,
     AttachmentCreate,
     AttachmentDelete,
+    ReconciliationCreate,
+    ReconciliationUpdate,
+    ReconciliationDelete,
+    ReconciliationComplete,
+    StatementImport,
+    StatementLineAccept,
+    /// Booking a statement line as a transaction (priced as the transaction it posts).
+    StatementLineTransaction,
 }
 
 /// Credits of one write, and of the reads that cost anything.
@@ -259,6 +269,33 @@ pub enum Write {
     DeleteAttachment {
         id: String,
     },
+    CreateReconciliation(NewReconciliationInput),
+    /// Change an open reconciliation's period or closing balance, match and unmatch.
+    UpdateReconciliation {
+        id: String,
+        changes: ReconciliationChanges,
+    },
+    DeleteReconciliation {
+        id: String,
+    },
+    CompleteReconciliation {
+        id: String,
+    },
+    ImportStatement {
+        id: String,
+        input: StatementImportInput,
+    },
+    /// Match a statement line to `entry_id`, or to the entry proposed for it.
+    AcceptStatementLine {
+        id: String,
+        line_id: String,
+        entry_id: Option<String>,
+    },
+    CreateStatementTransaction {
+        id: String,
+        line_id: String,
+        input: StatementTransactionInput,
+    },
 }
 
 impl Write {
@@ -302,6 +339,13 @@ impl Write {
             Self::CancelOrganizationTransfer { .. } => Operation::OrganizationTransferCancel,
             Self::CreateAttachment(_) => Operation::AttachmentCreate,
             Self::DeleteAttachment { .. } => Operation::AttachmentDelete,
+            Self::CreateReconciliation(_) => Operation::ReconciliationCreate,
+            Self::UpdateReconciliation { .. } => Operation::ReconciliationUpdate,
+            Self::DeleteReconciliation { .. } => Operation::ReconciliationDelete,
+            Self::CompleteReconciliation { .. } => Operation::ReconciliationComplete,
+            Self::ImportStatement { .. } => Operation::StatementImport,
+            Self::AcceptStatementLine { .. } => Operation::StatementLineAccept,
+            Self::CreateStatementTransaction { .. } => Operation::StatementLineTransaction,
         }
     }
 }
@@ -491,7 +535,14 @@ impl<S: Store> Ledger<S> {
             | Write::RejectOrganizationTransfer { .. }
             | Write::CancelOrganizationTransfer { .. }
             | Write::CreateAttachment(_)
-            | Write::DeleteAttachment { .. } => {
+            | Write::DeleteAttachment { .. }
+            | Write::CreateReconciliation(_)
+            | Write::UpdateReconciliation { .. }
+            | Write::DeleteReconciliation { .. }
+            | Write::CompleteReconciliation { .. }
+            | Write::ImportStatement { .. }
+            | Write::AcceptStatementLine { .. }
+            | Write::CreateStatementTransaction { .. } => {
                 return Err(DomainError::Internal(
                     "a synchronous write reached the queue".into(),
                 ));
@@ -569,6 +620,34 @@ impl<S: Store> Ledger<S> {
                 self.create_attachment(access, input, options).await?
             }
             Write::DeleteAttachment { id } => self.delete_attachment(access, &id, options).await?,
+            Write::CreateReconciliation(input) => {
+                self.create_reconciliation(access, input, options).await?
+            }
+            Write::UpdateReconciliation { id, changes } => {
+                self.update_reconciliation(access, &id, changes, options)
+                    .await?
+            }
+            Write::DeleteReconciliation { id } => {
+                self.delete_reconciliation(access, &id, options).await?
+            }
+            Write::CompleteReconciliation { id } => {
+                self.complete_reconciliation(access, &id, options).await?
+            }
+            Write::ImportStatement { id, input } => {
+                self.import_statement(access, &id, input, options).await?
+            }
+            Write::AcceptStatementLine {
+                id,
+                line_id,
+                entry_id,
+            } => {
+                self.accept_statement_line(access, &id, &line_id, entry_id, options)
+                    .await?
+            }
+            Write::CreateStatementTransaction { id, line_id, input } => {
+                self.create_statement_transaction(access, &id, &line_id, input, options)
+                    .await?
+            }
             queued => return Ok(Synchronous::Queued(Box::new((queued, options)))),
         }))
     }

@@ -11,6 +11,7 @@ mod accounting;
 mod currencies;
 mod documents;
 mod organization;
+mod reconciliation;
 mod requests;
 mod rows;
 mod transfers;
@@ -138,12 +139,13 @@ pub struct Tool {
 }
 
 /// The tool groups in listing order.
-const GROUPS: [&[Tool]; 5] = [
+const GROUPS: [&[Tool]; 6] = [
     accounting::TOOLS,
     documents::TOOLS,
     organization::TOOLS,
     currencies::TOOLS,
     transfers::TOOLS,
+    reconciliation::TOOLS,
 ];
 
 /// How many tools the groups hold together.

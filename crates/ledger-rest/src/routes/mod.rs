@@ -12,6 +12,7 @@ mod keys;
 mod organization_transfers;
 mod organizations;
 mod pdf;
+mod reconciliations;
 mod reports;
 mod revaluations;
 mod settings;
@@ -67,5 +68,6 @@ pub(crate) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     system_info::configure::<S>(cfg);
     exchange_rates::configure::<S>(cfg);
     attachments::configure::<S>(cfg);
+    reconciliations::configure::<S>(cfg);
     currencies::configure::<S>(cfg);
 }

@@ -7,6 +7,7 @@ mod exchange_rates;
 mod period_locks;
 mod pipeline;
 mod properties;
+mod reconciliations;
 mod runner;
 mod store;
 
