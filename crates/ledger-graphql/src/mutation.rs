@@ -25,15 +25,15 @@ use crate::context::{Ctx, id_of};
 use crate::documents::{BillItemInput, BillNode, InvoiceItemInput, InvoiceNode, PaymentNode};
 use crate::errors::{GqlResult, IntoGql, field_error};
 use crate::exchange::ExchangeRateNode;
-use crate::reconciliations::{ReconciliationNode, StatementImportNode, StatementLineNode};
-use ledger_domain::services::ReconciliationChanges;
 use crate::nodes::{
     AccountNode, AccountStatus, AccountType, ContactNode, ContactType, EntryType, TransactionNode,
 };
 use crate::ownership::{OrganizationRelationship, OrganizationTransferNode};
+use crate::reconciliations::{ReconciliationNode, StatementImportNode, StatementLineNode};
 use crate::scalars::{DateTime, Decimal, Json};
 use crate::transfers::TransferNode;
 use ledger_domain::documents::DocumentKind;
+use ledger_domain::services::ReconciliationChanges;
 use ledger_domain::services::{Access, TransferInput};
 
 /// Submits a transfer write and reads the transfer back.

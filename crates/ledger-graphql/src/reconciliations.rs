@@ -200,7 +200,10 @@ impl StatementImportNode {
         text(&self.0, "format").unwrap_or_default()
     }
     fn imported(&self) -> i32 {
-        self.0["imported"].as_i64().and_then(|n| i32::try_from(n).ok()).unwrap_or(0)
+        self.0["imported"]
+            .as_i64()
+            .and_then(|n| i32::try_from(n).ok())
+            .unwrap_or(0)
     }
     /// Lines of the file imported before (same bank reference, or same date, amount and
     /// description), left out.
@@ -314,7 +317,12 @@ pub(crate) async fn complete<St: Store>(
     context: &Ctx<St>,
     id: &str,
 ) -> GqlResult<ReconciliationNode> {
-    written(context, Scope::Write, Write::CompleteReconciliation { id: id.to_owned() }).await
+    written(
+        context,
+        Scope::Write,
+        Write::CompleteReconciliation { id: id.to_owned() },
+    )
+    .await
 }
 
 pub(crate) async fn delete<St: Store>(context: &Ctx<St>, id: &str) -> GqlResult<bool> {

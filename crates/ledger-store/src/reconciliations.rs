@@ -26,7 +26,9 @@ use time::{Date, PrimitiveDateTime, Time};
 use crate::db::{Db, TxError, is_unique_violation};
 use crate::idempotency::settle_idempotent;
 use crate::rows::{DeletionRow, EventRow, IdempotencyRow, from_db, to_db};
-use crate::schema::{ledger_entries, reconciliation_matches, reconciliations, statement_lines, transactions};
+use crate::schema::{
+    ledger_entries, reconciliation_matches, reconciliations, statement_lines, transactions,
+};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = reconciliations, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
@@ -371,7 +373,9 @@ impl Reconciliations for Db {
                 if !removed.is_empty() {
                     diesel::delete(
                         reconciliation_matches::table
-                            .filter(reconciliation_matches::organization_id.eq(&row.organization_id))
+                            .filter(
+                                reconciliation_matches::organization_id.eq(&row.organization_id),
+                            )
                             .filter(reconciliation_matches::reconciliation_id.eq(&row.id))
                             .filter(reconciliation_matches::entry_id.eq_any(&removed)),
                     )
@@ -391,7 +395,9 @@ impl Reconciliations for Db {
                     }
                     if !added_lines.is_empty() {
                         let taken: Option<Option<String>> = reconciliation_matches::table
-                            .filter(reconciliation_matches::organization_id.eq(&row.organization_id))
+                            .filter(
+                                reconciliation_matches::organization_id.eq(&row.organization_id),
+                            )
                             .filter(reconciliation_matches::statement_line_id.eq_any(&added_lines))
                             .select(reconciliation_matches::statement_line_id)
                             .first(conn)
@@ -452,10 +458,19 @@ impl Reconciliations for Db {
                     .filter(reconciliations::id.eq(&id))
                     .filter(reconciliations::deleted_at.is_null())
                     .filter(reconciliations::status.eq("open"));
-                soft_delete!(conn, reconciliations, live, &deletion_row, not_found(&id).into());
+                soft_delete!(
+                    conn,
+                    reconciliations,
+                    live,
+                    &deletion_row,
+                    not_found(&id).into()
+                );
                 diesel::delete(
                     reconciliation_matches::table
-                        .filter(reconciliation_matches::organization_id.eq(&deletion_row.organization_id))
+                        .filter(
+                            reconciliation_matches::organization_id
+                                .eq(&deletion_row.organization_id),
+                        )
                         .filter(reconciliation_matches::reconciliation_id.eq(&id)),
                 )
                 .execute(conn)
@@ -570,10 +585,7 @@ impl Reconciliations for Db {
     ) -> StoreResult<Vec<JournalEntry>> {
         let midnight = |d: Date| PrimitiveDateTime::new(d, Time::MIDNIGHT);
         let from = filter.from.map(midnight);
-        let until = filter
-            .until
-            .and_then(|d| d.next_day())
-            .map(midnight);
+        let until = filter.until.and_then(|d| d.next_day()).map(midnight);
         let account_id = filter.account_id.as_str();
         let ids = filter.entry_ids.as_deref();
         type TxnRow = (String, String, Option<String>);
@@ -626,9 +638,14 @@ impl Reconciliations for Db {
                             .inner_join(
                                 reconciliations::table.on(reconciliations::organization_id
                                     .eq(reconciliation_matches::organization_id)
-                                    .and(reconciliations::id.eq(reconciliation_matches::reconciliation_id))),
+                                    .and(
+                                        reconciliations::id
+                                            .eq(reconciliation_matches::reconciliation_id),
+                                    )),
                             )
-                            .filter(reconciliation_matches::organization_id.eq(&tenant.organization_id))
+                            .filter(
+                                reconciliation_matches::organization_id.eq(&tenant.organization_id),
+                            )
                             .filter(reconciliation_matches::entry_id.eq_any(chunk))
                             .filter(reconciliations::deleted_at.is_null())
                             .select((
@@ -655,8 +672,8 @@ impl Reconciliations for Db {
             if filter.unmatched_only && reconciliation_id.is_some() {
                 continue;
             }
-            let entry_type = ledger_domain::accounts::EntryType::parse(&e.entry_type)
-                .ok_or_else(|| {
+            let entry_type =
+                ledger_domain::accounts::EntryType::parse(&e.entry_type).ok_or_else(|| {
                     DomainError::Internal(format!("entry {} has type '{}'", e.id, e.entry_type))
                 })?;
             out.push(JournalEntry {

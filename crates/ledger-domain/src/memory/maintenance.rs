@@ -153,9 +153,8 @@ impl State {
             .iter()
             .map(|r| (r.value.organization_id.clone(), r.value.id.clone()))
             .collect();
-        self.statement_lines.retain(|l| {
-            live.contains(&(l.organization_id.clone(), l.reconciliation_id.clone()))
-        });
+        self.statement_lines
+            .retain(|l| live.contains(&(l.organization_id.clone(), l.reconciliation_id.clone())));
         report
     }
 }

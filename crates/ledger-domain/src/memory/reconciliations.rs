@@ -9,8 +9,7 @@ use crate::ports::{
     Reconciliations, StoreResult, Tenant, Written,
 };
 use crate::reconciliation::{
-    JournalEntry, Reconciliation, ReconciliationChange, ReconciliationStatus, StatementLine,
-    signed,
+    JournalEntry, Reconciliation, ReconciliationChange, ReconciliationStatus, StatementLine, signed,
 };
 
 use super::{Deleted, MemoryStore, State, in_tenant, page_of, push_new, tenant_of_deletion};
@@ -78,7 +77,9 @@ impl State {
     fn matched_in(&self, tenant: &Tenant, entry_id: &str) -> Option<&Reconciliation> {
         self.reconciliations
             .iter()
-            .filter(|r| r.is_live() && in_tenant(tenant, &r.value.organization_id, r.value.livemode))
+            .filter(|r| {
+                r.is_live() && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
+            })
             .map(|r| &r.value)
             .find(|r| r.matches.iter().any(|m| m.entry_id == entry_id))
     }
@@ -158,7 +159,12 @@ impl Reconciliations for MemoryStore {
                 .is_some_and(|r| r.id != new.id);
             if elsewhere
                 || kept.iter().any(|m| m.entry_id == added.entry_id)
-                || change.add.iter().filter(|a| a.entry_id == added.entry_id).count() > 1
+                || change
+                    .add
+                    .iter()
+                    .filter(|a| a.entry_id == added.entry_id)
+                    .count()
+                    > 1
             {
                 return Err(entry_matched(&added.entry_id));
             }
@@ -237,10 +243,15 @@ impl Reconciliations for MemoryStore {
         let mut found: Vec<Reconciliation> = state
             .reconciliations
             .iter()
-            .filter(|r| r.is_live() && in_tenant(tenant, &r.value.organization_id, r.value.livemode))
+            .filter(|r| {
+                r.is_live() && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
+            })
             .map(|r| &r.value)
             .filter(|r| {
-                filter.account_id.as_ref().is_none_or(|a| &r.account_id == a)
+                filter
+                    .account_id
+                    .as_ref()
+                    .is_none_or(|a| &r.account_id == a)
                     && filter.status.is_none_or(|s| r.status == s)
             })
             .cloned()
@@ -331,7 +342,9 @@ impl Reconciliations for MemoryStore {
         Ok(state
             .reconciliations
             .iter()
-            .filter(|r| r.is_live() && in_tenant(tenant, &r.value.organization_id, r.value.livemode))
+            .filter(|r| {
+                r.is_live() && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
+            })
             .map(|r| &r.value)
             .find(|r| {
                 r.status == ReconciliationStatus::Completed

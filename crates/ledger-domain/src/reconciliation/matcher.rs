@@ -80,10 +80,13 @@ pub fn score(line: &StatementLine, entry: &JournalEntry, decimals: u32) -> Optio
         n => format!("{n} days apart"),
     });
     let line_ref = line.reference.as_deref();
-    if let Some(r) = [entry.reference.as_deref(), entry.transaction_reference.as_deref()]
-        .into_iter()
-        .find(|r| same_reference(line_ref, *r))
-        .flatten()
+    if let Some(r) = [
+        entry.reference.as_deref(),
+        entry.transaction_reference.as_deref(),
+    ]
+    .into_iter()
+    .find(|r| same_reference(line_ref, *r))
+    .flatten()
     {
         confidence += 20;
         reason.push(format!("reference {r} equal"));
@@ -95,9 +98,7 @@ pub fn score(line: &StatementLine, entry: &JournalEntry, decimals: u32) -> Optio
         if common > 0 && union > 0 {
             let share = u32::try_from(20 * common / union).unwrap_or(0).max(1);
             confidence += share;
-            reason.push(format!(
-                "description shares {common} of {union} words"
-            ));
+            reason.push(format!("description shares {common} of {union} words"));
         } else {
             reason.push("descriptions differ".to_owned());
         }
@@ -111,7 +112,13 @@ pub fn propose(lines: &[&StatementLine], entries: &[JournalEntry], decimals: u32
     for line in lines {
         for entry in entries {
             if let Some((confidence, reason)) = score(line, entry, decimals) {
-                pairs.push((confidence, days_apart(line.date, entry.date), *line, entry, reason));
+                pairs.push((
+                    confidence,
+                    days_apart(line.date, entry.date),
+                    *line,
+                    entry,
+                    reason,
+                ));
             }
         }
     }
@@ -147,7 +154,14 @@ mod tests {
 
     use super::*;
 
-    fn line(id: &str, n: i32, date: Date, amount: i64, description: &str, r: Option<&str>) -> StatementLine {
+    fn line(
+        id: &str,
+        n: i32,
+        date: Date,
+        amount: i64,
+        description: &str,
+        r: Option<&str>,
+    ) -> StatementLine {
         StatementLine {
             id: id.into(),
             organization_id: "org_1".into(),
@@ -162,7 +176,13 @@ mod tests {
         }
     }
 
-    fn entry(id: &str, date: Date, amount: i64, description: &str, r: Option<&str>) -> JournalEntry {
+    fn entry(
+        id: &str,
+        date: Date,
+        amount: i64,
+        description: &str,
+        r: Option<&str>,
+    ) -> JournalEntry {
         JournalEntry {
             entry_id: id.into(),
             transaction_id: format!("txn_{id}"),
@@ -178,17 +198,47 @@ mod tests {
 
     #[test]
     fn scores_amount_date_and_text() {
-        let l = line("l1", 1, date!(2026 - 01 - 12), -755_000, "CHECK 1001 City Water", Some("1001"));
-        let exact = entry("e1", date!(2026 - 01 - 12), -755_000, "Water bill", Some("1001"));
+        let l = line(
+            "l1",
+            1,
+            date!(2026 - 01 - 12),
+            -755_000,
+            "CHECK 1001 City Water",
+            Some("1001"),
+        );
+        let exact = entry(
+            "e1",
+            date!(2026 - 01 - 12),
+            -755_000,
+            "Water bill",
+            Some("1001"),
+        );
         let (c, reason) = score(&l, &exact, 2).expect("matches");
         assert_eq!(c, 100);
-        assert_eq!(reason, "amount 75.50 equal; same date; reference 1001 equal");
+        assert_eq!(
+            reason,
+            "amount 75.50 equal; same date; reference 1001 equal"
+        );
         let later = entry("e2", date!(2026 - 01 - 15), -755_000, "city water", None);
         let (c, reason) = score(&l, &later, 2).expect("matches");
         assert_eq!(c, 50 + 15 + 20 * 2 / 4);
         assert!(reason.contains("3 days apart"), "{reason}");
-        assert!(score(&l, &entry("e3", date!(2026 - 01 - 18), -755_000, "", None), 2).is_none());
-        assert!(score(&l, &entry("e4", date!(2026 - 01 - 12), 755_000, "", None), 2).is_none());
+        assert!(
+            score(
+                &l,
+                &entry("e3", date!(2026 - 01 - 18), -755_000, "", None),
+                2
+            )
+            .is_none()
+        );
+        assert!(
+            score(
+                &l,
+                &entry("e4", date!(2026 - 01 - 12), 755_000, "", None),
+                2
+            )
+            .is_none()
+        );
         let p = Proposal {
             line_id: String::new(),
             entry_id: String::new(),

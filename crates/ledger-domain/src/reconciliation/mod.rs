@@ -96,9 +96,9 @@ impl Reconciliation {
 
     /// The opening balance plus the matched entries (normal direction).
     pub fn cleared_balance(&self) -> i64 {
-        self.matches
-            .iter()
-            .fold(self.opening_balance, |sum, m| sum.saturating_add(self.normal(m.amount)))
+        self.matches.iter().fold(self.opening_balance, |sum, m| {
+            sum.saturating_add(self.normal(m.amount))
+        })
     }
 
     /// The closing balance minus the cleared balance.

@@ -46,7 +46,11 @@ impl StatementFormat {
 /// instruction, or `<OFX>`; CSV otherwise.
 pub fn sniff(content: &str) -> StatementFormat {
     let head = content.trim_start_matches('\u{feff}').trim_start();
-    let upper: String = head.chars().take(512).collect::<String>().to_ascii_uppercase();
+    let upper: String = head
+        .chars()
+        .take(512)
+        .collect::<String>()
+        .to_ascii_uppercase();
     if upper.starts_with("OFXHEADER")
         || upper.starts_with("<OFX>")
         || (upper.starts_with("<?XML") && upper.contains("<?OFX"))
@@ -240,7 +244,10 @@ pub fn parse(
         return Err(StatementError::Empty);
     }
     let (lines, facts) = match format {
-        StatementFormat::Csv => (parse_csv(content, mapping, decimals)?, StatementFacts::default()),
+        StatementFormat::Csv => (
+            parse_csv(content, mapping, decimals)?,
+            StatementFacts::default(),
+        ),
         StatementFormat::Ofx => parse_ofx(content, decimals)?,
     };
     if lines.is_empty() {
@@ -275,7 +282,9 @@ fn read_amount(text: &str, decimal: char, decimals: u32) -> Result<i64, String> 
         return Err("has no amount".to_owned());
     }
     let units = parse_units(&cleaned, decimals).map_err(|e| match e {
-        AmountError::TooManyDecimals(d) => format!("amount '{text}' has more than {d} decimal places"),
+        AmountError::TooManyDecimals(d) => {
+            format!("amount '{text}' has more than {d} decimal places")
+        }
         _ => format!("'{text}' is not an amount"),
     })?;
     Ok(if negative { -units } else { units })
@@ -393,8 +402,14 @@ fn parse_csv(
     let amount = match (&mapping.amount, &mapping.debit, &mapping.credit) {
         (Some(amount), None, None) => AmountColumns::Signed(column_index(amount, header)?),
         (None, debit, credit) if debit.is_some() || credit.is_some() => AmountColumns::Split {
-            debit: debit.as_ref().map(|c| column_index(c, header)).transpose()?,
-            credit: credit.as_ref().map(|c| column_index(c, header)).transpose()?,
+            debit: debit
+                .as_ref()
+                .map(|c| column_index(c, header))
+                .transpose()?,
+            credit: credit
+                .as_ref()
+                .map(|c| column_index(c, header))
+                .transpose()?,
         },
         _ => {
             return Err(StatementError::Mapping(
@@ -448,7 +463,10 @@ fn parse_csv(
             date,
             amount,
             description: description.map(at).unwrap_or("").to_owned(),
-            reference: reference.map(at).filter(|r| !r.is_empty()).map(str::to_owned),
+            reference: reference
+                .map(at)
+                .filter(|r| !r.is_empty())
+                .map(str::to_owned),
         });
     }
     Ok(lines)
@@ -612,7 +630,8 @@ fn ofx_line(
     };
     let bad = |message: String| StatementError::Ofx(format!("transaction {ordinal}: {message}"));
     let posted = get("DTPOSTED").ok_or_else(|| bad("DTPOSTED is missing".into()))?;
-    let date = compact_date(posted).ok_or_else(|| bad(format!("DTPOSTED '{posted}' is not a date")))?;
+    let date =
+        compact_date(posted).ok_or_else(|| bad(format!("DTPOSTED '{posted}' is not a date")))?;
     let amount_text = get("TRNAMT").ok_or_else(|| bad("TRNAMT is missing".into()))?;
     // Some banks write a decimal comma.
     let decimal = if amount_text.contains(',') && !amount_text.contains('.') {
@@ -620,7 +639,8 @@ fn ofx_line(
     } else {
         '.'
     };
-    let amount = read_amount(amount_text, decimal, decimals).map_err(|m| bad(format!("TRNAMT {m}")))?;
+    let amount =
+        read_amount(amount_text, decimal, decimals).map_err(|m| bad(format!("TRNAMT {m}")))?;
     let name = get("NAME").or_else(|| get("PAYEE"));
     let memo = get("MEMO");
     let description = match (name, memo) {
@@ -684,7 +704,10 @@ mod tests {
         assert_eq!(sniff(&format!("\u{feff}  {OFX_XML}")), StatementFormat::Ofx);
         assert_eq!(sniff("<OFX><STMTTRN>"), StatementFormat::Ofx);
         assert_eq!(sniff("date,amount\n2026-01-01,1"), StatementFormat::Csv);
-        assert_eq!(sniff("<?xml version=\"1.0\"?><html/>"), StatementFormat::Csv);
+        assert_eq!(
+            sniff("<?xml version=\"1.0\"?><html/>"),
+            StatementFormat::Csv
+        );
     }
 
     #[test]
@@ -785,13 +808,25 @@ mod tests {
 
     #[test]
     fn date_formats() {
-        assert_eq!(DateFormat::MonthDayYear.read("01/31/2026"), Some(date!(2026 - 01 - 31)));
-        assert_eq!(DateFormat::DayMonthYear.read("31/01/2026"), Some(date!(2026 - 01 - 31)));
-        assert_eq!(DateFormat::Compact.read("20260131"), Some(date!(2026 - 01 - 31)));
+        assert_eq!(
+            DateFormat::MonthDayYear.read("01/31/2026"),
+            Some(date!(2026 - 01 - 31))
+        );
+        assert_eq!(
+            DateFormat::DayMonthYear.read("31/01/2026"),
+            Some(date!(2026 - 01 - 31))
+        );
+        assert_eq!(
+            DateFormat::Compact.read("20260131"),
+            Some(date!(2026 - 01 - 31))
+        );
         assert_eq!(DateFormat::Iso.read("2026-02-30"), None);
         assert_eq!(DateFormat::Iso.read("26-01-31"), None);
         assert_eq!(DateFormat::MonthDayYear.read("31/01/2026"), None);
-        assert_eq!(DateFormat::parse("mm/dd/yyyy"), Some(DateFormat::MonthDayYear));
+        assert_eq!(
+            DateFormat::parse("mm/dd/yyyy"),
+            Some(DateFormat::MonthDayYear)
+        );
         assert_eq!(DateFormat::parse("%Y"), None);
     }
 
@@ -842,7 +877,15 @@ mod tests {
     #[test]
     fn arbitrary_text_never_panics() {
         let samples = [
-            "<", ">", "<<<>>>", "<OFX>", "<OFX><STMTTRN>", "\"", "\"\"\"", ",,,\n,,,", "é,ü\n\u{0}",
+            "<",
+            ">",
+            "<<<>>>",
+            "<OFX>",
+            "<OFX><STMTTRN>",
+            "\"",
+            "\"\"\"",
+            ",,,\n,,,",
+            "é,ü\n\u{0}",
             "<OFX><STMTTRN><DTPOSTED>2026<TRNAMT>-</STMTTRN>",
         ];
         for s in samples {

@@ -14,9 +14,7 @@ use crate::accounts::{AccountType, EntryType};
 use crate::error::{DomainError, DomainResult, ErrorCode};
 use crate::ids::{IdKind, new_id, parse_id};
 use crate::money::{AmountError, Currency, format_units, parse_units};
-use crate::ports::{
-    EntryFilter, Page, PageRequest, ReconciliationFilter, Store, Tenant, Written,
-};
+use crate::ports::{EntryFilter, Page, PageRequest, ReconciliationFilter, Store, Tenant, Written};
 use crate::reconciliation::matcher::{DATE_WINDOW_DAYS, Proposal, propose};
 use crate::reconciliation::statement::{
     Column, CsvMapping, DateFormat, StatementError, StatementFormat, parse, sniff,
@@ -98,7 +96,9 @@ fn check_balance(text: &str, currency: &str) -> DomainResult<i64> {
     let decimals = views::decimals_of(currency);
     parse_units(text, decimals).map_err(|e| {
         let why = match e {
-            AmountError::TooManyDecimals(d) => format!("{currency} allows at most {d} decimal places"),
+            AmountError::TooManyDecimals(d) => {
+                format!("{currency} allows at most {d} decimal places")
+            }
             other => other.to_string(),
         };
         DomainError::invalid_field("closing_balance", why)
@@ -231,8 +231,9 @@ impl<S: Store> Ledger<S> {
         let filter = ReconciliationFilter {
             account_id: account_id
                 .map(|a| {
-                    parse_id(IdKind::Account, a)
-                        .ok_or_else(|| DomainError::invalid_field("account_id", "is not an account id"))
+                    parse_id(IdKind::Account, a).ok_or_else(|| {
+                        DomainError::invalid_field("account_id", "is not an account id")
+                    })
                 })
                 .transpose()?,
             status: status
@@ -397,8 +398,9 @@ impl<S: Store> Ledger<S> {
             } else {
                 format!("{field}[{i}]")
             };
-            let id = parse_id(IdKind::Entry, id)
-                .ok_or_else(|| DomainError::invalid_field(name.clone(), "is not an entry id (ent_...)"))?;
+            let id = parse_id(IdKind::Entry, id).ok_or_else(|| {
+                DomainError::invalid_field(name.clone(), "is not an entry id (ent_...)")
+            })?;
             parsed.push((name, id));
         }
         if parsed.is_empty() {
@@ -431,9 +433,7 @@ impl<S: Store> Ledger<S> {
                 Some(other) if other != &r.id => {
                     return Err(DomainError::Reported {
                         code: ErrorCode::EntryAlreadyMatched,
-                        message: format!(
-                            "entry {id} is already matched in reconciliation {other}"
-                        ),
+                        message: format!("entry {id} is already matched in reconciliation {other}"),
                         details: Some(json!({ "entry_id": id, "reconciliation_id": other })),
                     });
                 }
@@ -490,8 +490,9 @@ impl<S: Store> Ledger<S> {
         let mut remove = Vec::new();
         for (i, entry) in changes.unmatch_entry_ids.iter().enumerate() {
             let field = format!("unmatch_entry_ids[{i}]");
-            let parsed = parse_id(IdKind::Entry, entry)
-                .ok_or_else(|| DomainError::invalid_field(field.clone(), "is not an entry id (ent_...)"))?;
+            let parsed = parse_id(IdKind::Entry, entry).ok_or_else(|| {
+                DomainError::invalid_field(field.clone(), "is not an entry id (ent_...)")
+            })?;
             if !before.matches.iter().any(|m| m.entry_id == parsed) {
                 return Err(DomainError::invalid_field(
                     field,
@@ -501,16 +502,35 @@ impl<S: Store> Ledger<S> {
             remove.push(parsed);
         }
         let add = self
-            .entries_to_match(access, &before, &changes.match_entry_ids, "match_entry_ids", None)
+            .entries_to_match(
+                access,
+                &before,
+                &changes.match_entry_ids,
+                "match_entry_ids",
+                None,
+            )
             .await?;
         record.updated_at = self.now();
-        self.save(access, before, record, add, remove, Vec::new(), "reconciliation.updated", options, None)
-            .await
+        self.save(
+            access,
+            before,
+            record,
+            add,
+            remove,
+            Vec::new(),
+            "reconciliation.updated",
+            options,
+            None,
+        )
+        .await
     }
 
     /// Writes a change of `before` into `record` (header), with its event; answers
     /// `answer` when given, else the reconciliation's view after the change.
-    #[expect(clippy::too_many_arguments, reason = "one private helper for every change")]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one private helper for every change"
+    )]
     async fn save(
         &self,
         access: &Access,
@@ -596,8 +616,18 @@ impl<S: Store> Ledger<S> {
         record.status = ReconciliationStatus::Completed;
         record.completed_at = Some(now);
         record.updated_at = now;
-        self.save(access, before, record, Vec::new(), Vec::new(), Vec::new(), "reconciliation.completed", options, None)
-            .await
+        self.save(
+            access,
+            before,
+            record,
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            "reconciliation.completed",
+            options,
+            None,
+        )
+        .await
     }
 
     /// Soft-deletes an open reconciliation (synchronous write, one credit); its entries
@@ -745,7 +775,8 @@ impl<S: Store> Ledger<S> {
         )
         .map_err(statement_error)?;
         if let Some(currency) = &parsed.facts.currency
-            && Currency::from_code(currency).map(|c| c.code()).as_deref() != Some(before.currency.as_str())
+            && Currency::from_code(currency).map(|c| c.code()).as_deref()
+                != Some(before.currency.as_str())
         {
             return Err(DomainError::rule(
                 ErrorCode::CurrencyMismatch,
@@ -755,15 +786,24 @@ impl<S: Store> Ledger<S> {
                 ),
             ));
         }
-        let existing = self.store.statement_lines(&access.tenant, &before.id).await?;
-        let key = |date: Date, amount: i64, description: &str, reference: Option<&str>| match reference {
-            Some(r) => format!("ref:{r}"),
-            None => format!("{date}|{amount}|{description}"),
-        };
+        let existing = self
+            .store
+            .statement_lines(&access.tenant, &before.id)
+            .await?;
+        let key =
+            |date: Date, amount: i64, description: &str, reference: Option<&str>| match reference {
+                Some(r) => format!("ref:{r}"),
+                None => format!("{date}|{amount}|{description}"),
+            };
         let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         for l in &existing {
             *seen
-                .entry(key(l.date, l.amount, &l.description, l.reference.as_deref()))
+                .entry(key(
+                    l.date,
+                    l.amount,
+                    &l.description,
+                    l.reference.as_deref(),
+                ))
                 .or_default() += 1;
         }
         let now = self.now();
@@ -804,8 +844,18 @@ impl<S: Store> Ledger<S> {
         });
         let mut record = before.clone();
         record.updated_at = now;
-        self.save(access, before, record, Vec::new(), Vec::new(), lines, "reconciliation.statement_imported", options, Some(answer))
-            .await
+        self.save(
+            access,
+            before,
+            record,
+            Vec::new(),
+            Vec::new(),
+            lines,
+            "reconciliation.statement_imported",
+            options,
+            Some(answer),
+        )
+        .await
     }
 
     /// A statement line of the reconciliation that no entry is matched to yet.
@@ -824,8 +874,7 @@ impl<S: Store> Ledger<S> {
             .into_iter()
             .find(|l| l.id == parsed)
             .ok_or_else(|| not_found("statement_line", line_id))?;
-        if r
-            .matches
+        if r.matches
             .iter()
             .any(|m| m.statement_line_id.as_deref() == Some(line.id.as_str()))
         {
@@ -878,8 +927,18 @@ impl<S: Store> Ledger<S> {
         let mut record = before.clone();
         record.updated_at = self.now();
         let answer = views::statement_line(&line, &record.currency, add.first(), None);
-        self.save(access, before, record, add, Vec::new(), Vec::new(), "reconciliation.updated", options, Some(answer))
-            .await
+        self.save(
+            access,
+            before,
+            record,
+            add,
+            Vec::new(),
+            Vec::new(),
+            "reconciliation.updated",
+            options,
+            Some(answer),
+        )
+        .await
     }
 
     /// Books an unmatched statement line as a new posted transaction between the
@@ -965,15 +1024,15 @@ impl<S: Store> Ledger<S> {
             .create_command(access, transaction, None)
             .await
             .map_err(|e| match e {
-                DomainError::Validation { code, field: Some(f), message }
-                    if f.starts_with("entries[1]") =>
-                {
-                    DomainError::Validation {
-                        code,
-                        field: Some("counter_account_id".into()),
-                        message: message.replacen(&f, "counter_account_id", 1),
-                    }
-                }
+                DomainError::Validation {
+                    code,
+                    field: Some(f),
+                    message,
+                } if f.starts_with("entries[1]") => DomainError::Validation {
+                    code,
+                    field: Some("counter_account_id".into()),
+                    message: message.replacen(&f, "counter_account_id", 1),
+                },
                 other => other,
             })?;
         let transaction_id = command.resource().1.to_owned();
@@ -1001,12 +1060,16 @@ impl<S: Store> Ledger<S> {
             .store
             .get_transaction(&access.tenant, &transaction_id)
             .await?
-            .ok_or_else(|| DomainError::Internal(format!("transaction {transaction_id} vanished")))?;
+            .ok_or_else(|| {
+                DomainError::Internal(format!("transaction {transaction_id} vanished"))
+            })?;
         let entry = posted
             .entries
             .iter()
             .find(|e| e.line.account_id == before.account_id)
-            .ok_or_else(|| DomainError::Internal("the new transaction has no entry on the account".into()))?;
+            .ok_or_else(|| {
+                DomainError::Internal("the new transaction has no entry on the account".into())
+            })?;
         let now = self.now();
         let m = ReconciledEntry {
             entry_id: entry.id.clone(),
@@ -1040,7 +1103,11 @@ impl<S: Store> Ledger<S> {
 }
 
 /// A match of `entry`, from statement line `line` when given.
-fn matched(entry: &JournalEntry, line: Option<String>, now: time::OffsetDateTime) -> ReconciledEntry {
+fn matched(
+    entry: &JournalEntry,
+    line: Option<String>,
+    now: time::OffsetDateTime,
+) -> ReconciledEntry {
     ReconciledEntry {
         entry_id: entry.entry_id.clone(),
         transaction_id: entry.transaction_id.clone(),

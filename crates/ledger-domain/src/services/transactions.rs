@@ -464,7 +464,8 @@ impl<S: Store> Ledger<S> {
         options: WriteOptions,
     ) -> DomainResult<Written<Job>> {
         let current = self.get_transaction(access, id).await?;
-        self.check_not_reconciled(&access.tenant, &current.id).await?;
+        self.check_not_reconciled(&access.tenant, &current.id)
+            .await?;
         TransactionAction::Update.check(current.status)?;
         self.check_period_open(&access.tenant, &update_dates(&current, changes.date))
             .await?;
@@ -546,7 +547,8 @@ impl<S: Store> Ledger<S> {
             .filter(|r| !r.is_empty())
             .ok_or_else(|| DomainError::missing_field("reason"))?;
         let current = self.get_transaction(access, id).await?;
-        self.check_not_reconciled(&access.tenant, &current.id).await?;
+        self.check_not_reconciled(&access.tenant, &current.id)
+            .await?;
         TransactionAction::Reverse.check(current.status)?;
         self.check_not_document_posting(access, &current).await?;
         self.check_period_open(&access.tenant, &reversal_dates(&current, self.now()))
@@ -612,7 +614,8 @@ impl<S: Store> Ledger<S> {
         options: WriteOptions,
     ) -> DomainResult<Written<Job>> {
         let current = self.get_transaction(access, id).await?;
-        self.check_not_reconciled(&access.tenant, &current.id).await?;
+        self.check_not_reconciled(&access.tenant, &current.id)
+            .await?;
         TransactionAction::Delete.check(current.status)?;
         self.enqueue(
             access,

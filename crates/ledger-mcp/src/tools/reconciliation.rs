@@ -15,7 +15,11 @@ pub(super) const TOOLS: &[Tool] = &[
         Verb::Get,
         "/organizations/{organizationId}/reconciliations",
         &[
-            query("accountId", Ty::Str, "Only reconciliations of this account (act_...)."),
+            query(
+                "accountId",
+                Ty::Str,
+                "Only reconciliations of this account (act_...).",
+            ),
             query(
                 "status",
                 Ty::Enum(&["open", "completed"]),
@@ -40,9 +44,21 @@ pub(super) const TOOLS: &[Tool] = &[
         Verb::Post,
         "/organizations/{organizationId}/reconciliations",
         &[
-            req_body("accountId", Ty::Str, "Asset or liability account (act_...)."),
-            req_body("startDate", Ty::Date, "First day of the statement (YYYY-MM-DD)."),
-            req_body("endDate", Ty::Date, "Last day of the statement (YYYY-MM-DD)."),
+            req_body(
+                "accountId",
+                Ty::Str,
+                "Asset or liability account (act_...).",
+            ),
+            req_body(
+                "startDate",
+                Ty::Date,
+                "First day of the statement (YYYY-MM-DD).",
+            ),
+            req_body(
+                "endDate",
+                Ty::Date,
+                "Last day of the statement (YYYY-MM-DD).",
+            ),
             req_body(
                 "closingBalance",
                 Ty::Amount,
@@ -60,7 +76,11 @@ pub(super) const TOOLS: &[Tool] = &[
             RECONCILIATION_ID,
             opt_body("startDate", Ty::Date, "New first day (YYYY-MM-DD)."),
             opt_body("endDate", Ty::Date, "New last day (YYYY-MM-DD)."),
-            opt_body("closingBalance", Ty::Amount, "New statement closing balance."),
+            opt_body(
+                "closingBalance",
+                Ty::Amount,
+                "New statement closing balance.",
+            ),
             opt_body(
                 "matchEntryIds",
                 Ty::StrList,

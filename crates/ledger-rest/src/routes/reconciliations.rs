@@ -38,7 +38,9 @@ pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
             .route(web::put().to(update::<S>))
             .route(web::delete().to(delete::<S>)),
     )
-    .service(web::resource(format!("{BASE}/{{id}}/matches")).route(web::post().to(add_matches::<S>)))
+    .service(
+        web::resource(format!("{BASE}/{{id}}/matches")).route(web::post().to(add_matches::<S>)),
+    )
     .service(
         web::resource(format!("{BASE}/{{id}}/matches/{{entry}}"))
             .route(web::delete().to(remove_match::<S>)),
@@ -46,16 +48,17 @@ pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     .service(web::resource(format!("{BASE}/{{id}}/complete")).route(web::post().to(complete::<S>)))
     .service(web::resource(format!("{BASE}/{{id}}/statement")).route(web::post().to(import::<S>)))
     .service(
-        web::resource(format!("{BASE}/{{id}}/statement-lines"))
-            .route(web::get().to(lines::<S>)),
+        web::resource(format!("{BASE}/{{id}}/statement-lines")).route(web::get().to(lines::<S>)),
     )
     .service(
         web::resource(format!("{BASE}/{{id}}/statement-lines/{{line}}/accept"))
             .route(web::post().to(accept::<S>)),
     )
     .service(
-        web::resource(format!("{BASE}/{{id}}/statement-lines/{{line}}/create-transaction"))
-            .route(web::post().to(create_transaction::<S>)),
+        web::resource(format!(
+            "{BASE}/{{id}}/statement-lines/{{line}}/create-transaction"
+        ))
+        .route(web::post().to(create_transaction::<S>)),
     );
 }
 

@@ -5,7 +5,9 @@
 
 use ledger_domain::accounts::AccountType;
 use ledger_domain::ids::{IdKind, new_id};
-use ledger_domain::ports::{EntryFilter, PageRequest, ReconciliationFilter, Store, Tenant, Written};
+use ledger_domain::ports::{
+    EntryFilter, PageRequest, ReconciliationFilter, Store, Tenant, Written,
+};
 use ledger_domain::reconciliation::{
     ReconciledEntry, Reconciliation, ReconciliationChange, ReconciliationStatus, StatementLine,
 };
@@ -35,7 +37,11 @@ fn reconciliation(tenant: &Tenant, account: &str) -> Reconciliation {
     }
 }
 
-fn change(r: &Reconciliation, add: Vec<ReconciledEntry>, remove: Vec<String>) -> ReconciliationChange {
+fn change(
+    r: &Reconciliation,
+    add: Vec<ReconciledEntry>,
+    remove: Vec<String>,
+) -> ReconciliationChange {
     let mut next = r.clone();
     next.updated_at = r.updated_at + time::Duration::seconds(1);
     ReconciliationChange {
@@ -75,7 +81,11 @@ async fn reconciliations_match_complete_lock_and_delete<S: Store>(db: &S, backen
         .insert_reconciliation(twin, ev(), None, None)
         .await
         .expect_err("one open per account");
-    assert_eq!(err.code().as_str(), "reconciliation_in_progress", "{backend}");
+    assert_eq!(
+        err.code().as_str(),
+        "reconciliation_in_progress",
+        "{backend}"
+    );
 
     // Only counted entries of the account; the pending transaction's are not.
     let filter = EntryFilter {
@@ -86,13 +96,21 @@ async fn reconciliations_match_complete_lock_and_delete<S: Store>(db: &S, backen
     };
     let entries = db.journal_entries(&live, &filter).await.expect("entries");
     assert_eq!(entries.len(), 1, "{backend}");
-    assert_eq!((entries[0].amount, entries[0].reconciliation_id.clone()), (100_000, None));
+    assert_eq!(
+        (entries[0].amount, entries[0].reconciliation_id.clone()),
+        (100_000, None)
+    );
     assert_eq!(entries[0].transaction_reference.as_deref(), Some("INV-1"));
     let later = EntryFilter {
         from: Some(date!(2026 - 01 - 16)),
         ..filter.clone()
     };
-    assert!(db.journal_entries(&live, &later).await.expect("entries").is_empty());
+    assert!(
+        db.journal_entries(&live, &later)
+            .await
+            .expect("entries")
+            .is_empty()
+    );
 
     let line = StatementLine {
         id: new_id(IdKind::StatementLine),
@@ -134,15 +152,28 @@ async fn reconciliations_match_complete_lock_and_delete<S: Store>(db: &S, backen
         .expect("live");
     assert_eq!(got.matches, vec![m.clone()], "{backend}");
     assert_eq!(got.difference(), 0);
-    assert_eq!(db.statement_lines(&live, &r.id).await.expect("lines"), vec![line]);
+    assert_eq!(
+        db.statement_lines(&live, &r.id).await.expect("lines"),
+        vec![line]
+    );
     let entries = db.journal_entries(&live, &filter).await.expect("entries");
     assert_eq!(entries[0].reconciliation_id.as_deref(), Some(r.id.as_str()));
     let unmatched = EntryFilter {
         unmatched_only: true,
         ..filter.clone()
     };
-    assert!(db.journal_entries(&live, &unmatched).await.expect("entries").is_empty());
-    assert_eq!(db.reconciliation_locking(&live, &txn.id).await.expect("lock"), None);
+    assert!(
+        db.journal_entries(&live, &unmatched)
+            .await
+            .expect("entries")
+            .is_empty()
+    );
+    assert_eq!(
+        db.reconciliation_locking(&live, &txn.id)
+            .await
+            .expect("lock"),
+        None
+    );
 
     // Complete: the transaction is locked, and nothing changes any more.
     let mut done = change(&got, vec![], vec![]);
@@ -152,19 +183,36 @@ async fn reconciliations_match_complete_lock_and_delete<S: Store>(db: &S, backen
         .await
         .expect("completed");
     assert_eq!(
-        db.reconciliation_locking(&live, &txn.id).await.expect("lock"),
+        db.reconciliation_locking(&live, &txn.id)
+            .await
+            .expect("lock"),
         Some(r.id.clone()),
         "{backend}"
     );
-    assert_eq!(db.reconciliation_locking(&a.tenant(false), &txn.id).await.expect("lock"), None);
-    let completed = db.get_reconciliation(&live, &r.id).await.expect("get").expect("live");
+    assert_eq!(
+        db.reconciliation_locking(&a.tenant(false), &txn.id)
+            .await
+            .expect("lock"),
+        None
+    );
+    let completed = db
+        .get_reconciliation(&live, &r.id)
+        .await
+        .expect("get")
+        .expect("live");
     let err = db
         .save_reconciliation(change(&completed, vec![], vec![]), ev(), None, None)
         .await
         .expect_err("completed");
     assert_eq!(err.code().as_str(), "reconciliation_not_open", "{backend}");
     let err = db
-        .delete_reconciliation(&r.id, deletion(&live, "reconciliation", &r.id), ev(), None, None)
+        .delete_reconciliation(
+            &r.id,
+            deletion(&live, "reconciliation", &r.id),
+            ev(),
+            None,
+            None,
+        )
         .await
         .expect_err("completed");
     assert_eq!(err.code().as_str(), "reconciliation_not_open", "{backend}");
@@ -183,19 +231,47 @@ async fn reconciliations_match_complete_lock_and_delete<S: Store>(db: &S, backen
         account_id: Some(cash.clone()),
         status: Some(ReconciliationStatus::Completed),
     };
-    let page = db.list_reconciliations(&live, &filter_page, PAGE).await.expect("list");
-    assert_eq!((page.total_count, page.items[0].matches.len()), (1, 1), "{backend}");
+    let page = db
+        .list_reconciliations(&live, &filter_page, PAGE)
+        .await
+        .expect("list");
+    assert_eq!(
+        (page.total_count, page.items[0].matches.len()),
+        (1, 1),
+        "{backend}"
+    );
     let written = db
-        .delete_reconciliation(&next.id, deletion(&live, "reconciliation", &next.id), ev(), None, None)
+        .delete_reconciliation(
+            &next.id,
+            deletion(&live, "reconciliation", &next.id),
+            ev(),
+            None,
+            None,
+        )
         .await
         .expect("deleted");
     assert!(matches!(written, Written::Done(())));
-    assert!(db.get_reconciliation(&live, &next.id).await.expect("get").is_none());
+    assert!(
+        db.get_reconciliation(&live, &next.id)
+            .await
+            .expect("get")
+            .is_none()
+    );
 
     // Another tenant sees none of it.
     let other = b.tenant(true);
-    assert!(db.get_reconciliation(&other, &r.id).await.expect("get").is_none());
-    assert!(db.statement_lines(&other, &r.id).await.expect("lines").is_empty());
+    assert!(
+        db.get_reconciliation(&other, &r.id)
+            .await
+            .expect("get")
+            .is_none()
+    );
+    assert!(
+        db.statement_lines(&other, &r.id)
+            .await
+            .expect("lines")
+            .is_empty()
+    );
     let all = db
         .list_reconciliations(&other, &ReconciliationFilter::default(), PAGE)
         .await
@@ -205,6 +281,16 @@ async fn reconciliations_match_complete_lock_and_delete<S: Store>(db: &S, backen
         account_id: cash.clone(),
         ..EntryFilter::default()
     };
-    assert!(db.journal_entries(&other, &theirs).await.expect("entries").is_empty());
-    assert_eq!(db.reconciliation_locking(&other, &txn.id).await.expect("lock"), None);
+    assert!(
+        db.journal_entries(&other, &theirs)
+            .await
+            .expect("entries")
+            .is_empty()
+    );
+    assert_eq!(
+        db.reconciliation_locking(&other, &txn.id)
+            .await
+            .expect("lock"),
+        None
+    );
 }

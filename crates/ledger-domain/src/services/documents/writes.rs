@@ -246,7 +246,8 @@ impl<S: Store> Ledger<S> {
         check_void(&current)?;
         if let Some(posting_id) = &current.posting_id {
             // Voiding reverses the posting, which a completed reconciliation locks.
-            self.check_not_reconciled(&access.tenant, posting_id).await?;
+            self.check_not_reconciled(&access.tenant, posting_id)
+                .await?;
             let touched = [issue_dated(&current), Dated::at("the reversal", self.now())];
             self.check_period_open(&access.tenant, &touched).await?;
         }

@@ -19,10 +19,18 @@ fn done(outcome: Outcome) -> serde_json::Value {
 
 /// Posts a transfer of `amount` into cash from sales; the id of its cash entry.
 async fn posted_cash_entry(w: &World, cash: &str, sales: &str, amount: &str) -> (String, String) {
-    let job = queued(&w.submit(&w.live, transfer(cash, sales, amount, true)).await.expect("accepted"));
+    let job = queued(
+        &w.submit(&w.live, transfer(cash, sales, amount, true))
+            .await
+            .expect("accepted"),
+    );
     assert_eq!(w.run_jobs().await, 1);
     let id = job.command.resource().1.to_owned();
-    let txn = w.ledger.get_transaction(&w.live, &id).await.expect("posted");
+    let txn = w
+        .ledger
+        .get_transaction(&w.live, &id)
+        .await
+        .expect("posted");
     let entry = txn
         .entries
         .iter()
@@ -54,7 +62,10 @@ async fn completion_needs_a_zero_difference_and_locks_late_reversals() {
         .expect("created");
     let id = done(created.outcome)["id"].as_str().expect("id").to_owned();
     let complete = Write::CompleteReconciliation { id: id.clone() };
-    let err = w.submit(&w.live, complete.clone()).await.expect_err("unbalanced");
+    let err = w
+        .submit(&w.live, complete.clone())
+        .await
+        .expect_err("unbalanced");
     assert_eq!(err.code(), ErrorCode::ReconciliationNotBalanced);
     assert_eq!(err.details().expect("details")["difference"], "40.00");
 
@@ -130,19 +141,37 @@ async fn imports_propose_and_skip_duplicates() {
     let import = Write::ImportStatement {
         id: id.clone(),
         input: StatementImportInput {
-            content: "date,amount,description\n2026-01-10,12.34,Transfer in\n2026-01-12,-1.00,Fee\n"
-                .into(),
+            content:
+                "date,amount,description\n2026-01-10,12.34,Transfer in\n2026-01-12,-1.00,Fee\n"
+                    .into(),
             format: None,
             mapping: None,
         },
     };
-    let first = done(w.submit(&w.live, import.clone()).await.expect("imported").outcome);
+    let first = done(
+        w.submit(&w.live, import.clone())
+            .await
+            .expect("imported")
+            .outcome,
+    );
     assert_eq!(first["imported"], 2);
-    assert_eq!(first["statement_lines"][0]["proposal"]["entry_id"], entry.as_str());
-    assert_eq!(first["statement_lines"][0]["proposal"]["confidence"], "1.00");
-    assert_eq!(first["statement_lines"][1]["proposal"], serde_json::Value::Null);
+    assert_eq!(
+        first["statement_lines"][0]["proposal"]["entry_id"],
+        entry.as_str()
+    );
+    assert_eq!(
+        first["statement_lines"][0]["proposal"]["confidence"],
+        "1.00"
+    );
+    assert_eq!(
+        first["statement_lines"][1]["proposal"],
+        serde_json::Value::Null
+    );
     let again = done(w.submit(&w.live, import).await.expect("imported").outcome);
-    assert_eq!((&again["imported"], &again["skipped_duplicates"]), (&serde_json::json!(0), &serde_json::json!(2)));
+    assert_eq!(
+        (&again["imported"], &again["skipped_duplicates"]),
+        (&serde_json::json!(0), &serde_json::json!(2))
+    );
     let bad = Write::ImportStatement {
         id,
         input: StatementImportInput {
@@ -153,5 +182,8 @@ async fn imports_propose_and_skip_duplicates() {
     };
     let err = w.submit(&w.live, bad).await.expect_err("malformed");
     assert_eq!(err.code(), ErrorCode::InvalidField);
-    assert_eq!(err.details(), Some(serde_json::json!({ "field": "content" })));
+    assert_eq!(
+        err.details(),
+        Some(serde_json::json!({ "field": "content" }))
+    );
 }
