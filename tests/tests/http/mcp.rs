@@ -119,6 +119,8 @@ const READ_ONLY: &[&str] = &[
     "convert_currency",
     "list_transfers",
     "get_transfer",
+    "list_reconciliations",
+    "get_reconciliation",
 ];
 const DESTRUCTIVE: &[&str] = &[
     "delete_account",
@@ -132,6 +134,8 @@ const DESTRUCTIVE: &[&str] = &[
     "delete_exchange_rate",
     "post_transfer",
     "reverse_transfer",
+    "complete_reconciliation",
+    "delete_reconciliation",
 ];
 
 /// A placeholder value of a schema's type, enough to reach the route.

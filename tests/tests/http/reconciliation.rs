@@ -805,3 +805,4 @@ async fn graphql_and_mcp(app: &TestApp) {
 }
 
 both!(graphql_and_mcp, graphql_and_mcp);
+
