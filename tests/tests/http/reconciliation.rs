@@ -805,4 +805,3 @@ async fn graphql_and_mcp(app: &TestApp) {
 }
 
 both!(graphql_and_mcp, graphql_and_mcp);
-
