@@ -141,6 +141,20 @@ error_codes! {
     /// An OAuth access token that is unknown, expired, revoked or issued for another
     /// resource (audience).
     InvalidToken = "invalid_token" => Authentication,
+    /// A reconciliation completed while its difference (closing balance minus cleared
+    /// balance) is not zero (details: `closing_balance`, `cleared_balance`, `difference`).
+    ReconciliationNotBalanced = "reconciliation_not_balanced" => BusinessRule,
+    /// A completed reconciliation cannot change (details: `status`).
+    ReconciliationNotOpen = "reconciliation_not_open" => BusinessRule,
+    /// The account already has an open reconciliation; complete or delete it first.
+    ReconciliationInProgress = "reconciliation_in_progress" => BusinessRule,
+    /// The journal entry is already matched in a reconciliation (details: `entry_id`).
+    EntryAlreadyMatched = "entry_already_matched" => BusinessRule,
+    /// The statement line is already matched to an entry.
+    StatementLineAlreadyMatched = "statement_line_already_matched" => BusinessRule,
+    /// The transaction has entries in a completed reconciliation: it can no longer be
+    /// updated, reversed or deleted (details: `reconciliation_id`).
+    TransactionReconciled = "transaction_reconciled" => BusinessRule,
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -39,6 +39,8 @@ pub enum IdKind {
     WebhookEndpoint,
     WebhookDelivery,
     WebhookAttempt,
+    Reconciliation,
+    StatementLine,
 }
 
 impl IdKind {
@@ -71,6 +73,8 @@ impl IdKind {
             Self::WebhookEndpoint => "we",
             Self::WebhookDelivery => "whd",
             Self::WebhookAttempt => "wha",
+            Self::Reconciliation => "rcn",
+            Self::StatementLine => "stl",
         }
     }
 }

@@ -23,6 +23,7 @@ pub mod organizations;
 pub mod ownership;
 pub mod ports;
 pub mod recurring;
+pub mod reconciliation;
 pub mod references;
 pub mod reports;
 pub mod services;

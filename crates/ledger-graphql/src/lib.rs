@@ -22,6 +22,7 @@ pub mod organization;
 pub mod ownership;
 pub mod query;
 pub mod recurring;
+pub mod reconciliations;
 pub mod reports;
 pub mod scalars;
 pub mod transfers;

@@ -244,4 +244,39 @@ impl<St: Store> Query<St> {
     ) -> GqlResult<crate::ownership::OrganizationTransferStatsNode> {
         crate::ownership::stats(context, &id).await
     }
+
+    /// A reconciliation of the key's organization; `null` when there is none with this id.
+    async fn reconciliation(
+        context: &Ctx<St>,
+        id: ID,
+    ) -> GqlResult<Option<crate::reconciliations::ReconciliationNode>> {
+        crate::reconciliations::find(context, &id).await
+    }
+
+    /// The key's organization's reconciliations, latest statement end date first,
+    /// optionally of one account or status (`open`, `completed`).
+    async fn reconciliations(
+        context: &Ctx<St>,
+        account_id: Option<ID>,
+        status: Option<String>,
+        limit: Option<i32>,
+        offset: Option<i32>,
+    ) -> GqlResult<Vec<crate::reconciliations::ReconciliationNode>> {
+        crate::reconciliations::list(
+            context,
+            account_id.map(|a| a.to_string()),
+            status,
+            limit,
+            offset,
+        )
+        .await
+    }
+
+    /// The statement lines of a reconciliation, each matched or with its proposed match.
+    async fn reconciliation_statement_lines(
+        context: &Ctx<St>,
+        id: ID,
+    ) -> GqlResult<Vec<crate::reconciliations::StatementLineNode>> {
+        crate::reconciliations::statement_lines(context, &id).await
+    }
 }

@@ -18,7 +18,7 @@
 //!   taxes, testing, exchange_rates, ownership,
 //!   attachments, blobs, blobs_s3,
 //!   oauth, outbox, recurring,
-//!   webhooks                       the port implementations on `Db`; `LocalBlobs`, `S3Blobs`,
+//!   webhooks, reconciliations      the port implementations on `Db`; `LocalBlobs`, `S3Blobs`,
 //!                                  `OutboxMailer`
 //! jobs                             the queue: enqueue, claim, apply, fail, retry
 //! group                            group commit of applied writes
@@ -63,6 +63,7 @@ mod organizations;
 mod outbox;
 mod ownership;
 mod recurring;
+mod reconciliations;
 mod references;
 mod rows;
 mod runtime;

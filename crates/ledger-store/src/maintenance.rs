@@ -21,7 +21,7 @@ use crate::schema::{
     events, idempotency_keys, jobs, ledger_entries, organizations, resource_deletions, taxes,
     transactions,
 };
-use crate::schema::{attachments, exchange_rates};
+use crate::schema::{attachments, exchange_rates, reconciliations};
 
 impl From<DeletionRow> for Deletion {
     fn from(r: DeletionRow) -> Self {
@@ -305,6 +305,14 @@ impl Deletions for Db {
                 attachments::table
                     .filter(attachments::deleted_at.is_not_null())
                     .filter(attachments::recoverable_until.le(now)),
+            )
+            .execute(conn)
+            .await? as u64;
+            // Their statement lines (and matches, removed at the delete) cascade.
+            report.reconciliations = diesel::delete(
+                reconciliations::table
+                    .filter(reconciliations::deleted_at.is_not_null())
+                    .filter(reconciliations::recoverable_until.le(now)),
             )
             .execute(conn)
             .await? as u64;

@@ -442,6 +442,58 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    reconciliations (organization_id, id) {
+        organization_id -> Text,
+        livemode -> Bool,
+        id -> Text,
+        account_id -> Text,
+        account_type -> Text,
+        currency -> Text,
+        start_date -> Date,
+        end_date -> Date,
+        opening_balance -> BigInt,
+        closing_balance -> BigInt,
+        status -> Text,
+        completed_at -> Nullable<Timestamp>,
+        created_at -> Timestamp,
+        updated_at -> Timestamp,
+        deleted_at -> Nullable<Timestamp>,
+        deleted_by -> Nullable<Text>,
+        recoverable_until -> Nullable<Timestamp>,
+    }
+}
+
+diesel::table! {
+    reconciliation_matches (organization_id, entry_id) {
+        organization_id -> Text,
+        livemode -> Bool,
+        entry_id -> Text,
+        reconciliation_id -> Text,
+        transaction_id -> Text,
+        date -> Date,
+        amount -> BigInt,
+        description -> Text,
+        statement_line_id -> Nullable<Text>,
+        matched_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    statement_lines (organization_id, id) {
+        organization_id -> Text,
+        livemode -> Bool,
+        id -> Text,
+        reconciliation_id -> Text,
+        line_number -> Integer,
+        date -> Date,
+        amount -> BigInt,
+        description -> Text,
+        reference -> Nullable<Text>,
+        created_at -> Timestamp,
+    }
+}
+
 diesel::joinable!(api_keys -> organizations (organization_id));
 
 diesel::table! {
@@ -612,4 +664,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     webhook_endpoints,
     webhook_deliveries,
     webhook_attempts,
+    reconciliations,
+    reconciliation_matches,
+    statement_lines,
 );

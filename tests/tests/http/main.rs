@@ -31,6 +31,7 @@ mod organizations;
 mod period_locks;
 mod pipeline;
 mod recurring;
+mod reconciliation;
 mod reports;
 mod settings;
 mod system;

@@ -122,6 +122,8 @@ const READ_ONLY: &[&str] = &[
     "list_recurring_schedules",
     "get_recurring_schedule",
     "list_recurring_runs",
+    "list_reconciliations",
+    "get_reconciliation",
 ];
 const DESTRUCTIVE: &[&str] = &[
     "delete_account",
@@ -136,6 +138,8 @@ const DESTRUCTIVE: &[&str] = &[
     "post_transfer",
     "reverse_transfer",
     "delete_recurring_schedule",
+    "complete_reconciliation",
+    "delete_reconciliation",
 ];
 
 /// A placeholder value of a schema's type, enough to reach the route.

@@ -148,6 +148,17 @@ impl State {
         let before = self.attachments.len();
         self.attachments.retain(|r| !r.expired(now));
         report.attachments = (before - self.attachments.len()) as u64;
+
+        let before = self.reconciliations.len();
+        self.reconciliations.retain(|r| !r.expired(now));
+        report.reconciliations = (before - self.reconciliations.len()) as u64;
+        let live: std::collections::HashSet<(String, String)> = self
+            .reconciliations
+            .iter()
+            .map(|r| (r.value.organization_id.clone(), r.value.id.clone()))
+            .collect();
+        self.statement_lines
+            .retain(|l| live.contains(&(l.organization_id.clone(), l.reconciliation_id.clone())));
         report
     }
 }

@@ -25,6 +25,7 @@ mod oauth;
 mod organizations;
 mod ownership;
 mod recurring;
+mod reconciliations;
 #[cfg(test)]
 pub(crate) mod runtime;
 mod webhooks;
@@ -247,6 +248,8 @@ pub(crate) struct State {
     pub(crate) recurring_schedules: Vec<Row<crate::recurring::RecurringSchedule>>,
     pub(crate) recurring_runs: Vec<crate::recurring::RecurringRun>,
     pub(crate) webhooks: webhooks::WebhookState,
+    pub(crate) reconciliations: Vec<Row<crate::reconciliation::Reconciliation>>,
+    pub(crate) statement_lines: Vec<crate::reconciliation::StatementLine>,
 }
 
 /// Whether a row of `organization_id` and `livemode` belongs to `tenant`.

@@ -19,6 +19,7 @@ mod operations;
 mod organizations;
 mod recurring;
 mod webhooks;
+mod reconciliations;
 mod writes;
 
 use std::future::Future;
@@ -45,6 +46,7 @@ pub use recurring::RecurringSchedules;
 pub use webhooks::{
     AttemptOutcome, NoWebhookTransport, OutgoingWebhook, WebhookTransport, Webhooks,
 };
+pub use reconciliations::{EntryFilter, ReconciliationFilter, Reconciliations};
 pub use writes::{
     CreditCharge, IDEMPOTENCY_WINDOW, IdempotencyRecord, IdempotencyRecords, Written,
 };
@@ -167,6 +169,7 @@ pub trait Store:
     + OAuthStore
     + RecurringSchedules
     + Webhooks
+    + Reconciliations
     + Clone
 {
 }
@@ -193,6 +196,7 @@ impl<T> Store for T where
         + OAuthStore
         + RecurringSchedules
         + Webhooks
+        + Reconciliations
         + Clone
 {
 }

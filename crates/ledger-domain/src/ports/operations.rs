@@ -25,6 +25,8 @@ pub struct PurgeReport {
     pub exchange_rates: u64,
     /// Attachment rows (their bytes went at the delete).
     pub attachments: u64,
+    /// Reconciliations (their statement lines go with them).
+    pub reconciliations: u64,
 }
 
 /// The soft-delete audit trail and its purge (spec 3.6).

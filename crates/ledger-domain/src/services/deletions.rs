@@ -93,6 +93,7 @@ impl<S: Store> Ledger<S> {
             idempotency_records = report.idempotency_records,
             exchange_rates = report.exchange_rates,
             attachments = report.attachments,
+            reconciliations = report.reconciliations,
             "purged expired soft-deleted rows"
         );
         Ok(report)

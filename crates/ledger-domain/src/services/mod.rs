@@ -21,6 +21,7 @@ mod paid_reads;
 mod period_lock;
 mod pipeline;
 mod recurring;
+mod reconciliations;
 mod reports;
 mod revaluation;
 mod runner;
@@ -64,6 +65,10 @@ pub use pipeline::{
     Write, price,
 };
 pub use recurring::RecurringScheduleInput;
+pub use reconciliations::{
+    NewReconciliationInput, ReconciliationChanges, StatementImportInput, StatementMappingInput,
+    StatementTransactionInput,
+};
 pub use revaluation::{REVALUATION_SOURCE, UNREALISED_GAINS_CODE};
 pub use runner::RunOutcome;
 pub use settings::Billing;

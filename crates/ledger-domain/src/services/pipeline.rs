@@ -35,7 +35,9 @@ use super::{
 };
 use super::{
     ExchangeRateChanges, NewAttachmentInput, NewExchangeRateInput, NewWebhookEndpointInput,
-    OrganizationTransferInput, RecurringScheduleInput, WebhookEndpointChanges,
+    NewReconciliationInput, OrganizationTransferInput, ReconciliationChanges,
+    RecurringScheduleInput, StatementImportInput, StatementTransactionInput,
+    WebhookEndpointChanges,
 };
 
 /// The interface a request came through. MCP tools are REST requests made in-process,
@@ -98,6 +100,14 @@ pub enum Operation {
     WebhookEndpointDelete,
     WebhookSecretRotate,
     WebhookDeliveryReplay,
+    ReconciliationCreate,
+    ReconciliationUpdate,
+    ReconciliationDelete,
+    ReconciliationComplete,
+    StatementImport,
+    StatementLineAccept,
+    /// Booking a statement line as a transaction (priced as the transaction it posts).
+    StatementLineTransaction,
 }
 
 /// Credits of one write, and of the reads that cost anything.
@@ -293,6 +303,33 @@ pub enum Write {
         endpoint_id: String,
         delivery_id: String,
     },
+    CreateReconciliation(NewReconciliationInput),
+    /// Change an open reconciliation's period or closing balance, match and unmatch.
+    UpdateReconciliation {
+        id: String,
+        changes: ReconciliationChanges,
+    },
+    DeleteReconciliation {
+        id: String,
+    },
+    CompleteReconciliation {
+        id: String,
+    },
+    ImportStatement {
+        id: String,
+        input: StatementImportInput,
+    },
+    /// Match a statement line to `entry_id`, or to the entry proposed for it.
+    AcceptStatementLine {
+        id: String,
+        line_id: String,
+        entry_id: Option<String>,
+    },
+    CreateStatementTransaction {
+        id: String,
+        line_id: String,
+        input: StatementTransactionInput,
+    },
 }
 
 impl Write {
@@ -344,6 +381,13 @@ impl Write {
             Self::DeleteWebhookEndpoint { .. } => Operation::WebhookEndpointDelete,
             Self::RotateWebhookSecret { .. } => Operation::WebhookSecretRotate,
             Self::ReplayWebhookDelivery { .. } => Operation::WebhookDeliveryReplay,
+            Self::CreateReconciliation(_) => Operation::ReconciliationCreate,
+            Self::UpdateReconciliation { .. } => Operation::ReconciliationUpdate,
+            Self::DeleteReconciliation { .. } => Operation::ReconciliationDelete,
+            Self::CompleteReconciliation { .. } => Operation::ReconciliationComplete,
+            Self::ImportStatement { .. } => Operation::StatementImport,
+            Self::AcceptStatementLine { .. } => Operation::StatementLineAccept,
+            Self::CreateStatementTransaction { .. } => Operation::StatementLineTransaction,
         }
     }
 }
@@ -536,12 +580,19 @@ impl<S: Store> Ledger<S> {
             | Write::DeleteAttachment { .. }
             | Write::CreateRecurringSchedule(_)
             | Write::UpdateRecurringSchedule { .. }
-            | Write::DeleteRecurringSchedule { .. } => {
+            | Write::DeleteRecurringSchedule { .. }
             | Write::CreateWebhookEndpoint(_)
             | Write::UpdateWebhookEndpoint { .. }
             | Write::DeleteWebhookEndpoint { .. }
             | Write::RotateWebhookSecret { .. }
-            | Write::ReplayWebhookDelivery { .. } => {
+            | Write::ReplayWebhookDelivery { .. }
+            | Write::CreateReconciliation(_)
+            | Write::UpdateReconciliation { .. }
+            | Write::DeleteReconciliation { .. }
+            | Write::CompleteReconciliation { .. }
+            | Write::ImportStatement { .. }
+            | Write::AcceptStatementLine { .. }
+            | Write::CreateStatementTransaction { .. } => {
                 return Err(DomainError::Internal(
                     "a synchronous write reached the queue".into(),
                 ));
@@ -648,6 +699,34 @@ impl<S: Store> Ledger<S> {
                 delivery_id,
             } => {
                 self.replay_webhook_delivery(access, &endpoint_id, &delivery_id, options)
+                    .await?
+            }
+            Write::CreateReconciliation(input) => {
+                self.create_reconciliation(access, input, options).await?
+            }
+            Write::UpdateReconciliation { id, changes } => {
+                self.update_reconciliation(access, &id, changes, options)
+                    .await?
+            }
+            Write::DeleteReconciliation { id } => {
+                self.delete_reconciliation(access, &id, options).await?
+            }
+            Write::CompleteReconciliation { id } => {
+                self.complete_reconciliation(access, &id, options).await?
+            }
+            Write::ImportStatement { id, input } => {
+                self.import_statement(access, &id, input, options).await?
+            }
+            Write::AcceptStatementLine {
+                id,
+                line_id,
+                entry_id,
+            } => {
+                self.accept_statement_line(access, &id, &line_id, entry_id, options)
+                    .await?
+            }
+            Write::CreateStatementTransaction { id, line_id, input } => {
+                self.create_statement_transaction(access, &id, &line_id, input, options)
                     .await?
             }
             queued => return Ok(Synchronous::Queued(Box::new((queued, options)))),

@@ -205,6 +205,8 @@ impl<S: Store> Ledger<S> {
                 category_id,
             } => {
                 let before = self.current_transaction(&tenant, transaction_id).await?;
+                // A reconciliation completed after the write was accepted still locks it.
+                self.check_not_reconciled(&tenant, &before.id).await?;
                 TransactionAction::Update.check(before.status)?;
                 self.check_period_open(&tenant, &update_dates(&before, *date))
                     .await?;
@@ -277,6 +279,8 @@ impl<S: Store> Ledger<S> {
                 reason,
             } => {
                 let before = self.current_transaction(&tenant, transaction_id).await?;
+                // A reconciliation completed after the write was accepted still locks it.
+                self.check_not_reconciled(&tenant, &before.id).await?;
                 TransactionAction::Reverse.check(before.status)?;
                 self.check_period_open(&tenant, &reversal_dates(&before, now))
                     .await?;
@@ -341,6 +345,8 @@ impl<S: Store> Ledger<S> {
             }
             JobCommand::DeleteTransaction { transaction_id } => {
                 let before = self.current_transaction(&tenant, transaction_id).await?;
+                // A reconciliation completed after the write was accepted still locks it.
+                self.check_not_reconciled(&tenant, &before.id).await?;
                 TransactionAction::Delete.check(before.status)?;
                 let deletion = self.deletion(job, "transaction", &before.id, &before.description);
                 let result = views::deleted("transaction", &before.id, deletion.recoverable_until);

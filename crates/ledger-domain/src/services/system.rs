@@ -117,7 +117,7 @@ impl<S: Store> Ledger<S> {
 }
 
 /// The entity types `/events/{entity_type}/{id}` knows (DECISIONS 10: singular names).
-pub const EVENT_ENTITY_TYPES: [&str; 14] = [
+pub const EVENT_ENTITY_TYPES: [&str; 15] = [
     "account",
     "transaction",
     "contact",
@@ -132,6 +132,7 @@ pub const EVENT_ENTITY_TYPES: [&str; 14] = [
     "exchange_rate",
     "organization_transfer",
     "attachment",
+    "reconciliation",
 ];
 
 impl<S: Store> Ledger<S> {

@@ -453,8 +453,9 @@ impl<S: Store> Ledger<S> {
     /// Validates changes to a pending transaction and queues them.
     ///
     /// # Errors
-    /// `resource_not_found`, `transaction_not_pending`, `period_locked` (its current or
-    /// new date in a closed period), entry validation errors.
+    /// `resource_not_found`, `transaction_reconciled`, `transaction_not_pending`,
+    /// `period_locked` (its current or new date in a closed period), entry validation
+    /// errors.
     pub(crate) async fn update_transaction(
         &self,
         access: &Access,
@@ -463,6 +464,8 @@ impl<S: Store> Ledger<S> {
         options: WriteOptions,
     ) -> DomainResult<Written<Job>> {
         let current = self.get_transaction(access, id).await?;
+        self.check_not_reconciled(&access.tenant, &current.id)
+            .await?;
         TransactionAction::Update.check(current.status)?;
         self.check_period_open(&access.tenant, &update_dates(&current, changes.date))
             .await?;
@@ -529,7 +532,8 @@ impl<S: Store> Ledger<S> {
     /// Queues the reversal of a posted transaction.
     ///
     /// # Errors
-    /// `missing_field` on `reason`, `resource_not_found`, `transaction_not_posted`,
+    /// `missing_field` on `reason`, `resource_not_found`, `transaction_reconciled`,
+    /// `transaction_not_posted`,
     /// `period_locked` (the original or the reversal, dated now, in a closed period).
     pub(crate) async fn reverse_transaction(
         &self,
@@ -543,6 +547,8 @@ impl<S: Store> Ledger<S> {
             .filter(|r| !r.is_empty())
             .ok_or_else(|| DomainError::missing_field("reason"))?;
         let current = self.get_transaction(access, id).await?;
+        self.check_not_reconciled(&access.tenant, &current.id)
+            .await?;
         TransactionAction::Reverse.check(current.status)?;
         self.check_not_document_posting(access, &current).await?;
         self.check_period_open(&access.tenant, &reversal_dates(&current, self.now()))
@@ -600,7 +606,7 @@ impl<S: Store> Ledger<S> {
     /// Queues the soft delete of a pending transaction.
     ///
     /// # Errors
-    /// `resource_not_found`, `transaction_not_pending`.
+    /// `resource_not_found`, `transaction_reconciled`, `transaction_not_pending`.
     pub(crate) async fn delete_transaction(
         &self,
         access: &Access,
@@ -608,6 +614,8 @@ impl<S: Store> Ledger<S> {
         options: WriteOptions,
     ) -> DomainResult<Written<Job>> {
         let current = self.get_transaction(access, id).await?;
+        self.check_not_reconciled(&access.tenant, &current.id)
+            .await?;
         TransactionAction::Delete.check(current.status)?;
         self.enqueue(
             access,

@@ -12,6 +12,7 @@ mod currencies;
 mod documents;
 mod organization;
 mod recurring;
+mod reconciliation;
 mod requests;
 mod rows;
 mod transfers;
@@ -148,6 +149,7 @@ const GROUPS: [&[Tool]; 6] = [
     currencies::TOOLS,
     transfers::TOOLS,
     recurring::TOOLS,
+    reconciliation::TOOLS,
 ];
 
 /// How many tools the groups hold together.

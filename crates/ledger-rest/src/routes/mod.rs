@@ -13,6 +13,7 @@ mod organization_transfers;
 mod organizations;
 mod pdf;
 mod recurring;
+mod reconciliations;
 mod reports;
 mod revaluations;
 mod settings;
@@ -69,6 +70,7 @@ pub(crate) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     system_info::configure::<S>(cfg);
     exchange_rates::configure::<S>(cfg);
     attachments::configure::<S>(cfg);
+    reconciliations::configure::<S>(cfg);
     currencies::configure::<S>(cfg);
     recurring::configure::<S>(cfg);
     webhooks::configure::<S>(cfg);

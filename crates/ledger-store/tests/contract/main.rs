@@ -16,6 +16,7 @@ mod keys;
 mod maintenance;
 mod ownership;
 mod paid_reads;
+mod reconciliations;
 mod taxes;
 mod tenancy;
 

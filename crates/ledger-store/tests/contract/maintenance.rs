@@ -168,6 +168,7 @@ async fn purge_removes_only_what_expired<S: Store>(db: &S, backend: &str) {
             idempotency_records: 0,
             exchange_rates: 0,
             attachments: 0,
+            reconciliations: 0,
         },
         "{backend}"
     );

@@ -413,6 +413,7 @@ impl<S: Store> Ledger<S> {
                             .get_transaction(tenant, posting_id)
                             .await?
                             .ok_or_else(|| not_found("transaction", posting_id))?;
+                        self.check_not_reconciled(tenant, &original.id).await?;
                         let touched = [
                             Dated::at("the posting", original.date),
                             Dated::on("the reversal", today),

@@ -232,8 +232,9 @@ impl<S: Store> Ledger<S> {
     /// its posting reversed.
     ///
     /// # Errors
-    /// `resource_not_found`, `invalid_state_transition`, `period_locked` (a posted
-    /// document issued in a closed period, or the reversal dated today in one).
+    /// `resource_not_found`, `invalid_state_transition`, `transaction_reconciled` (its
+    /// posting is reconciled), `period_locked` (a posted document issued in a closed
+    /// period, or the reversal dated today in one).
     pub(crate) async fn void_document(
         &self,
         access: &Access,
@@ -243,7 +244,10 @@ impl<S: Store> Ledger<S> {
     ) -> DomainResult<Written<Job>> {
         let current = self.get_document(access, kind, id).await?;
         check_void(&current)?;
-        if current.posting_id.is_some() {
+        if let Some(posting_id) = &current.posting_id {
+            // Voiding reverses the posting, which a completed reconciliation locks.
+            self.check_not_reconciled(&access.tenant, posting_id)
+                .await?;
             let touched = [issue_dated(&current), Dated::at("the reversal", self.now())];
             self.check_period_open(&access.tenant, &touched).await?;
         }

@@ -9,6 +9,7 @@ mod period_locks;
 mod pipeline;
 mod properties;
 mod recurring;
+mod reconciliations;
 mod runner;
 mod store;
 mod webhooks;

@@ -1,0 +1,355 @@
+//! Reconciliations in memory, checked in the SQL adapter's order: the key's replay, the
+//! credits, then the write's own refusals (open state, one open per account, one match
+//! per entry and per statement line). Matches live inside their reconciliation.
+
+use crate::error::{DomainError, ErrorCode};
+use crate::events::{Deletion, Event};
+use crate::ports::{
+    CreditCharge, EntryFilter, IdempotencyRecord, Page, PageRequest, ReconciliationFilter,
+    Reconciliations, StoreResult, Tenant, Written,
+};
+use crate::reconciliation::{
+    JournalEntry, Reconciliation, ReconciliationChange, ReconciliationStatus, StatementLine, signed,
+};
+
+use super::{Deleted, MemoryStore, State, in_tenant, page_of, push_new, tenant_of_deletion};
+
+fn not_found(id: &str) -> DomainError {
+    DomainError::NotFound {
+        resource: "reconciliation",
+        id: id.to_owned(),
+    }
+}
+
+/// The refusal of a change to a reconciliation that is no longer open.
+pub(crate) fn not_open(id: &str) -> DomainError {
+    DomainError::Reported {
+        code: ErrorCode::ReconciliationNotOpen,
+        message: format!("reconciliation {id} is completed and can no longer change"),
+        details: Some(serde_json::json!({ "status": "completed" })),
+    }
+}
+
+/// The refusal of a second open reconciliation of an account.
+pub(crate) fn in_progress(account_id: &str) -> DomainError {
+    DomainError::rule(
+        ErrorCode::ReconciliationInProgress,
+        format!(
+            "account {account_id} already has an open reconciliation; complete or delete it first"
+        ),
+    )
+}
+
+/// The refusal of an entry matched already.
+pub(crate) fn entry_matched(entry_id: &str) -> DomainError {
+    DomainError::Reported {
+        code: ErrorCode::EntryAlreadyMatched,
+        message: format!("entry {entry_id} is already matched in a reconciliation"),
+        details: Some(serde_json::json!({ "entry_id": entry_id })),
+    }
+}
+
+/// The refusal of a statement line matched already.
+pub(crate) fn line_matched(line_id: &str) -> DomainError {
+    DomainError::rule(
+        ErrorCode::StatementLineAlreadyMatched,
+        format!("statement line {line_id} is already matched"),
+    )
+}
+
+fn tenant_of(r: &Reconciliation) -> Tenant {
+    Tenant {
+        organization_id: r.organization_id.clone(),
+        livemode: r.livemode,
+    }
+}
+
+impl State {
+    fn live_reconciliation(&self, tenant: &Tenant, id: &str) -> Option<usize> {
+        self.reconciliations.iter().position(|r| {
+            r.is_live()
+                && r.value.id == id
+                && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
+        })
+    }
+
+    /// The live reconciliation of the tenant that matched `entry_id`.
+    fn matched_in(&self, tenant: &Tenant, entry_id: &str) -> Option<&Reconciliation> {
+        self.reconciliations
+            .iter()
+            .filter(|r| {
+                r.is_live() && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
+            })
+            .map(|r| &r.value)
+            .find(|r| r.matches.iter().any(|m| m.entry_id == entry_id))
+    }
+}
+
+impl Reconciliations for MemoryStore {
+    async fn insert_reconciliation(
+        &self,
+        reconciliation: Reconciliation,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<Reconciliation>> {
+        let mut state = self.state();
+        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
+            return Ok(Written::Replay(first));
+        }
+        let tenant = tenant_of(&reconciliation);
+        let open = state.reconciliations.iter().any(|r| {
+            r.is_live()
+                && in_tenant(&tenant, &r.value.organization_id, r.value.livemode)
+                && r.value.account_id == reconciliation.account_id
+                && r.value.status == ReconciliationStatus::Open
+        });
+        if open {
+            return Err(in_progress(&reconciliation.account_id));
+        }
+        let same = |r: &Reconciliation| {
+            r.organization_id == reconciliation.organization_id && r.id == reconciliation.id
+        };
+        push_new(
+            &mut state.reconciliations,
+            reconciliation.clone(),
+            same,
+            "reconciliation",
+            &reconciliation.id,
+        )?;
+        state.commit_audited(idempotency, charge.as_ref(), event);
+        Ok(Written::Done(reconciliation))
+    }
+
+    async fn save_reconciliation(
+        &self,
+        change: ReconciliationChange,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<()>> {
+        let mut state = self.state();
+        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
+            return Ok(Written::Replay(first));
+        }
+        let new = &change.reconciliation;
+        let tenant = tenant_of(new);
+        let index = state
+            .live_reconciliation(&tenant, &new.id)
+            .ok_or_else(|| not_found(&new.id))?;
+        if state.reconciliations[index].value.status != ReconciliationStatus::Open {
+            return Err(not_open(&new.id));
+        }
+        let current = &state.reconciliations[index].value;
+        if current.updated_at != change.expected_updated_at {
+            return Err(DomainError::concurrent_update(format!(
+                "reconciliation {} changed meanwhile; read it again and retry",
+                new.id
+            )));
+        }
+        let kept: Vec<_> = current
+            .matches
+            .iter()
+            .filter(|m| !change.remove.contains(&m.entry_id))
+            .cloned()
+            .collect();
+        for added in &change.add {
+            let elsewhere = state
+                .matched_in(&tenant, &added.entry_id)
+                .is_some_and(|r| r.id != new.id);
+            if elsewhere
+                || kept.iter().any(|m| m.entry_id == added.entry_id)
+                || change
+                    .add
+                    .iter()
+                    .filter(|a| a.entry_id == added.entry_id)
+                    .count()
+                    > 1
+            {
+                return Err(entry_matched(&added.entry_id));
+            }
+            if let Some(line) = &added.statement_line_id {
+                let taken = kept
+                    .iter()
+                    .chain(change.add.iter())
+                    .filter(|m| m.statement_line_id.as_ref() == Some(line))
+                    .count();
+                if taken > 1 {
+                    return Err(line_matched(line));
+                }
+            }
+        }
+        let mut matches = kept;
+        matches.extend(change.add.iter().cloned());
+        matches.sort_by(|a, b| (a.date, &a.entry_id).cmp(&(b.date, &b.entry_id)));
+        let stored = &mut state.reconciliations[index].value;
+        stored.start_date = new.start_date;
+        stored.end_date = new.end_date;
+        stored.closing_balance = new.closing_balance;
+        stored.status = new.status;
+        stored.completed_at = new.completed_at;
+        stored.updated_at = new.updated_at;
+        stored.matches = matches;
+        state.statement_lines.extend(change.lines);
+        state.commit_audited(idempotency, charge.as_ref(), event);
+        Ok(Written::Done(()))
+    }
+
+    async fn delete_reconciliation(
+        &self,
+        reconciliation_id: &str,
+        deletion: Deletion,
+        event: Event,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+    ) -> StoreResult<Written<()>> {
+        let mut state = self.state();
+        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
+            return Ok(Written::Replay(first));
+        }
+        let tenant = tenant_of_deletion(&deletion);
+        let index = state
+            .live_reconciliation(&tenant, reconciliation_id)
+            .ok_or_else(|| not_found(reconciliation_id))?;
+        if state.reconciliations[index].value.status != ReconciliationStatus::Open {
+            return Err(not_open(reconciliation_id));
+        }
+        let row = &mut state.reconciliations[index];
+        row.value.matches.clear();
+        row.deleted = Some(Deleted::from(&deletion));
+        state.record_deletion(deletion);
+        state.commit_audited(idempotency, charge.as_ref(), event);
+        Ok(Written::Done(()))
+    }
+
+    async fn get_reconciliation(
+        &self,
+        tenant: &Tenant,
+        id: &str,
+    ) -> StoreResult<Option<Reconciliation>> {
+        let state = self.state();
+        Ok(state
+            .live_reconciliation(tenant, id)
+            .map(|i| state.reconciliations[i].value.clone()))
+    }
+
+    async fn list_reconciliations(
+        &self,
+        tenant: &Tenant,
+        filter: &ReconciliationFilter,
+        page: PageRequest,
+    ) -> StoreResult<Page<Reconciliation>> {
+        let state = self.state();
+        let mut found: Vec<Reconciliation> = state
+            .reconciliations
+            .iter()
+            .filter(|r| {
+                r.is_live() && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
+            })
+            .map(|r| &r.value)
+            .filter(|r| {
+                filter
+                    .account_id
+                    .as_ref()
+                    .is_none_or(|a| &r.account_id == a)
+                    && filter.status.is_none_or(|s| r.status == s)
+            })
+            .cloned()
+            .collect();
+        found.sort_by(|a, b| b.end_date.cmp(&a.end_date).then_with(|| a.id.cmp(&b.id)));
+        Ok(page_of(found, Some(page)))
+    }
+
+    async fn statement_lines(
+        &self,
+        tenant: &Tenant,
+        reconciliation_id: &str,
+    ) -> StoreResult<Vec<StatementLine>> {
+        let state = self.state();
+        let mut lines: Vec<StatementLine> = state
+            .statement_lines
+            .iter()
+            .filter(|l| {
+                in_tenant(tenant, &l.organization_id, l.livemode)
+                    && l.reconciliation_id == reconciliation_id
+            })
+            .cloned()
+            .collect();
+        lines.sort_by_key(|l| l.line_number);
+        Ok(lines)
+    }
+
+    async fn journal_entries(
+        &self,
+        tenant: &Tenant,
+        filter: &EntryFilter,
+    ) -> StoreResult<Vec<JournalEntry>> {
+        let state = self.state();
+        let mut found = Vec::new();
+        for t in &state.transactions {
+            let txn = &t.value;
+            if !t.is_live()
+                || !in_tenant(tenant, &txn.organization_id, txn.livemode)
+                || !txn.status.counts_in_balances()
+            {
+                continue;
+            }
+            let day = txn.date.to_offset(time::UtcOffset::UTC).date();
+            if filter.from.is_some_and(|f| day < f) || filter.until.is_some_and(|u| day > u) {
+                continue;
+            }
+            for e in &txn.entries {
+                if e.line.account_id != filter.account_id
+                    || filter
+                        .entry_ids
+                        .as_ref()
+                        .is_some_and(|ids| !ids.contains(&e.id))
+                {
+                    continue;
+                }
+                let matched = state.matched_in(tenant, &e.id).map(|r| r.id.clone());
+                if filter.unmatched_only && matched.is_some() {
+                    continue;
+                }
+                found.push(JournalEntry {
+                    entry_id: e.id.clone(),
+                    transaction_id: txn.id.clone(),
+                    account_id: e.line.account_id.clone(),
+                    date: day,
+                    amount: signed(e.line.entry_type, e.line.amount),
+                    description: match &e.line.description {
+                        Some(d) if !d.is_empty() && d != &txn.description => {
+                            format!("{} {d}", txn.description)
+                        }
+                        _ => txn.description.clone(),
+                    },
+                    reference: None,
+                    transaction_reference: txn.reference.clone(),
+                    reconciliation_id: matched,
+                });
+            }
+        }
+        found.sort_by(|a, b| (a.date, &a.entry_id).cmp(&(b.date, &b.entry_id)));
+        Ok(found)
+    }
+
+    async fn reconciliation_locking(
+        &self,
+        tenant: &Tenant,
+        transaction_id: &str,
+    ) -> StoreResult<Option<String>> {
+        let state = self.state();
+        Ok(state
+            .reconciliations
+            .iter()
+            .filter(|r| {
+                r.is_live() && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
+            })
+            .map(|r| &r.value)
+            .find(|r| {
+                r.status == ReconciliationStatus::Completed
+                    && r.matches.iter().any(|m| m.transaction_id == transaction_id)
+            })
+            .map(|r| r.id.clone()))
+    }
+}

@@ -1,0 +1,3 @@
+DROP TABLE statement_lines;
+DROP TABLE reconciliation_matches;
+DROP TABLE reconciliations;
