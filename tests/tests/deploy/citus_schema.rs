@@ -81,6 +81,8 @@ const CROSS_TENANT_INDEXES: &[(&str, &str)] = &[
     (
         "recurring_schedules_due",
         "the recurring scheduler reads due schedules of every tenant",
+    ),
+    (
         "webhook_deliveries_due",
         "webhook workers claim due deliveries of any tenant",
     ),

@@ -24,8 +24,8 @@ mod master_data;
 mod oauth;
 mod organizations;
 mod ownership;
-mod recurring;
 mod reconciliations;
+mod recurring;
 #[cfg(test)]
 pub(crate) mod runtime;
 mod webhooks;

@@ -17,9 +17,9 @@ mod journal;
 mod oauth;
 mod operations;
 mod organizations;
+mod reconciliations;
 mod recurring;
 mod webhooks;
-mod reconciliations;
 mod writes;
 
 use std::future::Future;
@@ -42,11 +42,11 @@ pub use organizations::{
     ApiKeys, NewOrganization, OrganizationTransfers, Organizations, Setting, Settings,
     TransferFilter,
 };
+pub use reconciliations::{EntryFilter, ReconciliationFilter, Reconciliations};
 pub use recurring::RecurringSchedules;
 pub use webhooks::{
     AttemptOutcome, NoWebhookTransport, OutgoingWebhook, WebhookTransport, Webhooks,
 };
-pub use reconciliations::{EntryFilter, ReconciliationFilter, Reconciliations};
 pub use writes::{
     CreditCharge, IDEMPOTENCY_WINDOW, IdempotencyRecord, IdempotencyRecords, Written,
 };

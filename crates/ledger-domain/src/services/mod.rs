@@ -20,8 +20,8 @@ mod ownership;
 mod paid_reads;
 mod period_lock;
 mod pipeline;
-mod recurring;
 mod reconciliations;
+mod recurring;
 mod reports;
 mod revaluation;
 mod runner;
@@ -64,11 +64,11 @@ pub use pipeline::{
     Channel, IdempotencyKey, MAX_WAIT, Operation, Outcome, Submission, Submitted, WRITE_CREDITS,
     Write, price,
 };
-pub use recurring::RecurringScheduleInput;
 pub use reconciliations::{
     NewReconciliationInput, ReconciliationChanges, StatementImportInput, StatementMappingInput,
     StatementTransactionInput,
 };
+pub use recurring::RecurringScheduleInput;
 pub use revaluation::{REVALUATION_SOURCE, UNREALISED_GAINS_CODE};
 pub use runner::RunOutcome;
 pub use settings::Billing;

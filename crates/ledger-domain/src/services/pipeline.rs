@@ -34,8 +34,8 @@ use super::{
     TransactionChanges, TransferInput,
 };
 use super::{
-    ExchangeRateChanges, NewAttachmentInput, NewExchangeRateInput, NewWebhookEndpointInput,
-    NewReconciliationInput, OrganizationTransferInput, ReconciliationChanges,
+    ExchangeRateChanges, NewAttachmentInput, NewExchangeRateInput, NewReconciliationInput,
+    NewWebhookEndpointInput, OrganizationTransferInput, ReconciliationChanges,
     RecurringScheduleInput, StatementImportInput, StatementTransactionInput,
     WebhookEndpointChanges,
 };

@@ -11,8 +11,8 @@ mod accounting;
 mod currencies;
 mod documents;
 mod organization;
-mod recurring;
 mod reconciliation;
+mod recurring;
 mod requests;
 mod rows;
 mod transfers;
@@ -142,7 +142,7 @@ pub struct Tool {
 }
 
 /// The tool groups in listing order.
-const GROUPS: [&[Tool]; 6] = [
+const GROUPS: [&[Tool]; 7] = [
     accounting::TOOLS,
     documents::TOOLS,
     organization::TOOLS,
