@@ -36,6 +36,8 @@ struct Fixtures {
     org_transfer: String,
     /// A recurring schedule of a transaction, starting in the future.
     schedule: String,
+    /// An open reconciliation of the savings account.
+    reconciliation: String,
 }
 
 fn id_of(res: &ledger_tests::Answer, what: &str) -> String {
@@ -176,6 +178,17 @@ async fn fixtures(app: &TestApp) -> Fixtures {
             .await;
         id_of(&res, "recurring schedule")
     };
+    let reconciliation = {
+        let res = app
+            .post(
+                &key,
+                &format!("{base}/reconciliations"),
+                json!({"account_id": savings, "start_date": "2026-01-01",
+                "end_date": "2026-01-31", "closing_balance": "0.00"}),
+            )
+            .await;
+        id_of(&res, "reconciliation")
+    };
     Fixtures {
         org,
         cash,
@@ -191,6 +204,7 @@ async fn fixtures(app: &TestApp) -> Fixtures {
         approved_bill,
         rate,
         schedule,
+        reconciliation,
         posted_transfer,
         org_transfer,
     }
@@ -211,6 +225,9 @@ fn value(tool: &Tool, arg: &Arg, fx: &Fixtures, n: usize) -> Option<Value> {
         ("billId", _) => json!(fx.draft_bill),
         ("exchangeRateId", _) => json!(fx.rate),
         ("scheduleId", _) => json!(fx.schedule),
+        ("reconciliationId", _) => json!(fx.reconciliation),
+        // Entries to match are optional and the probe makes none.
+        ("matchEntryIds" | "unmatchEntryIds", _) => return None,
         // Recurring schedules start in the future, so probes generate nothing.
         ("startDate", _) if tool.name.contains("recurring") => json!("2030-01-01"),
         ("endDate", _) if tool.name.contains("recurring") => json!("2030-12-31"),
