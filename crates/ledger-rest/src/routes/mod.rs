@@ -24,9 +24,9 @@ mod transactions;
 mod transfers;
 mod webhooks;
 
-use actix_web::{HttpRequest, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::organizations::Scope;
-use ledger_domain::ports::Store;
+use ledger_domain::ports::{Page, PageRequest, Store};
 use ledger_domain::services::Access;
 
 use crate::AppState;
@@ -49,6 +49,22 @@ pub(crate) async fn access<S: Store>(
         .ledger
         .authorize(&principal, org, needed, resource)
         .await?)
+}
+
+/// The list envelope of one page: `object`, `data` (each item through `view`),
+/// `has_more` and `total_count`.
+pub(crate) fn list_response<T>(
+    page: PageRequest,
+    result: &Page<T>,
+    view: impl Fn(&T) -> serde_json::Value,
+) -> HttpResponse {
+    let data: Vec<serde_json::Value> = result.items.iter().map(view).collect();
+    HttpResponse::Ok().json(serde_json::json!({
+        "object": "list",
+        "data": data,
+        "has_more": page.offset + (result.items.len() as i64) < result.total_count,
+        "total_count": result.total_count,
+    }))
 }
 
 pub(crate) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {

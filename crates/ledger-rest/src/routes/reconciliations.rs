@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::exchange_rates::required;
-use super::{State, access};
+use super::{State, access, list_response};
 use crate::error::ApiError;
 use crate::input::{DecimalText, page, parse_json, query_param, read_body};
 use crate::queued::submit;
@@ -107,13 +107,7 @@ async fn list<S: Store>(
             page,
         )
         .await?;
-    let data: Vec<serde_json::Value> = result.items.iter().map(views::reconciliation).collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "list",
-        "data": data,
-        "has_more": page.offset + (result.items.len() as i64) < result.total_count,
-        "total_count": result.total_count,
-    })))
+    Ok(list_response(page, &result, views::reconciliation))
 }
 
 async fn get<S: Store>(

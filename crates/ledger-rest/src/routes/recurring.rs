@@ -9,9 +9,9 @@ use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
 use ledger_domain::services::{Channel, RecurringScheduleInput, Write};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::{State, access};
+use super::{State, access, list_response};
 use crate::error::{ApiError, validation};
 use crate::input::{page, parse_json, read_body};
 use crate::queued::{idempotency, submit};
@@ -199,13 +199,7 @@ async fn list<S: Store>(
     let access = access(&state, &req, &path.into_inner(), Scope::Read, RESOURCE).await?;
     let page = page(&req, 20)?;
     let result = state.ledger.list_recurring_schedules(&access, page).await?;
-    let data: Vec<Value> = result.items.iter().map(|s| s.view()).collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "list",
-        "data": data,
-        "has_more": page.offset + (result.items.len() as i64) < result.total_count,
-        "total_count": result.total_count,
-    })))
+    Ok(list_response(page, &result, |s| s.view()))
 }
 
 async fn runs<S: Store>(
@@ -217,11 +211,5 @@ async fn runs<S: Store>(
     let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
     let page = page(&req, 20)?;
     let result = state.ledger.list_recurring_runs(&access, &id, page).await?;
-    let data: Vec<Value> = result.items.iter().map(|r| r.view()).collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "list",
-        "data": data,
-        "has_more": page.offset + (result.items.len() as i64) < result.total_count,
-        "total_count": result.total_count,
-    })))
+    Ok(list_response(page, &result, |r| r.view()))
 }

@@ -11,10 +11,9 @@ use ledger_domain::services::{
     NewWebhookEndpointInput, WebhookEndpointChanges, Write, delivery_view, endpoint_view,
 };
 use serde::Deserialize;
-use serde_json::json;
 
 use super::exchange_rates::required;
-use super::{State, access};
+use super::{State, access, list_response};
 use crate::error::ApiError;
 use crate::input::{page, parse_json, read_body};
 use crate::queued::submit;
@@ -88,17 +87,7 @@ async fn list<S: Store>(
     let access = access(&state, &req, &path.into_inner(), Scope::Read, RESOURCE).await?;
     let page = page(&req, 20)?;
     let result = state.ledger.list_webhook_endpoints(&access, page).await?;
-    let data: Vec<serde_json::Value> = result
-        .items
-        .iter()
-        .map(|e| endpoint_view(e, false))
-        .collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "list",
-        "data": data,
-        "has_more": page.offset + (result.items.len() as i64) < result.total_count,
-        "total_count": result.total_count,
-    })))
+    Ok(list_response(page, &result, |e| endpoint_view(e, false)))
 }
 
 async fn get<S: Store>(
@@ -175,17 +164,7 @@ async fn deliveries<S: Store>(
         .ledger
         .list_webhook_deliveries(&access, &id, page)
         .await?;
-    let data: Vec<serde_json::Value> = result
-        .items
-        .iter()
-        .map(|d| delivery_view(d, None))
-        .collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "list",
-        "data": data,
-        "has_more": page.offset + (result.items.len() as i64) < result.total_count,
-        "total_count": result.total_count,
-    })))
+    Ok(list_response(page, &result, |d| delivery_view(d, None)))
 }
 
 async fn delivery<S: Store>(
