@@ -18,6 +18,7 @@ mod fx_reports;
 mod graphql;
 mod harness;
 mod hostile;
+mod isolation;
 mod keys;
 mod limits;
 mod mcp;

@@ -17,27 +17,27 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 /// Ids of real resources the probes act on.
-struct Fixtures {
-    org: Org,
-    cash: String,
-    sales: String,
-    savings: String,
-    customer: String,
-    vendor: String,
-    pending_txn: String,
-    posted_txn: String,
-    draft_invoice: String,
-    sent_invoice: String,
-    draft_bill: String,
-    approved_bill: String,
-    rate: String,
-    posted_transfer: String,
+pub(crate) struct Fixtures {
+    pub(crate) org: Org,
+    pub(crate) cash: String,
+    pub(crate) sales: String,
+    pub(crate) savings: String,
+    pub(crate) customer: String,
+    pub(crate) vendor: String,
+    pub(crate) pending_txn: String,
+    pub(crate) posted_txn: String,
+    pub(crate) draft_invoice: String,
+    pub(crate) sent_invoice: String,
+    pub(crate) draft_bill: String,
+    pub(crate) approved_bill: String,
+    pub(crate) rate: String,
+    pub(crate) posted_transfer: String,
     /// An ownership transfer offered to the organization's user (pending).
-    org_transfer: String,
+    pub(crate) org_transfer: String,
     /// A recurring schedule of a transaction, starting in the future.
-    schedule: String,
+    pub(crate) schedule: String,
     /// An open reconciliation of the savings account.
-    reconciliation: String,
+    pub(crate) reconciliation: String,
 }
 
 fn id_of(res: &ledger_tests::Answer, what: &str) -> String {
@@ -49,7 +49,7 @@ fn id_of(res: &ledger_tests::Answer, what: &str) -> String {
         .to_owned()
 }
 
-async fn fixtures(app: &TestApp) -> Fixtures {
+pub(crate) async fn fixtures(app: &TestApp) -> Fixtures {
     let org = app.signup("Mcp Required").await;
     let key = org.test_key.clone();
     let base = format!("/organizations/{}", org.id);
@@ -212,7 +212,7 @@ async fn fixtures(app: &TestApp) -> Fixtures {
 
 /// A working value of `arg` for `tool`, or `None` for an optional argument the probe
 /// leaves out (one that needs a resource this test does not make).
-fn value(tool: &Tool, arg: &Arg, fx: &Fixtures, n: usize) -> Option<Value> {
+pub(crate) fn value(tool: &Tool, arg: &Arg, fx: &Fixtures, n: usize) -> Option<Value> {
     let bill = tool.name.contains("bill");
     let v = match (arg.name, arg.loc) {
         ("accountId", Loc::Path) => json!(fx.savings),

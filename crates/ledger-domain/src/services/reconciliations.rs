@@ -244,6 +244,20 @@ impl<S: Store> Ledger<S> {
                 })
                 .transpose()?,
         };
+        // A filter naming an account of no one's books here is refused, not answered
+        // with an empty page (the same words as a body reference).
+        if let Some(account_id) = &filter.account_id
+            && self
+                .store
+                .get_account(&access.tenant, account_id)
+                .await?
+                .is_none()
+        {
+            return Err(DomainError::invalid_field(
+                "account_id",
+                format!("no account '{account_id}' in this organization"),
+            ));
+        }
         self.store
             .list_reconciliations(&access.tenant, &filter, page)
             .await

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use crate::documents::{Document, DocumentKind, Payment, StatusChange};
-use crate::error::DomainResult;
+use crate::error::{DomainError, DomainResult};
 use crate::ids::parse_id;
 use crate::ports::{DocumentFilter, Page, PageRequest, Store, Tenant};
 use crate::views;
@@ -71,6 +71,20 @@ impl<S: Store> Ledger<S> {
         filter: &DocumentFilter,
         page: PageRequest,
     ) -> DomainResult<Page<DocumentView>> {
+        // A contact filter naming no contact of these books is refused, not answered with
+        // an empty page (the same words as a body reference).
+        if let Some(contact_id) = &filter.contact_id
+            && self
+                .store
+                .get_contact(&access.tenant, contact_id)
+                .await?
+                .is_none()
+        {
+            return Err(DomainError::invalid_field(
+                "contact_id",
+                format!("no contact '{contact_id}' in this organization"),
+            ));
+        }
         let documents = self
             .store
             .list_documents(&access.tenant, kind, filter, page)
