@@ -334,6 +334,27 @@ async fn delivered_in_order_once_signed(app: &TestApp) {
     let list = app.get(key, &hooks_path(&org)).await;
     assert_eq!(list.body["total_count"], 1, "{}", list.body);
 
+    // The endpoint's own audit trail reads through the events endpoint.
+    let trail = app
+        .get(key, &format!("/events/webhook_endpoint/{endpoint}"))
+        .await;
+    assert_eq!(trail.status, StatusCode::OK, "{}", trail.body);
+    assert_eq!(
+        trail.body[0]["event_type"], "webhook_endpoint.created",
+        "{}",
+        trail.body
+    );
+    // A kind the endpoint does not subscribe to, written before the account events: it
+    // is fanned out first and must be skipped (four deliveries, never five, and no
+    // `contact.*` payload below).
+    let contact = app
+        .post(
+            key,
+            &format!("/organizations/{}/contacts", org.id),
+            json!({"contact_type": "customer", "name": "Not subscribed"}),
+        )
+        .await;
+    assert!(contact.status.is_success(), "{}", contact.body);
     let (first, second) = account_events(app, &org, key).await;
     let list = all_delivered(app, key, &org, &endpoint, 4).await;
     let log = receiver.log();

@@ -117,7 +117,7 @@ impl<S: Store> Ledger<S> {
 }
 
 /// The entity types `/events/{entity_type}/{id}` knows (DECISIONS 10: singular names).
-pub const EVENT_ENTITY_TYPES: [&str; 15] = [
+pub const EVENT_ENTITY_TYPES: [&str; 18] = [
     "account",
     "transaction",
     "contact",
@@ -133,6 +133,9 @@ pub const EVENT_ENTITY_TYPES: [&str; 15] = [
     "organization_transfer",
     "attachment",
     "reconciliation",
+    "recurring_schedule",
+    "webhook_endpoint",
+    "webhook_delivery",
 ];
 
 impl<S: Store> Ledger<S> {
