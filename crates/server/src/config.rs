@@ -120,6 +120,21 @@ pub struct Config {
     /// Write logs as JSON lines.
     #[arg(long, env = "LEDGER_LOG_JSON", default_value_t = false)]
     pub log_json: bool,
+    /// OpenTelemetry: base URL of an OTLP/HTTP collector (e.g. `http://127.0.0.1:4318`);
+    /// request spans are exported as JSON to `{url}/v1/traces`. Unset: no export.
+    #[arg(long, env = "LEDGER_OTLP_ENDPOINT")]
+    pub otlp_endpoint: Option<String>,
+    /// OpenTelemetry: the `service.name` of the exported spans.
+    #[arg(
+        long,
+        env = "LEDGER_OTLP_SERVICE_NAME",
+        default_value = "ledger-server"
+    )]
+    pub otlp_service_name: String,
+    /// OpenTelemetry: the share of requests traced, 0.0 to 1.0 (a request that arrives
+    /// with a sampled parent is traced regardless).
+    #[arg(long, env = "LEDGER_OTLP_SAMPLE_RATIO", default_value_t = 1.0)]
+    pub otlp_sample_ratio: f64,
     /// `on` or `off` (off only for benchmarks).
     #[arg(long, env = "LEDGER_RATE_LIMITS", value_enum, default_value = "on")]
     pub rate_limits: Switch,
@@ -260,6 +275,9 @@ impl Config {
             db_pool: 8,
             log: "warn".into(),
             log_json: false,
+            otlp_endpoint: None,
+            otlp_service_name: "ledger-server".into(),
+            otlp_sample_ratio: 1.0,
             demo: false,
             signup_credits: 500,
             key_grace_seconds: 86_400,

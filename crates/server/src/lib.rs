@@ -3,6 +3,7 @@
 //! No business rule lives here.
 
 pub mod config;
+pub mod telemetry;
 
 use std::net::TcpListener;
 use std::sync::Arc;

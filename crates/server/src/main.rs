@@ -4,31 +4,28 @@ use std::net::TcpListener;
 
 use anyhow::Context;
 use server::{Command, Environment, open_store, spawn_workers};
-use tracing_subscriber::EnvFilter;
 
 /// mimalloc: the request path allocates many small short-lived values (JSON, rows,
 /// strings), where it spends less CPU than the system allocator (docs/benchmarks.md).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
     let cli = server::config::parse_cli()?;
+    // The subscriber and the trace pipeline start before the runtime (the exporter's HTTP
+    // client runs on its own thread) and are flushed after it stops.
+    let telemetry = server::telemetry::init(&cli.config)?;
+    let result = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?
+        .block_on(run(cli));
+    telemetry.shutdown();
+    result
+}
+
+async fn run(cli: server::config::Cli) -> anyhow::Result<()> {
     let config = cli.config;
-    let filter = EnvFilter::try_new(&config.log).unwrap_or_else(|_| EnvFilter::new("info"));
-    if config.log_json {
-        tracing_subscriber::fmt()
-            .with_env_filter(filter)
-            .json()
-            .init();
-    } else {
-        // Colour codes only on a terminal: a log file or pipe gets plain text.
-        use std::io::IsTerminal;
-        tracing_subscriber::fmt()
-            .with_env_filter(filter)
-            .with_ansi(std::io::stdout().is_terminal())
-            .init();
-    }
     let db = open_store(&config).await?;
     match cli.command.unwrap_or(Command::Serve) {
         Command::Migrate => {

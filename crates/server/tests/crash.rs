@@ -1,4 +1,4 @@
-//! Crash and shutdown: the real `ledger-server` binary as a child process.
+//! Crash, shutdown, logs and traces: the real `ledger-server` binary as a child process.
 //!
 //! Kill it with SIGKILL while accepted jobs are queued or running, start it again on the
 //! same database, and every accepted job is applied exactly once. Stop it with SIGTERM
@@ -409,5 +409,129 @@ async fn sigterm_postgres() {
         return;
     };
     terminate_finishes_in_flight_work(&db).await;
+    db.cleanup().await;
+}
+
+/// A one-route OTLP/HTTP collector on a loopback port: keeps the JSON bodies posted to
+/// `/v1/traces`.
+struct Collector {
+    port: u16,
+    bodies: std::sync::Arc<std::sync::Mutex<Vec<Value>>>,
+}
+
+impl Collector {
+    fn start() -> Self {
+        use std::io::{BufRead, BufReader, Read, Write};
+        let listener = TcpListener::bind("127.0.0.1:0").expect("collector port");
+        let port = listener.local_addr().expect("address").port();
+        let bodies = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = bodies.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let mut reader = BufReader::new(stream);
+                let mut request_line = String::new();
+                let mut length = 0usize;
+                if reader.read_line(&mut request_line).is_err() {
+                    continue;
+                }
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                    if let Some((name, value)) = line.split_once(':')
+                        && name.eq_ignore_ascii_case("content-length")
+                    {
+                        length = value.trim().parse().unwrap_or(0);
+                    }
+                }
+                let mut body = vec![0; length];
+                if reader.read_exact(&mut body).is_err() {
+                    continue;
+                }
+                if request_line.starts_with("POST /v1/traces ")
+                    && let Ok(json) = serde_json::from_slice::<Value>(&body)
+                {
+                    kept.lock().expect("bodies").push(json);
+                }
+                let _ = reader.get_mut().write_all(
+                    b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}",
+                );
+            }
+        });
+        Self { port, bodies }
+    }
+
+    /// The exported spans named `name`, with their resource's attributes.
+    fn spans(&self, name: &str) -> Vec<(Value, Value)> {
+        let bodies = self.bodies.lock().expect("bodies");
+        let mut out = Vec::new();
+        for body in bodies.iter() {
+            for resource in body["resourceSpans"].as_array().into_iter().flatten() {
+                for scope in resource["scopeSpans"].as_array().into_iter().flatten() {
+                    for span in scope["spans"].as_array().into_iter().flatten() {
+                        if span["name"] == name {
+                            out.push((resource["resource"]["attributes"].clone(), span.clone()));
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The string value of attribute `key` in an OTLP/JSON attribute list.
+fn attribute<'a>(attributes: &'a Value, key: &str) -> Option<&'a str> {
+    attributes.as_array()?.iter().find(|a| a["key"] == key)?["value"]["stringValue"].as_str()
+}
+
+/// With `LEDGER_OTLP_ENDPOINT` set, each request's span reaches an OTLP collector with
+/// the request id the response carries; without it, nothing is exported (the other tests
+/// here run without a collector).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn request_spans_reach_an_otlp_collector() {
+    let collector = Collector::start();
+    let db = TestDb::sqlite().await;
+    let endpoint = format!("http://127.0.0.1:{}", collector.port);
+    let server = Server::start(
+        &db.url,
+        free_port(),
+        &[
+            ("LEDGER_OTLP_ENDPOINT", &endpoint),
+            ("LEDGER_OTLP_SERVICE_NAME", "ledger-under-test"),
+            // The batch processor's own setting: export every 100 ms.
+            ("OTEL_BSP_SCHEDULE_DELAY", "100"),
+        ],
+    )
+    .await;
+    let res = Client::new()
+        .get(format!("{}/health", server.base))
+        .header("X-Request-Id", "otel-probe-1")
+        .send()
+        .await
+        .expect("health");
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(res.headers()["x-request-id"], "otel-probe-1");
+    let mut found = None;
+    for _ in 0..200 {
+        found = collector
+            .spans("request")
+            .into_iter()
+            .find(|(_, span)| attribute(&span["attributes"], "request_id") == Some("otel-probe-1"));
+        if found.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    server.kill();
+    let (resource, span) = found.expect("the request's span was exported within 20 s");
+    assert_eq!(
+        attribute(&resource, "service.name"),
+        Some("ledger-under-test")
+    );
+    assert_eq!(attribute(&span["attributes"], "method"), Some("GET"));
+    assert_eq!(attribute(&span["attributes"], "path"), Some("/health"));
+    assert_eq!(span["traceId"].as_str().map(str::len), Some(32), "{span}");
     db.cleanup().await;
 }
