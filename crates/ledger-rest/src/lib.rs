@@ -31,5 +31,5 @@ pub fn route_table<S: Store>() -> Vec<RouteEntry> {
 /// The OpenAPI 3.1 document of the REST API, as generated from the code (served at
 /// `/openapi.json` with the server's own URLs).
 pub fn openapi_document() -> serde_json::Value {
-    serde_json::to_value(openapi::document()).unwrap_or_default()
+    openapi::to_json(openapi::document())
 }

@@ -84,7 +84,10 @@ fn every_operation_is_complete() {
             let id = op["operationId"].as_str().expect("operationId");
             assert!(ids.insert(id.to_owned()), "{id} is not unique");
             let tag = op["tags"][0].as_str().expect("a tag");
-            assert!(tags.contains(tag), "{method} {path}: tag {tag} is not defined");
+            assert!(
+                tags.contains(tag),
+                "{method} {path}: tag {tag} is not defined"
+            );
             assert!(op["summary"].is_string(), "{method} {path}: no summary");
             let statuses = op["responses"].as_object().expect("responses");
             assert!(
@@ -108,17 +111,29 @@ fn every_operation_is_complete() {
                     "{method} {path} {status}"
                 );
             }
-            // Each authenticated operation names the API key, and OAuth with a scope.
-            if let Some(security) = op["security"].as_array() {
+            // Each operation says who may call it: the API key, OAuth with a scope, or
+            // nobody in particular (`[{}]`).
+            let security = op["security"].as_array();
+            assert!(security.is_some(), "{method} {path}: no security");
+            if let Some(security) = security {
                 let schemes: BTreeSet<&str> = security
                     .iter()
                     .filter_map(Value::as_object)
                     .flat_map(|o| o.keys().map(String::as_str))
                     .collect();
-                assert!(
-                    schemes.contains("api_key") || schemes.contains("admin_token"),
-                    "{method} {path}: {schemes:?}"
-                );
+                if schemes.is_empty() {
+                    // `[{}]`: public, which only these are.
+                    assert!(
+                        ["/health", "/ready", "/openapi.json"].contains(&path.as_str()),
+                        "{method} {path} is public"
+                    );
+                } else {
+                    assert!(
+                        schemes.contains("api_key") || schemes.contains("admin_token"),
+                        "{method} {path}: {schemes:?}"
+                    );
+                    assert!(statuses.contains_key("401"), "{method} {path}: no 401");
+                }
                 for requirement in security {
                     if let Some(scopes) = requirement.get("oauth2") {
                         let scope = scopes[0].as_str().unwrap_or_default();
@@ -144,13 +159,11 @@ fn every_operation_is_complete() {
 fn creates_link_to_their_gets() {
     let doc = ledger_rest::openapi_document();
     let paths = &doc["paths"];
-    let link = &paths["/organizations/{org}/accounts"]["post"]["responses"]["201"]["links"]
-        ["GetAccountsGet"];
+    let link = &paths["/organizations/{org}/accounts"]["post"]["responses"]["201"]["links"]["GetAccountsGet"];
     assert_eq!(link["operationId"], "accounts_get");
     assert_eq!(link["parameters"]["id"], "$response.body#/id");
     assert_eq!(link["parameters"]["org"], "$request.path.org");
-    let queued = &paths["/organizations/{org}/accounts"]["post"]["responses"]["202"]["links"]
-        ["GetRequestStatus"];
+    let queued = &paths["/organizations/{org}/accounts"]["post"]["responses"]["202"]["links"]["GetRequestStatus"];
     assert_eq!(queued["operationId"], "requests_get");
     // Every link names an operation of the document with the parameters it takes.
     let mut operations = BTreeMap::new();
@@ -164,8 +177,7 @@ fn creates_link_to_their_gets() {
     let mut links = 0;
     for item in paths.as_object().expect("paths").values() {
         for method in METHODS {
-            let Some(responses) = item.get(method).and_then(|o| o["responses"].as_object())
-            else {
+            let Some(responses) = item.get(method).and_then(|o| o["responses"].as_object()) else {
                 continue;
             };
             for response in responses.values() {

@@ -228,7 +228,37 @@ pub(crate) fn served(urls: &OAuthUrls) -> String {
     if let Some(components) = doc.components.as_mut() {
         components.add_security_scheme("oauth2", oauth2(&urls.issuer));
     }
-    doc.to_json().unwrap_or_default()
+    to_json(&doc).to_string()
+}
+
+/// The document as JSON. utoipa 5.5 writes a link's `operationId` as `operation_id`
+/// (its `Link` lacks the camelCase rename the other objects have), which OpenAPI does not
+/// know: the links are renamed here.
+pub(crate) fn to_json(doc: &utoipa::openapi::OpenApi) -> serde_json::Value {
+    let mut value = serde_json::to_value(doc).unwrap_or_default();
+    let operations = value
+        .get_mut("paths")
+        .and_then(serde_json::Value::as_object_mut)
+        .into_iter()
+        .flat_map(|paths| paths.values_mut())
+        .filter_map(serde_json::Value::as_object_mut)
+        .flat_map(|item| item.values_mut());
+    for operation in operations {
+        let links = operation
+            .get_mut("responses")
+            .and_then(serde_json::Value::as_object_mut)
+            .into_iter()
+            .flat_map(|r| r.values_mut())
+            .filter_map(|r| r.get_mut("links")?.as_object_mut())
+            .flat_map(|links| links.values_mut())
+            .filter_map(serde_json::Value::as_object_mut);
+        for link in links {
+            if let Some(id) = link.remove("operation_id") {
+                link.insert("operationId".into(), id);
+            }
+        }
+    }
+    value
 }
 
 /// A decimal amount: a JSON number or a string, kept exact (`"12.50"`).
@@ -304,7 +334,10 @@ fn oauth2(issuer: &str) -> SecurityScheme {
             Scopes::from_iter([
                 ("ledger:read", "Read the organization's data."),
                 ("ledger:write", "Create and change records."),
-                ("ledger:admin", "Delete records, manage keys, webhooks and settings."),
+                (
+                    "ledger:admin",
+                    "Delete records, manage keys, webhooks and settings.",
+                ),
             ]),
         ))],
         "OAuth 2.1 authorization code with PKCE (S256); the access token is a bearer token.",
@@ -313,17 +346,72 @@ fn oauth2(issuer: &str) -> SecurityScheme {
 
 /// The error responses every operation shares, by what the operation takes.
 const ERRORS: &[(&str, &str, &str, &str)] = &[
-    ("400", "BadRequest", "The request is malformed or a field is invalid.", "validation_error"),
-    ("401", "Unauthorized", "No valid API key or token.", "authentication_error"),
-    ("402", "CreditLimit", "The organization has no credits left for this write.", "credit_limit_error"),
-    ("403", "Forbidden", "The key or token lacks the permission.", "authorization_error"),
-    ("404", "NotFound", "No such resource in this organization.", "not_found_error"),
-    ("409", "Conflict", "The idempotency key was used with another request, or is in flight.", "idempotency_error"),
-    ("413", "PayloadTooLarge", "The body is too large.", "validation_error"),
-    ("415", "UnsupportedMediaType", "The body is not of the documented media type.", "invalid_request_error"),
-    ("422", "BusinessRule", "The request is valid but breaks a business rule.", "business_rule_error"),
-    ("429", "RateLimited", "Too many requests; retry after `Retry-After` seconds.", "rate_limit_error"),
-    ("500", "InternalError", "An unexpected failure, logged with the request id.", "api_error"),
+    (
+        "400",
+        "BadRequest",
+        "The request is malformed or a field is invalid.",
+        "validation_error",
+    ),
+    (
+        "401",
+        "Unauthorized",
+        "No valid API key or token.",
+        "authentication_error",
+    ),
+    (
+        "402",
+        "CreditLimit",
+        "The organization has no credits left for this write.",
+        "credit_limit_error",
+    ),
+    (
+        "403",
+        "Forbidden",
+        "The key or token lacks the permission.",
+        "authorization_error",
+    ),
+    (
+        "404",
+        "NotFound",
+        "No such resource in this organization.",
+        "not_found_error",
+    ),
+    (
+        "409",
+        "Conflict",
+        "The idempotency key was used with another request, or is in flight.",
+        "idempotency_error",
+    ),
+    (
+        "413",
+        "PayloadTooLarge",
+        "The body is too large.",
+        "validation_error",
+    ),
+    (
+        "415",
+        "UnsupportedMediaType",
+        "The body is not of the documented media type.",
+        "invalid_request_error",
+    ),
+    (
+        "422",
+        "BusinessRule",
+        "The request is valid but breaks a business rule.",
+        "business_rule_error",
+    ),
+    (
+        "429",
+        "RateLimited",
+        "Too many requests; retry after `Retry-After` seconds.",
+        "rate_limit_error",
+    ),
+    (
+        "500",
+        "InternalError",
+        "An unexpected failure, logged with the request id.",
+        "api_error",
+    ),
 ];
 
 /// Applies the shared conventions to the generated document.
@@ -401,26 +489,33 @@ impl Modify for Conventions {
 /// A code of each status for the examples.
 fn example_code(status: &str) -> &'static str {
     match status {
-        "400" => "missing_field",
-        "401" => "invalid_api_key",
-        "402" => "insufficient_credits",
-        "403" => "insufficient_permissions",
-        "404" => "not_found",
-        "409" => "idempotency_key_reused",
-        "413" => "payload_too_large",
-        "415" => "unsupported_media_type",
-        "422" => "unbalanced_transaction",
-        "429" => "rate_limited",
-        _ => "internal_error",
+        "400" => ErrorCode::MissingField,
+        "401" => ErrorCode::InvalidApiKey,
+        "402" => ErrorCode::InsufficientCredits,
+        "403" => ErrorCode::InsufficientPermissions,
+        "404" => ErrorCode::ResourceNotFound,
+        "409" => ErrorCode::IdempotencyKeyReused,
+        "413" => ErrorCode::PayloadTooLarge,
+        "415" => ErrorCode::UnsupportedMediaType,
+        "422" => ErrorCode::UnbalancedTransaction,
+        "429" => ErrorCode::RateLimitExceeded,
+        _ => ErrorCode::InternalError,
     }
+    .as_str()
 }
 
 /// Adds the error responses an operation can answer, each a reference to the shared one.
 fn add_errors(method: &str, operation: &mut Operation) {
-    let authenticated = operation
-        .security
-        .as_ref()
-        .is_some_and(|s| !s.is_empty());
+    // `[{}]` marks a public operation; any named scheme, an authenticated one.
+    let authenticated = operation.security.as_ref().is_some_and(|s| {
+        serde_json::to_value(s)
+            .ok()
+            .and_then(|v| v.as_array().cloned())
+            .is_some_and(|all| {
+                all.iter()
+                    .any(|r| r.as_object().is_some_and(|o| !o.is_empty()))
+            })
+    });
     let params = operation.parameters.as_deref().unwrap_or_default();
     let path_params = params
         .iter()
@@ -476,8 +571,9 @@ fn add_links(path: &str, operation: &mut Operation, gets: &BTreeMap<String, Stri
     let target = gets
         .iter()
         .find(|(p, _)| {
-            p.strip_prefix(path)
-                .is_some_and(|rest| rest.starts_with("/{") && rest.ends_with('}') && !rest[1..].contains('/'))
+            p.strip_prefix(path).is_some_and(|rest| {
+                rest.starts_with("/{") && rest.ends_with('}') && !rest[1..].contains('/')
+            })
         })
         .map(|(p, id)| (p.clone(), id.clone()));
     let org = path.starts_with("/organizations/{org}") || path.contains("/organizations/{org}/");
@@ -499,9 +595,10 @@ fn add_links(path: &str, operation: &mut Operation, gets: &BTreeMap<String, Stri
                     };
                     link = link.parameter(name, value);
                 }
-                response
-                    .links
-                    .insert(format!("Get{}", pascal(operation_id)), RefOr::T(link.build()));
+                response.links.insert(
+                    format!("Get{}", pascal(operation_id)),
+                    RefOr::T(link.build()),
+                );
             }
         }
         if status == "202" && org {
@@ -511,7 +608,9 @@ fn add_links(path: &str, operation: &mut Operation, gets: &BTreeMap<String, Stri
                 .parameter("org", "$request.path.org")
                 .parameter("request_id", "$response.body#/request_id")
                 .build();
-            response.links.insert("GetRequestStatus".to_owned(), RefOr::T(link));
+            response
+                .links
+                .insert("GetRequestStatus".to_owned(), RefOr::T(link));
         }
     }
 }

@@ -116,8 +116,8 @@ pub(crate) struct Deleted {
     id: String,
     object: String,
     deleted: bool,
-    #[schema(format = DateTime)]
-    recoverable_until: String,
+    /// Until when it can be restored (not for API keys, which are revoked for good).
+    recoverable_until: Option<String>,
 }
 
 /// `{debit, credit, net}` of an account, decimal strings in its currency.
@@ -358,6 +358,20 @@ pub(crate) struct Contact {
     #[schema(format = DateTime)]
     created_at: String,
     updated_at: Option<String>,
+}
+
+/// A contact as the list shows it.
+#[derive(ToSchema)]
+pub(crate) struct ContactSummary {
+    id: String,
+    contact_type: String,
+    name: String,
+    email: Option<String>,
+    phone: Option<String>,
+    reference: Option<String>,
+    enabled: bool,
+    #[schema(format = DateTime)]
+    created_at: String,
 }
 
 /// An organization (tenant).
@@ -858,7 +872,6 @@ list_of! {
     AccountList => Account,
     TransactionList => Transaction,
     TransferList => Transfer,
-    ContactList => Contact,
     OrganizationList => Organization,
     ApiKeyList => ApiKey,
     DeletionList => Deletion,

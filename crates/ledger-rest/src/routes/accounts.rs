@@ -10,21 +10,25 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{State, access, Routes, at};
+use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
 use crate::input::{page, parse_json, query_bool, query_date, query_param, read_body};
 use crate::queued::submit;
 
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
-    r.add(at("/organizations/{org}/accounts").get(list::<S>).post(create::<S>))
-        .add(
-            at("/organizations/{org}/accounts/{id}")
-                .get(get::<S>)
-                .put(update::<S>)
-                .delete(delete::<S>),
-        )
-        .add(at("/organizations/{org}/accounts/{id}/balance").get(balance::<S>))
-        .add(at("/organizations/{org}/accounts/{id}/transactions").get(history::<S>));
+    r.add(
+        at("/organizations/{org}/accounts")
+            .get(list::<S>)
+            .post(create::<S>),
+    )
+    .add(
+        at("/organizations/{org}/accounts/{id}")
+            .get(get::<S>)
+            .put(update::<S>)
+            .delete(delete::<S>),
+    )
+    .add(at("/organizations/{org}/accounts/{id}/balance").get(balance::<S>))
+    .add(at("/organizations/{org}/accounts/{id}/transactions").get(history::<S>));
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]

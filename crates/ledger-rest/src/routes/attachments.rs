@@ -16,7 +16,7 @@ use ledger_domain::services::{NewAttachmentInput, Write};
 use ledger_domain::views;
 use serde_json::json;
 
-use super::{State, access, Routes, at};
+use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
 use crate::queued::submit;
 
@@ -29,10 +29,12 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
         ("bills", OwnerKind::Bill),
     ] {
         r.add(
-            at(format!("/organizations/{{org}}/{segment}/{{id}}/attachments"))
-                .app_data(web::Data::new(kind))
-                .get(list::<S>)
-                .post(upload::<S>),
+            at(format!(
+                "/organizations/{{org}}/{segment}/{{id}}/attachments"
+            ))
+            .app_data(web::Data::new(kind))
+            .get(list::<S>)
+            .post(upload::<S>),
         );
     }
     r.add(

@@ -11,19 +11,23 @@ use ledger_domain::services::{NewContactInput, Write};
 use ledger_domain::views;
 use serde::Deserialize;
 
-use super::{State, access, Routes, at};
+use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
 use crate::input::{page, parse_json, query_bool, query_param, read_body};
 use crate::queued::submit;
 
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
-    r.add(at("/organizations/{org}/contacts").get(list::<S>).post(create::<S>))
-        .add(
-            at("/organizations/{org}/contacts/{id}")
-                .get(get::<S>)
-                .put(update::<S>)
-                .delete(delete::<S>),
-        );
+    r.add(
+        at("/organizations/{org}/contacts")
+            .get(list::<S>)
+            .post(create::<S>),
+    )
+    .add(
+        at("/organizations/{org}/contacts/{id}")
+            .get(get::<S>)
+            .put(update::<S>)
+            .delete(delete::<S>),
+    );
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -145,7 +149,7 @@ async fn get<S: Store>(
         ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
     ),
     responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::ContactList),
+        (status = 200, description = "The contacts of the page, as summaries (a bare array, spec 4.7).", body = [crate::openapi::schemas::ContactSummary]),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]

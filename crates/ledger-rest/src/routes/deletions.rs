@@ -7,7 +7,7 @@ use ledger_domain::ports::{Page, PageRequest, Store};
 use ledger_domain::views;
 use serde_json::json;
 
-use super::{State, access, Routes, at};
+use super::{Routes, State, access, at};
 use crate::auth::authenticate;
 use crate::error::ApiError;
 use crate::input::page;

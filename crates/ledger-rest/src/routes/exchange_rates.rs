@@ -12,7 +12,7 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{State, access, Routes, at};
+use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
 use crate::input::{DecimalText, page, parse_json, query_param, read_body};
 use crate::queued::submit;
@@ -20,13 +20,17 @@ use crate::queued::submit;
 const RESOURCE: &str = "exchange_rates";
 
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
-    r.add(at("/organizations/{org}/exchange-rates").get(list::<S>).post(create::<S>))
-        .add(
-            at("/organizations/{org}/exchange-rates/{id}")
-                .get(get::<S>)
-                .put(update::<S>)
-                .delete(delete::<S>),
-        );
+    r.add(
+        at("/organizations/{org}/exchange-rates")
+            .get(list::<S>)
+            .post(create::<S>),
+    )
+    .add(
+        at("/organizations/{org}/exchange-rates/{id}")
+            .get(get::<S>)
+            .put(update::<S>)
+            .delete(delete::<S>),
+    );
 }
 
 /// A required body member, or `missing_field` naming it.

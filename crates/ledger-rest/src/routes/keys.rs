@@ -22,12 +22,19 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
                 .post(create::<S>),
         )
         .add(
-            at(format!("{prefix}/organizations/{{org}}/api-keys/{{key_id}}"))
-                .get(get::<S>)
-                .put(update::<S>)
-                .delete(delete::<S>),
+            at(format!(
+                "{prefix}/organizations/{{org}}/api-keys/{{key_id}}"
+            ))
+            .get(get::<S>)
+            .put(update::<S>)
+            .delete(delete::<S>),
         )
-        .add(at(format!("{prefix}/organizations/{{org}}/api-keys/{{key_id}}/rotate")).post(rotate::<S>));
+        .add(
+            at(format!(
+                "{prefix}/organizations/{{org}}/api-keys/{{key_id}}/rotate"
+            ))
+            .post(rotate::<S>),
+        );
     }
 }
 

@@ -154,9 +154,7 @@ impl At {
         Args: FromRequest + 'static,
         F::Output: Responder + 'static,
     {
-        self.resource = self
-            .resource
-            .route(web::method(method.clone()).to(handler));
+        self.resource = self.resource.route(web::method(method.clone()).to(handler));
         self.methods.push(method);
         self
     }
@@ -202,10 +200,7 @@ fn allow_header(methods: &[Method]) -> HeaderValue {
 
 /// A method the path does not take: 405 in the error envelope, with `Allow`.
 fn method_not_allowed(allow: HeaderValue) -> HttpResponse {
-    let message = format!(
-        "this path takes {}",
-        allow.to_str().unwrap_or_default()
-    );
+    let message = format!("this path takes {}", allow.to_str().unwrap_or_default());
     let mut response = crate::error::ApiError(DomainError::Validation {
         code: ErrorCode::MethodNotAllowed,
         field: None,

@@ -13,7 +13,7 @@ use ledger_domain::services::{OrganizationTransferInput, Write};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{State, access, Routes, at};
+use super::{Routes, State, access, at};
 use crate::error::ApiError;
 use crate::input::{page, parse_json, read_body};
 use crate::queued::submit;

@@ -11,7 +11,7 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{State, access, Routes, at};
+use super::{Routes, State, access, at};
 use crate::auth::{authenticate, bearer, generate_key, sha256_hex};
 use crate::error::ApiError;
 use crate::input::{parse_json, read_body};

@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::exchange_rates::required;
-use super::{State, access, list_response, Routes, at};
+use super::{Routes, State, access, at, list_response};
 use crate::error::ApiError;
 use crate::input::{DecimalText, page, parse_json, query_param, read_body};
 use crate::queued::submit;
@@ -41,8 +41,10 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
         .add(at(format!("{BASE}/{{id}}/statement-lines")).get(lines::<S>))
         .add(at(format!("{BASE}/{{id}}/statement-lines/{{line}}/accept")).post(accept::<S>))
         .add(
-            at(format!("{BASE}/{{id}}/statement-lines/{{line}}/create-transaction"))
-                .post(create_transaction::<S>),
+            at(format!(
+                "{BASE}/{{id}}/statement-lines/{{line}}/create-transaction"
+            ))
+            .post(create_transaction::<S>),
         );
 }
 

@@ -11,7 +11,7 @@ use ledger_domain::services::{Channel, RecurringScheduleInput, Write};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{State, access, list_response, Routes, at};
+use super::{Routes, State, access, at, list_response};
 use crate::error::{ApiError, validation};
 use crate::input::{page, parse_json, read_body};
 use crate::queued::{idempotency, submit};
@@ -21,7 +21,11 @@ const RESOURCE: &str = "recurring_schedules";
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
     let base = "/organizations/{org}/recurring-schedules";
     r.add(at(base).get(list::<S>).post(create::<S>))
-        .add(at("/organizations/{org}/recurring").get(list::<S>).post(create::<S>))
+        .add(
+            at("/organizations/{org}/recurring")
+                .get(list::<S>)
+                .post(create::<S>),
+        )
         .add(
             at(format!("{base}/{{id}}"))
                 .get(get::<S>)

@@ -11,7 +11,7 @@ use ledger_domain::views::{self, amount};
 use serde_json::{Value, json};
 use time::{Date, Month, Time};
 
-use super::{State, access, Routes, at};
+use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
 use crate::input::{query_bool, query_date, query_param};
 

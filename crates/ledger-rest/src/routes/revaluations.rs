@@ -8,7 +8,7 @@ use ledger_domain::ports::Store;
 use ledger_domain::services::Write;
 use serde::Deserialize;
 
-use super::{State, access, Routes, at};
+use super::{Routes, State, access, at};
 use crate::error::ApiError;
 use crate::input::{FlexDate, parse_json, read_body};
 use crate::queued::submit;

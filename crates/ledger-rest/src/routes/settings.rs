@@ -6,7 +6,7 @@ use ledger_domain::ports::Store;
 use ledger_domain::views;
 use serde::Deserialize;
 
-use super::{State, access, Routes, at};
+use super::{Routes, State, access, at};
 use crate::error::ApiError;
 use crate::input::{parse_json, read_body};
 

@@ -5,7 +5,7 @@ use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
 use ledger_domain::views;
 
-use super::{State, access, Routes, at};
+use super::{Routes, State, access, at};
 use crate::auth::authenticate;
 use crate::error::ApiError;
 
@@ -28,6 +28,7 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
     responses(
         (status = 200, description = "The OpenAPI 3.1 document.", content_type = "application/json", body = Object),
     ),
+    security(()),
 )]
 async fn openapi<S: Store>(state: State<S>) -> HttpResponse {
     HttpResponse::Ok()
@@ -45,6 +46,7 @@ async fn openapi<S: Store>(state: State<S>) -> HttpResponse {
         (status = 200, description = "Alive.", content_type = "text/plain", body = String, example = "OK"),
         (status = 503, description = "The database is unreachable.", content_type = "text/plain", body = String),
     ),
+    security(()),
 )]
 async fn health<S: Store>(state: State<S>) -> HttpResponse {
     if state.ledger.healthy().await {
@@ -69,6 +71,7 @@ async fn health<S: Store>(state: State<S>) -> HttpResponse {
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Readiness),
         (status = 503, description = "Not ready.", body = crate::openapi::schemas::Readiness),
     ),
+    security(()),
 )]
 async fn ready<S: Store>(state: State<S>) -> HttpResponse {
     let figures = state.ledger.operating_figures().await;

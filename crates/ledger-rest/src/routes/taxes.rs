@@ -11,7 +11,7 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{State, access, Routes, at};
+use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
 use crate::input::{DecimalText, page, parse_json, query_bool, query_param, read_body};
 use crate::queued::submit;
@@ -19,13 +19,17 @@ use crate::queued::submit;
 const RESOURCE: &str = "taxes";
 
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
-    r.add(at("/organizations/{org}/taxes").get(list::<S>).post(create::<S>))
-        .add(
-            at("/organizations/{org}/taxes/{id}")
-                .get(get::<S>)
-                .put(update::<S>)
-                .delete(delete::<S>),
-        );
+    r.add(
+        at("/organizations/{org}/taxes")
+            .get(list::<S>)
+            .post(create::<S>),
+    )
+    .add(
+        at("/organizations/{org}/taxes/{id}")
+            .get(get::<S>)
+            .put(update::<S>)
+            .delete(delete::<S>),
+    );
 }
 
 fn required<T>(value: Option<T>, name: &str) -> Result<T, ApiError> {

@@ -11,23 +11,27 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{State, access, Routes, at};
+use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
 use crate::input::{DecimalText, FlexDate, page, parse_json, query_date, query_param, read_body};
 use crate::queued::submit;
 
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
-    r.add(at("/organizations/{org}/transactions").get(list::<S>).post(create::<S>))
-        // Before `{id}`, which would otherwise take `batch` for an id.
-        .add(at("/organizations/{org}/transactions/batch").post(create_batch::<S>))
-        .add(
-            at("/organizations/{org}/transactions/{id}")
-                .get(get::<S>)
-                .put(update::<S>)
-                .delete(delete::<S>),
-        )
-        .add(at("/organizations/{org}/transactions/{id}/post").post(post::<S>))
-        .add(at("/organizations/{org}/transactions/{id}/reverse").post(reverse::<S>));
+    r.add(
+        at("/organizations/{org}/transactions")
+            .get(list::<S>)
+            .post(create::<S>),
+    )
+    // Before `{id}`, which would otherwise take `batch` for an id.
+    .add(at("/organizations/{org}/transactions/batch").post(create_batch::<S>))
+    .add(
+        at("/organizations/{org}/transactions/{id}")
+            .get(get::<S>)
+            .put(update::<S>)
+            .delete(delete::<S>),
+    )
+    .add(at("/organizations/{org}/transactions/{id}/post").post(post::<S>))
+    .add(at("/organizations/{org}/transactions/{id}/reverse").post(reverse::<S>));
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]

@@ -12,7 +12,7 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{State, access, Routes, at};
+use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
 use crate::input::{DecimalText, FlexDate, page, parse_json, query_param, read_body};
 use crate::queued::submit;
@@ -20,10 +20,14 @@ use crate::queued::submit;
 const RESOURCE: &str = "transfers";
 
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
-    r.add(at("/organizations/{org}/transfers").get(list::<S>).post(create::<S>))
-        .add(at("/organizations/{org}/transfers/{id}").get(get::<S>))
-        .add(at("/organizations/{org}/transfers/{id}/post").post(post::<S>))
-        .add(at("/organizations/{org}/transfers/{id}/reverse").post(reverse::<S>));
+    r.add(
+        at("/organizations/{org}/transfers")
+            .get(list::<S>)
+            .post(create::<S>),
+    )
+    .add(at("/organizations/{org}/transfers/{id}").get(get::<S>))
+    .add(at("/organizations/{org}/transfers/{id}/post").post(post::<S>))
+    .add(at("/organizations/{org}/transfers/{id}/reverse").post(reverse::<S>));
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]

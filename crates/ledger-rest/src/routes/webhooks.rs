@@ -13,7 +13,7 @@ use ledger_domain::services::{
 use serde::Deserialize;
 
 use super::exchange_rates::required;
-use super::{State, access, list_response, Routes, at};
+use super::{Routes, State, access, at, list_response};
 use crate::error::ApiError;
 use crate::input::{page, parse_json, read_body};
 use crate::queued::submit;
@@ -21,21 +21,22 @@ use crate::queued::submit;
 const RESOURCE: &str = "webhooks";
 
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
-    r.add(at("/organizations/{org}/webhooks").get(list::<S>).post(create::<S>))
-        .add(
-            at("/organizations/{org}/webhooks/{id}")
-                .get(get::<S>)
-                .put(update::<S>)
-                .patch(update::<S>)
-                .delete(delete::<S>),
-        )
-        .add(at("/organizations/{org}/webhooks/{id}/rotate-secret").post(rotate::<S>))
-        .add(at("/organizations/{org}/webhooks/{id}/deliveries").get(deliveries::<S>))
-        .add(at("/organizations/{org}/webhooks/{id}/deliveries/{delivery}").get(delivery::<S>))
-        .add(
-            at("/organizations/{org}/webhooks/{id}/deliveries/{delivery}/replay")
-                .post(replay::<S>),
-        );
+    r.add(
+        at("/organizations/{org}/webhooks")
+            .get(list::<S>)
+            .post(create::<S>),
+    )
+    .add(
+        at("/organizations/{org}/webhooks/{id}")
+            .get(get::<S>)
+            .put(update::<S>)
+            .patch(update::<S>)
+            .delete(delete::<S>),
+    )
+    .add(at("/organizations/{org}/webhooks/{id}/rotate-secret").post(rotate::<S>))
+    .add(at("/organizations/{org}/webhooks/{id}/deliveries").get(deliveries::<S>))
+    .add(at("/organizations/{org}/webhooks/{id}/deliveries/{delivery}").get(delivery::<S>))
+    .add(at("/organizations/{org}/webhooks/{id}/deliveries/{delivery}/replay").post(replay::<S>));
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
