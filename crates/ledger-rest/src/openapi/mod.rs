@@ -581,25 +581,25 @@ fn add_links(path: &str, operation: &mut Operation, gets: &BTreeMap<String, Stri
         let RefOr::T(response) = response else {
             continue;
         };
-        if status == "201" {
-            if let Some((target_path, operation_id)) = &target {
-                let mut link = LinkBuilder::new()
-                    .operation_id(operation_id.clone())
-                    .description("Get the resource this request created.");
-                let last = target_path.rsplit('/').next().unwrap_or_default();
-                for name in path_parameters(target_path) {
-                    let value = if format!("{{{name}}}") == last {
-                        "$response.body#/id".to_owned()
-                    } else {
-                        format!("$request.path.{name}")
-                    };
-                    link = link.parameter(name, value);
-                }
-                response.links.insert(
-                    format!("Get{}", pascal(operation_id)),
-                    RefOr::T(link.build()),
-                );
+        if status == "201"
+            && let Some((target_path, operation_id)) = &target
+        {
+            let mut link = LinkBuilder::new()
+                .operation_id(operation_id.clone())
+                .description("Get the resource this request created.");
+            let last = target_path.rsplit('/').next().unwrap_or_default();
+            for name in path_parameters(target_path) {
+                let value = if format!("{{{name}}}") == last {
+                    "$response.body#/id".to_owned()
+                } else {
+                    format!("$request.path.{name}")
+                };
+                link = link.parameter(name, value);
             }
+            response.links.insert(
+                format!("Get{}", pascal(operation_id)),
+                RefOr::T(link.build()),
+            );
         }
         if status == "202" && org {
             let link = LinkBuilder::new()

@@ -43,6 +43,8 @@ pub(crate) struct ErrorBody {
 }
 
 /// Error families (DECISIONS 6).
+// The variants are the wire names (`validation_error`, ...), which all end in `_error`.
+#[allow(clippy::enum_variant_names)]
 #[derive(ToSchema)]
 #[schema(rename_all = "snake_case")]
 pub(crate) enum ErrorType {
@@ -840,11 +842,15 @@ pub(crate) struct Report {
     currency: Option<String>,
 }
 
-/// The answer to a sign-up: the organization and its first keys.
+/// The answer to a sign-up: the organization and its first keys, secrets shown once
+/// (a sub-organization gets one key, and no `live_api_key`).
 #[derive(ToSchema)]
 pub(crate) struct Signup {
-    organization: Option<Organization>,
-    api_keys: Option<Vec<ApiKey>>,
+    organization: Organization,
+    /// The test-mode key.
+    api_key: Option<ApiKey>,
+    /// The live-mode key (root sign-up only).
+    live_api_key: Option<ApiKey>,
 }
 
 /// The answer to a statement import.

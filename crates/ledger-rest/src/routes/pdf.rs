@@ -222,6 +222,14 @@ fn pdf_document(
     }
 }
 
+// The OpenAPI operations of handlers that serve more than one path.
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_invoices_pdf;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_bills_pdf;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,11 +249,3 @@ mod tests {
         assert_eq!(status_label("overdue"), "Overdue");
     }
 }
-
-// The OpenAPI operations of handlers that serve more than one path.
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_invoices_pdf;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_bills_pdf;
