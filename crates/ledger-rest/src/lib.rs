@@ -7,6 +7,7 @@
 //! in-process (MCP tool calls are REST requests).
 
 pub mod client;
+mod openapi;
 mod queued;
 mod routes;
 
@@ -15,7 +16,20 @@ use ledger_domain::ports::Store;
 // The shared HTTP edge, under the names the routes use.
 use ledger_http::{AppState, auth, error, input};
 
+pub use routes::RouteEntry;
+
 /// Registers every route on `cfg`.
 pub fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     routes::configure::<S>(cfg);
+}
+
+/// Every REST path with its methods, exactly as [`configure`] registers them.
+pub fn route_table<S: Store>() -> Vec<RouteEntry> {
+    routes::table::<S>()
+}
+
+/// The OpenAPI 3.1 document of the REST API, as generated from the code (served at
+/// `/openapi.json` with the server's own URLs).
+pub fn openapi_document() -> serde_json::Value {
+    openapi::to_json(openapi::document())
 }

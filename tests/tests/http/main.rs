@@ -27,6 +27,7 @@ mod mcp_required;
 mod mcp_sdk;
 mod metrics;
 mod oauth;
+mod openapi;
 mod organization_transfers;
 mod organizations;
 mod period_locks;

@@ -10,34 +10,29 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{State, access};
+use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
 use crate::input::{page, parse_json, query_bool, query_date, query_param, read_body};
 use crate::queued::submit;
 
-pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/organizations/{org}/accounts")
-            .route(web::get().to(list::<S>))
-            .route(web::post().to(create::<S>)),
+pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
+    r.add(
+        at("/organizations/{org}/accounts")
+            .get(list::<S>)
+            .post(create::<S>),
     )
-    .service(
-        web::resource("/organizations/{org}/accounts/{id}")
-            .route(web::get().to(get::<S>))
-            .route(web::put().to(update::<S>))
-            .route(web::delete().to(delete::<S>)),
+    .add(
+        at("/organizations/{org}/accounts/{id}")
+            .get(get::<S>)
+            .put(update::<S>)
+            .delete(delete::<S>),
     )
-    .route(
-        "/organizations/{org}/accounts/{id}/balance",
-        web::get().to(balance::<S>),
-    )
-    .route(
-        "/organizations/{org}/accounts/{id}/transactions",
-        web::get().to(history::<S>),
-    );
+    .add(at("/organizations/{org}/accounts/{id}/balance").get(balance::<S>))
+    .add(at("/organizations/{org}/accounts/{id}/transactions").get(history::<S>));
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = AccountCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
     name: Option<String>,
@@ -54,6 +49,24 @@ struct CreateBody {
     metadata: Option<serde_json::Value>,
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/accounts",
+    operation_id = "accounts_create",
+    tag = "accounts",
+    summary = "Create an account",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = CreateBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::Account),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn create<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -86,6 +99,21 @@ async fn create<S: Store>(
     submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/accounts/{id}",
+    operation_id = "accounts_get",
+    tag = "accounts",
+    summary = "Get an account with its balance",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Account),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn get<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -97,7 +125,8 @@ async fn get<S: Store>(
     Ok(HttpResponse::Ok().json(views::account(&view.account, Some(view.totals))))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = AccountUpdateRequest)]
 #[serde(deny_unknown_fields)]
 struct UpdateBody {
     name: Option<String>,
@@ -108,6 +137,25 @@ struct UpdateBody {
     metadata: Option<serde_json::Value>,
 }
 
+#[utoipa::path(
+    put,
+    path = "/organizations/{org}/accounts/{id}",
+    operation_id = "accounts_update",
+    tag = "accounts",
+    summary = "Update an account",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = UpdateBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Account),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn update<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -130,6 +178,24 @@ async fn update<S: Store>(
     submit(&state, &req, &access, &body, StatusCode::OK, write).await
 }
 
+#[utoipa::path(
+    delete,
+    path = "/organizations/{org}/accounts/{id}",
+    operation_id = "accounts_delete",
+    tag = "accounts",
+    summary = "Delete an account (soft)",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn delete<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -141,6 +207,25 @@ async fn delete<S: Store>(
     submit(&state, &req, &access, b"", StatusCode::OK, write).await
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/accounts",
+    operation_id = "accounts_list",
+    tag = "accounts",
+    summary = "List accounts",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("include_hierarchy" = Option<bool>, Query, description = "true or false."),
+        ("account_type" = Option<String>, Query, description = "Filter by account type."),
+        ("status" = Option<String>, Query, description = "Filter by status."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::AccountList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn list<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -187,6 +272,23 @@ async fn list<S: Store>(
     })))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/accounts/{id}/balance",
+    operation_id = "accounts_balance",
+    tag = "accounts",
+    summary = "Get an account balance at a date",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("as_of" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
+        ("currency" = Option<String>, Query, description = "Filter by currency."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::AccountBalance),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn balance<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -228,6 +330,25 @@ async fn balance<S: Store>(
     Ok(HttpResponse::Ok().json(answer))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/accounts/{id}/transactions",
+    operation_id = "accounts_history",
+    tag = "accounts",
+    summary = "List the postings of an account with a running balance",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("from_date" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
+        ("to_date" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::AccountHistory),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn history<S: Store>(
     state: State<S>,
     req: HttpRequest,

@@ -16,36 +16,33 @@ use ledger_domain::services::{NewAttachmentInput, Write};
 use ledger_domain::views;
 use serde_json::json;
 
-use super::{State, access};
+use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
 use crate::queued::submit;
 
 const RESOURCE: &str = "attachments";
 
-pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
+pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
     for (segment, kind) in [
         ("transactions", OwnerKind::Transaction),
         ("invoices", OwnerKind::Invoice),
         ("bills", OwnerKind::Bill),
     ] {
-        cfg.service(
-            web::resource(format!(
+        r.add(
+            at(format!(
                 "/organizations/{{org}}/{segment}/{{id}}/attachments"
             ))
             .app_data(web::Data::new(kind))
-            .route(web::get().to(list::<S>))
-            .route(web::post().to(upload::<S>)),
+            .get(list::<S>)
+            .post(upload::<S>),
         );
     }
-    cfg.service(
-        web::resource("/organizations/{org}/attachments/{id}")
-            .route(web::get().to(get::<S>))
-            .route(web::delete().to(delete::<S>)),
+    r.add(
+        at("/organizations/{org}/attachments/{id}")
+            .get(get::<S>)
+            .delete(delete::<S>),
     )
-    .service(
-        web::resource("/organizations/{org}/attachments/{id}/content")
-            .route(web::get().to(content::<S>)),
-    );
+    .add(at("/organizations/{org}/attachments/{id}/content").get(content::<S>));
 }
 
 fn not_multipart() -> ApiError {
@@ -115,6 +112,66 @@ async fn read_file(mut parts: Multipart, limit: usize) -> Result<(String, Vec<u8
     })
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/transactions/{id}/attachments",
+    operation_id = "attachments_upload_transactions",
+    tag = "attachments",
+    impl_for = __path_upload_transactions,
+    summary = "Attach a file to a transaction",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = crate::openapi::schemas::FileUpload, content_type = "multipart/form-data", description = "The file, as one multipart part."),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::Attachment),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/invoices/{id}/attachments",
+    operation_id = "attachments_upload_invoices",
+    tag = "attachments",
+    impl_for = __path_upload_invoices,
+    summary = "Attach a file to an invoice",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = crate::openapi::schemas::FileUpload, content_type = "multipart/form-data", description = "The file, as one multipart part."),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::Attachment),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/bills/{id}/attachments",
+    operation_id = "attachments_upload_bills",
+    tag = "attachments",
+    impl_for = __path_upload_bills,
+    summary = "Attach a file to a bill",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = crate::openapi::schemas::FileUpload, content_type = "multipart/form-data", description = "The file, as one multipart part."),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::Attachment),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn upload<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -147,6 +204,54 @@ async fn upload<S: Store>(
     .await
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/transactions/{id}/attachments",
+    operation_id = "attachments_list_transactions",
+    tag = "attachments",
+    impl_for = __path_list_transactions,
+    summary = "List the attachments of a transaction",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::AttachmentList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/invoices/{id}/attachments",
+    operation_id = "attachments_list_invoices",
+    tag = "attachments",
+    impl_for = __path_list_invoices,
+    summary = "List the attachments of an invoice",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::AttachmentList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/bills/{id}/attachments",
+    operation_id = "attachments_list_bills",
+    tag = "attachments",
+    impl_for = __path_list_bills,
+    summary = "List the attachments of a bill",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::AttachmentList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn list<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -168,6 +273,21 @@ async fn list<S: Store>(
     })))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/attachments/{id}",
+    operation_id = "attachments_get",
+    tag = "attachments",
+    summary = "Get an attachment",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Attachment),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn get<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -180,6 +300,21 @@ async fn get<S: Store>(
 }
 
 /// The bytes, with the sniffed content type, the file name and the checksum as ETag.
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/attachments/{id}/content",
+    operation_id = "attachments_content",
+    tag = "attachments",
+    summary = "Download an attachment",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The file's bytes, with its content type.", content_type = "application/octet-stream", body = String),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn content<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -212,6 +347,24 @@ async fn content<S: Store>(
         .body(bytes))
 }
 
+#[utoipa::path(
+    delete,
+    path = "/organizations/{org}/attachments/{id}",
+    operation_id = "attachments_delete",
+    tag = "attachments",
+    summary = "Delete an attachment",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn delete<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -222,3 +375,23 @@ async fn delete<S: Store>(
     let write = Write::DeleteAttachment { id };
     submit(&state, &req, &access, b"", StatusCode::OK, write).await
 }
+
+// The OpenAPI operations of handlers that serve more than one path.
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_list_transactions;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_list_invoices;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_list_bills;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_upload_transactions;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_upload_invoices;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_upload_bills;

@@ -11,24 +11,24 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{State, access};
+use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
 use crate::input::{page, parse_json, query_bool, query_param, read_body};
 use crate::queued::submit;
 
 const RESOURCE: &str = "categories";
 
-pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/organizations/{org}/categories")
-            .route(web::get().to(list::<S>))
-            .route(web::post().to(create::<S>)),
+pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
+    r.add(
+        at("/organizations/{org}/categories")
+            .get(list::<S>)
+            .post(create::<S>),
     )
-    .service(
-        web::resource("/organizations/{org}/categories/{id}")
-            .route(web::get().to(get::<S>))
-            .route(web::put().to(update::<S>))
-            .route(web::delete().to(delete::<S>)),
+    .add(
+        at("/organizations/{org}/categories/{id}")
+            .get(get::<S>)
+            .put(update::<S>)
+            .delete(delete::<S>),
     );
 }
 
@@ -42,7 +42,8 @@ fn required<T>(value: Option<T>, name: &str) -> Result<T, ApiError> {
     })
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = CategoryCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
     name: Option<String>,
@@ -53,6 +54,24 @@ struct CreateBody {
     is_active: Option<bool>,
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/categories",
+    operation_id = "categories_create",
+    tag = "categories",
+    summary = "Create a category",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = CreateBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::Category),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn create<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -74,6 +93,21 @@ async fn create<S: Store>(
     submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/categories/{id}",
+    operation_id = "categories_get",
+    tag = "categories",
+    summary = "Get a category",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Category),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn get<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -85,7 +119,8 @@ async fn get<S: Store>(
     Ok(HttpResponse::Ok().json(views::category(&view.category, Some(&view.subcategories))))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = CategoryUpdateRequest)]
 #[serde(deny_unknown_fields)]
 struct UpdateBody {
     name: Option<String>,
@@ -101,6 +136,25 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<Strin
     Option::<String>::deserialize(d).map(Some)
 }
 
+#[utoipa::path(
+    put,
+    path = "/organizations/{org}/categories/{id}",
+    operation_id = "categories_update",
+    tag = "categories",
+    summary = "Update a category",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = UpdateBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Category),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn update<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -122,6 +176,24 @@ async fn update<S: Store>(
     submit(&state, &req, &access, &body, StatusCode::OK, write).await
 }
 
+#[utoipa::path(
+    delete,
+    path = "/organizations/{org}/categories/{id}",
+    operation_id = "categories_delete",
+    tag = "categories",
+    summary = "Delete a category",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn delete<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -133,6 +205,25 @@ async fn delete<S: Store>(
     submit(&state, &req, &access, b"", StatusCode::OK, write).await
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/categories",
+    operation_id = "categories_list",
+    tag = "categories",
+    summary = "List categories",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("category_type" = Option<String>, Query, description = "Filter by category type."),
+        ("is_active" = Option<bool>, Query, description = "true or false."),
+        ("parent_id" = Option<String>, Query, description = "Filter by parent id."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::CategoryList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn list<S: Store>(
     state: State<S>,
     req: HttpRequest,

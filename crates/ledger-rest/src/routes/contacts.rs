@@ -11,26 +11,27 @@ use ledger_domain::services::{NewContactInput, Write};
 use ledger_domain::views;
 use serde::Deserialize;
 
-use super::{State, access};
+use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
 use crate::input::{page, parse_json, query_bool, query_param, read_body};
 use crate::queued::submit;
 
-pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/organizations/{org}/contacts")
-            .route(web::get().to(list::<S>))
-            .route(web::post().to(create::<S>)),
+pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
+    r.add(
+        at("/organizations/{org}/contacts")
+            .get(list::<S>)
+            .post(create::<S>),
     )
-    .service(
-        web::resource("/organizations/{org}/contacts/{id}")
-            .route(web::get().to(get::<S>))
-            .route(web::put().to(update::<S>))
-            .route(web::delete().to(delete::<S>)),
+    .add(
+        at("/organizations/{org}/contacts/{id}")
+            .get(get::<S>)
+            .put(update::<S>)
+            .delete(delete::<S>),
     );
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = ContactCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
     contact_type: Option<String>,
@@ -59,6 +60,24 @@ fn required(value: Option<String>, name: &str) -> Result<String, ApiError> {
     })
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/contacts",
+    operation_id = "contacts_create",
+    tag = "contacts",
+    summary = "Create a contact",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = CreateBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::Contact),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn create<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -88,6 +107,21 @@ async fn create<S: Store>(
     submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/contacts/{id}",
+    operation_id = "contacts_get",
+    tag = "contacts",
+    summary = "Get a contact",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Contact),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn get<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -99,6 +133,26 @@ async fn get<S: Store>(
     Ok(HttpResponse::Ok().json(views::contact(&contact)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/contacts",
+    operation_id = "contacts_list",
+    tag = "contacts",
+    summary = "List contacts",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("contact_type" = Option<String>, Query, description = "Filter by contact type."),
+        ("type" = Option<String>, Query, description = "Filter by type."),
+        ("enabled" = Option<String>, Query, description = "Filter by enabled."),
+        ("search" = Option<String>, Query, description = "Filter by search."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The contacts of the page, as summaries (a bare array, spec 4.7).", body = [crate::openapi::schemas::ContactSummary]),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn list<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -135,7 +189,8 @@ async fn list<S: Store>(
     Ok(HttpResponse::Ok().json(summaries))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = ContactUpdateRequest)]
 #[serde(deny_unknown_fields)]
 struct UpdateBody {
     contact_type: Option<serde_json::Value>,
@@ -155,6 +210,25 @@ struct UpdateBody {
     metadata: Option<serde_json::Value>,
 }
 
+#[utoipa::path(
+    put,
+    path = "/organizations/{org}/contacts/{id}",
+    operation_id = "contacts_update",
+    tag = "contacts",
+    summary = "Update a contact",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = UpdateBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Contact),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn update<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -192,6 +266,24 @@ async fn update<S: Store>(
     submit(&state, &req, &access, &body, StatusCode::OK, write).await
 }
 
+#[utoipa::path(
+    delete,
+    path = "/organizations/{org}/contacts/{id}",
+    operation_id = "contacts_delete",
+    tag = "contacts",
+    summary = "Delete a contact",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn delete<S: Store>(
     state: State<S>,
     req: HttpRequest,

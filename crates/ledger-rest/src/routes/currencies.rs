@@ -13,6 +13,7 @@ use serde_json::json;
 
 use super::State;
 use super::exchange_rates::required;
+use super::{Routes, at};
 use crate::auth::authenticate;
 use crate::error::ApiError;
 use crate::input::{DecimalText, page, parse_json, read_body};
@@ -20,13 +21,28 @@ use crate::input::{DecimalText, page, parse_json, read_body};
 /// The permission resource of currency reads.
 const RESOURCE: &str = "currencies";
 
-pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
-    cfg.service(web::resource("/currencies").route(web::get().to(list::<S>)))
-        .service(web::resource("/currencies/convert").route(web::post().to(convert::<S>)))
-        .service(web::resource("/currencies/{code}").route(web::get().to(get::<S>)));
+pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
+    r.add(at("/currencies").get(list::<S>))
+        .add(at("/currencies/convert").post(convert::<S>))
+        .add(at("/currencies/{code}").get(get::<S>));
 }
 
 /// Every currency with a minor unit, by code (default page 100: reference data).
+#[utoipa::path(
+    get,
+    path = "/currencies",
+    operation_id = "currencies_list",
+    tag = "currencies",
+    summary = "List currencies",
+    params(
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::CurrencyList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn list<S: Store>(state: State<S>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&state, &req).await?;
     state
@@ -50,6 +66,20 @@ async fn list<S: Store>(state: State<S>, req: HttpRequest) -> Result<HttpRespons
 }
 
 /// One currency by code (`USD`) or id (`cur_USD`, any prefix case).
+#[utoipa::path(
+    get,
+    path = "/currencies/{code}",
+    operation_id = "currencies_get",
+    tag = "currencies",
+    summary = "Get a currency",
+    params(
+        ("code" = String, Path, description = "The ISO 4217 currency code (or a `cur_` id)."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Currency),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn get<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -63,16 +93,30 @@ async fn get<S: Store>(
     Ok(HttpResponse::Ok().json(views::currency(&currency)))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = CurrencyConvertRequest)]
 #[serde(deny_unknown_fields)]
 struct ConvertBody {
     from_currency: Option<String>,
     to_currency: Option<String>,
+    #[schema(value_type = Option<crate::openapi::Decimal>)]
     amount: Option<DecimalText>,
     date: Option<String>,
 }
 
 /// Converts an amount with the rates of the key's own organization and mode (a read).
+#[utoipa::path(
+    post,
+    path = "/currencies/convert",
+    operation_id = "currencies_convert",
+    tag = "currencies",
+    summary = "Convert an amount between currencies",
+    request_body(content = ConvertBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Conversion),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn convert<S: Store>(
     state: State<S>,
     req: HttpRequest,

@@ -7,17 +7,14 @@ use ledger_domain::ports::{Page, PageRequest, Store};
 use ledger_domain::views;
 use serde_json::json;
 
-use super::{State, access};
+use super::{Routes, State, access, at};
 use crate::auth::authenticate;
 use crate::error::ApiError;
 use crate::input::page;
 
-pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
-    cfg.route(
-        "/organizations/{org}/recently-deleted",
-        web::get().to(of_organization::<S>),
-    )
-    .route("/recently-deleted", web::get().to(of_caller::<S>));
+pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
+    r.add(at("/organizations/{org}/recently-deleted").get(of_organization::<S>))
+        .add(at("/recently-deleted").get(of_caller::<S>));
 }
 
 fn list(result: &Page<Deletion>, page: PageRequest) -> HttpResponse {
@@ -30,6 +27,22 @@ fn list(result: &Page<Deletion>, page: PageRequest) -> HttpResponse {
     }))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/recently-deleted",
+    operation_id = "deletions_of_organization",
+    tag = "deletions",
+    summary = "List what was deleted in an organization and can be restored",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::DeletionList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn of_organization<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -41,6 +54,21 @@ async fn of_organization<S: Store>(
     Ok(list(&result, page))
 }
 
+#[utoipa::path(
+    get,
+    path = "/recently-deleted",
+    operation_id = "deletions_of_caller",
+    tag = "deletions",
+    summary = "List what the caller deleted and can restore",
+    params(
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::DeletionList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn of_caller<S: Store>(state: State<S>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&state, &req).await?;
     let page = page(&req, 20)?;

@@ -16,7 +16,7 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{State, access};
+use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
 use crate::input::{DecimalText, FlexDate, page, parse_json, query_param, read_body};
 use crate::queued::{submit, submit_synchronous};
@@ -45,52 +45,39 @@ impl Kind for Bills {
     const ISSUE: &'static str = "approve";
 }
 
-pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
-    routes::<S, Invoices>(cfg);
-    routes::<S, Bills>(cfg);
+pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
+    routes::<S, Invoices>(r);
+    routes::<S, Bills>(r);
 }
 
-fn routes<S: Store, K: Kind>(cfg: &mut web::ServiceConfig) {
+fn routes<S: Store, K: Kind>(r: &mut Routes<'_>) {
     let base = format!("/organizations/{{org}}/{}", K::PLURAL);
-    cfg.service(
-        web::resource(base.clone())
-            .route(web::get().to(list::<S, K>))
-            .route(web::post().to(create::<S, K>)),
-    )
-    .service(
-        web::resource(format!("{base}/{{id}}"))
-            .route(web::get().to(get::<S, K>))
-            .route(web::put().to(update::<S, K>))
-            .route(web::delete().to(|s, r, p| act::<S, K>(s, r, p, Action::Delete))),
-    )
-    .route(
-        &format!("{base}/{{id}}/{}", K::ISSUE),
-        web::post().to(|s, r, p| act::<S, K>(s, r, p, Action::Issue)),
-    )
-    .route(
-        &format!("{base}/{{id}}/void"),
-        web::post().to(|s, r, p| act::<S, K>(s, r, p, Action::Void)),
-    )
-    .service(
-        web::resource(format!("{base}/{{id}}/payments"))
-            .route(web::get().to(payments::<S, K>))
-            .route(web::post().to(pay::<S, K>)),
-    )
-    .route(
-        &format!("{base}/{{id}}/history"),
-        web::get().to(history::<S, K>),
-    )
-    .route(
-        &format!("{base}/{{id}}/pdf"),
-        web::get().to(super::pdf::pdf::<S, K>),
-    );
+    r.add(at(base.clone()).get(list::<S, K>).post(create::<S, K>))
+        .add(
+            at(format!("{base}/{{id}}"))
+                .get(get::<S, K>)
+                .put(update::<S, K>)
+                .delete(delete::<S, K>),
+        )
+        .add(at(format!("{base}/{{id}}/{}", K::ISSUE)).post(issue::<S, K>))
+        .add(at(format!("{base}/{{id}}/void")).post(void::<S, K>))
+        .add(
+            at(format!("{base}/{{id}}/payments"))
+                .get(payments::<S, K>)
+                .post(pay::<S, K>),
+        )
+        .add(at(format!("{base}/{{id}}/history")).get(history::<S, K>))
+        .add(at(format!("{base}/{{id}}/pdf")).get(super::pdf::pdf::<S, K>));
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = DocumentItemRequest)]
 #[serde(deny_unknown_fields)]
 struct ItemBody {
     description: Option<String>,
+    #[schema(value_type = Option<crate::openapi::Decimal>)]
     quantity: Option<DecimalText>,
+    #[schema(value_type = Option<crate::openapi::Decimal>)]
     unit_price: Option<DecimalText>,
     item_id: Option<String>,
     account_id: Option<String>,
@@ -115,12 +102,16 @@ impl From<ItemBody> for DocumentItemInput {
 
 /// The body of a create or update. The date field is `invoice_date` or `bill_date`; the
 /// other kind's name is refused as an unknown field.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = DocumentRequest)]
 #[serde(deny_unknown_fields)]
 struct DocumentBody {
     contact_id: Option<String>,
+    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     invoice_date: Option<FlexDate>,
+    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     bill_date: Option<FlexDate>,
+    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     due_date: Option<FlexDate>,
     items: Option<Vec<ItemBody>>,
     #[serde(default, deserialize_with = "present")]
@@ -155,6 +146,44 @@ fn document_input<K: Kind>(body: DocumentBody) -> Result<DocumentInput, ApiError
     })
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/invoices",
+    operation_id = "invoices_create",
+    tag = "invoices",
+    impl_for = __path_invoices_create,
+    summary = "Create a draft invoice",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = DocumentBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::Document),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/bills",
+    operation_id = "bills_create",
+    tag = "bills",
+    impl_for = __path_bills_create,
+    summary = "Create a draft bill",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = DocumentBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::Document),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn create<S: Store, K: Kind>(
     state: State<S>,
     req: HttpRequest,
@@ -171,6 +200,46 @@ async fn create<S: Store, K: Kind>(
     submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
 }
 
+#[utoipa::path(
+    put,
+    path = "/organizations/{org}/invoices/{id}",
+    operation_id = "invoices_update",
+    tag = "invoices",
+    impl_for = __path_invoices_update,
+    summary = "Update a draft invoice",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = DocumentBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
+#[utoipa::path(
+    put,
+    path = "/organizations/{org}/bills/{id}",
+    operation_id = "bills_update",
+    tag = "bills",
+    impl_for = __path_bills_update,
+    summary = "Update a draft bill",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = DocumentBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn update<S: Store, K: Kind>(
     state: State<S>,
     req: HttpRequest,
@@ -195,6 +264,141 @@ enum Action {
     Delete,
     Issue,
     Void,
+}
+
+#[utoipa::path(
+    delete,
+    path = "/organizations/{org}/invoices/{id}",
+    operation_id = "invoices_delete",
+    tag = "invoices",
+    impl_for = __path_invoices_delete,
+    summary = "Delete a draft invoice",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
+#[utoipa::path(
+    delete,
+    path = "/organizations/{org}/bills/{id}",
+    operation_id = "bills_delete",
+    tag = "bills",
+    impl_for = __path_bills_delete,
+    summary = "Delete a draft bill",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
+async fn delete<S: Store, K: Kind>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    act::<S, K>(state, req, path, Action::Delete).await
+}
+
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/invoices/{id}/send",
+    operation_id = "invoices_send",
+    tag = "invoices",
+    impl_for = __path_invoices_send,
+    summary = "Send a draft invoice (posts it)",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/bills/{id}/approve",
+    operation_id = "bills_approve",
+    tag = "bills",
+    impl_for = __path_bills_approve,
+    summary = "Approve a draft bill (posts it)",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
+async fn issue<S: Store, K: Kind>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    act::<S, K>(state, req, path, Action::Issue).await
+}
+
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/invoices/{id}/void",
+    operation_id = "invoices_void",
+    tag = "invoices",
+    impl_for = __path_invoices_void,
+    summary = "Void an invoice",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/bills/{id}/void",
+    operation_id = "bills_void",
+    tag = "bills",
+    impl_for = __path_bills_void,
+    summary = "Void a bill",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
+async fn void<S: Store, K: Kind>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    act::<S, K>(state, req, path, Action::Void).await
 }
 
 async fn act<S: Store, K: Kind>(
@@ -223,10 +427,13 @@ async fn act<S: Store, K: Kind>(
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = DocumentPaymentRequest)]
 #[serde(deny_unknown_fields)]
 struct PaymentBody {
+    #[schema(value_type = Option<crate::openapi::Decimal>)]
     amount: Option<DecimalText>,
+    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     payment_date: Option<FlexDate>,
     payment_method: Option<String>,
     reference: Option<String>,
@@ -234,6 +441,44 @@ struct PaymentBody {
     account_id: Option<String>,
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/invoices/{id}/payments",
+    operation_id = "invoices_pay",
+    tag = "invoices",
+    impl_for = __path_invoices_pay,
+    summary = "Record a payment of an invoice",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+    ),
+    request_body(content = PaymentBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::Payment),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/bills/{id}/payments",
+    operation_id = "bills_pay",
+    tag = "bills",
+    impl_for = __path_bills_pay,
+    summary = "Record a payment of a bill",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = PaymentBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::Payment),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn pay<S: Store, K: Kind>(
     state: State<S>,
     req: HttpRequest,
@@ -277,6 +522,38 @@ async fn pay<S: Store, K: Kind>(
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/invoices/{id}",
+    operation_id = "invoices_get",
+    tag = "invoices",
+    impl_for = __path_invoices_get,
+    summary = "Get an invoice",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/bills/{id}",
+    operation_id = "bills_get",
+    tag = "bills",
+    impl_for = __path_bills_get,
+    summary = "Get a bill",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn get<S: Store, K: Kind>(
     state: State<S>,
     req: HttpRequest,
@@ -288,6 +565,38 @@ async fn get<S: Store, K: Kind>(
     Ok(HttpResponse::Ok().json(state.ledger.render_document(&view)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/invoices/{id}/payments",
+    operation_id = "invoices_payments",
+    tag = "invoices",
+    impl_for = __path_invoices_payments,
+    summary = "List the payments of an invoice",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::PaymentList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/bills/{id}/payments",
+    operation_id = "bills_payments",
+    tag = "bills",
+    impl_for = __path_bills_payments,
+    summary = "List the payments of a bill",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::PaymentList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn payments<S: Store, K: Kind>(
     state: State<S>,
     req: HttpRequest,
@@ -305,6 +614,38 @@ async fn payments<S: Store, K: Kind>(
     })))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/invoices/{id}/history",
+    operation_id = "invoices_history",
+    tag = "invoices",
+    impl_for = __path_invoices_history,
+    summary = "List the status changes of an invoice",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::StatusChangeList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/bills/{id}/history",
+    operation_id = "bills_history",
+    tag = "bills",
+    impl_for = __path_bills_history,
+    summary = "List the status changes of a bill",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::StatusChangeList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn history<S: Store, K: Kind>(
     state: State<S>,
     req: HttpRequest,
@@ -322,6 +663,44 @@ async fn history<S: Store, K: Kind>(
     })))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/invoices",
+    operation_id = "invoices_list",
+    tag = "invoices",
+    impl_for = __path_invoices_list,
+    summary = "List invoices",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("status" = Option<String>, Query, description = "Filter by status."),
+        ("contact_id" = Option<String>, Query, description = "Filter by contact id."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::DocumentList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/bills",
+    operation_id = "bills_list",
+    tag = "bills",
+    impl_for = __path_bills_list,
+    summary = "List bills",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("status" = Option<String>, Query, description = "Filter by status."),
+        ("contact_id" = Option<String>, Query, description = "Filter by contact id."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::DocumentList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn list<S: Store, K: Kind>(
     state: State<S>,
     req: HttpRequest,
@@ -348,3 +727,65 @@ async fn list<S: Store, K: Kind>(
         "total_count": result.total_count,
     })))
 }
+
+// The OpenAPI operations of handlers that serve more than one path.
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_invoices_list;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_bills_list;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_invoices_create;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_bills_create;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_invoices_get;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_bills_get;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_invoices_update;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_bills_update;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_invoices_delete;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_bills_delete;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_invoices_send;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_bills_approve;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_invoices_void;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_bills_void;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_invoices_payments;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_bills_payments;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_invoices_pay;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_bills_pay;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_invoices_history;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_bills_history;

@@ -12,24 +12,24 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{State, access};
+use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
 use crate::input::{DecimalText, page, parse_json, query_param, read_body};
 use crate::queued::submit;
 
 const RESOURCE: &str = "exchange_rates";
 
-pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/organizations/{org}/exchange-rates")
-            .route(web::get().to(list::<S>))
-            .route(web::post().to(create::<S>)),
+pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
+    r.add(
+        at("/organizations/{org}/exchange-rates")
+            .get(list::<S>)
+            .post(create::<S>),
     )
-    .service(
-        web::resource("/organizations/{org}/exchange-rates/{id}")
-            .route(web::get().to(get::<S>))
-            .route(web::put().to(update::<S>))
-            .route(web::delete().to(delete::<S>)),
+    .add(
+        at("/organizations/{org}/exchange-rates/{id}")
+            .get(get::<S>)
+            .put(update::<S>)
+            .delete(delete::<S>),
     );
 }
 
@@ -66,17 +66,37 @@ fn currency(id: Option<String>, code: Option<String>, field: &str) -> Result<Str
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = ExchangeRateCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
     from_currency_id: Option<String>,
     to_currency_id: Option<String>,
     from_currency: Option<String>,
     to_currency: Option<String>,
+    #[schema(value_type = Option<crate::openapi::Decimal>)]
     rate: Option<DecimalText>,
     effective_date: Option<String>,
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/exchange-rates",
+    operation_id = "exchange_rates_create",
+    tag = "exchange-rates",
+    summary = "Create an exchange rate",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = CreateBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::ExchangeRate),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn create<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -100,6 +120,21 @@ async fn create<S: Store>(
     submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/exchange-rates/{id}",
+    operation_id = "exchange_rates_get",
+    tag = "exchange-rates",
+    summary = "Get an exchange rate",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::ExchangeRate),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn get<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -111,13 +146,34 @@ async fn get<S: Store>(
     Ok(HttpResponse::Ok().json(views::exchange_rate(&rate)))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = ExchangeRateUpdateRequest)]
 #[serde(deny_unknown_fields)]
 struct UpdateBody {
+    #[schema(value_type = Option<crate::openapi::Decimal>)]
     rate: Option<DecimalText>,
     effective_date: Option<String>,
 }
 
+#[utoipa::path(
+    put,
+    path = "/organizations/{org}/exchange-rates/{id}",
+    operation_id = "exchange_rates_update",
+    tag = "exchange-rates",
+    summary = "Update an exchange rate",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = UpdateBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::ExchangeRate),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn update<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -136,6 +192,24 @@ async fn update<S: Store>(
     submit(&state, &req, &access, &body, StatusCode::OK, write).await
 }
 
+#[utoipa::path(
+    delete,
+    path = "/organizations/{org}/exchange-rates/{id}",
+    operation_id = "exchange_rates_delete",
+    tag = "exchange-rates",
+    summary = "Delete an exchange rate",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn delete<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -148,6 +222,24 @@ async fn delete<S: Store>(
 }
 
 /// Rates newest effective date first, optionally of one source or target currency.
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/exchange-rates",
+    operation_id = "exchange_rates_list",
+    tag = "exchange-rates",
+    summary = "List exchange rates",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("from_currency" = Option<String>, Query, description = "Filter by from currency."),
+        ("to_currency" = Option<String>, Query, description = "Filter by to currency."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::ExchangeRateList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn list<S: Store>(
     state: State<S>,
     req: HttpRequest,

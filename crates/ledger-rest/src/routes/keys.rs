@@ -9,41 +9,78 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::State;
+use super::{Routes, at};
 use crate::auth::{authenticate, generate_key};
 use crate::error::{ApiError, validation};
 use crate::input::{FlexDate, page, parse_json, read_body};
 
-pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
+pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
     for prefix in ["", "/api/v1"] {
-        cfg.service(
-            web::resource(format!("{prefix}/organizations/{{org}}/api-keys"))
-                .route(web::get().to(list::<S>))
-                .route(web::post().to(create::<S>)),
+        r.add(
+            at(format!("{prefix}/organizations/{{org}}/api-keys"))
+                .get(list::<S>)
+                .post(create::<S>),
         )
-        .service(
-            web::resource(format!(
+        .add(
+            at(format!(
                 "{prefix}/organizations/{{org}}/api-keys/{{key_id}}"
             ))
-            .route(web::get().to(get::<S>))
-            .route(web::put().to(update::<S>))
-            .route(web::delete().to(delete::<S>)),
+            .get(get::<S>)
+            .put(update::<S>)
+            .delete(delete::<S>),
         )
-        .route(
-            &format!("{prefix}/organizations/{{org}}/api-keys/{{key_id}}/rotate"),
-            web::post().to(rotate::<S>),
+        .add(
+            at(format!(
+                "{prefix}/organizations/{{org}}/api-keys/{{key_id}}/rotate"
+            ))
+            .post(rotate::<S>),
         );
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = ApiKeyCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
     name: Option<String>,
     permissions: Option<Vec<String>>,
     mode: Option<String>,
+    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     expires_at: Option<FlexDate>,
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/api-keys",
+    operation_id = "api_keys_create",
+    tag = "api-keys",
+    impl_for = __path_create_root,
+    summary = "Create an API key (the answer shows its secret once)",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+    ),
+    request_body(content = CreateBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::ApiKey),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
+#[utoipa::path(
+    post,
+    path = "/api/v1/organizations/{org}/api-keys",
+    operation_id = "api_keys_create_v1",
+    tag = "api-keys",
+    impl_for = __path_create_v1,
+    summary = "Create an API key (the answer shows its secret once)",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+    ),
+    request_body(content = CreateBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::ApiKey),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn create<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -73,6 +110,40 @@ async fn create<S: Store>(
     Ok(HttpResponse::Created().json(views::api_key(&key, Some(&secret))))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/api-keys",
+    operation_id = "api_keys_list",
+    tag = "api-keys",
+    impl_for = __path_list_root,
+    summary = "List API keys",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::ApiKeyList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
+#[utoipa::path(
+    get,
+    path = "/api/v1/organizations/{org}/api-keys",
+    operation_id = "api_keys_list_v1",
+    tag = "api-keys",
+    impl_for = __path_list_v1,
+    summary = "List API keys",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::ApiKeyList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn list<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -97,6 +168,38 @@ async fn list<S: Store>(
     })))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/api-keys/{key_id}",
+    operation_id = "api_keys_get",
+    tag = "api-keys",
+    impl_for = __path_get_root,
+    summary = "Get an API key",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("key_id" = String, Path, description = "The API key id."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::ApiKey),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
+#[utoipa::path(
+    get,
+    path = "/api/v1/organizations/{org}/api-keys/{key_id}",
+    operation_id = "api_keys_get_v1",
+    tag = "api-keys",
+    impl_for = __path_get_v1,
+    summary = "Get an API key",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("key_id" = String, Path, description = "The API key id."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::ApiKey),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn get<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -108,6 +211,38 @@ async fn get<S: Store>(
     Ok(HttpResponse::Ok().json(views::api_key(&key, None)))
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/api-keys/{key_id}/rotate",
+    operation_id = "api_keys_rotate",
+    tag = "api-keys",
+    impl_for = __path_rotate_root,
+    summary = "Rotate an API key (the answer shows the new secret once)",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("key_id" = String, Path, description = "The API key id."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::ApiKey),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
+#[utoipa::path(
+    post,
+    path = "/api/v1/organizations/{org}/api-keys/{key_id}/rotate",
+    operation_id = "api_keys_rotate_v1",
+    tag = "api-keys",
+    impl_for = __path_rotate_v1,
+    summary = "Rotate an API key (the answer shows the new secret once)",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("key_id" = String, Path, description = "The API key id."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::ApiKey),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn rotate<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -122,13 +257,48 @@ async fn rotate<S: Store>(
     Ok(HttpResponse::Ok().json(views::api_key(&key, Some(&secret))))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = ApiKeyUpdateRequest)]
 #[serde(deny_unknown_fields)]
 struct UpdateBody {
     name: Option<String>,
     disabled: Option<bool>,
 }
 
+#[utoipa::path(
+    put,
+    path = "/organizations/{org}/api-keys/{key_id}",
+    operation_id = "api_keys_update",
+    tag = "api-keys",
+    impl_for = __path_update_root,
+    summary = "Update an API key",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("key_id" = String, Path, description = "The API key id."),
+    ),
+    request_body(content = UpdateBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::ApiKey),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
+#[utoipa::path(
+    put,
+    path = "/api/v1/organizations/{org}/api-keys/{key_id}",
+    operation_id = "api_keys_update_v1",
+    tag = "api-keys",
+    impl_for = __path_update_v1,
+    summary = "Update an API key",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("key_id" = String, Path, description = "The API key id."),
+    ),
+    request_body(content = UpdateBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::ApiKey),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn update<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -150,6 +320,38 @@ async fn update<S: Store>(
     Ok(HttpResponse::Ok().json(views::api_key(&key, None)))
 }
 
+#[utoipa::path(
+    delete,
+    path = "/organizations/{org}/api-keys/{key_id}",
+    operation_id = "api_keys_delete",
+    tag = "api-keys",
+    impl_for = __path_delete_root,
+    summary = "Revoke an API key",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("key_id" = String, Path, description = "The API key id."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
+#[utoipa::path(
+    delete,
+    path = "/api/v1/organizations/{org}/api-keys/{key_id}",
+    operation_id = "api_keys_delete_v1",
+    tag = "api-keys",
+    impl_for = __path_delete_v1,
+    summary = "Revoke an API key",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("key_id" = String, Path, description = "The API key id."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn delete<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -160,3 +362,41 @@ async fn delete<S: Store>(
     let id = state.ledger.delete_key(&principal, &org, &id).await?;
     Ok(HttpResponse::Ok().json(json!({ "id": id, "object": "api_key", "deleted": true })))
 }
+
+// The OpenAPI operations of handlers that serve more than one path.
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_list_root;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_list_v1;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_create_root;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_create_v1;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_get_root;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_get_v1;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_update_root;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_update_v1;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_delete_root;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_delete_v1;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_rotate_root;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_rotate_v1;

@@ -1,30 +1,34 @@
 //! Route table: spec section 4 paths, each to one handler.
 
-mod accounts;
-mod attachments;
-mod categories;
-mod contacts;
-mod currencies;
-mod deletions;
-mod documents;
-mod exchange_rates;
-mod keys;
-mod organization_transfers;
-mod organizations;
-mod pdf;
-mod reconciliations;
-mod recurring;
-mod reports;
-mod revaluations;
-mod settings;
-mod system;
-mod system_info;
-mod taxes;
-mod transactions;
-mod transfers;
-mod webhooks;
+pub(crate) mod accounts;
+pub(crate) mod attachments;
+pub(crate) mod categories;
+pub(crate) mod contacts;
+pub(crate) mod currencies;
+pub(crate) mod deletions;
+pub(crate) mod documents;
+pub(crate) mod exchange_rates;
+pub(crate) mod keys;
+pub(crate) mod organization_transfers;
+pub(crate) mod organizations;
+pub(crate) mod pdf;
+pub(crate) mod reconciliations;
+pub(crate) mod recurring;
+pub(crate) mod reports;
+pub(crate) mod revaluations;
+pub(crate) mod settings;
+pub(crate) mod system;
+pub(crate) mod system_info;
+pub(crate) mod taxes;
+pub(crate) mod transactions;
+pub(crate) mod transfers;
+pub(crate) mod webhooks;
 
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::http::Method;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{FromRequest, Handler, HttpRequest, HttpResponse, Responder, ResponseError, web};
+use ledger_domain::DomainError;
+use ledger_domain::error::ErrorCode;
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::{Page, PageRequest, Store};
 use ledger_domain::services::Access;
@@ -67,7 +71,166 @@ pub(crate) fn list_response<T>(
     }))
 }
 
+/// One REST path and the methods it answers, as registered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouteEntry {
+    /// The path template (`/organizations/{org}/accounts`), as in the OpenAPI document.
+    pub path: String,
+    /// The methods registered on it (HEAD is served as GET by a middleware).
+    pub methods: Vec<Method>,
+}
+
+/// The one way a REST route is registered: each path is one resource with all its
+/// methods, whose other methods answer 405 with `Allow` and the error envelope, and the
+/// path lands in the route table (which a test compares with the OpenAPI document).
+/// Without a `ServiceConfig` it only builds the table.
+pub(crate) struct Routes<'a> {
+    cfg: Option<&'a mut web::ServiceConfig>,
+    table: Vec<RouteEntry>,
+}
+
+/// One path being registered: its resource and the methods added so far.
+pub(crate) struct At {
+    path: String,
+    resource: actix_web::Resource,
+    methods: Vec<Method>,
+}
+
+impl At {
+    /// Data for the handlers of this path only.
+    pub(crate) fn app_data<U: 'static>(mut self, data: U) -> Self {
+        self.resource = self.resource.app_data(data);
+        self
+    }
+
+    pub(crate) fn get<F, Args>(self, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.method(Method::GET, handler)
+    }
+
+    pub(crate) fn post<F, Args>(self, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.method(Method::POST, handler)
+    }
+
+    pub(crate) fn put<F, Args>(self, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.method(Method::PUT, handler)
+    }
+
+    pub(crate) fn patch<F, Args>(self, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.method(Method::PATCH, handler)
+    }
+
+    pub(crate) fn delete<F, Args>(self, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.method(Method::DELETE, handler)
+    }
+
+    fn method<F, Args>(mut self, method: Method, handler: F) -> Self
+    where
+        F: Handler<Args>,
+        Args: FromRequest + 'static,
+        F::Output: Responder + 'static,
+    {
+        self.resource = self.resource.route(web::method(method.clone()).to(handler));
+        self.methods.push(method);
+        self
+    }
+}
+
+/// A path to register with [`Routes::add`].
+pub(crate) fn at(path: impl Into<String>) -> At {
+    let path = path.into();
+    At {
+        resource: web::resource(path.clone()),
+        path,
+        methods: Vec::new(),
+    }
+}
+
+impl Routes<'_> {
+    /// Registers one path with its methods. Order matters as in actix: a literal path
+    /// (`/transactions/batch`) goes before the template that would match it (`/{id}`).
+    pub(crate) fn add(&mut self, at: At) -> &mut Self {
+        let allow = allow_header(&at.methods);
+        if let Some(cfg) = self.cfg.as_deref_mut() {
+            cfg.service(at.resource.default_service(web::to(move || {
+                let allow = allow.clone();
+                async move { method_not_allowed(allow) }
+            })));
+        }
+        self.table.push(RouteEntry {
+            path: at.path,
+            methods: at.methods,
+        });
+        self
+    }
+}
+
+/// The `Allow` value of a path's methods; GET brings HEAD (served as GET).
+fn allow_header(methods: &[Method]) -> HeaderValue {
+    let mut names: Vec<&str> = methods.iter().map(Method::as_str).collect();
+    if methods.contains(&Method::GET) {
+        names.push("HEAD");
+    }
+    HeaderValue::from_str(&names.join(", ")).unwrap_or(HeaderValue::from_static("GET"))
+}
+
+/// A method the path does not take: 405 in the error envelope, with `Allow`.
+fn method_not_allowed(allow: HeaderValue) -> HttpResponse {
+    let message = format!("this path takes {}", allow.to_str().unwrap_or_default());
+    let mut response = crate::error::ApiError(DomainError::Validation {
+        code: ErrorCode::MethodNotAllowed,
+        field: None,
+        message,
+    })
+    .error_response();
+    response.headers_mut().insert(header::ALLOW, allow);
+    response
+}
+
+/// Registers every REST route on `cfg`.
 pub(crate) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
+    let mut routes = Routes {
+        cfg: Some(cfg),
+        table: Vec::new(),
+    };
+    register::<S>(&mut routes);
+}
+
+/// The REST route table, as [`configure`] registers it.
+pub(crate) fn table<S: Store>() -> Vec<RouteEntry> {
+    let mut routes = Routes {
+        cfg: None,
+        table: Vec::new(),
+    };
+    register::<S>(&mut routes);
+    routes.table
+}
+
+fn register<S: Store>(cfg: &mut Routes<'_>) {
     system::configure::<S>(cfg);
     organizations::configure::<S>(cfg);
     organization_transfers::configure::<S>(cfg);

@@ -13,53 +13,54 @@ use ledger_domain::services::{OrganizationTransferInput, Write};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{State, access};
+use super::{Routes, State, access, at};
 use crate::error::ApiError;
 use crate::input::{page, parse_json, read_body};
 use crate::queued::submit;
 
 const RESOURCE: &str = "organization_transfers";
 
-pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/organizations/{org}/organization-transfers")
-            .route(web::get().to(list_outgoing::<S>))
-            .route(web::post().to(initiate::<S>)),
+pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
+    r.add(
+        at("/organizations/{org}/organization-transfers")
+            .get(list_outgoing::<S>)
+            .post(initiate::<S>),
     )
     // Before `{id}`, which would otherwise take `incoming` for an id.
-    .route(
-        "/organizations/{org}/organization-transfers/incoming",
-        web::get().to(list_incoming::<S>),
-    )
-    .route(
-        "/organizations/{org}/organization-transfers/{id}",
-        web::get().to(get::<S>),
-    )
-    .route(
-        "/organizations/{org}/organization-transfers/{id}/stats",
-        web::get().to(stats::<S>),
-    )
-    .route(
-        "/organizations/{org}/organization-transfers/{id}/accept",
-        web::post().to(accept::<S>),
-    )
-    .route(
-        "/organizations/{org}/organization-transfers/{id}/reject",
-        web::post().to(reject::<S>),
-    )
-    .route(
-        "/organizations/{org}/organization-transfers/{id}/cancel",
-        web::post().to(cancel::<S>),
-    );
+    .add(at("/organizations/{org}/organization-transfers/incoming").get(list_incoming::<S>))
+    .add(at("/organizations/{org}/organization-transfers/{id}").get(get::<S>))
+    .add(at("/organizations/{org}/organization-transfers/{id}/stats").get(stats::<S>))
+    .add(at("/organizations/{org}/organization-transfers/{id}/accept").post(accept::<S>))
+    .add(at("/organizations/{org}/organization-transfers/{id}/reject").post(reject::<S>))
+    .add(at("/organizations/{org}/organization-transfers/{id}/cancel").post(cancel::<S>));
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = OrganizationTransferInitiateRequest)]
 #[serde(deny_unknown_fields)]
 struct InitiateBody {
     to_provider_username: Option<String>,
     to_email: Option<String>,
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/organization-transfers",
+    operation_id = "organization_transfers_initiate",
+    tag = "organization-transfers",
+    summary = "Offer an organization to another user",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = InitiateBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::OrganizationTransfer),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn initiate<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -89,6 +90,22 @@ fn list_answer(
 }
 
 /// Outgoing: transfers of `{org}` and of organizations below it, newest first.
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/organization-transfers",
+    operation_id = "organization_transfers_list_outgoing",
+    tag = "organization-transfers",
+    summary = "List the outgoing transfers of an organization",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationTransferList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn list_outgoing<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -101,6 +118,22 @@ async fn list_outgoing<S: Store>(
 }
 
 /// Incoming: transfers designated to the owner of the root organization `{org}`.
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/organization-transfers/incoming",
+    operation_id = "organization_transfers_list_incoming",
+    tag = "organization-transfers",
+    summary = "List the transfers offered to the caller",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationTransferList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn list_incoming<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -112,6 +145,21 @@ async fn list_incoming<S: Store>(
     Ok(list_answer(page, found))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/organization-transfers/{id}",
+    operation_id = "organization_transfers_get",
+    tag = "organization-transfers",
+    summary = "Get an organization transfer",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationTransfer),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn get<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -123,6 +171,21 @@ async fn get<S: Store>(
     Ok(HttpResponse::Ok().json(view))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/organization-transfers/{id}/stats",
+    operation_id = "organization_transfers_stats",
+    tag = "organization-transfers",
+    summary = "Count what an organization transfer moves",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::TransferStats),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn stats<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -137,12 +200,32 @@ async fn stats<S: Store>(
     Ok(HttpResponse::Ok().json(view))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = OrganizationTransferAcceptRequest)]
 #[serde(deny_unknown_fields)]
 struct AcceptBody {
     relationship: Option<String>,
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/organization-transfers/{id}/accept",
+    operation_id = "organization_transfers_accept",
+    tag = "organization-transfers",
+    summary = "Accept an organization transfer",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = AcceptBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationTransfer),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn accept<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -161,7 +244,8 @@ async fn accept<S: Store>(
 }
 
 /// An empty body, or an empty JSON object (reject and cancel take nothing).
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = OrganizationTransferNoteRequest)]
 #[serde(deny_unknown_fields)]
 struct NoBody {}
 
@@ -180,6 +264,22 @@ async fn answer<S: Store>(
     submit(&state, &req, &access, &body, StatusCode::OK, write).await
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/organization-transfers/{id}/reject",
+    operation_id = "organization_transfers_reject",
+    tag = "organization-transfers",
+    summary = "Reject an organization transfer",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    request_body(content = NoBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationTransfer),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn reject<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -197,6 +297,22 @@ async fn reject<S: Store>(
     .await
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/organization-transfers/{id}/cancel",
+    operation_id = "organization_transfers_cancel",
+    tag = "organization-transfers",
+    summary = "Cancel an organization transfer",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    request_body(content = NoBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationTransfer),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn cancel<S: Store>(
     state: State<S>,
     req: HttpRequest,

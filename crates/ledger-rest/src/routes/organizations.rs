@@ -11,22 +11,20 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{State, access};
+use super::{Routes, State, access, at};
 use crate::auth::{authenticate, bearer, generate_key, sha256_hex};
 use crate::error::ApiError;
 use crate::input::{parse_json, read_body};
 
-pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
-    cfg.route("/accounts/master", web::post().to(master::<S>))
-        .route("/accounts/sub", web::post().to(sub::<S>))
-        .route("/organizations/{org}", web::get().to(get_organization::<S>))
-        .route(
-            "/organizations/{org}/sub-organizations",
-            web::get().to(sub_organizations::<S>),
-        );
+pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
+    r.add(at("/accounts/master").post(master::<S>))
+        .add(at("/accounts/sub").post(sub::<S>))
+        .add(at("/organizations/{org}").get(get_organization::<S>))
+        .add(at("/organizations/{org}/sub-organizations").get(sub_organizations::<S>));
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = OrganizationMasterRequest)]
 #[serde(deny_unknown_fields)]
 struct MasterBody {
     name: String,
@@ -36,6 +34,18 @@ struct MasterBody {
     base_currency: Option<String>,
 }
 
+#[utoipa::path(
+    post,
+    path = "/accounts/master",
+    operation_id = "organizations_master",
+    tag = "organizations",
+    summary = "Sign up: a root organization, its user and its first keys",
+    request_body(content = MasterBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::Signup),
+    ),
+    security((), ("admin_token" = [])),
+)]
 async fn master<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -79,7 +89,8 @@ async fn master<S: Store>(
     })))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = OrganizationSubRequest)]
 #[serde(deny_unknown_fields)]
 struct SubBody {
     parent_organization_id: String,
@@ -87,6 +98,18 @@ struct SubBody {
     relationship_type: String,
 }
 
+#[utoipa::path(
+    post,
+    path = "/accounts/sub",
+    operation_id = "organizations_sub",
+    tag = "organizations",
+    summary = "Create a sub-organization",
+    request_body(content = SubBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::Signup),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn sub<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -115,6 +138,20 @@ async fn sub<S: Store>(
     })))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}",
+    operation_id = "organizations_get_organization",
+    tag = "organizations",
+    summary = "Get an organization",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Organization),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn get_organization<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -135,6 +172,22 @@ async fn get_organization<S: Store>(
 /// `GET /organizations/{org}/sub-organizations`: every organization below, at any depth,
 /// in tree order, each with its `depth` below `{org}` (1 for a child) and its
 /// relationship (DECISIONS 7).
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/sub-organizations",
+    operation_id = "organizations_sub_organizations",
+    tag = "organizations",
+    summary = "List the sub-organizations",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn sub_organizations<S: Store>(
     state: State<S>,
     req: HttpRequest,

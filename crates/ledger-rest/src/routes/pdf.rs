@@ -16,6 +16,38 @@ use super::documents::Kind;
 use super::{State, access};
 use crate::error::ApiError;
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/invoices/{id}/pdf",
+    operation_id = "invoices_pdf",
+    tag = "invoices",
+    impl_for = __path_invoices_pdf,
+    summary = "Render an invoice as PDF",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The PDF.", content_type = "application/pdf", body = String),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/bills/{id}/pdf",
+    operation_id = "bills_pdf",
+    tag = "bills",
+    impl_for = __path_bills_pdf,
+    summary = "Render a bill as PDF",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The PDF.", content_type = "application/pdf", body = String),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 pub(super) async fn pdf<S: Store, K: Kind>(
     state: State<S>,
     req: HttpRequest,
@@ -189,6 +221,14 @@ fn pdf_document(
         notes: d.notes.clone(),
     }
 }
+
+// The OpenAPI operations of handlers that serve more than one path.
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_invoices_pdf;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_bills_pdf;
 
 #[cfg(test)]
 mod tests {

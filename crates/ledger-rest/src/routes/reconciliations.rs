@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::exchange_rates::required;
-use super::{State, access, list_response};
+use super::{Routes, State, access, at, list_response};
 use crate::error::ApiError;
 use crate::input::{DecimalText, page, parse_json, query_param, read_body};
 use crate::queued::submit;
@@ -26,51 +26,57 @@ use crate::queued::submit;
 const RESOURCE: &str = "reconciliations";
 const BASE: &str = "/organizations/{org}/reconciliations";
 
-pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource(BASE)
-            .route(web::get().to(list::<S>))
-            .route(web::post().to(create::<S>)),
-    )
-    .service(
-        web::resource(format!("{BASE}/{{id}}"))
-            .route(web::get().to(get::<S>))
-            .route(web::put().to(update::<S>))
-            .route(web::delete().to(delete::<S>)),
-    )
-    .service(
-        web::resource(format!("{BASE}/{{id}}/matches")).route(web::post().to(add_matches::<S>)),
-    )
-    .service(
-        web::resource(format!("{BASE}/{{id}}/matches/{{entry}}"))
-            .route(web::delete().to(remove_match::<S>)),
-    )
-    .service(web::resource(format!("{BASE}/{{id}}/complete")).route(web::post().to(complete::<S>)))
-    .service(web::resource(format!("{BASE}/{{id}}/statement")).route(web::post().to(import::<S>)))
-    .service(
-        web::resource(format!("{BASE}/{{id}}/statement-lines")).route(web::get().to(lines::<S>)),
-    )
-    .service(
-        web::resource(format!("{BASE}/{{id}}/statement-lines/{{line}}/accept"))
-            .route(web::post().to(accept::<S>)),
-    )
-    .service(
-        web::resource(format!(
-            "{BASE}/{{id}}/statement-lines/{{line}}/create-transaction"
-        ))
-        .route(web::post().to(create_transaction::<S>)),
-    );
+pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
+    r.add(at(BASE).get(list::<S>).post(create::<S>))
+        .add(
+            at(format!("{BASE}/{{id}}"))
+                .get(get::<S>)
+                .put(update::<S>)
+                .delete(delete::<S>),
+        )
+        .add(at(format!("{BASE}/{{id}}/matches")).post(add_matches::<S>))
+        .add(at(format!("{BASE}/{{id}}/matches/{{entry}}")).delete(remove_match::<S>))
+        .add(at(format!("{BASE}/{{id}}/complete")).post(complete::<S>))
+        .add(at(format!("{BASE}/{{id}}/statement")).post(import::<S>))
+        .add(at(format!("{BASE}/{{id}}/statement-lines")).get(lines::<S>))
+        .add(at(format!("{BASE}/{{id}}/statement-lines/{{line}}/accept")).post(accept::<S>))
+        .add(
+            at(format!(
+                "{BASE}/{{id}}/statement-lines/{{line}}/create-transaction"
+            ))
+            .post(create_transaction::<S>),
+        );
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = ReconciliationCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
     account_id: Option<String>,
     start_date: Option<String>,
     end_date: Option<String>,
+    #[schema(value_type = Option<crate::openapi::Decimal>)]
     closing_balance: Option<DecimalText>,
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/reconciliations",
+    operation_id = "reconciliations_create",
+    tag = "reconciliations",
+    summary = "Start a reconciliation",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = CreateBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::Reconciliation),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn create<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -91,6 +97,24 @@ async fn create<S: Store>(
 }
 
 /// Reconciliations latest end date first, optionally of one account or status.
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/reconciliations",
+    operation_id = "reconciliations_list",
+    tag = "reconciliations",
+    summary = "List reconciliations",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("account_id" = Option<String>, Query, description = "Filter by account id."),
+        ("status" = Option<String>, Query, description = "Filter by status."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::ReconciliationList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn list<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -110,6 +134,21 @@ async fn list<S: Store>(
     Ok(list_response(page, &result, views::reconciliation))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/reconciliations/{id}",
+    operation_id = "reconciliations_get",
+    tag = "reconciliations",
+    summary = "Get a reconciliation",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Reconciliation),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn get<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -121,16 +160,37 @@ async fn get<S: Store>(
     Ok(HttpResponse::Ok().json(views::reconciliation(&r)))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = ReconciliationUpdateRequest)]
 #[serde(deny_unknown_fields)]
 struct UpdateBody {
     start_date: Option<String>,
     end_date: Option<String>,
+    #[schema(value_type = Option<crate::openapi::Decimal>)]
     closing_balance: Option<DecimalText>,
     match_entry_ids: Option<Vec<String>>,
     unmatch_entry_ids: Option<Vec<String>>,
 }
 
+#[utoipa::path(
+    put,
+    path = "/organizations/{org}/reconciliations/{id}",
+    operation_id = "reconciliations_update",
+    tag = "reconciliations",
+    summary = "Update a reconciliation",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = UpdateBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Reconciliation),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn update<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -152,6 +212,24 @@ async fn update<S: Store>(
     submit(&state, &req, &access, &body, StatusCode::OK, write).await
 }
 
+#[utoipa::path(
+    delete,
+    path = "/organizations/{org}/reconciliations/{id}",
+    operation_id = "reconciliations_delete",
+    tag = "reconciliations",
+    summary = "Delete a reconciliation",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn delete<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -163,7 +241,8 @@ async fn delete<S: Store>(
     submit(&state, &req, &access, b"", StatusCode::OK, write).await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = ReconciliationMatchRequest)]
 #[serde(deny_unknown_fields)]
 struct MatchBody {
     entry_ids: Option<Vec<String>>,
@@ -171,6 +250,25 @@ struct MatchBody {
 }
 
 /// Matches entries (`entry_ids`, or one `entry_id`); answers the reconciliation.
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/reconciliations/{id}/matches",
+    operation_id = "reconciliations_add_matches",
+    tag = "reconciliations",
+    summary = "Match entries",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = MatchBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Reconciliation),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn add_matches<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -193,6 +291,25 @@ async fn add_matches<S: Store>(
 }
 
 /// Unmatches one entry; answers the reconciliation.
+#[utoipa::path(
+    delete,
+    path = "/organizations/{org}/reconciliations/{id}/matches/{entry}",
+    operation_id = "reconciliations_remove_match",
+    tag = "reconciliations",
+    summary = "Unmatch an entry",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("entry" = String, Path, description = "The journal entry id."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Reconciliation),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn remove_match<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -208,6 +325,24 @@ async fn remove_match<S: Store>(
     submit(&state, &req, &access, b"", StatusCode::OK, write).await
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/reconciliations/{id}/complete",
+    operation_id = "reconciliations_complete",
+    tag = "reconciliations",
+    summary = "Complete a reconciliation",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Reconciliation),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn complete<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -220,7 +355,8 @@ async fn complete<S: Store>(
 }
 
 /// A CSV column: a header name, or a 1-based column number.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = ReconciliationColumnRequest)]
 #[serde(untagged)]
 enum ColumnBody {
     Number(usize),
@@ -236,7 +372,8 @@ impl From<ColumnBody> for Column {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = ReconciliationMappingRequest)]
 #[serde(deny_unknown_fields)]
 struct MappingBody {
     date: Option<ColumnBody>,
@@ -251,7 +388,8 @@ struct MappingBody {
     decimal_separator: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = ReconciliationImportRequest)]
 #[serde(deny_unknown_fields)]
 struct ImportBody {
     content: Option<String>,
@@ -260,6 +398,25 @@ struct ImportBody {
 }
 
 /// Imports a statement (`content`: the file's text; `format` sniffed when absent).
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/reconciliations/{id}/statement",
+    operation_id = "reconciliations_import",
+    tag = "reconciliations",
+    summary = "Import a bank statement (CSV text in JSON)",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = ImportBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::StatementImport),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn import<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -291,6 +448,21 @@ async fn import<S: Store>(
 }
 
 /// The statement lines, each matched or with its proposed match.
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/reconciliations/{id}/statement-lines",
+    operation_id = "reconciliations_lines",
+    tag = "reconciliations",
+    summary = "List the statement lines with match proposals",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::StatementLineList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn lines<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -307,13 +479,34 @@ async fn lines<S: Store>(
     })))
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, utoipa::ToSchema, Default)]
+#[schema(as = ReconciliationAcceptRequest)]
 #[serde(deny_unknown_fields)]
 struct AcceptBody {
     entry_id: Option<String>,
 }
 
 /// Matches a line to its proposed entry, or to `entry_id`.
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/reconciliations/{id}/statement-lines/{line}/accept",
+    operation_id = "reconciliations_accept",
+    tag = "reconciliations",
+    summary = "Accept the proposed match of a statement line",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("line" = String, Path, description = "The statement line id."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = AcceptBody, content_type = "application/json", description = "Optional: an empty body takes the defaults."),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::StatementLine),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn accept<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -336,7 +529,8 @@ async fn accept<S: Store>(
     submit(&state, &req, &access, &body, StatusCode::OK, write).await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = ReconciliationTransactionRequest)]
 #[serde(deny_unknown_fields)]
 struct TransactionBody {
     counter_account_id: Option<String>,
@@ -345,6 +539,26 @@ struct TransactionBody {
 
 /// Books an unmatched line as a posted transaction against `counter_account_id` and
 /// matches it.
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/reconciliations/{id}/statement-lines/{line}/create-transaction",
+    operation_id = "reconciliations_create_transaction",
+    tag = "reconciliations",
+    summary = "Record a transaction for a statement line and match it",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("line" = String, Path, description = "The statement line id."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = TransactionBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::StatementLine),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn create_transaction<S: Store>(
     state: State<S>,
     req: HttpRequest,

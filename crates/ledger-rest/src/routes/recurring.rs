@@ -11,42 +11,32 @@ use ledger_domain::services::{Channel, RecurringScheduleInput, Write};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{State, access, list_response};
+use super::{Routes, State, access, at, list_response};
 use crate::error::{ApiError, validation};
 use crate::input::{page, parse_json, read_body};
 use crate::queued::{idempotency, submit};
 
 const RESOURCE: &str = "recurring_schedules";
 
-pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
+pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
     let base = "/organizations/{org}/recurring-schedules";
-    cfg.service(
-        web::resource(base)
-            .route(web::get().to(list::<S>))
-            .route(web::post().to(create::<S>)),
-    )
-    .service(
-        web::resource("/organizations/{org}/recurring")
-            .route(web::get().to(list::<S>))
-            .route(web::post().to(create::<S>)),
-    )
-    .service(
-        web::resource(format!("{base}/{{id}}"))
-            .route(web::get().to(get::<S>))
-            .route(web::put().to(update::<S>))
-            .route(web::patch().to(update::<S>))
-            .route(web::delete().to(delete::<S>)),
-    )
-    .route(
-        &format!("{base}/{{id}}/pause"),
-        web::post().to(|s, r, p| set_status::<S>(s, r, p, "paused")),
-    )
-    .route(
-        &format!("{base}/{{id}}/resume"),
-        web::post().to(|s, r, p| set_status::<S>(s, r, p, "active")),
-    )
-    .route(&format!("{base}/{{id}}/run"), web::post().to(run::<S>))
-    .route(&format!("{base}/{{id}}/runs"), web::get().to(runs::<S>));
+    r.add(at(base).get(list::<S>).post(create::<S>))
+        .add(
+            at("/organizations/{org}/recurring")
+                .get(list::<S>)
+                .post(create::<S>),
+        )
+        .add(
+            at(format!("{base}/{{id}}"))
+                .get(get::<S>)
+                .put(update::<S>)
+                .patch(update::<S>)
+                .delete(delete::<S>),
+        )
+        .add(at(format!("{base}/{{id}}/pause")).post(pause::<S>))
+        .add(at(format!("{base}/{{id}}/resume")).post(resume::<S>))
+        .add(at(format!("{base}/{{id}}/run")).post(run::<S>))
+        .add(at(format!("{base}/{{id}}/runs")).get(runs::<S>));
 }
 
 /// A member that may be `null` (clear it) or a value; absent stays `None`.
@@ -58,7 +48,8 @@ where
     Option::<T>::deserialize(d).map(Some)
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = RecurringScheduleRequest)]
 #[serde(deny_unknown_fields)]
 struct Body {
     name: Option<String>,
@@ -94,6 +85,44 @@ impl From<Body> for RecurringScheduleInput {
     }
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/recurring-schedules",
+    operation_id = "recurring_schedules_create",
+    tag = "recurring",
+    impl_for = __path_create_schedule,
+    summary = "Create a recurring schedule",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = Body, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::RecurringSchedule),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/recurring",
+    operation_id = "recurring_create",
+    tag = "recurring",
+    impl_for = __path_create_short,
+    summary = "Create a recurring schedule (short path)",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = Body, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::RecurringSchedule),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn create<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -114,6 +143,21 @@ async fn create<S: Store>(
     submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/recurring-schedules/{id}",
+    operation_id = "recurring_schedules_get",
+    tag = "recurring",
+    summary = "Get a recurring schedule",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringSchedule),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn get<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -125,6 +169,46 @@ async fn get<S: Store>(
     Ok(HttpResponse::Ok().json(schedule.view()))
 }
 
+#[utoipa::path(
+    put,
+    path = "/organizations/{org}/recurring-schedules/{id}",
+    operation_id = "recurring_schedules_update",
+    tag = "recurring",
+    impl_for = __path_update_put,
+    summary = "Update a recurring schedule",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = Body, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringSchedule),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
+#[utoipa::path(
+    patch,
+    path = "/organizations/{org}/recurring-schedules/{id}",
+    operation_id = "recurring_schedules_patch",
+    tag = "recurring",
+    impl_for = __path_update_patch,
+    summary = "Update a recurring schedule (partial)",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = Body, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringSchedule),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn update<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -143,6 +227,52 @@ async fn update<S: Store>(
 }
 
 /// Pause (`paused`) or resume (`active`): an update of the status alone.
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/recurring-schedules/{id}/pause",
+    operation_id = "recurring_schedules_pause",
+    tag = "recurring",
+    summary = "Pause a recurring schedule",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringSchedule),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
+async fn pause<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    set_status::<S>(state, req, path, "paused").await
+}
+
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/recurring-schedules/{id}/resume",
+    operation_id = "recurring_schedules_resume",
+    tag = "recurring",
+    summary = "Resume a recurring schedule",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringSchedule),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
+async fn resume<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    set_status::<S>(state, req, path, "active").await
+}
+
 async fn set_status<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -161,6 +291,24 @@ async fn set_status<S: Store>(
     submit(&state, &req, &access, b"", StatusCode::OK, write).await
 }
 
+#[utoipa::path(
+    delete,
+    path = "/organizations/{org}/recurring-schedules/{id}",
+    operation_id = "recurring_schedules_delete",
+    tag = "recurring",
+    summary = "Delete a recurring schedule",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn delete<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -174,6 +322,21 @@ async fn delete<S: Store>(
 
 /// Generates the schedule's document now (dated today), answering the run: 201 whether
 /// it succeeded or failed (the run says which).
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/recurring-schedules/{id}/run",
+    operation_id = "recurring_schedules_run",
+    tag = "recurring",
+    summary = "Run a recurring schedule now",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::RecurringRun),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn run<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -191,6 +354,40 @@ async fn run<S: Store>(
     Ok(HttpResponse::Created().json(run.view()))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/recurring-schedules",
+    operation_id = "recurring_schedules_list",
+    tag = "recurring",
+    impl_for = __path_list_schedules,
+    summary = "List recurring schedules",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringScheduleList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/recurring",
+    operation_id = "recurring_list",
+    tag = "recurring",
+    impl_for = __path_list_short,
+    summary = "List recurring schedules (short path)",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringScheduleList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn list<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -202,6 +399,23 @@ async fn list<S: Store>(
     Ok(list_response(page, &result, |s| s.view()))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/recurring-schedules/{id}/runs",
+    operation_id = "recurring_schedules_runs",
+    tag = "recurring",
+    summary = "List the runs of a recurring schedule",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringRunList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn runs<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -213,3 +427,23 @@ async fn runs<S: Store>(
     let result = state.ledger.list_recurring_runs(&access, &id, page).await?;
     Ok(list_response(page, &result, |r| r.view()))
 }
+
+// The OpenAPI operations of handlers that serve more than one path.
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_list_schedules;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_list_short;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_create_schedule;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_create_short;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_update_put;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_update_patch;

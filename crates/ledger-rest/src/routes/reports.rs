@@ -11,23 +11,14 @@ use ledger_domain::views::{self, amount};
 use serde_json::{Value, json};
 use time::{Date, Month, Time};
 
-use super::{State, access};
+use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
 use crate::input::{query_bool, query_date, query_param};
 
-pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
-    cfg.route(
-        "/organizations/{org}/reports/trial-balance",
-        web::get().to(trial_balance::<S>),
-    )
-    .route(
-        "/organizations/{org}/reports/balance-sheet",
-        web::get().to(balance_sheet::<S>),
-    )
-    .route(
-        "/organizations/{org}/reports/income-statement",
-        web::get().to(income_statement::<S>),
-    );
+pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
+    r.add(at("/organizations/{org}/reports/trial-balance").get(trial_balance::<S>))
+        .add(at("/organizations/{org}/reports/balance-sheet").get(balance_sheet::<S>))
+        .add(at("/organizations/{org}/reports/income-statement").get(income_statement::<S>));
 }
 
 fn row(a: &AccountRef) -> Value {
@@ -47,6 +38,23 @@ fn section(s: &Section, currency: &str) -> Value {
     json!({ "accounts": accounts, "total": amount(s.total, currency) })
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/reports/trial-balance",
+    operation_id = "reports_trial_balance",
+    tag = "reports",
+    summary = "Trial balance",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("currency" = Option<String>, Query, description = "Filter by currency."),
+        ("consolidated" = Option<bool>, Query, description = "true or false."),
+        ("as_of" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Report),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn trial_balance<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -92,6 +100,23 @@ async fn trial_balance<S: Store>(
     })))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/reports/balance-sheet",
+    operation_id = "reports_balance_sheet",
+    tag = "reports",
+    summary = "Balance sheet",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("currency" = Option<String>, Query, description = "Filter by currency."),
+        ("consolidated" = Option<bool>, Query, description = "true or false."),
+        ("as_of" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Report),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn balance_sheet<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -132,6 +157,24 @@ async fn balance_sheet<S: Store>(
     })))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/reports/income-statement",
+    operation_id = "reports_income_statement",
+    tag = "reports",
+    summary = "Income statement",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("currency" = Option<String>, Query, description = "Filter by currency."),
+        ("consolidated" = Option<bool>, Query, description = "true or false."),
+        ("start_date" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
+        ("end_date" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Report),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn income_statement<S: Store>(
     state: State<S>,
     req: HttpRequest,

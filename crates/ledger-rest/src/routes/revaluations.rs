@@ -8,25 +8,42 @@ use ledger_domain::ports::Store;
 use ledger_domain::services::Write;
 use serde::Deserialize;
 
-use super::{State, access};
+use super::{Routes, State, access, at};
 use crate::error::ApiError;
 use crate::input::{FlexDate, parse_json, read_body};
 use crate::queued::submit;
 
-pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
-    cfg.route(
-        "/organizations/{org}/revaluations",
-        web::post().to(create::<S>),
-    );
+pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
+    r.add(at("/organizations/{org}/revaluations").post(create::<S>));
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = RevaluationRequest)]
 #[serde(deny_unknown_fields)]
 struct Body {
     /// The day whose closing rates value the positions (default today).
+    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     date: Option<FlexDate>,
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/revaluations",
+    operation_id = "revaluations_create",
+    tag = "revaluations",
+    summary = "Revalue foreign-currency balances (posts the unrealized gain or loss)",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = Body, content_type = "application/json", description = "Optional: an empty body takes the defaults."),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::Transaction),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn create<S: Store>(
     state: State<S>,
     req: HttpRequest,

@@ -6,19 +6,34 @@ use ledger_domain::ports::Store;
 use ledger_domain::views;
 use serde::Deserialize;
 
-use super::{State, access};
+use super::{Routes, State, access, at};
 use crate::error::ApiError;
 use crate::input::{parse_json, read_body};
 
-pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/organizations/{org}/settings/{setting_key}")
-            .route(web::get().to(get::<S>))
-            .route(web::put().to(put::<S>)),
+pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
+    r.add(
+        at("/organizations/{org}/settings/{setting_key}")
+            .get(get::<S>)
+            .put(put::<S>),
     )
-    .route("/organizations/{org}/billing", web::get().to(billing::<S>));
+    .add(at("/organizations/{org}/billing").get(billing::<S>));
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/settings/{setting_key}",
+    operation_id = "settings_get",
+    tag = "settings",
+    summary = "Get a setting",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("setting_key" = String, Path, description = "The setting name."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Setting),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn get<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -30,7 +45,8 @@ async fn get<S: Store>(
     Ok(HttpResponse::Ok().json(views::setting(&setting)))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = SettingPutRequest)]
 #[serde(deny_unknown_fields)]
 struct PutBody {
     /// Required, but may be null (the domain says which keys accept that).
@@ -44,6 +60,22 @@ fn nullable<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D:
     Option::<String>::deserialize(d)
 }
 
+#[utoipa::path(
+    put,
+    path = "/organizations/{org}/settings/{setting_key}",
+    operation_id = "settings_put",
+    tag = "settings",
+    summary = "Set a setting",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("setting_key" = String, Path, description = "The setting name."),
+    ),
+    request_body(content = PutBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Setting),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn put<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -61,6 +93,20 @@ async fn put<S: Store>(
     Ok(HttpResponse::Ok().json(views::setting(&setting)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/billing",
+    operation_id = "settings_billing",
+    tag = "settings",
+    summary = "Get the billing record",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Billing),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn billing<S: Store>(
     state: State<S>,
     req: HttpRequest,

@@ -5,24 +5,49 @@ use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
 use ledger_domain::views;
 
-use super::{State, access};
+use super::{Routes, State, access, at};
 use crate::auth::authenticate;
 use crate::error::ApiError;
 
-pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
-    cfg.route("/health", web::get().to(health::<S>))
-        .route("/ready", web::get().to(ready::<S>))
-        .route("/metrics", web::get().to(metrics::<S>))
-        .route(
-            "/organizations/{org}/requests/{request_id}",
-            web::get().to(get_request::<S>),
-        )
-        .route(
-            "/events/{entity_type}/{entity_id}",
-            web::get().to(list_events::<S>),
-        );
+pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
+    r.add(at("/health").get(health::<S>))
+        .add(at("/ready").get(ready::<S>))
+        .add(at("/metrics").get(metrics::<S>))
+        .add(at("/openapi.json").get(openapi::<S>))
+        .add(at("/organizations/{org}/requests/{request_id}").get(get_request::<S>))
+        .add(at("/events/{entity_type}/{entity_id}").get(list_events::<S>));
 }
 
+/// Served without a key: the OpenAPI document of this API, with this server's URLs.
+#[utoipa::path(
+    get,
+    path = "/openapi.json",
+    operation_id = "openapi",
+    tag = "system",
+    summary = "This OpenAPI document",
+    responses(
+        (status = 200, description = "The OpenAPI 3.1 document.", content_type = "application/json", body = Object),
+    ),
+    security(()),
+)]
+async fn openapi<S: Store>(state: State<S>) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(crate::openapi::served(&state.oauth))
+}
+
+#[utoipa::path(
+    get,
+    path = "/health",
+    operation_id = "system_health",
+    tag = "system",
+    summary = "Liveness",
+    responses(
+        (status = 200, description = "Alive.", content_type = "text/plain", body = String, example = "OK"),
+        (status = 503, description = "The database is unreachable.", content_type = "text/plain", body = String),
+    ),
+    security(()),
+)]
 async fn health<S: Store>(state: State<S>) -> HttpResponse {
     if state.ledger.healthy().await {
         HttpResponse::Ok().content_type("text/plain").body("OK")
@@ -36,6 +61,18 @@ async fn health<S: Store>(state: State<S>) -> HttpResponse {
 /// Readiness (`/ready`), distinct from liveness (`/health`): 200 when the database
 /// answers and the job queue can be read, so a replica takes traffic only then; 503 with
 /// the reason otherwise. No key: probes carry none, and it shows no tenant's data.
+#[utoipa::path(
+    get,
+    path = "/ready",
+    operation_id = "system_ready",
+    tag = "system",
+    summary = "Readiness: the database and the job queue",
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Readiness),
+        (status = 503, description = "Not ready.", body = crate::openapi::schemas::Readiness),
+    ),
+    security(()),
+)]
 async fn ready<S: Store>(state: State<S>) -> HttpResponse {
     let figures = state.ledger.operating_figures().await;
     let body = serde_json::json!({
@@ -53,6 +90,17 @@ async fn ready<S: Store>(state: State<S>) -> HttpResponse {
 }
 
 /// Prometheus metrics (`/metrics`) for keys with the `system` permission, like `/system`.
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    operation_id = "system_metrics",
+    tag = "system",
+    summary = "Prometheus metrics (keys with the system permission)",
+    responses(
+        (status = 200, description = "Prometheus text exposition.", content_type = "text/plain", body = String),
+    ),
+    security(("api_key" = [])),
+)]
 async fn metrics<S: Store>(state: State<S>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&state, &req)
         .await
@@ -68,6 +116,21 @@ async fn metrics<S: Store>(state: State<S>, req: HttpRequest) -> Result<HttpResp
         .body(text))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/requests/{request_id}",
+    operation_id = "requests_get",
+    tag = "system",
+    summary = "Get the status of a queued write",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("request_id" = String, Path, description = "The request id of the queued write (`req_...`)."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::QueuedRequest),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn get_request<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -79,6 +142,21 @@ async fn get_request<S: Store>(
     Ok(HttpResponse::Ok().json(views::job_envelope(&job, "")))
 }
 
+#[utoipa::path(
+    get,
+    path = "/events/{entity_type}/{entity_id}",
+    operation_id = "events_list",
+    tag = "system",
+    summary = "List the audit events of an entity",
+    params(
+        ("entity_type" = String, Path, description = "The kind of entity (`account`, `transaction`, ...)."),
+        ("entity_id" = String, Path, description = "The id of the entity."),
+    ),
+    responses(
+        (status = 200, description = "The events, oldest first.", body = [crate::openapi::schemas::Event]),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn list_events<S: Store>(
     state: State<S>,
     req: HttpRequest,

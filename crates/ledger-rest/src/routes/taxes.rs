@@ -11,24 +11,24 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{State, access};
+use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
 use crate::input::{DecimalText, page, parse_json, query_bool, query_param, read_body};
 use crate::queued::submit;
 
 const RESOURCE: &str = "taxes";
 
-pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/organizations/{org}/taxes")
-            .route(web::get().to(list::<S>))
-            .route(web::post().to(create::<S>)),
+pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
+    r.add(
+        at("/organizations/{org}/taxes")
+            .get(list::<S>)
+            .post(create::<S>),
     )
-    .service(
-        web::resource("/organizations/{org}/taxes/{id}")
-            .route(web::get().to(get::<S>))
-            .route(web::put().to(update::<S>))
-            .route(web::delete().to(delete::<S>)),
+    .add(
+        at("/organizations/{org}/taxes/{id}")
+            .get(get::<S>)
+            .put(update::<S>)
+            .delete(delete::<S>),
     );
 }
 
@@ -42,10 +42,12 @@ fn required<T>(value: Option<T>, name: &str) -> Result<T, ApiError> {
     })
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = TaxCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
     name: Option<String>,
+    #[schema(value_type = Option<crate::openapi::Decimal>)]
     rate: Option<DecimalText>,
     tax_type: Option<String>,
     description: Option<String>,
@@ -53,6 +55,24 @@ struct CreateBody {
     is_active: Option<bool>,
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/taxes",
+    operation_id = "taxes_create",
+    tag = "taxes",
+    summary = "Create a tax",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = CreateBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::Tax),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn create<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -74,6 +94,21 @@ async fn create<S: Store>(
     submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/taxes/{id}",
+    operation_id = "taxes_get",
+    tag = "taxes",
+    summary = "Get a tax",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Tax),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn get<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -85,15 +120,36 @@ async fn get<S: Store>(
     Ok(HttpResponse::Ok().json(views::tax(&tax)))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = TaxUpdateRequest)]
 #[serde(deny_unknown_fields)]
 struct UpdateBody {
     name: Option<String>,
     description: Option<String>,
+    #[schema(value_type = Option<crate::openapi::Decimal>)]
     rate: Option<DecimalText>,
     is_active: Option<bool>,
 }
 
+#[utoipa::path(
+    put,
+    path = "/organizations/{org}/taxes/{id}",
+    operation_id = "taxes_update",
+    tag = "taxes",
+    summary = "Update a tax",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = UpdateBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Tax),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn update<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -114,6 +170,24 @@ async fn update<S: Store>(
     submit(&state, &req, &access, &body, StatusCode::OK, write).await
 }
 
+#[utoipa::path(
+    delete,
+    path = "/organizations/{org}/taxes/{id}",
+    operation_id = "taxes_delete",
+    tag = "taxes",
+    summary = "Delete a tax",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn delete<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -132,6 +206,24 @@ async fn delete<S: Store>(
     .await
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/taxes",
+    operation_id = "taxes_list",
+    tag = "taxes",
+    summary = "List taxes",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("tax_type" = Option<String>, Query, description = "Filter by tax type."),
+        ("is_active" = Option<bool>, Query, description = "true or false."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::TaxList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn list<S: Store>(
     state: State<S>,
     req: HttpRequest,

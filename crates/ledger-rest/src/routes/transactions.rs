@@ -11,43 +11,36 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{State, access};
+use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
 use crate::input::{DecimalText, FlexDate, page, parse_json, query_date, query_param, read_body};
 use crate::queued::submit;
 
-pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/organizations/{org}/transactions")
-            .route(web::get().to(list::<S>))
-            .route(web::post().to(create::<S>)),
+pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
+    r.add(
+        at("/organizations/{org}/transactions")
+            .get(list::<S>)
+            .post(create::<S>),
     )
-    // Before `{id}`: a resource matched by path answers 405 to other methods.
-    .route(
-        "/organizations/{org}/transactions/batch",
-        web::post().to(create_batch::<S>),
+    // Before `{id}`, which would otherwise take `batch` for an id.
+    .add(at("/organizations/{org}/transactions/batch").post(create_batch::<S>))
+    .add(
+        at("/organizations/{org}/transactions/{id}")
+            .get(get::<S>)
+            .put(update::<S>)
+            .delete(delete::<S>),
     )
-    .service(
-        web::resource("/organizations/{org}/transactions/{id}")
-            .route(web::get().to(get::<S>))
-            .route(web::put().to(update::<S>))
-            .route(web::delete().to(delete::<S>)),
-    )
-    .route(
-        "/organizations/{org}/transactions/{id}/post",
-        web::post().to(post::<S>),
-    )
-    .route(
-        "/organizations/{org}/transactions/{id}/reverse",
-        web::post().to(reverse::<S>),
-    );
+    .add(at("/organizations/{org}/transactions/{id}/post").post(post::<S>))
+    .add(at("/organizations/{org}/transactions/{id}/reverse").post(reverse::<S>));
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = TransactionEntryRequest)]
 #[serde(deny_unknown_fields)]
 struct EntryBody {
     account_id: String,
     entry_type: String,
+    #[schema(value_type = crate::openapi::Decimal)]
     amount: DecimalText,
     description: Option<String>,
 }
@@ -63,10 +56,12 @@ impl From<EntryBody> for EntryInput {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = TransactionCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
     description: Option<String>,
+    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     date: Option<FlexDate>,
     currency: Option<String>,
     reference: Option<String>,
@@ -81,6 +76,24 @@ struct CreateBody {
     dry_run: bool,
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/transactions",
+    operation_id = "transactions_create",
+    tag = "transactions",
+    summary = "Create a transaction (balanced entries)",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = CreateBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::Transaction),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn create<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -136,7 +149,8 @@ fn input_of(input: CreateBody, prefix: &str) -> Result<NewTransactionInput, ApiE
     })
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = TransactionBatchRequest)]
 #[serde(deny_unknown_fields)]
 struct BatchBody {
     transactions: Option<Vec<CreateBody>>,
@@ -144,6 +158,24 @@ struct BatchBody {
 
 /// `POST .../transactions/batch`: up to 1 000 transactions written all or none, under
 /// one `Idempotency-Key`; a refused item is named by its index.
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/transactions/batch",
+    operation_id = "transactions_create_batch",
+    tag = "transactions",
+    summary = "Create several transactions at once",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = BatchBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::TransactionBatch),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn create_batch<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -195,6 +227,21 @@ fn query_flag(req: &HttpRequest, name: &str) -> Result<bool, ApiError> {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/transactions/{id}",
+    operation_id = "transactions_get",
+    tag = "transactions",
+    summary = "Get a transaction",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Transaction),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn get<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -206,6 +253,25 @@ async fn get<S: Store>(
     Ok(HttpResponse::Ok().json(views::transaction(&txn)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/transactions",
+    operation_id = "transactions_list",
+    tag = "transactions",
+    summary = "List transactions",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("start_date" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
+        ("end_date" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
+        ("status" = Option<String>, Query, description = "Filter by status."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::TransactionList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn list<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -245,10 +311,12 @@ async fn list<S: Store>(
     })))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = TransactionUpdateRequest)]
 #[serde(deny_unknown_fields)]
 struct UpdateBody {
     description: Option<String>,
+    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     date: Option<FlexDate>,
     entries: Option<Vec<EntryBody>>,
     metadata: Option<serde_json::Value>,
@@ -256,6 +324,25 @@ struct UpdateBody {
     category_id: Option<String>,
 }
 
+#[utoipa::path(
+    put,
+    path = "/organizations/{org}/transactions/{id}",
+    operation_id = "transactions_update",
+    tag = "transactions",
+    summary = "Update a draft transaction",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = UpdateBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Transaction),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn update<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -280,6 +367,24 @@ async fn update<S: Store>(
     submit(&state, &req, &access, &body, StatusCode::OK, write).await
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/transactions/{id}/post",
+    operation_id = "transactions_post",
+    tag = "transactions",
+    summary = "Post a draft transaction",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Transaction),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn post<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -300,12 +405,32 @@ async fn post<S: Store>(
     .await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = TransactionReverseRequest)]
 #[serde(deny_unknown_fields)]
 struct ReverseBody {
     reason: Option<String>,
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/transactions/{id}/reverse",
+    operation_id = "transactions_reverse",
+    tag = "transactions",
+    summary = "Reverse a posted transaction",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = ReverseBody, content_type = "application/json", description = "Optional: an empty body takes the defaults."),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Transaction),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn reverse<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -323,6 +448,24 @@ async fn reverse<S: Store>(
     submit(&state, &req, &access, &body, StatusCode::OK, write).await
 }
 
+#[utoipa::path(
+    delete,
+    path = "/organizations/{org}/transactions/{id}",
+    operation_id = "transactions_delete",
+    tag = "transactions",
+    summary = "Delete a draft transaction",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn delete<S: Store>(
     state: State<S>,
     req: HttpRequest,

@@ -12,40 +12,35 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{State, access};
+use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
 use crate::input::{DecimalText, FlexDate, page, parse_json, query_param, read_body};
 use crate::queued::submit;
 
 const RESOURCE: &str = "transfers";
 
-pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/organizations/{org}/transfers")
-            .route(web::get().to(list::<S>))
-            .route(web::post().to(create::<S>)),
+pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
+    r.add(
+        at("/organizations/{org}/transfers")
+            .get(list::<S>)
+            .post(create::<S>),
     )
-    .route(
-        "/organizations/{org}/transfers/{id}",
-        web::get().to(get::<S>),
-    )
-    .route(
-        "/organizations/{org}/transfers/{id}/post",
-        web::post().to(post::<S>),
-    )
-    .route(
-        "/organizations/{org}/transfers/{id}/reverse",
-        web::post().to(reverse::<S>),
-    );
+    .add(at("/organizations/{org}/transfers/{id}").get(get::<S>))
+    .add(at("/organizations/{org}/transfers/{id}/post").post(post::<S>))
+    .add(at("/organizations/{org}/transfers/{id}/reverse").post(reverse::<S>));
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = TransferCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
     from_account_id: Option<String>,
     to_account_id: Option<String>,
+    #[schema(value_type = Option<crate::openapi::Decimal>)]
     amount: Option<DecimalText>,
+    #[schema(value_type = Option<crate::openapi::Decimal>)]
     to_amount: Option<DecimalText>,
+    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     date: Option<FlexDate>,
     description: Option<String>,
     reference: Option<String>,
@@ -64,6 +59,24 @@ fn required<T>(value: Option<T>, field: &str) -> Result<T, ApiError> {
     })
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/transfers",
+    operation_id = "transfers_create",
+    tag = "transfers",
+    summary = "Create a transfer between two accounts",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = CreateBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::Transfer),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn create<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -88,6 +101,21 @@ async fn create<S: Store>(
     submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/transfers/{id}",
+    operation_id = "transfers_get",
+    tag = "transfers",
+    summary = "Get a transfer",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Transfer),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn get<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -99,6 +127,23 @@ async fn get<S: Store>(
     Ok(HttpResponse::Ok().json(views::journal(&txn)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/transfers",
+    operation_id = "transfers_list",
+    tag = "transfers",
+    summary = "List transfers",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("status" = Option<String>, Query, description = "Filter by status."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::TransferList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn list<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -126,6 +171,24 @@ async fn list<S: Store>(
     })))
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/transfers/{id}/post",
+    operation_id = "transfers_post",
+    tag = "transfers",
+    summary = "Post a draft transfer",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Transfer),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn post<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -139,12 +202,32 @@ async fn post<S: Store>(
     submit(&state, &req, &access, &body, StatusCode::OK, write).await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = TransferReverseRequest)]
 #[serde(deny_unknown_fields)]
 struct ReverseBody {
     reason: Option<String>,
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/transfers/{id}/reverse",
+    operation_id = "transfers_reverse",
+    tag = "transfers",
+    summary = "Reverse a transfer",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = ReverseBody, content_type = "application/json", description = "Optional: an empty body takes the defaults."),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Transfer),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
 async fn reverse<S: Store>(
     state: State<S>,
     req: HttpRequest,

@@ -13,45 +13,34 @@ use ledger_domain::services::{
 use serde::Deserialize;
 
 use super::exchange_rates::required;
-use super::{State, access, list_response};
+use super::{Routes, State, access, at, list_response};
 use crate::error::ApiError;
 use crate::input::{page, parse_json, read_body};
 use crate::queued::submit;
 
 const RESOURCE: &str = "webhooks";
 
-pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
-    cfg.service(
-        web::resource("/organizations/{org}/webhooks")
-            .route(web::get().to(list::<S>))
-            .route(web::post().to(create::<S>)),
+pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
+    r.add(
+        at("/organizations/{org}/webhooks")
+            .get(list::<S>)
+            .post(create::<S>),
     )
-    .service(
-        web::resource("/organizations/{org}/webhooks/{id}")
-            .route(web::get().to(get::<S>))
-            .route(web::put().to(update::<S>))
-            .route(web::patch().to(update::<S>))
-            .route(web::delete().to(delete::<S>)),
+    .add(
+        at("/organizations/{org}/webhooks/{id}")
+            .get(get::<S>)
+            .put(update::<S>)
+            .patch(update::<S>)
+            .delete(delete::<S>),
     )
-    .service(
-        web::resource("/organizations/{org}/webhooks/{id}/rotate-secret")
-            .route(web::post().to(rotate::<S>)),
-    )
-    .service(
-        web::resource("/organizations/{org}/webhooks/{id}/deliveries")
-            .route(web::get().to(deliveries::<S>)),
-    )
-    .service(
-        web::resource("/organizations/{org}/webhooks/{id}/deliveries/{delivery}")
-            .route(web::get().to(delivery::<S>)),
-    )
-    .service(
-        web::resource("/organizations/{org}/webhooks/{id}/deliveries/{delivery}/replay")
-            .route(web::post().to(replay::<S>)),
-    );
+    .add(at("/organizations/{org}/webhooks/{id}/rotate-secret").post(rotate::<S>))
+    .add(at("/organizations/{org}/webhooks/{id}/deliveries").get(deliveries::<S>))
+    .add(at("/organizations/{org}/webhooks/{id}/deliveries/{delivery}").get(delivery::<S>))
+    .add(at("/organizations/{org}/webhooks/{id}/deliveries/{delivery}/replay").post(replay::<S>));
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = WebhookCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
     url: Option<String>,
@@ -60,6 +49,24 @@ struct CreateBody {
     enabled: Option<bool>,
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/webhooks",
+    operation_id = "webhooks_create",
+    tag = "webhooks",
+    summary = "Create a webhook endpoint (the answer shows its secret once)",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = CreateBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::WebhookEndpoint),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn create<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -79,6 +86,22 @@ async fn create<S: Store>(
     submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/webhooks",
+    operation_id = "webhooks_list",
+    tag = "webhooks",
+    summary = "List webhook endpoints",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookEndpointList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn list<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -90,6 +113,21 @@ async fn list<S: Store>(
     Ok(list_response(page, &result, |e| endpoint_view(e, false)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/webhooks/{id}",
+    operation_id = "webhooks_get",
+    tag = "webhooks",
+    summary = "Get a webhook endpoint",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookEndpoint),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn get<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -101,7 +139,8 @@ async fn get<S: Store>(
     Ok(HttpResponse::Ok().json(endpoint_view(&endpoint, false)))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = WebhookUpdateRequest)]
 #[serde(deny_unknown_fields)]
 struct UpdateBody {
     url: Option<String>,
@@ -110,6 +149,46 @@ struct UpdateBody {
     enabled: Option<bool>,
 }
 
+#[utoipa::path(
+    put,
+    path = "/organizations/{org}/webhooks/{id}",
+    operation_id = "webhooks_update",
+    tag = "webhooks",
+    impl_for = __path_update_put,
+    summary = "Update a webhook endpoint",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = UpdateBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookEndpoint),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
+#[utoipa::path(
+    patch,
+    path = "/organizations/{org}/webhooks/{id}",
+    operation_id = "webhooks_patch",
+    tag = "webhooks",
+    impl_for = __path_update_patch,
+    summary = "Update a webhook endpoint (partial)",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = UpdateBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookEndpoint),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn update<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -130,6 +209,24 @@ async fn update<S: Store>(
     submit(&state, &req, &access, &body, StatusCode::OK, write).await
 }
 
+#[utoipa::path(
+    delete,
+    path = "/organizations/{org}/webhooks/{id}",
+    operation_id = "webhooks_delete",
+    tag = "webhooks",
+    summary = "Delete a webhook endpoint",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn delete<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -141,6 +238,24 @@ async fn delete<S: Store>(
     submit(&state, &req, &access, b"", StatusCode::OK, write).await
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/webhooks/{id}/rotate-secret",
+    operation_id = "webhooks_rotate",
+    tag = "webhooks",
+    summary = "Rotate the signing secret of a webhook endpoint",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookEndpoint),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn rotate<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -152,6 +267,23 @@ async fn rotate<S: Store>(
     submit(&state, &req, &access, b"", StatusCode::OK, write).await
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/webhooks/{id}/deliveries",
+    operation_id = "webhooks_deliveries",
+    tag = "webhooks",
+    summary = "List the deliveries of a webhook endpoint",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookDeliveryList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn deliveries<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -167,6 +299,22 @@ async fn deliveries<S: Store>(
     Ok(list_response(page, &result, |d| delivery_view(d, None)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/webhooks/{id}/deliveries/{delivery}",
+    operation_id = "webhooks_delivery",
+    tag = "webhooks",
+    summary = "Get a webhook delivery",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("delivery" = String, Path, description = "The delivery id."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookDelivery),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn delivery<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -181,6 +329,25 @@ async fn delivery<S: Store>(
     Ok(HttpResponse::Ok().json(delivery_view(&delivery, Some(&attempts))))
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/webhooks/{id}/deliveries/{delivery}/replay",
+    operation_id = "webhooks_replay",
+    tag = "webhooks",
+    summary = "Deliver an event again",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("delivery" = String, Path, description = "The delivery id."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookDelivery),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn replay<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -194,3 +361,11 @@ async fn replay<S: Store>(
     };
     submit(&state, &req, &access, b"", StatusCode::OK, write).await
 }
+
+// The OpenAPI operations of handlers that serve more than one path.
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_update_put;
+#[allow(non_camel_case_types)]
+#[doc(hidden)]
+pub(crate) struct __path_update_patch;

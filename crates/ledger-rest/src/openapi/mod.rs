@@ -1,0 +1,636 @@
+//! The OpenAPI 3.1 document of the REST API (`GET /openapi.json`), generated from the
+//! code: each handler carries its `#[utoipa::path]` operation, the request bodies are the
+//! handlers' own input types, and [`schemas`] mirrors the rendered answers. Three
+//! conventions are applied to every operation here instead of being repeated on each:
+//! the error responses (DECISIONS 6 envelope), the security schemes, and the `links`
+//! from a create to the get of what it made and from a queued write to its status.
+//!
+//! The route table ([`crate::route_table`]) and this document list the same operations;
+//! a test compares them, so a route cannot be added without its documentation.
+
+pub(crate) mod schemas;
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use ledger_domain::error::ErrorCode;
+use ledger_http::OAuthUrls;
+use serde_json::json;
+use utoipa::openapi::link::LinkBuilder;
+use utoipa::openapi::path::{Operation, ParameterIn};
+use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
+use utoipa::openapi::security::{
+    AuthorizationCode, Flow, HttpAuthScheme, HttpBuilder, OAuth2, Scopes, SecurityScheme,
+};
+use utoipa::openapi::server::Server;
+use utoipa::openapi::{ContentBuilder, Ref, RefOr, ResponseBuilder};
+use utoipa::{Modify, OpenApi, PartialSchema, ToSchema};
+
+/// The document as the code declares it (relative OAuth URLs, no server).
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Ledger REST API",
+        description = "Headless double-entry accounting: organizations, a chart of accounts,             balanced transactions, contacts, invoices and bills, reports, reconciliation,             recurring schedules and webhooks. Writes go through one queue: a write answers             its resource (201 or 200), or 202 with a request envelope while it runs             (`Prefer: wait=N` waits for it). Every refusal is the same error envelope.",
+        license(name = "Apache-2.0", identifier = "Apache-2.0"),
+    ),
+    paths(
+        crate::routes::accounts::list,
+        crate::routes::accounts::create,
+        crate::routes::accounts::get,
+        crate::routes::accounts::update,
+        crate::routes::accounts::delete,
+        crate::routes::accounts::balance,
+        crate::routes::accounts::history,
+        crate::routes::attachments::list_transactions,
+        crate::routes::attachments::list_invoices,
+        crate::routes::attachments::list_bills,
+        crate::routes::attachments::upload_transactions,
+        crate::routes::attachments::upload_invoices,
+        crate::routes::attachments::upload_bills,
+        crate::routes::attachments::get,
+        crate::routes::attachments::delete,
+        crate::routes::attachments::content,
+        crate::routes::categories::list,
+        crate::routes::categories::create,
+        crate::routes::categories::get,
+        crate::routes::categories::update,
+        crate::routes::categories::delete,
+        crate::routes::contacts::list,
+        crate::routes::contacts::create,
+        crate::routes::contacts::get,
+        crate::routes::contacts::update,
+        crate::routes::contacts::delete,
+        crate::routes::taxes::list,
+        crate::routes::taxes::create,
+        crate::routes::taxes::get,
+        crate::routes::taxes::update,
+        crate::routes::taxes::delete,
+        crate::routes::exchange_rates::list,
+        crate::routes::exchange_rates::create,
+        crate::routes::exchange_rates::get,
+        crate::routes::exchange_rates::update,
+        crate::routes::exchange_rates::delete,
+        crate::routes::currencies::list,
+        crate::routes::currencies::convert,
+        crate::routes::currencies::get,
+        crate::routes::deletions::of_organization,
+        crate::routes::deletions::of_caller,
+        crate::routes::documents::invoices_list,
+        crate::routes::documents::bills_list,
+        crate::routes::documents::invoices_create,
+        crate::routes::documents::bills_create,
+        crate::routes::documents::invoices_get,
+        crate::routes::documents::bills_get,
+        crate::routes::documents::invoices_update,
+        crate::routes::documents::bills_update,
+        crate::routes::documents::invoices_delete,
+        crate::routes::documents::bills_delete,
+        crate::routes::documents::invoices_send,
+        crate::routes::documents::bills_approve,
+        crate::routes::documents::invoices_void,
+        crate::routes::documents::bills_void,
+        crate::routes::documents::invoices_payments,
+        crate::routes::documents::bills_payments,
+        crate::routes::documents::invoices_pay,
+        crate::routes::documents::bills_pay,
+        crate::routes::documents::invoices_history,
+        crate::routes::documents::bills_history,
+        crate::routes::pdf::invoices_pdf,
+        crate::routes::pdf::bills_pdf,
+        crate::routes::keys::list_root,
+        crate::routes::keys::list_v1,
+        crate::routes::keys::create_root,
+        crate::routes::keys::create_v1,
+        crate::routes::keys::get_root,
+        crate::routes::keys::get_v1,
+        crate::routes::keys::update_root,
+        crate::routes::keys::update_v1,
+        crate::routes::keys::delete_root,
+        crate::routes::keys::delete_v1,
+        crate::routes::keys::rotate_root,
+        crate::routes::keys::rotate_v1,
+        crate::routes::organization_transfers::list_outgoing,
+        crate::routes::organization_transfers::initiate,
+        crate::routes::organization_transfers::list_incoming,
+        crate::routes::organization_transfers::get,
+        crate::routes::organization_transfers::stats,
+        crate::routes::organization_transfers::accept,
+        crate::routes::organization_transfers::reject,
+        crate::routes::organization_transfers::cancel,
+        crate::routes::organizations::master,
+        crate::routes::organizations::sub,
+        crate::routes::organizations::get_organization,
+        crate::routes::organizations::sub_organizations,
+        crate::routes::reconciliations::list,
+        crate::routes::reconciliations::create,
+        crate::routes::reconciliations::get,
+        crate::routes::reconciliations::update,
+        crate::routes::reconciliations::delete,
+        crate::routes::reconciliations::add_matches,
+        crate::routes::reconciliations::remove_match,
+        crate::routes::reconciliations::complete,
+        crate::routes::reconciliations::import,
+        crate::routes::reconciliations::lines,
+        crate::routes::reconciliations::accept,
+        crate::routes::reconciliations::create_transaction,
+        crate::routes::recurring::list_schedules,
+        crate::routes::recurring::list_short,
+        crate::routes::recurring::create_schedule,
+        crate::routes::recurring::create_short,
+        crate::routes::recurring::get,
+        crate::routes::recurring::update_put,
+        crate::routes::recurring::update_patch,
+        crate::routes::recurring::delete,
+        crate::routes::recurring::pause,
+        crate::routes::recurring::resume,
+        crate::routes::recurring::run,
+        crate::routes::recurring::runs,
+        crate::routes::reports::trial_balance,
+        crate::routes::reports::balance_sheet,
+        crate::routes::reports::income_statement,
+        crate::routes::revaluations::create,
+        crate::routes::settings::get,
+        crate::routes::settings::put,
+        crate::routes::settings::billing,
+        crate::routes::system::health,
+        crate::routes::system::ready,
+        crate::routes::system::metrics,
+        crate::routes::system::openapi,
+        crate::routes::system::get_request,
+        crate::routes::system::list_events,
+        crate::routes::system_info::system,
+        crate::routes::transactions::list,
+        crate::routes::transactions::create,
+        crate::routes::transactions::create_batch,
+        crate::routes::transactions::get,
+        crate::routes::transactions::update,
+        crate::routes::transactions::delete,
+        crate::routes::transactions::post,
+        crate::routes::transactions::reverse,
+        crate::routes::transfers::list,
+        crate::routes::transfers::create,
+        crate::routes::transfers::get,
+        crate::routes::transfers::post,
+        crate::routes::transfers::reverse,
+        crate::routes::webhooks::list,
+        crate::routes::webhooks::create,
+        crate::routes::webhooks::get,
+        crate::routes::webhooks::update_put,
+        crate::routes::webhooks::update_patch,
+        crate::routes::webhooks::delete,
+        crate::routes::webhooks::rotate,
+        crate::routes::webhooks::deliveries,
+        crate::routes::webhooks::delivery,
+        crate::routes::webhooks::replay
+    ),
+    components(schemas(schemas::ErrorEnvelope)),
+    modifiers(&Conventions),
+    tags(
+        (name = "system", description = "Health, readiness, metrics, system information and this document."),
+        (name = "organizations", description = "Sign-up, organizations and sub-organizations."),
+        (name = "organization-transfers", description = "Handing an organization to another user."),
+        (name = "api-keys", description = "API keys of an organization (also under `/api/v1`)."),
+        (name = "accounts", description = "The chart of accounts and account balances."),
+        (name = "transactions", description = "Balanced journal transactions."),
+        (name = "transfers", description = "Transfers between two accounts."),
+        (name = "contacts", description = "Customers and vendors."),
+        (name = "invoices", description = "Invoices to customers."),
+        (name = "bills", description = "Bills from vendors."),
+        (name = "attachments", description = "Files attached to transactions, invoices and bills."),
+        (name = "taxes", description = "Tax rates."),
+        (name = "categories", description = "Income and expense categories."),
+        (name = "currencies", description = "ISO 4217 currencies and conversion."),
+        (name = "exchange-rates", description = "Exchange rates of an organization."),
+        (name = "revaluations", description = "Revaluation of foreign-currency balances."),
+        (name = "reports", description = "Trial balance, balance sheet and income statement."),
+        (name = "reconciliations", description = "Bank reconciliation and statement import."),
+        (name = "recurring", description = "Recurring schedules of invoices and bills."),
+        (name = "webhooks", description = "Webhook endpoints and deliveries."),
+        (name = "settings", description = "Settings and billing of an organization."),
+        (name = "deletions", description = "Soft-deleted resources that can be restored."),
+    ),
+)]
+struct ApiDoc;
+
+/// The document as data.
+pub(crate) fn document() -> &'static utoipa::openapi::OpenApi {
+    static DOC: OnceLock<utoipa::openapi::OpenApi> = OnceLock::new();
+    DOC.get_or_init(ApiDoc::openapi)
+}
+
+/// The document as this server serves it: its base URL as the server, and the OAuth
+/// endpoints of its authorization server.
+pub(crate) fn served(urls: &OAuthUrls) -> String {
+    let mut doc = document().clone();
+    doc.servers = Some(vec![Server::new(urls.base_url.clone())]);
+    if let Some(components) = doc.components.as_mut() {
+        components.add_security_scheme("oauth2", oauth2(&urls.issuer));
+    }
+    to_json(&doc).to_string()
+}
+
+/// The document as JSON. utoipa 5.5 writes a link's `operationId` as `operation_id`
+/// (its `Link` lacks the camelCase rename the other objects have), which OpenAPI does not
+/// know: the links are renamed here.
+pub(crate) fn to_json(doc: &utoipa::openapi::OpenApi) -> serde_json::Value {
+    let mut value = serde_json::to_value(doc).unwrap_or_default();
+    let operations = value
+        .get_mut("paths")
+        .and_then(serde_json::Value::as_object_mut)
+        .into_iter()
+        .flat_map(|paths| paths.values_mut())
+        .filter_map(serde_json::Value::as_object_mut)
+        .flat_map(|item| item.values_mut());
+    for operation in operations {
+        let links = operation
+            .get_mut("responses")
+            .and_then(serde_json::Value::as_object_mut)
+            .into_iter()
+            .flat_map(|r| r.values_mut())
+            .filter_map(|r| r.get_mut("links")?.as_object_mut())
+            .flat_map(|links| links.values_mut())
+            .filter_map(serde_json::Value::as_object_mut);
+        for link in links {
+            if let Some(id) = link.remove("operation_id") {
+                link.insert("operationId".into(), id);
+            }
+        }
+    }
+    value
+}
+
+/// A decimal amount: a JSON number or a string, kept exact (`"12.50"`).
+pub(crate) struct Decimal;
+
+impl PartialSchema for Decimal {
+    fn schema() -> RefOr<Schema> {
+        OneOfBuilder::new()
+            .item(
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .pattern(Some(r"^-?[0-9]+(\.[0-9]+)?$")),
+            )
+            .item(ObjectBuilder::new().schema_type(Type::Number))
+            .description(Some(
+                "A decimal amount, as a JSON number or a string (exact: `\"12.50\"`).",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for Decimal {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("Decimal")
+    }
+}
+
+/// A date, `YYYY-MM-DD` or an RFC 3339 date-time.
+pub(crate) struct FlexibleDate;
+
+impl PartialSchema for FlexibleDate {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .description(Some("A date (`YYYY-MM-DD`) or an RFC 3339 date-time."))
+            .examples([json!("2026-11-25")])
+            .into()
+    }
+}
+
+impl ToSchema for FlexibleDate {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("FlexibleDate")
+    }
+}
+
+/// Every stable error code (DECISIONS 6), from the domain's one table.
+pub(crate) struct ErrorCodeSchema;
+
+impl PartialSchema for ErrorCodeSchema {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .description(Some("The stable machine-readable code of the error."))
+            .enum_values(Some(ErrorCode::ALL.iter().map(|c| c.as_str())))
+            .into()
+    }
+}
+
+impl ToSchema for ErrorCodeSchema {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("ErrorCode")
+    }
+}
+
+/// The OAuth 2.0 authorization-code scheme (PKCE S256) of the authorization server at
+/// `issuer` (relative to the API when empty).
+fn oauth2(issuer: &str) -> SecurityScheme {
+    SecurityScheme::OAuth2(OAuth2::with_description(
+        [Flow::AuthorizationCode(AuthorizationCode::new(
+            format!("{issuer}/authorize"),
+            format!("{issuer}/token"),
+            Scopes::from_iter([
+                ("ledger:read", "Read the organization's data."),
+                ("ledger:write", "Create and change records."),
+                (
+                    "ledger:admin",
+                    "Delete records, manage keys, webhooks and settings.",
+                ),
+            ]),
+        ))],
+        "OAuth 2.1 authorization code with PKCE (S256); the access token is a bearer token.",
+    ))
+}
+
+/// The error responses every operation shares, by what the operation takes.
+const ERRORS: &[(&str, &str, &str, &str)] = &[
+    (
+        "400",
+        "BadRequest",
+        "The request is malformed or a field is invalid.",
+        "validation_error",
+    ),
+    (
+        "401",
+        "Unauthorized",
+        "No valid API key or token.",
+        "authentication_error",
+    ),
+    (
+        "402",
+        "CreditLimit",
+        "The organization has no credits left for this write.",
+        "credit_limit_error",
+    ),
+    (
+        "403",
+        "Forbidden",
+        "The key or token lacks the permission.",
+        "authorization_error",
+    ),
+    (
+        "404",
+        "NotFound",
+        "No such resource in this organization.",
+        "not_found_error",
+    ),
+    (
+        "409",
+        "Conflict",
+        "The idempotency key was used with another request, or is in flight.",
+        "idempotency_error",
+    ),
+    (
+        "413",
+        "PayloadTooLarge",
+        "The body is too large.",
+        "validation_error",
+    ),
+    (
+        "415",
+        "UnsupportedMediaType",
+        "The body is not of the documented media type.",
+        "invalid_request_error",
+    ),
+    (
+        "422",
+        "BusinessRule",
+        "The request is valid but breaks a business rule.",
+        "business_rule_error",
+    ),
+    (
+        "429",
+        "RateLimited",
+        "Too many requests; retry after `Retry-After` seconds.",
+        "rate_limit_error",
+    ),
+    (
+        "500",
+        "InternalError",
+        "An unexpected failure, logged with the request id.",
+        "api_error",
+    ),
+];
+
+/// Applies the shared conventions to the generated document.
+struct Conventions;
+
+impl Modify for Conventions {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "api_key",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("API key")
+                    .description(Some(
+                        "An API key of the organization (`sk_test_...` or `sk_live_...`)                          as a bearer token.",
+                    ))
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            "admin_token",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some(
+                        "The operator's admin token, which allows sign-up when it is not open.",
+                    ))
+                    .build(),
+            ),
+        );
+        components.add_security_scheme("oauth2", oauth2(""));
+        for (status, name, description, kind) in ERRORS {
+            let example = json!({"error": {
+                "type": kind,
+                "code": example_code(status),
+                "message": description,
+                "status": status.parse::<u16>().unwrap_or(500),
+                "request_id": "req_01JD0000000000000000000000",
+            }});
+            components.responses.insert(
+                (*name).to_owned(),
+                RefOr::T(
+                    ResponseBuilder::new()
+                        .description(*description)
+                        .content(
+                            "application/json",
+                            ContentBuilder::new()
+                                .schema(Some(Ref::from_schema_name("ErrorEnvelope")))
+                                .example(Some(example))
+                                .build(),
+                        )
+                        .build(),
+                ),
+            );
+        }
+        let get_operations = get_operation_ids(openapi);
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            for (method, operation) in [
+                ("get", item.get.as_mut()),
+                ("put", item.put.as_mut()),
+                ("post", item.post.as_mut()),
+                ("delete", item.delete.as_mut()),
+                ("patch", item.patch.as_mut()),
+            ] {
+                if let Some(operation) = operation {
+                    add_errors(method, operation);
+                    add_links(path, operation, &get_operations);
+                }
+            }
+        }
+    }
+}
+
+/// A code of each status for the examples.
+fn example_code(status: &str) -> &'static str {
+    match status {
+        "400" => ErrorCode::MissingField,
+        "401" => ErrorCode::InvalidApiKey,
+        "402" => ErrorCode::InsufficientCredits,
+        "403" => ErrorCode::InsufficientPermissions,
+        "404" => ErrorCode::ResourceNotFound,
+        "409" => ErrorCode::IdempotencyKeyReused,
+        "413" => ErrorCode::PayloadTooLarge,
+        "415" => ErrorCode::UnsupportedMediaType,
+        "422" => ErrorCode::UnbalancedTransaction,
+        "429" => ErrorCode::RateLimitExceeded,
+        _ => ErrorCode::InternalError,
+    }
+    .as_str()
+}
+
+/// Adds the error responses an operation can answer, each a reference to the shared one.
+fn add_errors(method: &str, operation: &mut Operation) {
+    // `[{}]` marks a public operation; any named scheme, an authenticated one.
+    let authenticated = operation.security.as_ref().is_some_and(|s| {
+        serde_json::to_value(s)
+            .ok()
+            .and_then(|v| v.as_array().cloned())
+            .is_some_and(|all| {
+                all.iter()
+                    .any(|r| r.as_object().is_some_and(|o| !o.is_empty()))
+            })
+    });
+    let params = operation.parameters.as_deref().unwrap_or_default();
+    let path_params = params
+        .iter()
+        .any(|p| matches!(p.parameter_in, ParameterIn::Path));
+    let checked_input = !params.is_empty() || operation.request_body.is_some();
+    let write = method != "get";
+    let idempotent = params.iter().any(|p| p.name == "Idempotency-Key");
+    let mut wanted = vec!["500"];
+    if checked_input {
+        wanted.push("400");
+    }
+    if authenticated {
+        wanted.extend(["401", "403", "429"]);
+    }
+    if path_params {
+        wanted.push("404");
+    }
+    if operation.request_body.is_some() {
+        wanted.extend(["413", "415"]);
+    }
+    if write && authenticated {
+        wanted.extend(["402", "422"]);
+    }
+    if idempotent {
+        wanted.push("409");
+    }
+    for (status, name, _, _) in ERRORS {
+        if wanted.contains(status) && !operation.responses.responses.contains_key(*status) {
+            operation.responses.responses.insert(
+                (*status).to_owned(),
+                RefOr::Ref(Ref::new(format!("#/components/responses/{name}"))),
+            );
+        }
+    }
+}
+
+/// The operation id of each GET by path.
+fn get_operation_ids(openapi: &utoipa::openapi::OpenApi) -> BTreeMap<String, String> {
+    openapi
+        .paths
+        .paths
+        .iter()
+        .filter_map(|(path, item)| {
+            let id = item.get.as_ref()?.operation_id.clone()?;
+            Some((path.clone(), id))
+        })
+        .collect()
+}
+
+/// Links a 201 to the get of the created resource (`{path}/{id}`, or the path's own get
+/// for a sub-resource), and a 202 to the status of the queued write.
+fn add_links(path: &str, operation: &mut Operation, gets: &BTreeMap<String, String>) {
+    let target = gets
+        .iter()
+        .find(|(p, _)| {
+            p.strip_prefix(path).is_some_and(|rest| {
+                rest.starts_with("/{") && rest.ends_with('}') && !rest[1..].contains('/')
+            })
+        })
+        .map(|(p, id)| (p.clone(), id.clone()));
+    let org = path.starts_with("/organizations/{org}") || path.contains("/organizations/{org}/");
+    for (status, response) in operation.responses.responses.iter_mut() {
+        let RefOr::T(response) = response else {
+            continue;
+        };
+        if status == "201"
+            && let Some((target_path, operation_id)) = &target
+        {
+            let mut link = LinkBuilder::new()
+                .operation_id(operation_id.clone())
+                .description("Get the resource this request created.");
+            let last = target_path.rsplit('/').next().unwrap_or_default();
+            for name in path_parameters(target_path) {
+                let value = if format!("{{{name}}}") == last {
+                    "$response.body#/id".to_owned()
+                } else {
+                    format!("$request.path.{name}")
+                };
+                link = link.parameter(name, value);
+            }
+            response.links.insert(
+                format!("Get{}", pascal(operation_id)),
+                RefOr::T(link.build()),
+            );
+        }
+        if status == "202" && org {
+            let link = LinkBuilder::new()
+                .operation_id("requests_get")
+                .description("Follow the queued write to its outcome.")
+                .parameter("org", "$request.path.org")
+                .parameter("request_id", "$response.body#/request_id")
+                .build();
+            response
+                .links
+                .insert("GetRequestStatus".to_owned(), RefOr::T(link));
+        }
+    }
+}
+
+/// The `{name}` parameters of a path template, in order.
+fn path_parameters(path: &str) -> Vec<String> {
+    path.split('/')
+        .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `accounts_get` as `AccountsGet`.
+fn pascal(id: &str) -> String {
+    id.split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
