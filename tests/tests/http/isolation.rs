@@ -5,6 +5,8 @@
 //! every operation the service lists:
 //! - every MCP tool (`TOOLS`, the list `tools/list` serves), called over MCP;
 //! - the REST operation behind each tool (the tool's own route row), called over HTTP;
+//! - every method of every organization-scoped path of the REST route table
+//!   (`ledger_rest::route_table`, the registrar the OpenAPI document is checked against);
 //! - every GraphQL query and mutation field that takes an id, read from the live schema by
 //!   introspection.
 //!
@@ -289,6 +291,102 @@ async fn probe_tools(app: &TestApp, fx: &Fixtures, key_id: &str, a: &Org, report
                     .await;
                 let operation = format!("{} {path}", tool.verb.method());
                 report.add("rest", &operation, variant, rest_problem(&operation, &res));
+            }
+        }
+    }
+}
+
+/// B's resource a path parameter names, by the path segment before it; `None` when the
+/// fixtures have no such resource.
+fn b_path_id<'a>(collection: &str, fx: &'a Fixtures, key_id: &'a str) -> Option<&'a str> {
+    Some(match collection {
+        "accounts" => &fx.cash,
+        "transactions" => &fx.posted_txn,
+        "contacts" => &fx.customer,
+        "invoices" => &fx.draft_invoice,
+        "bills" => &fx.draft_bill,
+        "exchange-rates" => &fx.rate,
+        "transfers" => &fx.posted_transfer,
+        "organization-transfers" => &fx.org_transfer,
+        "recurring" | "recurring-schedules" => &fx.schedule,
+        "reconciliations" => &fx.reconciliation,
+        "api-keys" => key_id,
+        _ => return None,
+    })
+}
+
+/// `template` with `{org}` as `org` and every other parameter as B's resource (`None`
+/// when one names a resource the fixtures lack), or with `placeholder` for those when
+/// given (a probe by path is refused at the organization whatever the id).
+fn fill(
+    template: &str,
+    org: &str,
+    fx: &Fixtures,
+    key_id: &str,
+    placeholder: Option<&str>,
+) -> Option<(String, bool)> {
+    let mut out = Vec::new();
+    let mut names_b = false;
+    let segments: Vec<&str> = template.split('/').collect();
+    for (i, segment) in segments.iter().enumerate() {
+        if *segment == "{org}" {
+            out.push(org.to_owned());
+        } else if segment.starts_with('{') {
+            let collection = if i > 0 { segments[i - 1] } else { "" };
+            match (b_path_id(collection, fx, key_id), placeholder) {
+                (Some(id), _) => {
+                    names_b = true;
+                    out.push(id.to_owned());
+                }
+                (None, Some(p)) => out.push(p.to_owned()),
+                (None, None) => return None,
+            }
+        } else {
+            out.push((*segment).to_owned());
+        }
+    }
+    Some((out.join("/"), names_b))
+}
+
+async fn probe_routes(app: &TestApp, fx: &Fixtures, key_id: &str, a: &Org, report: &mut Report) {
+    for entry in ledger_rest::route_table::<ledger_store::Db>() {
+        if !entry.path.starts_with("/organizations/{org}") {
+            // Not one organization's: sign-up, reference data, the system, health.
+            continue;
+        }
+        let mut variants = Vec::new();
+        if let Some((path, _)) = fill(&entry.path, &fx.org.id, fx, key_id, Some("unknown_1")) {
+            variants.push(("by path", path));
+        }
+        if let Some((path, true)) = fill(&entry.path, &a.id, fx, key_id, None) {
+            variants.push(("by id", path));
+        }
+        for method in &entry.methods {
+            let method = Method::from_bytes(method.as_str().as_bytes()).expect("method");
+            if method == Method::HEAD {
+                continue;
+            }
+            let body =
+                matches!(method, Method::POST | Method::PUT | Method::PATCH).then(|| json!({}));
+            for (variant, path) in &variants {
+                for key in [&a.test_key, &a.live_key] {
+                    let res = app
+                        .call(
+                            method.clone(),
+                            path,
+                            Some(key),
+                            body.clone(),
+                            &[("Prefer", "wait=30")],
+                        )
+                        .await;
+                    let operation = format!("{method} {}", entry.path);
+                    report.add(
+                        "routes",
+                        &operation,
+                        variant,
+                        rest_problem(&operation, &res),
+                    );
+                }
             }
         }
     }
@@ -582,16 +680,18 @@ async fn a_key_reaches_nothing_of_b(app: &TestApp) {
     );
     let mut report = Report::default();
     probe_tools(app, &fx, &key_id, &a, &mut report).await;
+    probe_routes(app, &fx, &key_id, &a, &mut report).await;
     probe_graphql(app, &fx, &a, &mut report).await;
     let after = books_of_b(app, &fx, &key_id).await;
     for (read, was) in &before {
         assert_eq!(Some(was), after.get(read), "B's books changed: {read}");
     }
     eprintln!(
-        "isolation probes: {} (mcp {}, rest {}, graphql {})",
+        "isolation probes: {} (mcp {}, rest {}, route table {}, graphql {})",
         report.verdicts.len(),
         report.count("mcp"),
         report.count("rest"),
+        report.count("routes"),
         report.count("graphql")
     );
     let problems = report.problems();
@@ -602,7 +702,7 @@ async fn a_key_reaches_nothing_of_b(app: &TestApp) {
         report.verdicts.len(),
         problems.join("\n")
     );
-    for interface in ["mcp", "rest", "graphql"] {
+    for interface in ["mcp", "rest", "routes", "graphql"] {
         assert!(
             report.count(interface) > 50,
             "{interface}: {} probes",
