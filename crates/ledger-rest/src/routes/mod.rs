@@ -4,6 +4,7 @@ mod accounts;
 mod attachments;
 mod categories;
 mod contacts;
+mod credits;
 mod currencies;
 mod deletions;
 mod documents;
@@ -90,4 +91,5 @@ pub(crate) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     currencies::configure::<S>(cfg);
     recurring::configure::<S>(cfg);
     webhooks::configure::<S>(cfg);
+    credits::configure::<S>(cfg);
 }
