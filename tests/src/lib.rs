@@ -178,26 +178,6 @@ impl TestApp {
         }
     }
 
-    /// A second server over the same database reading time from `clock`.
-    pub async fn replica_with_clock(&self, clock: Arc<dyn Clock>) -> Self {
-        let db = self.db.as_ref().expect("database");
-        let mut config = server::Config::with_database(&db.url);
-        config.blob_dir = self.blob_dir.to_string_lossy().into_owned();
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
-        let running = server::start(&config, db.db.clone(), listener, clock)
-            .await
-            .expect("start the replica");
-        let base = format!("http://{}", running.addr);
-        Self {
-            base,
-            client: Client::new(),
-            backend: self.backend,
-            blob_dir: self.blob_dir.clone(),
-            running: Some(running),
-            db: None,
-        }
-    }
-
     /// Runs the monthly credit reset now (the sweep every replica runs every few
     /// minutes); how many pools it reset.
     pub async fn reset_credits(&self) -> usize {
@@ -208,15 +188,6 @@ impl TestApp {
             .reset_monthly_credits()
             .await
             .expect("the reset runs")
-    }
-
-    /// Starts the server with a tweaked configuration, reading time from `clock`.
-    pub async fn spawn_with_config_and_clock(
-        backend: Backend,
-        tweak: impl FnOnce(&mut server::Config),
-        clock: Arc<dyn Clock>,
-    ) -> Option<Self> {
-        Self::spawn_full(backend, tweak, clock).await
     }
 
     /// The URL of this server's database (`None` for a replica, which borrows it).

@@ -346,12 +346,6 @@ const RECURRING_INTERVAL: Duration = Duration::from_secs(60);
 /// is written once whichever replica or worker process generates it (see
 /// `ledger_domain::services::Ledger::run_due_recurring`), so every process may run it.
 pub fn spawn_recurring(
-/// How often pools not yet reset for the current month are looked for. A reset is
-/// exactly-once per pool and month, so every replica runs the sweep.
-const CREDIT_RESET_INTERVAL: Duration = Duration::from_secs(10 * 60);
-
-/// Runs the monthly credit reset now and then every few minutes, until `stop` turns true.
-pub fn spawn_credit_reset(
     ledger: &AppLedger,
     stop: &watch::Sender<bool>,
 ) -> tokio::task::JoinHandle<()> {
@@ -369,6 +363,28 @@ pub fn spawn_credit_reset(
             }
             tokio::select! {
                 _ = tokio::time::sleep(RECURRING_INTERVAL) => {}
+                _ = stop.changed() => break,
+            }
+        }
+    })
+}
+
+/// How often pools not yet reset for the current month are looked for. A reset is
+/// exactly-once per pool and month, so every replica runs the sweep.
+const CREDIT_RESET_INTERVAL: Duration = Duration::from_secs(10 * 60);
+
+/// Runs the monthly credit reset now and then every few minutes, until `stop` turns true.
+pub fn spawn_credit_reset(
+    ledger: &AppLedger,
+    stop: &watch::Sender<bool>,
+) -> tokio::task::JoinHandle<()> {
+    let ledger = ledger.clone();
+    let mut stop = stop.subscribe();
+    tokio::spawn(async move {
+        loop {
+            if *stop.borrow() {
+                break;
+            }
             match ledger.reset_monthly_credits().await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(pools = n, "monthly credits reset"),
@@ -490,15 +506,20 @@ pub async fn start(
     let tls = tls_config(config)?;
     let limits = rate_limits(config).await?;
     let runtime = TokioRuntime::default();
-    let ledger = ledger(config, db, clock, &runtime)?;
     let addr = listener.local_addr()?;
-    // The base URL of metadata and links (MCP, the development checkout).
-    let base_url = config.base_url.clone().unwrap_or_else(|| {
-        let scheme = if tls.is_some() { "https" } else { "http" };
-        format!("{scheme}://{addr}")
-    });
+    // Base URL for metadata and links (MCP, OAuth, the development checkout); MCP tool
+    // calls go to an in-process copy of the REST app.
+    let base_url = config
+        .base_url
+        .clone()
+        .unwrap_or_else(|| {
+            let scheme = if tls.is_some() { "https" } else { "http" };
+            format!("{scheme}://{addr}")
+        })
+        .trim_end_matches('/')
+        .to_owned();
     let (live_payments, dev_payments) = payments(config, &base_url)?;
-    let ledger = ledger(config, db, clock, &runtime).with_payments(live_payments, dev_payments);
+    let ledger = ledger(config, db, clock, &runtime)?.with_payments(live_payments, dev_payments);
     let (stop_workers, _) = watch::channel(false);
     let mut tasks = spawn_workers(&ledger, config.workers, &runtime, &stop_workers);
     if config.workers > 0 {
@@ -514,17 +535,6 @@ pub async fn start(
             spawn_credit_reset(&ledger, &stop_workers),
         ])
         .collect();
-    let addr = listener.local_addr()?;
-    // Base URL for metadata and links; MCP tool calls go to an in-process copy of the REST app.
-    let base_url = config
-        .base_url
-        .clone()
-        .unwrap_or_else(|| {
-            let scheme = if tls.is_some() { "https" } else { "http" };
-            format!("{scheme}://{addr}")
-        })
-        .trim_end_matches('/')
-        .to_owned();
     let oauth_urls = ledger_http::OAuthUrls {
         issuer: config
             .auth_url

@@ -74,7 +74,7 @@ async fn buy(app: &TestApp, org: &Org, key: &str, credits: i64) -> Value {
 }
 
 /// Submits the development checkout page of a purchase (what the buyer's browser does).
-async fn pay(app: &TestApp, purchase: &Value) -> reqwest::Response {
+async fn pay(purchase: &Value) -> reqwest::Response {
     let url = purchase["checkout_url"].as_str().expect("checkout url");
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -182,11 +182,11 @@ async fn dev_checkout_credits_once(app: &TestApp) {
     assert_eq!(balance(app, &org).await["credits_remaining"], 500);
 
     // The confirmation arrives several times, some at once: credited exactly once.
-    let confirmations = futures::future::join_all((0..4).map(|_| pay(app, &purchase))).await;
+    let confirmations = futures::future::join_all((0..4).map(|_| pay(&purchase))).await;
     for res in confirmations {
         assert_eq!(res.status(), StatusCode::OK);
     }
-    assert_eq!(pay(app, &purchase).await.status(), StatusCode::OK);
+    assert_eq!(pay(&purchase).await.status(), StatusCode::OK);
     let b = balance(app, &org).await;
     assert_eq!(b["credits_remaining"], 1500);
     assert_eq!(b["credits_total"], 1500);
@@ -220,7 +220,7 @@ async fn dev_checkout_credits_once(app: &TestApp) {
         )
         .await;
     assert_eq!(purchase.status, StatusCode::CREATED, "{}", purchase.body);
-    let res = pay(app, &purchase.body).await;
+    let res = pay(&purchase.body).await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
     assert_eq!(res.headers()["location"], "https://example.com/done");
     assert_eq!(balance(app, &org).await["credits_remaining"], 6500);
@@ -264,7 +264,7 @@ async fn dev_checkout_credits_once(app: &TestApp) {
     // A test-mode purchase runs the whole checkout but never fills the live pool.
     let test_purchase = buy(app, &org, &org.test_key, 1000).await;
     assert_eq!(test_purchase["livemode"], false);
-    assert_eq!(pay(app, &test_purchase).await.status(), StatusCode::OK);
+    assert_eq!(pay(&test_purchase).await.status(), StatusCode::OK);
     let id = test_purchase["id"].as_str().expect("id");
     let read = app
         .get(
@@ -371,7 +371,7 @@ both!(credits_tenancy, credits_are_tenant_scoped);
 async fn reset_races_with_writes(app: &TestApp, clock: Arc<ShiftedClock>) {
     let org = app.signup("Credit Reset").await;
     let purchase = buy(app, &org, &org.live_key, 1000).await;
-    assert_eq!(pay(app, &purchase).await.status(), StatusCode::OK);
+    assert_eq!(pay(&purchase).await.status(), StatusCode::OK);
     // Spend 3 of the free allowance.
     for n in 0..3 {
         let res = app
@@ -712,7 +712,7 @@ async fn mcp_credit_and_key_tools(app: &TestApp) {
     let refused = tool(app, key, "purchase_credits", json!({"creditAmount": 3})).await;
     assert_eq!(refused["isError"], true, "{refused}");
     assert!(refused.to_string().contains("invalid_field"), "{refused}");
-    assert_eq!(pay(app, &purchase).await.status(), StatusCode::OK);
+    assert_eq!(pay(&purchase).await.status(), StatusCode::OK);
     let balance = tool(app, key, "get_credit_balance", json!({})).await;
     assert_eq!(ok(&balance)["credits_remaining"], 1500);
 

@@ -10,14 +10,14 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::credits::{CreditPurchase, PurchaseStatus};
 use ledger_domain::organizations::Scope;
-use ledger_domain::ports::Store;
+use ledger_domain::ports::{Page, PageRequest, Store};
 use ledger_domain::services::{
     PurchaseInput, balance_view, ledger_entry_view, package_view, purchase_view,
 };
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::{State, access};
+use super::{State, access, list_response};
 use crate::error::ApiError;
 use crate::input::{page, parse_json, read_body};
 
@@ -49,15 +49,6 @@ pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
         .route("/webhooks/stripe", web::post().to(webhook::<S>));
 }
 
-fn list(data: Vec<Value>, offset: i64, total_count: i64) -> Value {
-    json!({
-        "object": "list",
-        "has_more": offset + (data.len() as i64) < total_count,
-        "total_count": total_count,
-        "data": data,
-    })
-}
-
 async fn balance<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -74,14 +65,16 @@ async fn packages<S: Store>(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     access(&state, &req, &path.into_inner(), Scope::Read, "billing").await?;
-    let data: Vec<Value> = state
-        .ledger
-        .credit_packages()
-        .iter()
-        .map(package_view)
-        .collect();
-    let total = data.len() as i64;
-    Ok(HttpResponse::Ok().json(list(data, 0, total)))
+    let packages = state.ledger.credit_packages();
+    let all = Page {
+        items: packages.to_vec(),
+        total_count: packages.len() as i64,
+    };
+    let page = PageRequest {
+        limit: all.total_count,
+        offset: 0,
+    };
+    Ok(list_response(page, &all, package_view))
 }
 
 async fn ledger<S: Store>(
@@ -92,8 +85,7 @@ async fn ledger<S: Store>(
     let access = access(&state, &req, &path.into_inner(), Scope::Read, "billing").await?;
     let page = page(&req, 20)?;
     let rows = state.ledger.credit_ledger(&access, page).await?;
-    let data = rows.items.iter().map(ledger_entry_view).collect();
-    Ok(HttpResponse::Ok().json(list(data, page.offset, rows.total_count)))
+    Ok(list_response(page, &rows, ledger_entry_view))
 }
 
 #[derive(Deserialize)]
@@ -138,8 +130,7 @@ async fn list_purchases<S: Store>(
     let page = page(&req, 20)?;
     let rows = state.ledger.list_purchases(&access, page).await?;
     let now = state.ledger.now();
-    let data = rows.items.iter().map(|p| purchase_view(p, now)).collect();
-    Ok(HttpResponse::Ok().json(list(data, page.offset, rows.total_count)))
+    Ok(list_response(page, &rows, |p| purchase_view(p, now)))
 }
 
 async fn get_purchase<S: Store>(
