@@ -434,9 +434,14 @@ async fn reset_races_with_writes(app: &TestApp, clock: Arc<ShiftedClock>) {
     assert_eq!(b["period"], period.as_str());
     // The purchased credits survived; the free part restarted at 500 less what the writes
     // that came after the reset took (those before it spent credits that then lapsed).
+    // The reset row says how many came before: it moved the balance from 1497 less those
+    // to 1500, so the writes after it are the other 12 - before.
     assert_eq!(b["purchased_credits_remaining"], 1000, "{b}");
-    let remaining = b["credits_remaining"].as_i64().expect("remaining");
-    assert!((1500 - 12..=1500).contains(&remaining), "{b}");
+    let change = resets[0]["credits"].as_i64().expect("reset change");
+    let before = change - 3;
+    assert!((0..=12).contains(&before), "{rows:#?}");
+    assert_eq!(b["credits_remaining"], 1500 - (12 - before), "{b}");
+    assert_eq!(b["monthly_credits_remaining"], 500 - (12 - before), "{b}");
     // Every write was charged once: 3 before the month, 12 around the reset (the group
     // commit may put several writes of a batch in one row).
     let charged: i64 = rows
@@ -717,19 +722,32 @@ async fn mcp_credit_and_key_tools(app: &TestApp) {
     assert_eq!(ok(&balance)["credits_remaining"], 1500);
 
     // The directory variant neither lists nor runs purchase_credits.
-    let directory = |method: &'static str, params: Value| {
-        app.call(
-            Method::POST,
-            "/mcp/directory",
-            Some(key),
-            Some(json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})),
-            &[],
-        )
+    // Modern-era requests: the headers repeat what the body says.
+    let directory = |method: &'static str, mut params: Value, name: Option<&'static str>| {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        });
+        let mut headers = vec![
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", method),
+        ];
+        headers.extend(name.map(|n| ("Mcp-Name", n)));
+        async move {
+            app.call(
+                Method::POST,
+                "/mcp/directory",
+                Some(key),
+                Some(json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})),
+                &headers,
+            )
+            .await
+        }
     };
-    let listed = directory("tools/list", json!({})).await;
+    let listed = directory("tools/list", json!({}), None).await;
     let names: Vec<&str> = listed.body["result"]["tools"]
         .as_array()
-        .expect("tools")
+        .unwrap_or_else(|| panic!("tools: {}", listed.body))
         .iter()
         .filter_map(|t| t["name"].as_str())
         .collect();
@@ -738,9 +756,13 @@ async fn mcp_credit_and_key_tools(app: &TestApp) {
     let call = directory(
         "tools/call",
         json!({"name": "purchase_credits", "arguments": {"creditAmount": 1000}}),
+        Some("purchase_credits"),
     )
     .await;
     assert!(call.body["error"].is_object(), "{}", call.body);
+    // The same call on /mcp runs (the tool exists; only the directory leaves it out).
+    let listed_main = tool(app, key, "purchase_credits", json!({"creditAmount": 1000})).await;
+    assert_eq!(listed_main["isError"], false, "{listed_main}");
 
     // API keys: create, list, get, rotate, delete through the tools.
     let created = tool(

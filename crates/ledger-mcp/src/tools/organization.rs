@@ -270,7 +270,7 @@ pub(super) const TOOLS: &[Tool] = &[
     purchase(tool(
         "purchase_credits",
         "Purchase credits",
-        "Open a hosted checkout for a credit package (needs admin). Returns checkoutUrl for a person to pay, creditsToAdd, priceCents and expiresAt; credits are added once paid.",
+        "Open a hosted checkout for a credit package (needs admin). Answers checkout_url for a person to open and pay, credits_to_add, price_cents and expires_at; credits are added once paid.",
         Verb::Post,
         "/organizations/{organizationId}/credits/purchases",
         &[

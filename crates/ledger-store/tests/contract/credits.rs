@@ -254,5 +254,20 @@ async fn concurrent_resets_reset_once<S: Store>(db: &S, backend: &str) {
     for c in charges {
         c.expect("charge");
     }
-    assert_ledger_sums(db, &org, backend).await;
+    // The charges before the reset lapsed with the old allowance (the reset's change
+    // says how many: it moved 500 less those back to 500); the others draw on the new one.
+    let rows = db.credit_ledger(&org.org.id, PAGE).await.expect("ledger");
+    let reset: Vec<_> = rows
+        .items
+        .iter()
+        .filter(|r| r.kind == LedgerKind::Reset)
+        .collect();
+    assert_eq!(reset.len(), 1, "{backend}: one reset row");
+    let before = reset[0].credits;
+    assert!((0..=6).contains(&before), "{backend}: {rows:?}");
+    assert_eq!(
+        assert_ledger_sums(db, &org, backend).await,
+        500 - (6 - before),
+        "{backend}"
+    );
 }
