@@ -87,8 +87,8 @@ pub use webhooks::{
 };
 
 use crate::ports::{
-    Blobs, Clock, DevPayments, Mailer, NoBlobs, NoMailer, NoPayments, NoTokens,
-    NoWebhookTransport, PaymentProvider, Runtime, Store, TokenSource, WebhookTransport,
+    Blobs, Clock, DevPayments, Mailer, NoBlobs, NoMailer, NoPayments, NoTokens, NoWebhookTransport,
+    PaymentProvider, Runtime, Store, TokenSource, WebhookTransport,
 };
 
 /// Tunables of the services.
