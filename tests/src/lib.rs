@@ -178,6 +178,18 @@ impl TestApp {
         }
     }
 
+    /// Runs the monthly credit reset now (the sweep every replica runs every few
+    /// minutes); how many pools it reset.
+    pub async fn reset_credits(&self) -> usize {
+        self.running
+            .as_ref()
+            .expect("running")
+            .ledger
+            .reset_monthly_credits()
+            .await
+            .expect("the reset runs")
+    }
+
     /// The URL of this server's database (`None` for a replica, which borrows it).
     pub fn database_url(&self) -> Option<&str> {
         self.db.as_ref().map(|db| db.url.as_str())
@@ -391,6 +403,12 @@ impl TestApp {
             assert!(
                 differences.is_empty(),
                 "maintained totals differ from the journal: {differences:#?}"
+            );
+            // And every credit pool's ledger still sums to its balance.
+            let credits = db.db.verify_credits().await.expect("credits verified");
+            assert!(
+                credits.is_empty(),
+                "credit ledgers differ from their balances: {credits:#?}"
             );
         }
         if let Some(running) = self.running.take() {

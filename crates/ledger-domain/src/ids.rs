@@ -41,6 +41,8 @@ pub enum IdKind {
     WebhookAttempt,
     Reconciliation,
     StatementLine,
+    /// A credit purchase (hosted checkout).
+    CreditPurchase,
 }
 
 impl IdKind {
@@ -75,6 +77,7 @@ impl IdKind {
             Self::WebhookAttempt => "wha",
             Self::Reconciliation => "rcn",
             Self::StatementLine => "stl",
+            Self::CreditPurchase => "cpur",
         }
     }
 }

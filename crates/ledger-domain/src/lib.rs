@@ -8,6 +8,7 @@ pub mod accounts;
 pub mod attachments;
 pub mod categories;
 pub mod contacts;
+pub mod credits;
 pub mod dates;
 pub mod documents;
 pub mod error;

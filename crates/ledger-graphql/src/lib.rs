@@ -11,6 +11,7 @@
 //! [`Ledger`]: ledger_domain::services::Ledger
 
 pub mod context;
+pub mod credits;
 pub mod documents;
 pub mod enums;
 pub mod errors;

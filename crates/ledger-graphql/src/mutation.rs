@@ -7,8 +7,8 @@
 //! Every field is nullable: a refused alias answers `null` with its error (naming its
 //! path) and the other aliases of the operation keep their results. Mutations run in
 //! document order.
-//!
-//! `purchaseCredits` joins here when that capability lands.
+//! `purchaseCredits` is free and needs `admin`: it opens a hosted checkout and answers
+//! its URL; the credits are added when the payment is confirmed.
 
 use std::marker::PhantomData;
 
@@ -144,6 +144,31 @@ pub struct Mutation<St>(pub(crate) PhantomData<fn() -> St>);
 /// The mutation root.
 #[graphql_object(name = "Mutation", context = Ctx<St>, scalar = DefaultScalarValue)]
 impl<St: Store> Mutation<St> {
+    /// Opens a hosted checkout for the credit package of `creditAmount` credits (free;
+    /// needs `admin`). Pay at `checkoutUrl` before `expiresAt`; the credits are added once
+    /// the payment is confirmed. Test keys use the development checkout (no money, no
+    /// live credits).
+    async fn purchase_credits(
+        context: &Ctx<St>,
+        credit_amount: i32,
+        success_url: Option<String>,
+        cancel_url: Option<String>,
+    ) -> GqlResult<Option<crate::credits::CreditPurchaseNode>> {
+        let access = context.own(Scope::Admin, "credits").await?;
+        let input = ledger_domain::services::PurchaseInput {
+            package_id: None,
+            credit_amount: Some(i64::from(credit_amount)),
+            success_url,
+            cancel_url,
+        };
+        let purchase = context
+            .ledger
+            .purchase_credits(&access, input)
+            .await
+            .gql()?;
+        crate::credits::CreditPurchaseNode::of(&purchase, context.ledger.now()).map(Some)
+    }
+
     /// Creates an account (1 credit).
     #[expect(
         clippy::too_many_arguments,

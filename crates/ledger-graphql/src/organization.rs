@@ -26,10 +26,17 @@ pub struct CreditBalanceNode {
     /// The root organization whose pool pays.
     pool_organization_id: ID,
     credits_remaining: i32,
+    /// What the pool held this period: its balance after the last reset plus purchases.
     credits_total: i32,
     /// Credits the test-mode writes used (they never touch the live pool).
     test_credits_used: i32,
     auto_recharge_enabled: bool,
+    /// Free credits each month (reset monthly without roll-over).
+    monthly_allowance: i32,
+    /// Purchased credits left (they survive the monthly reset).
+    purchased_credits_remaining: i32,
+    /// When the free allowance next resets.
+    next_reset_at: DateTime,
 }
 
 /// An organization (spec 2.2).
@@ -203,14 +210,30 @@ impl<St: Store> OrganizationNode<St> {
     /// The credit pool (free to read).
     async fn credit_balance(&self, context: &Ctx<St>) -> GqlResult<CreditBalanceNode> {
         let access = context.access(&self.org.id, Scope::Read, "billing").await?;
-        let billing = context.ledger.billing(&access).await.gql()?;
+        let balance = context.ledger.credit_balance(&access).await.gql()?;
         Ok(CreditBalanceNode {
-            pool_organization_id: ID::new(billing.pool_id),
-            credits_remaining: int(billing.credits_remaining)?,
-            credits_total: int(billing.credits_total)?,
-            test_credits_used: int(billing.test_credits_used)?,
-            auto_recharge_enabled: billing.auto_recharge_enabled,
+            pool_organization_id: ID::new(&balance.pool.organization_id),
+            credits_remaining: int(balance.pool.credits_remaining)?,
+            credits_total: int(balance.pool.credits_total)?,
+            test_credits_used: int(balance.test_credits_used)?,
+            auto_recharge_enabled: false,
+            monthly_allowance: int(balance.monthly_allowance)?,
+            purchased_credits_remaining: int(balance.pool.purchased_remaining)?,
+            next_reset_at: DateTime::at(balance.next_reset_at),
         })
+    }
+    /// The credit packages on sale (free to read).
+    async fn credit_packages(
+        &self,
+        context: &Ctx<St>,
+    ) -> GqlResult<Vec<crate::credits::CreditPackageNode>> {
+        context.access(&self.org.id, Scope::Read, "billing").await?;
+        context
+            .ledger
+            .credit_packages()
+            .iter()
+            .map(crate::credits::CreditPackageNode::of)
+            .collect()
     }
     /// Trial balance of posted entries up to and including `asOf` (default now), in
     /// `currency` (default the base currency; accounts in others are converted); with

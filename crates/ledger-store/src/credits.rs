@@ -1,5 +1,6 @@
-//! Taking credits inside a write transaction: a conditional decrement of a live pool, or
-//! an appended test-mode usage row. Shared by the synchronous writes, the queue and the
+//! Taking credits inside a write transaction: a conditional decrement of a live pool with
+//! its credit-ledger row (so the pool's ledger keeps summing to its balance), or an
+//! appended test-mode usage row. Shared by the synchronous writes, the queue and the
 //! group commit.
 
 use std::future::Future;
@@ -8,11 +9,12 @@ use diesel::prelude::*;
 use diesel::result::QueryResult;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use ledger_domain::DomainError;
+use ledger_domain::credits::LedgerKind;
 use ledger_domain::ports::CreditCharge;
 
 use crate::db::{SqliteConn, TxError};
-use crate::rows::CreditUsageRow;
-use crate::schema::{credit_usage, organizations};
+use crate::rows::{CreditLedgerRow, CreditUsageRow};
+use crate::schema::{credit_ledger, credit_usage, organizations};
 
 /// The credit statements, for both connection types.
 pub(crate) trait CreditConn {
@@ -31,6 +33,11 @@ pub(crate) trait CreditConn {
     fn insert_usage<'a>(
         &'a mut self,
         rows: &'a [CreditUsageRow],
+    ) -> impl Future<Output = QueryResult<()>> + Send + 'a;
+    /// Appends credit-ledger rows.
+    fn insert_ledger<'a>(
+        &'a mut self,
+        rows: &'a [CreditLedgerRow],
     ) -> impl Future<Output = QueryResult<()>> + Send + 'a;
 }
 
@@ -64,16 +71,19 @@ macro_rules! credit_queries {
 impl CreditConn for AsyncPgConnection {
     credit_queries!();
     insert_chunks!(insert_usage, credit_usage::table, CreditUsageRow);
+    insert_chunks!(insert_ledger, credit_ledger::table, CreditLedgerRow);
 }
 
 impl CreditConn for SqliteConn {
     credit_queries!();
     insert_each!(insert_usage, credit_usage::table, CreditUsageRow);
+    insert_each!(insert_ledger, credit_ledger::table, CreditLedgerRow);
 }
 
 /// Takes one write's credits inside a write transaction: a conditional decrement of a
-/// live pool (refused with `InsufficientCredits` when short) or an appended test-mode
-/// usage row, never touching a hot organization row for test writes.
+/// live pool (refused with `InsufficientCredits` when short) and its ledger row named
+/// `usage_id`, or an appended test-mode usage row, never touching a hot organization row
+/// for test writes.
 pub(crate) async fn take_charge<C: CreditConn>(
     conn: &mut C,
     charge: &CreditCharge,
@@ -93,6 +103,15 @@ pub(crate) async fn take_charge<C: CreditConn>(
             }
             .into());
         }
+        let row = CreditLedgerRow::new(
+            &charge.pool_id,
+            usage_id,
+            LedgerKind::Charge,
+            -charge.credits,
+            Some(job_id.unwrap_or(usage_id)),
+            at,
+        );
+        conn.insert_ledger(std::slice::from_ref(&row)).await?;
         return Ok(());
     }
     let usage = CreditUsageRow {

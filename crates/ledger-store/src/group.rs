@@ -17,6 +17,7 @@ use diesel::prelude::*;
 use diesel::result::QueryResult;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use ledger_domain::DomainError;
+use ledger_domain::credits::LedgerKind;
 use ledger_domain::jobs::Job;
 use ledger_domain::ports::{AppliedWrite, IdempotencyRecord, StoreResult, Written};
 use tokio::sync::{Semaphore, mpsc, oneshot};
@@ -26,10 +27,12 @@ use crate::credits::CreditConn;
 use crate::db::{Db, GroupQueue, GroupedWrite, SqliteConn, TxError};
 use crate::locks::AccountLocks;
 use crate::rows::{
-    CreditUsageRow, EntryRow, EventRow, IdempotencyRow, JobRow, TransactionRow, entry_rows,
-    event_rows, to_db,
+    CreditLedgerRow, CreditUsageRow, EntryRow, EventRow, IdempotencyRow, JobRow, TransactionRow,
+    entry_rows, event_rows, to_db,
 };
-use crate::schema::{credit_usage, events, idempotency_keys, jobs, ledger_entries, transactions};
+use crate::schema::{
+    credit_ledger, credit_usage, events, idempotency_keys, jobs, ledger_entries, transactions,
+};
 use crate::unnest::{UnnestInsert, table_rows};
 
 /// Most writes in one database transaction.
@@ -149,14 +152,14 @@ async fn write_batch(db: &Db, writes: Arc<[AppliedWrite]>) -> Result<Vec<Outcome
         let mut outcomes: Vec<Option<Outcome>> = vec![None; writes.len()];
         find_replays(conn, &writes, &mut outcomes).await?;
         check_accounts(conn, &writes, &mut outcomes).await?;
-        take_credits(conn, &writes, &mut outcomes).await?;
+        let ledger = take_credits(conn, &writes, &mut outcomes).await?;
         let accepted: Vec<&AppliedWrite> = writes
             .iter()
             .zip(&outcomes)
             .filter(|(_, o)| o.is_none())
             .map(|(w, _)| w)
             .collect();
-        insert_accepted(conn, &accepted).await?;
+        insert_accepted(conn, &accepted, ledger).await?;
         Ok(outcomes
             .into_iter()
             .map(|o| o.unwrap_or(Outcome::Written))
@@ -274,12 +277,14 @@ async fn check_accounts<C: BatchConn>(
 }
 
 /// Takes live credits (one update per pool when all fit, else write by write) and
-/// refuses writes whose pool is short. Test-mode credits are rows inserted later.
+/// refuses writes whose pool is short; returns the credit-ledger rows of what was taken,
+/// one per pool for the whole batch (named after the pool's first charged write, whose
+/// job id is unique). Test-mode credits are rows inserted later.
 async fn take_credits<C: BatchConn>(
     conn: &mut C,
     writes: &[AppliedWrite],
     outcomes: &mut [Option<Outcome>],
-) -> Result<(), TxError> {
+) -> Result<Vec<CreditLedgerRow>, TxError> {
     // Pools in a fixed order: concurrent batches take their rows without deadlocking.
     let mut by_pool: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, (w, o)) in writes.iter().zip(outcomes.iter()).enumerate() {
@@ -290,28 +295,46 @@ async fn take_credits<C: BatchConn>(
             by_pool.entry(charge.pool_id.clone()).or_default().push(i);
         }
     }
+    let mut ledger = Vec::with_capacity(by_pool.len());
     for (pool, members) in by_pool {
         let credits = |i: usize| writes[i].charge.as_ref().map_or(0, |c| c.credits);
         let total: i64 = members.iter().map(|&i| credits(i)).sum();
-        if conn.take_credits(&pool, total).await? {
-            continue;
-        }
-        for i in members {
-            if !conn.take_credits(&pool, credits(i)).await? {
-                let available = conn.credits_of(&pool).await?;
-                outcomes[i] = Some(Outcome::Refused(DomainError::InsufficientCredits {
-                    required: credits(i),
-                    available,
-                }));
+        let charged: Vec<usize> = if conn.take_credits(&pool, total).await? {
+            members
+        } else {
+            let mut charged = Vec::new();
+            for i in members {
+                if conn.take_credits(&pool, credits(i)).await? {
+                    charged.push(i);
+                } else {
+                    let available = conn.credits_of(&pool).await?;
+                    outcomes[i] = Some(Outcome::Refused(DomainError::InsufficientCredits {
+                        required: credits(i),
+                        available,
+                    }));
+                }
             }
+            charged
+        };
+        if let [first, ..] = charged[..] {
+            let job = &writes[first].job;
+            ledger.push(CreditLedgerRow::new(
+                &pool,
+                &job.id,
+                LedgerKind::Charge,
+                -charged.iter().map(|&i| credits(i)).sum::<i64>(),
+                Some(job.id.as_str()),
+                to_db(job.created_at),
+            ));
         }
     }
-    Ok(())
+    Ok(ledger)
 }
 
 async fn insert_accepted<C: BatchConn>(
     conn: &mut C,
     accepted: &[&AppliedWrite],
+    ledger: Vec<CreditLedgerRow>,
 ) -> Result<(), TxError> {
     if accepted.is_empty() {
         return Ok(());
@@ -355,6 +378,7 @@ async fn insert_accepted<C: BatchConn>(
         .map_err(crate::idempotency::idempotency_insert_error)?;
     conn.insert_rows(BatchRows {
         usage: usage.into_values().collect(),
+        ledger,
         jobs: job_rows,
         transactions: txn_rows,
         entries,
@@ -367,6 +391,7 @@ async fn insert_accepted<C: BatchConn>(
 /// The rows a batch inserts, besides idempotency keys.
 pub(crate) struct BatchRows {
     usage: Vec<CreditUsageRow>,
+    ledger: Vec<CreditLedgerRow>,
     jobs: Vec<JobRow>,
     transactions: Vec<TransactionRow>,
     entries: Vec<EntryRow>,
@@ -447,6 +472,18 @@ impl BatchConn for AsyncPgConnection {
                     id,
                     credits,
                     job_id,
+                    created_at,
+                }
+            ),
+            table_rows!(
+                "credit_ledger",
+                rows.ledger,
+                CreditLedgerRow {
+                    organization_id,
+                    id,
+                    kind,
+                    credits,
+                    reference,
                     created_at,
                 }
             ),
@@ -561,6 +598,7 @@ impl BatchConn for SqliteConn {
             };
         }
         each!(credit_usage::table, &rows.usage);
+        each!(credit_ledger::table, &rows.ledger);
         each!(jobs::table, &rows.jobs);
         each!(transactions::table, &rows.transactions);
         each!(ledger_entries::table, &rows.entries);

@@ -8,6 +8,7 @@
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use ledger_domain::DomainError;
+use ledger_domain::credits::LedgerKind;
 use ledger_domain::events::Event;
 use ledger_domain::jobs::Job;
 use ledger_domain::ports::{
@@ -18,8 +19,8 @@ use time::{OffsetDateTime, PrimitiveDateTime};
 use crate::credits::take_charge;
 use crate::db::Db;
 use crate::idempotency::settle_idempotent;
-use crate::rows::{CreditUsageRow, IdempotencyRow, JobRow, json_text, to_db};
-use crate::schema::{credit_usage, jobs, organizations};
+use crate::rows::{CreditLedgerRow, CreditUsageRow, IdempotencyRow, JobRow, json_text, to_db};
+use crate::schema::{credit_ledger, credit_usage, jobs, organizations};
 
 const QUEUED: &str = "queued";
 const PROCESSING: &str = "processing";
@@ -240,6 +241,18 @@ impl Jobs for Db {
                             organizations::credits_remaining
                                 .eq(organizations::credits_remaining + cost),
                         )
+                        .execute(conn)
+                        .await?;
+                    let refund = CreditLedgerRow::new(
+                        &pool_id,
+                        &format!("{job_id}_refund"),
+                        LedgerKind::Refund,
+                        cost,
+                        Some(job_id.as_str()),
+                        now,
+                    );
+                    diesel::insert_into(credit_ledger::table)
+                        .values(&refund)
                         .execute(conn)
                         .await?;
                 } else {

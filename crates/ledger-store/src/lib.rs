@@ -20,6 +20,7 @@
 //!   oauth, outbox, recurring,
 //!   webhooks, reconciliations      the port implementations on `Db`; `LocalBlobs`, `S3Blobs`,
 //!                                  `OutboxMailer`
+//!   credit_pools                   the credit ledger, pools, purchases and the monthly reset
 //! jobs                             the queue: enqueue, claim, apply, fail, retry
 //! group                            group commit of applied writes
 //! apply, organizations             a job's effect; organizations, users, events
@@ -49,6 +50,7 @@ mod blobs;
 mod blobs_s3;
 mod categories;
 mod contacts;
+mod credit_pools;
 mod credits;
 mod documents;
 mod exchange_rates;
@@ -79,6 +81,7 @@ mod webhooks;
 pub use balances::TotalsDifference;
 pub use blobs::LocalBlobs;
 pub use blobs_s3::{S3Blobs, S3Config};
+pub use credit_pools::CreditDifference;
 pub use db::{Db, StoreError};
 pub use outbox::OutboxMailer;
 pub use runtime::TokioRuntime;

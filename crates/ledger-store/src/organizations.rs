@@ -14,10 +14,12 @@ use time::OffsetDateTime;
 
 use crate::db::{Db, prefix_pattern};
 use crate::rows::{
-    AccountRow, ApiKeyRow, EventRow, IdempotencyRow, OrganizationRow, UserRow, event_rows, to_db,
+    AccountRow, ApiKeyRow, CreditLedgerRow, CreditPoolRow, EventRow, IdempotencyRow,
+    OrganizationRow, UserRow, event_rows, to_db,
 };
 use crate::schema::{
-    accounts, api_keys, credit_usage, events, idempotency_keys, organizations, users,
+    accounts, api_keys, credit_ledger, credit_pools, credit_usage, events, idempotency_keys,
+    organizations, users,
 };
 
 /// `SUM(credits)` of a pool's test-mode usage, exact and 0 when there is none.
@@ -73,6 +75,34 @@ macro_rules! create_body {
             .values(&*org_row)
             .execute(conn)
             .await?;
+        // A root organization is a credit pool: its reset state, and the sign-up grant
+        // as the first row of its ledger.
+        if org_row.parent_id.is_none() {
+            diesel::insert_into(credit_pools::table)
+                .values(&CreditPoolRow {
+                    organization_id: org_row.id.clone(),
+                    credits_purchased: 0,
+                    period: ledger_domain::credits::period_of(crate::rows::from_db(
+                        org_row.created_at,
+                    )),
+                    updated_at: org_row.created_at,
+                })
+                .execute(conn)
+                .await?;
+            if org_row.credits_remaining != 0 {
+                diesel::insert_into(credit_ledger::table)
+                    .values(&CreditLedgerRow::new(
+                        &org_row.id,
+                        ledger_domain::credits::GRANT_ENTRY_ID,
+                        ledger_domain::credits::LedgerKind::Grant,
+                        org_row.credits_remaining,
+                        None,
+                        org_row.created_at,
+                    ))
+                    .execute(conn)
+                    .await?;
+            }
+        }
         for row in account_rows.iter() {
             diesel::insert_into(accounts::table)
                 .values(row)

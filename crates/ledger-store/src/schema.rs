@@ -631,6 +631,49 @@ diesel::table! {
 
 diesel::joinable!(oauth_grants -> organizations (organization_id));
 
+diesel::table! {
+    credit_pools (organization_id) {
+        organization_id -> Text,
+        credits_purchased -> BigInt,
+        period -> Text,
+        updated_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    credit_ledger (organization_id, id) {
+        organization_id -> Text,
+        id -> Text,
+        kind -> Text,
+        credits -> BigInt,
+        reference -> Nullable<Text>,
+        created_at -> Timestamp,
+    }
+}
+
+diesel::table! {
+    credit_purchases (organization_id, id) {
+        organization_id -> Text,
+        livemode -> Bool,
+        id -> Text,
+        pool_id -> Text,
+        package_id -> Text,
+        credits -> BigInt,
+        price_cents -> BigInt,
+        currency -> Text,
+        provider -> Text,
+        provider_session_id -> Nullable<Text>,
+        checkout_url -> Text,
+        status -> Text,
+        success_url -> Nullable<Text>,
+        cancel_url -> Nullable<Text>,
+        api_key_id -> Text,
+        expires_at -> Timestamp,
+        created_at -> Timestamp,
+        completed_at -> Nullable<Timestamp>,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     organizations,
@@ -667,4 +710,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     reconciliations,
     reconciliation_matches,
     statement_lines,
+    credit_pools,
+    credit_ledger,
+    credit_purchases,
 );

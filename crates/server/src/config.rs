@@ -37,6 +37,17 @@ pub enum Environment {
     Production,
 }
 
+/// Which payment provider takes live-mode credit purchases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PaymentProviderKind {
+    /// The development checkout page served by this service (no money moves).
+    Dev,
+    /// Stripe Checkout (`LEDGER_STRIPE_SECRET_KEY`, `LEDGER_STRIPE_WEBHOOK_SECRET`).
+    Stripe,
+    /// No live purchases.
+    None,
+}
+
 /// On or off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Switch {
@@ -247,6 +258,35 @@ pub struct Config {
     /// Milliseconds between two webhook passes when there was nothing to deliver.
     #[arg(long, env = "LEDGER_WEBHOOK_POLL_MS", default_value_t = 1_000)]
     pub webhook_poll_ms: u64,
+    /// Free credits of a credit pool each month (reset monthly, without roll-over;
+    /// purchased credits survive the reset).
+    #[arg(long, env = "LEDGER_MONTHLY_CREDITS", default_value_t = 500)]
+    pub monthly_credits: i64,
+    /// Credit packages on sale, `credits:price_cents` separated by commas.
+    #[arg(
+        long,
+        env = "LEDGER_CREDIT_PACKAGES",
+        default_value = "1000:1000,5000:4500,20000:16000"
+    )]
+    pub credit_packages: String,
+    /// Provider of live-mode credit purchases (default: `dev` in development; in
+    /// production `stripe` when its secret key is set, else none). Test-mode purchases
+    /// always use the development checkout.
+    #[arg(long, env = "LEDGER_PAYMENT_PROVIDER", value_enum)]
+    pub payment_provider: Option<PaymentProviderKind>,
+    /// Stripe secret API key (`sk_live_...`).
+    #[arg(long, env = "LEDGER_STRIPE_SECRET_KEY", hide_env_values = true)]
+    pub stripe_secret_key: Option<String>,
+    /// Signing secret of the Stripe webhook endpoint `/webhooks/stripe` (`whsec_...`).
+    #[arg(long, env = "LEDGER_STRIPE_WEBHOOK_SECRET", hide_env_values = true)]
+    pub stripe_webhook_secret: Option<String>,
+    /// Base URL of the Stripe API.
+    #[arg(
+        long,
+        env = "LEDGER_STRIPE_API_BASE",
+        default_value = "https://api.stripe.com"
+    )]
+    pub stripe_api_base: String,
     /// Create a demo organization on first start (development only).
     #[arg(long, env = "LEDGER_DEMO", default_value_t = true, action = clap::ArgAction::Set)]
     pub demo: bool,
@@ -311,6 +351,12 @@ impl Config {
             webhook_disable_after: 100,
             webhook_settle_ms: 2_000,
             webhook_poll_ms: 1_000,
+            monthly_credits: 500,
+            credit_packages: "1000:1000,5000:4500,20000:16000".into(),
+            payment_provider: None,
+            stripe_secret_key: None,
+            stripe_webhook_secret: None,
+            stripe_api_base: "https://api.stripe.com".into(),
         }
     }
 }

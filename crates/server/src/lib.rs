@@ -20,7 +20,7 @@ use ledger_http::transport::TransportPolicy;
 use ledger_store::Db;
 use tokio::sync::watch;
 
-pub use config::{Cli, Command, Config, Environment, Switch};
+pub use config::{Cli, Command, Config, Environment, PaymentProviderKind, Switch};
 pub use ledger_store::TokioRuntime;
 
 /// The ledger over the real store.
@@ -65,6 +65,10 @@ pub fn ledger_config(config: &Config) -> LedgerConfig {
             .unwrap_or_default(),
         max_attachment_bytes: config.max_attachment_bytes,
         webhooks: webhook_policy(config),
+        monthly_credits: config.monthly_credits.max(0),
+        // Checked at start (`payments`); a malformed list falls back to the defaults here.
+        credit_packages: ledger_domain::credits::parse_packages(&config.credit_packages)
+            .unwrap_or_else(|_| ledger_domain::credits::default_packages()),
         ..LedgerConfig::default()
     }
 }
@@ -132,6 +136,59 @@ pub fn spawn_webhooks(
             }
         }
     })
+}
+
+/// The payment provider of live-mode purchases and the development checkout, for a
+/// service reached at `base_url`.
+///
+/// # Errors
+/// A malformed `LEDGER_CREDIT_PACKAGES`; `stripe` without its secret key or webhook
+/// secret.
+pub fn payments(
+    config: &Config,
+    base_url: &str,
+) -> anyhow::Result<(
+    Arc<dyn ledger_domain::ports::PaymentProvider>,
+    ledger_domain::ports::DevPayments,
+)> {
+    ledger_domain::credits::parse_packages(&config.credit_packages)
+        .map_err(|e| anyhow::anyhow!("LEDGER_CREDIT_PACKAGES: {e}"))?;
+    let dev = ledger_domain::ports::DevPayments {
+        base_url: base_url.to_owned(),
+    };
+    let kind =
+        config
+            .payment_provider
+            .unwrap_or(match (config.environment, &config.stripe_secret_key) {
+                (Environment::Development, None) => PaymentProviderKind::Dev,
+                (_, Some(_)) => PaymentProviderKind::Stripe,
+                (Environment::Production, None) => PaymentProviderKind::None,
+            });
+    let live: Arc<dyn ledger_domain::ports::PaymentProvider> = match kind {
+        PaymentProviderKind::Dev => Arc::new(dev.clone()),
+        PaymentProviderKind::None => Arc::new(ledger_domain::ports::NoPayments),
+        PaymentProviderKind::Stripe => {
+            let (Some(secret_key), Some(webhook_secret)) =
+                (&config.stripe_secret_key, &config.stripe_webhook_secret)
+            else {
+                anyhow::bail!(
+                    "the stripe payment provider needs LEDGER_STRIPE_SECRET_KEY and \
+                     LEDGER_STRIPE_WEBHOOK_SECRET"
+                );
+            };
+            let base = base_url.trim_end_matches('/');
+            Arc::new(ledger_payments::Stripe::new(
+                ledger_payments::StripeConfig {
+                    secret_key: secret_key.clone(),
+                    webhook_secret: webhook_secret.clone(),
+                    api_base: config.stripe_api_base.clone(),
+                    default_success_url: format!("{base}/checkout/return?status=success"),
+                    default_cancel_url: format!("{base}/checkout/return?status=cancel"),
+                },
+            ))
+        }
+    };
+    Ok((live, dev))
 }
 
 /// The rate limiters the configuration asks for: none, in-process, or shared via Redis.
@@ -313,6 +370,35 @@ pub fn spawn_recurring(
     })
 }
 
+/// How often pools not yet reset for the current month are looked for. A reset is
+/// exactly-once per pool and month, so every replica runs the sweep.
+const CREDIT_RESET_INTERVAL: Duration = Duration::from_secs(10 * 60);
+
+/// Runs the monthly credit reset now and then every few minutes, until `stop` turns true.
+pub fn spawn_credit_reset(
+    ledger: &AppLedger,
+    stop: &watch::Sender<bool>,
+) -> tokio::task::JoinHandle<()> {
+    let ledger = ledger.clone();
+    let mut stop = stop.subscribe();
+    tokio::spawn(async move {
+        loop {
+            if *stop.borrow() {
+                break;
+            }
+            match ledger.reset_monthly_credits().await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(pools = n, "monthly credits reset"),
+                Err(e) => tracing::error!(error = %e, "resetting monthly credits failed"),
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(CREDIT_RESET_INTERVAL) => {}
+                _ = stop.changed() => break,
+            }
+        }
+    })
+}
+
 /// The transport policy of the configuration: in production, HTTPS only, natively or
 /// through the trusted proxies.
 ///
@@ -421,7 +507,20 @@ pub async fn start(
     let tls = tls_config(config)?;
     let limits = rate_limits(config).await?;
     let runtime = TokioRuntime::default();
-    let ledger = ledger(config, db, clock, &runtime)?;
+    let addr = listener.local_addr()?;
+    // Base URL for metadata and links (MCP, OAuth, the development checkout); MCP tool
+    // calls go to an in-process copy of the REST app.
+    let base_url = config
+        .base_url
+        .clone()
+        .unwrap_or_else(|| {
+            let scheme = if tls.is_some() { "https" } else { "http" };
+            format!("{scheme}://{addr}")
+        })
+        .trim_end_matches('/')
+        .to_owned();
+    let (live_payments, dev_payments) = payments(config, &base_url)?;
+    let ledger = ledger(config, db, clock, &runtime)?.with_payments(live_payments, dev_payments);
     let (stop_workers, _) = watch::channel(false);
     let mut tasks = spawn_workers(&ledger, config.workers, &runtime, &stop_workers);
     if config.workers > 0 {
@@ -434,19 +533,9 @@ pub async fn start(
             spawn_purge(&ledger, &stop_workers),
             spawn_transfer_expiry(&ledger, &stop_workers),
             spawn_recurring(&ledger, &stop_workers),
+            spawn_credit_reset(&ledger, &stop_workers),
         ])
         .collect();
-    let addr = listener.local_addr()?;
-    // Base URL for metadata and links; MCP tool calls go to an in-process copy of the REST app.
-    let base_url = config
-        .base_url
-        .clone()
-        .unwrap_or_else(|| {
-            let scheme = if tls.is_some() { "https" } else { "http" };
-            format!("{scheme}://{addr}")
-        })
-        .trim_end_matches('/')
-        .to_owned();
     let oauth_urls = ledger_http::OAuthUrls {
         issuer: config
             .auth_url
@@ -487,6 +576,7 @@ pub async fn start(
             max_complexity: config.graphql_max_complexity,
         },
     ));
+    // MCP: tool calls go to an in-process copy of the REST app.
     let mcp = ledger_mcp::Mcp::start(state.clone(), &base_url).context("starting MCP")?;
     // The process-wide Prometheus recorder, before anything records.
     ledger_http::metrics::recorder();

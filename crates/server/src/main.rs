@@ -72,6 +72,7 @@ async fn run(cli: server::config::Cli) -> anyhow::Result<()> {
             let (stop, _) = tokio::sync::watch::channel(false);
             let mut tasks = spawn_workers(&ledger, config.workers.max(1), &runtime, &stop);
             tasks.push(server::spawn_recurring(&ledger, &stop));
+            tasks.push(server::spawn_credit_reset(&ledger, &stop));
             let poll = std::time::Duration::from_millis(config.webhook_poll_ms.max(1));
             tasks.push(server::spawn_webhooks(&ledger, poll, &stop));
             tracing::info!(

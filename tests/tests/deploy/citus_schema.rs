@@ -86,6 +86,10 @@ const CROSS_TENANT_INDEXES: &[(&str, &str)] = &[
         "webhook_deliveries_due",
         "webhook workers claim due deliveries of any tenant",
     ),
+    (
+        "credit_pools_period",
+        "the monthly credit reset finds the pools of any tenant not yet reset",
+    ),
 ];
 
 /// Every rule broken by the schema, as "table: rule" lines.

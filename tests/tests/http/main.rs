@@ -9,6 +9,7 @@ mod categories;
 mod concurrency;
 mod consolidated;
 mod contacts;
+mod credits;
 mod currencies;
 mod documents;
 mod errors;

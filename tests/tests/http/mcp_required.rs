@@ -272,6 +272,10 @@ pub(crate) fn value(tool: &Tool, arg: &Arg, fx: &Fixtures, n: usize) -> Option<V
         ("autoPost" | "dryRun", _) => json!(false),
         ("isActive" | "includeHierarchy", _) => json!(true),
         ("offset", _) => json!(0),
+        // A credit purchase names a package's size; test keys use the development
+        // checkout, so the probes move no money and no live credits.
+        ("creditAmount", _) => json!(1000),
+        ("successUrl" | "cancelUrl", _) => json!("https://example.com/return"),
         // Optional links to resources the probe does not make.
         ("categoryId" | "parentAccountId" | "toAmount", _) => return None,
         _ => match arg.ty {

@@ -201,6 +201,12 @@ impl Jobs for MemoryStore {
             if job.livemode {
                 if let Some(pool) = state.organizations.get_mut(&job.credit_pool_id) {
                     pool.credits_remaining += cost;
+                    state.add_ledger_entry(
+                        &job.credit_pool_id,
+                        crate::credits::LedgerKind::Refund,
+                        cost,
+                        Some(format!("{}_refund", job.id)),
+                    );
                 }
             } else {
                 state.usage.push(Usage {

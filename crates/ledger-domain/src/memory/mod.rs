@@ -16,6 +16,7 @@
 mod accounts;
 mod apply;
 mod attachments;
+mod credits;
 mod documents;
 mod exchange_rates;
 mod jobs;
@@ -250,6 +251,11 @@ pub(crate) struct State {
     pub(crate) webhooks: webhooks::WebhookState,
     pub(crate) reconciliations: Vec<Row<crate::reconciliation::Reconciliation>>,
     pub(crate) statement_lines: Vec<crate::reconciliation::StatementLine>,
+    /// The credit ledger of every live pool, in the order written.
+    pub(crate) credit_ledger: Vec<crate::credits::LedgerEntry>,
+    /// Per pool: (purchased credits as of the last grant, period of the last reset).
+    pub(crate) credit_pools: BTreeMap<String, (i64, String)>,
+    pub(crate) purchases: Vec<crate::credits::CreditPurchase>,
 }
 
 /// Whether a row of `organization_id` and `livemode` belongs to `tenant`.
@@ -337,6 +343,12 @@ impl State {
         if charge.livemode {
             if let Some(pool) = self.organizations.get_mut(&charge.pool_id) {
                 pool.credits_remaining -= charge.credits;
+                self.add_ledger_entry(
+                    &charge.pool_id,
+                    crate::credits::LedgerKind::Charge,
+                    -charge.credits,
+                    None,
+                );
             }
         } else {
             self.usage.push(Usage {
@@ -344,6 +356,25 @@ impl State {
                 credits: charge.credits,
             });
         }
+    }
+
+    /// Appends a row to the credit ledger of `pool_id` (ids are fresh; the memory store
+    /// has no clock, so rows are stamped with the system time).
+    pub(crate) fn add_ledger_entry(
+        &mut self,
+        pool_id: &str,
+        kind: crate::credits::LedgerKind,
+        credits: i64,
+        id: Option<String>,
+    ) {
+        self.credit_ledger.push(crate::credits::LedgerEntry {
+            organization_id: pool_id.to_owned(),
+            id: id.unwrap_or_else(|| crate::ids::new_id(crate::ids::IdKind::Request)),
+            kind,
+            credits,
+            reference: None,
+            created_at: OffsetDateTime::now_utc(),
+        });
     }
 
     /// Whether a reference of kind `by` to `resource` `id` exists in the tenant (the SQL

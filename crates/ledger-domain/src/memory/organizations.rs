@@ -66,6 +66,20 @@ impl Organizations for MemoryStore {
                 }
             }
         }
+        if organization.is_root() {
+            state.credit_pools.insert(
+                organization.id.clone(),
+                (0, crate::credits::period_of(organization.created_at)),
+            );
+            if organization.credits_remaining != 0 {
+                state.add_ledger_entry(
+                    &organization.id,
+                    crate::credits::LedgerKind::Grant,
+                    organization.credits_remaining,
+                    Some(crate::credits::GRANT_ENTRY_ID.to_owned()),
+                );
+            }
+        }
         state
             .organizations
             .insert(organization.id.clone(), organization.clone());

@@ -10,6 +10,7 @@
 
 mod attachments;
 mod catalog;
+mod credits;
 mod documents;
 mod exchange;
 mod jobs;
@@ -30,6 +31,10 @@ use crate::error::DomainError;
 
 pub use attachments::{Attachments, Blobs, NoBlobs};
 pub use catalog::{Categories, CategoryFilter, TaxFilter, Taxes};
+pub use credits::{
+    CheckoutRequest, CheckoutSession, Credits, DevPayments, NoPayments, PaymentConfirmation,
+    PaymentProvider,
+};
 pub use documents::{Contacts, DocumentFilter, Documents};
 pub use exchange::{ExchangeRateFilter, ExchangeRates};
 pub use jobs::{AppliedWrite, DocumentEffect, DocumentTransition, Effect, Jobs, Reversal};
@@ -170,6 +175,7 @@ pub trait Store:
     + RecurringSchedules
     + Webhooks
     + Reconciliations
+    + Credits
     + Clone
 {
 }
@@ -197,6 +203,7 @@ impl<T> Store for T where
         + RecurringSchedules
         + Webhooks
         + Reconciliations
+        + Credits
         + Clone
 {
 }

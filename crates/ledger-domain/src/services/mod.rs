@@ -11,6 +11,7 @@ mod attachments;
 mod batch;
 mod categories;
 mod contacts;
+mod credits;
 mod deletions;
 mod documents;
 mod exchange_rates;
@@ -46,6 +47,9 @@ pub use attachments::{NewAttachmentInput, attachment_too_large};
 pub use batch::{MAX_BATCH, MAX_BATCH_ENTRIES};
 pub use categories::{CategoryChanges, CategoryView, NewCategoryInput};
 pub use contacts::NewContactInput;
+pub use credits::{
+    CreditBalance, PurchaseInput, balance_view, ledger_entry_view, package_view, purchase_view,
+};
 pub use documents::{
     DocumentInput, DocumentItemInput, DocumentView, PaymentInput, RECOVERABLE_TAX_SETTING,
 };
@@ -83,8 +87,8 @@ pub use webhooks::{
 };
 
 use crate::ports::{
-    Blobs, Clock, Mailer, NoBlobs, NoMailer, NoTokens, NoWebhookTransport, Runtime, Store,
-    TokenSource, WebhookTransport,
+    Blobs, Clock, DevPayments, Mailer, NoBlobs, NoMailer, NoPayments, NoTokens, NoWebhookTransport,
+    PaymentProvider, Runtime, Store, TokenSource, WebhookTransport,
 };
 
 /// Tunables of the services.
@@ -117,6 +121,10 @@ pub struct LedgerConfig {
     pub max_attachment_bytes: usize,
     /// Webhook delivery: backoff, giving up, disabling, timeouts, the address rule.
     pub webhooks: crate::webhooks::WebhookPolicy,
+    /// Free credits of a pool each month (the reset; no roll-over).
+    pub monthly_credits: i64,
+    /// The credit packages on sale.
+    pub credit_packages: Vec<crate::credits::CreditPackage>,
 }
 
 impl Default for LedgerConfig {
@@ -134,6 +142,8 @@ impl Default for LedgerConfig {
             transfer_expiry: crate::ownership::DEFAULT_TRANSFER_EXPIRY,
             max_attachment_bytes: crate::attachments::DEFAULT_MAX_ATTACHMENT_BYTES,
             webhooks: crate::webhooks::WebhookPolicy::default(),
+            monthly_credits: crate::credits::DEFAULT_MONTHLY_CREDITS,
+            credit_packages: crate::credits::default_packages(),
         }
     }
 }
@@ -155,6 +165,11 @@ pub struct Ledger<S> {
     /// Makes webhook secrets and sends deliveries ([`NoWebhookTransport`] until
     /// [`Ledger::with_webhook_transport`]).
     webhook_transport: Arc<dyn WebhookTransport>,
+    /// The payment provider of live-mode purchases ([`NoPayments`] until
+    /// [`Ledger::with_payments`]).
+    payments: Arc<dyn PaymentProvider>,
+    /// The development provider (test-mode purchases, and its checkout page).
+    dev_payments: DevPayments,
     pub config: LedgerConfig,
     account_cache: Arc<account_cache::AccountCache>,
     /// Principals by key hash (see `LedgerConfig::key_cache_ttl`).
@@ -180,6 +195,10 @@ impl<S: Store> Ledger<S> {
             tokens: Arc::new(NoTokens),
             mailer: Arc::new(NoMailer),
             webhook_transport: Arc::new(NoWebhookTransport),
+            payments: Arc::new(NoPayments),
+            dev_payments: DevPayments {
+                base_url: String::new(),
+            },
             account_cache: Arc::new(account_cache::AccountCache::new(config.account_cache_ttl)),
             key_cache: Arc::new(ttl_cache::TtlCache::new(config.key_cache_ttl)),
             activity: Arc::default(),
@@ -212,6 +231,15 @@ impl<S: Store> Ledger<S> {
     #[must_use]
     pub fn with_webhook_transport(mut self, transport: Arc<dyn WebhookTransport>) -> Self {
         self.webhook_transport = transport;
+        self
+    }
+
+    /// The same ledger taking live payments through `payments`, and serving the
+    /// development checkout under `dev`'s base URL.
+    #[must_use]
+    pub fn with_payments(mut self, payments: Arc<dyn PaymentProvider>, dev: DevPayments) -> Self {
+        self.payments = payments;
+        self.dev_payments = dev;
         self
     }
 

@@ -250,13 +250,45 @@ pub(super) const TOOLS: &[Tool] = &[
         ),
         0,
     ),
-    // Credits (1 of 5 exists).
+    // Credits (3 of 5; the x402 pair is not built).
     tool(
         "get_credit_balance",
         "Get credit balance",
-        "Get the billing record of the organization's credit pool: credits remaining and total, test-mode credits used and the billing e-mail. Check it before large batches of writes.",
+        "Get the organization's credit pool: credits remaining, the free monthly allowance and purchased credits left (purchased ones survive the monthly reset), and when it resets.",
         Verb::Get,
-        "/organizations/{organizationId}/billing",
+        "/organizations/{organizationId}/credits",
         &[],
     ),
+    tool(
+        "list_credit_packages",
+        "List credit packages",
+        "List the credit packages on sale: credits per package and price in cents. Use it before purchase_credits to pick a creditAmount; one write costs one credit.",
+        Verb::Get,
+        "/organizations/{organizationId}/credits/packages",
+        &[],
+    ),
+    purchase(tool(
+        "purchase_credits",
+        "Purchase credits",
+        "Open a hosted checkout for a credit package (needs admin). Answers checkout_url for a person to open and pay, credits_to_add, price_cents and expires_at; credits are added once paid.",
+        Verb::Post,
+        "/organizations/{organizationId}/credits/purchases",
+        &[
+            req_body(
+                "creditAmount",
+                Ty::Int,
+                "Credits to buy: the size of a package from list_credit_packages.",
+            ),
+            opt_body(
+                "successUrl",
+                Ty::Str,
+                "Where the buyer returns after paying (absolute http(s) URL).",
+            ),
+            opt_body(
+                "cancelUrl",
+                Ty::Str,
+                "Where the buyer returns when cancelling (absolute http(s) URL).",
+            ),
+        ],
+    )),
 ];

@@ -147,3 +147,11 @@ pub(super) const fn read_only(mut t: Tool) -> Tool {
     t.credits = 0;
     t
 }
+
+/// A credit-purchase tool: left out of the directory variant, free (the purchase is
+/// paid at the checkout).
+pub(super) const fn purchase(mut t: Tool) -> Tool {
+    t.purchase = true;
+    t.credits = 0;
+    t
+}

@@ -14,10 +14,12 @@ use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
 use crate::schema::*;
 
 mod contacts;
+mod credits;
 mod documents;
 mod journal;
 mod webhooks;
 pub(crate) use contacts::*;
+pub(crate) use credits::*;
 pub(crate) use documents::*;
 pub(crate) use journal::*;
 pub(crate) use webhooks::*;

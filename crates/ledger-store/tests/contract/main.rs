@@ -8,6 +8,7 @@ mod harness;
 mod accounts;
 mod attachments;
 mod contacts;
+mod credits;
 mod exchange_rates;
 mod group;
 mod jobs;

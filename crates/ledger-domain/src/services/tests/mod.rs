@@ -3,6 +3,7 @@
 
 mod attachments;
 mod batch;
+mod credits;
 mod exchange_rates;
 mod oauth;
 mod period_locks;
