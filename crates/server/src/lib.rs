@@ -68,6 +68,8 @@ pub fn ledger_config(config: &Config) -> LedgerConfig {
         // Checked at start (`payments`); a malformed list falls back to the defaults here.
         credit_packages: ledger_domain::credits::parse_packages(&config.credit_packages)
             .unwrap_or_else(|_| ledger_domain::credits::default_packages()),
+        // Checked at start (`x402_config`); a malformed setting leaves x402 off here.
+        x402: x402_config(config).ok().flatten(),
         ..LedgerConfig::default()
     }
 }
@@ -188,6 +190,47 @@ pub fn payments(
         }
     };
     Ok((live, dev))
+}
+
+/// The address x402 payments go to in development when `LEDGER_X402_PAY_TO` is not set
+/// (no funds move in development: the local facilitator settles nothing).
+pub const DEV_X402_PAY_TO: &str = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
+
+/// The x402 configuration: `None` when x402 purchases are off.
+///
+/// # Errors
+/// A malformed network, asset, pay-to address or decimals; x402 on in production (the
+/// only facilitator is the local one, which moves no funds, so purchases would be free).
+pub fn x402_config(
+    config: &Config,
+) -> anyhow::Result<Option<ledger_domain::x402::X402Config>> {
+    let development = config.environment == Environment::Development;
+    let enabled = config.x402_enabled.unwrap_or(if development {
+        Switch::On
+    } else {
+        Switch::Off
+    });
+    if enabled == Switch::Off {
+        return Ok(None);
+    }
+    if !development {
+        anyhow::bail!(
+            "LEDGER_X402_ENABLED=on needs a facilitator that settles on chain; this build has \
+             only the local one, which moves no funds (development only)"
+        );
+    }
+    let pay_to = config.x402_pay_to.as_deref().unwrap_or(DEV_X402_PAY_TO);
+    ledger_domain::x402::X402Config::new(
+        &config.x402_network,
+        &config.x402_asset,
+        &config.x402_asset_name,
+        &config.x402_asset_version,
+        config.x402_asset_decimals,
+        pay_to,
+        config.x402_max_timeout_seconds,
+    )
+    .map(Some)
+    .map_err(|e| anyhow::anyhow!("LEDGER_X402_*: {e}"))
 }
 
 /// The rate limiters the configuration asks for: none, in-process, or shared via Redis.
@@ -346,12 +389,6 @@ const RECURRING_INTERVAL: Duration = Duration::from_secs(60);
 /// is written once whichever replica or worker process generates it (see
 /// `ledger_domain::services::Ledger::run_due_recurring`), so every process may run it.
 pub fn spawn_recurring(
-/// How often pools not yet reset for the current month are looked for. A reset is
-/// exactly-once per pool and month, so every replica runs the sweep.
-const CREDIT_RESET_INTERVAL: Duration = Duration::from_secs(10 * 60);
-
-/// Runs the monthly credit reset now and then every few minutes, until `stop` turns true.
-pub fn spawn_credit_reset(
     ledger: &AppLedger,
     stop: &watch::Sender<bool>,
 ) -> tokio::task::JoinHandle<()> {
@@ -369,6 +406,28 @@ pub fn spawn_credit_reset(
             }
             tokio::select! {
                 _ = tokio::time::sleep(RECURRING_INTERVAL) => {}
+                _ = stop.changed() => break,
+            }
+        }
+    })
+}
+
+/// How often pools not yet reset for the current month are looked for. A reset is
+/// exactly-once per pool and month, so every replica runs the sweep.
+const CREDIT_RESET_INTERVAL: Duration = Duration::from_secs(10 * 60);
+
+/// Runs the monthly credit reset now and then every few minutes, until `stop` turns true.
+pub fn spawn_credit_reset(
+    ledger: &AppLedger,
+    stop: &watch::Sender<bool>,
+) -> tokio::task::JoinHandle<()> {
+    let ledger = ledger.clone();
+    let mut stop = stop.subscribe();
+    tokio::spawn(async move {
+        loop {
+            if *stop.borrow() {
+                break;
+            }
             match ledger.reset_monthly_credits().await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(pools = n, "monthly credits reset"),
@@ -490,7 +549,6 @@ pub async fn start(
     let tls = tls_config(config)?;
     let limits = rate_limits(config).await?;
     let runtime = TokioRuntime::default();
-    let ledger = ledger(config, db, clock, &runtime)?;
     let addr = listener.local_addr()?;
     // The base URL of metadata and links (MCP, the development checkout).
     let base_url = config.base_url.clone().unwrap_or_else(|| {
@@ -498,7 +556,8 @@ pub async fn start(
         format!("{scheme}://{addr}")
     });
     let (live_payments, dev_payments) = payments(config, &base_url)?;
-    let ledger = ledger(config, db, clock, &runtime).with_payments(live_payments, dev_payments);
+    x402_config(config)?;
+    let ledger = ledger(config, db, clock, &runtime)?.with_payments(live_payments, dev_payments);
     let (stop_workers, _) = watch::channel(false);
     let mut tasks = spawn_workers(&ledger, config.workers, &runtime, &stop_workers);
     if config.workers > 0 {

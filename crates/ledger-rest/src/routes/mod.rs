@@ -24,6 +24,7 @@ mod taxes;
 mod transactions;
 mod transfers;
 mod webhooks;
+mod x402;
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::organizations::Scope;
@@ -92,4 +93,5 @@ pub(crate) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     recurring::configure::<S>(cfg);
     webhooks::configure::<S>(cfg);
     credits::configure::<S>(cfg);
+    x402::configure::<S>(cfg);
 }
