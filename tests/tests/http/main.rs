@@ -41,3 +41,4 @@ mod transactions;
 mod transfers;
 mod transport;
 mod webhooks;
+mod x402;

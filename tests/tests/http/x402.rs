@@ -104,8 +104,7 @@ impl Payer {
         let (signature, recovery) = signer
             .unwrap_or(self)
             .key
-            .sign_prehash_recoverable(&digest)
-            .expect("signs");
+            .sign_prehash_recoverable(&digest);
         let mut bytes = signature.to_bytes().to_vec();
         bytes.push(27 + recovery.to_byte());
         let payload = json!({
