@@ -82,8 +82,7 @@ impl X402Config {
         let chain_id = chain_id_of(network)
             .ok_or_else(|| format!("network '{network}': expected eip155:<chain id>"))?;
         parse_address(asset).ok_or_else(|| format!("asset '{asset}': expected 0x + 40 hex"))?;
-        parse_address(pay_to)
-            .ok_or_else(|| format!("pay-to '{pay_to}': expected 0x + 40 hex"))?;
+        parse_address(pay_to).ok_or_else(|| format!("pay-to '{pay_to}': expected 0x + 40 hex"))?;
         if !(2..=30).contains(&asset_decimals) {
             return Err(format!("decimals {asset_decimals}: expected 2 to 30"));
         }
@@ -333,9 +332,8 @@ pub fn verify_exact(
             "the payment's `accepted` requirements differ from the ones offered",
         ));
     }
-    let exact: ExactEvmPayload = serde_json::from_value(payment.payload.clone()).map_err(|e| {
-        Refusal::invalid(format!("payload is not an EIP-3009 authorization: {e}"))
-    })?;
+    let exact: ExactEvmPayload = serde_json::from_value(payment.payload.clone())
+        .map_err(|e| Refusal::invalid(format!("payload is not an EIP-3009 authorization: {e}")))?;
     let a = &exact.authorization;
     let bad = |field: &str| Refusal::invalid(format!("authorization.{field} is malformed"));
     let from = parse_address(&a.from).ok_or_else(|| bad("from"))?;

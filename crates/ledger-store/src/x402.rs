@@ -109,7 +109,9 @@ impl X402Payments for Db {
         let result: Result<(CreditPurchaseRow, bool), TxError> = db_write!(
             self,
             postgres | conn | {
-                record_body!(conn, for_update, auth, row, org, id, session, at, event_rows)
+                record_body!(
+                    conn, for_update, auth, row, org, id, session, at, event_rows
+                )
             },
             sqlite | conn | {
                 record_body!(conn, none, auth, row, org, id, session, at, event_rows)

@@ -201,15 +201,11 @@ pub const DEV_X402_PAY_TO: &str = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
 /// # Errors
 /// A malformed network, asset, pay-to address or decimals; x402 on in production (the
 /// only facilitator is the local one, which moves no funds, so purchases would be free).
-pub fn x402_config(
-    config: &Config,
-) -> anyhow::Result<Option<ledger_domain::x402::X402Config>> {
+pub fn x402_config(config: &Config) -> anyhow::Result<Option<ledger_domain::x402::X402Config>> {
     let development = config.environment == Environment::Development;
-    let enabled = config.x402_enabled.unwrap_or(if development {
-        Switch::On
-    } else {
-        Switch::Off
-    });
+    let enabled = config
+        .x402_enabled
+        .unwrap_or(if development { Switch::On } else { Switch::Off });
     if enabled == Switch::Off {
         return Ok(None);
     }

@@ -101,10 +101,7 @@ impl Payer {
             verifying_contract: parse_address(&requirements.asset).expect("asset"),
         };
         let digest = typed_data_digest(&domain, &message);
-        let (signature, recovery) = signer
-            .unwrap_or(self)
-            .key
-            .sign_prehash_recoverable(&digest);
+        let (signature, recovery) = signer.unwrap_or(self).key.sign_prehash_recoverable(&digest);
         let mut bytes = signature.to_bytes().to_vec();
         bytes.push(27 + recovery.to_byte());
         let payload = json!({
@@ -217,7 +214,11 @@ async fn paid_once_however_often_replayed(app: &TestApp) {
     assert_eq!(res.status, StatusCode::PAYMENT_REQUIRED, "{}", res.body);
     assert_eq!(res.code(), "payment_replayed");
     let again = header(&res, "PAYMENT-REQUIRED").expect("PAYMENT-REQUIRED");
-    assert!(again["error"].as_str().is_some_and(|e| e.contains("already used")));
+    assert!(
+        again["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("already used"))
+    );
     assert_eq!(credits(app, &org).await, 1500);
 
     // A replay against another organization is refused too (the key is global).
@@ -228,15 +229,19 @@ async fn paid_once_however_often_replayed(app: &TestApp) {
 
     // Four retries of one new payment at once: one is credited.
     let payment = payer.pay(&r, 2, &Tweak::default(), None);
-    let answers = futures::future::join_all(
-        (0..4).map(|_| ask(app, &org, &org.live_key, Some(&payment))),
-    )
-    .await;
+    let answers =
+        futures::future::join_all((0..4).map(|_| ask(app, &org, &org.live_key, Some(&payment))))
+            .await;
     let paid = answers
         .iter()
         .filter(|a| a.status == StatusCode::OK)
         .count();
-    assert_eq!(paid, 1, "{:#?}", answers.iter().map(|a| &a.body).collect::<Vec<_>>());
+    assert_eq!(
+        paid,
+        1,
+        "{:#?}",
+        answers.iter().map(|a| &a.body).collect::<Vec<_>>()
+    );
     for a in answers.iter().filter(|a| a.status != StatusCode::OK) {
         assert_eq!(a.code(), "payment_replayed", "{}", a.body);
     }
@@ -317,7 +322,12 @@ async fn refusals_change_nothing(app: &TestApp) {
     ];
     for (code, payment) in &cases {
         let res = ask(app, &org, &org.live_key, Some(payment)).await;
-        assert_eq!(res.status, StatusCode::PAYMENT_REQUIRED, "{code}: {}", res.body);
+        assert_eq!(
+            res.status,
+            StatusCode::PAYMENT_REQUIRED,
+            "{code}: {}",
+            res.body
+        );
         assert_eq!(res.code(), *code, "{}", res.body);
         let required = header(&res, "PAYMENT-REQUIRED").expect("PAYMENT-REQUIRED");
         assert!(required["error"].is_string(), "{required}");
@@ -343,9 +353,7 @@ async fn refusals_change_nothing(app: &TestApp) {
     assert_eq!(res.status, StatusCode::BAD_REQUEST, "{}", res.body);
     assert_eq!(res.code(), "invalid_field");
     assert!(res.headers.get("PAYMENT-REQUIRED").is_none());
-    let res = app
-        .post(&org.live_key, &x402_path(&org), json!({}))
-        .await;
+    let res = app.post(&org.live_key, &x402_path(&org), json!({})).await;
     assert_eq!(res.code(), "missing_field", "{}", res.body);
     let reader = app
         .post(
@@ -481,11 +489,14 @@ async fn mcp_pair_pays_once(app: &TestApp) {
             "/mcp/directory",
             Some(&org.live_key),
             Some(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list",
-                "params": {"_meta": {
-                    "io.modelcontextprotocol/protocolVersion": MODERN,
-                    "io.modelcontextprotocol/clientCapabilities": {},
-                }}})),
-            &[("MCP-Protocol-Version", MODERN), ("Mcp-Method", "tools/list")],
+            "params": {"_meta": {
+                "io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            }}})),
+            &[
+                ("MCP-Protocol-Version", MODERN),
+                ("Mcp-Method", "tools/list"),
+            ],
         )
         .await;
     let names: Vec<&str> = listed.body["result"]["tools"]
@@ -554,7 +565,10 @@ async fn reference_client_pays(app: &TestApp) {
         "the x402 reference client failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
     );
     for label in ["ok: http", "ok: replay refused", "ok: mcp"] {
-        assert!(stdout.contains(label), "{label} did not run:\n{stdout}\n{stderr}");
+        assert!(
+            stdout.contains(label),
+            "{label} did not run:\n{stdout}\n{stderr}"
+        );
     }
     // One package over HTTP, one over MCP; the replay added nothing.
     assert_eq!(credits(app, &org).await, 2500);

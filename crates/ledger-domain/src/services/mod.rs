@@ -89,8 +89,8 @@ pub use webhooks::{
 pub use x402::{X402Outcome, X402PurchaseInput};
 
 use crate::ports::{
-    Blobs, Clock, DevPayments, Mailer, NoBlobs, NoMailer, NoPayments, NoTokens,
-    NoWebhookTransport, PaymentProvider, Runtime, Store, TokenSource, WebhookTransport,
+    Blobs, Clock, DevPayments, Mailer, NoBlobs, NoMailer, NoPayments, NoTokens, NoWebhookTransport,
+    PaymentProvider, Runtime, Store, TokenSource, WebhookTransport,
 };
 
 /// Tunables of the services.

@@ -158,8 +158,11 @@ impl<S: Store> Ledger<S> {
             created_at: now,
             completed_at: None,
         };
-        let created =
-            self.purchase_event(&purchase, "credit_purchase.created", Some(access.key_id.clone()));
+        let created = self.purchase_event(
+            &purchase,
+            "credit_purchase.created",
+            Some(access.key_id.clone()),
+        );
         let mut completed = purchase.clone();
         completed.status = PurchaseStatus::Completed;
         completed.completed_at = Some(now);

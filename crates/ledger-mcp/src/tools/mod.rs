@@ -228,9 +228,9 @@ mod tests {
             assert!(names.insert(t.name), "duplicate {}", t.name);
             assert!(
                 t.name.len() <= 64
-                    && t.name.bytes().all(|b| b.is_ascii_lowercase()
-                        || b.is_ascii_digit()
-                        || b == b'_')
+                    && t.name
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
             );
             assert!(!(t.read_only && t.destructive), "{}", t.name);
             // Every read is read-only; a POST may be too when it only computes
