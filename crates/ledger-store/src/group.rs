@@ -316,7 +316,7 @@ async fn take_credits<C: BatchConn>(
             }
             charged
         };
-        if let Some(&first) = charged.iter().next() {
+        if let Some(&first) = <[usize]>::first(&charged) {
             let job = &writes[first].job;
             ledger.push(CreditLedgerRow::new(
                 &pool,

@@ -74,7 +74,7 @@ async fn buy(app: &TestApp, org: &Org, key: &str, credits: i64) -> Value {
 }
 
 /// Submits the development checkout page of a purchase (what the buyer's browser does).
-async fn pay(app: &TestApp, purchase: &Value) -> reqwest::Response {
+async fn pay(_app: &TestApp, purchase: &Value) -> reqwest::Response {
     let url = purchase["checkout_url"].as_str().expect("checkout url");
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())

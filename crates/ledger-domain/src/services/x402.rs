@@ -21,7 +21,7 @@ use super::{Access, Ledger, PurchaseInput};
 pub enum X402Outcome {
     /// Paid and credited: answer 200 with the purchase and `PAYMENT-RESPONSE`.
     Paid {
-        purchase: CreditPurchase,
+        purchase: Box<CreditPurchase>,
         settlement: SettlementResponse,
     },
     /// No payment, or a refused one: answer 402 with `payment_required` in
@@ -191,7 +191,7 @@ impl<S: Store> Ledger<S> {
             return refuse(Refusal::replayed());
         }
         Ok(X402Outcome::Paid {
-            purchase: completed,
+            purchase: Box::new(completed),
             settlement,
         })
     }
