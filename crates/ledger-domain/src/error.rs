@@ -24,6 +24,8 @@ pub enum ErrorKind {
     Conflict,
     BusinessRule,
     CreditLimit,
+    /// An x402 payment is required or was refused (HTTP 402 with `PAYMENT-REQUIRED`).
+    Payment,
     RateLimit,
     Unavailable,
     Internal,
@@ -155,6 +157,21 @@ error_codes! {
     /// The transaction has entries in a completed reconciliation: it can no longer be
     /// updated, reversed or deleted (details: `reconciliation_id`).
     TransactionReconciled = "transaction_reconciled" => BusinessRule,
+    /// x402: the resource must be paid for; the 402 carries `PAYMENT-REQUIRED`.
+    PaymentRequired = "payment_required" => Payment,
+    /// x402: the payment is not base64 of an x402 v2 `exact` EVM payload, or its
+    /// `accepted` requirements differ from the ones offered.
+    PaymentInvalid = "payment_invalid" => Payment,
+    /// x402: the signature does not recover to the authorization's `from` address.
+    PaymentSignatureInvalid = "payment_signature_invalid" => Payment,
+    /// x402: the authorization transfers another amount than the package's price.
+    PaymentAmountMismatch = "payment_amount_mismatch" => Payment,
+    /// x402: the authorization pays another address than the configured `payTo`.
+    PaymentRecipientMismatch = "payment_recipient_mismatch" => Payment,
+    /// x402: now is outside the authorization's `validAfter`..`validBefore` window.
+    PaymentExpired = "payment_expired" => Payment,
+    /// x402: the authorization (payer and nonce) was already used.
+    PaymentReplayed = "payment_replayed" => Payment,
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -33,5 +33,6 @@ pub mod transactions;
 pub mod transfers;
 pub mod views;
 pub mod webhooks;
+pub mod x402;
 
 pub use error::{DomainError, DomainResult, ErrorCode, ErrorKind, Resource, UsedBy};

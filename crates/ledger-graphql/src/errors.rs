@@ -32,7 +32,7 @@ pub fn code_of(error: &DomainError) -> &'static str {
         ErrorKind::Validation | ErrorKind::Request | ErrorKind::NotFound | ErrorKind::Conflict => {
             VALIDATION_ERROR
         }
-        ErrorKind::BusinessRule => BUSINESS_RULE_VIOLATION,
+        ErrorKind::BusinessRule | ErrorKind::Payment => BUSINESS_RULE_VIOLATION,
         ErrorKind::CreditLimit => CREDIT_LIMIT_EXCEEDED,
         ErrorKind::RateLimit => RATE_LIMIT_EXCEEDED,
         ErrorKind::Internal | ErrorKind::Unavailable => INTERNAL_SERVER_ERROR,

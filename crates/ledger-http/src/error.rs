@@ -62,6 +62,7 @@ pub fn classify(code: ErrorCode) -> (StatusCode, &'static str) {
         ErrorKind::Conflict => (StatusCode::CONFLICT, "idempotency_error"),
         ErrorKind::BusinessRule => (StatusCode::UNPROCESSABLE_ENTITY, "business_rule_error"),
         ErrorKind::CreditLimit => (StatusCode::PAYMENT_REQUIRED, "credit_limit_error"),
+        ErrorKind::Payment => (StatusCode::PAYMENT_REQUIRED, "payment_error"),
         ErrorKind::RateLimit => (StatusCode::TOO_MANY_REQUESTS, "rate_limit_error"),
         ErrorKind::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "api_error"),
         ErrorKind::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "api_error"),

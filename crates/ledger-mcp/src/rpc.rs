@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use crate::protocol::{self, HANDSHAKE_VERSIONS, INVALID_PARAMS, METHOD_NOT_FOUND, RpcError};
 use crate::{content, tools};
+use ledger_domain::x402;
 use ledger_rest::client::{RestClient, RestRequest, RestResponse};
 
 /// Who is calling, as the HTTP edge established it.
@@ -105,6 +106,19 @@ pub(crate) async fn rest_call(
     body: Option<Value>,
     prefer_wait: bool,
 ) -> RestResponse {
+    rest_call_with_headers(rest, caller, verb, path, body, prefer_wait, Vec::new()).await
+}
+
+/// [`rest_call`] with further request headers.
+pub(crate) async fn rest_call_with_headers(
+    rest: &RestClient,
+    caller: &Caller,
+    verb: tools::Verb,
+    path: String,
+    body: Option<Value>,
+    prefer_wait: bool,
+    headers: Vec<(&'static str, String)>,
+) -> RestResponse {
     let request = RestRequest {
         method: verb.method(),
         path_and_query: path,
@@ -112,6 +126,7 @@ pub(crate) async fn rest_call(
         prefer_wait,
         body: body.map(|b| b.to_string().into_bytes()),
         request_id: (!caller.request_id.is_empty()).then(|| caller.request_id.clone()),
+        headers,
     };
     match rest.call(request).await {
         Ok(res) => {
@@ -135,6 +150,8 @@ pub(crate) async fn rest_call(
                 status: status.as_u16(),
                 content_type: Some("application/json".into()),
                 body: body.to_string().into_bytes(),
+                payment_required: None,
+                payment_response: None,
             }
         }
     }
@@ -241,17 +258,83 @@ async fn call_tool(shared: &Shared, caller: &Caller, params: &Value) -> RpcResul
     if arguments.is_some_and(|a| !a.is_object() && !a.is_null()) {
         return Err(invalid_params("params.arguments must be an object"));
     }
-    let (path, body) = match tool.request(arguments, &caller.organization_id) {
-        Ok(request) => request,
-        Err(error) => return Ok(finish(caller, argument_error(&error, caller), None)),
-    };
+    let (path, body, mut headers) =
+        match tool.request_with_headers(arguments, &caller.organization_id) {
+            Ok(request) => request,
+            Err(error) => return Ok(finish(caller, argument_error(&error, caller), None)),
+        };
+    if tool.x402
+        && let Some(payment) = params["_meta"]
+            .get(x402::MCP_PAYMENT_META)
+            .filter(|p| !p.is_null())
+    {
+        // An x402 MCP client pays with the PaymentPayload object in `_meta`; REST takes
+        // it as the base64 JSON of `PAYMENT-SIGNATURE`.
+        use base64::Engine as _;
+        let json = match payment {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        headers.retain(|(name, _)| *name != x402::PAYMENT_SIGNATURE_HEADER);
+        headers.push((
+            x402::PAYMENT_SIGNATURE_HEADER,
+            base64::engine::general_purpose::STANDARD.encode(json),
+        ));
+    }
     let uri_path = path.split('?').next().unwrap_or_default().to_owned();
-    let res = rest_call(&shared.rest, caller, tool.verb, path, body, tool.queued).await;
-    Ok(finish(
+    let res = rest_call_with_headers(
+        &shared.rest,
         caller,
-        tool_result(&res, &uri_path, tool, caller),
-        None,
-    ))
+        tool.verb,
+        path,
+        body,
+        tool.queued,
+        headers,
+    )
+    .await;
+    let result = if tool.x402 {
+        x402_result(&res, &uri_path, tool, caller)
+    } else {
+        tool_result(&res, &uri_path, tool, caller)
+    };
+    Ok(finish(caller, result, None))
+}
+
+/// The result of an x402 tool (x402 MCP transport): a 402 is the tool error whose
+/// `structuredContent` (and text) is the `PaymentRequired` object; a paid answer is the
+/// purchase with the settlement in `_meta["x402/payment-response"]`.
+fn x402_result(res: &RestResponse, path: &str, tool: &tools::Tool, caller: &Caller) -> Value {
+    use base64::Engine as _;
+    let decode = |header: &Option<String>| {
+        header
+            .as_deref()
+            .and_then(|h| base64::engine::general_purpose::STANDARD.decode(h).ok())
+            .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+    };
+    if let Some(required) = decode(&res.payment_required) {
+        // The REST envelope follows as a second block: its code says why a payment was
+        // refused (`payment_required`, `payment_replayed`, ...).
+        let mut content = vec![json!({"type": "text", "text": required.to_string()})];
+        if let Ok(mut envelope) = serde_json::from_slice::<Value>(&res.body)
+            && envelope["error"].is_object()
+        {
+            complete_error(&mut envelope["error"], tool, caller);
+            if let Some(details) = envelope["error"]["details"].as_object_mut() {
+                details.remove("payment_required");
+            }
+            content.push(json!({"type": "text", "text": envelope.to_string()}));
+        }
+        return json!({
+            "content": content,
+            "structuredContent": required,
+            "isError": true,
+        });
+    }
+    let mut result = tool_result(res, path, tool, caller);
+    if let Some(settlement) = decode(&res.payment_response) {
+        result["_meta"] = json!({ x402::MCP_PAYMENT_RESPONSE_META: settlement });
+    }
+    result
 }
 
 /// `ping` and `initialize` belong to the handshake era; 2026-07-28 removed both, so a

@@ -34,6 +34,8 @@ pub struct RestRequest {
     /// `X-Request-Id` to serve the request under (the MCP request's own id, so a tool's
     /// error envelope and the MCP response name the same request); `None` for a new id.
     pub request_id: Option<String>,
+    /// Further request headers (x402's `PAYMENT-SIGNATURE`).
+    pub headers: Vec<(&'static str, String)>,
 }
 
 /// The REST answer: status and body bytes.
@@ -42,6 +44,9 @@ pub struct RestResponse {
     pub status: u16,
     pub content_type: Option<String>,
     pub body: Vec<u8>,
+    /// x402's `PAYMENT-REQUIRED` and `PAYMENT-RESPONSE` headers, when the answer has them.
+    pub payment_required: Option<String>,
+    pub payment_response: Option<String>,
 }
 
 type Job = (RestRequest, oneshot::Sender<RestResponse>);
@@ -111,16 +116,22 @@ async fn serve<S: Store>(state: web::Data<AppState<S>>, mut rx: mpsc::UnboundedR
                 Some(req) => match service.call(req).await {
                     Ok(res) => {
                         let status = res.status().as_u16();
-                        let content_type = res
-                            .headers()
-                            .get("content-type")
-                            .and_then(|v| v.to_str().ok())
-                            .map(str::to_owned);
+                        let header = |name: &str| {
+                            res.headers()
+                                .get(name)
+                                .and_then(|v| v.to_str().ok())
+                                .map(str::to_owned)
+                        };
+                        let content_type = header("content-type");
+                        let payment_required = header("payment-required");
+                        let payment_response = header("payment-response");
                         match actix_web::body::to_bytes(res.into_body()).await {
                             Ok(bytes) => RestResponse {
                                 status,
                                 content_type,
                                 body: bytes.to_vec(),
+                                payment_required,
+                                payment_response,
                             },
                             Err(_) => internal("the REST response body could not be read"),
                         }
@@ -136,6 +147,8 @@ async fn serve<S: Store>(state: web::Data<AppState<S>>, mut rx: mpsc::UnboundedR
                             status,
                             content_type: Some("application/json".into()),
                             body,
+                            payment_required: None,
+                            payment_response: None,
                         }
                     }
                 },
@@ -155,6 +168,8 @@ fn internal(message: &str) -> RestResponse {
         status: status.as_u16(),
         content_type: Some("application/json".into()),
         body: body.to_string().into_bytes(),
+        payment_required: None,
+        payment_response: None,
     }
 }
 
@@ -195,6 +210,12 @@ fn to_actix(request: &RestRequest) -> Option<actix_http::Request> {
         headers.insert(
             HeaderName::from_static("x-request-id"),
             HeaderValue::from_str(id).ok()?,
+        );
+    }
+    for (name, value) in &request.headers {
+        headers.insert(
+            HeaderName::from_bytes(name.as_bytes()).ok()?,
+            HeaderValue::from_str(value).ok()?,
         );
     }
     Some(req)

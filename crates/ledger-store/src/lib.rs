@@ -21,6 +21,8 @@
 //!   webhooks, reconciliations      the port implementations on `Db`; `LocalBlobs`, `S3Blobs`,
 //!                                  `OutboxMailer`
 //!   credit_pools                   the credit ledger, pools, purchases and the monthly reset
+//!   x402                           used x402 authorizations; x402 purchases (credit_pools'
+//!                                  completion)
 //! jobs                             the queue: enqueue, claim, apply, fail, retry
 //! group                            group commit of applied writes
 //! apply, organizations             a job's effect; organizations, users, events
@@ -50,6 +52,7 @@ mod blobs;
 mod blobs_s3;
 mod categories;
 mod contacts;
+#[macro_use]
 mod credit_pools;
 mod credits;
 mod documents;
@@ -77,6 +80,7 @@ mod taxes;
 pub mod testing;
 mod unnest;
 mod webhooks;
+mod x402;
 
 pub use balances::TotalsDifference;
 pub use blobs::LocalBlobs;

@@ -674,6 +674,21 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    x402_authorizations (network, asset, payer, nonce) {
+        network -> Text,
+        asset -> Text,
+        payer -> Text,
+        nonce -> Text,
+        organization_id -> Text,
+        livemode -> Bool,
+        purchase_id -> Text,
+        settlement_transaction -> Text,
+        amount -> Text,
+        created_at -> Timestamp,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     organizations,
@@ -713,4 +728,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     credit_pools,
     credit_ledger,
     credit_purchases,
+    x402_authorizations,
 );

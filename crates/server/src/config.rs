@@ -287,6 +287,37 @@ pub struct Config {
         default_value = "https://api.stripe.com"
     )]
     pub stripe_api_base: String,
+    /// x402 credit purchases (`POST /organizations/{org}/credits/x402`): on by default in
+    /// development; production refuses to start with them on, since the only facilitator
+    /// is the local one, which moves no funds.
+    #[arg(long, env = "LEDGER_X402_ENABLED", value_enum)]
+    pub x402_enabled: Option<Switch>,
+    /// The address x402 payments go to (0x + 40 hex; required when x402 is on outside
+    /// development, which has a fixed development address).
+    #[arg(long, env = "LEDGER_X402_PAY_TO")]
+    pub x402_pay_to: Option<String>,
+    /// CAIP-2 network of x402 payments (`eip155:<chain id>`; default Base Sepolia).
+    #[arg(long, env = "LEDGER_X402_NETWORK", default_value = "eip155:84532")]
+    pub x402_network: String,
+    /// The token contract x402 payments are made in (default: USDC on Base Sepolia).
+    #[arg(
+        long,
+        env = "LEDGER_X402_ASSET",
+        default_value = "0x036CbD53842c5426634e7929541eC2318f3dCF7e"
+    )]
+    pub x402_asset: String,
+    /// EIP-712 domain name of the token.
+    #[arg(long, env = "LEDGER_X402_ASSET_NAME", default_value = "USDC")]
+    pub x402_asset_name: String,
+    /// EIP-712 domain version of the token.
+    #[arg(long, env = "LEDGER_X402_ASSET_VERSION", default_value = "2")]
+    pub x402_asset_version: String,
+    /// Decimals of the token (USDC: 6, so one cent is 10 000 atomic units).
+    #[arg(long, env = "LEDGER_X402_ASSET_DECIMALS", default_value_t = 6)]
+    pub x402_asset_decimals: u32,
+    /// How long a signed x402 authorization may be valid (`maxTimeoutSeconds`).
+    #[arg(long, env = "LEDGER_X402_MAX_TIMEOUT_SECONDS", default_value_t = 300)]
+    pub x402_max_timeout_seconds: u64,
     /// Create a demo organization on first start (development only).
     #[arg(long, env = "LEDGER_DEMO", default_value_t = true, action = clap::ArgAction::Set)]
     pub demo: bool,
@@ -357,6 +388,14 @@ impl Config {
             stripe_secret_key: None,
             stripe_webhook_secret: None,
             stripe_api_base: "https://api.stripe.com".into(),
+            x402_enabled: None,
+            x402_pay_to: None,
+            x402_network: "eip155:84532".into(),
+            x402_asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e".into(),
+            x402_asset_name: "USDC".into(),
+            x402_asset_version: "2".into(),
+            x402_asset_decimals: 6,
+            x402_max_timeout_seconds: 300,
         }
     }
 }

@@ -69,6 +69,8 @@ pub fn ledger_config(config: &Config) -> LedgerConfig {
         // Checked at start (`payments`); a malformed list falls back to the defaults here.
         credit_packages: ledger_domain::credits::parse_packages(&config.credit_packages)
             .unwrap_or_else(|_| ledger_domain::credits::default_packages()),
+        // Checked at start (`x402_config`); a malformed setting leaves x402 off here.
+        x402: x402_config(config).ok().flatten(),
         ..LedgerConfig::default()
     }
 }
@@ -189,6 +191,43 @@ pub fn payments(
         }
     };
     Ok((live, dev))
+}
+
+/// The address x402 payments go to in development when `LEDGER_X402_PAY_TO` is not set
+/// (no funds move in development: the local facilitator settles nothing).
+pub const DEV_X402_PAY_TO: &str = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
+
+/// The x402 configuration: `None` when x402 purchases are off.
+///
+/// # Errors
+/// A malformed network, asset, pay-to address or decimals; x402 on in production (the
+/// only facilitator is the local one, which moves no funds, so purchases would be free).
+pub fn x402_config(config: &Config) -> anyhow::Result<Option<ledger_domain::x402::X402Config>> {
+    let development = config.environment == Environment::Development;
+    let enabled = config
+        .x402_enabled
+        .unwrap_or(if development { Switch::On } else { Switch::Off });
+    if enabled == Switch::Off {
+        return Ok(None);
+    }
+    if !development {
+        anyhow::bail!(
+            "LEDGER_X402_ENABLED=on needs a facilitator that settles on chain; this build has \
+             only the local one, which moves no funds (development only)"
+        );
+    }
+    let pay_to = config.x402_pay_to.as_deref().unwrap_or(DEV_X402_PAY_TO);
+    ledger_domain::x402::X402Config::new(
+        &config.x402_network,
+        &config.x402_asset,
+        &config.x402_asset_name,
+        &config.x402_asset_version,
+        config.x402_asset_decimals,
+        pay_to,
+        config.x402_max_timeout_seconds,
+    )
+    .map(Some)
+    .map_err(|e| anyhow::anyhow!("LEDGER_X402_*: {e}"))
 }
 
 /// The rate limiters the configuration asks for: none, in-process, or shared via Redis.
@@ -520,6 +559,7 @@ pub async fn start(
         .trim_end_matches('/')
         .to_owned();
     let (live_payments, dev_payments) = payments(config, &base_url)?;
+    x402_config(config)?;
     let ledger = ledger(config, db, clock, &runtime)?.with_payments(live_payments, dev_payments);
     let (stop_workers, _) = watch::channel(false);
     let mut tasks = spawn_workers(&ledger, config.workers, &runtime, &stop_workers);

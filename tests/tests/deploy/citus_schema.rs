@@ -51,6 +51,12 @@ const REFERENCE_TABLES: &[(&str, &str)] = &[
         "codes, tokens, sessions and sign-in links are found by the hash of the secret \
          before any tenant is known",
     ),
+    (
+        "x402_authorizations",
+        "an x402 payment authorization is single-use across every tenant: its key is \
+         (network, asset, payer, nonce), without organization_id; references organizations \
+         only; one write per x402 purchase",
+    ),
 ];
 
 /// Indexes of distributed tables that do not lead with `organization_id`: they serve

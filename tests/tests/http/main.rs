@@ -43,3 +43,4 @@ mod transactions;
 mod transfers;
 mod transport;
 mod webhooks;
+mod x402;

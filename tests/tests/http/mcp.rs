@@ -194,10 +194,17 @@ async fn mcp_tools_follow_the_rules_and_reach_their_routes(app: &TestApp) {
     // The directory variant lists the same tools without the credit purchases.
     let without_purchases: Vec<Value> = tools
         .iter()
-        .filter(|t| t["name"] != "purchase_credits")
+        .filter(|t| {
+            ![
+                "purchase_credits",
+                "start_x402_credit_purchase",
+                "complete_x402_credit_purchase",
+            ]
+            .contains(&t["name"].as_str().unwrap_or_default())
+        })
         .cloned()
         .collect();
-    assert_eq!(tools.len(), without_purchases.len() + 1);
+    assert_eq!(tools.len(), without_purchases.len() + 3);
     assert_eq!(directory.body["result"]["tools"], json!(without_purchases));
     let mut names = HashSet::new();
     for t in &tools {
@@ -304,6 +311,8 @@ async fn mcp_tools_follow_the_rules_and_reach_their_routes(app: &TestApp) {
         "get_credit_balance",
         "list_credit_packages",
         "purchase_credits",
+        "start_x402_credit_purchase",
+        "complete_x402_credit_purchase",
         "list_currencies",
         "get_currency",
         "list_exchange_rates",

@@ -242,7 +242,9 @@ pub(crate) fn value(tool: &Tool, arg: &Arg, fx: &Fixtures, n: usize) -> Option<V
         ("transferId", _) => json!(fx.posted_transfer),
         ("contactId", _) if bill => json!(fx.vendor),
         ("contactId", _) => json!(fx.customer),
-        ("parentOrganizationId" | "organizationId", _) => json!(fx.org.id),
+        ("parentOrganizationId" | "organizationId" | "masterOrganizationId", _) => {
+            json!(fx.org.id)
+        }
         ("fromAccountId", _) => json!(fx.cash),
         ("toAccountId", _) => json!(fx.savings),
         ("code", _) => json!(format!("9{n:03}")),

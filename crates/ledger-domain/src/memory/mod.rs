@@ -30,6 +30,7 @@ mod recurring;
 #[cfg(test)]
 pub(crate) mod runtime;
 mod webhooks;
+mod x402;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -256,6 +257,9 @@ pub(crate) struct State {
     /// Per pool: (purchased credits as of the last grant, period of the last reset).
     pub(crate) credit_pools: BTreeMap<String, (i64, String)>,
     pub(crate) purchases: Vec<crate::credits::CreditPurchase>,
+    /// Used x402 authorizations by (network, asset, payer, nonce).
+    pub(crate) x402_authorizations:
+        BTreeMap<(String, String, String, String), crate::ports::X402Authorization>,
 }
 
 /// Whether a row of `organization_id` and `livemode` belongs to `tenant`.

@@ -22,6 +22,7 @@ mod reconciliations;
 mod recurring;
 mod webhooks;
 mod writes;
+mod x402;
 
 use std::future::Future;
 
@@ -55,6 +56,7 @@ pub use webhooks::{
 pub use writes::{
     CreditCharge, IDEMPOTENCY_WINDOW, IdempotencyRecord, IdempotencyRecords, Written,
 };
+pub use x402::{LocalFacilitator, X402Authorization, X402Facilitator, X402Payments};
 
 /// Result of a port call.
 pub type StoreResult<T> = Result<T, DomainError>;
@@ -176,6 +178,7 @@ pub trait Store:
     + Webhooks
     + Reconciliations
     + Credits
+    + X402Payments
     + Clone
 {
 }
@@ -204,6 +207,7 @@ impl<T> Store for T where
         + Webhooks
         + Reconciliations
         + Credits
+        + X402Payments
         + Clone
 {
 }

@@ -176,7 +176,7 @@ impl<S: Store> Ledger<S> {
         }
     }
 
-    fn package_for(&self, input: &PurchaseInput) -> DomainResult<CreditPackage> {
+    pub(super) fn package_for(&self, input: &PurchaseInput) -> DomainResult<CreditPackage> {
         let offered = || {
             self.config
                 .credit_packages
@@ -214,7 +214,7 @@ impl<S: Store> Ledger<S> {
         }
     }
 
-    fn purchase_event(
+    pub(super) fn purchase_event(
         &self,
         purchase: &CreditPurchase,
         event_type: &str,

@@ -36,6 +36,7 @@ mod transactions;
 mod transfers;
 mod ttl_cache;
 mod webhooks;
+mod x402;
 
 use std::sync::Arc;
 
@@ -85,6 +86,7 @@ pub use transfers::TransferInput;
 pub use webhooks::{
     NewWebhookEndpointInput, WebhookEndpointChanges, attempt_view, delivery_view, endpoint_view,
 };
+pub use x402::{X402Outcome, X402PurchaseInput};
 
 use crate::ports::{
     Blobs, Clock, DevPayments, Mailer, NoBlobs, NoMailer, NoPayments, NoTokens, NoWebhookTransport,
@@ -125,6 +127,8 @@ pub struct LedgerConfig {
     pub monthly_credits: i64,
     /// The credit packages on sale.
     pub credit_packages: Vec<crate::credits::CreditPackage>,
+    /// Where and in what x402 purchases are paid (`None`: x402 is off).
+    pub x402: Option<crate::x402::X402Config>,
 }
 
 impl Default for LedgerConfig {
@@ -144,6 +148,7 @@ impl Default for LedgerConfig {
             webhooks: crate::webhooks::WebhookPolicy::default(),
             monthly_credits: crate::credits::DEFAULT_MONTHLY_CREDITS,
             credit_packages: crate::credits::default_packages(),
+            x402: None,
         }
     }
 }
@@ -170,6 +175,9 @@ pub struct Ledger<S> {
     payments: Arc<dyn PaymentProvider>,
     /// The development provider (test-mode purchases, and its checkout page).
     dev_payments: DevPayments,
+    /// Verifies and settles x402 payments ([`crate::ports::LocalFacilitator`] until
+    /// [`Ledger::with_facilitator`]).
+    facilitator: Arc<dyn crate::ports::X402Facilitator>,
     pub config: LedgerConfig,
     account_cache: Arc<account_cache::AccountCache>,
     /// Principals by key hash (see `LedgerConfig::key_cache_ttl`).
@@ -199,6 +207,7 @@ impl<S: Store> Ledger<S> {
             dev_payments: DevPayments {
                 base_url: String::new(),
             },
+            facilitator: Arc::new(crate::ports::LocalFacilitator),
             account_cache: Arc::new(account_cache::AccountCache::new(config.account_cache_ttl)),
             key_cache: Arc::new(ttl_cache::TtlCache::new(config.key_cache_ttl)),
             activity: Arc::default(),
@@ -240,6 +249,13 @@ impl<S: Store> Ledger<S> {
     pub fn with_payments(mut self, payments: Arc<dyn PaymentProvider>, dev: DevPayments) -> Self {
         self.payments = payments;
         self.dev_payments = dev;
+        self
+    }
+
+    /// The same ledger verifying and settling x402 payments through `facilitator`.
+    #[must_use]
+    pub fn with_facilitator(mut self, facilitator: Arc<dyn crate::ports::X402Facilitator>) -> Self {
+        self.facilitator = facilitator;
         self
     }
 

@@ -54,6 +54,8 @@ pub enum Loc {
     Query,
     /// A member of the JSON body (snake_case).
     Body,
+    /// A request header of this name (x402's `PAYMENT-SIGNATURE`).
+    Header(&'static str),
 }
 
 /// JSON type of an argument.
@@ -139,6 +141,10 @@ pub struct Tool {
     pub queued: bool,
     /// A credit-purchase tool (left out of the directory variant).
     pub purchase: bool,
+    /// An x402 tool: a 402 answer becomes the x402 `PaymentRequired` tool error, an MCP
+    /// payment in `_meta["x402/payment"]` is sent as `PAYMENT-SIGNATURE`, and the
+    /// settlement comes back in `_meta["x402/payment-response"]`.
+    pub x402: bool,
 }
 
 /// The tool groups in listing order.
@@ -221,7 +227,10 @@ mod tests {
             assert!((80..=250).contains(&n), "{}: {n} characters", t.name);
             assert!(names.insert(t.name), "duplicate {}", t.name);
             assert!(
-                t.name.len() <= 64 && t.name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+                t.name.len() <= 64
+                    && t.name
+                        .bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
             );
             assert!(!(t.read_only && t.destructive), "{}", t.name);
             // Every read is read-only; a POST may be too when it only computes

@@ -1,7 +1,7 @@
 //! Tools of the organization: its settings, reports, system status, API keys and credits.
 
 use super::rows::*;
-use super::{Arg, Tool, Ty, Verb};
+use super::{Arg, Loc, Tool, Ty, Verb};
 
 const TRANSFER_ID: Arg = path_id("transferId", "Organization transfer id (trf_...).");
 
@@ -291,4 +291,45 @@ pub(super) const TOOLS: &[Tool] = &[
             ),
         ],
     )),
+    x402(tool(
+        "start_x402_credit_purchase",
+        "Start an x402 credit purchase",
+        "Ask to buy a credit package with x402 (needs admin). Answers isError with the x402 PaymentRequired (USDC amount, payTo, network); sign it and call complete_x402_credit_purchase.",
+        Verb::Post,
+        "/organizations/{masterOrganizationId}/credits/x402",
+        &[MASTER_ORGANIZATION_ID, X402_CREDIT_AMOUNT],
+    )),
+    x402(tool(
+        "complete_x402_credit_purchase",
+        "Complete an x402 credit purchase",
+        "Pay for a credit package with a signed x402 payment (base64 PAYMENT-SIGNATURE) and add its credits; a payment is used once. Returns the purchase and the settlement in _meta.",
+        Verb::Post,
+        "/organizations/{masterOrganizationId}/credits/x402",
+        &[
+            MASTER_ORGANIZATION_ID,
+            X402_CREDIT_AMOUNT,
+            Arg {
+                required_of_agents_only: true,
+                ..arg(
+                    "paymentSignatureB64",
+                    Ty::Str,
+                    Loc::Header("PAYMENT-SIGNATURE"),
+                    true,
+                    "The x402 PaymentPayload (signed EIP-3009 authorization for the requirements start_x402_credit_purchase gave), JSON in standard base64.",
+                )
+            },
+        ],
+    )),
 ];
+
+/// The organization whose pool x402 purchases fill (its root's, for a sub-organization).
+const MASTER_ORGANIZATION_ID: Arg = path_id(
+    "masterOrganizationId",
+    "Organization buying the credits (org_...); credits go to its root organization's pool.",
+);
+
+const X402_CREDIT_AMOUNT: Arg = req_body(
+    "creditAmount",
+    Ty::Int,
+    "Credits to buy: the size of a package from list_credit_packages.",
+);

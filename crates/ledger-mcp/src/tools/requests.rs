@@ -17,6 +17,9 @@ const ORGANIZATION_ARG: Arg = Arg {
     )
 };
 
+/// A tool call as a REST request: path and query, JSON body, headers.
+pub type RestCall = (String, Option<Value>, Vec<(&'static str, String)>);
+
 impl Tool {
     /// Every argument including the implicit `organizationId` of organization paths.
     pub fn all_args(&self) -> impl Iterator<Item = &Arg> {
@@ -69,6 +72,20 @@ impl Tool {
         arguments: Option<&Value>,
         default_org: &str,
     ) -> Result<(String, Option<Value>), ArgError> {
+        self.request_with_headers(arguments, default_org)
+            .map(|(path, body, _)| (path, body))
+    }
+
+    /// [`Tool::request`] with the request headers arguments map to
+    /// ([`Loc::Header`]).
+    ///
+    /// # Errors
+    /// As [`Tool::request`].
+    pub fn request_with_headers(
+        &self,
+        arguments: Option<&Value>,
+        default_org: &str,
+    ) -> Result<RestCall, ArgError> {
         let empty = Map::new();
         let given = match arguments {
             None | Some(Value::Null) => &empty,
@@ -117,6 +134,7 @@ impl Tool {
         let mut query = url::form_urlencoded::Serializer::new(String::new());
         let mut has_query = false;
         let mut body = Map::new();
+        let mut headers = Vec::new();
         for (a, value) in args.iter().zip(values) {
             let default = match (a.default, a.caller_organization) {
                 (Some(n), _) => Some(Value::from(n)),
@@ -165,6 +183,9 @@ impl Tool {
                 Loc::Body => {
                     body.insert(snake(a.name), snake_keys(value));
                 }
+                Loc::Header(name) => {
+                    headers.push((name, value.as_str().unwrap_or_default().to_owned()));
+                }
             }
         }
         if has_query {
@@ -172,7 +193,7 @@ impl Tool {
             path.push_str(&query.finish());
         }
         let body = self.verb.has_body().then_some(Value::Object(body));
-        Ok((path, body))
+        Ok((path, body, headers))
     }
 }
 

@@ -122,6 +122,7 @@ pub(super) const fn tool(
         idempotent: !matches!(verb, Verb::Post),
         queued: false,
         purchase: false,
+        x402: false,
     }
 }
 
@@ -154,4 +155,10 @@ pub(super) const fn purchase(mut t: Tool) -> Tool {
     t.purchase = true;
     t.credits = 0;
     t
+}
+
+/// An x402 purchase tool (see [`Tool::x402`]): a purchase tool too.
+pub(super) const fn x402(mut t: Tool) -> Tool {
+    t.x402 = true;
+    purchase(t)
 }

@@ -24,6 +24,7 @@ pub(crate) mod taxes;
 pub(crate) mod transactions;
 pub(crate) mod transfers;
 pub(crate) mod webhooks;
+pub(crate) mod x402;
 
 use actix_web::http::Method;
 use actix_web::http::header::{self, HeaderValue};
@@ -223,6 +224,7 @@ pub(crate) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     // route table, so neither in the OpenAPI document nor answering 405 (to be moved onto
     // the registrar with their annotations).
     credits::configure::<S>(cfg);
+    x402::configure::<S>(cfg);
 }
 
 /// The REST route table, as [`configure`] registers it.

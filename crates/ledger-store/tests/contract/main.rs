@@ -20,6 +20,7 @@ mod paid_reads;
 mod reconciliations;
 mod taxes;
 mod tenancy;
+mod x402;
 
 use ledger_domain::accounts::{Account, AccountStatus, AccountType, DEFAULT_CHART, EntryType};
 use ledger_domain::events::{Deletion, Event};

@@ -1,0 +1,577 @@
+//! x402 credit purchases (issue 19 item 3): `POST /organizations/{org}/credits/x402`
+//! answers 402 with `PAYMENT-REQUIRED`; a retry with `PAYMENT-SIGNATURE` (an EIP-3009
+//! authorization signed here with a throwaway key) is verified by the local facilitator
+//! and answers 200 with `PAYMENT-RESPONSE` and the credited purchase. A replayed
+//! authorization — again later, or four copies at once — is credited once; a tampered
+//! amount or recipient, an expired window, a foreign signature, a malformed header and
+//! changed requirements are refused with their codes and change nothing. The MCP pair
+//! (`_meta["x402/payment"]`), and the reference Python client (`x402` from PyPI) paying
+//! the REST endpoint and the MCP tools. Every scenario runs on SQLite and PostgreSQL and
+//! ends in `TestApp::finish` (every pool's ledger sums to its balance).
+
+use std::process::Command;
+
+use base64::Engine as _;
+use k256::ecdsa::SigningKey;
+use ledger_domain::x402::{
+    Eip712Domain, PaymentRequirements, TransferWithAuthorization, chain_id_of, hex_of,
+    parse_address, typed_data_digest,
+};
+use ledger_tests::{Answer, Org, TestApp, both};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+const MODERN: &str = "2026-07-28";
+
+fn x402_path(org: &Org) -> String {
+    format!("/organizations/{}/credits/x402", org.id)
+}
+
+fn b64(value: &Value) -> String {
+    base64::engine::general_purpose::STANDARD.encode(value.to_string())
+}
+
+fn unb64(text: &str) -> Value {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .expect("base64 header");
+    serde_json::from_slice(&bytes).expect("JSON header")
+}
+
+fn header(res: &Answer, name: &str) -> Option<Value> {
+    res.headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(unb64)
+}
+
+/// A throwaway payer: a fixed secp256k1 key per seed (never used on any chain).
+struct Payer {
+    key: SigningKey,
+}
+
+/// What a test changes in an authorization before or after signing it.
+#[derive(Default, Clone)]
+struct Tweak {
+    /// Signed with these values.
+    to: Option<String>,
+    valid_before: Option<u64>,
+    /// Changed after signing.
+    value_after_signing: Option<String>,
+}
+
+impl Payer {
+    fn new(seed: u8) -> Self {
+        let mut secret = [0x11u8; 32];
+        secret[31] = seed;
+        Self {
+            key: SigningKey::from_slice(&secret).expect("a valid key"),
+        }
+    }
+
+    fn address(&self) -> [u8; 20] {
+        let point = self.key.verifying_key().to_sec1_point(false);
+        let hash = ledger_domain::x402::keccak256(&point.as_bytes()[1..]);
+        hash[12..].try_into().expect("20 bytes")
+    }
+
+    /// The base64 `PAYMENT-SIGNATURE` paying `offered`, signed by `signer` (self unless
+    /// a foreign signature is wanted), with `tweak` applied.
+    fn pay(&self, offered: &Value, nonce: u8, tweak: &Tweak, signer: Option<&Payer>) -> String {
+        let requirements: PaymentRequirements =
+            serde_json::from_value(offered.clone()).expect("requirements");
+        let now = u64::try_from(time::OffsetDateTime::now_utc().unix_timestamp()).unwrap_or(0);
+        let to = tweak.to.clone().unwrap_or(requirements.pay_to.clone());
+        let valid_before = tweak.valid_before.unwrap_or(now + 300);
+        let mut nonce_bytes = [0u8; 32];
+        nonce_bytes[0] = self.address()[0];
+        nonce_bytes[31] = nonce;
+        let message = TransferWithAuthorization {
+            from: self.address(),
+            to: parse_address(&to).expect("to"),
+            value: requirements.amount.parse().expect("amount"),
+            valid_after: 0,
+            valid_before: u128::from(valid_before),
+            nonce: nonce_bytes,
+        };
+        let domain = Eip712Domain {
+            name: requirements.extra["name"].as_str().unwrap_or("").into(),
+            version: requirements.extra["version"].as_str().unwrap_or("").into(),
+            chain_id: chain_id_of(&requirements.network).expect("chain"),
+            verifying_contract: parse_address(&requirements.asset).expect("asset"),
+        };
+        let digest = typed_data_digest(&domain, &message);
+        let (signature, recovery) = signer.unwrap_or(self).key.sign_prehash_recoverable(&digest);
+        let mut bytes = signature.to_bytes().to_vec();
+        bytes.push(27 + recovery.to_byte());
+        let payload = json!({
+            "x402Version": 2,
+            "accepted": offered,
+            "payload": {
+                "signature": hex_of(&bytes),
+                "authorization": {
+                    "from": hex_of(&message.from),
+                    "to": to,
+                    "value": tweak.value_after_signing.clone().unwrap_or(requirements.amount),
+                    "validAfter": "0",
+                    "validBefore": valid_before.to_string(),
+                    "nonce": hex_of(&nonce_bytes),
+                },
+            },
+        });
+        b64(&payload)
+    }
+}
+
+async fn ask(app: &TestApp, org: &Org, key: &str, payment: Option<&str>) -> Answer {
+    let mut headers = Vec::new();
+    if let Some(p) = payment {
+        headers.push(("PAYMENT-SIGNATURE", p));
+    }
+    app.call(
+        Method::POST,
+        &x402_path(org),
+        Some(key),
+        Some(json!({"credit_amount": 1000})),
+        &headers,
+    )
+    .await
+}
+
+async fn credits(app: &TestApp, org: &Org) -> i64 {
+    let res = app
+        .get(&org.live_key, &format!("/organizations/{}/credits", org.id))
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    res.body["credits_remaining"].as_i64().expect("credits")
+}
+
+async fn purchases(app: &TestApp, org: &Org, key: &str) -> Vec<Value> {
+    let res = app
+        .get(
+            key,
+            &format!("/organizations/{}/credits/purchases?limit=100", org.id),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    res.body["data"].as_array().expect("purchases").clone()
+}
+
+/// The 402 of a request without payment, checked; returns the offered requirements.
+async fn offered(app: &TestApp, org: &Org, key: &str) -> Value {
+    let res = ask(app, org, key, None).await;
+    assert_eq!(res.status, StatusCode::PAYMENT_REQUIRED, "{}", res.body);
+    assert_eq!(res.code(), "payment_required");
+    assert_eq!(res.body["error"]["type"], "payment_error");
+    let required = header(&res, "PAYMENT-REQUIRED").expect("PAYMENT-REQUIRED");
+    assert_eq!(res.body["error"]["details"]["payment_required"], required);
+    assert_eq!(required["x402Version"], 2);
+    assert!(
+        required["resource"]["url"]
+            .as_str()
+            .is_some_and(|u| u.ends_with(&x402_path(org))),
+        "{required}"
+    );
+    let accepts = required["accepts"].as_array().expect("accepts");
+    assert_eq!(accepts.len(), 1);
+    let r = &accepts[0];
+    assert_eq!(r["scheme"], "exact");
+    assert_eq!(r["network"], "eip155:84532");
+    assert_eq!(r["asset"], "0x036CbD53842c5426634e7929541eC2318f3dCF7e");
+    // 1000 credits cost 10.00 USD: 10 000 000 atomic USDC (6 decimals).
+    assert_eq!(r["amount"], "10000000");
+    assert_eq!(r["payTo"], server::DEV_X402_PAY_TO);
+    assert_eq!(r["maxTimeoutSeconds"], 300);
+    assert_eq!(r["extra"], json!({"name": "USDC", "version": "2"}));
+    r.clone()
+}
+
+async fn paid_once_however_often_replayed(app: &TestApp) {
+    let org = app.signup("X402 Buyer").await;
+    let payer = Payer::new(1);
+    let r = offered(app, &org, &org.live_key).await;
+    assert_eq!(credits(app, &org).await, 500);
+
+    let payment = payer.pay(&r, 1, &Tweak::default(), None);
+    let res = ask(app, &org, &org.live_key, Some(&payment)).await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert_eq!(res.body["object"], "credit_purchase");
+    assert_eq!(res.body["status"], "completed");
+    assert_eq!(res.body["provider"], "x402");
+    assert_eq!(res.body["credits_to_add"], 1000);
+    assert_eq!(res.body["price_cents"], 1000);
+    let settlement = header(&res, "PAYMENT-RESPONSE").expect("PAYMENT-RESPONSE");
+    assert_eq!(settlement["success"], true);
+    assert_eq!(settlement["network"], "eip155:84532");
+    assert_eq!(settlement["payer"], hex_of(&payer.address()));
+    assert_eq!(settlement["amount"], "10000000");
+    let transaction = settlement["transaction"].as_str().expect("transaction");
+    assert_eq!(transaction.len(), 66, "{transaction}");
+    assert_eq!(credits(app, &org).await, 1500);
+
+    // The same payment again: refused, nothing credited.
+    let res = ask(app, &org, &org.live_key, Some(&payment)).await;
+    assert_eq!(res.status, StatusCode::PAYMENT_REQUIRED, "{}", res.body);
+    assert_eq!(res.code(), "payment_replayed");
+    let again = header(&res, "PAYMENT-REQUIRED").expect("PAYMENT-REQUIRED");
+    assert!(
+        again["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("already used"))
+    );
+    assert_eq!(credits(app, &org).await, 1500);
+
+    // A replay against another organization is refused too (the key is global).
+    let other = app.signup("X402 Other").await;
+    let res = ask(app, &other, &other.live_key, Some(&payment)).await;
+    assert_eq!(res.code(), "payment_replayed", "{}", res.body);
+    assert_eq!(credits(app, &other).await, 500);
+
+    // Four retries of one new payment at once: one is credited.
+    let payment = payer.pay(&r, 2, &Tweak::default(), None);
+    let answers =
+        futures::future::join_all((0..4).map(|_| ask(app, &org, &org.live_key, Some(&payment))))
+            .await;
+    let paid = answers
+        .iter()
+        .filter(|a| a.status == StatusCode::OK)
+        .count();
+    assert_eq!(
+        paid,
+        1,
+        "{:#?}",
+        answers.iter().map(|a| &a.body).collect::<Vec<_>>()
+    );
+    for a in answers.iter().filter(|a| a.status != StatusCode::OK) {
+        assert_eq!(a.code(), "payment_replayed", "{}", a.body);
+    }
+    assert_eq!(credits(app, &org).await, 2500);
+    let bought = purchases(app, &org, &org.live_key).await;
+    assert_eq!(bought.len(), 2, "{bought:#?}");
+    assert!(bought.iter().all(|p| p["status"] == "completed"));
+
+    // Test mode: the whole flow, and the live pool does not change.
+    let r = offered(app, &org, &org.test_key).await;
+    let res = ask(
+        app,
+        &org,
+        &org.test_key,
+        Some(&payer.pay(&r, 3, &Tweak::default(), None)),
+    )
+    .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert_eq!(res.body["livemode"], false);
+    assert_eq!(credits(app, &org).await, 2500);
+}
+both!(x402_paid_once, paid_once_however_often_replayed);
+
+async fn refusals_change_nothing(app: &TestApp) {
+    let org = app.signup("X402 Refusals").await;
+    let payer = Payer::new(7);
+    let r = offered(app, &org, &org.live_key).await;
+    let past = u64::try_from(time::OffsetDateTime::now_utc().unix_timestamp() - 5).unwrap_or(0);
+    let mut changed = r.clone();
+    changed["amount"] = json!("1");
+    let cases: Vec<(&str, String)> = vec![
+        (
+            "payment_amount_mismatch",
+            payer.pay(
+                &r,
+                1,
+                &Tweak {
+                    value_after_signing: Some("1".into()),
+                    ..Tweak::default()
+                },
+                None,
+            ),
+        ),
+        (
+            "payment_recipient_mismatch",
+            payer.pay(
+                &r,
+                2,
+                &Tweak {
+                    to: Some("0x000000000000000000000000000000000000dEaD".into()),
+                    ..Tweak::default()
+                },
+                None,
+            ),
+        ),
+        (
+            "payment_expired",
+            payer.pay(
+                &r,
+                3,
+                &Tweak {
+                    valid_before: Some(past),
+                    ..Tweak::default()
+                },
+                None,
+            ),
+        ),
+        (
+            "payment_signature_invalid",
+            payer.pay(&r, 4, &Tweak::default(), Some(&Payer::new(8))),
+        ),
+        ("payment_invalid", "%%% not base64".to_owned()),
+        ("payment_invalid", b64(&json!({"x402Version": 2}))),
+        (
+            "payment_invalid",
+            payer.pay(&changed, 5, &Tweak::default(), None),
+        ),
+    ];
+    for (code, payment) in &cases {
+        let res = ask(app, &org, &org.live_key, Some(payment)).await;
+        assert_eq!(
+            res.status,
+            StatusCode::PAYMENT_REQUIRED,
+            "{code}: {}",
+            res.body
+        );
+        assert_eq!(res.code(), *code, "{}", res.body);
+        let required = header(&res, "PAYMENT-REQUIRED").expect("PAYMENT-REQUIRED");
+        assert!(required["error"].is_string(), "{required}");
+        assert_eq!(required["accepts"][0], r);
+    }
+    assert_eq!(credits(app, &org).await, 500);
+    assert!(purchases(app, &org, &org.live_key).await.is_empty());
+    // A refused authorization was not recorded: signed properly, the same nonce pays.
+    let res = ask(
+        app,
+        &org,
+        &org.live_key,
+        Some(&payer.pay(&r, 1, &Tweak::default(), None)),
+    )
+    .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert_eq!(credits(app, &org).await, 1500);
+
+    // Not a package, or a key without admin: ordinary refusals, no 402.
+    let res = app
+        .post(&org.live_key, &x402_path(&org), json!({"credit_amount": 7}))
+        .await;
+    assert_eq!(res.status, StatusCode::BAD_REQUEST, "{}", res.body);
+    assert_eq!(res.code(), "invalid_field");
+    assert!(res.headers.get("PAYMENT-REQUIRED").is_none());
+    let res = app.post(&org.live_key, &x402_path(&org), json!({})).await;
+    assert_eq!(res.code(), "missing_field", "{}", res.body);
+    let reader = app
+        .post(
+            &org.live_key,
+            &format!("/organizations/{}/api-keys", org.id),
+            json!({"name": "reader", "permissions": ["read"]}),
+        )
+        .await;
+    assert_eq!(reader.status, StatusCode::CREATED, "{}", reader.body);
+    let reader_key = reader.body["key"].as_str().expect("key").to_owned();
+    let res = ask(app, &org, &reader_key, None).await;
+    assert_eq!(res.status, StatusCode::FORBIDDEN, "{}", res.body);
+}
+both!(x402_refusals, refusals_change_nothing);
+
+/// A modern-era `tools/call` with `extra_meta` merged into `params._meta`.
+async fn call_tool(
+    app: &TestApp,
+    path: &str,
+    key: &str,
+    name: &str,
+    arguments: Value,
+    extra_meta: Value,
+) -> Answer {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    if let (Some(m), Some(extra)) = (meta.as_object_mut(), extra_meta.as_object()) {
+        m.extend(extra.clone());
+    }
+    app.call(
+        Method::POST,
+        path,
+        Some(key),
+        Some(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments, "_meta": meta}})),
+        &[
+            ("MCP-Protocol-Version", MODERN),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", name),
+        ],
+    )
+    .await
+}
+
+async fn mcp_pair_pays_once(app: &TestApp) {
+    let org = app.signup("X402 Mcp").await;
+    let payer = Payer::new(21);
+    let args = json!({"masterOrganizationId": org.id, "creditAmount": 1000});
+    let start = call_tool(
+        app,
+        "/mcp",
+        &org.live_key,
+        "start_x402_credit_purchase",
+        args.clone(),
+        json!({}),
+    )
+    .await;
+    assert_eq!(start.status, StatusCode::OK, "{}", start.body);
+    let result = &start.body["result"];
+    assert_eq!(result["isError"], true, "{result}");
+    let required = &result["structuredContent"];
+    assert_eq!(required["x402Version"], 2, "{result}");
+    let r = required["accepts"][0].clone();
+    assert_eq!(r["amount"], "10000000");
+    assert!(
+        result["content"][1]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("payment_required")),
+        "{result}"
+    );
+
+    // Paid the x402 MCP way: the PaymentPayload object in `_meta["x402/payment"]`.
+    let payment = payer.pay(&r, 1, &Tweak::default(), None);
+    let payload = unb64(&payment);
+    let paid = call_tool(
+        app,
+        "/mcp",
+        &org.live_key,
+        "start_x402_credit_purchase",
+        args.clone(),
+        json!({"x402/payment": payload}),
+    )
+    .await;
+    let result = &paid.body["result"];
+    assert_eq!(result["isError"], false, "{result}");
+    assert_eq!(result["structuredContent"]["status"], "completed");
+    let receipt = &result["_meta"]["x402/payment-response"];
+    assert_eq!(receipt["success"], true, "{result}");
+    assert_eq!(receipt["payer"], hex_of(&payer.address()));
+    assert_eq!(credits(app, &org).await, 1500);
+
+    // The same payment through complete_x402_credit_purchase's argument: replayed.
+    let mut with_signature = args.clone();
+    with_signature["paymentSignatureB64"] = json!(payment);
+    let again = call_tool(
+        app,
+        "/mcp",
+        &org.live_key,
+        "complete_x402_credit_purchase",
+        with_signature.clone(),
+        json!({}),
+    )
+    .await;
+    let result = &again.body["result"];
+    assert_eq!(result["isError"], true, "{result}");
+    assert_eq!(result["structuredContent"]["accepts"][0], r);
+    assert!(
+        result["content"][1]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("payment_replayed")),
+        "{result}"
+    );
+    // A new one pays.
+    with_signature["paymentSignatureB64"] = json!(payer.pay(&r, 2, &Tweak::default(), None));
+    let done = call_tool(
+        app,
+        "/mcp",
+        &org.live_key,
+        "complete_x402_credit_purchase",
+        with_signature.clone(),
+        json!({}),
+    )
+    .await;
+    assert_eq!(done.body["result"]["isError"], false, "{}", done.body);
+    assert_eq!(credits(app, &org).await, 2500);
+
+    // The directory variant has neither tool.
+    let listed = app
+        .call(
+            Method::POST,
+            "/mcp/directory",
+            Some(&org.live_key),
+            Some(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list",
+            "params": {"_meta": {
+                "io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            }}})),
+            &[
+                ("MCP-Protocol-Version", MODERN),
+                ("Mcp-Method", "tools/list"),
+            ],
+        )
+        .await;
+    let names: Vec<&str> = listed.body["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(!names.is_empty());
+    assert!(!names.iter().any(|n| n.contains("x402")), "{names:?}");
+    let refused = call_tool(
+        app,
+        "/mcp/directory",
+        &org.live_key,
+        "complete_x402_credit_purchase",
+        with_signature,
+        json!({}),
+    )
+    .await;
+    assert_eq!(refused.body["error"]["code"], -32602, "{}", refused.body);
+    assert_eq!(credits(app, &org).await, 2500);
+}
+both!(x402_mcp, mcp_pair_pays_once);
+
+fn workspace() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
+}
+
+/// The reference x402 client from PyPI (`x402[evm,httpx]==2.25.0` with
+/// `eth-account==0.14.0`, `.ci/run` installs them) pays the REST endpoint and the MCP
+/// tools with a throwaway key against the local facilitator: `tests/x402/pay.py`.
+async fn reference_client_pays(app: &TestApp) {
+    let ready = Command::new("python3")
+        .args(["-c", "import x402, eth_account, httpx, mcp"])
+        .output();
+    match ready {
+        Ok(out) if out.status.success() => {}
+        Ok(out) => panic!(
+            "the reference x402 client is missing: `pip install \"x402[evm,httpx]==2.25.0\" \
+             eth-account==0.14.0 mcp==2.3.0` (.ci/run does it)\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(e) => panic!("python3 is needed for the reference x402 client ({e})"),
+    }
+    let org = app.signup("X402 Python").await;
+    let base = app.base.clone();
+    let (key, id) = (org.live_key.clone(), org.id.clone());
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new("python3")
+            .arg(workspace().join("tests/x402/pay.py"))
+            .env("LEDGER_BASE", base)
+            .env("LEDGER_KEY", key)
+            .env("LEDGER_ORG", id)
+            .output()
+            .expect("run python3")
+    })
+    .await
+    .expect("python task");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the x402 reference client failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+    );
+    for label in ["ok: http", "ok: replay refused", "ok: mcp"] {
+        assert!(
+            stdout.contains(label),
+            "{label} did not run:\n{stdout}\n{stderr}"
+        );
+    }
+    // One package over HTTP, one over MCP; the replay added nothing.
+    assert_eq!(credits(app, &org).await, 2500);
+    assert_eq!(purchases(app, &org, &org.live_key).await.len(), 2);
+}
+both!(x402_reference_client, reference_client_pays);
