@@ -14,6 +14,7 @@ mod contacts;
 mod deletions;
 mod documents;
 mod exchange_rates;
+mod external_signin;
 mod keys;
 mod oauth;
 mod ownership;
@@ -52,6 +53,7 @@ pub use documents::{
 pub use exchange_rates::{
     ConversionInput, ExchangeRateChanges, NewExchangeRateInput, find_currency,
 };
+pub use external_signin::{ExternalIdentity, ExternalSignInStart, PendingExternalSignIn};
 pub use keys::{KeyChanges, NewKeyInput};
 pub use oauth::{
     AuthorizationRequest, AuthorizeRefusal, ClientCredentials, OAuthError, OAuthErrorCode,
@@ -117,6 +119,8 @@ pub struct LedgerConfig {
     pub max_attachment_bytes: usize,
     /// Webhook delivery: backoff, giving up, disabling, timeouts, the address rule.
     pub webhooks: crate::webhooks::WebhookPolicy,
+    /// Lifetimes of OAuth codes, tokens, sign-in links and console sessions.
+    pub oauth_lifetimes: crate::oauth::OAuthLifetimes,
 }
 
 impl Default for LedgerConfig {
@@ -134,6 +138,7 @@ impl Default for LedgerConfig {
             transfer_expiry: crate::ownership::DEFAULT_TRANSFER_EXPIRY,
             max_attachment_bytes: crate::attachments::DEFAULT_MAX_ATTACHMENT_BYTES,
             webhooks: crate::webhooks::WebhookPolicy::default(),
+            oauth_lifetimes: crate::oauth::OAuthLifetimes::default(),
         }
     }
 }
