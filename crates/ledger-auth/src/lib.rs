@@ -3,7 +3,10 @@
 //! Routes: RFC 8414 metadata at `/.well-known/oauth-authorization-server`, dynamic
 //! client registration (`POST /register`, RFC 7591), `GET`/`POST /authorize` (the
 //! sign-in form, the consent page and the decision), `POST /token` and `POST /revoke`
-//! (RFC 7009), and the e-mail sign-in (`POST /signin`, `GET`/`POST /signin/verify`).
+//! (RFC 7009), the e-mail sign-in (`POST /signin`, `GET`/`POST /signin/verify`; the mail
+//! goes out over SMTP with [`smtp::SmtpMailer`] when configured) and the sign-in at
+//! external OpenID Connect providers ([`oidc`]: `POST /signin/oidc/{provider}`,
+//! `GET`/`POST /signin/oidc/{provider}/callback`).
 //! The protocol's rules are the domain's (`Ledger::check_authorization`, `approve`,
 //! `exchange_code`, ...); this crate parses, renders and sets cookies. Protocol errors
 //! are RFC 6749 JSON (`{error, error_description}`) with `Cache-Control: no-store`;
@@ -11,6 +14,8 @@
 
 mod browser;
 pub mod html;
+pub mod oidc;
+pub mod smtp;
 
 use actix_web::http::StatusCode;
 use actix_web::http::header;
@@ -37,6 +42,15 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     .route(
         "/signin/verify",
         web::post().to(browser::verify_sign_in::<S>),
+    )
+    .route("/signin/oidc/{provider}", web::post().to(oidc::start::<S>))
+    .route(
+        "/signin/oidc/{provider}/callback",
+        web::get().to(oidc::callback::<S>),
+    )
+    .route(
+        "/signin/oidc/{provider}/callback",
+        web::post().to(oidc::form_post_callback),
     );
 }
 

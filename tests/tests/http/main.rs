@@ -26,6 +26,7 @@ mod mcp_required;
 mod mcp_sdk;
 mod metrics;
 mod oauth;
+mod oidc;
 mod organization_transfers;
 mod organizations;
 mod period_locks;
