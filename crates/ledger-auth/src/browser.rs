@@ -352,13 +352,11 @@ pub async fn sign_in<S: Store>(
         .await
     {
         Ok(()) => html::link_sent(state.ledger.oauth_lifetimes().sign_in_link.whole_minutes()),
-        Err(DomainError::Validation { message, .. }) => {
-            html::sign_in(
-                return_to,
-                Some(&format!("The e-mail address {message}.")),
-                &buttons(providers.as_ref()),
-            )
-        }
+        Err(DomainError::Validation { message, .. }) => html::sign_in(
+            return_to,
+            Some(&format!("The e-mail address {message}.")),
+            &buttons(providers.as_ref()),
+        ),
         Err(e) => storage_failure(&e),
     }
 }
@@ -389,17 +387,17 @@ pub async fn verify_sign_in<S: Store>(
         .unwrap_or_default();
     match state.ledger.finish_sign_in(token).await {
         Ok((session, return_to)) => HttpResponse::SeeOther()
-                .insert_header((
-                    header::SET_COOKIE,
-                    session_cookie(
-                        &session,
-                        state.ledger.oauth_lifetimes().session,
-                        state.oauth.secure_cookies,
-                    ),
-                ))
-                .insert_header((header::LOCATION, return_to))
-                .insert_header((header::CACHE_CONTROL, "no-store"))
-                .finish(),
+            .insert_header((
+                header::SET_COOKIE,
+                session_cookie(
+                    &session,
+                    state.ledger.oauth_lifetimes().session,
+                    state.oauth.secure_cookies,
+                ),
+            ))
+            .insert_header((header::LOCATION, return_to))
+            .insert_header((header::CACHE_CONTROL, "no-store"))
+            .finish(),
         Err(DomainError::Authentication { message, .. }) => {
             html::error_page(StatusCode::BAD_REQUEST, "invalid_token", &message)
         }

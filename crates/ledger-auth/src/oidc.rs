@@ -240,8 +240,9 @@ fn apple_signer(apple: &AppleConfig) -> Result<AppleSigner, String> {
     let der = base64::engine::general_purpose::STANDARD
         .decode(body)
         .map_err(|e| format!("not PEM: {e}"))?;
-    let key = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &der, &SystemRandom::new())
-        .map_err(|e| format!("not a PKCS#8 P-256 key: {e}"))?;
+    let key =
+        EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &der, &SystemRandom::new())
+            .map_err(|e| format!("not a PKCS#8 P-256 key: {e}"))?;
     Ok(AppleSigner {
         team_id: apple.team_id.clone(),
         key_id: apple.key_id.clone(),
@@ -553,7 +554,10 @@ async fn verified_identity<S: Store>(
         .id_token()
         .ok_or_else(|| Failure::Refused("the identity provider sent no ID token".into()))?;
     let claims = id_token
-        .claims(&client.id_token_verifier(), &Nonce::new(pending.nonce.clone()))
+        .claims(
+            &client.id_token_verifier(),
+            &Nonce::new(pending.nonce.clone()),
+        )
         .map_err(|e| Failure::Refused(format!("the ID token is not valid ({})", chain(&e))))?;
     Ok(ExternalIdentity {
         subject: claims.subject().as_str().to_owned(),

@@ -6,11 +6,11 @@
 
 use std::time::Duration;
 
+use ledger_domain::DomainError;
+use ledger_domain::ports::{BoxFuture, Mail, Mailer, StoreResult};
 use lettre::message::Mailbox;
 use lettre::message::header::ContentType;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
-use ledger_domain::DomainError;
-use ledger_domain::ports::{BoxFuture, Mail, Mailer, StoreResult};
 
 /// Sends each message to one SMTP relay.
 pub struct SmtpMailer {

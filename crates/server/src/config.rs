@@ -205,7 +205,11 @@ pub struct Config {
     #[arg(long, env = "LEDGER_OAUTH_CODE_SECONDS", default_value_t = 60)]
     pub oauth_code_seconds: u32,
     /// Seconds an OAuth access token authenticates.
-    #[arg(long, env = "LEDGER_OAUTH_ACCESS_TOKEN_SECONDS", default_value_t = 3600)]
+    #[arg(
+        long,
+        env = "LEDGER_OAUTH_ACCESS_TOKEN_SECONDS",
+        default_value_t = 3600
+    )]
     pub oauth_access_token_seconds: u32,
     /// Days an OAuth refresh token may be used (each use issues a new one).
     #[arg(long, env = "LEDGER_OAUTH_REFRESH_TOKEN_DAYS", default_value_t = 30)]

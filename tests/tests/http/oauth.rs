@@ -931,7 +931,10 @@ async fn more_codes_clients_and_requests_that_must_fail(w: &World) {
             ("code_verifier", VERIFIER),
         ])
         .await;
-    assert_eq!((status, token_error(&body).as_str()), (StatusCode::BAD_REQUEST, "invalid_grant"));
+    assert_eq!(
+        (status, token_error(&body).as_str()),
+        (StatusCode::BAD_REQUEST, "invalid_grant")
+    );
     assert_eq!(headers["cache-control"], "no-store");
     let (_, _, body) = w
         .token(&[
@@ -941,7 +944,11 @@ async fn more_codes_clients_and_requests_that_must_fail(w: &World) {
             ("code_verifier", VERIFIER),
         ])
         .await;
-    assert_eq!(token_error(&body), "invalid_grant", "a burned code stays burned");
+    assert_eq!(
+        token_error(&body),
+        "invalid_grant",
+        "a burned code stays burned"
+    );
 
     // A code redeemed by another client.
     let code = w.code(&client, &["ledger:read"], &w.mcp_url()).await;
@@ -975,7 +982,10 @@ async fn more_codes_clients_and_requests_that_must_fail(w: &World) {
         .await;
     let registered: Value = res.json().await.expect("json");
     let confidential = registered["client_id"].as_str().expect("id").to_owned();
-    let secret = registered["client_secret"].as_str().expect("secret").to_owned();
+    let secret = registered["client_secret"]
+        .as_str()
+        .expect("secret")
+        .to_owned();
     let code = w.code(&confidential, &["ledger:read"], &w.mcp_url()).await;
     let basic = |secret: &str| {
         w.browser
@@ -990,7 +1000,11 @@ async fn more_codes_clients_and_requests_that_must_fail(w: &World) {
     };
     let res = basic("ledger_cs_wrong").await.expect("token");
     assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
-    assert!(res.headers()["www-authenticate"].to_str().is_ok_and(|v| v.starts_with("Basic")));
+    assert!(
+        res.headers()["www-authenticate"]
+            .to_str()
+            .is_ok_and(|v| v.starts_with("Basic"))
+    );
     let (status, _, body) = w
         .token(&[
             ("grant_type", "authorization_code"),
@@ -999,15 +1013,25 @@ async fn more_codes_clients_and_requests_that_must_fail(w: &World) {
             ("code_verifier", VERIFIER),
         ])
         .await;
-    assert_eq!((status, token_error(&body).as_str()), (StatusCode::BAD_REQUEST, "invalid_client"));
+    assert_eq!(
+        (status, token_error(&body).as_str()),
+        (StatusCode::BAD_REQUEST, "invalid_client")
+    );
     let res = basic(&secret).await.expect("token");
-    assert_eq!(res.status(), StatusCode::OK, "the right secret still redeems the code");
+    assert_eq!(
+        res.status(),
+        StatusCode::OK,
+        "the right secret still redeems the code"
+    );
 
     // Refresh: another resource is invalid_target, more scope invalid_scope, and a
     // refresh token past its 30 days invalid_grant.
     let code = w.code(&client, &["ledger:read"], &w.mcp_url()).await;
     let tokens = w.exchange(&client, &code).await;
-    let refresh = tokens["refresh_token"].as_str().expect("refresh").to_owned();
+    let refresh = tokens["refresh_token"]
+        .as_str()
+        .expect("refresh")
+        .to_owned();
     let (_, _, body) = w
         .token(&[
             ("grant_type", "refresh_token"),
@@ -1026,9 +1050,13 @@ async fn more_codes_clients_and_requests_that_must_fail(w: &World) {
         ])
         .await;
     assert_eq!(token_error(&body), "invalid_scope");
-    w.clock.advance(time::Duration::days(30) + time::Duration::seconds(1));
+    w.clock
+        .advance(time::Duration::days(30) + time::Duration::seconds(1));
     let (status, body) = w.refresh(&client, &refresh).await;
-    assert_eq!((status, token_error(&body).as_str()), (StatusCode::BAD_REQUEST, "invalid_grant"));
+    assert_eq!(
+        (status, token_error(&body).as_str()),
+        (StatusCode::BAD_REQUEST, "invalid_grant")
+    );
 
     // Authorization requests: no PKCE, an unknown scope (back to the client with the
     // error), and registrations of unsafe redirect URIs (refused).
@@ -1037,17 +1065,33 @@ async fn more_codes_clients_and_requests_that_must_fail(w: &World) {
         .replace(&format!("code_challenge={CHALLENGE}&"), "");
     let res = w.get(&without_pkce, None).await;
     assert_eq!(res.status(), StatusCode::FOUND);
-    assert_eq!(param(&query_of(&location(&res)), "error").as_deref(), Some("invalid_request"));
+    assert_eq!(
+        param(&query_of(&location(&res)), "error").as_deref(),
+        Some("invalid_request")
+    );
     let res = w
-        .get(&w.authorize_url(&client, "ledger:read ledger:everything", &w.mcp_url()), None)
+        .get(
+            &w.authorize_url(&client, "ledger:read ledger:everything", &w.mcp_url()),
+            None,
+        )
         .await;
     assert_eq!(res.status(), StatusCode::FOUND);
     let back = location(&res);
     assert!(back.starts_with(REDIRECT), "{back}");
-    assert_eq!(param(&query_of(&back), "error").as_deref(), Some("invalid_scope"));
-    for unsafe_uri in ["javascript:alert(1)", "http://evil.example/cb", "https://app.example/cb#x"] {
+    assert_eq!(
+        param(&query_of(&back), "error").as_deref(),
+        Some("invalid_scope")
+    );
+    for unsafe_uri in [
+        "javascript:alert(1)",
+        "http://evil.example/cb",
+        "https://app.example/cb#x",
+    ] {
         let res = w.register(json!({"redirect_uris": [unsafe_uri]})).await;
         assert_eq!(res.status(), StatusCode::BAD_REQUEST, "{unsafe_uri}");
     }
 }
-oauth_both!(oauth_more_refusals, more_codes_clients_and_requests_that_must_fail);
+oauth_both!(
+    oauth_more_refusals,
+    more_codes_clients_and_requests_that_must_fail
+);

@@ -286,7 +286,10 @@ impl World {
         // The e-mail form stays as it was; the provider buttons come after it.
         assert!(page.contains("<label for=\"email\">"), "{page}");
         for name in ["One ID", "Two ID", "Apple"] {
-            assert!(page.contains(&format!("Sign in with {name}</button>")), "{page}");
+            assert!(
+                page.contains(&format!("Sign in with {name}</button>")),
+                "{page}"
+            );
         }
         let action = format!("action=\"/signin/oidc/{provider}\"");
         assert!(page.contains(&action), "{page}");
@@ -340,7 +343,10 @@ impl World {
                 assert!(!next.contains("user="), "only code and state go on: {next}");
                 next
             }
-            other => panic!("the provider answered {other}: {}", res.text().await.unwrap_or_default()),
+            other => panic!(
+                "the provider answered {other}: {}",
+                res.text().await.unwrap_or_default()
+            ),
         };
         self.get(&callback, binding).await
     }
@@ -420,7 +426,10 @@ async fn providers_keep_accounts_apart_and_lead_to_consent(backend: Backend) {
     let (session, return_to) = w.sign_in(&authorize, "one").await;
     let page = w.consent_page(&return_to, &session).await;
     assert!(page.contains("One Co"), "{page}");
-    assert!(!page.contains("Apple Co") && !page.contains("Mail Co"), "{page}");
+    assert!(
+        !page.contains("Apple Co") && !page.contains("Mail Co"),
+        "{page}"
+    );
     assert!(page.contains(ALICE), "{page}");
     // ... and completes an OAuth grant for it.
     let code = w.approve(&page, &session).await;
@@ -457,7 +466,10 @@ async fn providers_keep_accounts_apart_and_lead_to_consent(backend: Backend) {
     assert_eq!(w.idp.accepted_apple_secrets(), 1);
     let page = w.consent_page(&return_to, &session).await;
     assert!(page.contains("Apple Co"), "{page}");
-    assert!(!page.contains("One Co") && !page.contains("Mail Co"), "{page}");
+    assert!(
+        !page.contains("One Co") && !page.contains("Mail Co"),
+        "{page}"
+    );
 
     // Provider one again: the same user as before.
     let (session, return_to) = w.sign_in(&authorize, "one").await;
@@ -465,7 +477,10 @@ async fn providers_keep_accounts_apart_and_lead_to_consent(backend: Backend) {
     assert!(page.contains("One Co"), "{page}");
     w.finish().await;
 }
-oidc_both!(oidc_accounts, providers_keep_accounts_apart_and_lead_to_consent);
+oidc_both!(
+    oidc_accounts,
+    providers_keep_accounts_apart_and_lead_to_consent
+);
 
 /// A refused return: 400, the error page, no session.
 async fn assert_refused(res: reqwest::Response, what: &str) {
@@ -510,13 +525,18 @@ async fn wrong_tokens_states_and_browsers_are_refused(backend: Backend) {
     let callback = location(&res);
     assert_refused(w.get(&callback, None).await, "no binding cookie").await;
     assert_refused(
-        w.get(&callback, Some("ledger_oidc=ledger_bb_someone-else")).await,
+        w.get(&callback, Some("ledger_oidc=ledger_bb_someone-else"))
+            .await,
         "another browser's binding",
     )
     .await;
     // The state of provider one at provider two's callback.
     let elsewhere = callback.replace("/signin/oidc/one/", "/signin/oidc/two/");
-    assert_refused(w.get(&elsewhere, Some(&started.binding)).await, "other provider").await;
+    assert_refused(
+        w.get(&elsewhere, Some(&started.binding)).await,
+        "other provider",
+    )
+    .await;
     let res = w.get(&callback, Some(&started.binding)).await;
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
     assert!(set_cookie(&res, "ledger_session").is_some());
@@ -584,7 +604,12 @@ async fn cookies_are_http_only_lax_and_secure_in_production(backend: Backend) {
     let (_, authorize) = w.authorize_url().await;
     let started = w.start(&authorize, "one").await;
     let binding = &started.binding_header;
-    for attribute in ["HttpOnly", "SameSite=Lax", "Path=/signin/oidc", "Max-Age=600"] {
+    for attribute in [
+        "HttpOnly",
+        "SameSite=Lax",
+        "Path=/signin/oidc",
+        "Max-Age=600",
+    ] {
         assert!(binding.contains(attribute), "{binding}");
     }
     assert!(!binding.contains("Secure"), "{binding}");
@@ -623,10 +648,16 @@ async fn cookies_are_http_only_lax_and_secure_in_production(backend: Backend) {
         assert!(session.contains(attribute), "{session}");
     }
     let cleared = set_cookie(&res, "ledger_oidc").expect("cleared");
-    assert!(cleared.contains("Secure") && cleared.contains("Max-Age=0"), "{cleared}");
+    assert!(
+        cleared.contains("Secure") && cleared.contains("Max-Age=0"),
+        "{cleared}"
+    );
     w.finish().await;
 }
-oidc_both!(oidc_cookies, cookies_are_http_only_lax_and_secure_in_production);
+oidc_both!(
+    oidc_cookies,
+    cookies_are_http_only_lax_and_secure_in_production
+);
 
 async fn the_sign_in_link_goes_out_over_smtp(backend: Backend) {
     let sink = smtp_sink::SmtpSink::start().await;

@@ -261,14 +261,16 @@ async fn authorize(
     let redirect_uri = get("redirect_uri");
     if get("response_mode") == "form_post" {
         // What Apple does: an auto-submitting form (the test's browser submits it).
-        let field = |k: &str, v: &str| {
-            format!("<input type=\"hidden\" name=\"{k}\" value=\"{v}\">")
-        };
+        let field =
+            |k: &str, v: &str| format!("<input type=\"hidden\" name=\"{k}\" value=\"{v}\">");
         return HttpResponse::Ok().content_type("text/html").body(format!(
             "<form method=\"post\" action=\"{redirect_uri}\">{}{}{}</form>",
             field("code", &code),
             field("state", &get("state")),
-            field("user", "{&quot;name&quot;:{&quot;firstName&quot;:&quot;Alice&quot;}}"),
+            field(
+                "user",
+                "{&quot;name&quot;:{&quot;firstName&quot;:&quot;Alice&quot;}}"
+            ),
         ));
     }
     let mut back = url::Url::parse(&redirect_uri).expect("a redirect URI");

@@ -92,7 +92,9 @@ async fn session(
                 write.write_all(b"250 OK\r\n").await?;
             }
             "DATA" => {
-                write.write_all(b"354 End data with <CR><LF>.<CR><LF>\r\n").await?;
+                write
+                    .write_all(b"354 End data with <CR><LF>.<CR><LF>\r\n")
+                    .await?;
                 let mut data = String::new();
                 loop {
                     let mut line = String::new();

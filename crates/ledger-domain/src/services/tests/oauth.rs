@@ -388,7 +388,11 @@ async fn external_sign_ins_are_one_time_bound_to_browser_and_provider() {
             .take_external_sign_in("one", &start.state, Some("ledger_bb_other"))
             .await,
     );
-    refuses(s.ledger.take_external_sign_in("one", &start.state, None).await);
+    refuses(
+        s.ledger
+            .take_external_sign_in("one", &start.state, None)
+            .await,
+    );
     let pending = s
         .ledger
         .take_external_sign_in("one", &start.state, Some(&start.browser))
