@@ -327,8 +327,12 @@ pub async fn decide<S: Store>(
 pub async fn sign_in<S: Store>(
     state: web::Data<AppState<S>>,
     providers: Option<web::Data<Providers>>,
+    req: HttpRequest,
     body: web::Bytes,
 ) -> HttpResponse {
+    if let Err(retry_after) = crate::throttle(&state, &req, "signin").await {
+        return crate::too_many_page(retry_after);
+    }
     let fields = pairs(&body);
     let one = |name: &str| {
         fields
@@ -377,8 +381,12 @@ pub async fn confirm_sign_in(req: HttpRequest) -> HttpResponse {
 /// `POST /signin/verify`: spends the link, opens a session, returns to the request.
 pub async fn verify_sign_in<S: Store>(
     state: web::Data<AppState<S>>,
+    req: HttpRequest,
     body: web::Bytes,
 ) -> HttpResponse {
+    if let Err(retry_after) = crate::throttle(&state, &req, "signin_verify").await {
+        return crate::too_many_page(retry_after);
+    }
     let fields = pairs(&body);
     let token = fields
         .iter()

@@ -334,8 +334,12 @@ pub async fn start<S: Store>(
     state: web::Data<AppState<S>>,
     registry: Option<web::Data<Providers>>,
     path: web::Path<String>,
+    req: HttpRequest,
     body: web::Bytes,
 ) -> HttpResponse {
+    if let Err(retry_after) = crate::throttle(&state, &req, "signin_oidc").await {
+        return crate::too_many_page(retry_after);
+    }
     let id = path.into_inner();
     let Some(registry) = registry else {
         return unknown_provider();
@@ -450,6 +454,9 @@ pub async fn callback<S: Store>(
     path: web::Path<String>,
     req: HttpRequest,
 ) -> HttpResponse {
+    if let Err(retry_after) = crate::throttle(&state, &req, "signin_oidc_callback").await {
+        return crate::too_many_page(retry_after);
+    }
     let id = path.into_inner();
     let Some(registry) = registry else {
         return unknown_provider();

@@ -141,6 +141,11 @@ pub struct Config {
     /// Requests per hour to `/system` of one key.
     #[arg(long, env = "LEDGER_RATE_LIMIT_SYSTEM", default_value_t = 60)]
     pub rate_limit_system: u32,
+    /// Requests per minute of one client address to each of `/register`, `/token`,
+    /// `/revoke` and the sign-in endpoints (`/signin`, `/signin/verify`,
+    /// `/signin/oidc/...`).
+    #[arg(long, env = "LEDGER_RATE_LIMIT_AUTH", default_value_t = 30)]
+    pub rate_limit_auth: u32,
     /// Credits a new root organization starts with.
     #[arg(long, env = "LEDGER_SIGNUP_CREDITS", default_value_t = 500)]
     pub signup_credits: i64,
@@ -303,6 +308,7 @@ impl Config {
             rate_limit_test: 100_000,
             rate_limit_organization: 1_000_000,
             rate_limit_system: 1_000,
+            rate_limit_auth: 100_000,
             graphql_max_depth: 20,
             graphql_max_complexity: 1000,
             blob_dir: "./data/blobs".into(),

@@ -160,6 +160,7 @@ pub async fn rate_limits(config: &Config) -> anyhow::Result<Option<RateLimits>> 
         test_per_minute: config.rate_limit_test,
         organization_per_minute: config.rate_limit_organization,
         system_per_hour: config.rate_limit_system,
+        auth_per_minute: config.rate_limit_auth,
     };
     Ok(Some(match &config.redis_url {
         Some(url) => {

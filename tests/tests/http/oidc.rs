@@ -734,3 +734,54 @@ async fn the_sign_in_link_goes_out_over_smtp(backend: Backend) {
     sink.stop();
 }
 oidc_both!(oidc_smtp, the_sign_in_link_goes_out_over_smtp);
+
+async fn unauthenticated_endpoints_are_rate_limited(backend: Backend) {
+    let Some(w) = world(backend, |c| c.rate_limit_auth = 3, vec![]).await else {
+        return;
+    };
+    let register = || async {
+        w.browser
+            .post(w.url("/register"))
+            .json(&json!({"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none"}))
+            .send()
+            .await
+            .expect("register")
+    };
+    for _ in 0..3 {
+        assert_eq!(register().await.status(), StatusCode::CREATED);
+    }
+    let res = register().await;
+    assert_eq!(res.status(), StatusCode::TOO_MANY_REQUESTS);
+    let retry: u64 = res.headers()["retry-after"]
+        .to_str()
+        .expect("ascii")
+        .parse()
+        .expect("seconds");
+    assert!((1..=60).contains(&retry), "{retry}");
+    let body: Value = res.json().await.expect("json");
+    assert_eq!(body["error"], "rate_limit_exceeded");
+
+    // Each endpoint has its own budget: /token, the e-mail sign-in, a provider's sign-in.
+    let token = [("grant_type".to_owned(), "password".to_owned())];
+    for _ in 0..3 {
+        let res = w.post_form("/token", &token, None).await;
+        assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    }
+    let res = w.post_form("/token", &token, None).await;
+    assert_eq!(res.status(), StatusCode::TOO_MANY_REQUESTS);
+    for path in ["/signin", "/signin/oidc/one"] {
+        let form = [
+            ("email".to_owned(), ALICE.to_owned()),
+            ("return_to".to_owned(), "https://evil.example/".to_owned()),
+        ];
+        for _ in 0..3 {
+            let res = w.post_form(path, &form, None).await;
+            assert_eq!(res.status(), StatusCode::BAD_REQUEST, "{path}");
+        }
+        let res = w.post_form(path, &form, None).await;
+        assert_eq!(res.status(), StatusCode::TOO_MANY_REQUESTS, "{path}");
+        assert!(res.headers().contains_key("retry-after"));
+    }
+    w.finish().await;
+}
+oidc_both!(oidc_rate_limits, unauthenticated_endpoints_are_rate_limited);
