@@ -72,7 +72,7 @@ pub fn error_page(status: StatusCode, code: &str, description: &str) -> HttpResp
     )
 }
 
-/// The e-mail sign-in form, then one "Sign in with <provider>" button per configured
+/// The e-mail sign-in form, then one "Sign in with `<provider>`" button per configured
 /// external identity provider (`(id, name)`); after sign-in the browser returns to
 /// `return_to`.
 pub fn sign_in(

@@ -4,7 +4,7 @@
 //! Providers come from configuration (`LEDGER_OIDC_PROVIDERS`, a JSON array of
 //! [`ProviderConfig`]). A sign-in is: `POST /signin/oidc/{provider}` (a button of the
 //! sign-in page) makes `state`, `nonce` and a PKCE verifier (the domain's
-//! [`Ledger::start_external_sign_in`], stored by the state's hash), sets a cookie that
+//! `Ledger::start_external_sign_in`, stored by the state's hash), sets a cookie that
 //! binds the sign-in to this browser and sends the browser to the provider's
 //! authorization endpoint (authorization code flow, PKCE S256); the provider sends it back
 //! to `GET /signin/oidc/{provider}/callback` (or, with `response_mode=form_post` as Apple
@@ -59,7 +59,7 @@ pub struct ProviderConfig {
     /// The provider's id in paths and user ids: 1 to 32 of `[a-z0-9_-]`. Changing it
     /// makes its users new users.
     pub id: String,
-    /// The name on the button ("Sign in with <name>").
+    /// The name on the button ("Sign in with `<name>`").
     pub name: String,
     /// The issuer; discovery reads `{issuer}/.well-known/openid-configuration`.
     pub issuer: String,
