@@ -4,7 +4,9 @@ The SDK does the protocol on its own: the 401 challenge, RFC 9728 and RFC 8414
 discovery, dynamic client registration, PKCE with `resource`, the `iss` check, the code
 exchange and the bearer on every request. Its redirect handler plays the user headlessly:
 it opens the authorization URL, asks for a sign-in link, reads the mail from the outbox,
-follows it, and approves on the consent page. Then tools are called with the token.
+follows it, and approves on the consent page. Then tools are called with the token; the
+first consent grants read access only, so the first write is refused with 403
+insufficient_scope and the SDK steps up (authorizes again with the larger scope).
 
 Environment: LEDGER_BASE (server URL), LEDGER_OUTBOX (the server's mail directory),
 LEDGER_EMAIL (the owner's address). Exits non-zero on any failure.
@@ -57,8 +59,9 @@ def hidden_inputs(page: str) -> dict:
     }
 
 
-async def approve_in_browser(authorization_url: str) -> AuthorizationCodeResult:
-    """What a user does in the browser, without the browser."""
+async def approve_in_browser(authorization_url: str, only=None) -> AuthorizationCodeResult:
+    """What a user does in the browser, without the browser; `only` unticks every other
+    scope on the consent page."""
     async with httpx2.AsyncClient(follow_redirects=False, timeout=30) as browser:
         page = (await browser.get(authorization_url)).text
         assert 'name="email"' in page, page
@@ -80,7 +83,11 @@ async def approve_in_browser(authorization_url: str) -> AuthorizationCodeResult:
         form = list(hidden_inputs(consent).items())
         form.append(("organization_id", re.search(r'name="organization_id" value="([^"]+)"', consent).group(1)))
         form.append(("mode", "test"))
-        form += [("approved_scope", s) for s in re.findall(r'name="approved_scope" value="([^"]+)"', consent)]
+        form += [
+            ("approved_scope", s)
+            for s in re.findall(r'name="approved_scope" value="([^"]+)"', consent)
+            if only is None or s in only
+        ]
         form.append(("decision", "approve"))
         answer = await browser.post(
             f"{BASE}/authorize",
@@ -96,11 +103,17 @@ async def approve_in_browser(authorization_url: str) -> AuthorizationCodeResult:
 
 async def main() -> None:
     pending = {}
+    authorizations = []
 
     async def redirect_handler(url: str) -> None:
         assert "code_challenge_method=S256" in url, url
         assert "resource=" in url, url
-        pending["result"] = await approve_in_browser(url)
+        authorizations.append(url)
+        # The first time the user grants read access only, so the first write meets a
+        # 403 insufficient_scope and the SDK has to step up (authorize again, asking
+        # for the scope the challenge names).
+        only = {"ledger:read"} if len(authorizations) == 1 else None
+        pending["result"] = await approve_in_browser(url, only)
 
     async def callback_handler() -> AuthorizationCodeResult:
         return pending.pop("result")
@@ -133,6 +146,10 @@ async def main() -> None:
             assert not accounts.is_error, accounts.content
             codes = {a["code"] for a in accounts.structured_content["data"]}
             assert "1105" in codes, codes
+    assert len(authorizations) == 2, f"expected one step-up, saw {authorizations}"
+    stepped_up = parse_qs(urlparse(authorizations[1]).query)["scope"][0].split()
+    assert "ledger:write" in stepped_up, authorizations[1]
+    assert "ledger:write" in (storage.tokens.scope or "").split(), storage.tokens
     assert storage.client is not None and storage.client.client_id.startswith("cli_"), storage.client
     assert storage.tokens is not None and storage.tokens.access_token.startswith("ledger_at_")
     print("ok: oauth")

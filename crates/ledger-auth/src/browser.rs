@@ -10,12 +10,13 @@ use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::DomainError;
-use ledger_domain::oauth::{self, OAuthScope, SESSION_LIFETIME};
+use ledger_domain::oauth::{self, OAuthScope};
 use ledger_domain::ports::Store;
 use ledger_domain::services::{AuthorizationRequest, AuthorizeRefusal, OAuthError, OAuthErrorCode};
 use ledger_http::AppState;
 
 use crate::html;
+use crate::oidc::Providers;
 
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "ledger_session";
@@ -32,14 +33,37 @@ const REQUEST_PARAMS: [&str; 8] = [
     "resource",
 ];
 
-fn session_token(req: &HttpRequest) -> Option<String> {
+/// The value of the cookie `name` the request carries.
+pub(crate) fn cookie_value(req: &HttpRequest, name: &str) -> Option<String> {
     req.headers()
         .get_all(header::COOKIE)
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == SESSION_COOKIE)
+        .find(|(n, _)| *n == name)
         .map(|(_, value)| value.trim().to_owned())
+}
+
+fn session_token(req: &HttpRequest) -> Option<String> {
+    cookie_value(req, SESSION_COOKIE)
+}
+
+/// The `Set-Cookie` value of a new console session: `HttpOnly`, `SameSite=Lax`, the
+/// session's lifetime, and `Secure` in production.
+pub(crate) fn session_cookie(session: &str, lifetime: time::Duration, secure: bool) -> String {
+    let mut cookie = format!(
+        "{SESSION_COOKIE}={session}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}",
+        lifetime.whole_seconds()
+    );
+    if secure {
+        cookie.push_str("; Secure");
+    }
+    cookie
+}
+
+/// The sign-in buttons of the configured external identity providers.
+fn buttons(providers: Option<&web::Data<Providers>>) -> Vec<(String, String)> {
+    providers.map(|p| p.buttons()).unwrap_or_default()
 }
 
 fn pairs(text: &[u8]) -> Vec<(String, String)> {
@@ -132,7 +156,7 @@ fn page_for(e: &OAuthError) -> HttpResponse {
     html::error_page(status, e.code.as_str(), &e.description)
 }
 
-fn storage_failure(e: &DomainError) -> HttpResponse {
+pub(crate) fn storage_failure(e: &DomainError) -> HttpResponse {
     tracing::error!(error = ?e, "authorization page failed");
     html::error_page(
         StatusCode::INTERNAL_SERVER_ERROR,
@@ -155,7 +179,11 @@ fn return_path(params: &[(String, String)]) -> String {
 
 /// `GET /authorize`: checks the request, then shows the sign-in form (no session) or
 /// the consent page.
-pub async fn authorize<S: Store>(state: web::Data<AppState<S>>, req: HttpRequest) -> HttpResponse {
+pub async fn authorize<S: Store>(
+    state: web::Data<AppState<S>>,
+    providers: Option<web::Data<Providers>>,
+    req: HttpRequest,
+) -> HttpResponse {
     let params = pairs(req.query_string().as_bytes());
     let request = match authorization_request(&params) {
         Ok(r) => r,
@@ -178,7 +206,7 @@ pub async fn authorize<S: Store>(state: web::Data<AppState<S>>, req: HttpRequest
         None => None,
     };
     let Some((user, data)) = session else {
-        return html::sign_in(&return_path(&params), None);
+        return html::sign_in(&return_path(&params), None, &buttons(providers.as_ref()));
     };
     let organizations = match state.ledger.organizations_of_user(&user.id).await {
         Ok(o) => o,
@@ -203,6 +231,7 @@ pub async fn authorize<S: Store>(state: web::Data<AppState<S>>, req: HttpRequest
 /// `POST /authorize`: the consent form's decision.
 pub async fn decide<S: Store>(
     state: web::Data<AppState<S>>,
+    providers: Option<web::Data<Providers>>,
     req: HttpRequest,
     body: web::Bytes,
 ) -> HttpResponse {
@@ -224,6 +253,7 @@ pub async fn decide<S: Store>(
         return html::sign_in(
             &return_path(&fields),
             Some("Your session ended. Sign in again to continue."),
+            &buttons(providers.as_ref()),
         );
     };
     if one("csrf") != Some(data.csrf.as_str()) {
@@ -294,7 +324,15 @@ pub async fn decide<S: Store>(
 }
 
 /// `POST /signin`: mails a sign-in link.
-pub async fn sign_in<S: Store>(state: web::Data<AppState<S>>, body: web::Bytes) -> HttpResponse {
+pub async fn sign_in<S: Store>(
+    state: web::Data<AppState<S>>,
+    providers: Option<web::Data<Providers>>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> HttpResponse {
+    if let Err(retry_after) = crate::throttle(&state, &req, "signin").await {
+        return crate::too_many_page(retry_after);
+    }
     let fields = pairs(&body);
     let one = |name: &str| {
         fields
@@ -317,10 +355,12 @@ pub async fn sign_in<S: Store>(state: web::Data<AppState<S>>, body: web::Bytes) 
         .start_sign_in(one("email"), return_to, &link_base)
         .await
     {
-        Ok(()) => html::link_sent(),
-        Err(DomainError::Validation { message, .. }) => {
-            html::sign_in(return_to, Some(&format!("The e-mail address {message}.")))
-        }
+        Ok(()) => html::link_sent(state.ledger.oauth_lifetimes().sign_in_link.whole_minutes()),
+        Err(DomainError::Validation { message, .. }) => html::sign_in(
+            return_to,
+            Some(&format!("The e-mail address {message}.")),
+            &buttons(providers.as_ref()),
+        ),
         Err(e) => storage_failure(&e),
     }
 }
@@ -341,8 +381,12 @@ pub async fn confirm_sign_in(req: HttpRequest) -> HttpResponse {
 /// `POST /signin/verify`: spends the link, opens a session, returns to the request.
 pub async fn verify_sign_in<S: Store>(
     state: web::Data<AppState<S>>,
+    req: HttpRequest,
     body: web::Bytes,
 ) -> HttpResponse {
+    if let Err(retry_after) = crate::throttle(&state, &req, "signin_verify").await {
+        return crate::too_many_page(retry_after);
+    }
     let fields = pairs(&body);
     let token = fields
         .iter()
@@ -350,20 +394,18 @@ pub async fn verify_sign_in<S: Store>(
         .map(|(_, v)| v.as_str())
         .unwrap_or_default();
     match state.ledger.finish_sign_in(token).await {
-        Ok((session, return_to)) => {
-            let mut cookie = format!(
-                "{SESSION_COOKIE}={session}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}",
-                SESSION_LIFETIME.whole_seconds()
-            );
-            if state.oauth.secure_cookies {
-                cookie.push_str("; Secure");
-            }
-            HttpResponse::SeeOther()
-                .insert_header((header::SET_COOKIE, cookie))
-                .insert_header((header::LOCATION, return_to))
-                .insert_header((header::CACHE_CONTROL, "no-store"))
-                .finish()
-        }
+        Ok((session, return_to)) => HttpResponse::SeeOther()
+            .insert_header((
+                header::SET_COOKIE,
+                session_cookie(
+                    &session,
+                    state.ledger.oauth_lifetimes().session,
+                    state.oauth.secure_cookies,
+                ),
+            ))
+            .insert_header((header::LOCATION, return_to))
+            .insert_header((header::CACHE_CONTROL, "no-store"))
+            .finish(),
         Err(DomainError::Authentication { message, .. }) => {
             html::error_page(StatusCode::BAD_REQUEST, "invalid_token", &message)
         }

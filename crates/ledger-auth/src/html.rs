@@ -72,8 +72,31 @@ pub fn error_page(status: StatusCode, code: &str, description: &str) -> HttpResp
     )
 }
 
-/// The e-mail sign-in form; after sign-in the browser returns to `return_to`.
-pub fn sign_in(return_to: &str, problem: Option<&str>) -> HttpResponse {
+/// The e-mail sign-in form, then one "Sign in with `<provider>`" button per configured
+/// external identity provider (`(id, name)`); after sign-in the browser returns to
+/// `return_to`.
+pub fn sign_in(
+    return_to: &str,
+    problem: Option<&str>,
+    providers: &[(String, String)],
+) -> HttpResponse {
+    let buttons: String = providers
+        .iter()
+        .map(|(id, name)| {
+            format!(
+                "<form method=\"post\" action=\"/signin/oidc/{}\">{}\
+                 <p><button type=\"submit\">Sign in with {}</button></p></form>",
+                escape(id),
+                hidden("return_to", return_to),
+                escape(name)
+            )
+        })
+        .collect();
+    let buttons = if buttons.is_empty() {
+        buttons
+    } else {
+        format!("<p>Or sign in with another account:</p>{buttons}")
+    };
     let problem = problem
         .map(|p| format!("<p class=\"error\" role=\"alert\">{}</p>", escape(p)))
         .unwrap_or_default();
@@ -91,19 +114,22 @@ pub fn sign_in(return_to: &str, problem: Option<&str>) -> HttpResponse {
              <form method=\"post\" action=\"/signin\">{}\
              <label for=\"email\">E-mail address</label>\
              <input id=\"email\" name=\"email\" type=\"email\" autocomplete=\"email\" required>\
-             <p><button type=\"submit\">E-mail me a sign-in link</button></p></form>",
+             <p><button type=\"submit\">E-mail me a sign-in link</button></p></form>{buttons}",
             hidden("return_to", return_to)
         ),
     )
 }
 
-/// After the link was sent.
-pub fn link_sent() -> HttpResponse {
+/// After the link was sent (it works for `minutes`).
+pub fn link_sent(minutes: i64) -> HttpResponse {
     page(
         StatusCode::OK,
         "Check your e-mail",
-        "<h1>Check your e-mail</h1><p role=\"status\">If the address can sign in, a sign-in \
-         link is on its way. It works once, for 15 minutes. You can close this page.</p>",
+        &format!(
+            "<h1>Check your e-mail</h1><p role=\"status\">If the address can sign in, a \
+             sign-in link is on its way. It works once, for {minutes} minutes. You can close \
+             this page.</p>"
+        ),
     )
 }
 

@@ -3,7 +3,10 @@
 //! Routes: RFC 8414 metadata at `/.well-known/oauth-authorization-server`, dynamic
 //! client registration (`POST /register`, RFC 7591), `GET`/`POST /authorize` (the
 //! sign-in form, the consent page and the decision), `POST /token` and `POST /revoke`
-//! (RFC 7009), and the e-mail sign-in (`POST /signin`, `GET`/`POST /signin/verify`).
+//! (RFC 7009), the e-mail sign-in (`POST /signin`, `GET`/`POST /signin/verify`; the mail
+//! goes out over SMTP with [`smtp::SmtpMailer`] when configured) and the sign-in at
+//! external OpenID Connect providers ([`oidc`]: `POST /signin/oidc/{provider}`,
+//! `GET`/`POST /signin/oidc/{provider}/callback`).
 //! The protocol's rules are the domain's (`Ledger::check_authorization`, `approve`,
 //! `exchange_code`, ...); this crate parses, renders and sets cookies. Protocol errors
 //! are RFC 6749 JSON (`{error, error_description}`) with `Cache-Control: no-store`;
@@ -11,14 +14,18 @@
 
 mod browser;
 pub mod html;
+pub mod oidc;
+pub mod smtp;
 
 use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use base64::Engine;
+use ledger_domain::DomainError;
 use ledger_domain::ports::Store;
 use ledger_domain::services::{ClientCredentials, OAuthError, OAuthErrorCode, TokenResponse};
 use ledger_http::AppState;
+use ledger_http::transport::TransportPolicy;
 use serde_json::{Value, json};
 
 /// Registers the authorization server's routes.
@@ -37,7 +44,83 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     .route(
         "/signin/verify",
         web::post().to(browser::verify_sign_in::<S>),
+    )
+    .route("/signin/oidc/{provider}", web::post().to(oidc::start::<S>))
+    .route(
+        "/signin/oidc/{provider}/callback",
+        web::get().to(oidc::callback::<S>),
+    )
+    .route(
+        "/signin/oidc/{provider}/callback",
+        web::post().to(oidc::form_post_callback),
     );
+}
+
+/// The address a request comes from: the peer, or, when the peer is a trusted TLS proxy,
+/// the address it appended last to `X-Forwarded-For`.
+fn client_address(req: &HttpRequest) -> String {
+    let peer = req.peer_addr().map(|a| a.ip());
+    let trusted = match (peer, req.app_data::<web::Data<TransportPolicy>>()) {
+        (Some(ip), Some(policy)) => policy.trusted_proxies.iter().any(|n| n.contains(&ip)),
+        _ => false,
+    };
+    let forwarded = req
+        .headers()
+        .get("x-forwarded-for")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.rsplit(',').next())
+        .and_then(|v| v.trim().parse::<std::net::IpAddr>().ok());
+    match (trusted, forwarded, peer) {
+        (true, Some(ip), _) | (_, _, Some(ip)) => ip.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// Takes one request of the client's budget at `endpoint`; `Err` holds the seconds until
+/// the next is admitted. A failing shared limiter admits (and is logged by it).
+pub(crate) async fn throttle<S: Store>(
+    state: &AppState<S>,
+    req: &HttpRequest,
+    endpoint: &str,
+) -> Result<(), u64> {
+    let Some(limits) = &state.limits else {
+        return Ok(());
+    };
+    match limits
+        .admit_anonymous(req, endpoint, &client_address(req))
+        .await
+    {
+        Err(DomainError::RateLimited { retry_after }) => Err(retry_after.max(1)),
+        _ => Ok(()),
+    }
+}
+
+/// 429 for a JSON endpoint, with `Retry-After`.
+fn too_many_json(retry_after: u64) -> HttpResponse {
+    let mut response = no_store(
+        StatusCode::TOO_MANY_REQUESTS,
+        &json!({
+            "error": "rate_limit_exceeded",
+            "error_description": format!("too many requests; retry after {retry_after} seconds"),
+        }),
+    );
+    if let Ok(value) = header::HeaderValue::from_str(&retry_after.to_string()) {
+        response.headers_mut().insert(header::RETRY_AFTER, value);
+    }
+    response
+}
+
+/// 429 for a page, with `Retry-After`.
+pub(crate) fn too_many_page(retry_after: u64) -> HttpResponse {
+    let mut response = html::error_page(
+        StatusCode::TOO_MANY_REQUESTS,
+        "rate_limit_exceeded",
+        &format!("too many attempts; try again in {retry_after} seconds"),
+    );
+    if let Ok(value) = header::HeaderValue::from_str(&retry_after.to_string()) {
+        response.headers_mut().insert(header::RETRY_AFTER, value);
+    }
+    response
 }
 
 /// A JSON answer that is never cached (tokens, registrations, their errors).
@@ -104,6 +187,9 @@ async fn register<S: Store>(
     req: HttpRequest,
     body: web::Bytes,
 ) -> HttpResponse {
+    if let Err(retry_after) = throttle(&state, &req, "register").await {
+        return too_many_json(retry_after);
+    }
     let is_json = req
         .headers()
         .get(header::CONTENT_TYPE)
@@ -226,6 +312,9 @@ async fn token<S: Store>(
     req: HttpRequest,
     body: web::Bytes,
 ) -> HttpResponse {
+    if let Err(retry_after) = throttle(&state, &req, "token").await {
+        return too_many_json(retry_after);
+    }
     let fields = match form_fields(&req, &body) {
         Ok(f) => f,
         Err(e) => return oauth_error(&e, false),
@@ -290,6 +379,9 @@ async fn revoke<S: Store>(
     req: HttpRequest,
     body: web::Bytes,
 ) -> HttpResponse {
+    if let Err(retry_after) = throttle(&state, &req, "revoke").await {
+        return too_many_json(retry_after);
+    }
     let result: Result<(), OAuthError> = async {
         let fields = form_fields(&req, &body)?;
         let credentials = client_credentials(&req, &fields)?;

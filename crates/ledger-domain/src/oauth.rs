@@ -23,6 +23,32 @@ pub const REFRESH_TOKEN_LIFETIME: Duration = Duration::days(30);
 pub const SIGN_IN_LINK_LIFETIME: Duration = Duration::minutes(15);
 /// How long a console session lasts.
 pub const SESSION_LIFETIME: Duration = Duration::hours(12);
+/// How long a sign-in at an external identity provider may take (from leaving for the
+/// provider to coming back with its code).
+pub const EXTERNAL_SIGN_IN_LIFETIME: Duration = Duration::minutes(10);
+
+/// The lifetimes of the authorization server's secrets; the defaults are the constants
+/// above, each configurable (`LEDGER_OAUTH_*` settings of the server).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OAuthLifetimes {
+    pub code: Duration,
+    pub access_token: Duration,
+    pub refresh_token: Duration,
+    pub sign_in_link: Duration,
+    pub session: Duration,
+}
+
+impl Default for OAuthLifetimes {
+    fn default() -> Self {
+        Self {
+            code: CODE_LIFETIME,
+            access_token: ACCESS_TOKEN_LIFETIME,
+            refresh_token: REFRESH_TOKEN_LIFETIME,
+            sign_in_link: SIGN_IN_LINK_LIFETIME,
+            session: SESSION_LIFETIME,
+        }
+    }
+}
 
 /// Prefix of access tokens (how a bearer token is told from an API key).
 pub const ACCESS_TOKEN_PREFIX: &str = "ledger_at_";
@@ -38,6 +64,15 @@ pub const SIGN_IN_PREFIX: &str = "ledger_ml_";
 pub const CLIENT_SECRET_PREFIX: &str = "ledger_cs_";
 /// Prefix of the CSRF token of a session's forms.
 pub const CSRF_PREFIX: &str = "ledger_csrf_";
+/// Prefix of the `state` of a sign-in at an external identity provider.
+pub const EXTERNAL_STATE_PREFIX: &str = "ledger_st_";
+/// Prefix of the `nonce` sent to an external identity provider.
+pub const EXTERNAL_NONCE_PREFIX: &str = "ledger_nc_";
+/// Prefix of the PKCE verifier of a sign-in at an external identity provider (its
+/// characters are all RFC 7636 unreserved ones and it is 53 long).
+pub const EXTERNAL_VERIFIER_PREFIX: &str = "ledger_pk_";
+/// Prefix of the value that binds an external sign-in to the browser that started it.
+pub const EXTERNAL_BROWSER_PREFIX: &str = "ledger_bb_";
 
 /// The three OAuth scopes, mapped 1:1 onto key permissions (DECISIONS 3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -260,6 +295,8 @@ pub enum SecretKind {
     Refresh,
     Session,
     SignIn,
+    /// A sign-in at an external identity provider in progress (stored by its `state`).
+    ExternalSignIn,
 }
 
 impl SecretKind {
@@ -271,6 +308,7 @@ impl SecretKind {
             Self::Refresh => "refresh",
             Self::Session => "session",
             Self::SignIn => "sign_in",
+            Self::ExternalSignIn => "external_sign_in",
         }
     }
 
@@ -282,6 +320,7 @@ impl SecretKind {
             Self::Refresh,
             Self::Session,
             Self::SignIn,
+            Self::ExternalSignIn,
         ]
         .into_iter()
         .find(|k| k.as_str() == text)
@@ -333,6 +372,21 @@ pub struct SignInData {
     pub return_to: String,
 }
 
+/// What a sign-in at an external identity provider remembers while the browser is away.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExternalSignInData {
+    /// The configured provider's id (`[a-z0-9_-]`).
+    pub provider: String,
+    /// The `nonce` the ID token must carry.
+    pub nonce: String,
+    /// The PKCE verifier of the code exchange.
+    pub pkce_verifier: String,
+    /// SHA-256 hex of the browser-binding cookie's value (login CSRF defence).
+    pub browser_hash: String,
+    /// Where to go after signing in (checked when made).
+    pub return_to: String,
+}
+
 /// What a session remembers besides its user.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionData {
@@ -351,6 +405,22 @@ pub fn return_to_is_safe(return_to: &str) -> bool {
 /// providers stay separate, so the address is namespaced).
 pub fn email_provider_id(email: &str) -> String {
     format!("email:{}", email.trim().to_ascii_lowercase())
+}
+
+/// Whether `id` may name an external identity provider: 1 to 32 lower-case letters,
+/// digits, `-` or `_` (it appears in paths and in user provider ids).
+pub fn provider_id_is_valid(id: &str) -> bool {
+    (1..=32).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+}
+
+/// The provider id of a user who signs in at an external OpenID Connect provider: the
+/// provider's configured id and the ID token's `sub`. The e-mail address plays no part,
+/// so accounts of different providers stay separate even when their addresses are equal.
+pub fn external_provider_id(provider: &str, subject: &str) -> String {
+    format!("oidc:{provider}:{subject}")
 }
 
 #[cfg(test)]
@@ -433,6 +503,25 @@ mod tests {
         assert_eq!(
             email_provider_id(" Alice@Example.com"),
             "email:alice@example.com"
+        );
+    }
+
+    #[test]
+    fn external_identities_are_keyed_by_provider_and_subject() {
+        assert_eq!(external_provider_id("google", "1234"), "oidc:google:1234");
+        assert_ne!(
+            external_provider_id("google", "1234"),
+            external_provider_id("gitlab", "1234")
+        );
+        for good in ["google", "apple", "my-idp_2"] {
+            assert!(provider_id_is_valid(good), "{good}");
+        }
+        for bad in ["", "Google", "a/b", "x".repeat(33).as_str()] {
+            assert!(!provider_id_is_valid(bad), "{bad}");
+        }
+        assert_eq!(
+            SecretKind::parse("external_sign_in"),
+            Some(SecretKind::ExternalSignIn)
         );
     }
 }

@@ -26,6 +26,9 @@ pub struct LimitConfig {
     pub test_per_minute: u32,
     pub organization_per_minute: u32,
     pub system_per_hour: u32,
+    /// Requests per minute of one client address to each unauthenticated endpoint of
+    /// the authorization server (`/register`, `/token`, the sign-ins).
+    pub auth_per_minute: u32,
 }
 
 impl Default for LimitConfig {
@@ -35,6 +38,7 @@ impl Default for LimitConfig {
             test_per_minute: 100,
             organization_per_minute: 10_000,
             system_per_hour: 60,
+            auth_per_minute: 30,
         }
     }
 }
@@ -113,6 +117,7 @@ struct LocalBuckets {
     test: Bucket,
     organization: Bucket,
     system: Bucket,
+    auth: Bucket,
 }
 
 /// The process's rate limiters.
@@ -132,6 +137,7 @@ impl RateLimits {
                 test: Bucket::new(config.test_per_minute, minute),
                 organization: Bucket::new(config.organization_per_minute, minute),
                 system: Bucket::new(config.system_per_hour, Duration::from_secs(3600)),
+                auth: Bucket::new(config.auth_per_minute, minute),
             })),
         }
     }
@@ -176,6 +182,7 @@ impl RateLimits {
                     test,
                     organization,
                     system: system_bucket,
+                    ..
                 } = &**local;
                 let bucket = if system {
                     system_bucket
@@ -238,6 +245,49 @@ impl RateLimits {
         }
     }
 
+    /// Takes one request from the bucket of `client` (an address) at the unauthenticated
+    /// authorization-server endpoint `endpoint` (`register`, `token`, `signin`, ...),
+    /// and records the figures on the request for the headers.
+    ///
+    /// # Errors
+    /// `rate_limit_exceeded` with the seconds until the next request is admitted.
+    pub async fn admit_anonymous(
+        &self,
+        req: &HttpRequest,
+        endpoint: &str,
+        client: &str,
+    ) -> Result<(), DomainError> {
+        let name = format!("auth:{endpoint}:{client}");
+        let limit = self.config.auth_per_minute;
+        let checked: Result<Option<RateInfo>, DomainError> = match &self.backend {
+            Backend::Local(local) => local.auth.check(&name).map(Some),
+            Backend::Redis(redis) => match redis.check(&name, limit, 60_000).await {
+                None => Ok(None),
+                Some(Verdict::Refused { retry_after, .. }) => {
+                    Err(DomainError::RateLimited { retry_after })
+                }
+                Some(Verdict::Admitted(info)) => Ok(Some(info)),
+            },
+        };
+        match checked {
+            Ok(Some(info)) => {
+                req.extensions_mut().insert(info);
+                Ok(())
+            }
+            Ok(None) => Ok(()),
+            Err(error) => {
+                if let DomainError::RateLimited { retry_after } = &error {
+                    req.extensions_mut().insert(RateInfo {
+                        limit,
+                        remaining: 0,
+                        reset: unix_now() + retry_after,
+                    });
+                }
+                Err(error)
+            }
+        }
+    }
+
     /// Forgets in-process buckets that are full again, to bound memory.
     pub fn shrink(&self) {
         if let Backend::Local(local) = &self.backend {
@@ -246,8 +296,9 @@ impl RateLimits {
                 test,
                 organization,
                 system,
+                auth,
             } = &**local;
-            for bucket in [live, test, organization, system] {
+            for bucket in [live, test, organization, system, auth] {
                 bucket.limiter.retain_recent();
                 bucket.limiter.shrink_to_fit();
             }

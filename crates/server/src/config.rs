@@ -167,6 +167,11 @@ pub struct Config {
     /// Requests per hour to `/system` of one key.
     #[arg(long, env = "LEDGER_RATE_LIMIT_SYSTEM", default_value_t = 60)]
     pub rate_limit_system: u32,
+    /// Requests per minute of one client address to each of `/register`, `/token`,
+    /// `/revoke` and the sign-in endpoints (`/signin`, `/signin/verify`,
+    /// `/signin/oidc/...`).
+    #[arg(long, env = "LEDGER_RATE_LIMIT_AUTH", default_value_t = 30)]
+    pub rate_limit_auth: u32,
     /// Credits a new root organization starts with.
     #[arg(long, env = "LEDGER_SIGNUP_CREDITS", default_value_t = 500)]
     pub signup_credits: i64,
@@ -227,6 +232,36 @@ pub struct Config {
         default_value = "Ledger <ledger@localhost>"
     )]
     pub mail_from: String,
+    /// Seconds an OAuth authorization code may be redeemed.
+    #[arg(long, env = "LEDGER_OAUTH_CODE_SECONDS", default_value_t = 60)]
+    pub oauth_code_seconds: u32,
+    /// Seconds an OAuth access token authenticates.
+    #[arg(
+        long,
+        env = "LEDGER_OAUTH_ACCESS_TOKEN_SECONDS",
+        default_value_t = 3600
+    )]
+    pub oauth_access_token_seconds: u32,
+    /// Days an OAuth refresh token may be used (each use issues a new one).
+    #[arg(long, env = "LEDGER_OAUTH_REFRESH_TOKEN_DAYS", default_value_t = 30)]
+    pub oauth_refresh_token_days: u32,
+    /// Minutes an e-mailed sign-in link works.
+    #[arg(long, env = "LEDGER_SIGN_IN_LINK_MINUTES", default_value_t = 15)]
+    pub sign_in_link_minutes: u32,
+    /// Hours a console session (the consent page's sign-in) lasts.
+    #[arg(long, env = "LEDGER_SESSION_HOURS", default_value_t = 12)]
+    pub session_hours: u32,
+    /// SMTP relay of the sign-in mail, lettre's URL form: `smtps://user:pass@host:465`,
+    /// `smtp://user:pass@host:587?tls=required`, or `smtp://host:port` (plain). When unset,
+    /// mail is written to `LEDGER_MAIL_OUTBOX` (development).
+    #[arg(long, env = "LEDGER_SMTP_URL", hide_env_values = true)]
+    pub smtp_url: Option<String>,
+    /// External OpenID Connect providers of the console sign-in: a JSON array of
+    /// `{"id", "name", "issuer", "client_id", "client_secret", "scopes"?, "apple"?}`
+    /// (see docs/decisions.md). The callback to register at a provider is
+    /// `{auth_url}/signin/oidc/{id}/callback`.
+    #[arg(long, env = "LEDGER_OIDC_PROVIDERS", hide_env_values = true)]
+    pub oidc_providers: Option<String>,
     /// Deliver webhooks to loopback, private, link-local and other non-public addresses
     /// (default: allowed in development, refused in production, where `true` is an error).
     #[arg(long, env = "LEDGER_WEBHOOK_ALLOW_PRIVATE", action = clap::ArgAction::Set)]
@@ -362,6 +397,7 @@ impl Config {
             rate_limit_test: 100_000,
             rate_limit_organization: 1_000_000,
             rate_limit_system: 1_000,
+            rate_limit_auth: 100_000,
             graphql_max_depth: 20,
             graphql_max_complexity: 1000,
             blob_dir: "./data/blobs".into(),
@@ -374,6 +410,13 @@ impl Config {
             auth_url: None,
             mail_outbox: "./data/outbox".into(),
             mail_from: "Ledger <ledger@localhost>".into(),
+            oauth_code_seconds: 60,
+            oauth_access_token_seconds: 3600,
+            oauth_refresh_token_days: 30,
+            sign_in_link_minutes: 15,
+            session_hours: 12,
+            smtp_url: None,
+            oidc_providers: None,
             webhook_allow_private: None,
             webhook_timeout_ms: 10_000,
             webhook_backoff_ms: 30_000,

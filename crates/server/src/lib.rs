@@ -71,7 +71,21 @@ pub fn ledger_config(config: &Config) -> LedgerConfig {
             .unwrap_or_else(|_| ledger_domain::credits::default_packages()),
         // Checked at start (`x402_config`); a malformed setting leaves x402 off here.
         x402: x402_config(config).ok().flatten(),
+        oauth_lifetimes: oauth_lifetimes(config),
         ..LedgerConfig::default()
+    }
+}
+
+/// The lifetimes of OAuth codes, tokens, sign-in links and sessions (each at least one
+/// unit).
+pub fn oauth_lifetimes(config: &Config) -> ledger_domain::oauth::OAuthLifetimes {
+    use time::Duration as Span;
+    ledger_domain::oauth::OAuthLifetimes {
+        code: Span::seconds(i64::from(config.oauth_code_seconds.max(1))),
+        access_token: Span::seconds(i64::from(config.oauth_access_token_seconds.max(1))),
+        refresh_token: Span::days(i64::from(config.oauth_refresh_token_days.max(1))),
+        sign_in_link: Span::minutes(i64::from(config.sign_in_link_minutes.max(1))),
+        session: Span::hours(i64::from(config.session_hours.max(1))),
     }
 }
 
@@ -243,6 +257,7 @@ pub async fn rate_limits(config: &Config) -> anyhow::Result<Option<RateLimits>> 
         test_per_minute: config.rate_limit_test,
         organization_per_minute: config.rate_limit_organization,
         system_per_hour: config.rate_limit_system,
+        auth_per_minute: config.rate_limit_auth,
     };
     Ok(Some(match &config.redis_url {
         Some(url) => {
@@ -507,12 +522,39 @@ pub fn ledger(
         Ledger::new(db, clock, Arc::new(runtime.clone()), ledger_config(config))
             .with_blobs(blobs(config))
             .with_tokens(Arc::new(ledger_http::auth::RingTokens))
-            .with_mailer(Arc::new(ledger_store::OutboxMailer::new(
-                &config.mail_outbox,
-                config.mail_from.clone(),
-            )))
+            .with_mailer(mailer(config)?)
             .with_webhook_transport(Arc::new(transport)),
     )
+}
+
+/// Where sign-in mail goes: the SMTP relay of `LEDGER_SMTP_URL`, else the outbox
+/// directory.
+///
+/// # Errors
+/// When the SMTP URL or the sender address is not usable.
+pub fn mailer(config: &Config) -> anyhow::Result<Arc<dyn ledger_domain::ports::Mailer>> {
+    Ok(match &config.smtp_url {
+        Some(url) => Arc::new(
+            ledger_auth::smtp::SmtpMailer::new(url, &config.mail_from)
+                .map_err(anyhow::Error::msg)?,
+        ),
+        None => Arc::new(ledger_store::OutboxMailer::new(
+            &config.mail_outbox,
+            config.mail_from.clone(),
+        )),
+    })
+}
+
+/// The external OpenID Connect providers of `LEDGER_OIDC_PROVIDERS` (none when unset).
+///
+/// # Errors
+/// When the provider list is not valid.
+pub fn identity_providers(config: &Config) -> anyhow::Result<ledger_auth::oidc::Providers> {
+    match config.oidc_providers.as_deref().map(str::trim) {
+        Some(text) if !text.is_empty() => ledger_auth::oidc::Providers::from_json(text),
+        _ => ledger_auth::oidc::Providers::none(),
+    }
+    .map_err(anyhow::Error::msg)
 }
 
 /// The blob store of attachment bytes: the S3-compatible bucket when one is configured,
@@ -544,6 +586,7 @@ pub async fn start(
     let transport = web::Data::new(transport_policy(config)?);
     check_webhooks(config)?;
     let tls = tls_config(config)?;
+    let identity_providers = web::Data::new(identity_providers(config)?);
     let limits = rate_limits(config).await?;
     let runtime = TokioRuntime::default();
     let addr = listener.local_addr()?;
@@ -626,6 +669,7 @@ pub async fn start(
             .app_data(transport.clone())
             .app_data(mcp.clone())
             .app_data(oauth_urls.clone())
+            .app_data(identity_providers.clone())
             .app_data(web::QueryConfig::default().error_handler(ledger_http::query_error_handler))
             .configure(ledger_rest::configure::<Db>)
             .configure(ledger_mcp::configure::<Db>)

@@ -29,6 +29,7 @@ mod mcp_sdk;
 mod metrics;
 mod oauth;
 mod openapi;
+mod oidc;
 mod organization_transfers;
 mod organizations;
 mod period_locks;

@@ -909,3 +909,189 @@ async fn the_official_python_sdk_authorizes_itself(w: &World) {
     );
 }
 oauth_both!(oauth_python_sdk, the_official_python_sdk_authorizes_itself);
+
+/// Refusals the first suite does not cover: a code redeemed with another redirect URI or
+/// by another client, an expired code, a confidential client's wrong or missing secret,
+/// expired refresh tokens, refreshes asking for another resource or more scope, and
+/// authorization requests without PKCE or with unknown scopes or unsafe redirect URIs.
+async fn more_codes_clients_and_requests_that_must_fail(w: &World) {
+    w.signup("More Neg Co").await;
+    let client = w.public_client().await;
+    let other = w.public_client().await;
+    let token_error = |body: &Value| body["error"].as_str().unwrap_or_default().to_owned();
+
+    // A code redeemed with another redirect URI: invalid_grant, and the code is burned.
+    let code = w.code(&client, &["ledger:read"], &w.mcp_url()).await;
+    let (status, headers, body) = w
+        .token(&[
+            ("grant_type", "authorization_code"),
+            ("code", &code),
+            ("redirect_uri", "http://localhost:3030/elsewhere"),
+            ("client_id", &client),
+            ("code_verifier", VERIFIER),
+        ])
+        .await;
+    assert_eq!(
+        (status, token_error(&body).as_str()),
+        (StatusCode::BAD_REQUEST, "invalid_grant")
+    );
+    assert_eq!(headers["cache-control"], "no-store");
+    let (_, _, body) = w
+        .token(&[
+            ("grant_type", "authorization_code"),
+            ("code", &code),
+            ("client_id", &client),
+            ("code_verifier", VERIFIER),
+        ])
+        .await;
+    assert_eq!(
+        token_error(&body),
+        "invalid_grant",
+        "a burned code stays burned"
+    );
+
+    // A code redeemed by another client.
+    let code = w.code(&client, &["ledger:read"], &w.mcp_url()).await;
+    let (_, _, body) = w
+        .token(&[
+            ("grant_type", "authorization_code"),
+            ("code", &code),
+            ("client_id", &other),
+            ("code_verifier", VERIFIER),
+        ])
+        .await;
+    assert_eq!(token_error(&body), "invalid_grant");
+
+    // A code past its 60 seconds.
+    let code = w.code(&client, &["ledger:read"], &w.mcp_url()).await;
+    w.clock.advance(time::Duration::seconds(61));
+    let (_, _, body) = w
+        .token(&[
+            ("grant_type", "authorization_code"),
+            ("code", &code),
+            ("client_id", &client),
+            ("code_verifier", VERIFIER),
+        ])
+        .await;
+    assert_eq!(token_error(&body), "invalid_grant");
+
+    // A confidential client: the wrong secret over Basic is 401 with a Basic challenge;
+    // no secret at all is invalid_client.
+    let res = w
+        .register(json!({"redirect_uris": [REDIRECT], "client_name": "Confidential"}))
+        .await;
+    let registered: Value = res.json().await.expect("json");
+    let confidential = registered["client_id"].as_str().expect("id").to_owned();
+    let secret = registered["client_secret"]
+        .as_str()
+        .expect("secret")
+        .to_owned();
+    let code = w.code(&confidential, &["ledger:read"], &w.mcp_url()).await;
+    let basic = |secret: &str| {
+        w.browser
+            .post(format!("{}/token", w.app.base))
+            .basic_auth(&confidential, Some(secret))
+            .form(&[
+                ("grant_type", "authorization_code"),
+                ("code", code.as_str()),
+                ("code_verifier", VERIFIER),
+            ])
+            .send()
+    };
+    let res = basic("ledger_cs_wrong").await.expect("token");
+    assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
+    assert!(
+        res.headers()["www-authenticate"]
+            .to_str()
+            .is_ok_and(|v| v.starts_with("Basic"))
+    );
+    let (status, _, body) = w
+        .token(&[
+            ("grant_type", "authorization_code"),
+            ("code", &code),
+            ("client_id", &confidential),
+            ("code_verifier", VERIFIER),
+        ])
+        .await;
+    assert_eq!(
+        (status, token_error(&body).as_str()),
+        (StatusCode::BAD_REQUEST, "invalid_client")
+    );
+    let res = basic(&secret).await.expect("token");
+    assert_eq!(
+        res.status(),
+        StatusCode::OK,
+        "the right secret still redeems the code"
+    );
+
+    // Refresh: another resource is invalid_target, more scope invalid_scope, and a
+    // refresh token past its 30 days invalid_grant.
+    let code = w.code(&client, &["ledger:read"], &w.mcp_url()).await;
+    let tokens = w.exchange(&client, &code).await;
+    let refresh = tokens["refresh_token"]
+        .as_str()
+        .expect("refresh")
+        .to_owned();
+    let (_, _, body) = w
+        .token(&[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", &refresh),
+            ("client_id", &client),
+            ("resource", "https://other.example/mcp"),
+        ])
+        .await;
+    assert_eq!(token_error(&body), "invalid_target");
+    let (_, _, body) = w
+        .token(&[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", &refresh),
+            ("client_id", &client),
+            ("scope", "ledger:read ledger:admin"),
+        ])
+        .await;
+    assert_eq!(token_error(&body), "invalid_scope");
+    w.clock
+        .advance(time::Duration::days(30) + time::Duration::seconds(1));
+    let (status, body) = w.refresh(&client, &refresh).await;
+    assert_eq!(
+        (status, token_error(&body).as_str()),
+        (StatusCode::BAD_REQUEST, "invalid_grant")
+    );
+
+    // Authorization requests: no PKCE, an unknown scope (back to the client with the
+    // error), and registrations of unsafe redirect URIs (refused).
+    let without_pkce = w
+        .authorize_url(&client, "ledger:read", &w.mcp_url())
+        .replace(&format!("code_challenge={CHALLENGE}&"), "");
+    let res = w.get(&without_pkce, None).await;
+    assert_eq!(res.status(), StatusCode::FOUND);
+    assert_eq!(
+        param(&query_of(&location(&res)), "error").as_deref(),
+        Some("invalid_request")
+    );
+    let res = w
+        .get(
+            &w.authorize_url(&client, "ledger:read ledger:everything", &w.mcp_url()),
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::FOUND);
+    let back = location(&res);
+    assert!(back.starts_with(REDIRECT), "{back}");
+    assert_eq!(
+        param(&query_of(&back), "error").as_deref(),
+        Some("invalid_scope")
+    );
+    for unsafe_uri in [
+        "javascript:alert(1)",
+        "http://evil.example/cb",
+        "https://app.example/cb#x",
+    ] {
+        let res = w.register(json!({"redirect_uris": [unsafe_uri]})).await;
+        assert_eq!(res.status(), StatusCode::BAD_REQUEST, "{unsafe_uri}");
+    }
+}
+oauth_both!(
+    oauth_more_refusals,
+    more_codes_clients_and_requests_that_must_fail
+);

@@ -15,6 +15,7 @@ mod credits;
 mod deletions;
 mod documents;
 mod exchange_rates;
+mod external_signin;
 mod keys;
 mod oauth;
 mod ownership;
@@ -57,6 +58,7 @@ pub use documents::{
 pub use exchange_rates::{
     ConversionInput, ExchangeRateChanges, NewExchangeRateInput, find_currency,
 };
+pub use external_signin::{ExternalIdentity, ExternalSignInStart, PendingExternalSignIn};
 pub use keys::{KeyChanges, NewKeyInput};
 pub use oauth::{
     AuthorizationRequest, AuthorizeRefusal, ClientCredentials, OAuthError, OAuthErrorCode,
@@ -129,6 +131,8 @@ pub struct LedgerConfig {
     pub credit_packages: Vec<crate::credits::CreditPackage>,
     /// Where and in what x402 purchases are paid (`None`: x402 is off).
     pub x402: Option<crate::x402::X402Config>,
+    /// Lifetimes of OAuth codes, tokens, sign-in links and console sessions.
+    pub oauth_lifetimes: crate::oauth::OAuthLifetimes,
 }
 
 impl Default for LedgerConfig {
@@ -149,6 +153,7 @@ impl Default for LedgerConfig {
             monthly_credits: crate::credits::DEFAULT_MONTHLY_CREDITS,
             credit_packages: crate::credits::default_packages(),
             x402: None,
+            oauth_lifetimes: crate::oauth::OAuthLifetimes::default(),
         }
     }
 }

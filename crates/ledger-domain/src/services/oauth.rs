@@ -13,8 +13,7 @@ use serde_json::{Value, json};
 use crate::error::{DomainError, DomainResult, ErrorCode};
 use crate::ids::{IdKind, new_id};
 use crate::oauth::{
-    self, ACCESS_TOKEN_LIFETIME, CODE_LIFETIME, ClientAuth, CodeData, Grant, OAuthClient,
-    OAuthScope, REFRESH_TOKEN_LIFETIME, SESSION_LIFETIME, SIGN_IN_LINK_LIFETIME, SecretKind,
+    self, ClientAuth, CodeData, Grant, OAuthClient, OAuthLifetimes, OAuthScope, SecretKind,
     SessionData, SignInData, StoredSecret,
 };
 use crate::organizations::{ApiKey, Organization, User};
@@ -457,6 +456,12 @@ impl<S: Store> Ledger<S> {
         self.store.revoke_secret(&hash, self.now()).await
     }
 
+    /// The lifetimes of codes, tokens, sign-in links and sessions (the session cookie's
+    /// `Max-Age`, the pages' wording).
+    pub fn oauth_lifetimes(&self) -> OAuthLifetimes {
+        self.config.oauth_lifetimes
+    }
+
     /// The organizations a user may bind a token to (those the user owns).
     ///
     /// # Errors
@@ -505,7 +510,7 @@ impl<S: Store> Ledger<S> {
                 client_id: None,
                 user_id: None,
                 data,
-                expires_at: now + SIGN_IN_LINK_LIFETIME,
+                expires_at: now + self.config.oauth_lifetimes.sign_in_link,
                 used_at: None,
                 revoked_at: None,
                 created_at: now,
@@ -519,7 +524,7 @@ impl<S: Store> Ledger<S> {
                 body: format!(
                     "Sign in to Ledger with this link (it works once, for {} minutes):\n\n\
                      {link}\n\nIf you did not ask to sign in, ignore this message.\n",
-                    SIGN_IN_LINK_LIFETIME.whole_minutes()
+                    self.config.oauth_lifetimes.sign_in_link.whole_minutes()
                 ),
             })
             .await
@@ -567,6 +572,14 @@ impl<S: Store> Ledger<S> {
                 user
             }
         };
+        let session = self.open_session(&user.id).await?;
+        Ok((session, data.return_to))
+    }
+
+    /// Opens a console session of `user_id` (with its forms' CSRF token) and returns
+    /// the session token, the cookie's value.
+    pub(super) async fn open_session(&self, user_id: &str) -> DomainResult<String> {
+        let now = self.now();
         let session = self.tokens.issue(oauth::SESSION_PREFIX)?;
         let csrf = self.tokens.issue(oauth::CSRF_PREFIX)?;
         let session_data = serde_json::to_value(SessionData { csrf: csrf.secret })
@@ -577,15 +590,15 @@ impl<S: Store> Ledger<S> {
                 kind: SecretKind::Session,
                 grant_id: None,
                 client_id: None,
-                user_id: Some(user.id),
+                user_id: Some(user_id.to_owned()),
                 data: session_data,
-                expires_at: now + SESSION_LIFETIME,
+                expires_at: now + self.config.oauth_lifetimes.session,
                 used_at: None,
                 revoked_at: None,
                 created_at: now,
             })
             .await?;
-        Ok((session.secret, data.return_to))
+        Ok(session.secret)
     }
 
     /// Records the signed-in `user`'s approval of `request` for `organization_id` in the
@@ -637,7 +650,7 @@ impl<S: Store> Ledger<S> {
                 client_id: Some(request.client.id.clone()),
                 user_id: Some(user.id.clone()),
                 data,
-                expires_at: now + CODE_LIFETIME,
+                expires_at: now + self.config.oauth_lifetimes.code,
                 used_at: None,
                 revoked_at: None,
                 created_at: now,
@@ -676,6 +689,7 @@ impl<S: Store> Ledger<S> {
         scopes: &[OAuthScope],
     ) -> Result<(TokenResponse, Vec<StoredSecret>), OAuthError> {
         let now = self.now();
+        let lifetimes = self.config.oauth_lifetimes;
         let access = self.tokens.issue(oauth::ACCESS_TOKEN_PREFIX)?;
         let refresh = self.tokens.issue(oauth::REFRESH_TOKEN_PREFIX)?;
         let data = json!({ "scopes": scopes });
@@ -692,14 +706,14 @@ impl<S: Store> Ledger<S> {
             created_at: now,
         };
         let rows = vec![
-            record(access.hash, SecretKind::Access, ACCESS_TOKEN_LIFETIME),
-            record(refresh.hash, SecretKind::Refresh, REFRESH_TOKEN_LIFETIME),
+            record(access.hash, SecretKind::Access, lifetimes.access_token),
+            record(refresh.hash, SecretKind::Refresh, lifetimes.refresh_token),
         ];
         Ok((
             TokenResponse {
                 access_token: access.secret,
                 refresh_token: refresh.secret,
-                expires_in: ACCESS_TOKEN_LIFETIME.whole_seconds(),
+                expires_in: lifetimes.access_token.whole_seconds(),
                 scope: oauth::scope_string(scopes),
             },
             rows,

@@ -359,3 +359,114 @@ async fn authorization_requests_refuse_foreign_clients_uris_and_resources() {
     assert_eq!(ok.resource, MCP);
     assert_eq!(ok.scopes, vec![OAuthScope::Read, OAuthScope::Write]);
 }
+
+#[tokio::test]
+async fn external_sign_ins_are_one_time_bound_to_browser_and_provider() {
+    use crate::services::ExternalIdentity;
+    use sha2::Digest as _;
+    let s = server().await;
+    let return_to = "/authorize?client_id=x";
+    let refuses = |r: Result<_, crate::DomainError>| {
+        assert!(
+            matches!(r, Err(crate::DomainError::Authentication { .. })),
+            "{r:?}"
+        );
+    };
+    // Another provider's callback, another browser, no browser: refused, state kept.
+    let start = s
+        .ledger
+        .start_external_sign_in("one", return_to)
+        .await
+        .expect("start");
+    refuses(
+        s.ledger
+            .take_external_sign_in("two", &start.state, Some(&start.browser))
+            .await,
+    );
+    refuses(
+        s.ledger
+            .take_external_sign_in("one", &start.state, Some("ledger_bb_other"))
+            .await,
+    );
+    refuses(
+        s.ledger
+            .take_external_sign_in("one", &start.state, None)
+            .await,
+    );
+    let pending = s
+        .ledger
+        .take_external_sign_in("one", &start.state, Some(&start.browser))
+        .await
+        .expect("the right browser at the right provider");
+    assert_eq!(pending.nonce, start.nonce);
+    assert_eq!(pending.return_to, return_to);
+    assert!(oauth::pkce_matches(
+        &pending.pkce_verifier,
+        &oauth::base64url(&sha2::Sha256::digest(pending.pkce_verifier.as_bytes()))
+    ));
+    // Spent by its first return.
+    refuses(
+        s.ledger
+            .take_external_sign_in("one", &start.state, Some(&start.browser))
+            .await,
+    );
+    // Expired after ten minutes.
+    let late = s
+        .ledger
+        .start_external_sign_in("one", return_to)
+        .await
+        .expect("start");
+    s.clock.advance(time::Duration::minutes(11));
+    refuses(
+        s.ledger
+            .take_external_sign_in("one", &late.state, Some(&late.browser))
+            .await,
+    );
+    // Only this server's authorization requests are destinations.
+    assert!(
+        s.ledger
+            .start_external_sign_in("one", "https://evil.example/")
+            .await
+            .is_err()
+    );
+
+    // The same e-mail at two providers: two users; the same subject again: the same user.
+    let identity = |sub: &str| ExternalIdentity {
+        subject: sub.into(),
+        email: Some("Alice@Example.com".into()),
+    };
+    let ledger = &s.ledger;
+    let user_of = |session: String| async move {
+        ledger
+            .session(&session)
+            .await
+            .expect("read")
+            .expect("a session")
+            .0
+    };
+    let one = user_of(
+        s.ledger
+            .finish_external_sign_in("one", &identity("sub-1"))
+            .await
+            .expect("sign in"),
+    )
+    .await;
+    let two = user_of(
+        s.ledger
+            .finish_external_sign_in("two", &identity("sub-1"))
+            .await
+            .expect("sign in"),
+    )
+    .await;
+    let again = user_of(
+        s.ledger
+            .finish_external_sign_in("one", &identity("sub-1"))
+            .await
+            .expect("sign in"),
+    )
+    .await;
+    assert_ne!(one.id, two.id);
+    assert_eq!(one.id, again.id);
+    assert_eq!(one.provider_id, "oidc:one:sub-1");
+    assert_eq!(one.email, "alice@example.com");
+}
