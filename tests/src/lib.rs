@@ -227,6 +227,27 @@ impl TestApp {
             .expect("the scheduler runs")
     }
 
+    /// A second server over the same database reading time from `clock` (another replica
+    /// with its own scheduler); its `finish` leaves the database to this one.
+    pub async fn replica_with_clock(&self, clock: Arc<dyn Clock>) -> Self {
+        let db = self.db.as_ref().expect("database");
+        let mut config = server::Config::with_database(&db.url);
+        config.blob_dir = self.blob_dir.to_string_lossy().into_owned();
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
+        let running = server::start(&config, db.db.clone(), listener, clock)
+            .await
+            .expect("start the replica");
+        let base = format!("http://{}", running.addr);
+        Self {
+            base,
+            client: Client::new(),
+            backend: self.backend,
+            blob_dir: self.blob_dir.clone(),
+            running: Some(running),
+            db: None,
+        }
+    }
+
     /// Sends a request with an optional key and JSON body.
     pub async fn call(
         &self,
