@@ -28,6 +28,7 @@ mod metrics;
 mod oauth;
 mod organization_transfers;
 mod organizations;
+mod pages;
 mod period_locks;
 mod pipeline;
 mod reconciliation;
