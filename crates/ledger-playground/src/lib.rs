@@ -62,10 +62,7 @@ const TEXT: &str = "text/plain; charset=utf-8";
 
 static ASSETS: &[Asset] = &[
     vendored!("react-18.3.1.production.min.js", JS),
-    vendored!(
-        "react-dom-18.3.1.production.min.js",
-        JS
-    ),
+    vendored!("react-dom-18.3.1.production.min.js", JS),
     vendored!("graphiql-4.1.2.min.js", JS),
     vendored!("graphiql-4.1.2.min.css", CSS),
     vendored!("swagger-ui-5.35.0.bundle.js", JS),
@@ -75,10 +72,7 @@ static ASSETS: &[Asset] = &[
     vendored!("graphiql-4.1.2.LICENSE.txt", TEXT),
     vendored!("swagger-ui-5.35.0.LICENSE.txt", TEXT),
     vendored!("swagger-ui-5.35.0.NOTICE.txt", TEXT),
-    vendored!(
-        "swagger-ui-5.35.0.bundle.js.LICENSE.txt",
-        TEXT
-    ),
+    vendored!("swagger-ui-5.35.0.bundle.js.LICENSE.txt", TEXT),
     own!("playground.css", CSS),
     own!("key.js", JS),
     own!("graphql-playground.js", JS),
@@ -196,11 +190,16 @@ pub async fn asset(req: HttpRequest, file: web::Path<String>) -> HttpResponse {
     let mut res = if fresh {
         HttpResponse::NotModified().finish()
     } else {
-        HttpResponse::Ok().content_type(asset.content_type).body(asset.bytes)
+        HttpResponse::Ok()
+            .content_type(asset.content_type)
+            .body(asset.bytes)
     };
     let headers = res.headers_mut();
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
-    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
     if let Ok(value) = HeaderValue::from_str(etag) {
         headers.insert(header::ETAG, value);
     }
@@ -245,7 +244,11 @@ mod tests {
     #[test]
     fn asset_names_are_unique_and_typed() {
         for (i, a) in ASSETS.iter().enumerate() {
-            assert!(ASSETS[i + 1..].iter().all(|b| b.name != a.name), "{}", a.name);
+            assert!(
+                ASSETS[i + 1..].iter().all(|b| b.name != a.name),
+                "{}",
+                a.name
+            );
             let expected = if a.name.ends_with(".js") {
                 JS
             } else if a.name.ends_with(".css") {
@@ -260,7 +263,11 @@ mod tests {
 
     #[test]
     fn policies_allow_no_inline_or_evaluated_script() {
-        for csp in [graphql_csp(Some("abc")), graphql_csp(None), REST_CSP.to_owned()] {
+        for csp in [
+            graphql_csp(Some("abc")),
+            graphql_csp(None),
+            REST_CSP.to_owned(),
+        ] {
             let script = csp
                 .split(';')
                 .map(str::trim)

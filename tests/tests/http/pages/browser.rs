@@ -157,7 +157,10 @@ async fn rest_playground_runs_a_request(backend: Backend) {
     };
     let org = app.signup("Rest Explorer Co").await;
     let accounts = app
-        .get(&org.test_key, &format!("/organizations/{}/accounts", org.id))
+        .get(
+            &org.test_key,
+            &format!("/organizations/{}/accounts", org.id),
+        )
         .await;
     assert_eq!(accounts.status, StatusCode::OK, "{}", accounts.body);
     let name = accounts.body["data"][0]["name"]
