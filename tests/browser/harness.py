@@ -102,7 +102,8 @@ def browser_page(allowed_origins=()):
         try:
             context = browser.new_context(viewport={"width": 1280, "height": 900})
             page = context.new_page()
-            page.set_default_timeout(30_000)
+            # Generous: CI runs the suite on two busy cores; a wait is not a time assertion.
+            page.set_default_timeout(90_000)
             watch = Watch(page, allowed_origins)
             try:
                 yield page, watch
