@@ -3,7 +3,6 @@
 //! No business rule lives here.
 
 pub mod config;
-mod temp_openapi;
 
 use std::net::TcpListener;
 use std::sync::Arc;
@@ -502,7 +501,6 @@ pub async fn start(
             .configure(ledger_auth::configure::<Db>)
             .configure(|cfg| ledger_graphql::configure::<Db>(cfg, graphql.clone()))
             .configure(ledger_playground::configure)
-            .configure(temp_openapi::configure)
             .default_service(web::to(ledger_http::not_found))
             .wrap(actix_web::middleware::from_fn(
                 ledger_http::auth::bearer_challenge,
