@@ -1,4 +1,4 @@
-//! `POST /graphql` and `GET /graphql/playground`.
+//! `POST /graphql` (its explorer, `GET /graphql/playground`, is `ledger-playground`'s).
 //!
 //! The request passes the same authentication and rate limiter as REST
 //! ([`ledger_http::auth::authenticate`]), then the document is parsed and validated
@@ -171,10 +171,4 @@ pub async fn graphql<St: Store>(
         Ok(result) => HttpResponse::Ok().json(GraphQLResponse::from_result(Ok(result))),
         Err(e) => invalid_document(&e),
     }
-}
-
-/// `GET /graphql/playground`: GraphiQL, pointed at `/graphql` (set the
-/// `Authorization: Bearer <key>` header in its headers pane).
-pub async fn playground() -> actix_web::Result<HttpResponse> {
-    juniper_actix::graphiql_handler("/graphql", None).await
 }

@@ -76,11 +76,11 @@ pub fn sdl<St: Store>() -> String {
     schema::<St>(GraphqlLimits::default()).as_sdl()
 }
 
-/// Registers `POST /graphql` and `GET /graphql/playground`. The REST
+/// Registers `POST /graphql` (GraphiQL at `GET /graphql/playground` is
+/// `ledger-playground`'s). The REST
 /// [`ledger_http::AppState`] must be registered as app data too (authentication, rate
 /// limits and the job waker are shared).
 pub fn configure<St: Store>(cfg: &mut web::ServiceConfig, schema: web::Data<Schema<St>>) {
     cfg.app_data(schema)
-        .route("/graphql", web::post().to(http::graphql::<St>))
-        .route("/graphql/playground", web::get().to(http::playground));
+        .route("/graphql", web::post().to(http::graphql::<St>));
 }

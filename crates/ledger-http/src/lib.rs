@@ -10,6 +10,7 @@ pub mod input;
 pub mod limits;
 pub mod limits_redis;
 pub mod metrics;
+pub mod security;
 pub mod transport;
 
 use actix_web::body::MessageBody;

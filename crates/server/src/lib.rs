@@ -675,18 +675,25 @@ pub async fn start(
             .configure(ledger_mcp::configure::<Db>)
             .configure(ledger_auth::configure::<Db>)
             .configure(|cfg| ledger_graphql::configure::<Db>(cfg, graphql.clone()))
+            .configure(ledger_playground::configure)
             .default_service(web::to(ledger_http::not_found))
             .wrap(actix_web::middleware::from_fn(
                 ledger_http::auth::bearer_challenge,
             ))
-            // Outermost last: the request id first, then the metrics, then HEAD routed as GET,
-            // then the transport check, so even a refused plain-HTTP request carries its id.
+            // Outermost last: the request id first, then the security headers, then the
+            // metrics, then HEAD routed as GET, then the transport check, so even a refused
+            // plain-HTTP request carries its id and headers.
             .wrap(actix_web::middleware::from_fn(
                 ledger_http::transport::require_https,
             ))
             .wrap(actix_web::middleware::from_fn(ledger_http::head_as_get))
             .wrap(actix_web::middleware::from_fn(
                 ledger_http::metrics::record_requests,
+            ))
+            // Security headers (nosniff everywhere, the page policies on HTML) on every
+            // answer, refusals included.
+            .wrap(actix_web::middleware::from_fn(
+                ledger_http::security::security_headers,
             ))
             .wrap(actix_web::middleware::from_fn(ledger_http::with_request_id))
     })

@@ -32,6 +32,7 @@ mod openapi;
 mod oidc;
 mod organization_transfers;
 mod organizations;
+mod pages;
 mod period_locks;
 mod pipeline;
 mod reconciliation;

@@ -1,0 +1,239 @@
+//! The pages in a real browser: headless Chromium (Debian `chromium`) driven by
+//! Playwright for Python (`playwright==1.65.2`, using the system browser; no
+//! `playwright install`). The scenarios are the scripts in `tests/browser/`:
+//!
+//! - `graphql_playground.py`: GraphiQL, sign in with a key, run a query, see the answer;
+//! - `rest_playground.py`: Swagger UI over `/openapi.json`, set the key, run the
+//!   accounts list, see the answer;
+//! - `consent.py`: the OAuth sign-in by e-mailed link and the consent page (pick an
+//!   organization, approve scopes), landing on the client's redirect with a code.
+//!
+//! Each also fails on a Content-Security-Policy violation, a script error, a request
+//! leaving the server's origin, or an HTML page without the security headers.
+//! Screenshots are kept in `target/artifacts/browser/` (`LEDGER_ARTIFACTS_DIR`
+//! overrides), named `<scenario>-<database>-<step>.png`, with a `-failure.png` when a
+//! scenario fails.
+//!
+//! Without python3's playwright or Chromium (`LEDGER_CHROMIUM`, default
+//! `/usr/bin/chromium`), these tests fail when `CI=true` (`.ci/run` installs both) and
+//! are skipped otherwise, saying why.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use ledger_tests::{Backend, TestApp};
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
+}
+
+fn chromium() -> PathBuf {
+    std::env::var_os("LEDGER_CHROMIUM").map_or_else(|| "/usr/bin/chromium".into(), PathBuf::from)
+}
+
+/// Where the screenshots go.
+fn artifacts() -> PathBuf {
+    if let Some(dir) = std::env::var_os("LEDGER_ARTIFACTS_DIR") {
+        return PathBuf::from(dir);
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map_or_else(|| workspace().join("target"), |t| workspace().join(t));
+    target.join("artifacts").join("browser")
+}
+
+/// Why the browser cannot run here, if it cannot.
+fn missing() -> Option<String> {
+    if !chromium().exists() {
+        return Some(format!(
+            "no Chromium at {} (apt-get install -y chromium, or set LEDGER_CHROMIUM)",
+            chromium().display()
+        ));
+    }
+    match Command::new("python3")
+        .args(["-c", "import playwright.sync_api"])
+        .output()
+    {
+        Ok(out) if out.status.success() => None,
+        Ok(out) => Some(format!(
+            "python3 cannot import playwright (pip install playwright==1.65.2): {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+        Err(e) => Some(format!("python3 is not installed ({e})")),
+    }
+}
+
+/// `true` when the scenario must be skipped (only outside CI); panics in CI.
+fn skip() -> bool {
+    let Some(why) = missing() else { return false };
+    let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
+    assert!(!ci, "the browser tests cannot run: {why}");
+    eprintln!("skipping the browser test: {why}");
+    true
+}
+
+/// Runs `tests/browser/<script>` against `app`; its output must end with `ok: <what>`.
+async fn run(app: &TestApp, script: &str, scenario: &str, env: Vec<(&str, String)>) {
+    let backend = match app.backend {
+        Backend::Sqlite => "sqlite",
+        Backend::Postgres => "postgres",
+    };
+    let prefix = format!("{scenario}-{backend}");
+    let base = app.base.clone();
+    let script = workspace().join("tests/browser").join(script);
+    let env: Vec<(String, String)> = env.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new("python3")
+            .arg(&script)
+            .current_dir(workspace())
+            .env("LEDGER_BASE", base)
+            .env("LEDGER_ARTIFACTS", artifacts())
+            .env("LEDGER_ARTIFACT_PREFIX", prefix)
+            .env("LEDGER_CHROMIUM", chromium())
+            .envs(env)
+            .output()
+            .expect("run python3")
+    })
+    .await
+    .expect("browser task");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("ok: "),
+        "the browser scenario {scenario} failed (screenshots in {})\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+        artifacts().display()
+    );
+}
+
+macro_rules! browser_both {
+    ($name:ident, $scenario:ident) => {
+        mod $name {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                super::$scenario(ledger_tests::Backend::Sqlite).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                super::$scenario(ledger_tests::Backend::Postgres).await;
+            }
+        }
+    };
+}
+
+async fn graphql_playground_runs_a_query(backend: Backend) {
+    if skip() {
+        return;
+    }
+    let Some(app) = TestApp::spawn(backend).await else {
+        return;
+    };
+    let org = app.signup("Playground Co").await;
+    run(
+        &app,
+        "graphql_playground.py",
+        "graphql-playground",
+        vec![
+            ("LEDGER_KEY", org.test_key.clone()),
+            ("LEDGER_ORG_NAME", "Playground Co".to_owned()),
+        ],
+    )
+    .await;
+    app.finish().await;
+}
+browser_both!(graphql_playground, graphql_playground_runs_a_query);
+
+async fn rest_playground_runs_a_request(backend: Backend) {
+    if skip() {
+        return;
+    }
+    let Some(app) = TestApp::spawn(backend).await else {
+        return;
+    };
+    let org = app.signup("Rest Explorer Co").await;
+    let accounts = app
+        .get(
+            &org.test_key,
+            &format!("/organizations/{}/accounts", org.id),
+        )
+        .await;
+    assert_eq!(accounts.status, StatusCode::OK, "{}", accounts.body);
+    let name = accounts.body["data"][0]["name"]
+        .as_str()
+        .expect("the default chart has accounts")
+        .to_owned();
+    run(
+        &app,
+        "rest_playground.py",
+        "rest-playground",
+        vec![
+            ("LEDGER_KEY", org.test_key.clone()),
+            ("LEDGER_ORG", org.id.clone()),
+            ("LEDGER_EXPECT", name),
+        ],
+    )
+    .await;
+    app.finish().await;
+}
+browser_both!(rest_playground, rest_playground_runs_a_request);
+
+const OWNER: &str = "browser-owner@example.com";
+
+/// Signs up an organization owned by the e-mail user `OWNER`.
+async fn owned(app: &TestApp, name: &str) -> String {
+    let res = app
+        .call(
+            Method::POST,
+            "/accounts/master",
+            None,
+            Some(json!({
+                "name": name,
+                "user_provider_id": format!("email:{OWNER}"),
+                "user_email": OWNER,
+            })),
+            &[],
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    res.body["organization"]["id"]
+        .as_str()
+        .expect("id")
+        .to_owned()
+}
+
+async fn consent_in_the_browser(backend: Backend) {
+    if skip() {
+        return;
+    }
+    let outbox = std::env::temp_dir().join(format!(
+        "ledger-outbox-{}",
+        ledger_domain::ids::new_id(ledger_domain::ids::IdKind::Request)
+    ));
+    let dir = outbox.to_string_lossy().into_owned();
+    let Some(app) = TestApp::spawn_with(backend, move |c| c.mail_outbox = dir).await else {
+        return;
+    };
+    let first = owned(&app, "First Books").await;
+    let second = owned(&app, "Second Books").await;
+    run(
+        &app,
+        "consent.py",
+        "consent",
+        vec![
+            ("LEDGER_OUTBOX", outbox.to_string_lossy().into_owned()),
+            ("LEDGER_EMAIL", OWNER.to_owned()),
+            ("LEDGER_ORG", second),
+            ("LEDGER_ORG_NAME", "Second Books".to_owned()),
+            ("LEDGER_OTHER_ORG", first),
+        ],
+    )
+    .await;
+    let _ = std::fs::remove_dir_all(&outbox);
+    app.finish().await;
+}
+browser_both!(oauth_consent, consent_in_the_browser);
