@@ -174,7 +174,10 @@ fn arguments(
 ) -> Value {
     let mut args = Map::new();
     for arg in tool.all_args() {
-        if arg.name == "organizationId" || arg.name == "parentOrganizationId" {
+        if matches!(
+            arg.name,
+            "organizationId" | "parentOrganizationId" | "masterOrganizationId"
+        ) {
             if let Some(org) = organization {
                 args.insert(arg.name.to_owned(), json!(org));
             }
@@ -201,9 +204,12 @@ fn variants<'a>(
     a: &'a Org,
     b: &'a Org,
 ) -> Vec<(&'static str, Option<&'a str>)> {
-    let names_org = tool
-        .all_args()
-        .any(|x| x.name == "organizationId" || x.name == "parentOrganizationId");
+    let names_org = tool.all_args().any(|x| {
+        matches!(
+            x.name,
+            "organizationId" | "parentOrganizationId" | "masterOrganizationId"
+        )
+    });
     // Only ids the probe fills in (optional links it makes no resource for stay out).
     let has_ids = id_args(tool).iter().any(|arg| {
         arg.name == "keyId" || arg.name == "entityId" || value(tool, arg, fx, 0).is_some()
