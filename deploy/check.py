@@ -49,7 +49,10 @@ def subcommands():
 def served_paths():
     paths = set()
     for f in (ROOT / "crates").rglob("*.rs"):
-        paths.update(re.findall(r'\.route\(\s*"(/[^"{]*)"', f.read_text()))
+        text = f.read_text()
+        # `cfg.route("/x", ...)`, and the REST registrar's `at("/x")`.
+        paths.update(re.findall(r'\.route\(\s*"(/[^"{]*)"', text))
+        paths.update(re.findall(r'\bat\(\s*"(/[^"{]*)"', text))
     return paths
 
 

@@ -292,6 +292,9 @@ impl Schema {
                         t.foreign_keys.retain(|fk| fk.name != name);
                         if name == format!("{table}_pkey") {
                             t.primary_key = None;
+                        } else if name.ends_with("_check") {
+                            // A CHECK constraint (PostgreSQL's `{table}_{column}_check`)
+                            // is no key; the model does not track it.
                         } else if before == (t.unique.len(), t.foreign_keys.len()) {
                             panic!("{file}: drops unknown constraint {name} of {table}");
                         }

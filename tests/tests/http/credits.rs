@@ -423,7 +423,10 @@ async fn reset_races_with_writes(app: &TestApp, clock: Arc<ShiftedClock>) {
         a + b + c + d
     };
     let (_, reset) = tokio::join!(futures::future::join_all(writes), resets);
-    assert_eq!(reset, 1, "one of the four sweeps reset the pool");
+    // The replica's own start-up sweep is spawned, so under load it may run after the
+    // clock moved and be the one that resets: the sweeps here reset at most once, and the
+    // ledger rows below prove exactly one reset happened.
+    assert!(reset <= 1, "the four sweeps reset the pool {reset} times");
     let rows = ledger_rows(app, &org, &org.live_key).await;
     let resets: Vec<&Value> = rows.iter().filter(|r| r["kind"] == "reset").collect();
     assert_eq!(resets.len(), 1, "one reset per pool and month: {rows:#?}");
