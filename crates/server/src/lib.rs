@@ -344,22 +344,41 @@ pub fn spawn_workers(
 /// How often the soft-delete purge runs (DECISIONS 5: daily).
 const PURGE_INTERVAL: Duration = Duration::from_secs(24 * 60 * 60);
 
-/// Runs the purge of expired soft-deleted rows once now and then daily, until `stop`
-/// turns true. A failed run is logged and retried at the next interval.
-pub fn spawn_purge(ledger: &AppLedger, stop: &watch::Sender<bool>) -> tokio::task::JoinHandle<()> {
-    let ledger = ledger.clone();
+/// Runs `pass` now and then every `interval`, until `stop` turns true (the periodic
+/// sweeps every replica runs: purge, transfer expiry, recurring, credit reset).
+fn spawn_every<F, Fut>(
+    interval: Duration,
+    stop: &watch::Sender<bool>,
+    mut pass: F,
+) -> tokio::task::JoinHandle<()>
+where
+    F: FnMut() -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()> + Send,
+{
     let mut stop = stop.subscribe();
     tokio::spawn(async move {
         loop {
             if *stop.borrow() {
                 break;
             }
+            pass().await;
+            tokio::select! {
+                _ = tokio::time::sleep(interval) => {}
+                _ = stop.changed() => break,
+            }
+        }
+    })
+}
+
+/// Runs the purge of expired soft-deleted rows once now and then daily, until `stop`
+/// turns true. A failed run is logged and retried at the next interval.
+pub fn spawn_purge(ledger: &AppLedger, stop: &watch::Sender<bool>) -> tokio::task::JoinHandle<()> {
+    let ledger = ledger.clone();
+    spawn_every(PURGE_INTERVAL, stop, move || {
+        let ledger = ledger.clone();
+        async move {
             if let Err(e) = ledger.purge_expired().await {
                 tracing::error!(error = %e, "purging expired soft-deleted rows failed");
-            }
-            tokio::select! {
-                _ = tokio::time::sleep(PURGE_INTERVAL) => {}
-                _ = stop.changed() => break,
             }
         }
     })
@@ -376,18 +395,11 @@ pub fn spawn_transfer_expiry(
     stop: &watch::Sender<bool>,
 ) -> tokio::task::JoinHandle<()> {
     let ledger = ledger.clone();
-    let mut stop = stop.subscribe();
-    tokio::spawn(async move {
-        loop {
-            if *stop.borrow() {
-                break;
-            }
+    spawn_every(TRANSFER_EXPIRY_INTERVAL, stop, move || {
+        let ledger = ledger.clone();
+        async move {
             if let Err(e) = ledger.expire_organization_transfers().await {
                 tracing::error!(error = %e, "expiring organization transfers failed");
-            }
-            tokio::select! {
-                _ = tokio::time::sleep(TRANSFER_EXPIRY_INTERVAL) => {}
-                _ = stop.changed() => break,
             }
         }
     })
@@ -405,20 +417,13 @@ pub fn spawn_recurring(
     stop: &watch::Sender<bool>,
 ) -> tokio::task::JoinHandle<()> {
     let ledger = ledger.clone();
-    let mut stop = stop.subscribe();
-    tokio::spawn(async move {
-        loop {
-            if *stop.borrow() {
-                break;
-            }
+    spawn_every(RECURRING_INTERVAL, stop, move || {
+        let ledger = ledger.clone();
+        async move {
             match ledger.run_due_recurring().await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(runs = n, "recurring occurrences generated"),
                 Err(e) => tracing::error!(error = %e, "the recurring scheduler failed"),
-            }
-            tokio::select! {
-                _ = tokio::time::sleep(RECURRING_INTERVAL) => {}
-                _ = stop.changed() => break,
             }
         }
     })
@@ -434,20 +439,13 @@ pub fn spawn_credit_reset(
     stop: &watch::Sender<bool>,
 ) -> tokio::task::JoinHandle<()> {
     let ledger = ledger.clone();
-    let mut stop = stop.subscribe();
-    tokio::spawn(async move {
-        loop {
-            if *stop.borrow() {
-                break;
-            }
+    spawn_every(CREDIT_RESET_INTERVAL, stop, move || {
+        let ledger = ledger.clone();
+        async move {
             match ledger.reset_monthly_credits().await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(pools = n, "monthly credits reset"),
                 Err(e) => tracing::error!(error = %e, "resetting monthly credits failed"),
-            }
-            tokio::select! {
-                _ = tokio::time::sleep(CREDIT_RESET_INTERVAL) => {}
-                _ = stop.changed() => break,
             }
         }
     })
