@@ -21,11 +21,18 @@ ACCOUNTS = re.compile(r"^/organizations/\{[^}/]+\}/accounts$")
 
 
 def accounts_operation(page):
-    """The GET block of the accounts list, whatever the document names its parameter."""
-    blocks = page.locator(".opblock.opblock-get")
-    blocks.first.wait_for()
-    for i in range(blocks.count()):
-        block = blocks.nth(i)
+    """The GET block of the accounts list, whatever the document names its parameter.
+
+    Swagger UI (5.3x) virtualizes a long operation list: only the operations near the
+    viewport are in the page. Narrow the list with its filter box, as a user would, then
+    wait for a candidate block."""
+    page.get_by_placeholder("Filter by tag or path").fill("accounts")
+    candidates = page.locator(".opblock.opblock-get").filter(
+        has=page.locator('.opblock-summary-path[data-path^="/organizations/{"][data-path$="}/accounts"]')
+    )
+    candidates.first.wait_for()
+    for i in range(candidates.count()):
+        block = candidates.nth(i)
         path = block.locator(".opblock-summary-path").first.get_attribute("data-path") or ""
         if ACCOUNTS.match(path):
             return block
@@ -41,7 +48,7 @@ def execute(block):
 
 with browser_page() as (page, watch):
     page.goto(f"{BASE}/api/playground")
-    page.get_by_role("heading", name="Ledger REST API").wait_for()
+    page.get_by_role("heading", name="Ledger REST API", exact=True).wait_for()
     block = accounts_operation(page)
     block.locator(".opblock-summary-control").click()
     row = block.locator('tr[data-param-in="path"]')

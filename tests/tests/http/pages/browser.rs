@@ -148,7 +148,6 @@ async fn graphql_playground_runs_a_query(backend: Backend) {
 }
 browser_both!(graphql_playground, graphql_playground_runs_a_query);
 
-#[allow(dead_code)]
 async fn rest_playground_runs_a_request(backend: Backend) {
     if skip() {
         return;
@@ -181,9 +180,7 @@ async fn rest_playground_runs_a_request(backend: Backend) {
     .await;
     app.finish().await;
 }
-// Not registered: against the generated document (148 operations) the scenario does not
-// find the accounts operation's block yet (it passed against a two-operation development
-// document); the page itself loads the real document. Open point of issue 20, item 3.
+browser_both!(rest_playground, rest_playground_runs_a_request);
 
 const OWNER: &str = "browser-owner@example.com";
 
