@@ -147,14 +147,22 @@ impl Accounts for Db {
                 }
                 query
             };
-            let total: i64 = filtered().count().get_result(conn).await?;
-            let mut query = filtered()
+            let query = filtered()
                 .order((accounts::code.asc(), accounts::id.asc()))
                 .select(AccountRow::as_select());
-            if let Some(page) = page {
-                query = query.limit(page.limit).offset(page.offset);
-            }
-            Ok((query.load(conn).await?, total))
+            // Unpaged (reports read the whole chart): the rows are the count.
+            let Some(page) = page else {
+                let rows: Vec<AccountRow> = query.load(conn).await?;
+                let total = i64::try_from(rows.len()).unwrap_or(i64::MAX);
+                return Ok((rows, total));
+            };
+            let total: i64 = filtered().count().get_result(conn).await?;
+            let rows = query
+                .limit(page.limit)
+                .offset(page.offset)
+                .load(conn)
+                .await?;
+            Ok((rows, total))
         })?;
         Ok(Page {
             items: rows

@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 use ledger_tests::{Org, TestApp, both};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
 
 /// A seeded xorshift generator: a failure names its seed and replays.
 struct Rng(u64);
@@ -273,8 +275,11 @@ async fn random_interleavings_keep_balances_exact(app: &TestApp) {
                 Some("2026-03-04T18:45:30.000001Z"),
             ),
         ] {
-            // The account's lines in history order: date, transaction id, line.
-            let mut ordered: Vec<(String, String, usize, i64)> = Vec::new();
+            // The account's lines in history order: date, transaction id, line. Dates sort
+            // as instants, not as text: RFC 3339 drops trailing zeros of the fraction, so
+            // "…:03.12Z" sorts after "…:03.123456Z" as text (two reversals, dated when they
+            // ran, in the same second).
+            let mut ordered: Vec<(OffsetDateTime, String, String, usize, i64)> = Vec::new();
             for t in journal
                 .iter()
                 .filter(|t| matches!(t["status"].as_str(), Some("posted" | "reversed")))
@@ -292,13 +297,14 @@ async fn random_interleavings_keep_balances_exact(app: &TestApp) {
                     } else {
                         -amount
                     };
-                    ordered.push((date.clone(), id.clone(), line, net));
+                    let at = OffsetDateTime::parse(&date, &Rfc3339).expect("RFC 3339 date");
+                    ordered.push((at, date.clone(), id.clone(), line, net));
                 }
             }
             ordered.sort();
             let mut running = 0;
             let mut expected = Vec::new();
-            for (date, _, _, net) in &ordered {
+            for (_, date, _, _, net) in &ordered {
                 running += net;
                 let inside = from.is_none_or(|f| date.as_str() >= f)
                     && until.is_none_or(|u| date.as_str() < u);
