@@ -1,8 +1,10 @@
 //! The official MCP Python SDK against the real server (Streamable HTTP) and against the
-//! `ledger-mcp` stdio binary: `tests/mcp_sdk/bookkeeping.py` must pass.
+//! `ledger-mcp` stdio binary: `tests/mcp_sdk/bookkeeping.py` must pass; and every tool of
+//! `tools/list` called through the SDK in each protocol era: `tests/mcp_sdk/every_tool.py`.
 //!
-//! Needs `python3` with the `mcp` package (`.ci/run` installs the pinned version). Set
-//! `LEDGER_SKIP_MCP_SDK=1` to skip it on a machine without them.
+//! Needs `python3` with the `mcp` package, and for the every-tool scenario the reference
+//! x402 client (`.ci/run` installs the pinned versions). Set `LEDGER_SKIP_MCP_SDK=1` to skip
+//! them on a machine without them.
 
 use std::path::PathBuf;
 use std::process::Command;
