@@ -1,13 +1,18 @@
 //! The official MCP Python SDK against the real server (Streamable HTTP) and against the
-//! `ledger-mcp` stdio binary: `tests/mcp_sdk/bookkeeping.py` must pass.
+//! `ledger-mcp` stdio binary: `tests/mcp_sdk/bookkeeping.py` must pass; and every tool of
+//! `tools/list` called through the SDK in each protocol era: `tests/mcp_sdk/every_tool.py`.
 //!
-//! Needs `python3` with the `mcp` package (`.ci/run` installs the pinned version). Set
-//! `LEDGER_SKIP_MCP_SDK=1` to skip it on a machine without them.
+//! Needs `python3` with the `mcp` package, and for the every-tool scenario the reference
+//! x402 client (`.ci/run` installs the pinned versions). Set `LEDGER_SKIP_MCP_SDK=1` to skip
+//! them on a machine without them.
 
 use std::path::PathBuf;
 use std::process::Command;
 
 use ledger_tests::{TestApp, both};
+use reqwest::StatusCode;
+
+use crate::organization_transfers::signup_user;
 
 fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -95,3 +100,109 @@ async fn official_python_sdk_keeps_the_books(app: &TestApp) {
     }
 }
 both!(mcp_python_sdk, official_python_sdk_keeps_the_books);
+
+/// `tests/mcp_sdk/every_tool.py`: every tool `tools/list` names, called through the official
+/// Python SDK in one protocol era (`2026-07-28` or `2025-11-25`), with the credit purchases
+/// paid by the reference x402 client. The script fails on a listed tool it did not call.
+async fn every_tool_in_era(app: &TestApp, era: &str) {
+    if std::env::var("LEDGER_SKIP_MCP_SDK").is_ok_and(|v| v == "1") {
+        eprintln!("LEDGER_SKIP_MCP_SDK=1: skipping the MCP Python SDK test");
+        return;
+    }
+    let ready = Command::new("python3")
+        .args([
+            "-c",
+            "import httpx2, eth_account, x402; from mcp import Client",
+        ])
+        .output();
+    match ready {
+        Ok(out) if out.status.success() => {}
+        Ok(out) => panic!(
+            "this test needs the official MCP SDK and the reference x402 client: \
+             `pip install mcp==2.3.0 \"x402[evm,httpx]==2.25.0\" eth-account==0.14.0` \
+             (.ci/run does it), or set LEDGER_SKIP_MCP_SDK=1 to skip.\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(e) => panic!("python3 is needed for the MCP Python SDK test ({e})"),
+    }
+    let tag = era.replace('-', "");
+    let owner = signup_user(
+        app,
+        "Every Tool Co",
+        &format!("owner{tag}"),
+        &format!("owner{tag}@example.com"),
+    )
+    .await;
+    let peer_email = format!("peer{tag}@example.com");
+    let peer = signup_user(app, "Peer Co", &format!("peer{tag}"), &peer_email).await;
+    let base = app.base.clone();
+    let (key, org, peer_key) = (
+        owner.live_key.clone(),
+        owner.id.clone(),
+        peer.live_key.clone(),
+    );
+    let era_env = era.to_owned();
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new("python3")
+            .arg(workspace().join("tests/mcp_sdk/every_tool.py"))
+            .env("LEDGER_BASE", base)
+            .env("LEDGER_ERA", era_env)
+            .env("LEDGER_KEY", key)
+            .env("LEDGER_ORG", org)
+            .env("LEDGER_PEER_KEY", peer_key)
+            .env("LEDGER_PEER_EMAIL", peer_email)
+            .output()
+            .expect("run python3")
+    })
+    .await
+    .expect("python task");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the every-tool scenario failed ({era})\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+    );
+    assert!(
+        stdout.contains(&format!("ok: every tool {era} (")),
+        "the every-tool scenario did not finish ({era}):\n{stdout}"
+    );
+    // What the scenario did, read back over REST: the x402 pair bought two packages, and
+    // the accepted ownership transfer moved one sub-organization under the peer.
+    let purchases = app
+        .get(
+            &owner.live_key,
+            &format!("/organizations/{}/credits/purchases?limit=100", owner.id),
+        )
+        .await;
+    assert_eq!(purchases.status, StatusCode::OK, "{}", purchases.body);
+    let x402_completed = purchases.body["data"]
+        .as_array()
+        .expect("purchases")
+        .iter()
+        .filter(|p| p["provider"] == "x402" && p["status"] == "completed")
+        .count();
+    assert_eq!(x402_completed, 2, "{}", purchases.body);
+    let moved = app
+        .get(
+            &peer.live_key,
+            &format!("/organizations/{}/sub-organizations", peer.id),
+        )
+        .await;
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.body);
+    assert_eq!(
+        moved.body["data"].as_array().map(Vec::len),
+        Some(1),
+        "{}",
+        moved.body
+    );
+}
+
+async fn every_tool_modern(app: &TestApp) {
+    every_tool_in_era(app, "2026-07-28").await;
+}
+both!(mcp_python_sdk_every_tool_2026, every_tool_modern);
+
+async fn every_tool_legacy(app: &TestApp) {
+    every_tool_in_era(app, "2025-11-25").await;
+}
+both!(mcp_python_sdk_every_tool_2025, every_tool_legacy);
