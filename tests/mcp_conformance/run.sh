@@ -2,8 +2,20 @@
 # Outside MCP checkers against the real server (issue 22):
 #   1. the official MCP conformance suite, `--requirements 2026-07-28` and `2025-11-25`;
 #   2. the MCP Inspector CLI: tools/list with `--strict` (schema portability) in both
-#      eras, and a tool call.
+#      eras, and a tool call;
+#   3. the suite's `authorization` command (issue 15): every authorization-server
+#      scenario against our OAuth 2.1 authorization server (metadata document, then the
+#      authorization code grant with PKCE, `state`, `iss` and `resource`), with
+#      authflow.py playing the person at the browser (e-mailed sign-in link from the
+#      development outbox, consent page).
 # Any failed check or Inspector warning fails the run; there is no expected-failures list.
+#
+# The suite's `auth/*` scenarios (`conformance client`) are not run: they test an MCP
+# *client* (the suite plays the MCP server and the authorization server, and the command
+# under test must discover, register, authorize and retry), and Ledger ships no MCP
+# client. Our resource-server side (401/403 challenges, RFC 9728 metadata, audience) is
+# covered by tests/tests/http/oauth.rs and the official Python SDK's flow
+# (tests/mcp_sdk/oauth_flow.py); see docs/decisions.md.
 #
 # The server is the workspace's debug `ledger-server` (built here unless
 # LEDGER_SERVER_BIN names one) on SQLite in a temporary directory, on a free loopback
@@ -61,7 +73,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 PORT="$(free_port)"
 mkdir -p "$WORK/db"
 LEDGER_ADDR="127.0.0.1:$PORT" DATABASE_URL="sqlite://$WORK/db/ledger.sqlite" \
-  LEDGER_ENV=development LEDGER_RATE_LIMITS=off LEDGER_LOG="${LEDGER_LOG:-warn}" \
+  LEDGER_MAIL_OUTBOX="$WORK/outbox" LEDGER_ENV=development LEDGER_RATE_LIMITS=off LEDGER_LOG="${LEDGER_LOG:-warn}" \
   "$BIN" serve > "$OUT/server.log" 2>&1 &
 pids+=("$!")
 for _ in $(seq 1 120); do
@@ -120,6 +132,28 @@ if ! timeout 120 "$N22" "$INSPECTOR" --cli "$URL" --protocol-era modern --method
   say "inspector tools/call FAILED"; cat "$OUT/inspector-call.err" >&2
 fi
 python3 "$HERE/summarize.py" --inspector-call "$OUT/inspector-call.json" || status=1
+
+# 5. The authorization server: a public client registered (RFC 7591) for the suite's
+# callback, an organization owned by the e-mail user authflow.py signs in as, then the
+# suite's authorization-server scenarios with the MCP endpoint as the resource.
+say "conformance authorization (authorization-server scenarios)"
+ISSUER="http://127.0.0.1:$PORT"
+AUTH_EMAIL="conformance-auth@example.com"
+CALLBACK_PORT="$(free_port)"
+curl -sf -X POST "$ISSUER/accounts/master" -H 'Content-Type: application/json' \
+  -d "{\"name\":\"MCP Conformance OAuth\",\"user_provider_id\":\"email:$AUTH_EMAIL\",\"user_email\":\"$AUTH_EMAIL\"}" \
+  > /dev/null || fail "sign-up of the OAuth organization failed"
+CLIENT_ID="$(curl -sf -X POST "$ISSUER/register" -H 'Content-Type: application/json' \
+  -d "{\"client_name\":\"MCP conformance suite\",\"redirect_uris\":[\"http://127.0.0.1:$CALLBACK_PORT/callback\"],\"token_endpoint_auth_method\":\"none\",\"grant_types\":[\"authorization_code\",\"refresh_token\"],\"response_types\":[\"code\"]}" \
+  | python3 -c 'import json, sys; print(json.load(sys.stdin)["client_id"])')" || fail "client registration failed"
+if ! (cd "$WORK" && timeout 300 python3 "$HERE/authflow.py" "$ISSUER" "$WORK/outbox" "$AUTH_EMAIL" \
+    "$OUT/conformance-authorization.txt" -- "$N22" "$CONFORMANCE" authorization --url "$ISSUER" \
+    --client-id "$CLIENT_ID" --resource "$ISSUER/mcp" --port "$CALLBACK_PORT" \
+    -o "$OUT/conformance-authorization") > "$OUT/authflow.log" 2>&1; then
+  status=1
+  say "conformance authorization FAILED"; cat "$OUT/authflow.log" >&2
+fi
+python3 "$HERE/summarize.py" --authorization "$OUT/conformance-authorization" || status=1
 
 if [ "$status" -ne 0 ]; then
   fail "see above (results in $OUT)"

@@ -4,6 +4,7 @@
   summarize.py RESULTS_DIR MCP_URL REQS.yaml    conformance: every checks.json below
   summarize.py --inspector LIST.json LIST.err   Inspector tools/list --strict output
   summarize.py --inspector-call CALL.json       Inspector tools/call output
+  summarize.py --authorization RESULTS_DIR      the `authorization` command's checks
 """
 
 import json
@@ -127,7 +128,47 @@ def inspector_call(out: pathlib.Path) -> int:
     return 0
 
 
+# The authorization-server scenarios that must have run (the suite skips the code grant
+# without a client id, and a scenario that did not run must not pass silently).
+AUTHORIZATION_SCENARIOS = ("authorization-server-metadata-endpoint", "authorization-code-grant")
+# Warnings (the suite's SHOULDs) the suite does not count as failures, with why Ledger
+# does not meet them; any other warning fails the run.
+AUTHORIZATION_WARNINGS = {
+    "authorization-server-metadata-cimd": "Ledger registers clients dynamically (RFC 7591) and "
+    "does not fetch Client ID Metadata Documents, so it does not advertise "
+    "client_id_metadata_document_supported (docs/decisions.md)",
+}
+
+
+def authorization(results: pathlib.Path) -> int:
+    """Fails on a failed or skipped check, a missing scenario or an unexplained warning."""
+    problems, seen = 0, set()
+    for path in sorted(results.glob("*/checks.json")):
+        name = path.parent.name.removeprefix("authorization-server-")
+        scenario = next((s for s in AUTHORIZATION_SCENARIOS if name.startswith(s + "-")), None)
+        if scenario is None:
+            print(f"authorization: unexpected scenario directory {path.parent.name}")
+            problems += 1
+            continue
+        seen.add(scenario)
+        for check in json.loads(path.read_text()):
+            status, cid = check.get("status"), check.get("id")
+            if status == "SUCCESS":
+                print(f"authorization: {scenario}: {cid} passed")
+            elif status == "WARNING" and cid in AUTHORIZATION_WARNINGS:
+                print(f"authorization: {scenario}: {cid} warning (not a failure): {AUTHORIZATION_WARNINGS[cid]}")
+            else:
+                print(f"authorization: {scenario}: {cid} {status}: {check.get('errorMessage') or ''}")
+                problems += 1
+    for missing in sorted(set(AUTHORIZATION_SCENARIOS) - seen):
+        print(f"authorization: scenario {missing} did not run")
+        problems += 1
+    return 1 if problems else 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "--authorization":
+        sys.exit(authorization(pathlib.Path(sys.argv[2])))
     if sys.argv[1] == "--inspector":
         sys.exit(inspector_list(pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3])))
     if sys.argv[1] == "--inspector-call":

@@ -190,6 +190,35 @@ impl TestApp {
             .expect("the reset runs")
     }
 
+    /// Runs the purge of expired and revoked OAuth secrets now (the sweep the server
+    /// runs hourly); how many rows it deleted.
+    pub async fn purge_oauth_secrets(&self) -> u64 {
+        self.running
+            .as_ref()
+            .expect("running")
+            .ledger
+            .purge_oauth_secrets()
+            .await
+            .expect("the OAuth purge runs")
+    }
+
+    /// Whether the store still holds a row for the OAuth secret `secret` (a code, token,
+    /// session cookie value or sign-in link token), looked up by its SHA-256 like the
+    /// server does.
+    pub async fn oauth_secret_stored(&self, secret: &str) -> bool {
+        use ledger_domain::ports::OAuthStore;
+        let hash = ledger_domain::attachments::sha256_hex(secret.as_bytes());
+        self.running
+            .as_ref()
+            .expect("running")
+            .ledger
+            .store()
+            .find_secret(&hash)
+            .await
+            .expect("the store answers")
+            .is_some()
+    }
+
     /// The URL of this server's database (`None` for a replica, which borrows it).
     pub fn database_url(&self) -> Option<&str> {
         self.db.as_ref().map(|db| db.url.as_str())

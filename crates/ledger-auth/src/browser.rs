@@ -61,6 +61,15 @@ pub(crate) fn session_cookie(session: &str, lifetime: time::Duration, secure: bo
     cookie
 }
 
+/// The `Set-Cookie` value that removes the session cookie (sign-out).
+pub(crate) fn cleared_session_cookie(secure: bool) -> String {
+    let mut cookie = format!("{SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0");
+    if secure {
+        cookie.push_str("; Secure");
+    }
+    cookie
+}
+
 /// The sign-in buttons of the configured external identity providers.
 fn buttons(providers: Option<&web::Data<Providers>>) -> Vec<(String, String)> {
     providers.map(|p| p.buttons()).unwrap_or_default()
@@ -217,7 +226,9 @@ pub async fn authorize<S: Store>(
         .name
         .clone()
         .unwrap_or_else(|| validated.client.id.clone());
+    let sign_out_to = return_path(&params);
     html::consent(&html::Consent {
+        sign_out_to: &sign_out_to,
         client_name: &client_name,
         redirect_uri: &validated.redirect_uri,
         user_email: &user.email,
@@ -410,5 +421,58 @@ pub async fn verify_sign_in<S: Store>(
             html::error_page(StatusCode::BAD_REQUEST, "invalid_token", &message)
         }
         Err(e) => storage_failure(&e),
+    }
+}
+
+/// `POST /signout`: ends the console session. The form carries the session's CSRF token
+/// (a forged form is refused with 403 and the session stays); the session is revoked in
+/// the store, so the cookie no longer works even if replayed, and the browser is told to
+/// drop it. Without a current session there is nothing to end: the cookie is cleared all
+/// the same. With a safe `return_to` (a path of the authorization request) the answer is
+/// 303 there (the sign-in form again), else the "signed out" page.
+pub async fn sign_out<S: Store>(
+    state: web::Data<AppState<S>>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> HttpResponse {
+    let fields = pairs(&body);
+    let one = |name: &str| {
+        fields
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    if let Some(token) = session_token(&req) {
+        let session = match state.ledger.session(&token).await {
+            Ok(s) => s,
+            Err(e) => return storage_failure(&e),
+        };
+        if let Some((_, data)) = session {
+            if one("csrf") != Some(data.csrf.as_str()) {
+                return html::error_page(
+                    StatusCode::FORBIDDEN,
+                    "invalid_request",
+                    "the sign-out form is not valid; reload the page and try again",
+                );
+            }
+            if let Err(e) = state.ledger.end_session(&token).await {
+                return storage_failure(&e);
+            }
+        }
+    }
+    let cleared = cleared_session_cookie(state.oauth.secure_cookies);
+    match one("return_to").filter(|r| oauth::return_to_is_safe(r)) {
+        Some(return_to) => HttpResponse::SeeOther()
+            .insert_header((header::SET_COOKIE, cleared))
+            .insert_header((header::LOCATION, return_to.to_owned()))
+            .insert_header((header::CACHE_CONTROL, "no-store"))
+            .finish(),
+        None => {
+            let mut page = html::signed_out();
+            if let Ok(value) = header::HeaderValue::from_str(&cleared) {
+                page.headers_mut().insert(header::SET_COOKIE, value);
+            }
+            page
+        }
     }
 }

@@ -157,6 +157,28 @@ pub struct Consent<'a> {
     pub csrf: &'a str,
     /// The authorization request's parameters, carried through the form.
     pub params: &'a [(String, String)],
+    /// Where the sign-out form returns to (this authorization request).
+    pub sign_out_to: &'a str,
+}
+
+/// The "Not you? Sign out" form of the consent page.
+fn sign_out_form(csrf: &str, return_to: &str) -> String {
+    format!(
+        "<form method=\"post\" action=\"/signout\">{}{}\
+         <p>Not you? <button type=\"submit\">Sign out</button></p></form>",
+        hidden("csrf", csrf),
+        hidden("return_to", return_to)
+    )
+}
+
+/// After sign-out.
+pub fn signed_out() -> HttpResponse {
+    page(
+        StatusCode::OK,
+        "Signed out",
+        "<h1>Signed out</h1><p role=\"status\">You are signed out of Ledger. You can close \
+         this page.</p>",
+    )
 }
 
 /// The consent page: pick an organization and a mode, approve scopes, allow or deny.
@@ -180,6 +202,7 @@ pub fn consent(c: &Consent<'_>) -> HttpResponse {
         .map(|(k, v)| hidden(k, v))
         .collect();
     hidden_fields.push_str(&hidden("csrf", c.csrf));
+    let sign_out = sign_out_form(c.csrf, c.sign_out_to);
     let host = url::Url::parse(c.redirect_uri)
         .ok()
         .and_then(|u| u.host_str().map(str::to_owned))
@@ -199,7 +222,7 @@ pub fn consent(c: &Consent<'_>) -> HttpResponse {
                 "{intro}<p role=\"alert\">You own no organization yet, so there is nothing to \
                  grant. Create one first.</p><form method=\"post\" action=\"/authorize\">\
                  {hidden_fields}<button type=\"submit\" name=\"decision\" value=\"deny\">\
-                 Return to the application</button></form>"
+                 Return to the application</button></form>{sign_out}"
             ),
         );
     }
@@ -242,7 +265,8 @@ pub fn consent(c: &Consent<'_>) -> HttpResponse {
              <label><input type=\"radio\" name=\"mode\" value=\"test\"> Test data</label></fieldset>\
              <fieldset><legend>Permissions</legend>{scopes}</fieldset>\
              <p><button type=\"submit\" name=\"decision\" value=\"approve\">Allow</button>\
-             <button type=\"submit\" name=\"decision\" value=\"deny\">Deny</button></p></form>"
+             <button type=\"submit\" name=\"decision\" value=\"deny\">Deny</button></p></form>\
+             {sign_out}"
         ),
     )
 }

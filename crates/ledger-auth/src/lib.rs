@@ -4,7 +4,8 @@
 //! client registration (`POST /register`, RFC 7591), `GET`/`POST /authorize` (the
 //! sign-in form, the consent page and the decision), `POST /token` and `POST /revoke`
 //! (RFC 7009), the e-mail sign-in (`POST /signin`, `GET`/`POST /signin/verify`; the mail
-//! goes out over SMTP with [`smtp::SmtpMailer`] when configured) and the sign-in at
+//! goes out over SMTP with [`smtp::SmtpMailer`] when configured), the sign-out
+//! (`POST /signout`) and the sign-in at
 //! external OpenID Connect providers ([`oidc`]: `POST /signin/oidc/{provider}`,
 //! `GET`/`POST /signin/oidc/{provider}/callback`).
 //! The protocol's rules are the domain's (`Ledger::check_authorization`, `approve`,
@@ -40,6 +41,7 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     .route("/authorize", web::get().to(browser::authorize::<S>))
     .route("/authorize", web::post().to(browser::decide::<S>))
     .route("/signin", web::post().to(browser::sign_in::<S>))
+    .route("/signout", web::post().to(browser::sign_out::<S>))
     .route("/signin/verify", web::get().to(browser::confirm_sign_in))
     .route(
         "/signin/verify",

@@ -376,6 +376,33 @@ impl OAuthStore for Db {
         Ok(())
     }
 
+    async fn purge_oauth_secrets(&self, now: OffsetDateTime) -> StoreResult<u64> {
+        let now = to_db(now);
+        let grant_kinds = [
+            SecretKind::Code.as_str(),
+            SecretKind::Access.as_str(),
+            SecretKind::Refresh.as_str(),
+        ];
+        let deleted = db_write!(self, |conn| {
+            let revoked_grants = oauth_grants::table
+                .filter(oauth_grants::revoked_at.is_not_null())
+                .select(oauth_grants::id.nullable());
+            Ok(diesel::delete(
+                oauth_secrets::table.filter(
+                    oauth_secrets::expires_at
+                        .le(now)
+                        .or(oauth_secrets::revoked_at.is_not_null())
+                        .or(oauth_secrets::kind
+                            .eq_any(grant_kinds)
+                            .and(oauth_secrets::grant_id.eq_any(revoked_grants))),
+                ),
+            )
+            .execute(conn)
+            .await?)
+        })?;
+        Ok(u64::try_from(deleted).unwrap_or(u64::MAX))
+    }
+
     async fn find_access_token(
         &self,
         hash: &str,

@@ -345,7 +345,8 @@ pub fn spawn_workers(
 const PURGE_INTERVAL: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// Runs `pass` now and then every `interval`, until `stop` turns true (the periodic
-/// sweeps every replica runs: purge, transfer expiry, recurring, credit reset).
+/// sweeps every replica runs: purge, OAuth purge, transfer expiry, recurring, credit
+/// reset).
 fn spawn_every<F, Fut>(
     interval: Duration,
     stop: &watch::Sender<bool>,
@@ -379,6 +380,27 @@ pub fn spawn_purge(ledger: &AppLedger, stop: &watch::Sender<bool>) -> tokio::tas
         async move {
             if let Err(e) = ledger.purge_expired().await {
                 tracing::error!(error = %e, "purging expired soft-deleted rows failed");
+            }
+        }
+    })
+}
+
+/// How often expired and revoked OAuth secrets (codes, tokens, sessions, sign-in links)
+/// are deleted. They stop working at expiry without it; this only keeps the table small.
+const OAUTH_PURGE_INTERVAL: Duration = Duration::from_secs(60 * 60);
+
+/// Runs the purge of expired and revoked OAuth secrets now and then hourly, until `stop`
+/// turns true. Deleting what is already gone is a no-op, so every replica may run it.
+pub fn spawn_oauth_purge(
+    ledger: &AppLedger,
+    stop: &watch::Sender<bool>,
+) -> tokio::task::JoinHandle<()> {
+    let ledger = ledger.clone();
+    spawn_every(OAUTH_PURGE_INTERVAL, stop, move || {
+        let ledger = ledger.clone();
+        async move {
+            if let Err(e) = ledger.purge_oauth_secrets().await {
+                tracing::error!(error = %e, "purging expired OAuth secrets failed");
             }
         }
     })
@@ -612,6 +634,7 @@ pub async fn start(
         .into_iter()
         .chain([
             spawn_purge(&ledger, &stop_workers),
+            spawn_oauth_purge(&ledger, &stop_workers),
             spawn_transfer_expiry(&ledger, &stop_workers),
             spawn_recurring(&ledger, &stop_workers),
             spawn_credit_reset(&ledger, &stop_workers),

@@ -1095,3 +1095,289 @@ oauth_both!(
     oauth_more_refusals,
     more_codes_clients_and_requests_that_must_fail
 );
+
+/// `POST /signout` with the session's cookie and `fields`.
+async fn sign_out(w: &World, cookie: Option<&str>, fields: &[(&str, &str)]) -> reqwest::Response {
+    let form: Vec<(String, String)> = fields
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+    w.post_form("/signout", &form, cookie).await
+}
+
+async fn sign_out_ends_the_console_session(w: &World) {
+    w.signup("Sign-out Co").await;
+    let client = w.public_client().await;
+    let url = w.authorize_url(&client, "ledger:read", &w.mcp_url());
+    let (cookie, _) = w.sign_in_and_consent(&url, &["ledger:read"], "live").await;
+
+    // The consent page offers the sign-out form with the session's CSRF token.
+    let res = w.get(&url, Some(&cookie)).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let page = res.text().await.expect("html");
+    assert!(page.contains("action=\"/signout\""), "{page}");
+    assert!(page.contains(">Sign out</button>"), "{page}");
+    let csrf = input_value(&page, "csrf");
+    let return_to = format!("/authorize?{}", url.split_once('?').expect("query").1);
+
+    // A forged or token-less form is refused and the session stays.
+    for fields in [
+        vec![
+            ("csrf", "ledger_csrf_forged"),
+            ("return_to", return_to.as_str()),
+        ],
+        vec![("return_to", return_to.as_str())],
+    ] {
+        let res = sign_out(w, Some(&cookie), &fields).await;
+        assert_eq!(res.status(), StatusCode::FORBIDDEN);
+        assert!(res.headers().get("set-cookie").is_none());
+        let res = w.get(&url, Some(&cookie)).await;
+        assert!(
+            res.text()
+                .await
+                .expect("html")
+                .contains("<legend>Organization</legend>"),
+            "the session still works after a refused sign-out"
+        );
+    }
+    assert!(w.app.oauth_secret_stored(session_value(&cookie)).await);
+
+    // The real form: back to the authorization request, cookie cleared.
+    let res = sign_out(
+        w,
+        Some(&cookie),
+        &[("csrf", csrf.as_str()), ("return_to", return_to.as_str())],
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&res), return_to);
+    assert_eq!(res.headers()["cache-control"], "no-store");
+    let cleared = res.headers()["set-cookie"]
+        .to_str()
+        .expect("ascii")
+        .to_owned();
+    assert!(cleared.starts_with("ledger_session=;"), "{cleared}");
+    for attribute in ["Max-Age=0", "Path=/", "HttpOnly", "SameSite=Lax"] {
+        assert!(cleared.contains(attribute), "{cleared}");
+    }
+
+    // A replayed cookie is refused: the sign-in form again, and no decision accepted.
+    let res = w.get(&url, Some(&cookie)).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let page = res.text().await.expect("html");
+    assert!(page.contains("<label for=\"email\">"), "{page}");
+    assert!(!page.contains("<legend>Organization</legend>"));
+    let mut decision: Vec<(String, String)> = query_of(&url);
+    decision.push(("csrf".into(), csrf.clone()));
+    decision.push(("decision".into(), "approve".into()));
+    let res = w.post_form("/authorize", &decision, Some(&cookie)).await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    assert!(res.headers().get("location").is_none());
+    assert!(
+        res.text()
+            .await
+            .expect("html")
+            .contains("Your session ended")
+    );
+    // Signing out again (nothing left to end) clears the cookie and shows the page; an
+    // unsafe return_to is not followed.
+    let res = sign_out(
+        w,
+        Some(&cookie),
+        &[
+            ("csrf", csrf.as_str()),
+            ("return_to", "https://evil.example/"),
+        ],
+    )
+    .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(res.headers().get("location").is_none());
+    assert!(
+        res.headers()["set-cookie"]
+            .to_str()
+            .expect("ascii")
+            .contains("Max-Age=0")
+    );
+    assert!(res.text().await.expect("html").contains("Signed out"));
+    let res = sign_out(w, None, &[]).await;
+    assert_eq!(res.status(), StatusCode::OK);
+    // The revoked session is gone at the next purge.
+    assert!(w.app.oauth_secret_stored(session_value(&cookie)).await);
+    w.app.purge_oauth_secrets().await;
+    assert!(!w.app.oauth_secret_stored(session_value(&cookie)).await);
+}
+oauth_both!(oauth_sign_out, sign_out_ends_the_console_session);
+
+/// The session token of a `ledger_session=...` cookie pair.
+fn session_value(cookie: &str) -> &str {
+    cookie
+        .strip_prefix("ledger_session=")
+        .expect("a session cookie")
+}
+
+/// The sign-in link token of the newest mail.
+fn link_token(outbox: &Path) -> String {
+    let mail = newest_mail(outbox);
+    let link = mail
+        .split_whitespace()
+        .find(|w| w.contains("/signin/verify?token="))
+        .expect("a link");
+    param(&query_of(link), "token").expect("token")
+}
+
+async fn the_sweep_purges_expired_and_revoked_secrets(w: &World) {
+    w.signup("Purge Co").await;
+    let client = w.public_client().await;
+    let mcp = w.mcp_url();
+    let refresh_of = |t: &Value| t["refresh_token"].as_str().expect("refresh").to_owned();
+    let revoke = async |token: String| {
+        let res = w
+            .post_form(
+                "/revoke",
+                &[
+                    ("token".into(), token),
+                    ("client_id".into(), client.clone()),
+                ],
+                None,
+            )
+            .await;
+        assert_eq!(res.status(), StatusCode::OK);
+    };
+    let authorize = async || {
+        let url = w.authorize_url(&client, "ledger:read", &mcp);
+        let (cookie, back) = w.sign_in_and_consent(&url, &["ledger:read"], "live").await;
+        let link = link_token(&w.outbox);
+        let code = param(&query_of(&back), "code").expect("code");
+        (session_value(&cookie).to_owned(), link, code)
+    };
+
+    // Grant 1: redeemed, then refreshed once (the first refresh token used, kept for reuse
+    // detection; the second live).
+    let (session1, link1, code1) = authorize().await;
+    let tokens1 = w.exchange(&client, &code1).await;
+    let (status, tokens2) = w.refresh(&client, &refresh_of(&tokens1)).await;
+    assert_eq!(status, StatusCode::OK, "{tokens2}");
+    // Its second access token revoked (RFC 7009).
+    revoke(access(&tokens2)).await;
+    // Grant 2: redeemed, then its refresh token revoked, which ends the grant.
+    let (session2, _, code2) = authorize().await;
+    let tokens3 = w.exchange(&client, &code2).await;
+    revoke(refresh_of(&tokens3)).await;
+    // A code never redeemed, and a sign-in link never used.
+    let (session3, _, code3) = authorize().await;
+    let res = w
+        .post_form(
+            "/signin",
+            &[
+                ("email".into(), OWNER.into()),
+                ("return_to".into(), "/authorize?client_id=x".into()),
+            ],
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let unused_link = link_token(&w.outbox);
+    assert_ne!(unused_link, link1);
+
+    let live = [
+        &session1,
+        &session2,
+        &session3,
+        &link1,
+        &unused_link,
+        &code1,
+        &code3,
+    ]
+    .map(ToString::to_string);
+    let stays_now = [
+        access(&tokens1),
+        refresh_of(&tokens1),
+        access(&tokens2),
+        refresh_of(&tokens2),
+    ];
+    for secret in live.iter().chain(&stays_now) {
+        assert!(w.app.oauth_secret_stored(secret).await, "stored before");
+    }
+
+    // Now: only the revoked go (the revoked access token, and both tokens and the code
+    // of the revoked grant).
+    assert_eq!(w.app.purge_oauth_secrets().await, 4);
+    for gone in [
+        access(&tokens2),
+        access(&tokens3),
+        refresh_of(&tokens3),
+        code2.clone(),
+    ] {
+        assert!(!w.app.oauth_secret_stored(&gone).await, "revoked: purged");
+    }
+    for kept in live.iter().chain([
+        &access(&tokens1),
+        &refresh_of(&tokens1),
+        &refresh_of(&tokens2),
+    ]) {
+        assert!(w.app.oauth_secret_stored(kept).await, "live: kept");
+    }
+    // Nothing more to do at once.
+    assert_eq!(w.app.purge_oauth_secrets().await, 0);
+
+    // Past the codes' minute: the codes (used or not) go.
+    w.clock.advance(time::Duration::seconds(61));
+    w.app.purge_oauth_secrets().await;
+    for gone in [&code1, &code3] {
+        assert!(
+            !w.app.oauth_secret_stored(gone).await,
+            "expired code: purged"
+        );
+    }
+    assert!(w.app.oauth_secret_stored(&unused_link).await);
+    // Past the sign-in links' 15 minutes: the links (used or not) go.
+    w.clock.advance(time::Duration::minutes(15));
+    w.app.purge_oauth_secrets().await;
+    for gone in [&link1, &unused_link] {
+        assert!(
+            !w.app.oauth_secret_stored(gone).await,
+            "expired link: purged"
+        );
+    }
+    assert!(w.app.oauth_secret_stored(&access(&tokens1)).await);
+    // Past the access tokens' hour: the access token goes; sessions and refresh tokens
+    // stay, and the live refresh token still works.
+    w.clock.advance(time::Duration::hours(1));
+    w.app.purge_oauth_secrets().await;
+    assert!(!w.app.oauth_secret_stored(&access(&tokens1)).await);
+    for kept in [
+        &session1,
+        &session3,
+        &refresh_of(&tokens1),
+        &refresh_of(&tokens2),
+    ] {
+        assert!(w.app.oauth_secret_stored(kept).await, "live: kept");
+    }
+    let (status, tokens4) = w.refresh(&client, &refresh_of(&tokens2)).await;
+    assert_eq!(status, StatusCode::OK, "{tokens4}");
+    // Past the sessions' 12 hours: the sessions go (and their cookies stop working).
+    w.clock.advance(time::Duration::hours(12));
+    w.app.purge_oauth_secrets().await;
+    for gone in [&session1, &session2, &session3] {
+        assert!(
+            !w.app.oauth_secret_stored(gone).await,
+            "expired session: purged"
+        );
+    }
+    assert!(w.app.oauth_secret_stored(&refresh_of(&tokens4)).await);
+    // Past the refresh tokens' 30 days: every refresh token goes, the table is empty.
+    w.clock.advance(time::Duration::days(31));
+    w.app.purge_oauth_secrets().await;
+    for gone in [
+        &refresh_of(&tokens1),
+        &refresh_of(&tokens2),
+        &refresh_of(&tokens4),
+    ] {
+        assert!(
+            !w.app.oauth_secret_stored(gone).await,
+            "expired refresh: purged"
+        );
+    }
+    assert_eq!(w.app.purge_oauth_secrets().await, 0);
+}
+oauth_both!(oauth_purge, the_sweep_purges_expired_and_revoked_secrets);

@@ -149,6 +149,25 @@ impl OAuthStore for MemoryStore {
         Ok(())
     }
 
+    async fn purge_oauth_secrets(&self, now: OffsetDateTime) -> StoreResult<u64> {
+        let mut state = self.state();
+        let revoked: std::collections::BTreeSet<String> = state
+            .oauth_grants
+            .iter()
+            .filter(|g| g.revoked_at.is_some())
+            .map(|g| g.id.clone())
+            .collect();
+        let before = state.oauth_secrets.len();
+        state.oauth_secrets.retain(|_, s| {
+            let grant_revoked = matches!(
+                s.kind,
+                SecretKind::Code | SecretKind::Access | SecretKind::Refresh
+            ) && s.grant_id.as_ref().is_some_and(|g| revoked.contains(g));
+            s.expires_at > now && s.revoked_at.is_none() && !grant_revoked
+        });
+        Ok((before - state.oauth_secrets.len()) as u64)
+    }
+
     async fn find_access_token(
         &self,
         hash: &str,

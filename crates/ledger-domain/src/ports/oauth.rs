@@ -98,6 +98,19 @@ pub trait OAuthStore: Send + Sync + 'static {
         hash: &str,
     ) -> impl Future<Output = StoreResult<Option<(StoredSecret, Grant, Organization)>>> + Send;
 
+    /// Deletes the secrets that can no longer work at `now`: every kind past its
+    /// `expires_at` (codes, access and refresh tokens, sessions, sign-in links, sign-ins
+    /// at providers), revoked ones, and the codes and tokens of revoked grants. Returns
+    /// how many rows went. A used refresh token that has not expired stays (reuse
+    /// detection needs it). Clients, grants and users are kept.
+    ///
+    /// # Errors
+    /// `Internal` on storage failure.
+    fn purge_oauth_secrets(
+        &self,
+        now: OffsetDateTime,
+    ) -> impl Future<Output = StoreResult<u64>> + Send;
+
     /// Inserts a user (a first e-mail sign-in).
     ///
     /// # Errors

@@ -456,6 +456,20 @@ impl<S: Store> Ledger<S> {
         self.store.revoke_secret(&hash, self.now()).await
     }
 
+    /// Deletes the authorization server's secrets that can no longer work (expired or
+    /// revoked codes, tokens, sessions and sign-in links; see
+    /// [`crate::ports::OAuthStore::purge_oauth_secrets`]); returns how many went.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn purge_oauth_secrets(&self) -> DomainResult<u64> {
+        let purged = self.store.purge_oauth_secrets(self.now()).await?;
+        if purged > 0 {
+            tracing::info!(secrets = purged, "purged expired and revoked OAuth secrets");
+        }
+        Ok(purged)
+    }
+
     /// The lifetimes of codes, tokens, sign-in links and sessions (the session cookie's
     /// `Max-Age`, the pages' wording).
     pub fn oauth_lifetimes(&self) -> OAuthLifetimes {

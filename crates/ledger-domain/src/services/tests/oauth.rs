@@ -470,3 +470,50 @@ async fn external_sign_ins_are_one_time_bound_to_browser_and_provider() {
     assert_eq!(one.provider_id, "oidc:one:sub-1");
     assert_eq!(one.email, "alice@example.com");
 }
+
+#[tokio::test]
+async fn the_purge_deletes_expired_and_revoked_secrets_only() {
+    let s = server().await;
+    let (client, code) = approved_code(&s, "ledger:read").await;
+    let creds = public(&client);
+    let first = s
+        .ledger
+        .exchange_code(&creds, &code, None, Some(VERIFIER), None)
+        .await
+        .expect("tokens");
+    let second = s
+        .ledger
+        .refresh(&creds, &first.refresh_token, None, None)
+        .await
+        .expect("rotated");
+    s.ledger
+        .revoke_token(&creds, &second.access_token)
+        .await
+        .expect("revoked");
+    // Stored: the used link, the session, the used code, two access tokens (one revoked),
+    // the used and the live refresh token. Only the revoked access token goes now.
+    assert_eq!(s.ledger.purge_oauth_secrets().await.expect("purge"), 1);
+    assert_eq!(s.ledger.purge_oauth_secrets().await.expect("purge"), 0);
+    let hash = |t: &str| crate::attachments::sha256_hex(t.as_bytes());
+    assert!(
+        s.ledger
+            .authenticate(&first.access_token, &hash(&first.access_token))
+            .await
+            .is_ok(),
+        "a live token survives the purge"
+    );
+    // The used refresh token stays for reuse detection: replaying it still ends the
+    // family.
+    let reuse = s
+        .ledger
+        .refresh(&creds, &first.refresh_token, None, None)
+        .await
+        .expect_err("reuse");
+    assert_eq!(reuse.code, OAuthErrorCode::InvalidGrant);
+    // The family is revoked now: its remaining tokens and code go.
+    assert_eq!(s.ledger.purge_oauth_secrets().await.expect("purge"), 4);
+    // Past every lifetime, the link and the session go too; nothing is left.
+    s.clock.advance(time::Duration::days(31));
+    assert_eq!(s.ledger.purge_oauth_secrets().await.expect("purge"), 2);
+    assert_eq!(s.ledger.purge_oauth_secrets().await.expect("purge"), 0);
+}
