@@ -173,7 +173,9 @@ pub(crate) fn run(args: &[String], soak: bool) -> anyhow::Result<()> {
         let mut results = Vec::new();
         for &backend in &options.backends {
             let Some(database) = Database::create(backend).await? else {
-                results.push(json!({ "backend": backend.name(), "skipped": "PostgreSQL unreachable" }));
+                results.push(
+                    json!({ "backend": backend.name(), "skipped": "PostgreSQL unreachable" }),
+                );
                 continue;
             };
             let outcome = tokio::select! {
@@ -185,6 +187,8 @@ pub(crate) fn run(args: &[String], soak: bool) -> anyhow::Result<()> {
                     }
                 } => outcome,
                 _ = tokio::signal::ctrl_c() => Err(anyhow!("interrupted")),
+                // `timeout` and CI runners stop with SIGTERM: clean up as for Ctrl-C.
+                _ = terminated() => Err(anyhow!("terminated")),
             };
             database.remove().await;
             results.push(outcome.with_context(|| format!("chaos on {}", backend.name()))?);
@@ -212,9 +216,23 @@ pub(crate) fn run(args: &[String], soak: bool) -> anyhow::Result<()> {
         print!("{}", table(&report));
     }
     if !failed.is_empty() {
-        bail!("{} check(s) failed:\n  {}", failed.len(), failed.join("\n  "));
+        bail!(
+            "{} check(s) failed:\n  {}",
+            failed.len(),
+            failed.join("\n  ")
+        );
     }
     Ok(())
+}
+
+/// Resolves on SIGTERM (never, if the handler cannot be installed).
+async fn terminated() {
+    match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(mut signal) => {
+            signal.recv().await;
+        }
+        Err(_) => std::future::pending().await,
+    }
 }
 
 /// A small, seedable xorshift generator: the fault schedule needs no better.
@@ -341,7 +359,10 @@ impl Supervised {
     }
 
     pub(crate) fn log_tail(&self) -> String {
-        self.server.as_ref().map(Server::log_tail).unwrap_or_default()
+        self.server
+            .as_ref()
+            .map(Server::log_tail)
+            .unwrap_or_default()
     }
 }
 
@@ -434,7 +455,9 @@ async fn run_backend_in(
         pg.as_ref(),
         options.seed,
         started + Duration::from_secs(2),
-        stop_new.checked_sub(Duration::from_secs(3)).unwrap_or(stop_new),
+        stop_new
+            .checked_sub(Duration::from_secs(3))
+            .unwrap_or(stop_new),
         &progress,
     );
     let (outcomes, faults) = tokio::join!(writers, injector);
@@ -468,6 +491,18 @@ async fn run_backend_in(
             supervised.unexpected_exits
         )));
     }
+    // A run that injected nothing proves nothing.
+    let kinds = [
+        ("server kills", faults.kills),
+        ("PostgreSQL terminations", faults.terminations),
+        ("proxy drops", faults.proxy_drops),
+        ("proxy stalls", faults.proxy_stalls),
+    ];
+    for (kind, count) in &kinds[..if pg.is_some() { 4 } else { 1 }] {
+        if *count == 0 {
+            failures.push(json!(format!("no {kind} were injected (run longer)")));
+        }
+    }
     report["backend"] = json!(backend.name());
     report["seconds"] = json!(crate::bench::round(elapsed.as_secs_f64(), 1));
     report["clients"] = json!(options.clients);
@@ -499,6 +534,7 @@ async fn inject(
     let mut faults = Faults::default();
     tokio::time::sleep_until(start).await;
     let mut last_report = Instant::now();
+    let mut round = rng.below(4);
     loop {
         let pause = rng.millis(500, 4000);
         if Instant::now() + pause >= stop {
@@ -512,12 +548,13 @@ async fn inject(
                 s.start(client).await?;
             }
         }
-        let choice = if pg.is_some() { rng.below(5) } else { 0 };
+        // In turn, from a random start, so even a short run injects every kind.
+        round += 1;
+        let choice = if pg.is_some() { round % 4 } else { 0 };
         match (choice, pg) {
             (1, Some(pg)) => {
                 faults.terminations += 1;
-                match ledger_store::bench::terminate_pg_connections(&pg.admin_url, &pg.name).await
-                {
+                match ledger_store::bench::terminate_pg_connections(&pg.admin_url, &pg.name).await {
                     Ok(n) => faults.sessions_ended += n,
                     Err(e) => eprintln!("xtask chaos: pg_terminate_backend failed: {e}"),
                 }

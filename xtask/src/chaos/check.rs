@@ -40,7 +40,10 @@ pub(crate) async fn check(
         .verify_balances()
         .await
         .context("verifying the balances")?;
-    for d in differences.iter().filter(|d| d.organization_id == target.org) {
+    for d in differences
+        .iter()
+        .filter(|d| d.organization_id == target.org)
+    {
         fail(format!(
             "maintained totals differ from the journal: account {} day {:?}: journal {:?} ({} lines), stored {:?} ({} lines)",
             d.account_id, d.day, d.journal, d.journal_entries, d.stored, d.stored_entries
@@ -53,7 +56,11 @@ pub(crate) async fn check(
             continue;
         };
         by_reference.entry(reference).or_default().push(&t.id);
-        if t.status != "posted" || t.deleted || t.entries < 2 || t.debits != t.credits || t.debits != t.amount
+        if t.status != "posted"
+            || t.deleted
+            || t.entries < 2
+            || t.debits != t.credits
+            || t.debits != t.amount
         {
             half_applied += 1;
             fail(format!(
@@ -152,7 +159,8 @@ pub(crate) async fn check(
         ));
     }
     let balance = get(client, target, &format!("accounts/{}/balance", target.cash)).await?;
-    let cash = units(&balance["net"]).context("the balance's net")?;
+    let cash = units(&balance["balance"]["net"])
+        .with_context(|| format!("the balance's net in {balance}"))?;
     if cash != expected_cash {
         fail(format!(
             "Cash is {} by the API, the writes that exist add up to {expected_cash} (units of 1/10 000)",
@@ -196,13 +204,13 @@ pub(crate) async fn check(
             .is_some_and(|v| v == "true");
         let status = response.status();
         let body: Value = response.json().await.unwrap_or(Value::Null);
-        if !status.is_success() || !replayed || body["id"].as_str() != outcome.acknowledged.as_deref()
+        if !status.is_success()
+            || !replayed
+            || body["id"].as_str() != outcome.acknowledged.as_deref()
         {
             fail(format!(
                 "replaying {} answered {status} (replayed: {replayed}) {}, first answer {:?}",
-                outcome.write.key,
-                body["id"],
-                outcome.acknowledged
+                outcome.write.key, body["id"], outcome.acknowledged
             ));
         }
     }
@@ -230,7 +238,10 @@ pub(crate) async fn check(
 }
 
 /// Every transaction id of the organization, page by page.
-async fn list_transactions(client: &reqwest::Client, target: &Target) -> anyhow::Result<Vec<String>> {
+async fn list_transactions(
+    client: &reqwest::Client,
+    target: &Target,
+) -> anyhow::Result<Vec<String>> {
     let mut ids = Vec::new();
     for page in 0..10_000 {
         let body = get(
@@ -243,7 +254,10 @@ async fn list_transactions(client: &reqwest::Client, target: &Target) -> anyhow:
             .as_array()
             .or_else(|| body.as_array())
             .context("a transaction list without data")?;
-        ids.extend(rows.iter().filter_map(|t| t["id"].as_str().map(str::to_owned)));
+        ids.extend(
+            rows.iter()
+                .filter_map(|t| t["id"].as_str().map(str::to_owned)),
+        );
         if rows.len() < 100 {
             return Ok(ids);
         }
@@ -253,13 +267,19 @@ async fn list_transactions(client: &reqwest::Client, target: &Target) -> anyhow:
 
 async fn get(client: &reqwest::Client, target: &Target, path: &str) -> anyhow::Result<Value> {
     let response = client
-        .get(format!("{}/organizations/{}/{path}", target.base, target.org))
+        .get(format!(
+            "{}/organizations/{}/{path}",
+            target.base, target.org
+        ))
         .bearer_auth(&target.key)
         .send()
         .await
         .with_context(|| format!("GET {path}"))?;
     let status = response.status();
-    let body: Value = response.json().await.with_context(|| format!("GET {path}"))?;
+    let body: Value = response
+        .json()
+        .await
+        .with_context(|| format!("GET {path}"))?;
     if !status.is_success() {
         bail!("GET {path} answered {status}: {body}");
     }

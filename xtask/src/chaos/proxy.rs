@@ -79,7 +79,8 @@ impl Proxy {
 
     /// Forwards nothing, either way, for `pause`.
     pub(crate) fn stall(&self, pause: Duration) {
-        self.orders.send_modify(|o| o.stalled_until = Some(Instant::now() + pause));
+        self.orders
+            .send_modify(|o| o.stalled_until = Some(Instant::now() + pause));
     }
 }
 

@@ -119,7 +119,10 @@ async fn run_in(
         failures.push(json!("the server exited during the soak"));
     }
     if !server.panics.is_empty() {
-        failures.push(json!(format!("the server panicked: {}", server.panics.join(" | "))));
+        failures.push(json!(format!(
+            "the server panicked: {}",
+            server.panics.join(" | ")
+        )));
     }
     let growth = growth(&samples, options.soak_duration);
     if let Some(problem) = growth["problem"].as_str() {
@@ -173,8 +176,7 @@ fn growth(samples: &[Sample], duration: Duration) -> Value {
     let rss_last = median(last.iter().map(|s| s.rss_kb).collect());
     let fds_first = median(first.iter().map(|s| s.fds).collect());
     let fds_last = median(last.iter().map(|s| s.fds).collect());
-    let rss_allowed =
-        rss_first + ((rss_first as f64 * RSS_TOLERANCE) as u64).max(RSS_SLACK_KB);
+    let rss_allowed = rss_first + ((rss_first as f64 * RSS_TOLERANCE) as u64).max(RSS_SLACK_KB);
     let mut problems = Vec::new();
     if rss_last > rss_allowed {
         problems.push(format!(
@@ -260,7 +262,11 @@ pub(crate) fn table(report: &Value) -> String {
     let _ = writeln!(
         out,
         "{}",
-        if report["passed"] == true { "soak: passed" } else { "soak: FAILED" }
+        if report["passed"] == true {
+            "soak: passed"
+        } else {
+            "soak: FAILED"
+        }
     );
     out
 }
@@ -282,13 +288,21 @@ mod tests {
     #[test]
     fn flat_series_pass_and_growing_ones_fail() {
         let ten_minutes = Duration::from_secs(600);
-        let flat = growth(&samples(|i| 50_000 + (i % 7) * 300, |i| 30 + i % 3), ten_minutes);
+        let flat = growth(
+            &samples(|i| 50_000 + (i % 7) * 300, |i| 30 + i % 3),
+            ten_minutes,
+        );
         assert!(flat["problem"].is_null(), "{flat}");
         // 300 kB per sample: about 21 MB over the measured span.
         let leaking = growth(&samples(|i| 50_000 + i * 300, |_| 30), ten_minutes);
         assert!(leaking["problem"].as_str().unwrap().contains("memory grew"));
         let fd_leak = growth(&samples(|_| 50_000, |i| 30 + i / 4), ten_minutes);
-        assert!(fd_leak["problem"].as_str().unwrap().contains("file descriptors"));
+        assert!(
+            fd_leak["problem"]
+                .as_str()
+                .unwrap()
+                .contains("file descriptors")
+        );
         let short = growth(&samples(|_| 1, |_| 1)[..3], ten_minutes);
         assert!(short["problem"].as_str().unwrap().contains("too few"));
     }
