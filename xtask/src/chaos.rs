@@ -444,8 +444,7 @@ async fn run_backend_in(
         &client,
         &target,
         &run_id,
-        stop_new,
-        give_up,
+        (stop_new, give_up),
         &progress,
         options.seed,
     );

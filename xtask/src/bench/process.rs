@@ -145,7 +145,7 @@ impl Server {
         let log_file = std::fs::File::create(&log).context("creating the server log")?;
         let child = Command::new(binary)
             .env("DATABASE_URL", database_url)
-            .env("LEDGER_ADDR", &addr)
+            .env("LEDGER_ADDR", addr)
             .env("LEDGER_ENV", "development")
             .env("LEDGER_DEMO", "false")
             .env("LEDGER_LOG", "warn")

@@ -125,28 +125,26 @@ pub(crate) async fn send_until_answered(
             .json(&outcome.write.body)
             .send()
             .await;
-        match answer {
-            Ok(response) => {
-                let status = response.status();
-                let body: Value = response.json().await.unwrap_or(Value::Null);
-                if status == StatusCode::CREATED || status == StatusCode::OK {
-                    if let Some(id) = body["id"].as_str().filter(|id| id.starts_with("txn_")) {
-                        outcome.acknowledged = Some(id.to_owned());
-                        progress.acknowledged.fetch_add(1, Ordering::Relaxed);
-                        return outcome;
-                    }
-                } else if status.is_client_error()
-                    && status != StatusCode::CONFLICT
-                    && status != StatusCode::TOO_MANY_REQUESTS
-                    && status != StatusCode::REQUEST_TIMEOUT
-                    || body["error"]["code"] == "idempotency_key_reused"
-                {
-                    outcome.refused = Some(format!("{status}: {body}"));
+        // An error (the server is down, the connection was cut): ask again.
+        if let Ok(response) = answer {
+            let status = response.status();
+            let body: Value = response.json().await.unwrap_or(Value::Null);
+            if status == StatusCode::CREATED || status == StatusCode::OK {
+                if let Some(id) = body["id"].as_str().filter(|id| id.starts_with("txn_")) {
+                    outcome.acknowledged = Some(id.to_owned());
+                    progress.acknowledged.fetch_add(1, Ordering::Relaxed);
                     return outcome;
                 }
-                // 202 (still queued), 409 (in progress), 5xx: ask again.
+            } else if status.is_client_error()
+                && status != StatusCode::CONFLICT
+                && status != StatusCode::TOO_MANY_REQUESTS
+                && status != StatusCode::REQUEST_TIMEOUT
+                || body["error"]["code"] == "idempotency_key_reused"
+            {
+                outcome.refused = Some(format!("{status}: {body}"));
+                return outcome;
             }
-            Err(_) => {} // The server is down or the connection was cut: ask again.
+            // 202 (still queued), 409 (in progress), 5xx: ask again.
         }
         let pause = backoff_ms + rng.below(backoff_ms);
         tokio::time::sleep(Duration::from_millis(pause)).await;
@@ -155,15 +153,14 @@ pub(crate) async fn send_until_answered(
     outcome
 }
 
-/// The write clients: each takes the next write number until `stop_new` and sends it
-/// until answered (or `give_up`).
+/// The write clients: each takes the next write number until `window.0` and sends it
+/// until answered (or until `window.1`, when it gives up).
 pub(crate) async fn write_clients(
     clients: usize,
     client: &reqwest::Client,
     target: &Target,
     run: &str,
-    stop_new: Instant,
-    give_up: Instant,
+    window: (Instant, Instant),
     progress: &Arc<Progress>,
     seed: u64,
 ) -> Vec<Outcome> {
@@ -174,6 +171,7 @@ pub(crate) async fn write_clients(
             let (next, progress) = (Arc::clone(&next), Arc::clone(progress));
             tokio::spawn(async move {
                 let mut rng = Rng::new(seed ^ (i as u64 + 1).wrapping_mul(0x9E37_79B9));
+                let (stop_new, give_up) = window;
                 let mut outcomes = Vec::new();
                 while Instant::now() < stop_new {
                     let n = next.fetch_add(1, Ordering::Relaxed);

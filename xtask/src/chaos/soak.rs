@@ -78,8 +78,7 @@ async fn run_in(
         &client,
         &target,
         &run_id,
-        stop,
-        stop + Duration::from_secs(60),
+        (stop, stop + Duration::from_secs(60)),
         &progress,
         options.seed,
     );
