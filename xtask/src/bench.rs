@@ -10,8 +10,8 @@
 //! 127.0.0.1 is ever contacted. Temporary files, databases and the child process are
 //! removed whatever happens.
 
-mod load;
-mod process;
+pub(crate) mod load;
+pub(crate) mod process;
 mod scale;
 
 use std::fmt::Write as _;
@@ -46,7 +46,7 @@ environment:
                        skipped with a message when unreachable)
   LEDGER_BENCH_SERVER_POOL  database pool size of the server under load (default 16)";
 
-const DEFAULT_PG_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
+pub(crate) const DEFAULT_PG_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
 /// The server's connection pool, and the baseline's: the same kind and size.
 const POOL_SIZE: usize = 16;
 /// The time cap of a phase bounded by `--requests` alone.
@@ -69,13 +69,13 @@ struct Options {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Backend {
+pub(crate) enum Backend {
     Sqlite,
     Postgres,
 }
 
 impl Backend {
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::Sqlite => "sqlite",
             Self::Postgres => "postgres",
@@ -193,7 +193,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
 }
 
 /// The cargo target directory (`CARGO_TARGET_DIR` or the workspace's `target/`).
-fn target_dir() -> PathBuf {
+pub(crate) fn target_dir() -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ => Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -204,7 +204,7 @@ fn target_dir() -> PathBuf {
 }
 
 /// CPU count and model, so the figures say what they were measured on.
-fn machine() -> Value {
+pub(crate) fn machine() -> Value {
     let cores = std::thread::available_parallelism().map_or(0, std::num::NonZero::get);
     let model = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
@@ -343,7 +343,7 @@ async fn run_backend(
     }))
 }
 
-async fn wait_healthy(
+pub(crate) async fn wait_healthy(
     client: &reqwest::Client,
     base: &str,
     server: &mut Server,
@@ -368,7 +368,7 @@ async fn wait_healthy(
 }
 
 /// Signs up an organization and finds its Cash (1000) and Sales (4000) accounts.
-async fn sign_up(client: &reqwest::Client, base: &str) -> anyhow::Result<Target> {
+pub(crate) async fn sign_up(client: &reqwest::Client, base: &str) -> anyhow::Result<Target> {
     let response = client
         .post(format!("{base}/accounts/master"))
         .json(&json!({
@@ -451,7 +451,7 @@ fn with_cpu(mut phase: Value, cpu: &CpuSnapshot, ok: u64) -> Value {
     phase
 }
 
-fn round(value: f64, places: i32) -> f64 {
+pub(crate) fn round(value: f64, places: i32) -> f64 {
     let factor = 10f64.powi(places);
     (value * factor).round() / factor
 }

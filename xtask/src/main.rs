@@ -1,7 +1,8 @@
-//! `cargo xtask`: project chores (`test`, `migrate`, `bench`), in Rust so they run the
+//! `cargo xtask`: project chores (`test`, `migrate`, `bench`, `chaos`, `soak`), in Rust so they run the
 //! same on every machine.
 
 mod bench;
+mod chaos;
 
 use std::process::{Command, ExitCode};
 
@@ -15,13 +16,20 @@ commands:
   graphql-schema
              write the GraphQL schema (SDL) to docs/schema.graphql
   bench      load the release server over HTTP on SQLite and PostgreSQL against a plain-SQL
-             baseline (`cargo xtask bench --help` for options)";
+             baseline (`cargo xtask bench --help` for options)
+  chaos      idempotent writes while the server is killed and its database connections
+             cut or stalled; fails on any lost, duplicated or half-applied write
+             (`cargo xtask chaos --help`; `--short` is the CI length)
+  soak       steady mixed load for some minutes (`--minutes N`), failing when the
+             server's memory or open file descriptors grow (`cargo xtask chaos --soak`)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("test") => test(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
+        Some("chaos") => chaos::run(&args[1..], false),
+        Some("soak") => chaos::run(&args[1..], true),
         Some("graphql-schema") => graphql_schema(),
         Some("migrate") => cargo(&[
             "run",

@@ -253,6 +253,138 @@ pub async fn drop_pg_database(admin_url: &str, name: &str) -> Result<(), StoreEr
     Ok(())
 }
 
+/// Ends every session on database `name` of the PostgreSQL server of `admin_url` but
+/// the caller's own (`pg_terminate_backend`), as a restart of the server would, without
+/// disturbing other databases; answers how many were ended. For `cargo xtask chaos`.
+///
+/// # Errors
+/// As [`create_pg_database`].
+pub async fn terminate_pg_connections(admin_url: &str, name: &str) -> Result<u64, StoreError> {
+    check_identifier(name)?;
+    let mut admin = AsyncPgConnection::establish(admin_url)
+        .await
+        .map_err(|e| StoreError::Connect(e.to_string()))?;
+    #[derive(diesel::QueryableByName)]
+    struct Ended {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        ended: i64,
+    }
+    let ended: Ended = diesel::sql_query(
+        "SELECT CAST(COUNT(*) AS BIGINT) AS ended FROM \
+         (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+          WHERE datname = $1 AND pid <> pg_backend_pid()) AS t",
+    )
+    .bind::<diesel::sql_types::Text, _>(name)
+    .get_result(&mut admin)
+    .await
+    .map_err(|e| StoreError::Pool(format!("terminating sessions on {name}: {e}")))?;
+    Ok(u64::try_from(ended.ended).unwrap_or(0))
+}
+
+/// One stored transaction of an organization with the sums of its lines, for the
+/// after-the-fact checks of `cargo xtask chaos`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditedTransaction {
+    pub id: String,
+    pub reference: Option<String>,
+    pub status: String,
+    pub amount: i64,
+    pub deleted: bool,
+    pub entries: i64,
+    pub debits: i64,
+    pub credits: i64,
+}
+
+/// Every transaction of `organization_id` (both modes, deleted ones included) with the
+/// count and sums of its ledger lines, read straight from the tables; plus the lines
+/// whose transaction row does not exist, and the jobs by status.
+#[derive(Debug, Clone, Default)]
+pub struct JournalAudit {
+    pub transactions: Vec<AuditedTransaction>,
+    pub orphan_entries: i64,
+    pub jobs_by_status: Vec<(String, i64)>,
+}
+
+/// Reads a [`JournalAudit`] of one organization.
+///
+/// # Errors
+/// `Internal` when the database cannot be read.
+pub async fn audit_journal(db: &Db, organization_id: &str) -> StoreResult<JournalAudit> {
+    use crate::schema::{jobs, ledger_entries};
+    use diesel::{ExpressionMethods, QueryDsl};
+    type Txn = (
+        String,
+        Option<String>,
+        String,
+        i64,
+        Option<time::PrimitiveDateTime>,
+    );
+    type Line = (String, String, i64);
+    let org = organization_id.to_owned();
+    let (txns, lines, statuses): (Vec<Txn>, Vec<Line>, Vec<String>) = db_read!(db, |conn| {
+        let txns = transactions::table
+            .filter(transactions::organization_id.eq(&org))
+            .select((
+                transactions::id,
+                transactions::reference,
+                transactions::status,
+                transactions::amount,
+                transactions::deleted_at,
+            ))
+            .load(conn)
+            .await?;
+        let lines = ledger_entries::table
+            .filter(ledger_entries::organization_id.eq(&org))
+            .select((
+                ledger_entries::transaction_id,
+                ledger_entries::entry_type,
+                ledger_entries::amount,
+            ))
+            .load(conn)
+            .await?;
+        let statuses = jobs::table
+            .filter(jobs::organization_id.eq(&org))
+            .select(jobs::status)
+            .load(conn)
+            .await?;
+        Ok((txns, lines, statuses))
+    })?;
+    let mut audit = JournalAudit::default();
+    let mut index = std::collections::HashMap::new();
+    for (id, reference, status, amount, deleted_at) in txns {
+        index.insert(id.clone(), audit.transactions.len());
+        audit.transactions.push(AuditedTransaction {
+            id,
+            reference,
+            status,
+            amount,
+            deleted: deleted_at.is_some(),
+            entries: 0,
+            debits: 0,
+            credits: 0,
+        });
+    }
+    for (transaction_id, entry_type, amount) in lines {
+        let Some(&i) = index.get(&transaction_id) else {
+            audit.orphan_entries += 1;
+            continue;
+        };
+        let txn = &mut audit.transactions[i];
+        txn.entries += 1;
+        if entry_type == EntryType::Debit.as_str() {
+            txn.debits += amount;
+        } else {
+            txn.credits += amount;
+        }
+    }
+    let mut by_status = std::collections::BTreeMap::<String, i64>::new();
+    for status in statuses {
+        *by_status.entry(status).or_default() += 1;
+    }
+    audit.jobs_by_status = by_status.into_iter().collect();
+    Ok(audit)
+}
+
 /// The name goes into DDL text (identifiers cannot be bound), so only plain names pass.
 fn check_identifier(name: &str) -> Result<(), StoreError> {
     let plain = !name.is_empty()

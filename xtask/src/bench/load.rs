@@ -14,14 +14,14 @@ use super::{AMOUNT_UNITS, Options, POOL_SIZE, round};
 
 /// What a load phase needs to know about the organization.
 #[derive(Clone)]
-pub(super) struct Target {
-    pub(super) base: String,
-    pub(super) key: String,
-    pub(super) org: String,
-    pub(super) cash: String,
-    pub(super) sales: String,
+pub(crate) struct Target {
+    pub(crate) base: String,
+    pub(crate) key: String,
+    pub(crate) org: String,
+    pub(crate) cash: String,
+    pub(crate) sales: String,
     /// The currency of the two accounts (the organization's base currency).
-    pub(super) currency: String,
+    pub(crate) currency: String,
 }
 
 #[derive(Debug, Clone, Copy)]

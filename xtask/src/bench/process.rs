@@ -17,12 +17,12 @@ use super::{Backend, DEFAULT_PG_URL, POOL_SIZE};
 
 /// The fresh database of one backend, removed by [`Database::remove`] (or, for the
 /// SQLite file, on drop).
-pub(super) struct Database {
-    pub(super) url: String,
-    pub(super) owned: Owned,
+pub(crate) struct Database {
+    pub(crate) url: String,
+    pub(crate) owned: Owned,
 }
 
-pub(super) enum Owned {
+pub(crate) enum Owned {
     SqliteFile(PathBuf),
     Postgres { admin_url: String, name: String },
     Removed,
@@ -30,7 +30,7 @@ pub(super) enum Owned {
 
 impl Database {
     /// A fresh database, or `None` when PostgreSQL is unreachable.
-    pub(super) async fn create(backend: Backend) -> anyhow::Result<Option<Database>> {
+    pub(crate) async fn create(backend: Backend) -> anyhow::Result<Option<Database>> {
         let suffix = new_id(IdKind::Request)
             .trim_start_matches("req_")
             .to_ascii_lowercase();
@@ -66,11 +66,11 @@ impl Database {
         }
     }
 
-    pub(super) fn shown(&self) -> String {
+    pub(crate) fn shown(&self) -> String {
         redact(&self.url)
     }
 
-    pub(super) async fn remove(mut self) {
+    pub(crate) async fn remove(mut self) {
         match std::mem::replace(&mut self.owned, Owned::Removed) {
             Owned::Postgres { admin_url, name } => {
                 if let Err(e) = drop_pg_database(&admin_url, &name).await {
@@ -91,7 +91,7 @@ impl Drop for Database {
     }
 }
 
-pub(super) fn remove_sqlite(path: &Path) {
+pub(crate) fn remove_sqlite(path: &Path) {
     for suffix in ["", "-wal", "-shm"] {
         let mut file = path.as_os_str().to_owned();
         file.push(suffix);
@@ -99,7 +99,7 @@ pub(super) fn remove_sqlite(path: &Path) {
     }
 }
 
-pub(super) fn redact(url: &str) -> String {
+pub(crate) fn redact(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {
         (Some(scheme), Some(at)) if at > scheme => {
             let user_end = url[scheme + 3..at].find(':').map_or(at, |i| scheme + 3 + i);
@@ -109,19 +109,35 @@ pub(super) fn redact(url: &str) -> String {
     }
 }
 
+/// A free port on 127.0.0.1, as `127.0.0.1:PORT`.
+pub(crate) fn free_loopback_addr() -> anyhow::Result<String> {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .context("finding a free port")?
+        .port();
+    Ok(format!("127.0.0.1:{port}"))
+}
+
 /// The `ledger-server` child process; stopped with SIGTERM (then SIGKILL) on drop.
-pub(super) struct Server {
-    pub(super) child: Child,
-    pub(super) log: PathBuf,
+pub(crate) struct Server {
+    pub(crate) child: Child,
+    pub(crate) log: PathBuf,
 }
 
 impl Server {
-    pub(super) fn start(binary: &Path, database_url: &str) -> anyhow::Result<(Server, String)> {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .context("finding a free port")?
-            .port();
-        let addr = format!("127.0.0.1:{port}");
+    pub(crate) fn start(binary: &Path, database_url: &str) -> anyhow::Result<(Server, String)> {
+        let addr = free_loopback_addr()?;
+        let server = Server::start_on(binary, database_url, &addr, &[])?;
+        Ok((server, format!("http://{addr}")))
+    }
+
+    /// Starts the server on `addr` (a loopback address) with `extra` environment.
+    pub(crate) fn start_on(
+        binary: &Path,
+        database_url: &str,
+        addr: &str,
+        extra: &[(&str, &str)],
+    ) -> anyhow::Result<Server> {
         let log = std::env::temp_dir().join(format!(
             "ledger-bench-server-{}.log",
             new_id(IdKind::Request).to_ascii_lowercase()
@@ -129,7 +145,7 @@ impl Server {
         let log_file = std::fs::File::create(&log).context("creating the server log")?;
         let child = Command::new(binary)
             .env("DATABASE_URL", database_url)
-            .env("LEDGER_ADDR", &addr)
+            .env("LEDGER_ADDR", addr)
             .env("LEDGER_ENV", "development")
             .env("LEDGER_DEMO", "false")
             .env("LEDGER_LOG", "warn")
@@ -139,20 +155,21 @@ impl Server {
                 "LEDGER_DB_POOL",
                 std::env::var("LEDGER_BENCH_SERVER_POOL").unwrap_or_else(|_| POOL_SIZE.to_string()),
             )
+            .envs(extra.iter().copied())
             .stdin(Stdio::null())
             .stdout(log_file.try_clone()?)
             .stderr(log_file)
             .spawn()
             .with_context(|| format!("starting {}", binary.display()))?;
-        Ok((Server { child, log }, format!("http://{addr}")))
+        Ok(Server { child, log })
     }
 
-    pub(super) fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// The end of the server's output, for error messages.
-    pub(super) fn log_tail(&self) -> String {
+    pub(crate) fn log_tail(&self) -> String {
         let mut text = String::new();
         if let Ok(mut file) = std::fs::File::open(&self.log) {
             let _ = file.read_to_string(&mut text);
@@ -162,7 +179,7 @@ impl Server {
     }
 
     /// Sends SIGTERM and waits for the graceful stop (the server drains for up to 30 s).
-    pub(super) async fn stop(&mut self) -> anyhow::Result<()> {
+    pub(crate) async fn stop(&mut self) -> anyhow::Result<()> {
         if self.child.try_wait()?.is_some() {
             bail!("the server had already exited:\n{}", self.log_tail());
         }
@@ -200,14 +217,14 @@ impl Drop for Server {
     }
 }
 
-pub(super) fn terminate(pid: u32) {
+pub(crate) fn terminate(pid: u32) {
     let _ = Command::new("kill")
         .args(["-TERM", &pid.to_string()])
         .status();
 }
 
 /// A field of `/proc/<pid>/status` in kB (`VmRSS`, `VmHWM`).
-pub(super) fn proc_status_kb(pid: u32, field: &str) -> Option<u64> {
+pub(crate) fn proc_status_kb(pid: u32, field: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     status
         .lines()
@@ -216,13 +233,13 @@ pub(super) fn proc_status_kb(pid: u32, field: &str) -> Option<u64> {
 }
 
 /// Samples the server's resident set every 100 ms while a phase runs.
-pub(super) struct RssSampler {
-    pub(super) max_kb: Arc<AtomicU64>,
-    pub(super) task: tokio::task::JoinHandle<()>,
+pub(crate) struct RssSampler {
+    pub(crate) max_kb: Arc<AtomicU64>,
+    pub(crate) task: tokio::task::JoinHandle<()>,
 }
 
 impl RssSampler {
-    pub(super) fn start(pid: u32) -> RssSampler {
+    pub(crate) fn start(pid: u32) -> RssSampler {
         let max_kb = Arc::new(AtomicU64::new(0));
         let seen = Arc::clone(&max_kb);
         let task = tokio::spawn(async move {
@@ -236,7 +253,7 @@ impl RssSampler {
         RssSampler { max_kb, task }
     }
 
-    pub(super) fn finish(self) -> u64 {
+    pub(crate) fn finish(self) -> u64 {
         self.task.abort();
         self.max_kb.load(Ordering::Relaxed)
     }
@@ -246,18 +263,18 @@ impl RssSampler {
 /// generator or the baseline), and by the whole machine (the rest is mostly the
 /// database). From `/proc`, in clock ticks of 1/100 s (Linux's `USER_HZ`).
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct CpuSnapshot {
-    pub(super) server: f64,
-    pub(super) bench: f64,
+pub(crate) struct CpuSnapshot {
+    pub(crate) server: f64,
+    pub(crate) bench: f64,
     /// Every process named `postgres` on the machine (the database's backends).
-    pub(super) postgres: f64,
-    pub(super) machine_busy: f64,
+    pub(crate) postgres: f64,
+    pub(crate) machine_busy: f64,
 }
 
-pub(super) const TICKS_PER_SECOND: f64 = 100.0;
+pub(crate) const TICKS_PER_SECOND: f64 = 100.0;
 
 impl CpuSnapshot {
-    pub(super) fn take(server_pid: Option<u32>) -> CpuSnapshot {
+    pub(crate) fn take(server_pid: Option<u32>) -> CpuSnapshot {
         CpuSnapshot {
             server: server_pid.map_or(0.0, |pid| process_cpu_seconds(&pid.to_string())),
             bench: process_cpu_seconds("self"),
@@ -266,7 +283,7 @@ impl CpuSnapshot {
         }
     }
 
-    pub(super) fn since(&self, earlier: &CpuSnapshot) -> CpuSnapshot {
+    pub(crate) fn since(&self, earlier: &CpuSnapshot) -> CpuSnapshot {
         CpuSnapshot {
             server: self.server - earlier.server,
             bench: self.bench - earlier.bench,
@@ -277,7 +294,7 @@ impl CpuSnapshot {
 }
 
 /// User plus system time of a process (`self` or a pid) from `/proc/<pid>/stat`.
-pub(super) fn process_cpu_seconds(pid: &str) -> f64 {
+pub(crate) fn process_cpu_seconds(pid: &str) -> f64 {
     let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
         return 0.0;
     };
@@ -298,7 +315,7 @@ pub(super) fn process_cpu_seconds(pid: &str) -> f64 {
 
 /// User plus system time of the processes named `postgres` (a local server's backends;
 /// zero when the database runs elsewhere).
-pub(super) fn postgres_cpu_seconds() -> f64 {
+pub(crate) fn postgres_cpu_seconds() -> f64 {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return 0.0;
     };
@@ -314,7 +331,7 @@ pub(super) fn postgres_cpu_seconds() -> f64 {
 }
 
 /// Non-idle CPU time of the whole machine, summed over cores, from `/proc/stat`.
-pub(super) fn machine_busy_seconds() -> f64 {
+pub(crate) fn machine_busy_seconds() -> f64 {
     let Ok(stat) = std::fs::read_to_string("/proc/stat") else {
         return 0.0;
     };
