@@ -695,7 +695,12 @@ async fn graphql_pair_pays_once(app: &TestApp) {
     )
     .await;
     let (code, reason, _) = gql_refusal(&res, "completeX402CreditPurchase");
-    assert_eq!((code, reason), ("VALIDATION_ERROR", "invalid_field"), "{}", res.body);
+    assert_eq!(
+        (code, reason),
+        ("VALIDATION_ERROR", "invalid_field"),
+        "{}",
+        res.body
+    );
 
     // Permissions as REST: a key without admin, and another organization's key (naming
     // this organization), are refused and change nothing.

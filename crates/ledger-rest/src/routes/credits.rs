@@ -578,7 +578,9 @@ pub(crate) mod docs {
                 "ServiceUnavailable",
                 RefOr::T(
                     ResponseBuilder::new()
-                        .description("Not enabled on this server (no payment provider, or x402 off).")
+                        .description(
+                            "Not enabled on this server (no payment provider, or x402 off).",
+                        )
                         .content(
                             "application/json",
                             ContentBuilder::new()

@@ -95,7 +95,10 @@ async fn purchase<S: Store>(
             settlement,
         } => HttpResponse::Ok()
             .insert_header((PAYMENT_RESPONSE_HEADER, encode_header(&settlement)))
-            .insert_header((header::ACCESS_CONTROL_EXPOSE_HEADERS, PAYMENT_RESPONSE_HEADER))
+            .insert_header((
+                header::ACCESS_CONTROL_EXPOSE_HEADERS,
+                PAYMENT_RESPONSE_HEADER,
+            ))
             .json(purchase_view(&purchase, state.ledger.now())),
         X402Outcome::Required {
             payment_required,
