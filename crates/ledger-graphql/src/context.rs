@@ -13,6 +13,9 @@ use crate::errors::{GqlResult, IntoGql};
 pub struct Ctx<St> {
     pub ledger: Ledger<St>,
     pub principal: Principal,
+    /// `scheme://host` as the client called (REST builds its resource URLs the same way:
+    /// x402's resource is the REST purchase endpoint under it).
+    pub origin: String,
 }
 
 impl<St: Store> juniper::Context for Ctx<St> {}

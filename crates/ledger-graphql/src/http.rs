@@ -163,9 +163,14 @@ pub async fn graphql<St: Store>(
         Ok(op) => op,
         Err(e) => return invalid_document(&e),
     };
+    let origin = {
+        let info = req.connection_info();
+        format!("{}://{}", info.scheme(), info.host())
+    };
     let ctx = Ctx {
         ledger: state.ledger.clone(),
         principal,
+        origin,
     };
     match operation.execute(&variables, &ctx).await {
         Ok(result) => HttpResponse::Ok().json(GraphQLResponse::from_result(Ok(result))),

@@ -8,7 +8,9 @@
 //! path) and the other aliases of the operation keep their results. Mutations run in
 //! document order.
 //! `purchaseCredits` is free and needs `admin`: it opens a hosted checkout and answers
-//! its URL; the credits are added when the payment is confirmed.
+//! its URL; the credits are added when the payment is confirmed. The x402 pair
+//! (`startX402CreditPurchase`, `completeX402CreditPurchase`) is free and needs `admin`
+//! too, and runs the same domain call as REST's x402 endpoint.
 
 use std::marker::PhantomData;
 
@@ -167,6 +169,38 @@ impl<St: Store> Mutation<St> {
             .await
             .gql()?;
         crate::credits::CreditPurchaseNode::of(&purchase, context.ledger.now()).map(Some)
+    }
+
+    /// Asks to buy a credit package with x402 (free; needs `admin`): answers the payment
+    /// requirements, what REST's 402 carries in `PAYMENT-REQUIRED` (as a typed object and
+    /// as that header's value). Sign one of `accepts` (an EIP-3009 authorization as EIP-712
+    /// typed data) and send it with `completeX402CreditPurchase`. In `organizationId`
+    /// (default the key's own); credits go to its root's pool. Nothing is written.
+    async fn start_x402_credit_purchase(
+        context: &Ctx<St>,
+        organization_id: Option<ID>,
+        input: crate::credits::StartX402CreditPurchaseInput,
+    ) -> GqlResult<Option<crate::credits::X402PaymentRequiredNode>> {
+        crate::credits::start_x402(context, organization_id.as_deref(), input)
+            .await
+            .map(Some)
+    }
+
+    /// Pays for a credit package with a signed x402 payment (free; needs `admin`):
+    /// verified and settled, the purchase is completed and its credits added once;
+    /// answers the purchase and the settlement (REST's `PAYMENT-RESPONSE`). A refused
+    /// payment changes nothing and is the field's error (`BUSINESS_RULE_VIOLATION`,
+    /// `reason` `payment_replayed`, `payment_signature_invalid`, `payment_invalid`,
+    /// `payment_amount_mismatch`, `payment_recipient_mismatch`, `payment_expired` or
+    /// `payment_required`, with the requirements in `extensions.paymentRequired`).
+    async fn complete_x402_credit_purchase(
+        context: &Ctx<St>,
+        organization_id: Option<ID>,
+        input: crate::credits::CompleteX402CreditPurchaseInput,
+    ) -> GqlResult<Option<crate::credits::X402CreditPurchaseNode>> {
+        crate::credits::complete_x402(context, organization_id.as_deref(), input)
+            .await
+            .map(Some)
     }
 
     /// Creates an account (1 credit).

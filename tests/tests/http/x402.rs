@@ -6,7 +6,9 @@
 //! amount or recipient, an expired window, a foreign signature, a malformed header and
 //! changed requirements are refused with their codes and change nothing. The MCP pair
 //! (`_meta["x402/payment"]`), and the reference Python client (`x402` from PyPI) paying
-//! the REST endpoint and the MCP tools. Every scenario runs on SQLite and PostgreSQL and
+//! the REST endpoint and the MCP tools. The GraphQL pair (`startX402CreditPurchase`,
+//! `completeX402CreditPurchase`) over the same domain call. Every scenario runs on SQLite
+//! and PostgreSQL and
 //! ends in `TestApp::finish` (every pool's ledger sums to its balance).
 
 use std::process::Command;
@@ -520,6 +522,262 @@ async fn mcp_pair_pays_once(app: &TestApp) {
     assert_eq!(credits(app, &org).await, 2500);
 }
 both!(x402_mcp, mcp_pair_pays_once);
+
+/// A GraphQL operation's answer.
+async fn gql(app: &TestApp, key: &str, query: &str, variables: Value) -> Answer {
+    app.call(
+        Method::POST,
+        "/graphql",
+        Some(key),
+        Some(json!({"query": query, "variables": variables})),
+        &[],
+    )
+    .await
+}
+
+const GQL_START: &str = "mutation($org: ID, $n: Int) {
+    startX402CreditPurchase(organizationId: $org, input: {creditAmount: $n}) {
+        x402Version error resource { url description mimeType }
+        accepts { scheme network asset amount payTo maxTimeoutSeconds extra json }
+        paymentRequiredHeader } }";
+
+const GQL_COMPLETE: &str = "mutation($org: ID, $n: Int, $sig: String!) {
+    completeX402CreditPurchase(organizationId: $org,
+        input: {creditAmount: $n, paymentSignature: $sig}) {
+        purchase { id status provider creditsToAdd priceCents currency packageId livemode
+            checkoutUrl completedAt }
+        settlement { success transaction network payer amount errorReason }
+        paymentResponseHeader } }";
+
+/// `completeX402CreditPurchase` for 1000 credits in `org` (the key's own when `None`).
+async fn gql_complete(app: &TestApp, key: &str, org: Option<&str>, payment: &str) -> Answer {
+    gql(
+        app,
+        key,
+        GQL_COMPLETE,
+        json!({"org": org, "n": 1000, "sig": payment}),
+    )
+    .await
+}
+
+/// The field's error of a refused GraphQL purchase: (code, reason, the requirements).
+fn gql_refusal<'a>(res: &'a Answer, field: &str) -> (&'a str, &'a str, &'a Value) {
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert_eq!(res.body["data"][field], Value::Null, "{}", res.body);
+    let ext = &res.body["errors"][0]["extensions"];
+    (
+        ext["code"].as_str().unwrap_or(""),
+        ext["reason"].as_str().unwrap_or(""),
+        &ext["paymentRequired"],
+    )
+}
+
+/// The GraphQL pair: `startX402CreditPurchase` answers what REST's 402 carries, and
+/// `completeX402CreditPurchase` pays through the same domain call: credited once, a
+/// replay (here or over REST) and bad payments refused with their codes and nothing
+/// written, `admin` needed, another organization's key refused.
+async fn graphql_pair_pays_once(app: &TestApp) {
+    let org = app.signup("X402 Graphql").await;
+    let payer = Payer::new(31);
+    let res = gql(app, &org.live_key, GQL_START, json!({"n": 1000})).await;
+    assert!(res.body.get("errors").is_none(), "{}", res.body);
+    let node = res.body["data"]["startX402CreditPurchase"].clone();
+    assert_eq!(node["x402Version"], 2, "{node}");
+    assert_eq!(node["error"], Value::Null);
+    assert!(
+        node["resource"]["url"]
+            .as_str()
+            .is_some_and(|u| u.ends_with(&x402_path(&org))),
+        "{node}"
+    );
+    assert_eq!(node["resource"]["mimeType"], "application/json");
+    let typed = &node["accepts"][0];
+    assert_eq!(typed["scheme"], "exact");
+    assert_eq!(typed["network"], "eip155:84532");
+    assert_eq!(typed["amount"], "10000000");
+    assert_eq!(typed["payTo"], server::DEV_X402_PAY_TO);
+    assert_eq!(typed["maxTimeoutSeconds"], 300);
+    assert_eq!(typed["extra"], json!({"name": "USDC", "version": "2"}));
+    // The same requirements as REST's 402, as an object and as the header's value.
+    let r = offered(app, &org, &org.live_key).await;
+    assert_eq!(typed["json"], r);
+    let header_value = unb64(node["paymentRequiredHeader"].as_str().expect("header"));
+    assert_eq!(header_value["accepts"][0], r);
+    assert_eq!(header_value["resource"]["url"], node["resource"]["url"]);
+    // Asking writes nothing.
+    assert_eq!(credits(app, &org).await, 500);
+    assert!(purchases(app, &org, &org.live_key).await.is_empty());
+
+    // Paid: credited once, the settlement as PAYMENT-RESPONSE would carry it.
+    let payment = payer.pay(&typed["json"], 1, &Tweak::default(), None);
+    let res = gql_complete(app, &org.live_key, None, &payment).await;
+    assert!(res.body.get("errors").is_none(), "{}", res.body);
+    let paid = &res.body["data"]["completeX402CreditPurchase"];
+    let purchase = &paid["purchase"];
+    assert_eq!(purchase["status"], "completed", "{paid}");
+    assert_eq!(purchase["provider"], "x402");
+    assert_eq!(purchase["creditsToAdd"], 1000);
+    assert_eq!(purchase["priceCents"], 1000);
+    assert_eq!(purchase["packageId"], "credits_1000");
+    assert_eq!(purchase["livemode"], true);
+    assert!(purchase["completedAt"].is_string(), "{paid}");
+    let settlement = &paid["settlement"];
+    assert_eq!(settlement["success"], true);
+    assert_eq!(settlement["network"], "eip155:84532");
+    assert_eq!(settlement["payer"], hex_of(&payer.address()));
+    assert_eq!(settlement["amount"], "10000000");
+    assert_eq!(settlement["transaction"].as_str().map(str::len), Some(66));
+    let response = unb64(paid["paymentResponseHeader"].as_str().expect("header"));
+    assert_eq!(response["transaction"], settlement["transaction"]);
+    assert_eq!(response["success"], true);
+    assert_eq!(credits(app, &org).await, 1500);
+    let bought = purchases(app, &org, &org.live_key).await;
+    assert_eq!(bought.len(), 1, "{bought:#?}");
+    assert_eq!(bought[0]["id"], purchase["id"]);
+    assert_eq!(bought[0]["status"], "completed");
+
+    // Replayed, over GraphQL or REST: refused, nothing credited.
+    let res = gql_complete(app, &org.live_key, None, &payment).await;
+    let (code, reason, required) = gql_refusal(&res, "completeX402CreditPurchase");
+    assert_eq!(
+        (code, reason),
+        ("BUSINESS_RULE_VIOLATION", "payment_replayed"),
+        "{}",
+        res.body
+    );
+    assert_eq!(required["accepts"][0], r);
+    assert!(
+        required["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("already used")),
+        "{required}"
+    );
+    let res = ask(app, &org, &org.live_key, Some(&payment)).await;
+    assert_eq!(res.code(), "payment_replayed", "{}", res.body);
+    assert_eq!(credits(app, &org).await, 1500);
+
+    // Bad payments: refused with their codes, nothing written.
+    let cases = [
+        (
+            "payment_signature_invalid",
+            payer.pay(&r, 2, &Tweak::default(), Some(&Payer::new(32))),
+        ),
+        (
+            "payment_amount_mismatch",
+            payer.pay(
+                &r,
+                3,
+                &Tweak {
+                    value_after_signing: Some("1".into()),
+                    ..Tweak::default()
+                },
+                None,
+            ),
+        ),
+        ("payment_invalid", "%%% not base64".to_owned()),
+        ("payment_required", String::new()),
+    ];
+    for (expected, bad) in &cases {
+        let res = gql_complete(app, &org.live_key, None, bad).await;
+        let (code, reason, required) = gql_refusal(&res, "completeX402CreditPurchase");
+        assert_eq!(code, "BUSINESS_RULE_VIOLATION", "{}", res.body);
+        assert_eq!(reason, *expected, "{}", res.body);
+        assert_eq!(required["accepts"][0], r, "{}", res.body);
+    }
+    assert_eq!(credits(app, &org).await, 1500);
+    assert_eq!(purchases(app, &org, &org.live_key).await.len(), 1);
+    // Not a package: the ordinary validation error.
+    let res = gql(
+        app,
+        &org.live_key,
+        GQL_COMPLETE,
+        json!({"n": 7, "sig": payer.pay(&r, 4, &Tweak::default(), None)}),
+    )
+    .await;
+    let (code, reason, _) = gql_refusal(&res, "completeX402CreditPurchase");
+    assert_eq!(
+        (code, reason),
+        ("VALIDATION_ERROR", "invalid_field"),
+        "{}",
+        res.body
+    );
+
+    // Permissions as REST: a key without admin, and another organization's key (naming
+    // this organization), are refused and change nothing.
+    let reader = app
+        .post(
+            &org.live_key,
+            &format!("/organizations/{}/api-keys", org.id),
+            json!({"name": "reader", "permissions": ["read"]}),
+        )
+        .await;
+    assert_eq!(reader.status, StatusCode::CREATED, "{}", reader.body);
+    let reader_key = reader.body["key"].as_str().expect("key").to_owned();
+    let res = gql(app, &reader_key, GQL_START, json!({"n": 1000})).await;
+    let (code, _, _) = gql_refusal(&res, "startX402CreditPurchase");
+    assert_eq!(code, "FORBIDDEN", "{}", res.body);
+    let fresh = payer.pay(&r, 5, &Tweak::default(), None);
+    let res = gql_complete(app, &reader_key, None, &fresh).await;
+    let (code, _, _) = gql_refusal(&res, "completeX402CreditPurchase");
+    assert_eq!(code, "FORBIDDEN", "{}", res.body);
+    let other = app.signup("X402 Graphql Other").await;
+    for key in [&other.live_key, &other.test_key] {
+        let res = gql(app, key, GQL_START, json!({"org": org.id, "n": 1000})).await;
+        let (code, _, _) = gql_refusal(&res, "startX402CreditPurchase");
+        assert_eq!(code, "FORBIDDEN", "{}", res.body);
+        let res = gql_complete(app, key, Some(&org.id), &fresh).await;
+        let (code, _, _) = gql_refusal(&res, "completeX402CreditPurchase");
+        assert_eq!(code, "FORBIDDEN", "{}", res.body);
+    }
+    assert_eq!(credits(app, &org).await, 1500);
+    assert_eq!(credits(app, &other).await, 500);
+    assert_eq!(purchases(app, &org, &org.live_key).await.len(), 1);
+    assert!(purchases(app, &other, &other.live_key).await.is_empty());
+
+    // The refused authorizations were not recorded: the nonce of the foreign signature,
+    // signed properly, pays; and the unused one the refused keys carried pays too, for
+    // a sub-organization named by `organizationId` (credited to the root's pool).
+    let res = gql_complete(
+        app,
+        &org.live_key,
+        None,
+        &payer.pay(&r, 2, &Tweak::default(), None),
+    )
+    .await;
+    assert!(res.body.get("errors").is_none(), "{}", res.body);
+    assert_eq!(credits(app, &org).await, 2500);
+    let sub = app
+        .post(
+            &org.live_key,
+            "/accounts/sub",
+            json!({"parent_organization_id": org.id, "name": "X402 Sub", "relationship_type": "owned"}),
+        )
+        .await;
+    assert_eq!(sub.status, StatusCode::CREATED, "{}", sub.body);
+    let sub_id = sub.body["organization"]["id"].as_str().expect("sub id");
+    let res = gql_complete(app, &org.live_key, Some(sub_id), &fresh).await;
+    assert!(res.body.get("errors").is_none(), "{}", res.body);
+    assert_eq!(credits(app, &org).await, 3500);
+
+    // Test mode: the whole flow, and the live pool does not change.
+    let res = gql(app, &org.test_key, GQL_START, json!({"n": 1000})).await;
+    let test_offer = res.body["data"]["startX402CreditPurchase"]["accepts"][0]["json"].clone();
+    assert_eq!(test_offer, r, "{}", res.body);
+    let res = gql_complete(
+        app,
+        &org.test_key,
+        None,
+        &payer.pay(&test_offer, 6, &Tweak::default(), None),
+    )
+    .await;
+    assert!(res.body.get("errors").is_none(), "{}", res.body);
+    assert_eq!(
+        res.body["data"]["completeX402CreditPurchase"]["purchase"]["livemode"],
+        false
+    );
+    assert_eq!(credits(app, &org).await, 3500);
+}
+both!(x402_graphql, graphql_pair_pays_once);
 
 fn workspace() -> std::path::PathBuf {
     std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -88,7 +88,7 @@ pub use transfers::TransferInput;
 pub use webhooks::{
     NewWebhookEndpointInput, WebhookEndpointChanges, attempt_view, delivery_view, endpoint_view,
 };
-pub use x402::{X402Outcome, X402PurchaseInput};
+pub use x402::{X402Outcome, X402PurchaseInput, payment_refusal};
 
 use crate::ports::{
     Blobs, Clock, DevPayments, Mailer, NoBlobs, NoMailer, NoPayments, NoTokens, NoWebhookTransport,

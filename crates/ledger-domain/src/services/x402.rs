@@ -33,6 +33,18 @@ pub enum X402Outcome {
     },
 }
 
+/// The refusal an [`X402Outcome::Required`] is answered with, as every interface
+/// reports it: the code and message of `error` (`payment_required`, or why the payment
+/// was refused), with the requirements in its details (`payment_required`: the object of
+/// the `PAYMENT-REQUIRED` header).
+pub fn payment_refusal(payment_required: &PaymentRequired, error: &DomainError) -> DomainError {
+    DomainError::Reported {
+        code: error.code(),
+        message: error.public_message(),
+        details: Some(serde_json::json!({ "payment_required": payment_required })),
+    }
+}
+
 /// A request to buy a package with x402.
 #[derive(Debug, Clone, Default)]
 pub struct X402PurchaseInput {

@@ -57,6 +57,13 @@ use utoipa::{Modify, OpenApi, PartialSchema, ToSchema};
         crate::routes::categories::get,
         crate::routes::categories::update,
         crate::routes::categories::delete,
+        crate::routes::credits::balance,
+        crate::routes::credits::packages,
+        crate::routes::credits::ledger,
+        crate::routes::credits::list_purchases,
+        crate::routes::credits::purchase,
+        crate::routes::credits::get_purchase,
+        crate::routes::x402::purchase,
         crate::routes::contacts::list,
         crate::routes::contacts::create,
         crate::routes::contacts::get,
@@ -185,7 +192,13 @@ use utoipa::{Modify, OpenApi, PartialSchema, ToSchema};
         crate::routes::webhooks::delivery,
         crate::routes::webhooks::replay
     ),
-    components(schemas(schemas::ErrorEnvelope)),
+    components(
+        schemas(schemas::ErrorEnvelope),
+        responses(
+            crate::routes::credits::docs::ServiceUnavailable,
+            crate::routes::x402::docs::X402PaymentRequired,
+        ),
+    ),
     modifiers(&Conventions),
     tags(
         (name = "system", description = "Health, readiness, metrics, system information and this document."),
@@ -209,6 +222,7 @@ use utoipa::{Modify, OpenApi, PartialSchema, ToSchema};
         (name = "recurring", description = "Recurring schedules of invoices and bills."),
         (name = "webhooks", description = "Webhook endpoints and deliveries."),
         (name = "settings", description = "Settings and billing of an organization."),
+        (name = "credits", description = "The credit balance, its ledger, the packages, and purchases through a hosted checkout or with x402."),
         (name = "deletions", description = "Soft-deleted resources that can be restored."),
     ),
 )]

@@ -56,6 +56,7 @@ pub(crate) enum ErrorType {
     IdempotencyError,
     BusinessRuleError,
     CreditLimitError,
+    PaymentError,
     RateLimitError,
     ApiError,
 }

@@ -17,38 +17,52 @@ use ledger_domain::services::{
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{State, access, list_response};
+use super::{Routes, State, access, at, list_response};
 use crate::error::ApiError;
 use crate::input::{page, parse_json, read_body};
 
-pub(super) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
-    cfg.route("/organizations/{org}/credits", web::get().to(balance::<S>))
-        .route(
-            "/organizations/{org}/credits/packages",
-            web::get().to(packages::<S>),
+/// The JSON operations, on the REST registrar (route table, OpenAPI document, 405).
+pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
+    r.add(at("/organizations/{org}/credits").get(balance::<S>))
+        .add(at("/organizations/{org}/credits/packages").get(packages::<S>))
+        .add(at("/organizations/{org}/credits/ledger").get(ledger::<S>))
+        .add(
+            at("/organizations/{org}/credits/purchases")
+                .get(list_purchases::<S>)
+                .post(purchase::<S>),
         )
-        .route(
-            "/organizations/{org}/credits/ledger",
-            web::get().to(ledger::<S>),
-        )
-        .service(
-            web::resource("/organizations/{org}/credits/purchases")
-                .route(web::get().to(list_purchases::<S>))
-                .route(web::post().to(purchase::<S>)),
-        )
-        .route(
-            "/organizations/{org}/credits/purchases/{purchase_id}",
-            web::get().to(get_purchase::<S>),
-        )
-        .service(
-            web::resource("/checkout/dev/{org}/{purchase_id}")
-                .route(web::get().to(dev_page::<S>))
-                .route(web::post().to(dev_pay::<S>)),
-        )
-        .route("/checkout/return", web::get().to(checkout_return))
-        .route("/webhooks/stripe", web::post().to(webhook::<S>));
+        .add(at("/organizations/{org}/credits/purchases/{purchase_id}").get(get_purchase::<S>));
 }
 
+/// The pages and the provider's webhook, outside the registrar as the other non-API
+/// pages are (the playgrounds, the OAuth sign-in pages): the development checkout a
+/// browser opens, the return page, and Stripe's notification receiver (Stripe's protocol,
+/// authenticated by its signature). Neither in the route table nor in `/openapi.json`.
+pub(super) fn configure_pages<S: Store>(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/checkout/dev/{org}/{purchase_id}")
+            .route(web::get().to(dev_page::<S>))
+            .route(web::post().to(dev_pay::<S>)),
+    )
+    .route("/checkout/return", web::get().to(checkout_return))
+    .route("/webhooks/stripe", web::post().to(webhook::<S>));
+}
+
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/credits",
+    operation_id = "credits_balance",
+    tag = "credits",
+    summary = "Get the credit balance",
+    description = "The balance of the pool that pays for the organization's live writes (its root organization's): the monthly allowance left, the purchased credits left, and when the allowance is reset.",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+    ),
+    responses(
+        (status = 200, description = "The balance.", body = docs::CreditBalance),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn balance<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -59,6 +73,20 @@ async fn balance<S: Store>(
     Ok(HttpResponse::Ok().json(balance_view(&balance)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/credits/packages",
+    operation_id = "credits_packages",
+    tag = "credits",
+    summary = "List the credit packages on sale",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+    ),
+    responses(
+        (status = 200, description = "Every package, in one page.", body = docs::CreditPackageList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn packages<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -77,6 +105,23 @@ async fn packages<S: Store>(
     Ok(list_response(page, &all, package_view))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/credits/ledger",
+    operation_id = "credits_ledger",
+    tag = "credits",
+    summary = "List the credit ledger",
+    description = "Every grant, charge, refund, reset and purchase of the pool as a signed row, newest first; the rows sum to `credits_remaining`.",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "One page of rows.", body = docs::CreditLedgerEntryList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn ledger<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -88,15 +133,40 @@ async fn ledger<S: Store>(
     Ok(list_response(page, &rows, ledger_entry_view))
 }
 
-#[derive(Deserialize)]
+/// A hosted purchase: the package by id or by its size.
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = CreditPurchaseRequest)]
 #[serde(deny_unknown_fields)]
 struct PurchaseBody {
+    /// A package id from `/credits/packages` (`credits_1000`); or give `credit_amount`.
+    #[schema(example = "credits_1000")]
     package_id: Option<String>,
+    /// The size of a package (`1000`); or give `package_id`.
+    #[schema(example = 1000)]
     credit_amount: Option<i64>,
+    /// Where the buyer returns after paying (absolute http(s) URL).
     success_url: Option<String>,
+    /// Where the buyer returns when cancelling (absolute http(s) URL).
     cancel_url: Option<String>,
 }
 
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/credits/purchases",
+    operation_id = "credits_purchases_create",
+    tag = "credits",
+    summary = "Buy a credit package through a hosted checkout",
+    description = "Opens a checkout at the payment provider (test keys: always the development provider, no money moves) and answers the pending purchase with its `checkout_url`, to be paid before `expires_at`. The credits are added once the payment is confirmed, exactly once. Free; not in the write pipeline, so `Idempotency-Key` does not apply.",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+    ),
+    request_body(content = PurchaseBody, content_type = "application/json", example = json!({"credit_amount": 1000, "success_url": "https://example.com/paid", "cancel_url": "https://example.com/cancelled"})),
+    responses(
+        (status = 201, description = "The pending purchase.", body = docs::CreditPurchase),
+        (status = 503, response = docs::ServiceUnavailable),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
 async fn purchase<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -121,6 +191,23 @@ async fn purchase<S: Store>(
     Ok(HttpResponse::Created().json(purchase_view(&purchase, state.ledger.now())))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/credits/purchases",
+    operation_id = "credits_purchases_list",
+    tag = "credits",
+    summary = "List credit purchases",
+    description = "Hosted and x402 purchases of the organization, newest first; a pending purchase past `expires_at` reads `expired`.",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "One page of purchases.", body = docs::CreditPurchaseList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn list_purchases<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -133,6 +220,21 @@ async fn list_purchases<S: Store>(
     Ok(list_response(page, &rows, |p| purchase_view(p, now)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/credits/purchases/{purchase_id}",
+    operation_id = "credits_purchases_get",
+    tag = "credits",
+    summary = "Get a credit purchase",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("purchase_id" = String, Path, description = "The purchase id (`cpur_...`)."),
+    ),
+    responses(
+        (status = 200, description = "The purchase.", body = docs::CreditPurchase),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
 async fn get_purchase<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -299,4 +401,196 @@ async fn webhook<S: Store>(
         "received": true,
         "purchase_id": confirmed.as_ref().map(|p| p.id.clone()),
     })))
+}
+
+/// Documentation types of the credit answers (see `openapi::schemas`): each mirrors a
+/// renderer of `ledger_domain::services::credits`, field for field. Never built.
+#[allow(dead_code)]
+pub(crate) mod docs {
+    use serde_json::json;
+    use utoipa::openapi::{ContentBuilder, Ref, RefOr, ResponseBuilder, response::Response};
+    use utoipa::{ToResponse, ToSchema};
+
+    /// The balance of a credit pool (`balance_view`).
+    #[derive(ToSchema)]
+    #[schema(example = json!({
+        "object": "credit_balance",
+        "organization_id": "org_01JD0000000000000000000000",
+        "credits_remaining": 1450,
+        "credits_total": 1500,
+        "monthly_allowance": 500,
+        "monthly_credits_remaining": 450,
+        "purchased_credits_remaining": 1000,
+        "test_credits_used": 12,
+        "period": "2026-11",
+        "next_reset_at": "2026-12-01T00:00:00Z"
+    }))]
+    pub(crate) struct CreditBalance {
+        #[schema(example = "credit_balance")]
+        object: String,
+        /// The organization whose pool this is (the root of the tree).
+        organization_id: String,
+        /// Credits left: the monthly allowance left plus the purchased credits left.
+        credits_remaining: i64,
+        /// What the pool held this period: its balance after the last reset plus what
+        /// was bought since.
+        credits_total: i64,
+        /// The free credits of each calendar month (no roll-over).
+        monthly_allowance: i64,
+        monthly_credits_remaining: i64,
+        /// Purchased credits left; they survive the monthly reset.
+        purchased_credits_remaining: i64,
+        /// Credits test-mode writes would have cost (they never touch the pool).
+        test_credits_used: i64,
+        /// The month of the last reset, `YYYY-MM`.
+        #[schema(example = "2026-11")]
+        period: String,
+        #[schema(format = DateTime)]
+        next_reset_at: String,
+    }
+
+    /// A package of credits on sale (`package_view`).
+    #[derive(ToSchema)]
+    #[schema(example = json!({
+        "object": "credit_package",
+        "id": "credits_1000",
+        "credits": 1000,
+        "price_cents": 1000,
+        "currency": "usd"
+    }))]
+    pub(crate) struct CreditPackage {
+        #[schema(example = "credit_package")]
+        object: String,
+        #[schema(example = "credits_1000")]
+        id: String,
+        credits: i64,
+        /// The price in cents of `currency`.
+        price_cents: i64,
+        #[schema(example = "usd")]
+        currency: String,
+    }
+
+    /// One row of the credit ledger (`ledger_entry_view`).
+    #[derive(ToSchema)]
+    #[schema(example = json!({
+        "object": "credit_ledger_entry",
+        "id": "cpur_01JD0000000000000000000000",
+        "kind": "purchase",
+        "credits": 1000,
+        "reference": "cpur_01JD0000000000000000000000",
+        "created_at": "2026-11-25T12:00:00Z"
+    }))]
+    pub(crate) struct CreditLedgerEntry {
+        #[schema(example = "credit_ledger_entry")]
+        object: String,
+        id: String,
+        /// `opening`, `grant`, `charge`, `refund`, `reset` or `purchase`.
+        kind: String,
+        /// Signed: positive adds to the balance.
+        credits: i64,
+        /// What the row is about (a job, a purchase, a period).
+        reference: Option<String>,
+        #[schema(format = DateTime)]
+        created_at: String,
+    }
+
+    /// A credit purchase (`purchase_view`): hosted (`provider` `dev` or `stripe`,
+    /// pending until paid at `checkout_url`) or x402 (`provider` `x402`, completed when
+    /// answered; `checkout_url` is the resource paid for).
+    #[derive(ToSchema)]
+    #[schema(example = json!({
+        "id": "cpur_01JD0000000000000000000000",
+        "object": "credit_purchase",
+        "organization_id": "org_01JD0000000000000000000000",
+        "livemode": true,
+        "package_id": "credits_1000",
+        "credits_to_add": 1000,
+        "price_cents": 1000,
+        "currency": "usd",
+        "provider": "dev",
+        "status": "pending",
+        "checkout_url": "https://ledger.example.com/checkout/dev/org_01JD0000000000000000000000/cpur_01JD0000000000000000000000",
+        "success_url": "https://example.com/paid",
+        "cancel_url": null,
+        "expires_at": "2026-11-25T13:00:00Z",
+        "created_at": "2026-11-25T12:00:00Z",
+        "completed_at": null
+    }))]
+    pub(crate) struct CreditPurchase {
+        id: String,
+        #[schema(example = "credit_purchase")]
+        object: String,
+        organization_id: String,
+        livemode: bool,
+        package_id: String,
+        credits_to_add: i64,
+        price_cents: i64,
+        currency: String,
+        /// `dev`, `stripe` or `x402`.
+        provider: String,
+        /// `pending`, `completed` or `expired`.
+        status: String,
+        checkout_url: String,
+        success_url: Option<String>,
+        cancel_url: Option<String>,
+        #[schema(format = DateTime)]
+        expires_at: String,
+        #[schema(format = DateTime)]
+        created_at: String,
+        #[schema(format = DateTime)]
+        completed_at: Option<String>,
+    }
+
+    macro_rules! list_of {
+        ($($name:ident => $item:ty),* $(,)?) => {$(
+            /// One page of a list: `data`, whether more follow, and the total.
+            #[derive(ToSchema)]
+            pub(crate) struct $name {
+                #[schema(example = "list")]
+                object: String,
+                data: Vec<$item>,
+                has_more: bool,
+                total_count: i64,
+            }
+        )*};
+    }
+
+    list_of! {
+        CreditPackageList => CreditPackage,
+        CreditLedgerEntryList => CreditLedgerEntry,
+        CreditPurchaseList => CreditPurchase,
+    }
+
+    /// 503: the feature is not enabled on this server (no payment provider configured,
+    /// x402 off), in the error envelope.
+    pub(crate) struct ServiceUnavailable;
+
+    impl<'r> ToResponse<'r> for ServiceUnavailable {
+        fn response() -> (&'r str, RefOr<Response>) {
+            let example = json!({"error": {
+                "type": "api_error",
+                "code": "service_unavailable",
+                "message": "credit purchases are not configured on this server",
+                "status": 503,
+                "request_id": "req_01JD0000000000000000000000",
+            }});
+            (
+                "ServiceUnavailable",
+                RefOr::T(
+                    ResponseBuilder::new()
+                        .description(
+                            "Not enabled on this server (no payment provider, or x402 off).",
+                        )
+                        .content(
+                            "application/json",
+                            ContentBuilder::new()
+                                .schema(Some(Ref::from_schema_name("ErrorEnvelope")))
+                                .example(Some(example))
+                                .build(),
+                        )
+                        .build(),
+                ),
+            )
+        }
+    }
 }
