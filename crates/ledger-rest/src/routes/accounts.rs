@@ -35,10 +35,15 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
 #[schema(as = AccountCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
+    #[schema(required = true, value_type = String)]
     name: Option<String>,
+    #[schema(required = true, value_type = String)]
     code: Option<String>,
+    #[schema(required = true, schema_with = crate::openapi::account_type)]
     account_type: Option<String>,
+    /// The same as `account_type` (used when `account_type` is absent).
     #[serde(rename = "type")]
+    #[schema(deprecated)]
     type_alias: Option<String>,
     subtype: Option<String>,
     currency_id: Option<String>,

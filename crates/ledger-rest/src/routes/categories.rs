@@ -46,7 +46,9 @@ fn required<T>(value: Option<T>, name: &str) -> Result<T, ApiError> {
 #[schema(as = CategoryCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
+    #[schema(required = true, value_type = String)]
     name: Option<String>,
+    #[schema(required = true, schema_with = crate::openapi::category_type)]
     category_type: Option<String>,
     description: Option<String>,
     color: Option<String>,

@@ -34,7 +34,9 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
 #[schema(as = ContactCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
+    #[schema(required = true, schema_with = crate::openapi::contact_type)]
     contact_type: Option<String>,
+    #[schema(required = true, schema_with = crate::openapi::name)]
     name: Option<String>,
     email: Option<String>,
     phone: Option<String>,

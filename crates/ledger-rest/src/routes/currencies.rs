@@ -97,9 +97,11 @@ async fn get<S: Store>(
 #[schema(as = CurrencyConvertRequest)]
 #[serde(deny_unknown_fields)]
 struct ConvertBody {
+    #[schema(required = true, value_type = String)]
     from_currency: Option<String>,
+    #[schema(required = true, value_type = String)]
     to_currency: Option<String>,
-    #[schema(value_type = Option<crate::openapi::Decimal>)]
+    #[schema(required = true, value_type = crate::openapi::Decimal)]
     amount: Option<DecimalText>,
     date: Option<String>,
 }

@@ -70,12 +70,19 @@ fn currency(id: Option<String>, code: Option<String>, field: &str) -> Result<Str
 #[schema(as = ExchangeRateCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
+    #[schema(required = true, value_type = String)]
     from_currency_id: Option<String>,
+    #[schema(required = true, value_type = String)]
     to_currency_id: Option<String>,
+    /// The same as `from_currency_id` (either one, or both naming the same currency).
+    #[schema(deprecated)]
     from_currency: Option<String>,
+    /// The same as `to_currency_id` (either one, or both naming the same currency).
+    #[schema(deprecated)]
     to_currency: Option<String>,
-    #[schema(value_type = Option<crate::openapi::Decimal>)]
+    #[schema(required = true, value_type = crate::openapi::Decimal)]
     rate: Option<DecimalText>,
+    #[schema(required = true, value_type = String)]
     effective_date: Option<String>,
 }
 

@@ -27,7 +27,9 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
 #[schema(as = OrganizationMasterRequest)]
 #[serde(deny_unknown_fields)]
 struct MasterBody {
+    #[schema(schema_with = crate::openapi::name)]
     name: String,
+    #[schema(schema_with = crate::openapi::name)]
     user_provider_id: String,
     user_email: String,
     provider_username: Option<String>,
@@ -94,6 +96,7 @@ async fn master<S: Store>(
 #[serde(deny_unknown_fields)]
 struct SubBody {
     parent_organization_id: String,
+    #[schema(schema_with = crate::openapi::name)]
     name: String,
     relationship_type: String,
 }

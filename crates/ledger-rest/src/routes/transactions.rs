@@ -39,6 +39,7 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
 #[serde(deny_unknown_fields)]
 struct EntryBody {
     account_id: String,
+    #[schema(schema_with = crate::openapi::entry_type)]
     entry_type: String,
     #[schema(value_type = crate::openapi::Decimal)]
     amount: DecimalText,
@@ -60,11 +61,13 @@ impl From<EntryBody> for EntryInput {
 #[schema(as = TransactionCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
+    #[schema(required = true, value_type = String)]
     description: Option<String>,
     #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     date: Option<FlexDate>,
     currency: Option<String>,
     reference: Option<String>,
+    #[schema(required = true, value_type = Vec<EntryBody>)]
     entries: Option<Vec<EntryBody>>,
     metadata: Option<serde_json::Value>,
     #[serde(default)]
@@ -153,6 +156,7 @@ fn input_of(input: CreateBody, prefix: &str) -> Result<NewTransactionInput, ApiE
 #[schema(as = TransactionBatchRequest)]
 #[serde(deny_unknown_fields)]
 struct BatchBody {
+    #[schema(required = true, value_type = Vec<CreateBody>)]
     transactions: Option<Vec<CreateBody>>,
 }
 

@@ -43,6 +43,7 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
 #[schema(as = WebhookCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
+    #[schema(required = true, value_type = String)]
     url: Option<String>,
     description: Option<String>,
     event_types: Option<Vec<String>>,
