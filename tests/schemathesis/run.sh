@@ -14,7 +14,7 @@
 # Environment: LEDGER_SERVER_BIN (default: the debug binary, built if missing),
 # LEDGER_OPENAPI_VENV (default .tools/openapi-venv, where .ci/run installs schemathesis),
 # LEDGER_TEST_PG_URL (the PostgreSQL server; without it, SQLite only unless CI=true),
-# LEDGER_ST_DATABASES (default "sqlite postgres"), LEDGER_ST_MAX_EXAMPLES (default 10),
+# LEDGER_ST_DATABASES (default "sqlite postgres"), LEDGER_ST_MAX_EXAMPLES (default 6),
 # LEDGER_ST_OUT (where the reports and server logs go).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -43,7 +43,7 @@ if [[ " $DATABASES " == *" postgres "* ]] && [ -z "$PG_URL" ]; then
   say "LEDGER_TEST_PG_URL is not set: SQLite only"
   DATABASES="${DATABASES//postgres/}"
 fi
-MAX_EXAMPLES="${LEDGER_ST_MAX_EXAMPLES:-10}"
+MAX_EXAMPLES="${LEDGER_ST_MAX_EXAMPLES:-6}"
 
 WORK="$(mktemp -d)"
 OUT="${LEDGER_ST_OUT:-$WORK/results}"
@@ -137,6 +137,7 @@ PY
 }
 
 mkdir -p "$WORK/db"
+cd "$WORK"
 for db in $DATABASES; do
   case "$db" in
     sqlite) run_one sqlite "sqlite://$WORK/db/ledger.sqlite" ;;

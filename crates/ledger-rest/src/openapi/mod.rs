@@ -288,23 +288,32 @@ impl ToSchema for Decimal {
     }
 }
 
+/// The years a date may carry, 1000 to 9998 (`ledger_domain::dates::MIN_YEAR`,
+/// `MAX_YEAR`), as the start of a pattern.
+const YEARS: &str = "^([1-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9]|999[0-8])-";
+
 /// A date, `YYYY-MM-DD` or an RFC 3339 date-time.
 pub(crate) struct FlexibleDate;
 
 impl PartialSchema for FlexibleDate {
     fn schema() -> RefOr<Schema> {
+        let year = YEARS;
         OneOfBuilder::new()
             .item(
                 ObjectBuilder::new()
                     .schema_type(Type::String)
-                    .format(Some(SchemaFormat::KnownFormat(KnownFormat::Date))),
+                    .format(Some(SchemaFormat::KnownFormat(KnownFormat::Date)))
+                    .pattern(Some(year)),
             )
             .item(
                 ObjectBuilder::new()
                     .schema_type(Type::String)
-                    .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime))),
+                    .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
+                    .pattern(Some(year)),
             )
-            .description(Some("A date (`YYYY-MM-DD`) or an RFC 3339 date-time."))
+            .description(Some(
+                "A date (`YYYY-MM-DD`) or an RFC 3339 date-time, years 1000 to 9998.",
+            ))
             .examples([json!("2026-11-25")])
             .into()
     }
@@ -542,14 +551,19 @@ fn add_errors(method: &str, operation: &mut Operation) {
     if authenticated {
         wanted.extend(["401", "403", "429"]);
     }
-    if path_params {
+    // A path names a resource; so can a body (`parent_organization_id`).
+    if path_params || (authenticated && operation.request_body.is_some()) {
         wanted.push("404");
     }
     if operation.request_body.is_some() {
         wanted.extend(["413", "415"]);
     }
     if write && authenticated {
-        wanted.extend(["402", "422"]);
+        wanted.push("402");
+    }
+    // A read can break a rule too (a balance in a currency without a rate).
+    if authenticated {
+        wanted.push("422");
     }
     if idempotent {
         wanted.push("409");
@@ -704,7 +718,6 @@ pub(crate) fn entry_type() -> Schema {
     names(["debit", "credit"], "The side of the line.")
 }
 
-
 /// Gives the shared parameters the constraints the server checks, one place for each
 /// name (the handlers read them all through the same helpers of `crate::input`): the
 /// `Idempotency-Key` header, paging, dates, currencies, the closed sets of the list
@@ -712,9 +725,25 @@ pub(crate) fn entry_type() -> Schema {
 /// the document allows for one the server accepts.
 fn constrain_parameters(path: &str, operation: &mut Operation) {
     for parameter in operation.parameters.iter_mut().flatten() {
-        if let Some(schema) = parameter_schema(path, &parameter.name) {
-            parameter.schema = Some(schema);
-        }
+        let Some(schema) = parameter_schema(path, &parameter.name) else {
+            continue;
+        };
+        let string = !matches!(parameter.name.as_str(), "limit" | "offset");
+        parameter.schema = Some(
+            if string && matches!(parameter.parameter_in, ParameterIn::Query) {
+                // `crate::input::query_param` reads an empty value as an absent one.
+                OneOfBuilder::new()
+                    .item(schema)
+                    .item(
+                        ObjectBuilder::new()
+                            .schema_type(Type::String)
+                            .max_length(Some(0)),
+                    )
+                    .into()
+            } else {
+                schema
+            },
+        );
     }
 }
 
@@ -737,7 +766,9 @@ fn parameter_schema(path: &str, name: &str) -> Option<RefOr<Schema>> {
         "offset" => ObjectBuilder::new()
             .schema_type(Type::Integer)
             .minimum(Some(0))
+            .maximum(Some(i64::MAX))
             .into(),
+        "setting_key" => string().pattern(Some("^[a-z0-9_]{1,64}$")).into(),
         "as_of" | "start_date" | "end_date" | "from_date" | "to_date" => {
             return Some(FlexibleDate::schema());
         }
@@ -764,6 +795,8 @@ fn parameter_schema(path: &str, name: &str) -> Option<RefOr<Schema>> {
                 &["pending", "posted", "reversed"]
             } else if path.ends_with("/reconciliations") {
                 &["open", "completed"]
+            } else if path.ends_with("/accounts") {
+                &["active", "inactive", "suspended"]
             } else {
                 return None;
             };
@@ -780,14 +813,20 @@ pub(crate) fn currency_code() -> Schema {
         .iter()
         .map(|c| c.code())
         .collect();
-    names(codes.iter().map(String::as_str), "An ISO 4217 currency code.")
+    names(
+        codes.iter().map(String::as_str),
+        "An ISO 4217 currency code.",
+    )
 }
 
 /// An id of the kind `prefix` (`cat_` and a ULID).
 fn typed_id(prefix: &str) -> Schema {
     ObjectBuilder::new()
         .schema_type(Type::String)
-        .pattern(Some(format!("^{prefix}_[0-7][0-9A-HJKMNP-TV-Z]{{25}}$")))
+        .pattern(Some(format!(
+            "^{}_[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{{25}}$",
+            any_case(prefix)
+        )))
         .into()
 }
 
@@ -811,5 +850,70 @@ pub(crate) fn optional_name() -> Schema {
         .min_length(Some(1))
         .max_length(Some(255))
         .pattern(Some(r"\S"))
+        .into()
+}
+
+/// `cat` as `[cC][aA][tT]`: an id's prefix is read in any case.
+fn any_case(prefix: &str) -> String {
+    prefix
+        .chars()
+        .map(|c| format!("[{}{}]", c.to_ascii_lowercase(), c.to_ascii_uppercase()))
+        .collect()
+}
+
+/// Free text that must say something: not empty, not only blanks.
+pub(crate) fn text() -> Schema {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .min_length(Some(1))
+        .pattern(Some(r"\S"))
+        .into()
+}
+
+/// The permissions of a new key: at least one (`<resource>:<level>` also works).
+pub(crate) fn permissions() -> Schema {
+    utoipa::openapi::schema::ArrayBuilder::new()
+        .items(RefOr::T(names(
+            ["read", "write", "admin"],
+            "A permission on every resource.",
+        )))
+        .min_items(Some(1))
+        .description(Some(
+            "`read`, `write`, `admin` (and `system`, or `<resource>:<read|write|admin>`).",
+        ))
+        .into()
+}
+
+/// [`currency_code`] or `null` (not given).
+pub(crate) fn optional_currency_code() -> Schema {
+    let codes: Vec<String> = ledger_domain::money::Currency::all()
+        .iter()
+        .map(|c| c.code())
+        .collect();
+    OneOfBuilder::new()
+        .item(ObjectBuilder::new().schema_type(Type::Null))
+        .item(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some(codes)),
+        )
+        .description(Some("An ISO 4217 currency code."))
+        .into()
+}
+
+/// A `YYYY-MM-DD` date, years 1000 to 9998 (a member that takes no date-time).
+pub(crate) fn date_only() -> Schema {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .format(Some(SchemaFormat::KnownFormat(KnownFormat::Date)))
+        .pattern(Some(YEARS))
+        .into()
+}
+
+/// [`date_only`] or `null` (not given).
+pub(crate) fn optional_date_only() -> Schema {
+    OneOfBuilder::new()
+        .item(ObjectBuilder::new().schema_type(Type::Null))
+        .item(date_only())
         .into()
 }

@@ -117,10 +117,27 @@ struct DocumentBody {
 /// The body of an invoice as documented: [`DocumentBody`] with `invoice_date` and
 /// without `bill_date` (which an invoice refuses).
 #[derive(Deserialize, utoipa::ToSchema)]
-#[schema(as = InvoiceRequest)]
+#[schema(as = InvoiceCreateRequest)]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)]
 struct InvoiceBody {
+    #[schema(required = true, schema_with = crate::openapi::text)]
+    contact_id: Option<String>,
+    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
+    invoice_date: Option<FlexDate>,
+    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
+    due_date: Option<FlexDate>,
+    items: Option<Vec<ItemBody>>,
+    notes: Option<String>,
+}
+
+/// The changes to an invoice as documented: [`DocumentBody`] with `invoice_date` and
+/// without `bill_date` (which an invoice refuses).
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = InvoiceUpdateRequest)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct InvoiceUpdateBody {
     contact_id: Option<String>,
     #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     invoice_date: Option<FlexDate>,
@@ -133,10 +150,27 @@ struct InvoiceBody {
 /// The body of a bill as documented: [`DocumentBody`] with `bill_date` and without
 /// `invoice_date`.
 #[derive(Deserialize, utoipa::ToSchema)]
-#[schema(as = BillRequest)]
+#[schema(as = BillCreateRequest)]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)]
 struct BillBody {
+    #[schema(required = true, schema_with = crate::openapi::text)]
+    contact_id: Option<String>,
+    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
+    bill_date: Option<FlexDate>,
+    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
+    due_date: Option<FlexDate>,
+    items: Option<Vec<ItemBody>>,
+    notes: Option<String>,
+}
+
+/// The changes to a bill as documented: [`DocumentBody`] with `bill_date` and without
+/// `invoice_date`.
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = BillUpdateRequest)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct BillUpdateBody {
     contact_id: Option<String>,
     #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     bill_date: Option<FlexDate>,
@@ -241,7 +275,7 @@ async fn create<S: Store, K: Kind>(
         ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
         ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
     ),
-    request_body(content = InvoiceBody, content_type = "application/json"),
+    request_body(content = InvoiceUpdateBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
         (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
@@ -261,7 +295,7 @@ async fn create<S: Store, K: Kind>(
         ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
         ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
     ),
-    request_body(content = BillBody, content_type = "application/json"),
+    request_body(content = BillUpdateBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
         (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),

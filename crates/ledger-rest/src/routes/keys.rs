@@ -44,7 +44,8 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
 struct CreateBody {
     #[schema(required = true, schema_with = crate::openapi::name)]
     name: Option<String>,
-    #[schema(required = true, value_type = Vec<String>)]
+    /// `read`, `write`, `admin`, `system`, or `<resource>:<read|write|admin>`.
+    #[schema(required = true, schema_with = crate::openapi::permissions)]
     permissions: Option<Vec<String>>,
     mode: Option<String>,
     #[schema(value_type = Option<crate::openapi::FlexibleDate>)]

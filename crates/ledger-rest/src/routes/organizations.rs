@@ -31,8 +31,13 @@ struct MasterBody {
     name: String,
     #[schema(schema_with = crate::openapi::name)]
     user_provider_id: String,
+    #[schema(
+        pattern = "^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)+$",
+        max_length = 254
+    )]
     user_email: String,
     provider_username: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_currency_code)]
     base_currency: Option<String>,
 }
 
@@ -95,6 +100,7 @@ async fn master<S: Store>(
 #[schema(as = OrganizationSubRequest)]
 #[serde(deny_unknown_fields)]
 struct SubBody {
+    #[schema(schema_with = crate::openapi::text)]
     parent_organization_id: String,
     #[schema(schema_with = crate::openapi::name)]
     name: String,

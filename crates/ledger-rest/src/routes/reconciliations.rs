@@ -54,9 +54,9 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
 struct CreateBody {
     #[schema(required = true, value_type = String)]
     account_id: Option<String>,
-    #[schema(required = true, value_type = String)]
+    #[schema(required = true, schema_with = crate::openapi::date_only)]
     start_date: Option<String>,
-    #[schema(required = true, value_type = String)]
+    #[schema(required = true, schema_with = crate::openapi::date_only)]
     end_date: Option<String>,
     #[schema(required = true, value_type = crate::openapi::Decimal)]
     closing_balance: Option<DecimalText>,

@@ -46,7 +46,7 @@ fn required<T>(value: Option<T>, name: &str) -> Result<T, ApiError> {
 #[schema(as = TaxCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
-    #[schema(required = true, value_type = String)]
+    #[schema(required = true, schema_with = crate::openapi::name)]
     name: Option<String>,
     #[schema(required = true, value_type = crate::openapi::Decimal)]
     rate: Option<DecimalText>,
