@@ -43,6 +43,26 @@ pub async fn read_body(mut payload: Payload) -> Result<Vec<u8>, ApiError> {
     Ok(body)
 }
 
+/// The path of the first string (member name or value) holding a NUL character.
+fn nul_at(value: &Value, path: String) -> Option<String> {
+    match value {
+        Value::String(s) => s.contains('\0').then_some(path),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| nul_at(v, format!("{path}[{i}]"))),
+        Value::Object(members) => members.iter().find_map(|(k, v)| {
+            let here = format!("{path}.{k}");
+            if k.contains('\0') {
+                Some(here)
+            } else {
+                nul_at(v, here)
+            }
+        }),
+        _ => None,
+    }
+}
+
 /// Parses a JSON body into `T`, naming the field at fault.
 ///
 /// # Errors
@@ -84,6 +104,16 @@ pub fn parse_json<T: DeserializeOwned>(req: &HttpRequest, body: &[u8]) -> Result
             ErrorCode::InvalidJson,
             None,
             "the body must be a JSON object",
+        ));
+    }
+    // PostgreSQL text cannot hold NUL (`\u0000`): refused here for every body, as the
+    // client's mistake it is, rather than failing in the database.
+    if let Some(path) = nul_at(&value, String::new()) {
+        let field = path.trim_start_matches('.').to_owned();
+        return Err(validation(
+            ErrorCode::InvalidField,
+            Some(field.clone()),
+            format!("{field}: must not contain the NUL character (\\u0000)"),
         ));
     }
     serde_path_to_error::deserialize(value).map_err(|e| {
@@ -257,6 +287,7 @@ pub fn idempotency_key(req: &HttpRequest) -> Result<Option<String>, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ledger_domain::DomainError;
 
     #[test]
     fn dates_and_datetimes() {
@@ -275,5 +306,22 @@ mod tests {
         let v: DecimalText = serde_json::from_str("\"100.10\"").expect("string");
         assert_eq!(v.0, "100.10");
         assert!(serde_json::from_str::<DecimalText>("true").is_err());
+    }
+
+    #[test]
+    fn a_nul_character_is_refused_with_its_path() {
+        let req = actix_web::test::TestRequest::default()
+            .insert_header(("content-type", "application/json"))
+            .to_http_request();
+        let refused = parse_json::<Value>(&req, br#"{"name":"a","items":[{"note":"x\u0000y"}]}"#)
+            .expect_err("NUL refused");
+        let DomainError::Validation { code, field, .. } = refused.0 else {
+            panic!("a validation error expected, got {:?}", refused.0);
+        };
+        assert_eq!(code, ErrorCode::InvalidField);
+        assert_eq!(field.as_deref(), Some("items[0].note"));
+        let fine: Value =
+            parse_json(&req, br#"{"name":"a\\u0000"}"#).expect("an escaped backslash is text");
+        assert_eq!(fine["name"], "a\\u0000");
     }
 }

@@ -80,7 +80,9 @@ pub use revaluation::{REVALUATION_SOURCE, UNREALISED_GAINS_CODE};
 pub use runner::RunOutcome;
 pub use settings::Billing;
 pub use signup::{IssuedKey, MasterSignup, SignupResult, SubSignup};
-pub use system::{CacheLookups, ServiceFigures, SystemInfo, SystemStatus, system_auth_error};
+pub use system::{
+    CacheLookups, EVENT_ENTITY_TYPES, ServiceFigures, SystemInfo, SystemStatus, system_auth_error,
+};
 pub use taxes::{NewTaxInput, TaxChanges};
 pub use transactions::{EntryInput, NewTransactionInput, TransactionChanges};
 pub(crate) use transactions::{WriteOptions, with_result};

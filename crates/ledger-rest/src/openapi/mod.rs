@@ -19,7 +19,9 @@ use ledger_http::OAuthUrls;
 use serde_json::json;
 use utoipa::openapi::link::LinkBuilder;
 use utoipa::openapi::path::{Operation, ParameterIn};
-use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
+use utoipa::openapi::schema::{
+    KnownFormat, ObjectBuilder, OneOfBuilder, Schema, SchemaFormat, Type,
+};
 use utoipa::openapi::security::{
     AuthorizationCode, Flow, HttpAuthScheme, HttpBuilder, OAuth2, Scopes, SecurityScheme,
 };
@@ -300,14 +302,32 @@ impl ToSchema for Decimal {
     }
 }
 
+/// The years a date may carry, 1000 to 9998 (`ledger_domain::dates::MIN_YEAR`,
+/// `MAX_YEAR`), as the start of a pattern.
+const YEARS: &str = "^([1-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9]|999[0-8])-";
+
 /// A date, `YYYY-MM-DD` or an RFC 3339 date-time.
 pub(crate) struct FlexibleDate;
 
 impl PartialSchema for FlexibleDate {
     fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .description(Some("A date (`YYYY-MM-DD`) or an RFC 3339 date-time."))
+        let year = YEARS;
+        OneOfBuilder::new()
+            .item(
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .format(Some(SchemaFormat::KnownFormat(KnownFormat::Date)))
+                    .pattern(Some(year)),
+            )
+            .item(
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
+                    .pattern(Some(year)),
+            )
+            .description(Some(
+                "A date (`YYYY-MM-DD`) or an RFC 3339 date-time, years 1000 to 9998.",
+            ))
             .examples([json!("2026-11-25")])
             .into()
     }
@@ -492,6 +512,7 @@ impl Modify for Conventions {
                 ("patch", item.patch.as_mut()),
             ] {
                 if let Some(operation) = operation {
+                    constrain_parameters(path, operation);
                     add_errors(method, operation);
                     add_links(path, operation, &get_operations);
                 }
@@ -544,14 +565,19 @@ fn add_errors(method: &str, operation: &mut Operation) {
     if authenticated {
         wanted.extend(["401", "403", "429"]);
     }
-    if path_params {
+    // A path names a resource; so can a body (`parent_organization_id`).
+    if path_params || (authenticated && operation.request_body.is_some()) {
         wanted.push("404");
     }
     if operation.request_body.is_some() {
         wanted.extend(["413", "415"]);
     }
     if write && authenticated {
-        wanted.extend(["402", "422"]);
+        wanted.push("402");
+    }
+    // A read can break a rule too (a balance in a currency without a rate).
+    if authenticated {
+        wanted.push("422");
     }
     if idempotent {
         wanted.push("409");
@@ -647,4 +673,261 @@ fn pascal(id: &str) -> String {
                 .unwrap_or_default()
         })
         .collect()
+}
+
+/// A string that is one of `values` (the server also takes them in any case).
+fn names<'a>(values: impl IntoIterator<Item = &'a str>, description: &str) -> Schema {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(values))
+        .description(Some(description))
+        .into()
+}
+
+/// The type of an account (`asset`, `liability`, ...), a request field.
+pub(crate) fn account_type() -> Schema {
+    use ledger_domain::accounts::AccountType;
+    names(
+        AccountType::ALL.iter().map(|t| t.as_str()),
+        "The type of the account.",
+    )
+}
+
+/// The type of a category, a request field.
+pub(crate) fn category_type() -> Schema {
+    use ledger_domain::categories::CategoryType;
+    names(
+        CategoryType::ALL.iter().map(|t| t.as_str()),
+        "The type of the category.",
+    )
+}
+
+/// The type of a contact, a request field.
+pub(crate) fn contact_type() -> Schema {
+    use ledger_domain::contacts::ContactType;
+    names(
+        [
+            ContactType::Customer,
+            ContactType::Vendor,
+            ContactType::Employee,
+            ContactType::Other,
+        ]
+        .iter()
+        .map(|t| t.as_str()),
+        "The type of the contact.",
+    )
+}
+
+/// The type of a tax, a request field.
+pub(crate) fn tax_type() -> Schema {
+    use ledger_domain::tax::TaxType;
+    names(
+        TaxType::ALL.iter().map(|t| t.as_str()),
+        "The type of the tax.",
+    )
+}
+
+/// The side of a journal line, a request field.
+pub(crate) fn entry_type() -> Schema {
+    names(["debit", "credit"], "The side of the line.")
+}
+
+/// Gives the shared parameters the constraints the server checks, one place for each
+/// name (the handlers read them all through the same helpers of `crate::input`): the
+/// `Idempotency-Key` header, paging, dates, currencies, the closed sets of the list
+/// filters and the typed ids. Without them a client (or schemathesis) would take a value
+/// the document allows for one the server accepts.
+fn constrain_parameters(path: &str, operation: &mut Operation) {
+    for parameter in operation.parameters.iter_mut().flatten() {
+        let Some(schema) = parameter_schema(path, &parameter.name) else {
+            continue;
+        };
+        let string = !matches!(parameter.name.as_str(), "limit" | "offset");
+        parameter.schema = Some(
+            if string && matches!(parameter.parameter_in, ParameterIn::Query) {
+                // `crate::input::query_param` reads an empty value as an absent one.
+                OneOfBuilder::new()
+                    .item(schema)
+                    .item(
+                        ObjectBuilder::new()
+                            .schema_type(Type::String)
+                            .max_length(Some(0)),
+                    )
+                    .into()
+            } else {
+                schema
+            },
+        );
+    }
+}
+
+/// The schema of the parameter `name` of `path`, when it is constrained.
+fn parameter_schema(path: &str, name: &str) -> Option<RefOr<Schema>> {
+    let string = || ObjectBuilder::new().schema_type(Type::String);
+    let schema: Schema = match name {
+        // `ledger_http::input::idempotency_key`: 1 to 255 visible ASCII characters
+        // (spaces inside, none at the ends).
+        "Idempotency-Key" => string()
+            .min_length(Some(1))
+            .max_length(Some(255))
+            .pattern(Some("^[!-~]([ -~]*[!-~])?$"))
+            .into(),
+        "limit" => ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .minimum(Some(1))
+            .maximum(Some(ledger_domain::ports::MAX_PAGE_SIZE))
+            .into(),
+        "offset" => ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .minimum(Some(0))
+            .maximum(Some(i64::MAX))
+            .into(),
+        "setting_key" => string().pattern(Some("^[a-z0-9_]{1,64}$")).into(),
+        "as_of" | "start_date" | "end_date" | "from_date" | "to_date" => {
+            return Some(FlexibleDate::schema());
+        }
+        "currency" | "from_currency" | "to_currency" => currency_code(),
+        "account_type" => account_type(),
+        "category_type" => category_type(),
+        "contact_type" => contact_type(),
+        "tax_type" => tax_type(),
+        "entity_type" => names(
+            ledger_domain::services::EVENT_ENTITY_TYPES,
+            "The type of the entity.",
+        ),
+        "parent_id" if path.ends_with("/categories") => typed_id("cat"),
+        "status" => {
+            let values: &[&str] = if path.ends_with("/invoices") {
+                ledger_domain::documents::DocumentStatus::of_kind(
+                    ledger_domain::documents::DocumentKind::Invoice,
+                )
+            } else if path.ends_with("/bills") {
+                ledger_domain::documents::DocumentStatus::of_kind(
+                    ledger_domain::documents::DocumentKind::Bill,
+                )
+            } else if path.ends_with("/transactions") || path.ends_with("/transfers") {
+                &["pending", "posted", "reversed"]
+            } else if path.ends_with("/reconciliations") {
+                &["open", "completed"]
+            } else if path.ends_with("/accounts") {
+                &["active", "inactive", "suspended"]
+            } else {
+                return None;
+            };
+            names(values.iter().copied(), "Filter by status.")
+        }
+        _ => return None,
+    };
+    Some(RefOr::T(schema))
+}
+
+/// An ISO 4217 code the server knows (it also takes `cur_USD` and any case).
+pub(crate) fn currency_code() -> Schema {
+    let codes: Vec<String> = ledger_domain::money::Currency::all()
+        .iter()
+        .map(|c| c.code())
+        .collect();
+    names(
+        codes.iter().map(String::as_str),
+        "An ISO 4217 currency code.",
+    )
+}
+
+/// An id of the kind `prefix` (`cat_` and a ULID).
+fn typed_id(prefix: &str) -> Schema {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some(format!(
+            "^{}_[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{{25}}$",
+            any_case(prefix)
+        )))
+        .into()
+}
+
+/// A name as the domain checks it (`check_name`): 1 to 255 characters, not blank.
+pub(crate) fn name() -> Schema {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .min_length(Some(1))
+        .max_length(Some(255))
+        .pattern(Some(r"\S"))
+        .into()
+}
+
+/// [`name`] in a change, where `null` leaves it as it is.
+pub(crate) fn optional_name() -> Schema {
+    ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::SchemaType::from_iter([
+            Type::String,
+            Type::Null,
+        ]))
+        .min_length(Some(1))
+        .max_length(Some(255))
+        .pattern(Some(r"\S"))
+        .into()
+}
+
+/// `cat` as `[cC][aA][tT]`: an id's prefix is read in any case.
+fn any_case(prefix: &str) -> String {
+    prefix
+        .chars()
+        .map(|c| format!("[{}{}]", c.to_ascii_lowercase(), c.to_ascii_uppercase()))
+        .collect()
+}
+
+/// Free text that must say something: not empty, not only blanks.
+pub(crate) fn text() -> Schema {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .min_length(Some(1))
+        .pattern(Some(r"\S"))
+        .into()
+}
+
+/// The permissions of a new key: at least one (`<resource>:<level>` also works).
+pub(crate) fn permissions() -> Schema {
+    utoipa::openapi::schema::ArrayBuilder::new()
+        .items(RefOr::T(names(
+            ["read", "write", "admin"],
+            "A permission on every resource.",
+        )))
+        .min_items(Some(1))
+        .description(Some(
+            "`read`, `write`, `admin` (and `system`, or `<resource>:<read|write|admin>`).",
+        ))
+        .into()
+}
+
+/// [`currency_code`] or `null` (not given).
+pub(crate) fn optional_currency_code() -> Schema {
+    let codes: Vec<String> = ledger_domain::money::Currency::all()
+        .iter()
+        .map(|c| c.code())
+        .collect();
+    OneOfBuilder::new()
+        .item(ObjectBuilder::new().schema_type(Type::Null))
+        .item(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some(codes)),
+        )
+        .description(Some("An ISO 4217 currency code."))
+        .into()
+}
+
+/// A `YYYY-MM-DD` date, years 1000 to 9998 (a member that takes no date-time).
+pub(crate) fn date_only() -> Schema {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .format(Some(SchemaFormat::KnownFormat(KnownFormat::Date)))
+        .pattern(Some(YEARS))
+        .into()
+}
+
+/// [`date_only`] or `null` (not given).
+pub(crate) fn optional_date_only() -> Schema {
+    OneOfBuilder::new()
+        .item(ObjectBuilder::new().schema_type(Type::Null))
+        .item(date_only())
+        .into()
 }

@@ -547,6 +547,33 @@ pub(crate) struct Category {
     subcategories: Option<Vec<Value>>,
 }
 
+/// A tax as a list shows it (the list renders fewer members than the tax's own get).
+#[derive(ToSchema)]
+pub(crate) struct TaxSummary {
+    id: String,
+    #[schema(example = "tax")]
+    object: String,
+    name: String,
+    /// A percentage with four decimals (`"8.2500"`).
+    rate: String,
+    tax_type: String,
+    is_compound: bool,
+    is_active: bool,
+}
+
+/// A category as a list shows it.
+#[derive(ToSchema)]
+pub(crate) struct CategorySummary {
+    id: String,
+    #[schema(example = "category")]
+    object: String,
+    name: String,
+    category_type: String,
+    color: Option<String>,
+    is_active: bool,
+    parent_id: Option<String>,
+}
+
 /// One line of an invoice or bill.
 #[derive(ToSchema)]
 pub(crate) struct DocumentLine {
@@ -882,8 +909,8 @@ list_of! {
     OrganizationList => Organization,
     ApiKeyList => ApiKey,
     DeletionList => Deletion,
-    TaxList => Tax,
-    CategoryList => Category,
+    TaxList => TaxSummary,
+    CategoryList => CategorySummary,
     DocumentList => Document,
     PaymentList => Payment,
     StatusChangeList => StatusChange,

@@ -35,13 +35,21 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
 #[schema(as = AccountCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
+    #[schema(required = true, schema_with = crate::openapi::name)]
     name: Option<String>,
+    /// 1 to 20 digits.
+    #[schema(required = true, pattern = "^[0-9]{1,20}$", value_type = String)]
     code: Option<String>,
+    #[schema(required = true, schema_with = crate::openapi::account_type)]
     account_type: Option<String>,
+    /// The same as `account_type` (used when `account_type` is absent).
     #[serde(rename = "type")]
+    #[schema(deprecated)]
     type_alias: Option<String>,
     subtype: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_currency_code)]
     currency_id: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_currency_code)]
     currency: Option<String>,
     description: Option<String>,
     parent_account_id: Option<String>,

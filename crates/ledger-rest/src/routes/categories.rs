@@ -46,9 +46,13 @@ fn required<T>(value: Option<T>, name: &str) -> Result<T, ApiError> {
 #[schema(as = CategoryCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
+    #[schema(required = true, schema_with = crate::openapi::name)]
     name: Option<String>,
+    #[schema(required = true, schema_with = crate::openapi::category_type)]
     category_type: Option<String>,
     description: Option<String>,
+    /// `#RRGGBB`.
+    #[schema(pattern = "^#[0-9A-Fa-f]{6}$")]
     color: Option<String>,
     parent_id: Option<String>,
     is_active: Option<bool>,
@@ -125,6 +129,8 @@ async fn get<S: Store>(
 struct UpdateBody {
     name: Option<String>,
     description: Option<String>,
+    /// `#RRGGBB`.
+    #[schema(pattern = "^#[0-9A-Fa-f]{6}$")]
     color: Option<String>,
     is_active: Option<bool>,
     #[serde(default, deserialize_with = "present")]

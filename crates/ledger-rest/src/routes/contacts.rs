@@ -34,10 +34,14 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
 #[schema(as = ContactCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
+    #[schema(required = true, schema_with = crate::openapi::contact_type)]
     contact_type: Option<String>,
+    #[schema(required = true, schema_with = crate::openapi::name)]
     name: Option<String>,
     email: Option<String>,
     phone: Option<String>,
+    /// An http or https URL.
+    #[schema(pattern = "^https?://[^\\s/]+\\S*$")]
     website: Option<String>,
     tax_number: Option<String>,
     reference: Option<String>,
@@ -46,6 +50,7 @@ struct CreateBody {
     state: Option<String>,
     zip_code: Option<String>,
     country: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_currency_code)]
     currency_id: Option<String>,
     metadata: Option<serde_json::Value>,
 }
@@ -197,6 +202,8 @@ struct UpdateBody {
     name: Option<String>,
     email: Option<String>,
     phone: Option<String>,
+    /// An http or https URL.
+    #[schema(pattern = "^https?://[^\\s/]+\\S*$")]
     website: Option<String>,
     tax_number: Option<String>,
     reference: Option<String>,
@@ -205,6 +212,7 @@ struct UpdateBody {
     state: Option<String>,
     zip_code: Option<String>,
     country: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_currency_code)]
     currency_id: Option<String>,
     enabled: Option<bool>,
     metadata: Option<serde_json::Value>,

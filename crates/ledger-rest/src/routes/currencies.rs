@@ -97,10 +97,13 @@ async fn get<S: Store>(
 #[schema(as = CurrencyConvertRequest)]
 #[serde(deny_unknown_fields)]
 struct ConvertBody {
+    #[schema(required = true, schema_with = crate::openapi::currency_code)]
     from_currency: Option<String>,
+    #[schema(required = true, schema_with = crate::openapi::currency_code)]
     to_currency: Option<String>,
-    #[schema(value_type = Option<crate::openapi::Decimal>)]
+    #[schema(required = true, value_type = crate::openapi::Decimal)]
     amount: Option<DecimalText>,
+    #[schema(schema_with = crate::openapi::optional_date_only)]
     date: Option<String>,
 }
 

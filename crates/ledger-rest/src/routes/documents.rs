@@ -102,20 +102,82 @@ impl From<ItemBody> for DocumentItemInput {
 
 /// The body of a create or update. The date field is `invoice_date` or `bill_date`; the
 /// other kind's name is refused as an unknown field.
-#[derive(Deserialize, utoipa::ToSchema)]
-#[schema(as = DocumentRequest)]
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct DocumentBody {
     contact_id: Option<String>,
+    invoice_date: Option<FlexDate>,
+    bill_date: Option<FlexDate>,
+    due_date: Option<FlexDate>,
+    items: Option<Vec<ItemBody>>,
+    #[serde(default, deserialize_with = "present")]
+    notes: Option<Option<String>>,
+}
+
+/// The body of an invoice as documented: [`DocumentBody`] with `invoice_date` and
+/// without `bill_date` (which an invoice refuses).
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = InvoiceCreateRequest)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct InvoiceBody {
+    #[schema(required = true, schema_with = crate::openapi::text)]
+    contact_id: Option<String>,
     #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     invoice_date: Option<FlexDate>,
+    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
+    due_date: Option<FlexDate>,
+    items: Option<Vec<ItemBody>>,
+    notes: Option<String>,
+}
+
+/// The changes to an invoice as documented: [`DocumentBody`] with `invoice_date` and
+/// without `bill_date` (which an invoice refuses).
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = InvoiceUpdateRequest)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct InvoiceUpdateBody {
+    contact_id: Option<String>,
+    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
+    invoice_date: Option<FlexDate>,
+    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
+    due_date: Option<FlexDate>,
+    items: Option<Vec<ItemBody>>,
+    notes: Option<String>,
+}
+
+/// The body of a bill as documented: [`DocumentBody`] with `bill_date` and without
+/// `invoice_date`.
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = BillCreateRequest)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct BillBody {
+    #[schema(required = true, schema_with = crate::openapi::text)]
+    contact_id: Option<String>,
     #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     bill_date: Option<FlexDate>,
     #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     due_date: Option<FlexDate>,
     items: Option<Vec<ItemBody>>,
-    #[serde(default, deserialize_with = "present")]
-    notes: Option<Option<String>>,
+    notes: Option<String>,
+}
+
+/// The changes to a bill as documented: [`DocumentBody`] with `bill_date` and without
+/// `invoice_date`.
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = BillUpdateRequest)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct BillUpdateBody {
+    contact_id: Option<String>,
+    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
+    bill_date: Option<FlexDate>,
+    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
+    due_date: Option<FlexDate>,
+    items: Option<Vec<ItemBody>>,
+    notes: Option<String>,
 }
 
 /// A field that may be given as `null` (clear it) or a value; absent stays `None`.
@@ -158,7 +220,7 @@ fn document_input<K: Kind>(body: DocumentBody) -> Result<DocumentInput, ApiError
         ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
         ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
     ),
-    request_body(content = DocumentBody, content_type = "application/json"),
+    request_body(content = InvoiceBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Document),
         (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
@@ -177,7 +239,7 @@ fn document_input<K: Kind>(body: DocumentBody) -> Result<DocumentInput, ApiError
         ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
         ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
     ),
-    request_body(content = DocumentBody, content_type = "application/json"),
+    request_body(content = BillBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Document),
         (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
@@ -213,7 +275,7 @@ async fn create<S: Store, K: Kind>(
         ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
         ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
     ),
-    request_body(content = DocumentBody, content_type = "application/json"),
+    request_body(content = InvoiceUpdateBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
         (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
@@ -233,7 +295,7 @@ async fn create<S: Store, K: Kind>(
         ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
         ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
     ),
-    request_body(content = DocumentBody, content_type = "application/json"),
+    request_body(content = BillUpdateBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
         (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
@@ -431,7 +493,7 @@ async fn act<S: Store, K: Kind>(
 #[schema(as = DocumentPaymentRequest)]
 #[serde(deny_unknown_fields)]
 struct PaymentBody {
-    #[schema(value_type = Option<crate::openapi::Decimal>)]
+    #[schema(required = true, value_type = crate::openapi::Decimal)]
     amount: Option<DecimalText>,
     #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     payment_date: Option<FlexDate>,

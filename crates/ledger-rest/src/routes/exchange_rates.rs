@@ -70,12 +70,19 @@ fn currency(id: Option<String>, code: Option<String>, field: &str) -> Result<Str
 #[schema(as = ExchangeRateCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
+    #[schema(required = true, schema_with = crate::openapi::currency_code)]
     from_currency_id: Option<String>,
+    #[schema(required = true, schema_with = crate::openapi::currency_code)]
     to_currency_id: Option<String>,
+    /// The same as `from_currency_id` (either one, or both naming the same currency).
+    #[schema(deprecated, schema_with = crate::openapi::optional_currency_code)]
     from_currency: Option<String>,
+    /// The same as `to_currency_id` (either one, or both naming the same currency).
+    #[schema(deprecated, schema_with = crate::openapi::optional_currency_code)]
     to_currency: Option<String>,
-    #[schema(value_type = Option<crate::openapi::Decimal>)]
+    #[schema(required = true, value_type = crate::openapi::Decimal)]
     rate: Option<DecimalText>,
+    #[schema(required = true, schema_with = crate::openapi::date_only)]
     effective_date: Option<String>,
 }
 
@@ -152,6 +159,7 @@ async fn get<S: Store>(
 struct UpdateBody {
     #[schema(value_type = Option<crate::openapi::Decimal>)]
     rate: Option<DecimalText>,
+    #[schema(schema_with = crate::openapi::optional_date_only)]
     effective_date: Option<String>,
 }
 

@@ -42,7 +42,10 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
 #[schema(as = ApiKeyCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
+    #[schema(required = true, schema_with = crate::openapi::name)]
     name: Option<String>,
+    /// `read`, `write`, `admin`, `system`, or `<resource>:<read|write|admin>`.
+    #[schema(required = true, schema_with = crate::openapi::permissions)]
     permissions: Option<Vec<String>>,
     mode: Option<String>,
     #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
@@ -261,6 +264,7 @@ async fn rotate<S: Store>(
 #[schema(as = ApiKeyUpdateRequest)]
 #[serde(deny_unknown_fields)]
 struct UpdateBody {
+    #[schema(schema_with = crate::openapi::optional_name)]
     name: Option<String>,
     disabled: Option<bool>,
 }

@@ -27,10 +27,17 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
 #[schema(as = OrganizationMasterRequest)]
 #[serde(deny_unknown_fields)]
 struct MasterBody {
+    #[schema(schema_with = crate::openapi::name)]
     name: String,
+    #[schema(schema_with = crate::openapi::name)]
     user_provider_id: String,
+    #[schema(
+        pattern = "^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)+$",
+        max_length = 254
+    )]
     user_email: String,
     provider_username: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_currency_code)]
     base_currency: Option<String>,
 }
 
@@ -93,7 +100,9 @@ async fn master<S: Store>(
 #[schema(as = OrganizationSubRequest)]
 #[serde(deny_unknown_fields)]
 struct SubBody {
+    #[schema(schema_with = crate::openapi::text)]
     parent_organization_id: String,
+    #[schema(schema_with = crate::openapi::name)]
     name: String,
     relationship_type: String,
 }

@@ -52,10 +52,13 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
 #[schema(as = ReconciliationCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
+    #[schema(required = true, value_type = String)]
     account_id: Option<String>,
+    #[schema(required = true, schema_with = crate::openapi::date_only)]
     start_date: Option<String>,
+    #[schema(required = true, schema_with = crate::openapi::date_only)]
     end_date: Option<String>,
-    #[schema(value_type = Option<crate::openapi::Decimal>)]
+    #[schema(required = true, value_type = crate::openapi::Decimal)]
     closing_balance: Option<DecimalText>,
 }
 
@@ -245,7 +248,10 @@ async fn delete<S: Store>(
 #[schema(as = ReconciliationMatchRequest)]
 #[serde(deny_unknown_fields)]
 struct MatchBody {
+    #[schema(required = true, value_type = Vec<String>, min_items = 1)]
     entry_ids: Option<Vec<String>>,
+    /// One more entry to match, with those of `entry_ids`.
+    #[schema(deprecated)]
     entry_id: Option<String>,
 }
 
@@ -392,6 +398,7 @@ struct MappingBody {
 #[schema(as = ReconciliationImportRequest)]
 #[serde(deny_unknown_fields)]
 struct ImportBody {
+    #[schema(required = true, value_type = String)]
     content: Option<String>,
     format: Option<String>,
     mapping: Option<MappingBody>,
@@ -533,6 +540,7 @@ async fn accept<S: Store>(
 #[schema(as = ReconciliationTransactionRequest)]
 #[serde(deny_unknown_fields)]
 struct TransactionBody {
+    #[schema(required = true, value_type = String)]
     counter_account_id: Option<String>,
     description: Option<String>,
 }

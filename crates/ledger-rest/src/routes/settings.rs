@@ -51,6 +51,7 @@ async fn get<S: Store>(
 struct PutBody {
     /// Required, but may be null (the domain says which keys accept that).
     #[serde(deserialize_with = "nullable")]
+    #[schema(required = true)]
     value: Option<String>,
 }
 

@@ -46,9 +46,11 @@ fn required<T>(value: Option<T>, name: &str) -> Result<T, ApiError> {
 #[schema(as = TaxCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
+    #[schema(required = true, schema_with = crate::openapi::name)]
     name: Option<String>,
-    #[schema(value_type = Option<crate::openapi::Decimal>)]
+    #[schema(required = true, value_type = crate::openapi::Decimal)]
     rate: Option<DecimalText>,
+    #[schema(required = true, schema_with = crate::openapi::tax_type)]
     tax_type: Option<String>,
     description: Option<String>,
     is_compound: Option<bool>,

@@ -39,6 +39,7 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
 #[serde(deny_unknown_fields)]
 struct EntryBody {
     account_id: String,
+    #[schema(schema_with = crate::openapi::entry_type)]
     entry_type: String,
     #[schema(value_type = crate::openapi::Decimal)]
     amount: DecimalText,
@@ -60,11 +61,15 @@ impl From<EntryBody> for EntryInput {
 #[schema(as = TransactionCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
+    #[schema(required = true, schema_with = crate::openapi::text)]
     description: Option<String>,
     #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     date: Option<FlexDate>,
+    #[schema(schema_with = crate::openapi::optional_currency_code)]
     currency: Option<String>,
     reference: Option<String>,
+    /// At least one debit and one credit line.
+    #[schema(required = true, value_type = Vec<EntryBody>, min_items = 2)]
     entries: Option<Vec<EntryBody>>,
     metadata: Option<serde_json::Value>,
     #[serde(default)]
@@ -153,6 +158,7 @@ fn input_of(input: CreateBody, prefix: &str) -> Result<NewTransactionInput, ApiE
 #[schema(as = TransactionBatchRequest)]
 #[serde(deny_unknown_fields)]
 struct BatchBody {
+    #[schema(required = true, value_type = Vec<CreateBody>)]
     transactions: Option<Vec<CreateBody>>,
 }
 
@@ -409,6 +415,7 @@ async fn post<S: Store>(
 #[schema(as = TransactionReverseRequest)]
 #[serde(deny_unknown_fields)]
 struct ReverseBody {
+    #[schema(required = true, schema_with = crate::openapi::text)]
     reason: Option<String>,
 }
 
@@ -424,7 +431,7 @@ struct ReverseBody {
         ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
         ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
     ),
-    request_body(content = ReverseBody, content_type = "application/json", description = "Optional: an empty body takes the defaults."),
+    request_body(content = ReverseBody, content_type = "application/json", description = "Why the transaction is reversed."),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Transaction),
         (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),

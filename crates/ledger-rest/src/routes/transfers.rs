@@ -34,9 +34,11 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
 #[schema(as = TransferCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
+    #[schema(required = true, schema_with = crate::openapi::text)]
     from_account_id: Option<String>,
+    #[schema(required = true, schema_with = crate::openapi::text)]
     to_account_id: Option<String>,
-    #[schema(value_type = Option<crate::openapi::Decimal>)]
+    #[schema(required = true, value_type = crate::openapi::Decimal)]
     amount: Option<DecimalText>,
     #[schema(value_type = Option<crate::openapi::Decimal>)]
     to_amount: Option<DecimalText>,

@@ -43,6 +43,8 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
 #[schema(as = WebhookCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
+    /// An http or https URL of at most 2048 characters.
+    #[schema(required = true, value_type = String, pattern = "^https?://[^\\s/]+\\S*$", max_length = 2048)]
     url: Option<String>,
     description: Option<String>,
     event_types: Option<Vec<String>>,
