@@ -52,6 +52,8 @@ with browser_page() as (page, watch):
     block = accounts_operation(page)
     block.locator(".opblock-summary-control").click()
     row = block.locator('tr[data-param-in="path"]')
+    # The block's body renders once Swagger UI has resolved the operation.
+    row.first.wait_for()
     assert row.count() == 1, "the accounts list has one path parameter"
     row.locator("input").fill(ORG)
 

@@ -389,9 +389,22 @@ async fn run_backend(
     backend: Backend,
     database: &Database,
 ) -> anyhow::Result<Value> {
-    let scratch = std::env::temp_dir().join(format!("ledger-chaos-{}", options.seed));
+    in_scratch("chaos", options.seed, async |scratch| {
+        run_backend_in(options, binary, backend, database, scratch).await
+    })
+    .await
+}
+
+/// Runs `body` in a scratch directory of its own (`ledger-NAME-SEED` in the temporary
+/// directory), removed afterwards whatever `body` answered.
+pub(crate) async fn in_scratch<T>(
+    name: &str,
+    seed: u64,
+    body: impl AsyncFnOnce(&Path) -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
+    let scratch = std::env::temp_dir().join(format!("ledger-{name}-{seed}"));
     std::fs::create_dir_all(&scratch).context("creating the scratch directory")?;
-    let outcome = run_backend_in(options, binary, backend, database, &scratch).await;
+    let outcome = body(&scratch).await;
     let _ = std::fs::remove_dir_all(&scratch);
     outcome
 }

@@ -38,11 +38,10 @@ pub(crate) async fn run(
     backend: Backend,
     database: &Database,
 ) -> anyhow::Result<Value> {
-    let scratch = std::env::temp_dir().join(format!("ledger-soak-{}", options.seed));
-    std::fs::create_dir_all(&scratch).context("creating the scratch directory")?;
-    let outcome = run_in(options, binary, backend, database, &scratch).await;
-    let _ = std::fs::remove_dir_all(&scratch);
-    outcome
+    super::in_scratch("soak", options.seed, async |scratch| {
+        run_in(options, binary, backend, database, scratch).await
+    })
+    .await
 }
 
 async fn run_in(

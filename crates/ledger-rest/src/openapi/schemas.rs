@@ -901,6 +901,7 @@ macro_rules! list_of {
         }
     )*};
 }
+pub(crate) use list_of;
 
 list_of! {
     AccountList => Account,

@@ -411,6 +411,8 @@ pub(crate) mod docs {
     use utoipa::openapi::{ContentBuilder, Ref, RefOr, ResponseBuilder, response::Response};
     use utoipa::{ToResponse, ToSchema};
 
+    use crate::openapi::schemas::list_of;
+
     /// The balance of a credit pool (`balance_view`).
     #[derive(ToSchema)]
     #[schema(example = json!({
@@ -539,20 +541,6 @@ pub(crate) mod docs {
         created_at: String,
         #[schema(format = DateTime)]
         completed_at: Option<String>,
-    }
-
-    macro_rules! list_of {
-        ($($name:ident => $item:ty),* $(,)?) => {$(
-            /// One page of a list: `data`, whether more follow, and the total.
-            #[derive(ToSchema)]
-            pub(crate) struct $name {
-                #[schema(example = "list")]
-                object: String,
-                data: Vec<$item>,
-                has_more: bool,
-                total_count: i64,
-            }
-        )*};
     }
 
     list_of! {
