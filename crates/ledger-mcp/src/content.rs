@@ -33,6 +33,13 @@ static RESOURCES: &[Resource] = &[
         path: "/reports/trial-balance",
     },
     Resource {
+        uri: "ledger://recent-activity",
+        name: "recent-activity",
+        title: "Recent activity",
+        description: "The 20 latest transactions by date (posted, pending and reversed), newest first, each with its entries.",
+        path: "/transactions?limit=20",
+    },
+    Resource {
         uri: "ledger://organization",
         name: "organization",
         title: "Organization",
@@ -113,6 +120,16 @@ static PROMPTS: &[Prompt] = &[
         title: "Close the month",
         description: "Walk through a month-end close: pending transactions, trial balance and income statement of the month.",
         arguments: &[("month", "The month to close, YYYY-MM.", true)],
+    },
+    Prompt {
+        name: "post_balanced_transaction",
+        title: "Post a balanced transaction",
+        description: "How to record any transaction in double entry: pick accounts from the chart, make debits equal credits, post it.",
+        arguments: &[(
+            "description",
+            "What happened, e.g. \"Paid March rent\" (optional).",
+            false,
+        )],
     },
     Prompt {
         name: "record_customer_payment",
@@ -234,6 +251,47 @@ pub async fn get_prompt(
                 tb["total_debits"].as_str().unwrap_or("?"),
                 tb["total_credits"].as_str().unwrap_or("?"),
                 tb,
+            )
+        }
+        "post_balanced_transaction" => {
+            let what = argument(params, "description").unwrap_or("the transaction");
+            let accounts = body_json(&get(rest, caller, "/accounts?limit=100").await?);
+            let chart: Vec<String> = accounts["data"]
+                .as_array()
+                .map(|all| {
+                    all.iter()
+                        .filter(|a| a["status"] == "active")
+                        .map(|a| {
+                            format!(
+                                "- {} {} ({}, {}): {}",
+                                a["code"].as_str().unwrap_or("?"),
+                                a["name"].as_str().unwrap_or("?"),
+                                a["type"].as_str().unwrap_or("?"),
+                                a["currency"].as_str().unwrap_or("?"),
+                                a["id"].as_str().unwrap_or("?"),
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            format!(
+                "Record {what} in double entry.\n\n\
+                 1. Decide which accounts change. Assets and expenses grow with a debit; \
+                 liabilities, equity and income grow with a credit.\n\
+                 2. Call create_transaction with a description, the date (YYYY-MM-DD), \
+                 autoPost true (or false to keep it pending for review), and at least two \
+                 entries, each {{accountId, entryType: \"debit\" or \"credit\", amount}}. \
+                 Amounts are decimal strings in the account's currency (\"125.00\", never a \
+                 float). The debits must add up to exactly the credits, or the transaction \
+                 is refused (unbalanced_transaction) and nothing is written.\n\
+                 3. If a call times out or fails without an answer, look for the \
+                 transaction with list_transactions before you call again, so that it is \
+                 not recorded twice.\n\
+                 4. Check the result with get_transaction, and the effect with \
+                 get_account_balance. A posted transaction is corrected by \
+                 reverse_transaction, never edited.\n\n\
+                 Active accounts (code, name, type, currency: id):\n{}",
+                chart.join("\n"),
             )
         }
         _ => {

@@ -954,7 +954,25 @@ async fn mcp_prompts_and_resources_read_real_data(app: &TestApp) {
     assert!(
         uris.contains(&"ledger://chart-of-accounts")
             && uris.contains(&"ledger://reports/trial-balance")
+            && uris.contains(&"ledger://recent-activity")
     );
+    let res = modern(
+        app,
+        key,
+        "resources/read",
+        json!({"uri": "ledger://recent-activity"}),
+    )
+    .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    let recent: Value = serde_json::from_str(
+        res.body["result"]["contents"][0]["text"]
+            .as_str()
+            .expect("text"),
+    )
+    .expect("json");
+    let latest = &recent["data"][0];
+    assert_eq!(latest["entries"][0]["amount"], "1234.56", "{recent}");
+    assert_eq!(recent["data"].as_array().map(Vec::len), Some(1), "{recent}");
     let res = modern(
         app,
         key,
@@ -989,7 +1007,28 @@ async fn mcp_prompts_and_resources_read_real_data(app: &TestApp) {
         .iter()
         .filter_map(|p| p["name"].as_str())
         .collect();
-    assert_eq!(names, ["close_the_month", "record_customer_payment"]);
+    assert_eq!(
+        names,
+        [
+            "close_the_month",
+            "post_balanced_transaction",
+            "record_customer_payment"
+        ]
+    );
+    let res = modern(
+        app,
+        key,
+        "prompts/get",
+        json!({"name": "post_balanced_transaction", "arguments": {"description": "the March rent"}}),
+    )
+    .await;
+    let text = res.body["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .expect("text");
+    assert!(
+        text.contains("Record the March rent") && text.contains(&cash) && text.contains(&equity),
+        "{text}"
+    );
     let res = modern(
         app,
         key,
