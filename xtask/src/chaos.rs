@@ -674,26 +674,36 @@ fn table(report: &Value) -> String {
             f["proxy_connections"],
             f["proxy_connections_cut"],
         );
-        let failures = backend["failures"].as_array().cloned().unwrap_or_default();
-        if failures.is_empty() {
-            let _ = writeln!(out, "  checks: all passed\n");
-        } else {
-            for failure in failures {
-                let _ = writeln!(out, "  FAILED: {}", failure.as_str().unwrap_or("?"));
-            }
-            let _ = writeln!(out);
-        }
+        write_failures(&mut out, backend, "checks: all passed");
     }
-    let _ = writeln!(
-        out,
-        "{}",
-        if report["passed"] == true {
-            "chaos: passed"
-        } else {
-            "chaos: FAILED"
-        }
-    );
+    write_verdict(&mut out, report, "chaos");
     out
+}
+
+/// A backend's failures, one line each, or `passed` when it has none (report tables of
+/// the chaos and soak runs).
+pub(crate) fn write_failures(out: &mut String, backend: &Value, passed: &str) {
+    use std::fmt::Write as _;
+    let failures = backend["failures"].as_array().cloned().unwrap_or_default();
+    if failures.is_empty() {
+        let _ = writeln!(out, "  {passed}\n");
+        return;
+    }
+    for failure in failures {
+        let _ = writeln!(out, "  FAILED: {}", failure.as_str().unwrap_or("?"));
+    }
+    let _ = writeln!(out);
+}
+
+/// The run's last line: `NAME: passed` or `NAME: FAILED`.
+pub(crate) fn write_verdict(out: &mut String, report: &Value, name: &str) {
+    use std::fmt::Write as _;
+    let verdict = if report["passed"] == true {
+        "passed"
+    } else {
+        "FAILED"
+    };
+    let _ = writeln!(out, "{name}: {verdict}");
 }
 
 #[cfg(test)]

@@ -79,6 +79,14 @@ fn pairs(text: &[u8]) -> Vec<(String, String)> {
     url::form_urlencoded::parse(text).into_owned().collect()
 }
 
+/// The first value of form field `name`.
+fn field<'a>(fields: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    fields
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
 /// The authorization request in `params`; a repeated parameter is refused (RFC 6749 3.1).
 fn authorization_request(
     params: &[(String, String)],
@@ -247,12 +255,7 @@ pub async fn decide<S: Store>(
     body: web::Bytes,
 ) -> HttpResponse {
     let fields = pairs(&body);
-    let one = |name: &str| {
-        fields
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    };
+    let one = |name: &str| field(&fields, name);
     let session = match session_token(&req) {
         Some(token) => match state.ledger.session(&token).await {
             Ok(s) => s,
@@ -345,13 +348,7 @@ pub async fn sign_in<S: Store>(
         return crate::too_many_page(retry_after);
     }
     let fields = pairs(&body);
-    let one = |name: &str| {
-        fields
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-            .unwrap_or_default()
-    };
+    let one = |name: &str| field(&fields, name).unwrap_or_default();
     let return_to = one("return_to");
     if !oauth::return_to_is_safe(return_to) {
         return html::error_page(
@@ -436,12 +433,7 @@ pub async fn sign_out<S: Store>(
     body: web::Bytes,
 ) -> HttpResponse {
     let fields = pairs(&body);
-    let one = |name: &str| {
-        fields
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    };
+    let one = |name: &str| field(&fields, name);
     if let Some(token) = session_token(&req) {
         let session = match state.ledger.session(&token).await {
             Ok(s) => s,

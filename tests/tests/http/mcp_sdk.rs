@@ -72,26 +72,20 @@ async fn official_python_sdk_keeps_the_books(app: &TestApp) {
         );
     }
     let org = app.signup("Mcp Sdk").await;
-    let base = app.base.clone();
-    let out = tokio::task::spawn_blocking(move || {
-        let binary = ledger_mcp_binary();
-        Command::new("python3")
-            .arg(workspace().join("tests/mcp_sdk/bookkeeping.py"))
-            .env("LEDGER_BASE", base)
-            .env("LEDGER_KEY", &org.test_key)
-            .env("LEDGER_ORG", &org.id)
-            .env("LEDGER_MCP_BIN", binary)
-            .output()
-            .expect("run python3")
-    })
-    .await
-    .expect("python task");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the MCP Python SDK scenario failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
-    );
+    let binary = tokio::task::spawn_blocking(ledger_mcp_binary)
+        .await
+        .expect("build task");
+    let stdout = run_scenario(
+        "bookkeeping.py",
+        vec![
+            ("LEDGER_BASE", app.base.clone().into()),
+            ("LEDGER_KEY", org.test_key.clone().into()),
+            ("LEDGER_ORG", org.id.clone().into()),
+            ("LEDGER_MCP_BIN", binary.into()),
+        ],
+        "the MCP Python SDK scenario".to_owned(),
+    )
+    .await;
     for label in ["http-auto", "http-legacy", "stdio-auto", "stdio-legacy"] {
         assert!(
             stdout.contains(&format!("ok: {label}")),
@@ -135,33 +129,19 @@ async fn every_tool_in_era(app: &TestApp, era: &str) {
     .await;
     let peer_email = format!("peer{tag}@example.com");
     let peer = signup_user(app, "Peer Co", &format!("peer{tag}"), &peer_email).await;
-    let base = app.base.clone();
-    let (key, org, peer_key) = (
-        owner.live_key.clone(),
-        owner.id.clone(),
-        peer.live_key.clone(),
-    );
-    let era_env = era.to_owned();
-    let out = tokio::task::spawn_blocking(move || {
-        Command::new("python3")
-            .arg(workspace().join("tests/mcp_sdk/every_tool.py"))
-            .env("LEDGER_BASE", base)
-            .env("LEDGER_ERA", era_env)
-            .env("LEDGER_KEY", key)
-            .env("LEDGER_ORG", org)
-            .env("LEDGER_PEER_KEY", peer_key)
-            .env("LEDGER_PEER_EMAIL", peer_email)
-            .output()
-            .expect("run python3")
-    })
-    .await
-    .expect("python task");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the every-tool scenario failed ({era})\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
-    );
+    let stdout = run_scenario(
+        "every_tool.py",
+        vec![
+            ("LEDGER_BASE", app.base.clone().into()),
+            ("LEDGER_ERA", era.into()),
+            ("LEDGER_KEY", owner.live_key.clone().into()),
+            ("LEDGER_ORG", owner.id.clone().into()),
+            ("LEDGER_PEER_KEY", peer.live_key.clone().into()),
+            ("LEDGER_PEER_EMAIL", peer_email.into()),
+        ],
+        format!("the every-tool scenario ({era})"),
+    )
+    .await;
     assert!(
         stdout.contains(&format!("ok: every tool {era} (")),
         "the every-tool scenario did not finish ({era}):\n{stdout}"
@@ -206,3 +186,28 @@ async fn every_tool_legacy(app: &TestApp) {
     every_tool_in_era(app, "2025-11-25").await;
 }
 both!(mcp_python_sdk_every_tool_2025, every_tool_legacy);
+
+/// Runs `tests/mcp_sdk/SCRIPT` with `env` on a blocking thread and answers its standard
+/// output; fails the test with both outputs when the script exits non-zero.
+async fn run_scenario(
+    script: &'static str,
+    env: Vec<(&'static str, std::ffi::OsString)>,
+    what: String,
+) -> String {
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new("python3")
+            .arg(workspace().join("tests/mcp_sdk").join(script))
+            .envs(env)
+            .output()
+            .expect("run python3")
+    })
+    .await
+    .expect("python task");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "{what} failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+    );
+    stdout
+}

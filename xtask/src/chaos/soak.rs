@@ -247,25 +247,9 @@ pub(crate) fn table(report: &Value) -> String {
             g["fds"]["last_third_median"],
             g["fds"]["max"],
         );
-        let failures = b["failures"].as_array().cloned().unwrap_or_default();
-        if failures.is_empty() {
-            let _ = writeln!(out, "  no growth; checks passed\n");
-        } else {
-            for failure in failures {
-                let _ = writeln!(out, "  FAILED: {}", failure.as_str().unwrap_or("?"));
-            }
-            let _ = writeln!(out);
-        }
+        super::write_failures(&mut out, b, "no growth; checks passed");
     }
-    let _ = writeln!(
-        out,
-        "{}",
-        if report["passed"] == true {
-            "soak: passed"
-        } else {
-            "soak: FAILED"
-        }
-    );
+    super::write_verdict(&mut out, report, "soak");
     out
 }
 
