@@ -16,6 +16,39 @@ use crate::idempotency::settle_idempotent;
 use crate::rows::{AccountRow, EventRow, IdempotencyRow, json_text, to_db};
 use crate::schema::accounts;
 
+/// An account row with its running totals (none before its first counted entry).
+type WithTotals = (AccountRow, Option<i64>, Option<i64>);
+
+/// The tenant's accounts (not deleted) left-joined to their running totals, selected as
+/// [`WithTotals`]: one statement (not boxed, so each shape is prepared once per
+/// connection) where a balance or a report would otherwise read twice.
+macro_rules! with_totals {
+    ($tenant:expr) => {{
+        use $crate::schema::account_totals as at;
+        accounts::table
+            .left_join(
+                at::table.on(at::organization_id
+                    .eq(accounts::organization_id)
+                    .and(at::account_id.eq(accounts::id))),
+            )
+            .filter(tenant_of!(accounts, $tenant))
+            .filter(accounts::deleted_at.is_null())
+            .select((
+                AccountRow::as_select(),
+                at::debit.nullable(),
+                at::credit.nullable(),
+            ))
+    }};
+}
+
+fn account_and_totals((row, debit, credit): WithTotals) -> StoreResult<(Account, Totals)> {
+    let totals = Totals {
+        debit: debit.unwrap_or(0),
+        credit: credit.unwrap_or(0),
+    };
+    Ok((Account::try_from(row)?, totals))
+}
+
 impl Accounts for Db {
     async fn insert_account(
         &self,
@@ -171,6 +204,31 @@ impl Accounts for Db {
                 .collect::<Result<_, _>>()?,
             total_count,
         })
+    }
+
+    async fn chart_with_totals(&self, tenant: &Tenant) -> StoreResult<Vec<(Account, Totals)>> {
+        let rows: Vec<WithTotals> = db_read!(self, |conn| {
+            Ok(with_totals!(tenant)
+                .order((accounts::code.asc(), accounts::id.asc()))
+                .load(conn)
+                .await?)
+        })?;
+        rows.into_iter().map(account_and_totals).collect()
+    }
+
+    async fn account_with_totals(
+        &self,
+        tenant: &Tenant,
+        id: &str,
+    ) -> StoreResult<Option<(Account, Totals)>> {
+        let row: Option<WithTotals> = db_read!(self, |conn| {
+            Ok(with_totals!(tenant)
+                .filter(accounts::id.eq(id))
+                .first(conn)
+                .await
+                .optional()?)
+        })?;
+        row.map(account_and_totals).transpose()
     }
 
     async fn account_totals(

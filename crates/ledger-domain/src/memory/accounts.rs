@@ -251,6 +251,43 @@ impl Accounts for MemoryStore {
         Ok(page_of(found, page))
     }
 
+    async fn chart_with_totals(&self, tenant: &Tenant) -> StoreResult<Vec<(Account, Totals)>> {
+        let chart = self
+            .list_accounts(tenant, &AccountFilter::default(), None)
+            .await?;
+        let totals: BTreeMap<String, Totals> = self
+            .account_totals(tenant, None, None, None)
+            .await?
+            .into_iter()
+            .collect();
+        Ok(chart
+            .items
+            .into_iter()
+            .map(|a| {
+                let t = totals.get(&a.id).copied().unwrap_or_default();
+                (a, t)
+            })
+            .collect())
+    }
+
+    async fn account_with_totals(
+        &self,
+        tenant: &Tenant,
+        id: &str,
+    ) -> StoreResult<Option<(Account, Totals)>> {
+        let Some(account) = self.get_account(tenant, id).await? else {
+            return Ok(None);
+        };
+        let totals = self
+            .account_totals(tenant, Some(id), None, None)
+            .await?
+            .into_iter()
+            .find(|(a, _)| a == id)
+            .map(|(_, t)| t)
+            .unwrap_or_default();
+        Ok(Some((account, totals)))
+    }
+
     async fn account_totals(
         &self,
         tenant: &Tenant,

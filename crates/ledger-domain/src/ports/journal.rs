@@ -93,6 +93,22 @@ pub trait Accounts: Send + Sync + 'static {
         page: Option<PageRequest>,
     ) -> impl Future<Output = StoreResult<Page<Account>>> + Send;
 
+    /// The tenant's chart (accounts not deleted, by code then id), each account with the
+    /// running totals of all its counted entries (zero when it has none), in one read:
+    /// what a report without a date window starts from.
+    fn chart_with_totals(
+        &self,
+        tenant: &Tenant,
+    ) -> impl Future<Output = StoreResult<Vec<(Account, Totals)>>> + Send;
+
+    /// One account of the tenant (not deleted) with the running totals of all its
+    /// counted entries (zero when it has none), in one read: what a balance reads.
+    fn account_with_totals(
+        &self,
+        tenant: &Tenant,
+        id: &str,
+    ) -> impl Future<Output = StoreResult<Option<(Account, Totals)>>> + Send;
+
     /// Debit and credit totals per account and UTC day of the counted entries of the
     /// accounts `ids` dated on days in `[from, until)` (either bound open), by account
     /// then day; days without entries are left out. Converting by posting date reads it.

@@ -360,6 +360,23 @@ impl<S: Store> Ledger<S> {
         id: &str,
         until: Option<OffsetDateTime>,
     ) -> DomainResult<BalanceView> {
+        if until.is_none() {
+            // The common case, the balance now: the account and its running totals in
+            // one read.
+            let Some(parsed) = parse_id(IdKind::Account, id) else {
+                return Err(not_found("account", id));
+            };
+            let (account, totals) = self
+                .store
+                .account_with_totals(&access.tenant, &parsed)
+                .await?
+                .ok_or_else(|| not_found("account", id))?;
+            return Ok(BalanceView {
+                account,
+                as_of: None,
+                totals,
+            });
+        }
         let account = self.get_account(access, id).await?;
         let totals = self
             .store

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use time::OffsetDateTime;
 
-use crate::accounts::{AccountType, Totals};
+use crate::accounts::{Account, AccountType, Totals};
 use crate::error::{DomainError, DomainResult, ErrorCode};
 use crate::money::Currency;
 use crate::organizations::{Organization, Relationship};
@@ -68,19 +68,28 @@ impl<S: Store> Ledger<S> {
         from: Option<OffsetDateTime>,
         until: Option<OffsetDateTime>,
     ) -> DomainResult<ReportBasis> {
-        let accounts = self
-            .store
-            .list_accounts(tenant, &Default::default(), None)
-            .await?;
-        let totals: HashMap<String, Totals> = self
-            .store
-            .account_totals(tenant, None, from, until)
-            .await?
-            .into_iter()
-            .collect();
+        // Without a window, the chart and its running totals come in one read.
+        let (accounts, mut totals): (Vec<Account>, HashMap<String, Totals>) =
+            if from.is_none() && until.is_none() {
+                let chart = self.store.chart_with_totals(tenant).await?;
+                let totals = chart.iter().map(|(a, t)| (a.id.clone(), *t)).collect();
+                (chart.into_iter().map(|(a, _)| a).collect(), totals)
+            } else {
+                let accounts = self
+                    .store
+                    .list_accounts(tenant, &Default::default(), None)
+                    .await?
+                    .items;
+                let totals = self
+                    .store
+                    .account_totals(tenant, None, from, until)
+                    .await?
+                    .into_iter()
+                    .collect();
+                (accounts, totals)
+            };
         let code = currency.code();
         let foreign_by_day: Vec<String> = accounts
-            .items
             .iter()
             .filter(|a| a.currency != code && !at_closing_rate(a.account_type))
             .map(|a| a.id.clone())
@@ -102,10 +111,10 @@ impl<S: Store> Ledger<S> {
             }
         }
         let mut rates: HashMap<(String, Date), crate::exchange::AppliedRate> = HashMap::new();
-        let mut result = Vec::with_capacity(accounts.items.len());
+        let mut result = Vec::with_capacity(accounts.len());
         let mut net_sum: i64 = 0;
-        for a in accounts.items {
-            let own = totals.get(&a.id).copied().unwrap_or_default();
+        for a in accounts {
+            let own = totals.remove(&a.id).unwrap_or_default();
             let converted = if a.currency == code {
                 own
             } else if at_closing_rate(a.account_type) {

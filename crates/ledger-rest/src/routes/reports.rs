@@ -8,6 +8,7 @@ use ledger_domain::ports::Store;
 use ledger_domain::reports::{AccountRef, Section};
 use ledger_domain::services::Channel;
 use ledger_domain::views::{self, amount};
+use serde::Serialize;
 use serde_json::{Value, json};
 use time::{Date, Month, Time};
 
@@ -77,27 +78,60 @@ async fn trial_balance<S: Store>(
             Channel::Rest,
         )
         .await?;
-    let accounts: Vec<Value> = tb
+    // Typed rows (members in the alphabetical order the `Value` maps of the other
+    // reports print): a trial balance lists the whole chart, and building a map per
+    // account was most of the answer's cost.
+    let accounts: Vec<TrialBalanceRowOut<'_>> = tb
         .rows
         .iter()
-        .map(|r| {
-            let mut v = row(&r.account);
-            v["debit"] = json!(amount(r.debit, &currency));
-            v["credit"] = json!(amount(r.credit, &currency));
-            v["net_balance"] = json!(amount(r.net_balance, &currency));
-            v
+        .map(|r| TrialBalanceRowOut {
+            account_code: &r.account.code,
+            account_id: &r.account.id,
+            account_name: &r.account.name,
+            account_type: r.account.account_type.as_str(),
+            credit: amount(r.credit, &currency),
+            debit: amount(r.debit, &currency),
+            net_balance: amount(r.net_balance, &currency),
         })
         .collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "trial_balance",
-        "as_of": as_of.map_or_else(|| views::timestamp(state.ledger.now()), |d| views::timestamp(d.at)),
-        "currency": currency,
-        "consolidated": consolidated,
-        "accounts": accounts,
-        "translation_adjustment": amount(tb.translation_adjustment, &currency),
-        "total_debits": amount(tb.total_debits, &currency),
-        "total_credits": amount(tb.total_credits, &currency),
-    })))
+    Ok(HttpResponse::Ok().json(TrialBalanceOut {
+        accounts,
+        as_of: as_of.map_or_else(
+            || views::timestamp(state.ledger.now()),
+            |d| views::timestamp(d.at),
+        ),
+        consolidated,
+        currency: &currency,
+        object: "trial_balance",
+        total_credits: amount(tb.total_credits, &currency),
+        total_debits: amount(tb.total_debits, &currency),
+        translation_adjustment: amount(tb.translation_adjustment, &currency),
+    }))
+}
+
+/// One row of the trial balance's answer.
+#[derive(Serialize)]
+struct TrialBalanceRowOut<'a> {
+    account_code: &'a str,
+    account_id: &'a str,
+    account_name: &'a str,
+    account_type: &'static str,
+    credit: String,
+    debit: String,
+    net_balance: String,
+}
+
+/// The trial balance's answer.
+#[derive(Serialize)]
+struct TrialBalanceOut<'a> {
+    accounts: Vec<TrialBalanceRowOut<'a>>,
+    as_of: String,
+    consolidated: bool,
+    currency: &'a str,
+    object: &'static str,
+    total_credits: String,
+    total_debits: String,
+    translation_adjustment: String,
 }
 
 #[utoipa::path(
