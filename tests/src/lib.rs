@@ -3,6 +3,9 @@
 //! Every suite runs each scenario on SQLite and, when `LEDGER_TEST_PG_URL` names a
 //! PostgreSQL server, on a fresh PostgreSQL database created and dropped by the test.
 
+mod python;
+pub use python::{ScriptOutput, python_imports, require_python, run_python, workspace};
+
 use std::net::TcpListener;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};

@@ -9,17 +9,10 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use ledger_tests::{TestApp, both};
+use ledger_tests::{TestApp, both, python_imports, require_python, run_python, workspace};
 use reqwest::StatusCode;
 
 use crate::organization_transfers::signup_user;
-
-fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
-}
 
 /// Builds (if needed) and locates the `ledger-mcp` binary next to this test's profile.
 fn ledger_mcp_binary() -> PathBuf {
@@ -45,27 +38,12 @@ fn ledger_mcp_binary() -> PathBuf {
     binary
 }
 
-fn python_ready() -> Result<(), String> {
-    let out = Command::new("python3")
-        .args(["-c", "import mcp, httpx2; from mcp import Client"])
-        .output()
-        .map_err(|e| format!("python3 is not installed or not on PATH ({e})"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "python3 cannot import the official MCP SDK: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
-}
-
 async fn official_python_sdk_keeps_the_books(app: &TestApp) {
     if std::env::var("LEDGER_SKIP_MCP_SDK").is_ok_and(|v| v == "1") {
         eprintln!("LEDGER_SKIP_MCP_SDK=1: skipping the MCP Python SDK test");
         return;
     }
-    if let Err(why) = python_ready() {
+    if let Err(why) = python_imports("import mcp, httpx2; from mcp import Client") {
         panic!(
             "{why}.\nThis test needs python3 with the official MCP SDK: \
              `pip install mcp==2.3.0` (.ci/run does it), or set LEDGER_SKIP_MCP_SDK=1 to skip."
@@ -103,22 +81,12 @@ async fn every_tool_in_era(app: &TestApp, era: &str) {
         eprintln!("LEDGER_SKIP_MCP_SDK=1: skipping the MCP Python SDK test");
         return;
     }
-    let ready = Command::new("python3")
-        .args([
-            "-c",
-            "import httpx2, eth_account, x402; from mcp import Client",
-        ])
-        .output();
-    match ready {
-        Ok(out) if out.status.success() => {}
-        Ok(out) => panic!(
-            "this test needs the official MCP SDK and the reference x402 client: \
-             `pip install mcp==2.3.0 \"x402[evm,httpx]==2.25.0\" eth-account==0.14.0` \
-             (.ci/run does it), or set LEDGER_SKIP_MCP_SDK=1 to skip.\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        ),
-        Err(e) => panic!("python3 is needed for the MCP Python SDK test ({e})"),
-    }
+    require_python(
+        "import httpx2, eth_account, x402; from mcp import Client",
+        "the official MCP SDK and the reference x402 client: `pip install mcp==2.3.0 \
+         \"x402[evm,httpx]==2.25.0\" eth-account==0.14.0` (.ci/run does it), or set \
+         LEDGER_SKIP_MCP_SDK=1 to skip",
+    );
     let tag = era.replace('-', "");
     let owner = signup_user(
         app,
@@ -194,20 +162,7 @@ async fn run_scenario(
     env: Vec<(&'static str, std::ffi::OsString)>,
     what: String,
 ) -> String {
-    let out = tokio::task::spawn_blocking(move || {
-        Command::new("python3")
-            .arg(workspace().join("tests/mcp_sdk").join(script))
-            .envs(env)
-            .output()
-            .expect("run python3")
-    })
-    .await
-    .expect("python task");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "{what} failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
-    );
-    stdout
+    let out = run_python(workspace().join("tests/mcp_sdk").join(script), Vec::new(), env).await;
+    out.assert_ok(&what, &[]);
+    out.stdout
 }

@@ -887,26 +887,17 @@ async fn the_official_python_sdk_authorizes_itself(w: &World) {
         return;
     }
     w.signup("Sdk Co").await;
-    let script = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("mcp_sdk/oauth_flow.py");
-    let base = w.app.base.clone();
-    let outbox = w.outbox.clone();
-    let out = tokio::task::spawn_blocking(move || {
-        std::process::Command::new("python3")
-            .arg(script)
-            .env("LEDGER_BASE", base)
-            .env("LEDGER_OUTBOX", outbox)
-            .env("LEDGER_EMAIL", OWNER)
-            .output()
-            .expect("run python3 (install python3 and `pip install mcp==2.3.0`)")
-    })
+    ledger_tests::run_python(
+        ledger_tests::workspace().join("tests/mcp_sdk/oauth_flow.py"),
+        Vec::new(),
+        [
+            ("LEDGER_BASE", w.app.base.clone().into()),
+            ("LEDGER_OUTBOX", w.outbox.clone().into_os_string()),
+            ("LEDGER_EMAIL", std::ffi::OsString::from(OWNER)),
+        ],
+    )
     .await
-    .expect("python task");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success() && stdout.contains("ok: oauth"),
-        "the MCP Python SDK OAuth scenario failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
-    );
+    .assert_ok("the MCP Python SDK OAuth scenario", &["ok: oauth"]);
 }
 oauth_both!(oauth_python_sdk, the_official_python_sdk_authorizes_itself);
 

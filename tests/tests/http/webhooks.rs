@@ -269,7 +269,7 @@ async fn account_events(app: &TestApp, org: &Org, key: &str) -> (String, String)
 }
 
 /// Checks the signatures of `messages` with the reference Python library.
-fn verify_in_python(secret: &str, messages: &[Received]) {
+async fn verify_in_python(secret: &str, messages: &[Received]) {
     let recorded = json!({
         "secret": secret,
         "messages": messages.iter().map(|m| json!({"headers": m.headers, "body": m.body})).collect::<Vec<_>>(),
@@ -279,24 +279,20 @@ fn verify_in_python(secret: &str, messages: &[Received]) {
         ledger_domain::ids::new_id(ledger_domain::ids::IdKind::Request)
     ));
     std::fs::write(&path, recorded.to_string()).expect("write the recorded messages");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/webhooks/verify.py");
-    let output = std::process::Command::new("python3")
-        .arg(script)
-        .arg(&path)
-        .output();
+    let out = ledger_tests::run_python(
+        ledger_tests::workspace().join("tests/webhooks/verify.py"),
+        vec![path.clone().into_os_string()],
+        std::iter::empty::<(&str, &str)>(),
+    )
+    .await;
     let _ = std::fs::remove_file(&path);
-    let output = output.unwrap_or_else(|e| {
-        panic!("python3 is needed for the signature check ({e}); `python3 -m pip install standardwebhooks==1.1.0`")
-    });
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    match output.status.code() {
-        Some(0) => assert!(stdout.contains("verified"), "{stdout}"),
-        Some(3) => panic!(
-            "standardwebhooks is missing: `python3 -m pip install standardwebhooks==1.1.0`\n{stderr}"
-        ),
-        _ => panic!("the standardwebhooks check failed:\n{stdout}\n{stderr}"),
+    if out.code == Some(3) {
+        panic!(
+            "standardwebhooks is missing: `python3 -m pip install standardwebhooks==1.1.0`\n{}",
+            out.stderr
+        );
     }
+    out.assert_ok("the standardwebhooks check", &["verified"]);
 }
 
 /// A receiver that fails three times then recovers gets every event after the
@@ -426,7 +422,7 @@ async fn delivered_in_order_once_signed(app: &TestApp) {
             &r.headers["webhook-signature"]
         ));
     }
-    verify_in_python(&secret, &log);
+    verify_in_python(&secret, &log).await;
 
     // The delivery log of a delivery that failed first.
     let failed_first = list

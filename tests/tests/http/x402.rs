@@ -11,7 +11,6 @@
 //! and PostgreSQL and
 //! ends in `TestApp::finish` (every pool's ledger sums to its balance).
 
-use std::process::Command;
 
 use base64::Engine as _;
 use k256::ecdsa::SigningKey;
@@ -779,55 +778,29 @@ async fn graphql_pair_pays_once(app: &TestApp) {
 }
 both!(x402_graphql, graphql_pair_pays_once);
 
-fn workspace() -> std::path::PathBuf {
-    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
-}
-
 /// The reference x402 client from PyPI (`x402[evm,httpx]==2.25.0` with
 /// `eth-account==0.14.0`, `.ci/run` installs them) pays the REST endpoint and the MCP
 /// tools with a throwaway key against the local facilitator: `tests/x402/pay.py`.
 async fn reference_client_pays(app: &TestApp) {
-    let ready = Command::new("python3")
-        .args(["-c", "import x402, eth_account, httpx, mcp"])
-        .output();
-    match ready {
-        Ok(out) if out.status.success() => {}
-        Ok(out) => panic!(
-            "the reference x402 client is missing: `pip install \"x402[evm,httpx]==2.25.0\" \
-             eth-account==0.14.0 mcp==2.3.0` (.ci/run does it)\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        ),
-        Err(e) => panic!("python3 is needed for the reference x402 client ({e})"),
-    }
-    let org = app.signup("X402 Python").await;
-    let base = app.base.clone();
-    let (key, id) = (org.live_key.clone(), org.id.clone());
-    let out = tokio::task::spawn_blocking(move || {
-        Command::new("python3")
-            .arg(workspace().join("tests/x402/pay.py"))
-            .env("LEDGER_BASE", base)
-            .env("LEDGER_KEY", key)
-            .env("LEDGER_ORG", id)
-            .output()
-            .expect("run python3")
-    })
-    .await
-    .expect("python task");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the x402 reference client failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+    ledger_tests::require_python(
+        "import x402, eth_account, httpx, mcp",
+        "`pip install \"x402[evm,httpx]==2.25.0\" eth-account==0.14.0 mcp==2.3.0` (.ci/run does it)",
     );
-    for label in ["ok: http", "ok: replay refused", "ok: mcp"] {
-        assert!(
-            stdout.contains(label),
-            "{label} did not run:\n{stdout}\n{stderr}"
-        );
-    }
+    let org = app.signup("X402 Python").await;
+    ledger_tests::run_python(
+        ledger_tests::workspace().join("tests/x402/pay.py"),
+        Vec::new(),
+        [
+            ("LEDGER_BASE", app.base.clone()),
+            ("LEDGER_KEY", org.live_key.clone()),
+            ("LEDGER_ORG", org.id.clone()),
+        ],
+    )
+    .await
+    .assert_ok(
+        "the x402 reference client",
+        &["ok: http", "ok: replay refused", "ok: mcp"],
+    );
     // One package over HTTP, one over MCP; the replay added nothing.
     assert_eq!(credits(app, &org).await, 2500);
     assert_eq!(purchases(app, &org, &org.live_key).await.len(), 2);

@@ -313,37 +313,21 @@ async fn graphql_external_client() {
     let sales = app.account_id(&org, &org.test_key, "4000").await;
     app.post_transfer(&org, &org.test_key, &cash, &sales, "42.00")
         .await;
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/graphql_client/check_schema.py"
-    );
-    let url = format!("{}/graphql", app.base);
-    let key = org.test_key.clone();
-    let output = tokio::task::spawn_blocking(move || {
-        std::process::Command::new("python3")
-            .arg(script)
-            .env("LEDGER_GRAPHQL_URL", url)
-            .env("LEDGER_GRAPHQL_KEY", key)
-            .output()
-    })
-    .await
-    .expect("client task");
-    let output = match output {
-        Ok(o) => o,
-        Err(e) => panic!(
-            "python3 is needed for the GraphQL client check ({e}); install Python 3 and \
-             `python3 -m pip install graphql-core==3.2.8`"
-        ),
-    };
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    match output.status.code() {
-        Some(0) => {}
-        Some(3) => panic!(
-            "graphql-core is missing: `python3 -m pip install graphql-core==3.2.8`\n{stderr}"
-        ),
-        _ => panic!("the GraphQL client check failed:\n{stdout}\n{stderr}"),
+    let out = ledger_tests::run_python(
+        ledger_tests::workspace().join("tests/graphql_client/check_schema.py"),
+        Vec::new(),
+        [
+            ("LEDGER_GRAPHQL_URL", format!("{}/graphql", app.base)),
+            ("LEDGER_GRAPHQL_KEY", org.test_key.clone()),
+        ],
+    )
+    .await;
+    if out.code == Some(3) {
+        panic!(
+            "graphql-core is missing: `python3 -m pip install graphql-core==3.2.8`\n{}",
+            out.stderr
+        );
     }
-    assert!(stdout.contains("executed Reports"), "{stdout}");
+    out.assert_ok("the GraphQL client check", &["executed Reports"]);
     app.finish().await;
 }

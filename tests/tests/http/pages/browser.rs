@@ -19,18 +19,10 @@
 //! are skipped otherwise, saying why.
 
 use std::path::PathBuf;
-use std::process::Command;
 
-use ledger_tests::{Backend, TestApp};
+use ledger_tests::{Backend, TestApp, python_imports, run_python, workspace};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
-
-fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
-}
 
 fn chromium() -> PathBuf {
     std::env::var_os("LEDGER_CHROMIUM").map_or_else(|| "/usr/bin/chromium".into(), PathBuf::from)
@@ -55,17 +47,9 @@ fn missing() -> Option<String> {
             chromium().display()
         ));
     }
-    match Command::new("python3")
-        .args(["-c", "import playwright.sync_api"])
-        .output()
-    {
-        Ok(out) if out.status.success() => None,
-        Ok(out) => Some(format!(
-            "python3 cannot import playwright (pip install playwright==1.65.2): {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        )),
-        Err(e) => Some(format!("python3 is not installed ({e})")),
-    }
+    python_imports("import playwright.sync_api")
+        .err()
+        .map(|why| format!("{why} (pip install playwright==1.65.2)"))
 }
 
 /// `true` when the scenario must be skipped (only outside CI); panics in CI.
@@ -84,30 +68,20 @@ async fn run(app: &TestApp, script: &str, scenario: &str, env: Vec<(&str, String
         Backend::Postgres => "postgres",
     };
     let prefix = format!("{scenario}-{backend}");
-    let base = app.base.clone();
-    let script = workspace().join("tests/browser").join(script);
-    let env: Vec<(String, String)> = env.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
-    let out = tokio::task::spawn_blocking(move || {
-        Command::new("python3")
-            .arg(&script)
-            .current_dir(workspace())
-            .env("LEDGER_BASE", base)
-            .env("LEDGER_ARTIFACTS", artifacts())
-            .env("LEDGER_ARTIFACT_PREFIX", prefix)
-            .env("LEDGER_CHROMIUM", chromium())
-            .envs(env)
-            .output()
-            .expect("run python3")
-    })
-    .await
-    .expect("browser task");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success() && stdout.contains("ok: "),
-        "the browser scenario {scenario} failed (screenshots in {})\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+    let mut vars = vec![
+        ("LEDGER_BASE".to_owned(), app.base.clone()),
+        ("LEDGER_ARTIFACTS".to_owned(), artifacts().display().to_string()),
+        ("LEDGER_ARTIFACT_PREFIX".to_owned(), prefix),
+        ("LEDGER_CHROMIUM".to_owned(), chromium().display().to_string()),
+    ];
+    vars.extend(env.into_iter().map(|(k, v)| (k.to_owned(), v)));
+    let what = format!(
+        "the browser scenario {scenario} (screenshots in {})",
         artifacts().display()
     );
+    run_python(workspace().join("tests/browser").join(script), Vec::new(), vars)
+        .await
+        .assert_ok(&what, &["ok: "]);
 }
 
 macro_rules! browser_both {
