@@ -162,7 +162,12 @@ async fn run_scenario(
     env: Vec<(&'static str, std::ffi::OsString)>,
     what: String,
 ) -> String {
-    let out = run_python(workspace().join("tests/mcp_sdk").join(script), Vec::new(), env).await;
+    let out = run_python(
+        workspace().join("tests/mcp_sdk").join(script),
+        Vec::new(),
+        env,
+    )
+    .await;
     out.assert_ok(&what, &[]);
     out.stdout
 }

@@ -11,7 +11,6 @@
 //! and PostgreSQL and
 //! ends in `TestApp::finish` (every pool's ledger sums to its balance).
 
-
 use base64::Engine as _;
 use k256::ecdsa::SigningKey;
 use ledger_domain::x402::{

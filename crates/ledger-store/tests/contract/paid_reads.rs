@@ -128,3 +128,111 @@ async fn spending_credits_alone_refuses_a_short_pool<S: Store>(db: &S, backend: 
         .expect("org");
     assert_eq!(org.credits_remaining, 2);
 }
+
+contract!(the_chart_and_one_account_come_with_their_running_totals);
+/// `chart_with_totals` and `account_with_totals` (what reports and balances read): one
+/// statement each; the same figures as the chart and `account_totals` read apart; zero
+/// for an account without counted entries; nothing of another tenant or mode.
+async fn the_chart_and_one_account_come_with_their_running_totals<S: Probe>(db: &S, backend: &str) {
+    let a = sign_up(db, "A").await;
+    let b = sign_up(db, "B").await;
+    let live = a.tenant(true);
+    let cash = account_id(db, &live, "1000").await;
+    let sales = account_id(db, &live, "4000").await;
+    let payable = account_id(db, &live, "2000").await;
+    let at = datetime!(2026-03-02 12:00 UTC);
+    for (status, amount) in [
+        (TransactionStatus::Posted, 700),
+        (TransactionStatus::Posted, 45),
+        (TransactionStatus::Pending, 5),
+    ] {
+        let txn = crate::transaction(&live, at, status, &cash, &sales, amount);
+        insert(db, &a, txn).await;
+    }
+    let before = db.queries_executed();
+    let chart = db.chart_with_totals(&live).await.expect("chart");
+    if let Some(before) = before {
+        assert_eq!(db.queries_executed(), Some(before + 1), "{backend}");
+    }
+    let apart = db
+        .list_accounts(&live, &Default::default(), None)
+        .await
+        .expect("accounts");
+    assert_eq!(
+        chart.iter().map(|(a, _)| a.clone()).collect::<Vec<_>>(),
+        apart.items,
+        "{backend}: the same chart in the same order"
+    );
+    let totals = db
+        .account_totals(&live, None, None, None)
+        .await
+        .expect("totals");
+    for (account, got) in &chart {
+        let want = totals
+            .iter()
+            .find(|(id, _)| *id == account.id)
+            .map(|(_, t)| *t)
+            .unwrap_or_default();
+        assert_eq!(*got, want, "{backend}: {}", account.code);
+    }
+    let of = |id: &str| chart.iter().find(|(a, _)| a.id == id).map(|(_, t)| *t);
+    assert_eq!(
+        of(&cash),
+        Some(Totals {
+            debit: 745,
+            credit: 0
+        }),
+        "{backend}"
+    );
+    assert_eq!(
+        of(&sales),
+        Some(Totals {
+            debit: 0,
+            credit: 745
+        }),
+        "{backend}"
+    );
+    assert_eq!(of(&payable), Some(Totals::default()), "{backend}");
+
+    let before = db.queries_executed();
+    let (account, totals) = db
+        .account_with_totals(&live, &cash)
+        .await
+        .expect("read")
+        .expect("cash");
+    if let Some(before) = before {
+        assert_eq!(db.queries_executed(), Some(before + 1), "{backend}");
+    }
+    assert_eq!(account.id, cash);
+    assert_eq!(
+        totals,
+        Totals {
+            debit: 745,
+            credit: 0
+        },
+        "{backend}"
+    );
+    let (_, none) = db
+        .account_with_totals(&live, &payable)
+        .await
+        .expect("read")
+        .expect("payable");
+    assert_eq!(none, Totals::default(), "{backend}");
+    // Another tenant, or the other mode, sees neither the account nor its totals.
+    for tenant in [b.tenant(true), a.tenant(false)] {
+        assert!(
+            db.account_with_totals(&tenant, &cash)
+                .await
+                .expect("read")
+                .is_none(),
+            "{backend}"
+        );
+        let theirs = db.chart_with_totals(&tenant).await.expect("chart");
+        assert!(
+            theirs
+                .iter()
+                .all(|(acc, t)| acc.id != cash && acc.id != sales && *t == Totals::default()),
+            "{backend}"
+        );
+    }
+}

@@ -70,18 +70,28 @@ async fn run(app: &TestApp, script: &str, scenario: &str, env: Vec<(&str, String
     let prefix = format!("{scenario}-{backend}");
     let mut vars = vec![
         ("LEDGER_BASE".to_owned(), app.base.clone()),
-        ("LEDGER_ARTIFACTS".to_owned(), artifacts().display().to_string()),
+        (
+            "LEDGER_ARTIFACTS".to_owned(),
+            artifacts().display().to_string(),
+        ),
         ("LEDGER_ARTIFACT_PREFIX".to_owned(), prefix),
-        ("LEDGER_CHROMIUM".to_owned(), chromium().display().to_string()),
+        (
+            "LEDGER_CHROMIUM".to_owned(),
+            chromium().display().to_string(),
+        ),
     ];
     vars.extend(env.into_iter().map(|(k, v)| (k.to_owned(), v)));
     let what = format!(
         "the browser scenario {scenario} (screenshots in {})",
         artifacts().display()
     );
-    run_python(workspace().join("tests/browser").join(script), Vec::new(), vars)
-        .await
-        .assert_ok(&what, &["ok: "]);
+    run_python(
+        workspace().join("tests/browser").join(script),
+        Vec::new(),
+        vars,
+    )
+    .await
+    .assert_ok(&what, &["ok: "]);
 }
 
 macro_rules! browser_both {
