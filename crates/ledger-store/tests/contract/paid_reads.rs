@@ -11,14 +11,44 @@ use crate::harness::Probe;
 use crate::journal::insert;
 use crate::{T0, account_id, charge, sign_up};
 
-contract!(totals_of_many_accounts_in_one_query_per_tenant);
-async fn totals_of_many_accounts_in_one_query_per_tenant<S: Probe>(db: &S, backend: &str) {
+/// Two organizations, A's live books and three of its accounts: the set-up of the
+/// batched-read tests.
+struct Books {
+    a: crate::Org,
+    b: crate::Org,
+    live: ledger_domain::ports::Tenant,
+    cash: String,
+    sales: String,
+    payable: String,
+}
+
+async fn books<S: Probe>(db: &S) -> Books {
     let a = sign_up(db, "A").await;
     let b = sign_up(db, "B").await;
     let live = a.tenant(true);
     let cash = account_id(db, &live, "1000").await;
     let sales = account_id(db, &live, "4000").await;
     let payable = account_id(db, &live, "2000").await;
+    Books {
+        a,
+        b,
+        live,
+        cash,
+        sales,
+        payable,
+    }
+}
+
+contract!(totals_of_many_accounts_in_one_query_per_tenant);
+async fn totals_of_many_accounts_in_one_query_per_tenant<S: Probe>(db: &S, backend: &str) {
+    let Books {
+        a,
+        b,
+        live,
+        cash,
+        sales,
+        payable,
+    } = books(db).await;
     let at = datetime!(2026-03-02 12:00 UTC);
     let posted = crate::transaction(&live, at, TransactionStatus::Posted, &cash, &sales, 700);
     insert(db, &a, posted).await;
@@ -134,12 +164,14 @@ contract!(the_chart_and_one_account_come_with_their_running_totals);
 /// statement each; the same figures as the chart and `account_totals` read apart; zero
 /// for an account without counted entries; nothing of another tenant or mode.
 async fn the_chart_and_one_account_come_with_their_running_totals<S: Probe>(db: &S, backend: &str) {
-    let a = sign_up(db, "A").await;
-    let b = sign_up(db, "B").await;
-    let live = a.tenant(true);
-    let cash = account_id(db, &live, "1000").await;
-    let sales = account_id(db, &live, "4000").await;
-    let payable = account_id(db, &live, "2000").await;
+    let Books {
+        a,
+        b,
+        live,
+        cash,
+        sales,
+        payable,
+    } = books(db).await;
     let at = datetime!(2026-03-02 12:00 UTC);
     for (status, amount) in [
         (TransactionStatus::Posted, 700),
