@@ -44,11 +44,18 @@ environment:
   LEDGER_BENCH_PG_URL  PostgreSQL server to create the bench database on
                        (default postgres://postgres@127.0.0.1:5432/postgres;
                        skipped with a message when unreachable)
-  LEDGER_BENCH_SERVER_POOL  database pool size of the server under load (default 16)";
+  LEDGER_BENCH_SERVER_POOL  database pool size of the server under load (default: the
+                            server's, 16 on PostgreSQL and 4 SQLite readers)";
 
 pub(crate) const DEFAULT_PG_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
-/// The server's connection pool, and the baseline's: the same kind and size.
-const POOL_SIZE: usize = 16;
+/// The server's connection pool, and the baseline's: the same kind and size
+/// (`LEDGER_BENCH_SERVER_POOL`, else the server's default for the backend).
+pub(crate) fn pool_size(database_url: &str) -> usize {
+    std::env::var("LEDGER_BENCH_SERVER_POOL")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| ledger_store::default_pool_size(database_url))
+}
 /// The time cap of a phase bounded by `--requests` alone.
 const REQUESTS_TIME_CAP: Duration = Duration::from_secs(300);
 /// How long one HTTP request may take (`Prefer: wait=30` plus slack).
@@ -181,7 +188,6 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         "clients": options.clients,
         "phase_seconds_cap": options.duration.as_secs(),
         "requests_per_phase": options.requests,
-        "pool_size": POOL_SIZE,
         "backends": results,
     });
     if options.json {
@@ -266,10 +272,12 @@ async fn run_backend(
         let before = CpuSnapshot::take(Some(server.pid()));
         let writes = load(options, &client, &target, Phase::Post).await;
         let writes_cpu = CpuSnapshot::take(Some(server.pid())).since(&before);
+        let mut rss_by_phase = vec![("post_transaction".to_owned(), sampler.lap())];
         eprintln!("xtask bench: {}: reading balances", backend.name());
         let before = CpuSnapshot::take(Some(server.pid()));
         let reads = load(options, &client, &target, Phase::ReadBalance).await;
         let reads_cpu = CpuSnapshot::take(Some(server.pid())).since(&before);
+        rss_by_phase.push(("read_balance".to_owned(), sampler.lap()));
         eprintln!(
             "xtask bench: {}: read mix (balance, history page, trial balance)",
             backend.name()
@@ -281,8 +289,13 @@ async fn run_backend(
             &CpuSnapshot::take(Some(server.pid())).since(&before),
             mix.ok,
         );
+        rss_by_phase.push(("read_mix".to_owned(), sampler.lap()));
         let scaled = if options.scale_max > 0 {
-            scale::scale(options, &client, &target, &database.url, options.scale_max).await?
+            let phases = scale::Phases {
+                sampler: &sampler,
+                rss_by_phase: &mut rss_by_phase,
+            };
+            scale::scale(options, &client, &target, &database.url, phases).await?
         } else {
             Value::Null
         };
@@ -295,7 +308,7 @@ async fn run_backend(
             reads,
             reads_cpu,
             (mix, scaled),
-            (started_kb, sampled_kb, hwm_kb),
+            (started_kb, sampled_kb, hwm_kb, rss_by_phase),
         ))
     }
     .await;
@@ -307,7 +320,7 @@ async fn run_backend(
         reads,
         reads_cpu,
         (mix, scaled),
-        (started_kb, sampled_kb, hwm_kb),
+        (started_kb, sampled_kb, hwm_kb, rss_by_phase),
     ) = match outcome {
         Ok(o) => o,
         Err(e) => return Err(e.context(format!("server output:\n{}", server.log_tail()))),
@@ -329,6 +342,7 @@ async fn run_backend(
     };
     Ok(json!({
         "backend": backend.name(),
+        "pool_size": pool_size(&database.url),
         "post_transaction": with_cpu(writes.to_json(), &writes_cpu, writes.ok),
         "read_balance": with_cpu(reads.to_json(), &reads_cpu, reads.ok),
         "read_mix": mix,
@@ -339,6 +353,11 @@ async fn run_backend(
             "before_load": mb(started_kb),
             "sampled_max": mb(sampled_kb),
             "peak_vmhwm": mb(hwm_kb),
+            // In the order the phases ran.
+            "sampled_max_by_phase": rss_by_phase
+                .iter()
+                .map(|(phase, kb)| json!({ "phase": phase, "mb": mb(*kb) }))
+                .collect::<Vec<_>>(),
         },
     }))
 }
@@ -535,13 +554,26 @@ fn table(report: &Value) -> String {
         let rss = &backend["server_rss_mb"];
         let _ = writeln!(
             out,
-            "{:<9} HTTP/baseline throughput: {}; server RSS: {} MB idle, {} MB max sampled, {} MB peak (VmHWM)\n",
+            "{:<9} pool {}; HTTP/baseline throughput: {}; server RSS: {} MB idle, {} MB max sampled, {} MB peak (VmHWM)",
             "",
+            backend["pool_size"],
             backend["http_to_baseline_ratio"],
             rss["before_load"],
             rss["sampled_max"],
             rss["peak_vmhwm"],
         );
+        if let Some(phases) = rss["sampled_max_by_phase"].as_array() {
+            let shown: Vec<String> = phases
+                .iter()
+                .map(|p| format!("{} {}", p["phase"].as_str().unwrap_or("?"), p["mb"]))
+                .collect();
+            let _ = writeln!(
+                out,
+                "{:<9} server RSS max by phase (MB): {}\n",
+                "",
+                shown.join(", ")
+            );
+        }
     }
     out
 }

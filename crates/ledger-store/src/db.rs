@@ -151,16 +151,16 @@ impl std::fmt::Debug for Db {
 impl Db {
     /// Opens pools on `database_url`: `postgres://` / `postgresql://` select PostgreSQL,
     /// `sqlite://PATH` or a bare path select SQLite (parent directories are created).
-    /// One connection is checked out to fail early on a bad URL.
+    /// `pool_size` is the PostgreSQL pool, or SQLite's reader pool (beside its one
+    /// writer); [`default_pool_size`] gives each backend's default. One connection is
+    /// checked out to fail early on a bad URL.
     ///
     /// # Errors
     /// [`StoreError`] when the URL, the directory or the first connection fails.
     pub async fn connect(database_url: &str, pool_size: usize) -> Result<Db, StoreError> {
         let size = pool_size.max(1);
         let queries = Arc::new(AtomicU64::new(0));
-        let pool = if database_url.starts_with("postgres://")
-            || database_url.starts_with("postgresql://")
-        {
+        let pool = if is_postgres_url(database_url) {
             // Fast recycling: a broken connection shows on its next query (and is then
             // dropped) instead of costing a `SELECT 1` on every checkout.
             let mut config = ManagerConfig::<AsyncPgConnection>::default();
@@ -280,6 +280,29 @@ impl Db {
             DbPool::Sqlite { .. } => "sqlite",
         }
     }
+}
+
+/// PostgreSQL's default pool: enough connections to keep a few cores of PostgreSQL busy
+/// from one replica.
+pub const DEFAULT_PG_POOL: usize = 16;
+/// SQLite's default reader pool (beside its one writer). Each SQLite connection holds its
+/// own page cache, prepared statements and thread; readers only add throughput up to
+/// about the number of cores, so more of them cost memory for nothing
+/// (docs/benchmarks.md, "Session 10: SQLite memory").
+pub const DEFAULT_SQLITE_READERS: usize = 4;
+
+/// The pool size used when none is configured: [`DEFAULT_PG_POOL`] for a PostgreSQL URL,
+/// [`DEFAULT_SQLITE_READERS`] otherwise.
+pub fn default_pool_size(database_url: &str) -> usize {
+    if is_postgres_url(database_url) {
+        DEFAULT_PG_POOL
+    } else {
+        DEFAULT_SQLITE_READERS
+    }
+}
+
+fn is_postgres_url(url: &str) -> bool {
+    url.starts_with("postgres://") || url.starts_with("postgresql://")
 }
 
 /// The file path of a SQLite URL (`sqlite://PATH`, `sqlite:PATH` or a bare path).

@@ -86,6 +86,6 @@ pub use balances::TotalsDifference;
 pub use blobs::LocalBlobs;
 pub use blobs_s3::{S3Blobs, S3Config};
 pub use credit_pools::CreditDifference;
-pub use db::{Db, StoreError};
+pub use db::{DEFAULT_PG_POOL, DEFAULT_SQLITE_READERS, Db, StoreError, default_pool_size};
 pub use outbox::OutboxMailer;
 pub use runtime::TokioRuntime;

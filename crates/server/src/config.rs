@@ -122,9 +122,10 @@ pub struct Config {
     /// HTTP worker threads (default: one per core).
     #[arg(long, env = "LEDGER_HTTP_WORKERS")]
     pub http_workers: Option<usize>,
-    /// Database connections in the pool.
-    #[arg(long, env = "LEDGER_DB_POOL", default_value_t = 16)]
-    pub db_pool: usize,
+    /// Database connections in the pool (default: 16 on PostgreSQL; on SQLite, 4 readers
+    /// beside the one writer, see docs/decisions.md "SQLite memory").
+    #[arg(long, env = "LEDGER_DB_POOL")]
+    pub db_pool: Option<usize>,
     /// Tracing filter, e.g. `info` or `ledger=debug`.
     #[arg(long, env = "LEDGER_LOG", default_value = "info")]
     pub log: String,
@@ -378,7 +379,7 @@ impl Config {
             account_cache_ms: 2000,
             key_cache_ms: 2000,
             http_workers: Some(2),
-            db_pool: 8,
+            db_pool: Some(8),
             log: "warn".into(),
             log_json: false,
             otlp_endpoint: None,
@@ -559,5 +560,32 @@ mod tests {
             "{err}"
         );
         let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn the_pool_size_defaults_per_backend_unless_set() {
+        // SQLite's default counts readers (beside the one writer) and is smaller: each
+        // SQLite connection holds its own cache, statements and thread.
+        assert_eq!(
+            ledger_store::default_pool_size("postgres://u@h/db"),
+            ledger_store::DEFAULT_PG_POOL
+        );
+        assert_eq!(
+            ledger_store::default_pool_size("postgresql://u@h/db"),
+            ledger_store::DEFAULT_PG_POOL
+        );
+        for sqlite in [
+            "sqlite://./data/ledger.sqlite",
+            "sqlite:ledger.db",
+            "ledger.db",
+        ] {
+            assert_eq!(
+                ledger_store::default_pool_size(sqlite),
+                ledger_store::DEFAULT_SQLITE_READERS
+            );
+        }
+        let cli = parse_cli_from(vec!["ledger-server".into(), "--db-pool".into(), "3".into()])
+            .expect("parse");
+        assert_eq!(cli.config.db_pool, Some(3));
     }
 }

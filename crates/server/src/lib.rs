@@ -31,7 +31,10 @@ pub type AppLedger = Ledger<Db>;
 /// # Errors
 /// When the database cannot be reached or migrated.
 pub async fn open_store(config: &Config) -> anyhow::Result<Db> {
-    let db = Db::connect(&config.database_url, config.db_pool)
+    let pool_size = config
+        .db_pool
+        .unwrap_or_else(|| ledger_store::default_pool_size(&config.database_url));
+    let db = Db::connect(&config.database_url, pool_size)
         .await
         .with_context(|| format!("opening {}", redact(&config.database_url)))?;
     db.migrate().await.context("migrating the database")?;

@@ -10,7 +10,7 @@ use ledger_store::Db;
 use ledger_store::bench::{BaselineTarget, insert_posted_transaction};
 use serde_json::{Value, json};
 
-use super::{AMOUNT_UNITS, Options, POOL_SIZE, round};
+use super::{AMOUNT_UNITS, Options, pool_size, round};
 
 /// What a load phase needs to know about the organization.
 #[derive(Clone)]
@@ -298,7 +298,7 @@ pub(super) async fn baseline(
     database_url: &str,
     target: &Target,
 ) -> anyhow::Result<Measured> {
-    let db = Db::connect(database_url, POOL_SIZE)
+    let db = Db::connect(database_url, pool_size(database_url))
         .await
         .context("opening the database for the baseline")?;
     let rows = BaselineTarget {

@@ -13,7 +13,7 @@ use anyhow::{Context, bail};
 use ledger_domain::ids::{IdKind, new_id};
 use ledger_store::bench::{create_pg_database, drop_pg_database};
 
-use super::{Backend, DEFAULT_PG_URL, POOL_SIZE};
+use super::{Backend, DEFAULT_PG_URL, pool_size};
 
 /// The fresh database of one backend, removed by [`Database::remove`] (or, for the
 /// SQLite file, on drop).
@@ -151,10 +151,7 @@ impl Server {
             .env("LEDGER_LOG", "warn")
             // The load comes from one key; limits would measure the limiter, not the ledger.
             .env("LEDGER_RATE_LIMITS", "off")
-            .env(
-                "LEDGER_DB_POOL",
-                std::env::var("LEDGER_BENCH_SERVER_POOL").unwrap_or_else(|_| POOL_SIZE.to_string()),
-            )
+            .env("LEDGER_DB_POOL", pool_size(database_url).to_string())
             .envs(extra.iter().copied())
             .stdin(Stdio::null())
             .stdout(log_file.try_clone()?)
@@ -232,25 +229,45 @@ pub(crate) fn proc_status_kb(pid: u32, field: &str) -> Option<u64> {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
-/// Samples the server's resident set every 100 ms while a phase runs.
+/// Samples the server's resident set every 100 ms while the phases run: the maximum
+/// over the whole run and the maximum since the last [`RssSampler::lap`], so each phase
+/// reports its own.
 pub(crate) struct RssSampler {
     pub(crate) max_kb: Arc<AtomicU64>,
+    pub(crate) lap_kb: Arc<AtomicU64>,
+    pub(crate) pid: u32,
     pub(crate) task: tokio::task::JoinHandle<()>,
 }
 
 impl RssSampler {
     pub(crate) fn start(pid: u32) -> RssSampler {
         let max_kb = Arc::new(AtomicU64::new(0));
-        let seen = Arc::clone(&max_kb);
+        let lap_kb = Arc::new(AtomicU64::new(0));
+        let (seen, lap) = (Arc::clone(&max_kb), Arc::clone(&lap_kb));
         let task = tokio::spawn(async move {
             loop {
                 if let Some(kb) = proc_status_kb(pid, "VmRSS") {
                     seen.fetch_max(kb, Ordering::Relaxed);
+                    lap.fetch_max(kb, Ordering::Relaxed);
                 }
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
         });
-        RssSampler { max_kb, task }
+        RssSampler {
+            max_kb,
+            lap_kb,
+            pid,
+            task,
+        }
+    }
+
+    /// The largest resident set since the previous lap (or the start), in kB, counting
+    /// a sample taken now (a phase shorter than the period still has one); starts the
+    /// next lap.
+    pub(crate) fn lap(&self) -> u64 {
+        let now = proc_status_kb(self.pid, "VmRSS").unwrap_or(0);
+        self.max_kb.fetch_max(now, Ordering::Relaxed);
+        self.lap_kb.swap(0, Ordering::Relaxed).max(now)
     }
 
     pub(crate) fn finish(self) -> u64 {

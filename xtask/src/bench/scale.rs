@@ -15,6 +15,7 @@ use ledger_store::bench::{BaselineTarget, seed_history};
 use serde_json::{Value, json};
 
 use super::load::{Phase, Target, load};
+use super::process::RssSampler;
 use super::{Options, round};
 
 /// Entries per account at each step.
@@ -25,14 +26,22 @@ const ACCOUNTS: usize = 200;
 const READS: u64 = 3_000;
 const REPORTS: u64 = 600;
 
-/// Runs the scale phase up to `max_entries` entries per account.
+/// Where the server's resident set is recorded: the seeding and the reads of each size
+/// are laps of their own.
+pub(super) struct Phases<'a> {
+    pub(super) sampler: &'a RssSampler,
+    pub(super) rss_by_phase: &'a mut Vec<(String, u64)>,
+}
+
+/// Runs the scale phase up to `options.scale_max` entries per account.
 pub(super) async fn scale(
     options: &Options,
     client: &reqwest::Client,
     target: &Target,
     database_url: &str,
-    max_entries: u64,
+    phases: Phases<'_>,
 ) -> anyhow::Result<Value> {
+    let max_entries = options.scale_max;
     let seeded = Target {
         cash: create_account(client, target, "1901", "Scale asset", "asset").await?,
         sales: create_account(client, target, "4901", "Scale revenue", "revenue").await?,
@@ -70,6 +79,9 @@ pub(super) async fn scale(
             .await
             .context("seeding history")?;
         let seed_seconds = started.elapsed().as_secs_f64();
+        phases
+            .rss_by_phase
+            .push((format!("scale_seed_{size}"), phases.sampler.lap()));
         have = size;
         let bounded = |requests| Options {
             requests: Some(requests),
@@ -79,6 +91,9 @@ pub(super) async fn scale(
         let balance = load(&bounded(READS), client, &seeded, Phase::ReadBalance).await;
         let as_of = load(&bounded(READS), client, &seeded, Phase::BalanceAsOf).await;
         let report = load(&bounded(REPORTS), client, &seeded, Phase::TrialBalance).await;
+        phases
+            .rss_by_phase
+            .push((format!("scale_reads_{size}"), phases.sampler.lap()));
         steps.push(json!({
             "entries_per_account": size,
             "seed_seconds": round(seed_seconds, 1),
