@@ -183,6 +183,11 @@ pub fn check_website(value: Option<&str>) -> DomainResult<Option<String>> {
     Ok(Some(website))
 }
 
+/// The ISO 3166-1 alpha-2 codes [`check_country`] takes (uppercase; it reads any case).
+pub fn country_codes() -> impl Iterator<Item = &'static str> {
+    isocountry::CountryCode::iter_alpha2().map(|c| c.alpha2())
+}
+
 /// Checks an ISO 3166-1 alpha-2 country code and uppercases it.
 ///
 /// # Errors

@@ -110,6 +110,19 @@ error_codes! {
     /// The write would post, change or reverse something dated on or before the tenant's
     /// `period_lock_date` (details: `lock_date`).
     PeriodLocked = "period_locked" => BusinessRule,
+    /// A member of the request names a record that does not exist in this organization
+    /// (or was deleted): the request is well formed, the record is not there (details:
+    /// `field`, `resource`, `id`). An id in the path that names nothing is 404
+    /// `resource_not_found` instead.
+    ReferenceNotFound = "reference_not_found" => BusinessRule,
+    /// A member of the request names a record of the organization that cannot serve here:
+    /// a disabled contact, an inactive category or tax, an account of another type
+    /// (details: `field`, `resource`, `id`). An inactive account is `account_inactive`.
+    ReferenceNotUsable = "reference_not_usable" => BusinessRule,
+    /// A member of the request contradicts another one, the resource it changes or the
+    /// present (an end before its start, a pair of one currency, an account as its own
+    /// parent, an expiry in the past; details: `field`).
+    InconsistentFields = "inconsistent_fields" => BusinessRule,
     /// The state a job's decision read changed before it was applied; the runner decides
     /// the job again (never shown to clients as such).
     ConcurrentUpdate = "concurrent_update" => BusinessRule,
@@ -199,6 +212,12 @@ pub enum Resource {
     ApiKey,
     Request,
     Organization,
+    /// A line of a posted transaction (`ent_...`).
+    Entry,
+    /// A reconciliation's imported statement line (`stl_...`).
+    StatementLine,
+    /// A credit package of the server's configuration (`credits_1000`).
+    CreditPackage,
 }
 
 impl Resource {
@@ -215,6 +234,9 @@ impl Resource {
             Self::ApiKey => "api_key",
             Self::Request => "request",
             Self::Organization => "organization",
+            Self::Entry => "entry",
+            Self::StatementLine => "statement_line",
+            Self::CreditPackage => "credit_package",
         }
     }
 }
@@ -277,6 +299,28 @@ pub enum DomainError {
     },
     #[error("{message}")]
     BusinessRule { code: ErrorCode, message: String },
+    /// `reference_not_found`: the member `field` names no `resource` of the organization
+    /// (`message`: "no account 'act_...' in this organization", or where it was looked for).
+    #[error("{field}: {message}")]
+    ReferenceNotFound {
+        field: String,
+        resource: Resource,
+        id: String,
+        message: String,
+    },
+    /// `reference_not_usable`: the member `field` names a `resource` of the organization
+    /// that cannot serve here, for the reason `message`.
+    #[error("{field}: {message}")]
+    ReferenceNotUsable {
+        field: String,
+        resource: Resource,
+        id: String,
+        message: String,
+    },
+    /// `inconsistent_fields`: the member `field` contradicts another member, the resource
+    /// or the present.
+    #[error("{field}: {message}")]
+    Inconsistent { field: String, message: String },
     /// The books are closed up to and including `lock_date` (a `YYYY-MM-DD` date).
     #[error(
         "the period up to and including {lock_date} is locked; {what} is dated {date}, on or before the lock date"
@@ -400,6 +444,64 @@ impl DomainError {
         }
     }
 
+    /// `reference_not_found`: the member `field` names no `resource` `id` of the
+    /// organization.
+    pub fn reference_not_found(
+        field: impl Into<String>,
+        resource: Resource,
+        id: impl Into<String>,
+    ) -> Self {
+        let id = id.into();
+        let message = format!("no {} '{id}' in this organization", resource.as_str());
+        Self::ReferenceNotFound {
+            field: field.into(),
+            resource,
+            id,
+            message,
+        }
+    }
+
+    /// [`DomainError::reference_not_found`] saying where the record was looked for
+    /// (`message`: "'ent_...' is no entry of a posted transaction on account act_...").
+    pub fn reference_not_found_in(
+        field: impl Into<String>,
+        resource: Resource,
+        id: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Self::ReferenceNotFound {
+            field: field.into(),
+            resource,
+            id: id.into(),
+            message: message.into(),
+        }
+    }
+
+    /// `reference_not_usable`: the member `field` names `resource` `id`, which cannot
+    /// serve here (`message` says why: "contact con_... is disabled").
+    pub fn reference_not_usable(
+        field: impl Into<String>,
+        resource: Resource,
+        id: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Self::ReferenceNotUsable {
+            field: field.into(),
+            resource,
+            id: id.into(),
+            message: message.into(),
+        }
+    }
+
+    /// `inconsistent_fields`: the member `field` contradicts another member, the resource
+    /// it changes or the present.
+    pub fn inconsistent(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::Inconsistent {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+
     /// `resource_not_found` for `resource` `id`.
     pub fn not_found(resource: Resource, id: impl Into<String>) -> Self {
         Self::NotFound {
@@ -421,6 +523,9 @@ impl DomainError {
             Self::IdempotencyKeyReused => ErrorCode::IdempotencyKeyReused,
             Self::Unbalanced { .. } => ErrorCode::UnbalancedTransaction,
             Self::PeriodLocked { .. } => ErrorCode::PeriodLocked,
+            Self::ReferenceNotFound { .. } => ErrorCode::ReferenceNotFound,
+            Self::ReferenceNotUsable { .. } => ErrorCode::ReferenceNotUsable,
+            Self::Inconsistent { .. } => ErrorCode::InconsistentFields,
             Self::InUse { .. } | Self::Vanished { .. } => ErrorCode::ResourceInUse,
             Self::ClaimLost(_) => ErrorCode::JobLost,
             Self::InsufficientCredits { .. } => ErrorCode::InsufficientCredits,
@@ -459,6 +564,19 @@ impl DomainError {
                 Some(json!({ "resource": resource.as_str(), "id": id }))
             }
             Self::PeriodLocked { lock_date, .. } => Some(json!({ "lock_date": lock_date })),
+            Self::ReferenceNotFound {
+                field,
+                resource,
+                id,
+                ..
+            }
+            | Self::ReferenceNotUsable {
+                field,
+                resource,
+                id,
+                ..
+            } => Some(json!({ "field": field, "resource": resource.as_str(), "id": id })),
+            Self::Inconsistent { field, .. } => Some(json!({ "field": field })),
             Self::Reported { details, .. } => details.clone(),
             _ => None,
         }
@@ -539,6 +657,34 @@ mod tests {
         assert_eq!(back.public_message(), original.public_message());
         let unknown = DomainError::from_stored(&json!({"code": "nonsense", "message": "x"}));
         assert_eq!(unknown.kind(), ErrorKind::Internal);
+    }
+
+    #[test]
+    fn references_and_inconsistencies_are_business_rules_with_their_field() {
+        let missing =
+            DomainError::reference_not_found("entries[1].account_id", Resource::Account, "acc_9");
+        assert_eq!(missing.code(), ErrorCode::ReferenceNotFound);
+        assert_eq!(missing.kind(), ErrorKind::BusinessRule);
+        assert_eq!(
+            missing.to_string(),
+            "entries[1].account_id: no account 'acc_9' in this organization"
+        );
+        assert_eq!(
+            missing.details(),
+            Some(json!({"field": "entries[1].account_id", "resource": "account", "id": "acc_9"}))
+        );
+        let back = DomainError::from_stored(&missing.to_stored());
+        assert_eq!(back.code(), ErrorCode::ReferenceNotFound);
+        assert_eq!(back.details(), missing.details());
+
+        let inconsistent = DomainError::inconsistent("end_date", "must not be before start_date");
+        assert_eq!(inconsistent.code(), ErrorCode::InconsistentFields);
+        assert_eq!(inconsistent.kind(), ErrorKind::BusinessRule);
+        assert_eq!(
+            inconsistent.to_string(),
+            "end_date: must not be before start_date"
+        );
+        assert_eq!(inconsistent.details(), Some(json!({"field": "end_date"})));
     }
 
     #[test]

@@ -97,6 +97,23 @@ pub fn parse_id(kind: IdKind, text: &str) -> Option<String> {
     Some(format!("{}_{}", kind.prefix(), ulid))
 }
 
+/// Normalises an id a request member `field` gives for a record of `kind` (a body's
+/// `contact_id`, a line's `account_id`). Text that is no id of `kind` names no record
+/// either, so it is refused as the id of a missing one would be: `reference_not_found`
+/// (422), whatever its shape (a path id that names nothing is 404 the same way).
+///
+/// # Errors
+/// `reference_not_found` on `field`.
+pub fn parse_reference(
+    kind: IdKind,
+    resource: crate::error::Resource,
+    field: &str,
+    text: &str,
+) -> Result<String, crate::DomainError> {
+    parse_id(kind, text)
+        .ok_or_else(|| crate::DomainError::reference_not_found(field, resource, text.trim()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,6 +130,33 @@ mod tests {
         assert_eq!(
             parse_id(IdKind::Account, &upper).as_deref(),
             Some(id.as_str())
+        );
+    }
+
+    #[test]
+    fn a_reference_that_is_no_id_names_no_record() {
+        let id = new_id(IdKind::Contact);
+        let upper = id.replacen("con_", "CON_", 1);
+        assert_eq!(
+            parse_reference(
+                IdKind::Contact,
+                crate::error::Resource::Contact,
+                "contact_id",
+                &upper
+            ),
+            Ok(id)
+        );
+        let refused = parse_reference(
+            IdKind::Contact,
+            crate::error::Resource::Contact,
+            "contact_id",
+            " 1000 ",
+        )
+        .unwrap_err();
+        assert_eq!(refused.code(), crate::error::ErrorCode::ReferenceNotFound);
+        assert_eq!(
+            refused.details(),
+            Some(serde_json::json!({"field": "contact_id", "resource": "contact", "id": "1000"}))
         );
     }
 

@@ -13,9 +13,10 @@ pub const UNAUTHENTICATED: &str = "UNAUTHENTICATED";
 pub const FORBIDDEN: &str = "FORBIDDEN";
 /// The document does not parse, fails schema validation or exceeds a limit.
 pub const GRAPHQL_VALIDATION_FAILED: &str = "GRAPHQL_VALIDATION_FAILED";
-/// Invalid input data (including an id that names nothing in the organization).
+/// Invalid input data, and an id in the operation's own arguments that names nothing.
 pub const VALIDATION_ERROR: &str = "VALIDATION_ERROR";
-/// A business rule refused the change (unbalanced transaction, resource in use, ...).
+/// A business rule refused the change (unbalanced transaction, resource in use, a
+/// reference to a record that does not exist, members that contradict each other, ...).
 pub const BUSINESS_RULE_VIOLATION: &str = "BUSINESS_RULE_VIOLATION";
 /// Too few credits.
 pub const CREDIT_LIMIT_EXCEEDED: &str = "CREDIT_LIMIT_EXCEEDED";

@@ -235,7 +235,7 @@ pub(crate) async fn income_statement<St: Store>(
         None => (DateTime::at(now), now),
     };
     if until <= from {
-        return Err(field_error(DomainError::invalid_field(
+        return Err(field_error(DomainError::inconsistent(
             "endDate",
             "must not be before startDate",
         )));

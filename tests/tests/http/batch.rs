@@ -128,14 +128,19 @@ async fn a_batch_is_written_all_or_none(app: &TestApp) {
         .filter_map(|e| e["index"].as_i64())
         .collect();
     assert_eq!(indexes, [1, 2]);
-    assert_eq!(details["errors"][1]["code"], "invalid_field");
+    assert_eq!(details["errors"][1]["code"], "reference_not_found");
     assert_eq!(details["errors"][0]["details"]["difference"], "1.00");
     assert_eq!(written(app, &org).await, (count1.clone(), used1.clone()));
 
     // A validation error names the item's field.
     let body = json!({"transactions": [item(&cash, &sales, "1.00", true), item(&cash, &sales, "1.001", true)]});
     let res = post_batch(app, &org, body, None).await;
-    assert_eq!(res.code(), "invalid_field", "{}", res.body);
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::UNPROCESSABLE_ENTITY, "inconsistent_fields"),
+        "{}",
+        res.body
+    );
     assert_eq!(
         res.body["error"]["details"]["field"],
         "transactions[1].entries[0].amount"

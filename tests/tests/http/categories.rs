@@ -270,16 +270,6 @@ async fn refusals(app: &TestApp) {
             "color",
         ),
         (
-            json!({"name": "X", "category_type": "expense", "parent_id": "cat_01HZZZZZZZZZZZZZZZZZZZZZZZ"}),
-            "invalid_field",
-            "parent_id",
-        ),
-        (
-            json!({"name": "X", "category_type": "expense", "parent_id": income}),
-            "invalid_field",
-            "parent_id",
-        ),
-        (
             json!({"name": "X", "category_type": "expense", "parent": top}),
             "unknown_field",
             "parent",
@@ -290,17 +280,33 @@ async fn refusals(app: &TestApp) {
         refused(&res, StatusCode::BAD_REQUEST, code);
         assert_eq!(res.body["error"]["details"]["field"], field, "{body}");
     }
+    // A parent that is not there, or of the other type: well formed, refused by the
+    // books (422).
+    for (body, code) in [
+        (
+            json!({"name": "X", "category_type": "expense", "parent_id": "cat_01HZZZZZZZZZZZZZZZZZZZZZZZ"}),
+            "reference_not_found",
+        ),
+        (
+            json!({"name": "X", "category_type": "expense", "parent_id": income}),
+            "reference_not_usable",
+        ),
+    ] {
+        let res = app.post(key, &base, body.clone()).await;
+        refused(&res, StatusCode::UNPROCESSABLE_ENTITY, code);
+        assert_eq!(res.body["error"]["details"]["field"], "parent_id", "{body}");
+    }
     // No loops: a category is not its own parent, nor its descendant's child.
     let item = format!("{base}/{top}");
     refused(
         &put(app, key, &item, json!({"parent_id": top})).await,
-        StatusCode::BAD_REQUEST,
-        "invalid_field",
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "inconsistent_fields",
     );
     refused(
         &put(app, key, &item, json!({"parent_id": grandchild})).await,
-        StatusCode::BAD_REQUEST,
-        "invalid_field",
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "inconsistent_fields",
     );
     refused(
         &put(app, key, &item, json!({"color": "#GGGGGG"})).await,
@@ -416,8 +422,8 @@ async fn soft_delete(app: &TestApp) {
             json!({"name": "Orphan", "category_type": "expense", "parent_id": parent}),
         )
         .await,
-        StatusCode::BAD_REQUEST,
-        "invalid_field",
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "reference_not_found",
     );
     assert_eq!(app.get(key, &base).await.body["total_count"], 0);
 
@@ -508,8 +514,8 @@ async fn tenants_and_modes_are_isolated(app: &TestApp) {
             json!({"name": "x", "category_type": "other", "parent_id": id}),
         )
         .await,
-        StatusCode::BAD_REQUEST,
-        "invalid_field",
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "reference_not_found",
     );
     assert_eq!(
         app.get(&b.test_key, &categories_path(&b)).await.body["total_count"],
@@ -528,8 +534,8 @@ async fn tenants_and_modes_are_isolated(app: &TestApp) {
             json!({"name": "x", "category_type": "other", "parent_id": id}),
         )
         .await,
-        StatusCode::BAD_REQUEST,
-        "invalid_field",
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "reference_not_found",
     );
     assert_eq!(
         app.get(&a.live_key, &categories_path(&a)).await.body["total_count"],
@@ -608,7 +614,12 @@ async fn transactions_carry_a_category(app: &TestApp) {
         live_twin.as_str(),
     ] {
         let res = app.post(key, &txns, body(bad)).await;
-        refused(&res, StatusCode::BAD_REQUEST, "invalid_field");
+        let code = if bad == dormant.as_str() {
+            "reference_not_usable"
+        } else {
+            "reference_not_found"
+        };
+        refused(&res, StatusCode::UNPROCESSABLE_ENTITY, code);
         assert_eq!(
             res.body["error"]["details"]["field"], "category_id",
             "{bad}"
@@ -635,7 +646,7 @@ async fn transactions_carry_a_category(app: &TestApp) {
             &[],
         )
         .await;
-    refused(&res, StatusCode::BAD_REQUEST, "invalid_field");
+    refused(&res, StatusCode::UNPROCESSABLE_ENTITY, "reference_not_usable");
     // A category a transaction uses is in use; deleting the transaction frees it.
     let res = delete(app, key, &format!("{base}/{spare}")).await;
     refused(&res, StatusCode::UNPROCESSABLE_ENTITY, "resource_in_use");

@@ -506,8 +506,15 @@ async fn contact_in_use_cannot_be_deleted(app: &TestApp) {
     let res = app
         .post_wait(key, &txns, json!({"description": "Sale", "date": "2026-03-01", "entries": entries, "contact_id": "con_01HZZZZZZZZZZZZZZZZZZZZZZZ"}))
         .await;
-    refused(&res, StatusCode::BAD_REQUEST, "invalid_field");
-    assert_eq!(res.body["error"]["details"]["field"], "contact_id");
+    refused(
+        &res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "reference_not_found",
+    );
+    assert_eq!(
+        res.body["error"]["details"],
+        json!({"field": "contact_id", "resource": "contact", "id": "con_01HZZZZZZZZZZZZZZZZZZZZZZZ"})
+    );
     let res = app
         .post_wait(key, &txns, json!({"description": "Sale", "date": "2026-03-01", "entries": entries, "contact_id": id}))
         .await;
@@ -534,7 +541,11 @@ async fn contact_in_use_cannot_be_deleted(app: &TestApp) {
             json!({"description": "Sale", "date": "2026-03-01", "entries": entries, "contact_id": id}),
         )
         .await;
-    refused(&res, StatusCode::BAD_REQUEST, "invalid_field");
+    refused(
+        &res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "reference_not_usable",
+    );
     assert_eq!(res.body["error"]["details"]["field"], "contact_id");
     // Once the (pending) transaction is deleted, the contact may go.
     let res = delete_wait(app, key, &format!("{txns}/{txn_id}")).await;

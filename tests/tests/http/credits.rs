@@ -226,17 +226,27 @@ async fn dev_checkout_credits_once(app: &TestApp) {
     assert_eq!(balance(app, &org).await["credits_remaining"], 6500);
 
     // Refusals: no package of that size, an unknown package, nothing named, a bad URL.
+    // A package that is not on offer is well formed and names nothing: 422.
+    for (body, field) in [
+        (json!({"credit_amount": 7}), "credit_amount"),
+        (json!({"package_id": "credits_3"}), "package_id"),
+    ] {
+        let res = app
+            .post(
+                &org.live_key,
+                &format!("{}/purchases", credits_path(&org)),
+                body,
+            )
+            .await;
+        assert_eq!(
+            (res.status, res.code()),
+            (StatusCode::UNPROCESSABLE_ENTITY, "reference_not_found"),
+            "{}",
+            res.body
+        );
+        assert_eq!(res.body["error"]["details"]["field"], field, "{}", res.body);
+    }
     for (body, code, field) in [
-        (
-            json!({"credit_amount": 7}),
-            "invalid_field",
-            "credit_amount",
-        ),
-        (
-            json!({"package_id": "credits_3"}),
-            "invalid_field",
-            "package_id",
-        ),
         (json!({}), "missing_field", "credit_amount"),
         (
             json!({"credit_amount": 1000, "success_url": "javascript:alert(1)"}),
@@ -678,8 +688,14 @@ async fn graphql_purchase_and_balance(app: &TestApp) {
         )
         .await;
     assert_eq!(res.body["data"]["purchaseCredits"], Value::Null);
+    // A size no package has names no package: a business rule, as in REST.
     assert_eq!(
-        res.body["errors"][0]["extensions"]["code"], "VALIDATION_ERROR",
+        res.body["errors"][0]["extensions"]["code"], "BUSINESS_RULE_VIOLATION",
+        "{}",
+        res.body
+    );
+    assert_eq!(
+        res.body["errors"][0]["extensions"]["reason"], "reference_not_found",
         "{}",
         res.body
     );

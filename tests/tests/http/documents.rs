@@ -245,8 +245,8 @@ async fn invoice_lifecycle_posts_to_the_books(app: &TestApp) {
     );
     refused(
         &pay(app, key, &path, "1.001").await,
-        StatusCode::BAD_REQUEST,
-        "invalid_field",
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "inconsistent_fields",
     );
     let got = app.get(key, &path).await;
     assert_eq!(got.body["amount_paid"], "100.00");
@@ -441,8 +441,8 @@ async fn bills_post_expenses_and_payables(app: &TestApp) {
     wrong["contact_id"] = json!(customer);
     refused(
         &app.post(key, &bills(&org), wrong).await,
-        StatusCode::BAD_REQUEST,
-        "invalid_field",
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "reference_not_usable",
     );
     // invoice_date is not a bill field.
     let mut wrong = body.clone();
@@ -562,8 +562,8 @@ async fn bad_documents_are_refused_and_change_nothing(app: &TestApp) {
         ),
         (
             json!({"contact_id": "con_nope", "items": [item]}),
-            StatusCode::BAD_REQUEST,
-            "invalid_field",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "reference_not_found",
         ),
         (
             json!({"contact_id": customer, "items": [{"quantity": 1, "unit_price": 1}]}),
@@ -577,8 +577,8 @@ async fn bad_documents_are_refused_and_change_nothing(app: &TestApp) {
         ),
         (
             json!({"contact_id": customer, "items": [{"description": "A", "quantity": 1, "unit_price": "1.001"}]}),
-            StatusCode::BAD_REQUEST,
-            "invalid_field",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "inconsistent_fields",
         ),
         (
             json!({"contact_id": customer, "items": [{"description": "A", "quantity": 1, "unit_price": "-1"}]}),
@@ -587,23 +587,23 @@ async fn bad_documents_are_refused_and_change_nothing(app: &TestApp) {
         ),
         (
             json!({"contact_id": customer, "items": [{"description": "A", "quantity": 1, "unit_price": "0"}]}),
-            StatusCode::BAD_REQUEST,
-            "invalid_field",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "inconsistent_fields",
         ),
         (
             json!({"contact_id": customer, "items": [{"description": "A", "quantity": 1, "unit_price": "1", "account_id": expense}]}),
-            StatusCode::BAD_REQUEST,
-            "invalid_field",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "reference_not_usable",
         ),
         (
             json!({"contact_id": customer, "items": [{"description": "A", "quantity": 1, "unit_price": "1", "tax_ids": ["tax_01J00000000000000000000000"]}]}),
-            StatusCode::BAD_REQUEST,
-            "invalid_field",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "reference_not_found",
         ),
         (
             json!({"contact_id": customer, "items": [item], "invoice_date": "2026-02-01", "due_date": "2026-01-01"}),
-            StatusCode::BAD_REQUEST,
-            "invalid_field",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "inconsistent_fields",
         ),
         (
             json!({"contact_id": customer, "items": [item], "colour": "red"}),
@@ -789,8 +789,8 @@ async fn tenants_and_modes_are_isolated(app: &TestApp) {
     // B cannot invoice A's contact.
     refused(
         &app.post(&b.test_key, &invoices(&b), json!({"contact_id": customer, "items": [{"description": "A", "quantity": 1, "unit_price": "5.00"}]})).await,
-        StatusCode::BAD_REQUEST,
-        "invalid_field",
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "reference_not_found",
     );
     // The live key of A sees none of A's test-mode invoices.
     refused(

@@ -219,22 +219,12 @@ async fn refusals_change_nothing(app: &TestApp) {
         (without("rate"), "missing_field", "rate"),
         (without("effective_date"), "missing_field", "effective_date"),
         (
-            with("to_currency_id", json!("EUR")),
-            "invalid_field",
-            "to_currency_id",
-        ),
-        (
             with("to_currency_id", json!("XYZ")),
             "invalid_field",
             "to_currency_id",
         ),
         (
             with("from_currency_id", json!(7)),
-            "invalid_field",
-            "from_currency_id",
-        ),
-        (
-            with("from_currency", json!("GBP")),
             "invalid_field",
             "from_currency_id",
         ),
@@ -270,6 +260,20 @@ async fn refusals_change_nothing(app: &TestApp) {
         assert_eq!(res.body["error"]["type"], "validation_error", "{body}");
         assert_eq!(res.body["error"]["details"]["field"], field, "{body}");
         assert!(res.body["error"]["request_id"].is_string(), "{}", res.body);
+    }
+    // Members that are each valid but contradict each other: 422 `inconsistent_fields`.
+    for (body, field) in [
+        (with("to_currency_id", json!("EUR")), "to_currency_id"),
+        (with("from_currency", json!("GBP")), "from_currency_id"),
+    ] {
+        let res = app.post(key, &base, body.clone()).await;
+        refused(
+            &res,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "inconsistent_fields",
+        );
+        assert_eq!(res.body["error"]["type"], "business_rule_error", "{body}");
+        assert_eq!(res.body["error"]["details"]["field"], field, "{body}");
     }
     let res = app
         .call(

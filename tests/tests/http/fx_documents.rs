@@ -292,7 +292,16 @@ async fn a_yen_bill_rounds_to_whole_yen_and_cents(app: &TestApp) {
                    "items": [{"description": "Parts", "quantity": 1, "unit_price": "10000.5"}]}),
         )
         .await;
-    assert_eq!(res.code(), "invalid_field", "{}", res.body);
+    // The contact's currency decides the places: a rule across records (422).
+    assert_eq!(
+        (res.status, res.code()),
+        (
+            reqwest::StatusCode::UNPROCESSABLE_ENTITY,
+            "inconsistent_fields"
+        ),
+        "{}",
+        res.body
+    );
 
     let bill = wait(
         app,

@@ -263,7 +263,13 @@ async fn reports(app: &TestApp) {
         json!({}),
     )
     .await;
-    assert_eq!(code(&res), "VALIDATION_ERROR", "{}", res.body);
+    // Two well-formed dates in the wrong order: a rule across the arguments, as in REST.
+    assert_eq!(code(&res), "BUSINESS_RULE_VIOLATION", "{}", res.body);
+    assert_eq!(
+        res.body["errors"][0]["extensions"]["reason"], "inconsistent_fields",
+        "{}",
+        res.body
+    );
     assert_eq!(credits(app, key).await, before - 15);
 }
 both!(graphql_reports, reports);

@@ -94,11 +94,11 @@ fn refusal_code(code: &str) -> bool {
         || code.ends_with("_not_found")
 }
 
-/// Whether an error names a foreign id as what it refuses: a refusal code, or
-/// `invalid_field` on an id field ("no account 'act_...' in this organization").
+/// Whether an error names a foreign id as what it refuses: a refusal code, such as
+/// `reference_not_found` on the member that names it ("no account 'act_...' in this
+/// organization"), the answer an id of no record anywhere gets too.
 fn refuses_id(code: &str, field: &Value) -> bool {
-    refusal_code(code)
-        || (code == "invalid_field" && field.as_str().is_some_and(|f| f.ends_with("_id")))
+    refusal_code(code) && (code != "reference_not_found" || field.is_string())
 }
 
 /// The events endpoint reads "the events of this entity this key can see": a foreign
@@ -661,7 +661,8 @@ fn graphql_problem(kind: &str, name: &str, res: &Answer) -> Option<String> {
         let code = e["extensions"]["code"].as_str().unwrap_or("");
         let reason = e["extensions"]["reason"].as_str().unwrap_or("");
         code == "FORBIDDEN"
-            || (code == "VALIDATION_ERROR" && refuses_id(reason, &e["extensions"]["field"]))
+            || ((code == "VALIDATION_ERROR" || code == "BUSINESS_RULE_VIOLATION")
+                && refuses_id(reason, &e["extensions"]["field"]))
     });
     let empty = data.is_null() || data.as_array().is_some_and(Vec::is_empty);
     match kind {

@@ -428,6 +428,33 @@ async fn mcp_keeps_the_books_end_to_end(app: &TestApp) {
         bad["structuredContent"]["error"]["code"],
         "unbalanced_transaction"
     );
+    // A line naming no account of the organization: the REST refusal, 422
+    // `reference_not_found` on the line's member, as a tool error.
+    let ghost = tool(
+        app,
+        key,
+        "create_transaction",
+        json!({"description": "ghost", "date": "2026-03-11", "entries": [
+            {"accountId": bank_id, "entryType": "debit", "amount": "10.00"},
+            {"accountId": "act_01HZZZZZZZZZZZZZZZZZZZZZZZ", "entryType": "credit", "amount": "10.00"},
+        ]}),
+    )
+    .await;
+    assert_eq!(ghost["isError"], true);
+    let error = &ghost["structuredContent"]["error"];
+    assert_eq!(
+        (&error["status"], &error["type"], &error["code"]),
+        (
+            &json!(422),
+            &json!("business_rule_error"),
+            &json!("reference_not_found")
+        ),
+        "{error}"
+    );
+    assert_eq!(
+        error["details"],
+        json!({"field": "entries[1].account_id", "resource": "account", "id": "act_01HZZZZZZZZZZZZZZZZZZZZZZZ"})
+    );
     let reversed = tool(
         app,
         key,

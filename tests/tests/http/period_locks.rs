@@ -90,16 +90,30 @@ fn refused(res: &Answer, what: &str) {
 
 async fn the_lock_setting_validates(app: &TestApp) {
     let org = app.signup("Lock Setting").await;
-    for bad in [
-        json!("soon"),
-        json!("2026-02-30"),
-        json!("2026-01-10T00:00:00Z"),
-        json!(5),
+    // A string that is no date is well formed for the body (a setting's value is a
+    // string) but not for this key (422); a number is no string at all (400).
+    for (bad, status, code) in [
+        (
+            json!("soon"),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "inconsistent_fields",
+        ),
+        (
+            json!("2026-02-30"),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "inconsistent_fields",
+        ),
+        (
+            json!("2026-01-10T00:00:00Z"),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "inconsistent_fields",
+        ),
+        (json!(5), StatusCode::BAD_REQUEST, "invalid_field"),
     ] {
         let res = put_lock(app, &org, bad.clone()).await;
         assert_eq!(
             (res.status, res.code()),
-            (StatusCode::BAD_REQUEST, "invalid_field"),
+            (status, code),
             "{bad}: {}",
             res.body
         );
@@ -125,7 +139,7 @@ async fn the_lock_setting_validates(app: &TestApp) {
             &[],
         )
         .await;
-    assert_eq!(res.code(), "invalid_field", "{}", res.body);
+    assert_eq!(res.code(), "inconsistent_fields", "{}", res.body);
 
     let res = put_lock(app, &org, json!(LOCK)).await;
     assert_eq!(

@@ -384,8 +384,8 @@ async fn items_name_categories(app: &TestApp) {
             &res.body["error"]["details"]["field"]
         ),
         (
-            StatusCode::BAD_REQUEST,
-            "invalid_field",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "reference_not_found",
             &json!("items[0].category_id")
         ),
         "{}",

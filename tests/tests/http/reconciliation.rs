@@ -457,7 +457,11 @@ async fn csv_statement_to_completion(app: &TestApp) {
     );
     // An overlapping period is refused; the list filters by status.
     let res = app.post(key, &base(&org), json!({"account_id": cash, "start_date": "2026-03-15", "end_date": "2026-05-31", "closing_balance": "0"})).await;
-    refused(&res, StatusCode::BAD_REQUEST, "invalid_field");
+    refused(
+        &res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "inconsistent_fields",
+    );
     let list = app
         .get(
             key,
@@ -511,25 +515,28 @@ async fn refusals_and_tenancy(app: &TestApp) {
     .await;
 
     let body = |account: &str| json!({"account_id": account, "start_date": "2026-01-01", "end_date": "2026-01-31", "closing_balance": "10.00"});
+    // Well formed, refused by the books (422): an account of another type, another
+    // organization's account (none of these books), an end before the start, more
+    // decimals than the account's currency has.
     refused(
         &app.post(key, &base(&org), body(&sales)).await,
-        StatusCode::BAD_REQUEST,
-        "invalid_field",
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "reference_not_usable",
     );
     refused(
         &app.post(key, &base(&org), body(&other_cash)).await,
-        StatusCode::BAD_REQUEST,
-        "invalid_field",
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "reference_not_found",
     );
     refused(
         &app.post(key, &base(&org), json!({"account_id": cash, "start_date": "2026-02-01", "end_date": "2026-01-31", "closing_balance": "1"})).await,
-        StatusCode::BAD_REQUEST,
-        "invalid_field",
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "inconsistent_fields",
     );
     refused(
         &app.post(key, &base(&org), json!({"account_id": cash, "start_date": "2026-01-01", "end_date": "2026-01-31", "closing_balance": "1.001"})).await,
-        StatusCode::BAD_REQUEST,
-        "invalid_field",
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "inconsistent_fields",
     );
     let rec = create(app, &org, key, body(&cash)).await;
     refused(
@@ -548,8 +555,13 @@ async fn refusals_and_tenancy(app: &TestApp) {
         json!({"match_entry_ids": [entry_on(&foreign, &other_cash)]}),
     )
     .await;
-    refused(&res, StatusCode::BAD_REQUEST, "invalid_field");
+    refused(
+        &res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "reference_not_found",
+    );
     assert_eq!(res.body["error"]["details"]["field"], "match_entry_ids[0]");
+    assert_eq!(res.body["error"]["details"]["resource"], "entry");
     // Malformed statements are 400 with the reason, and add nothing.
     for (content, extra) in [
         (

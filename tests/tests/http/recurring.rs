@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use ledger_domain::memory::ManualClock;
 use ledger_tests::{Backend, Org, TestApp};
-use reqwest::StatusCode;
+use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use time::macros::datetime;
 
@@ -581,7 +581,13 @@ async fn validation_and_tenancy(app: &TestApp, _clock: &ManualClock) {
             with(json!({"template": template.clone(), "auto_send": true})),
         )
         .await;
-    refused(&res, StatusCode::BAD_REQUEST, "invalid_field", "auto_send");
+    // Only an invoice schedule sends: the member contradicts `recurable_type` (422).
+    refused(
+        &res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "inconsistent_fields",
+        "auto_send",
+    );
     let res = app
         .post(
             key,
@@ -600,6 +606,36 @@ async fn validation_and_tenancy(app: &TestApp, _clock: &ManualClock) {
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     let id = res.body["id"].as_str().expect("id").to_owned();
+    // A template of another kind than the schedule's is well formed, but not for this
+    // schedule (422); neither is an invoice to copy that is not there.
+    let res = app
+        .call(
+            Method::PATCH,
+            &format!("{}/{id}", schedules(&org)),
+            Some(key),
+            Some(json!({"template": invoice_template("con_01HZZZZZZZZZZZZZZZZZZZZZZZ", "2027-03-01", "2027-03-31")})),
+            &[],
+        )
+        .await;
+    refused(
+        &res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "inconsistent_fields",
+        "template",
+    );
+    let res = app
+        .post(
+            key,
+            &schedules(&org),
+            json!({"recurable_type": "invoice", "frequency": "monthly", "recurable_id": "inv_01HZZZZZZZZZZZZZZZZZZZZZZZ"}),
+        )
+        .await;
+    refused(
+        &res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "reference_not_found",
+        "recurable_id",
+    );
 
     // Another organization: its key on this organization's path, and on its own path.
     let res = app

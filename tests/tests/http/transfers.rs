@@ -220,53 +220,77 @@ async fn bad_transfers_are_refused_and_change_nothing(app: &TestApp) {
     let cash = app.account_id(&org, key, "1000").await;
     let euro = account(app, &org, "1020", "EUR").await;
     let yen = account(app, &org, "1030", "JPY").await;
+    // Malformed input is 400; well-formed input that names no account, or whose members
+    // contradict each other or the accounts' currencies, is 422 (docs/decisions.md).
+    let (bad, rule) = (StatusCode::BAD_REQUEST, StatusCode::UNPROCESSABLE_ENTITY);
     let cases = [
         (
             json!({"to_account_id": euro, "amount": "1"}),
+            bad,
             "missing_field",
             "from_account_id",
         ),
         (
             json!({"from_account_id": cash, "to_account_id": cash, "amount": "1"}),
-            "invalid_field",
+            rule,
+            "inconsistent_fields",
             "to_account_id",
         ),
         (
             json!({"from_account_id": cash, "to_account_id": "act_nope", "amount": "1"}),
-            "invalid_field",
+            rule,
+            "reference_not_found",
             "to_account_id",
         ),
         (
             json!({"from_account_id": cash, "to_account_id": euro, "amount": "1.00"}),
-            "invalid_field",
+            rule,
+            "inconsistent_fields",
             "to_amount",
         ),
         (
             json!({"from_account_id": cash, "to_account_id": euro, "amount": "1.001", "to_amount": "1"}),
-            "invalid_field",
+            rule,
+            "inconsistent_fields",
             "amount",
         ),
         (
             json!({"from_account_id": cash, "to_account_id": yen, "amount": "10.00", "to_amount": "1500.5"}),
-            "invalid_field",
+            rule,
+            "inconsistent_fields",
             "to_amount",
         ),
         (
             json!({"from_account_id": cash, "to_account_id": euro, "amount": "-5", "to_amount": "1"}),
+            bad,
             "invalid_field",
             "amount",
         ),
         (
             json!({"from_account_id": cash, "to_account_id": euro, "amount": "5", "to_amount": "1", "color": "red"}),
+            bad,
             "unknown_field",
             "color",
         ),
     ];
-    for (body, code, field) in cases {
+    for (body, status, code, field) in cases {
         let res = app.post_wait(key, &transfers(&org), body.clone()).await;
-        assert_code(&res, StatusCode::BAD_REQUEST, code, &body.to_string());
+        assert_code(&res, status, code, &body.to_string());
         assert_eq!(res.body["error"]["details"]["field"], field, "{body}");
     }
+    let unknown = app
+        .post_wait(
+            key,
+            &transfers(&org),
+            json!({"from_account_id": cash, "to_account_id": "act_nope", "amount": "1"}),
+        )
+        .await;
+    assert_eq!(unknown.body["error"]["type"], "business_rule_error");
+    assert_eq!(unknown.body["error"]["status"], 422);
+    assert_eq!(
+        unknown.body["error"]["details"],
+        json!({"field": "to_account_id", "resource": "account", "id": "act_nope"})
+    );
     assert_eq!(app.get(key, &transfers(&org)).await.body["total_count"], 0);
     // Nothing was written: no exchange account either.
     let accounts = app
@@ -442,8 +466,8 @@ async fn transfers_between_currencies_balance_in_each(app: &TestApp) {
         .await;
     assert_code(
         &res,
-        StatusCode::BAD_REQUEST,
-        "invalid_field",
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "inconsistent_fields",
         "yen decimals",
     );
     assert_eq!(res.body["error"]["details"]["field"], "entries[0].amount");
@@ -513,7 +537,8 @@ async fn transfers_and_dry_runs_on_graphql_and_mcp(app: &TestApp) {
         json!({"from": cash, "to": euro}),
     )
     .await;
-    assert_eq!(reason, "invalid_field");
+    // Between currencies `toAmount` is needed: a rule across the accounts (as in REST).
+    assert_eq!(reason, "inconsistent_fields");
     let data = graphql_data(
         app,
         key,

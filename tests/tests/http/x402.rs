@@ -350,8 +350,8 @@ async fn refusals_change_nothing(app: &TestApp) {
     let res = app
         .post(&org.live_key, &x402_path(&org), json!({"credit_amount": 7}))
         .await;
-    assert_eq!(res.status, StatusCode::BAD_REQUEST, "{}", res.body);
-    assert_eq!(res.code(), "invalid_field");
+    assert_eq!(res.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", res.body);
+    assert_eq!(res.code(), "reference_not_found");
     assert!(res.headers.get("PAYMENT-REQUIRED").is_none());
     let res = app.post(&org.live_key, &x402_path(&org), json!({})).await;
     assert_eq!(res.code(), "missing_field", "{}", res.body);
@@ -695,7 +695,7 @@ async fn graphql_pair_pays_once(app: &TestApp) {
     let (code, reason, _) = gql_refusal(&res, "completeX402CreditPurchase");
     assert_eq!(
         (code, reason),
-        ("VALIDATION_ERROR", "invalid_field"),
+        ("BUSINESS_RULE_VIOLATION", "reference_not_found"),
         "{}",
         res.body
     );

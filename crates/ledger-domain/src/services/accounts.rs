@@ -139,15 +139,21 @@ impl<S: Store> Ledger<S> {
         let Some(parent) = parent.map(str::trim).filter(|p| !p.is_empty()) else {
             return Ok(None);
         };
-        let parent_account = match parse_id(IdKind::Account, parent) {
-            Some(id) => self.store.get_account(&access.tenant, &id).await?,
-            None => None,
-        };
-        let parent_account = parent_account.ok_or_else(|| {
-            DomainError::invalid_field("parent_account_id", "no such account in this organization")
-        })?;
+        let parsed = crate::ids::parse_reference(
+            IdKind::Account,
+            Resource::Account,
+            "parent_account_id",
+            parent,
+        )?;
+        let parent_account = self
+            .store
+            .get_account(&access.tenant, &parsed)
+            .await?
+            .ok_or_else(|| {
+                DomainError::reference_not_found("parent_account_id", Resource::Account, &parsed)
+            })?;
         if own_id == Some(parent_account.id.as_str()) {
-            return Err(DomainError::invalid_field(
+            return Err(DomainError::inconsistent(
                 "parent_account_id",
                 "an account cannot be its own parent",
             ));

@@ -170,13 +170,14 @@ impl<S: Store> Ledger<S> {
         if input.bytes.len() > self.config.max_attachment_bytes {
             return Err(attachment_too_large(self.config.max_attachment_bytes));
         }
+        // The record the path names first (404), then what the body carries.
+        let owner_id = self
+            .attachment_owner(access, input.owner_type, &input.owner_id)
+            .await?;
         let file_name = clean_file_name(&input.file_name).ok_or_else(|| {
             DomainError::invalid_field("file", "needs a file name of 1 to 255 characters")
         })?;
         let content_type = sniff(&input.bytes, &file_name).ok_or_else(unsupported)?;
-        let owner_id = self
-            .attachment_owner(access, input.owner_type, &input.owner_id)
-            .await?;
         let id = new_id(IdKind::Attachment);
         let record = Attachment {
             storage_key: format!("{}/{id}", access.tenant.organization_id),

@@ -7,7 +7,7 @@
 use crate::categories::{Category, CategoryType, default_color, parse_color};
 use serde_json::Value;
 
-use crate::error::{DomainError, DomainResult};
+use crate::error::{DomainError, DomainResult, Resource};
 use crate::ids::{IdKind, new_id, parse_id};
 use crate::ports::{CategoryFilter, Page, PageRequest, Store, Written};
 
@@ -93,19 +93,19 @@ impl<S: Store> Ledger<S> {
         field: &str,
         id: &str,
     ) -> DomainResult<String> {
-        let found = match parse_id(IdKind::Category, id) {
-            Some(parsed) => self.store.get_category(tenant, &parsed).await?,
-            None => None,
-        };
-        match found {
+        let parsed = crate::ids::parse_reference(IdKind::Category, Resource::Category, field, id)?;
+        match self.store.get_category(tenant, &parsed).await? {
             Some(c) if c.is_active => Ok(c.id),
-            Some(c) => Err(DomainError::invalid_field(
+            Some(c) => Err(DomainError::reference_not_usable(
                 field,
+                Resource::Category,
+                &c.id,
                 format!("category '{}' is inactive", c.id),
             )),
-            None => Err(DomainError::invalid_field(
+            None => Err(DomainError::reference_not_found(
                 field,
-                format!("no category '{id}' in this organization"),
+                Resource::Category,
+                parsed,
             )),
         }
     }
@@ -150,16 +150,20 @@ impl<S: Store> Ledger<S> {
         let Some(parent) = parent.map(str::trim).filter(|p| !p.is_empty()) else {
             return Ok(None);
         };
-        let no_such =
-            || DomainError::invalid_field("parent_id", "no such category in this organization");
-        let parent = match parse_id(IdKind::Category, parent) {
-            Some(id) => self.store.get_category(&access.tenant, &id).await?,
-            None => None,
-        }
-        .ok_or_else(no_such)?;
+        let parsed =
+            crate::ids::parse_reference(IdKind::Category, Resource::Category, "parent_id", parent)?;
+        let parent = self
+            .store
+            .get_category(&access.tenant, &parsed)
+            .await?
+            .ok_or_else(|| {
+                DomainError::reference_not_found("parent_id", Resource::Category, &parsed)
+            })?;
         if parent.category_type != category_type {
-            return Err(DomainError::invalid_field(
+            return Err(DomainError::reference_not_usable(
                 "parent_id",
+                Resource::Category,
+                &parent.id,
                 format!(
                     "the parent is an {} category; a subcategory has its parent's type",
                     parent.category_type.as_str()
@@ -171,15 +175,17 @@ impl<S: Store> Ledger<S> {
         let mut depth = 0;
         while let Some(current) = cursor {
             if own_id == Some(current.id.as_str()) {
-                return Err(DomainError::invalid_field(
+                return Err(DomainError::inconsistent(
                     "parent_id",
                     "a category cannot be its own parent or an ancestor of its parent",
                 ));
             }
             depth += 1;
             if depth > MAX_CATEGORY_DEPTH {
-                return Err(DomainError::invalid_field(
+                return Err(DomainError::reference_not_usable(
                     "parent_id",
+                    Resource::Category,
+                    &parent.id,
                     format!("categories nest at most {MAX_CATEGORY_DEPTH} levels deep"),
                 ));
             }

@@ -219,19 +219,20 @@ impl<S: Store> Ledger<S> {
         access: &Access,
         id: &str,
     ) -> DomainResult<String> {
-        let found = match parse_id(IdKind::Contact, id) {
-            Some(parsed) => self.store.get_contact(&access.tenant, &parsed).await?,
-            None => None,
-        };
-        match found {
+        let parsed =
+            crate::ids::parse_reference(IdKind::Contact, Resource::Contact, "contact_id", id)?;
+        match self.store.get_contact(&access.tenant, &parsed).await? {
             Some(c) if c.fields.enabled => Ok(c.id),
-            Some(c) => Err(DomainError::invalid_field(
+            Some(c) => Err(DomainError::reference_not_usable(
                 "contact_id",
+                Resource::Contact,
+                &c.id,
                 format!("contact '{}' is disabled", c.id),
             )),
-            None => Err(DomainError::invalid_field(
+            None => Err(DomainError::reference_not_found(
                 "contact_id",
-                format!("no contact '{id}' in this organization"),
+                Resource::Contact,
+                parsed,
             )),
         }
     }

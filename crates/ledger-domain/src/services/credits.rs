@@ -15,7 +15,7 @@ use crate::credits::{
     CHECKOUT_EXPIRY, CreditPackage, CreditPool, CreditPurchase, LedgerEntry, PRICE_CURRENCY,
     PurchaseStatus, check_return_url, next_period_start, period_of,
 };
-use crate::error::{DomainError, DomainResult, ErrorCode};
+use crate::error::{DomainError, DomainResult, ErrorCode, Resource};
 use crate::events::Event;
 use crate::ids::{IdKind, new_id, parse_id};
 use crate::ports::{CheckoutRequest, Page, PageRequest, PaymentConfirmation, Store};
@@ -193,8 +193,10 @@ impl<S: Store> Ledger<S> {
                 .find(|p| p.id == id.trim())
                 .cloned()
                 .ok_or_else(|| {
-                    DomainError::invalid_field(
+                    DomainError::reference_not_found_in(
                         "package_id",
+                        Resource::CreditPackage,
+                        id.trim(),
                         format!("no such package; packages: {}", offered()),
                     )
                 }),
@@ -205,8 +207,10 @@ impl<S: Store> Ledger<S> {
                 .find(|p| p.credits == amount)
                 .cloned()
                 .ok_or_else(|| {
-                    DomainError::invalid_field(
+                    DomainError::reference_not_found_in(
                         "credit_amount",
+                        Resource::CreditPackage,
+                        amount.to_string(),
                         format!("must be the size of a package: {}", offered()),
                     )
                 }),

@@ -141,7 +141,7 @@ impl<S: Store> Ledger<S> {
         let from = check_currency(&input.from_currency, "from_currency_id")?;
         let to = check_currency(&input.to_currency, "to_currency_id")?;
         if from == to {
-            return Err(DomainError::invalid_field(
+            return Err(DomainError::inconsistent(
                 "to_currency_id",
                 "must differ from from_currency_id",
             ));
@@ -328,14 +328,13 @@ impl<S: Store> Ledger<S> {
     ) -> DomainResult<Conversion> {
         let from = check_currency(&input.from_currency, "from_currency")?;
         let to = check_currency(&input.to_currency, "to_currency")?;
-        let amount = parse_units(&input.amount, from.decimals()).map_err(|e| {
-            let why = match e {
-                AmountError::TooManyDecimals(n) => {
-                    format!("has more than {n} decimal places for {}", from.code())
-                }
-                other => other.to_string(),
-            };
-            DomainError::invalid_field("amount", why)
+        let amount = parse_units(&input.amount, from.decimals()).map_err(|e| match e {
+            // `from_currency` decides: a rule across two members (422).
+            AmountError::TooManyDecimals(n) => DomainError::inconsistent(
+                "amount",
+                format!("has more than {n} decimal places for {}", from.code()),
+            ),
+            other => DomainError::invalid_field("amount", other.to_string()),
         })?;
         if amount < 0 {
             return Err(DomainError::invalid_field("amount", "must not be negative"));

@@ -139,7 +139,7 @@ impl<S: Store> Ledger<S> {
         }
         let now = self.now();
         if input.expires_at.is_some_and(|t| t <= now) {
-            return Err(DomainError::invalid_field(
+            return Err(DomainError::inconsistent(
                 "expires_at",
                 "must be in the future",
             ));

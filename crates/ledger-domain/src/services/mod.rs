@@ -53,7 +53,8 @@ pub use credits::{
     CreditBalance, PurchaseInput, balance_view, ledger_entry_view, package_view, purchase_view,
 };
 pub use documents::{
-    DocumentInput, DocumentItemInput, DocumentView, PaymentInput, RECOVERABLE_TAX_SETTING,
+    DocumentInput, DocumentItemInput, DocumentView, MAX_ITEM_TAXES, MAX_ITEMS, PaymentInput,
+    RECOVERABLE_TAX_SETTING,
 };
 pub use exchange_rates::{
     ConversionInput, ExchangeRateChanges, NewExchangeRateInput, find_currency,

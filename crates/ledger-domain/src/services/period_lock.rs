@@ -57,7 +57,7 @@ pub(super) fn check_lock_value(value: Option<&str>) -> DomainResult<String> {
     match value.map(str::trim) {
         None | Some("") => Ok(String::new()),
         Some(text) => parse_lock_date(text).map(views::date).ok_or_else(|| {
-            DomainError::invalid_field(
+            DomainError::inconsistent(
                 "value",
                 "period_lock_date must be a date (YYYY-MM-DD), or null or empty to clear the lock",
             )
@@ -140,7 +140,7 @@ mod tests {
             "yes",
         ] {
             let err = check_lock_value(Some(bad)).expect_err(bad);
-            assert_eq!(err.code(), ErrorCode::InvalidField, "{bad}");
+            assert_eq!(err.code(), ErrorCode::InconsistentFields, "{bad}");
         }
     }
 

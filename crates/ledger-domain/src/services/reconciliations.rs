@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use time::{Date, Time};
 
 use crate::accounts::{AccountType, EntryType};
-use crate::error::{DomainError, DomainResult, ErrorCode};
+use crate::error::{DomainError, DomainResult, ErrorCode, Resource};
 use crate::ids::{IdKind, new_id, parse_id};
 use crate::money::{AmountError, Currency, format_units, parse_units};
 use crate::ports::{EntryFilter, Page, PageRequest, ReconciliationFilter, Store, Tenant, Written};
@@ -94,20 +94,19 @@ fn check_date(text: &str, field: &str) -> DomainResult<Date> {
 
 fn check_balance(text: &str, currency: &str) -> DomainResult<i64> {
     let decimals = views::decimals_of(currency);
-    parse_units(text, decimals).map_err(|e| {
-        let why = match e {
-            AmountError::TooManyDecimals(d) => {
-                format!("{currency} allows at most {d} decimal places")
-            }
-            other => other.to_string(),
-        };
-        DomainError::invalid_field("closing_balance", why)
+    parse_units(text, decimals).map_err(|e| match e {
+        // The account's currency decides (422, as for a transaction's lines).
+        AmountError::TooManyDecimals(d) => DomainError::inconsistent(
+            "closing_balance",
+            format!("{currency} allows at most {d} decimal places"),
+        ),
+        other => DomainError::invalid_field("closing_balance", other.to_string()),
     })
 }
 
 fn check_period(start: Date, end: Date) -> DomainResult<()> {
     if end < start {
-        return Err(DomainError::invalid_field(
+        return Err(DomainError::inconsistent(
             "end_date",
             "must be on or after start_date",
         ));
@@ -231,9 +230,7 @@ impl<S: Store> Ledger<S> {
         let filter = ReconciliationFilter {
             account_id: account_id
                 .map(|a| {
-                    parse_id(IdKind::Account, a).ok_or_else(|| {
-                        DomainError::invalid_field("account_id", "is not an account id")
-                    })
+                    crate::ids::parse_reference(IdKind::Account, Resource::Account, "account_id", a)
                 })
                 .transpose()?,
             status: status
@@ -253,9 +250,10 @@ impl<S: Store> Ledger<S> {
                 .await?
                 .is_none()
         {
-            return Err(DomainError::invalid_field(
+            return Err(DomainError::reference_not_found(
                 "account_id",
-                format!("no account '{account_id}' in this organization"),
+                Resource::Account,
+                account_id,
             ));
         }
         self.store
@@ -303,24 +301,27 @@ impl<S: Store> Ledger<S> {
         if input.account_id.trim().is_empty() {
             return Err(DomainError::missing_field("account_id"));
         }
-        let account_id = parse_id(IdKind::Account, &input.account_id)
-            .ok_or_else(|| DomainError::invalid_field("account_id", "is not an account id"))?;
+        let account_id = crate::ids::parse_reference(
+            IdKind::Account,
+            Resource::Account,
+            "account_id",
+            &input.account_id,
+        )?;
         let account = self
             .store
             .get_account(&access.tenant, &account_id)
             .await?
             .ok_or_else(|| {
-                DomainError::invalid_field(
-                    "account_id",
-                    format!("no account '{account_id}' in this organization"),
-                )
+                DomainError::reference_not_found("account_id", Resource::Account, &account_id)
             })?;
         if !matches!(
             account.account_type,
             AccountType::Asset | AccountType::Liability
         ) {
-            return Err(DomainError::invalid_field(
+            return Err(DomainError::reference_not_usable(
                 "account_id",
+                Resource::Account,
+                &account.id,
                 "must be an asset or liability account (a bank, cash or card account)",
             ));
         }
@@ -348,7 +349,7 @@ impl<S: Store> Ledger<S> {
         if let Some(previous) = &previous
             && start_date <= previous.end_date
         {
-            return Err(DomainError::invalid_field(
+            return Err(DomainError::inconsistent(
                 "start_date",
                 format!(
                     "must be after {}, the end of the account's last completed reconciliation",
@@ -412,9 +413,7 @@ impl<S: Store> Ledger<S> {
             } else {
                 format!("{field}[{i}]")
             };
-            let id = parse_id(IdKind::Entry, id).ok_or_else(|| {
-                DomainError::invalid_field(name.clone(), "is not an entry id (ent_...)")
-            })?;
+            let id = crate::ids::parse_reference(IdKind::Entry, Resource::Entry, &name, id)?;
             parsed.push((name, id));
         }
         if parsed.is_empty() {
@@ -435,8 +434,10 @@ impl<S: Store> Ledger<S> {
         let mut out: Vec<ReconciledEntry> = Vec::new();
         for (name, id) in parsed {
             let entry = found.iter().find(|e| e.entry_id == id).ok_or_else(|| {
-                DomainError::invalid_field(
+                DomainError::reference_not_found_in(
                     name.clone(),
+                    Resource::Entry,
+                    &id,
                     format!(
                         "'{id}' is no entry of a posted transaction on account {}",
                         r.account_id
@@ -457,7 +458,7 @@ impl<S: Store> Ledger<S> {
             if let Some(line) = line
                 && line.amount != entry.amount
             {
-                return Err(DomainError::invalid_field(
+                return Err(DomainError::inconsistent(
                     name,
                     format!(
                         "the entry's amount {} differs from the statement line's {}",
@@ -504,12 +505,13 @@ impl<S: Store> Ledger<S> {
         let mut remove = Vec::new();
         for (i, entry) in changes.unmatch_entry_ids.iter().enumerate() {
             let field = format!("unmatch_entry_ids[{i}]");
-            let parsed = parse_id(IdKind::Entry, entry).ok_or_else(|| {
-                DomainError::invalid_field(field.clone(), "is not an entry id (ent_...)")
-            })?;
+            let parsed =
+                crate::ids::parse_reference(IdKind::Entry, Resource::Entry, &field, entry)?;
             if !before.matches.iter().any(|m| m.entry_id == parsed) {
-                return Err(DomainError::invalid_field(
+                return Err(DomainError::reference_not_found_in(
                     field,
+                    Resource::Entry,
+                    &parsed,
                     format!("entry '{parsed}' is not matched in this reconciliation"),
                 ));
             }
@@ -905,9 +907,9 @@ impl<S: Store> Ledger<S> {
     ///
     /// # Errors
     /// `resource_not_found` (reconciliation or line), `reconciliation_not_open`,
-    /// `statement_line_already_matched`, `missing_field` on `entry_id` when nothing is
-    /// proposed, `invalid_field` on `entry_id` (not an entry of the account, or another
-    /// amount), `entry_already_matched`, `insufficient_credits`.
+    /// `statement_line_already_matched`, `inconsistent_fields` on `entry_id` when nothing
+    /// is proposed or the entry has another amount, `reference_not_found` on `entry_id`
+    /// (not an entry of the account), `entry_already_matched`, `insufficient_credits`.
     pub(crate) async fn accept_statement_line(
         &self,
         access: &Access,
@@ -928,9 +930,8 @@ impl<S: Store> Ledger<S> {
                 .next()
                 .map(|p| p.entry_id)
                 .ok_or_else(|| {
-                    DomainError::validation(
-                        ErrorCode::MissingField,
-                        Some("entry_id".into()),
+                    DomainError::inconsistent(
+                        "entry_id",
                         "no journal entry is proposed for this line; give entry_id, or create a transaction from the line",
                     )
                 })?,
@@ -981,16 +982,19 @@ impl<S: Store> Ledger<S> {
             return Err(DomainError::missing_field("counter_account_id"));
         }
         if line.amount == 0 {
-            return Err(DomainError::invalid_field(
+            return Err(DomainError::inconsistent(
                 "line",
                 "a statement line of zero books no transaction",
             ));
         }
-        let counter = parse_id(IdKind::Account, &input.counter_account_id).ok_or_else(|| {
-            DomainError::invalid_field("counter_account_id", "is not an account id")
-        })?;
+        let counter = crate::ids::parse_reference(
+            IdKind::Account,
+            Resource::Account,
+            "counter_account_id",
+            &input.counter_account_id,
+        )?;
         if counter == before.account_id {
-            return Err(DomainError::invalid_field(
+            return Err(DomainError::inconsistent(
                 "counter_account_id",
                 "must be another account than the one reconciled",
             ));

@@ -4,7 +4,9 @@
 //! mode behaves. Keys are `[a-z0-9_]{1,64}`, values at most 10 000 characters, and keys
 //! with a known meaning are checked (`default_currency` is an ISO 4217 code,
 //! `period_lock_date` a `YYYY-MM-DD` date or empty). Only `period_lock_date` may be set to
-//! null, which clears it (stored empty).
+//! null, which clears it (stored empty). A value that is a string of at most 10 000
+//! characters but does not fit the key the path names is `inconsistent_fields` (422): the
+//! rule ties the body to the path, which no request schema can say.
 
 use crate::error::{DomainError, DomainResult};
 use crate::money::Currency;
@@ -46,23 +48,29 @@ fn check_key(key: &str) -> DomainResult<()> {
 
 /// The value to store for `key`: checked, and normalised where the key has a meaning.
 fn check_value(key: &str, value: Option<&str>) -> DomainResult<String> {
-    if key == super::PERIOD_LOCK_SETTING {
-        return super::period_lock::check_lock_value(value);
-    }
-    let Some(value) = value else {
-        return Err(DomainError::invalid_field("value", "must be a string"));
-    };
-    if value.chars().count() > MAX_SETTING_CHARS {
+    if value.is_some_and(|v| v.chars().count() > MAX_SETTING_CHARS) {
         return Err(DomainError::invalid_field(
             "value",
             format!("must be at most {MAX_SETTING_CHARS} characters"),
         ));
     }
+    if key == super::PERIOD_LOCK_SETTING {
+        return super::period_lock::check_lock_value(value);
+    }
+    let Some(value) = value else {
+        return Err(DomainError::inconsistent(
+            "value",
+            format!("{key} cannot be null (only period_lock_date can)"),
+        ));
+    };
     match key {
         "default_currency" => Currency::from_code(value.trim())
             .map(|c| c.code())
             .ok_or_else(|| {
-                DomainError::invalid_field("value", "must be an ISO 4217 currency code")
+                DomainError::inconsistent(
+                    "value",
+                    "default_currency must be an ISO 4217 currency code",
+                )
             }),
         "invoice_number_prefix" | "bill_number_prefix" => {
             let ok = value.chars().count() <= 20
@@ -72,14 +80,16 @@ fn check_value(key: &str, value: Option<&str>) -> DomainResult<String> {
             if ok {
                 Ok(value.to_owned())
             } else {
-                Err(DomainError::invalid_field(
+                Err(DomainError::inconsistent(
                     "value",
                     "a number prefix is at most 20 characters of A-Z, a-z, 0-9 and - _ / . #",
                 ))
             }
         }
         super::RECOVERABLE_TAX_SETTING => crate::ids::parse_id(crate::ids::IdKind::Account, value)
-            .ok_or_else(|| DomainError::invalid_field("value", "must be an account id")),
+            .ok_or_else(|| {
+                DomainError::inconsistent("value", format!("{key} must be an account id"))
+            }),
         _ => Ok(value.to_owned()),
     }
 }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use time::OffsetDateTime;
 
 use crate::accounts::{Account, EntryType};
-use crate::error::{DomainError, DomainResult};
+use crate::error::{DomainError, DomainResult, Resource};
 use crate::ids::{IdKind, new_id, parse_id};
 use crate::jobs::{Job, JobCommand, JobStatus, TransactionDraft};
 use crate::money::{AmountError, Currency, parse_positive_units};
@@ -177,12 +177,12 @@ impl<S: Store> Ledger<S> {
         }
         let mut parsed = Vec::with_capacity(entries.len());
         for (i, e) in entries.iter().enumerate() {
-            let account_id = parse_id(IdKind::Account, &e.account_id).ok_or_else(|| {
-                DomainError::invalid_field(
-                    format!("entries[{i}].account_id"),
-                    "is not an account id",
-                )
-            })?;
+            let account_id = crate::ids::parse_reference(
+                IdKind::Account,
+                Resource::Account,
+                &format!("entries[{i}].account_id"),
+                &e.account_id,
+            )?;
             let entry_type = EntryType::parse(&e.entry_type).ok_or_else(|| {
                 DomainError::invalid_field(
                     format!("entries[{i}].entry_type"),
@@ -197,9 +197,10 @@ impl<S: Store> Ledger<S> {
         let mut accounts = Vec::with_capacity(parsed.len());
         for (i, (account_id, _)) in parsed.iter().enumerate() {
             let account = found.get(account_id).ok_or_else(|| {
-                DomainError::invalid_field(
+                DomainError::reference_not_found(
                     format!("entries[{i}].account_id"),
-                    format!("no account '{account_id}' in this organization"),
+                    Resource::Account,
+                    account_id,
                 )
             })?;
             check_postable(account, &account.currency, "transaction")?;
@@ -225,7 +226,9 @@ impl<S: Store> Ledger<S> {
             let amount = parse_positive_units(&e.amount, decimals).map_err(|err| {
                 let field = format!("entries[{i}].amount");
                 match err {
-                    AmountError::TooManyDecimals(d) => DomainError::invalid_field(
+                    // The account's currency decides: a rule across the request and
+                    // the account it names (422), not malformed input.
+                    AmountError::TooManyDecimals(d) => DomainError::inconsistent(
                         field,
                         format!("{code} allows at most {d} decimal places"),
                     ),

@@ -5,8 +5,8 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 
 use crate::accounts::{Account, AccountStatus, AccountType};
-use crate::error::{DomainError, DomainResult};
-use crate::ids::{IdKind, new_id, parse_id};
+use crate::error::{DomainError, DomainResult, Resource};
+use crate::ids::{IdKind, new_id};
 use crate::jobs::Job;
 use crate::money::{AmountError, Currency, parse_positive_units};
 use crate::ports::{AccountFilter, Page, PageRequest, Store, Tenant, Written};
@@ -35,7 +35,8 @@ pub struct TransferInput {
 fn units(field: &str, text: &str, currency: &str) -> DomainResult<i64> {
     let decimals = Currency::from_code(currency).map_or(2, |c| c.decimals());
     parse_positive_units(text, decimals).map_err(|e| match e {
-        AmountError::TooManyDecimals(d) => DomainError::invalid_field(
+        // The account's currency decides (422, as for a transaction's lines).
+        AmountError::TooManyDecimals(d) => DomainError::inconsistent(
             field,
             format!("{currency} allows at most {d} decimal places"),
         ),
@@ -84,7 +85,7 @@ impl<S: Store> Ledger<S> {
             .transfer_account(access, "to_account_id", &input.to_account_id)
             .await?;
         if from.id == to.id {
-            return Err(DomainError::invalid_field(
+            return Err(DomainError::inconsistent(
                 "to_account_id",
                 "must differ from from_account_id",
             ));
@@ -94,7 +95,7 @@ impl<S: Store> Ledger<S> {
             Some(text) if !text.is_empty() => units("to_amount", text, &to.currency)?,
             _ if from.currency == to.currency => amount,
             _ => {
-                return Err(DomainError::invalid_field(
+                return Err(DomainError::inconsistent(
                     "to_amount",
                     format!(
                         "is required: {} is in {} and {} in {}",
@@ -104,7 +105,7 @@ impl<S: Store> Ledger<S> {
             }
         };
         if from.currency == to.currency && to_amount != amount {
-            return Err(DomainError::invalid_field(
+            return Err(DomainError::inconsistent(
                 "to_amount",
                 "must equal amount between accounts of one currency",
             ));
@@ -165,15 +166,12 @@ impl<S: Store> Ledger<S> {
         if id.trim().is_empty() {
             return Err(DomainError::missing_field(field));
         }
-        let parsed = parse_id(IdKind::Account, id)
-            .ok_or_else(|| DomainError::invalid_field(field, "is not an account id"))?;
+        let parsed = crate::ids::parse_reference(IdKind::Account, Resource::Account, field, id)?;
         let account = self
             .store
             .get_account(&access.tenant, &parsed)
             .await?
-            .ok_or_else(|| {
-                DomainError::invalid_field(field, format!("no account '{id}' in this organization"))
-            })?;
+            .ok_or_else(|| DomainError::reference_not_found(field, Resource::Account, &parsed))?;
         check_postable(&account, &account.currency, "transfer")?;
         Ok(account)
     }

@@ -277,30 +277,201 @@ pub(crate) fn to_json(doc: &utoipa::openapi::OpenApi) -> serde_json::Value {
     value
 }
 
-/// A decimal amount: a JSON number or a string, kept exact (`"12.50"`).
-pub(crate) struct Decimal;
+/// What a decimal member accepts: its sign, its whole digits and its decimal places,
+/// exactly as the domain parses it (`ledger_domain::money::parse_units`, `tax::parse_rate`,
+/// `exchange::parse_rate`).
+struct DecimalRule {
+    /// `Some(true)`: greater than zero; `Some(false)`: zero or more; `None`: any sign.
+    positive: Option<bool>,
+    /// Significant digits before the point.
+    whole: usize,
+    /// Significant decimal places (trailing zeros are free).
+    places: usize,
+    /// The JSON number's bounds, both inclusive (`-number_max` for a signed amount).
+    number_min: f64,
+    number_max: f64,
+    /// A pattern of its own, when the digits alone do not say the range (a percentage).
+    pattern: Option<&'static str>,
+    /// The number grid: a JSON number is read through its shortest spelling, which has an
+    /// exponent below 0.0001 (refused: amounts are plain decimals), so numbers keep to it.
+    step: f64,
+    max_length: usize,
+    description: &'static str,
+}
 
-impl PartialSchema for Decimal {
-    fn schema() -> RefOr<Schema> {
+impl DecimalRule {
+    /// The string form as a pattern: leading zeros and trailing decimal zeros are free, as
+    /// the parser normalises them.
+    fn pattern(&self) -> String {
+        if let Some(pattern) = self.pattern {
+            return pattern.to_owned();
+        }
+        let (w, p) = (self.whole, self.places);
+        let fraction = format!(r"(\.[0-9]{{1,{p}}}0*)?");
+        match self.positive {
+            Some(true) => {
+                // A non-zero digit before the point, or one within the places after it.
+                let small: Vec<String> = (0..p)
+                    .map(|k| format!("0{{{k}}}[1-9][0-9]{{0,{}}}", p - 1 - k))
+                    .collect();
+                format!(
+                    r"^0*([1-9][0-9]{{0,{}}}{fraction}|0\.({})0*)$",
+                    w - 1,
+                    small.join("|")
+                )
+            }
+            Some(false) => format!(r"^0*(0|[1-9][0-9]{{0,{}}}){fraction}$", w - 1),
+            None => format!(r"^-?0*(0|[1-9][0-9]{{0,{}}}){fraction}$", w - 1),
+        }
+    }
+
+    fn schema(&self) -> RefOr<Schema> {
+        let mut number = ObjectBuilder::new()
+            .schema_type(Type::Number)
+            .maximum(Some(self.number_max))
+            .multiple_of(Some(self.step));
+        number = match self.positive {
+            Some(_) => number.minimum(Some(self.number_min)),
+            None => number.minimum(Some(-self.number_max)),
+        };
         OneOfBuilder::new()
             .item(
                 ObjectBuilder::new()
                     .schema_type(Type::String)
-                    .pattern(Some(r"^-?[0-9]+(\.[0-9]+)?$")),
+                    .max_length(Some(self.max_length))
+                    .pattern(Some(self.pattern())),
             )
-            .item(ObjectBuilder::new().schema_type(Type::Number))
-            .description(Some(
-                "A decimal amount, as a JSON number or a string (exact: `\"12.50\"`).",
-            ))
+            .item(number)
+            .description(Some(self.description))
             .into()
     }
 }
 
-impl ToSchema for Decimal {
-    fn name() -> Cow<'static, str> {
-        Cow::Borrowed("Decimal")
-    }
+/// An amount as stored (`ledger_domain::money`): at most 14 digits before the point and
+/// 4 after (the most any currency has; a currency with fewer refuses the rest with 422
+/// `inconsistent_fields`, since the currency comes from another member or a record).
+const AMOUNT_WHOLE: usize = 14;
+/// The largest whole amount a JSON number may carry: the stored `i64` of ten-thousandths
+/// holds up to 922 337 203 685 477.5807 (a number above it is refused, so the document
+/// says where the server stops; the string form keeps to 14 digits).
+const AMOUNT_MAX: f64 = 922_337_203_685_477.0;
+
+macro_rules! decimal_schema {
+    ($(#[$doc:meta])* $name:ident, $rule:expr) => {
+        $(#[$doc])*
+        pub(crate) struct $name;
+
+        impl PartialSchema for $name {
+            fn schema() -> RefOr<Schema> {
+                $rule.schema()
+            }
+        }
+
+        impl ToSchema for $name {
+            fn name() -> Cow<'static, str> {
+                Cow::Borrowed(stringify!($name))
+            }
+        }
+    };
 }
+
+decimal_schema!(
+    /// A signed amount (a closing balance): a JSON number or a string, kept exact.
+    Decimal,
+    DecimalRule {
+        positive: None,
+        whole: AMOUNT_WHOLE,
+        places: 4,
+        number_min: -AMOUNT_MAX,
+        number_max: AMOUNT_MAX,
+        pattern: None,
+        step: 0.0001,
+        max_length: 40,
+        description: "A decimal amount, as a string (exact: `\"-12.50\"`) or a JSON number: at most 14 digits before the point and 4 after (the currency may allow fewer).",
+    }
+);
+
+decimal_schema!(
+    /// An amount greater than zero (a journal line, a transfer, a payment).
+    PositiveAmount,
+    DecimalRule {
+        positive: Some(true),
+        whole: AMOUNT_WHOLE,
+        places: 4,
+        number_min: 0.0001,
+        number_max: AMOUNT_MAX,
+        pattern: None,
+        step: 0.0001,
+        max_length: 40,
+        description: "An amount greater than zero, as a string (exact: `\"12.50\"`) or a JSON number: at most 14 digits before the point and 4 after (the currency may allow fewer).",
+    }
+);
+
+decimal_schema!(
+    /// An amount of zero or more (a unit price, an amount to convert).
+    NonNegativeAmount,
+    DecimalRule {
+        positive: Some(false),
+        whole: AMOUNT_WHOLE,
+        places: 4,
+        number_min: 0.0,
+        number_max: AMOUNT_MAX,
+        pattern: None,
+        step: 0.0001,
+        max_length: 40,
+        description: "An amount of zero or more, as a string (exact: `\"12.50\"`) or a JSON number: at most 14 digits before the point and 4 after (the currency may allow fewer).",
+    }
+);
+
+decimal_schema!(
+    /// A quantity greater than zero, at most 4 decimals.
+    Quantity,
+    DecimalRule {
+        positive: Some(true),
+        whole: AMOUNT_WHOLE,
+        places: 4,
+        number_min: 0.0001,
+        number_max: AMOUNT_MAX,
+        pattern: None,
+        step: 0.0001,
+        max_length: 40,
+        description: "A quantity greater than zero, as a string (`\"1.5\"`) or a JSON number, at most 4 decimal places.",
+    }
+);
+
+decimal_schema!(
+    /// A tax rate in percent, 0 to 100 with at most 4 decimals (`ledger_domain::tax`).
+    TaxRate,
+    DecimalRule {
+        positive: Some(false),
+        whole: 3,
+        places: 4,
+        number_min: 0.0,
+        number_max: 100.0,
+        // 0 to 100: two digits, or 100 itself.
+        pattern: Some(r"^0*([0-9]{1,2}(\.[0-9]{1,4}0*)?|100(\.0+)?)$"),
+        step: 0.0001,
+        max_length: 40,
+        description: "A percentage from 0 to 100 with at most 4 decimal places, as a string (`\"8.25\"`) or a JSON number.",
+    }
+);
+
+decimal_schema!(
+    /// An exchange rate: greater than zero, below 10^12, at most 12 decimals
+    /// (`ledger_domain::exchange::parse_rate`).
+    RateValue,
+    DecimalRule {
+        positive: Some(true),
+        whole: 12,
+        places: 12,
+        number_min: 0.0001,
+        number_max: 999_999_999_999.0,
+        pattern: None,
+        step: 0.000000000001,
+        max_length: 64,
+        description: "Units of the target currency per unit of the source currency: greater than zero, below 10^12, at most 12 decimal places, as a string (exact: `\"1.0825\"`) or a JSON number.",
+    }
+);
 
 /// The years a date may carry, 1000 to 9998 (`ledger_domain::dates::MIN_YEAR`,
 /// `MAX_YEAR`), as the start of a pattern.
@@ -478,6 +649,24 @@ impl Modify for Conventions {
             ),
         );
         components.add_security_scheme("oauth2", oauth2(""));
+        // A batch item and a transaction schedule's template are the create body without
+        // `dry_run` (a batch is written all or none; a template is written when it runs).
+        if let Some(RefOr::T(Schema::Object(create))) =
+            components.schemas.get("TransactionCreateRequest")
+        {
+            let mut template = create.clone();
+            template.properties.remove("dry_run");
+            template.title = Some("TransactionInput".to_owned());
+            template.description = Some(
+                "A transaction as a batch item or a schedule's template: the create body \
+                 without `dry_run`."
+                    .to_owned(),
+            );
+            components.schemas.insert(
+                "TransactionInput".to_owned(),
+                RefOr::T(Schema::Object(template)),
+            );
+        }
         for (status, name, description, kind) in ERRORS {
             let example = json!({"error": {
                 "type": kind,
@@ -790,12 +979,19 @@ fn parameter_schema(path: &str, name: &str) -> Option<RefOr<Schema>> {
         "account_type" => account_type(),
         "category_type" => category_type(),
         "contact_type" => contact_type(),
+        // The spec's examples also filter contacts by `type`.
+        "type" if path.ends_with("/contacts") => contact_type(),
         "tax_type" => tax_type(),
         "entity_type" => names(
             ledger_domain::services::EVENT_ENTITY_TYPES,
             "The type of the entity.",
         ),
         "parent_id" if path.ends_with("/categories") => typed_id("cat"),
+        // `query_bool`, and `all` for both (spec 4.7: the default is `true`).
+        "enabled" if path.ends_with("/contacts") => names(
+            ["true", "false", "1", "0", "all"],
+            "Enabled contacts (`true`, the default), disabled ones (`false`) or `all`.",
+        ),
         "status" => {
             let values: &[&str] = if path.ends_with("/invoices") {
                 ledger_domain::documents::DocumentStatus::of_kind(
@@ -929,5 +1125,424 @@ pub(crate) fn optional_date_only() -> Schema {
     OneOfBuilder::new()
         .item(ObjectBuilder::new().schema_type(Type::Null))
         .item(date_only())
+        .into()
+}
+
+/// A string that is empty or only blanks: an optional text member reads it as absent
+/// (`ledger_domain::contacts::check_text`).
+fn blank() -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some(r"^\s*$"))
+}
+
+/// `schema`, `null` or a blank string: an optional member where both mean "not given".
+fn optional_or_blank(schema: impl Into<RefOr<Schema>>, description: &str) -> Schema {
+    OneOfBuilder::new()
+        .item(ObjectBuilder::new().schema_type(Type::Null))
+        .item(schema)
+        .item(blank())
+        .description(Some(description))
+        .into()
+}
+
+/// An optional free text of at most 255 characters (blank: not given).
+pub(crate) fn optional_text_255() -> Schema {
+    ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::SchemaType::from_iter([
+            Type::String,
+            Type::Null,
+        ]))
+        .max_length(Some(255))
+        .into()
+}
+
+/// An optional e-mail address (`ledger_domain::contacts::check_email`).
+pub(crate) fn optional_email() -> Schema {
+    optional_or_blank(
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::Email)))
+            .pattern(Some(r"^[^\s@]+@[^\s@]+\.[^\s@]+$"))
+            .max_length(Some(255)),
+        "An e-mail address whose domain has a dot.",
+    )
+}
+
+/// A host name of dotted labels whose last one starts with a letter (so that it is no
+/// IPv4 address either: a URL's host that ends in a number is read as one).
+const HOST: &str =
+    r"([A-Za-z0-9]([A-Za-z0-9-]{0,30}[A-Za-z0-9])?\.)+[A-Za-z]([A-Za-z0-9-]{0,30}[A-Za-z0-9])?";
+
+/// An absolute http or https URL with a host name and an optional port; `fragment`: may
+/// it end with `#...`.
+pub(crate) fn http_url(max_length: usize, fragment: bool) -> ObjectBuilder {
+    let rest = if fragment {
+        r"[/?#]\S*"
+    } else {
+        r"[/?][^\s#]*"
+    };
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .format(Some(SchemaFormat::Custom("uri".to_owned())))
+        .pattern(Some(format!(
+            "^https?://{HOST}(:[1-9][0-9]{{0,3}})?({rest})?$"
+        )))
+        .max_length(Some(max_length))
+}
+
+/// An optional website: an absolute http or https URL (`check_website`).
+pub(crate) fn optional_website() -> Schema {
+    optional_or_blank(http_url(255, true), "An absolute http or https URL.")
+}
+
+/// An optional ISO 3166-1 alpha-2 country code (`check_country`; any case is read).
+pub(crate) fn optional_country() -> Schema {
+    optional_or_blank(
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(ledger_domain::contacts::country_codes())),
+        "An ISO 3166-1 alpha-2 country code.",
+    )
+}
+
+/// A JSON object of the client's own, or `null` (not given).
+pub(crate) fn optional_object() -> Schema {
+    ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::SchemaType::from_iter([
+            Type::Object,
+            Type::Null,
+        ]))
+        .description(Some(
+            "Free-form key-value data of the client (a JSON object).",
+        ))
+        .into()
+}
+
+/// A webhook endpoint's URL (`ledger_domain::webhooks::check_url`): absolute http or
+/// https with a host name, without a fragment, at most 2048 characters. (A host written as
+/// an IP address must be public unless the operator allows private ones; a name is
+/// resolved and checked at every delivery.)
+pub(crate) fn webhook_url() -> Schema {
+    http_url(ledger_domain::webhooks::MAX_URL_CHARS, false)
+        .description(Some(
+            "An absolute http or https URL of at most 2048 characters, without a fragment.",
+        ))
+        .into()
+}
+
+/// [`webhook_url`] or `null` (unchanged).
+pub(crate) fn optional_webhook_url() -> Schema {
+    OneOfBuilder::new()
+        .item(ObjectBuilder::new().schema_type(Type::Null))
+        .item(webhook_url())
+        .into()
+}
+
+/// The event kinds a webhook endpoint receives (`check_event_types`): kinds such as
+/// `invoice.created` (lowercase letters, digits and `_`, one or more dots; new kinds are
+/// added without a change of the API, so the set is a pattern rather than a list), or
+/// `["*"]` alone for every kind, as an empty list or `null` also means.
+pub(crate) fn event_types() -> Schema {
+    use utoipa::openapi::schema::ArrayBuilder;
+    let kind = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some(r"^[a-z0-9_]+(\.[a-z0-9_]+)+$"))
+        .max_length(Some(100));
+    OneOfBuilder::new()
+        .item(ObjectBuilder::new().schema_type(Type::Null))
+        .item(
+            ArrayBuilder::new()
+                .items(RefOr::T(Schema::Object(
+                    ObjectBuilder::new()
+                        .schema_type(Type::String)
+                        .enum_values(Some(["*"]))
+                        .build(),
+                )))
+                .min_items(Some(1))
+                .max_items(Some(1)),
+        )
+        .item(
+            ArrayBuilder::new()
+                .items(RefOr::T(Schema::Object(kind.build())))
+                .max_items(Some(ledger_domain::webhooks::MAX_EVENT_TYPES)),
+        )
+        .description(Some(
+            "Event kinds such as `invoice.created`, or `[\"*\"]` (also an empty list) for every kind.",
+        ))
+        .into()
+}
+
+/// A text of 1 to 1000 characters that says something (an item's description).
+pub(crate) fn text_1000() -> Schema {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .min_length(Some(1))
+        .max_length(Some(1000))
+        .pattern(Some(r"\S"))
+        .into()
+}
+
+/// An optional text of at most 5000 characters (notes).
+pub(crate) fn optional_text_5000() -> Schema {
+    ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::SchemaType::from_iter([
+            Type::String,
+            Type::Null,
+        ]))
+        .max_length(Some(5000))
+        .into()
+}
+
+/// The taxes of an item: at most five, each once (`tax_...` ids of the organization).
+pub(crate) fn tax_ids() -> Schema {
+    utoipa::openapi::schema::ArrayBuilder::new()
+        .items(RefOr::T(Schema::Object(
+            ObjectBuilder::new().schema_type(Type::String).build(),
+        )))
+        .max_items(Some(ledger_domain::services::MAX_ITEM_TAXES))
+        .unique_items(true)
+        .description(Some(
+            "Taxes applied to the item, in order: at most 5, each once.",
+        ))
+        .into()
+}
+
+/// The members a recurring schedule's create and update share (`ledger_domain::services::
+/// recurring`'s `apply_fields`), each optional; `null` means "not given" (or, for
+/// `end_date` and `count`, "none").
+fn schedule_members(object: ObjectBuilder, invoice: bool) -> ObjectBuilder {
+    use ledger_domain::recurring::MAX_INTERVAL;
+    let nullable = |t: Type| {
+        ObjectBuilder::new().schema_type(utoipa::openapi::schema::SchemaType::from_iter([
+            t,
+            Type::Null,
+        ]))
+    };
+    let object = object
+        .property(
+            "name",
+            nullable(Type::String)
+                .max_length(Some(255))
+                .description(Some("A name for people (at most 255 characters).")),
+        )
+        .property(
+            "interval",
+            nullable(Type::Integer)
+                .minimum(Some(1))
+                .maximum(Some(MAX_INTERVAL))
+                .description(Some("Every how many periods (1 to 1000; default 1).")),
+        )
+        .property(
+            "start_date",
+            OneOfBuilder::new()
+                .item(ObjectBuilder::new().schema_type(Type::Null))
+                .item(date_only())
+                .description(Some(
+                    "The first occurrence (default today; at most 366 days in the past).",
+                )),
+        )
+        .property(
+            "end_date",
+            OneOfBuilder::new()
+                .item(ObjectBuilder::new().schema_type(Type::Null))
+                .item(date_only())
+                .description(Some("No occurrence after it (not before `start_date`).")),
+        )
+        .property(
+            "count",
+            nullable(Type::Integer)
+                .minimum(Some(1))
+                .description(Some("At most this many occurrences.")),
+        );
+    if invoice {
+        object.property(
+            "auto_send",
+            nullable(Type::Boolean).description(Some("Send each invoice it generates.")),
+        )
+    } else {
+        object
+    }
+}
+
+/// A schedule's `frequency`.
+fn frequency() -> ObjectBuilder {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some([
+            "daily",
+            "weekly",
+            "monthly",
+            "quarterly",
+            "yearly",
+            "annually",
+        ]))
+        .description(Some("The period (`annually` is `yearly`)."))
+}
+
+/// The template component of each kind of schedule: the create body of what it makes.
+const TEMPLATES: [(&str, &str); 3] = [
+    ("invoice", "InvoiceCreateRequest"),
+    ("bill", "BillCreateRequest"),
+    ("transaction", "TransactionInput"),
+];
+
+/// The create body of a recurring schedule: which members are required depends on
+/// `recurable_type` (the discriminator), and a schedule takes either a `template` (the
+/// create body of what it makes) or, for an invoice or a bill, the `recurable_id` of a
+/// document to copy, never both.
+pub(crate) struct RecurringScheduleCreateRequest;
+
+impl PartialSchema for RecurringScheduleCreateRequest {
+    fn schema() -> RefOr<Schema> {
+        let mut one_of = OneOfBuilder::new();
+        for (kind, template) in TEMPLATES {
+            let document = kind != "transaction";
+            let base = || {
+                schedule_members(
+                    ObjectBuilder::new()
+                        .schema_type(Type::Object)
+                        .property(
+                            "recurable_type",
+                            ObjectBuilder::new()
+                                .schema_type(Type::String)
+                                .enum_values(Some([kind])),
+                        )
+                        .required("recurable_type")
+                        .property("frequency", frequency())
+                        .required("frequency"),
+                    kind == "invoice",
+                )
+                .additional_properties(Some(
+                    utoipa::openapi::schema::AdditionalProperties::FreeForm(false),
+                ))
+            };
+            one_of = one_of.item(
+                base()
+                    .title(Some(format!("A {kind} schedule from a template")))
+                    .property("template", Ref::from_schema_name(template))
+                    .required("template"),
+            );
+            if document {
+                one_of = one_of.item(
+                    base()
+                        .title(Some(format!("A {kind} schedule copying a {kind}")))
+                        .property(
+                            "recurable_id",
+                            ObjectBuilder::new()
+                                .schema_type(Type::String)
+                                .min_length(Some(1))
+                                .pattern(Some(r"\S"))
+                                .description(Some(format!(
+                                    "The {kind} to copy (its contact, items and terms)."
+                                ))),
+                        )
+                        .required("recurable_id"),
+                );
+            }
+        }
+        one_of
+            .description(Some(
+                "A schedule of invoices, bills or transactions: `recurable_type` says which, and \
+                 the `template` is the create body of what it makes (or `recurable_id` names an \
+                 invoice or a bill to copy).",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for RecurringScheduleCreateRequest {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("RecurringScheduleCreateRequest")
+    }
+}
+
+/// The changes to a recurring schedule: every member optional; its kind and source never
+/// change, so `recurable_type` and `recurable_id` are not among them, and a `template`
+/// must be one of the schedule's own kind (another kind's is 422 `inconsistent_fields`).
+pub(crate) struct RecurringScheduleUpdateRequest;
+
+impl PartialSchema for RecurringScheduleUpdateRequest {
+    fn schema() -> RefOr<Schema> {
+        let mut templates = utoipa::openapi::schema::AnyOfBuilder::new().description(Some(
+            "The create body of what the schedule makes (of its own kind).",
+        ));
+        for (_, template) in TEMPLATES {
+            templates = templates.item(Ref::from_schema_name(template));
+        }
+        schedule_members(ObjectBuilder::new().schema_type(Type::Object), true)
+            .property(
+                "frequency",
+                OneOfBuilder::new()
+                    .item(ObjectBuilder::new().schema_type(Type::Null))
+                    .item(frequency()),
+            )
+            .property(
+                "status",
+                OneOfBuilder::new()
+                    .item(ObjectBuilder::new().schema_type(Type::Null))
+                    .item(names(["active", "paused"], "Resume (`active`) or pause.")),
+            )
+            .property("template", templates)
+            .additional_properties(Some(
+                utoipa::openapi::schema::AdditionalProperties::FreeForm(false),
+            ))
+            .description(Some(
+                "`auto_send` applies to invoice schedules only (another kind's is 422 \
+                 `inconsistent_fields`).",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for RecurringScheduleUpdateRequest {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("RecurringScheduleUpdateRequest")
+    }
+}
+
+/// A client's return URL (`ledger_domain::credits::check_return_url`): `http://` or
+/// `https://` and no blanks or control characters, at most 2048 characters; blank or
+/// `null` is "not given".
+pub(crate) fn optional_return_url() -> Schema {
+    optional_or_blank(
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some(r"^https?://[^\s\x00-\x1F\x7F-\x9F]*$"))
+            .max_length(Some(2048)),
+        "An absolute http(s) URL of at most 2048 characters.",
+    )
+}
+
+/// An account's status in a change, or `null` (unchanged).
+pub(crate) fn optional_account_status() -> Schema {
+    OneOfBuilder::new()
+        .item(ObjectBuilder::new().schema_type(Type::Null))
+        .item(names(
+            ["active", "inactive", "suspended"],
+            "The status of the account.",
+        ))
+        .into()
+}
+
+/// A new key's mode, or `null` (the calling key's).
+pub(crate) fn optional_key_mode() -> Schema {
+    OneOfBuilder::new()
+        .item(ObjectBuilder::new().schema_type(Type::Null))
+        .item(names(["live", "test"], "The mode of the new key."))
+        .into()
+}
+
+/// The transactions of a batch: 1 to 1000, each a create body without `dry_run`.
+pub(crate) fn batch_transactions() -> Schema {
+    utoipa::openapi::schema::ArrayBuilder::new()
+        .items(RefOr::<Schema>::Ref(Ref::from_schema_name(
+            "TransactionInput",
+        )))
+        .min_items(Some(1))
+        .max_items(Some(ledger_domain::services::MAX_BATCH))
+        .description(Some(
+            "1 to 1000 transactions (at most 10 000 entries together), written all or none.",
+        ))
         .into()
 }

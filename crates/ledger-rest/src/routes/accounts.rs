@@ -137,9 +137,13 @@ async fn get<S: Store>(
 #[schema(as = AccountUpdateRequest)]
 #[serde(deny_unknown_fields)]
 struct UpdateBody {
+    #[schema(schema_with = crate::openapi::optional_name)]
     name: Option<String>,
     description: Option<String>,
     is_active: Option<bool>,
+    /// `active`, `inactive` or `suspended` (suspending, or lifting a suspension, needs
+    /// `admin`).
+    #[schema(schema_with = crate::openapi::optional_account_status)]
     status: Option<String>,
     parent_account_id: Option<Option<String>>,
     metadata: Option<serde_json::Value>,

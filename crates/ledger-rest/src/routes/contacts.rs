@@ -38,20 +38,30 @@ struct CreateBody {
     contact_type: Option<String>,
     #[schema(required = true, schema_with = crate::openapi::name)]
     name: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_email)]
     email: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_text_255)]
     phone: Option<String>,
-    /// An http or https URL.
-    #[schema(pattern = "^https?://[^\\s/]+\\S*$")]
+    #[schema(schema_with = crate::openapi::optional_website)]
     website: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_text_255)]
     tax_number: Option<String>,
+    /// Unique among the organization's contacts.
+    #[schema(schema_with = crate::openapi::optional_text_255)]
     reference: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_text_255)]
     address: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_text_255)]
     city: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_text_255)]
     state: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_text_255)]
     zip_code: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_country)]
     country: Option<String>,
     #[schema(schema_with = crate::openapi::optional_currency_code)]
     currency_id: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_object)]
     metadata: Option<serde_json::Value>,
 }
 
@@ -198,23 +208,37 @@ async fn list<S: Store>(
 #[schema(as = ContactUpdateRequest)]
 #[serde(deny_unknown_fields)]
 struct UpdateBody {
+    /// Read only to refuse it by name: a contact's type never changes, so the document
+    /// leaves it out of the changes a client may send.
+    #[schema(ignore)]
     contact_type: Option<serde_json::Value>,
+    #[schema(schema_with = crate::openapi::optional_name)]
     name: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_email)]
     email: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_text_255)]
     phone: Option<String>,
-    /// An http or https URL.
-    #[schema(pattern = "^https?://[^\\s/]+\\S*$")]
+    #[schema(schema_with = crate::openapi::optional_website)]
     website: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_text_255)]
     tax_number: Option<String>,
+    /// Unique among the organization's contacts.
+    #[schema(schema_with = crate::openapi::optional_text_255)]
     reference: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_text_255)]
     address: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_text_255)]
     city: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_text_255)]
     state: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_text_255)]
     zip_code: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_country)]
     country: Option<String>,
     #[schema(schema_with = crate::openapi::optional_currency_code)]
     currency_id: Option<String>,
     enabled: Option<bool>,
+    #[schema(schema_with = crate::openapi::optional_object)]
     metadata: Option<serde_json::Value>,
 }
 

@@ -145,8 +145,10 @@ struct PurchaseBody {
     #[schema(example = 1000)]
     credit_amount: Option<i64>,
     /// Where the buyer returns after paying (absolute http(s) URL).
+    #[schema(schema_with = crate::openapi::optional_return_url)]
     success_url: Option<String>,
     /// Where the buyer returns when cancelling (absolute http(s) URL).
+    #[schema(schema_with = crate::openapi::optional_return_url)]
     cancel_url: Option<String>,
 }
 

@@ -101,7 +101,7 @@ struct ConvertBody {
     from_currency: Option<String>,
     #[schema(required = true, schema_with = crate::openapi::currency_code)]
     to_currency: Option<String>,
-    #[schema(required = true, value_type = crate::openapi::Decimal)]
+    #[schema(required = true, value_type = crate::openapi::NonNegativeAmount)]
     amount: Option<DecimalText>,
     #[schema(schema_with = crate::openapi::optional_date_only)]
     date: Option<String>,

@@ -74,14 +74,17 @@ fn routes<S: Store, K: Kind>(r: &mut Routes<'_>) {
 #[schema(as = DocumentItemRequest)]
 #[serde(deny_unknown_fields)]
 struct ItemBody {
+    #[schema(required = true, schema_with = crate::openapi::text_1000)]
     description: Option<String>,
-    #[schema(value_type = Option<crate::openapi::Decimal>)]
+    #[schema(required = true, value_type = crate::openapi::Quantity)]
     quantity: Option<DecimalText>,
-    #[schema(value_type = Option<crate::openapi::Decimal>)]
+    #[schema(required = true, value_type = crate::openapi::NonNegativeAmount)]
     unit_price: Option<DecimalText>,
+    #[schema(schema_with = crate::openapi::optional_text_255)]
     item_id: Option<String>,
     account_id: Option<String>,
     #[serde(default)]
+    #[schema(schema_with = crate::openapi::tax_ids)]
     tax_ids: Vec<String>,
     category_id: Option<String>,
 }
@@ -127,7 +130,9 @@ struct InvoiceBody {
     invoice_date: Option<FlexDate>,
     #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     due_date: Option<FlexDate>,
+    #[schema(required = true, min_items = 1, max_items = 200)]
     items: Option<Vec<ItemBody>>,
+    #[schema(schema_with = crate::openapi::optional_text_5000)]
     notes: Option<String>,
 }
 
@@ -143,7 +148,9 @@ struct InvoiceUpdateBody {
     invoice_date: Option<FlexDate>,
     #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     due_date: Option<FlexDate>,
+    #[schema(min_items = 1, max_items = 200)]
     items: Option<Vec<ItemBody>>,
+    #[schema(schema_with = crate::openapi::optional_text_5000)]
     notes: Option<String>,
 }
 
@@ -160,7 +167,9 @@ struct BillBody {
     bill_date: Option<FlexDate>,
     #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     due_date: Option<FlexDate>,
+    #[schema(required = true, min_items = 1, max_items = 200)]
     items: Option<Vec<ItemBody>>,
+    #[schema(schema_with = crate::openapi::optional_text_5000)]
     notes: Option<String>,
 }
 
@@ -176,7 +185,9 @@ struct BillUpdateBody {
     bill_date: Option<FlexDate>,
     #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     due_date: Option<FlexDate>,
+    #[schema(min_items = 1, max_items = 200)]
     items: Option<Vec<ItemBody>>,
+    #[schema(schema_with = crate::openapi::optional_text_5000)]
     notes: Option<String>,
 }
 
@@ -493,7 +504,7 @@ async fn act<S: Store, K: Kind>(
 #[schema(as = DocumentPaymentRequest)]
 #[serde(deny_unknown_fields)]
 struct PaymentBody {
-    #[schema(required = true, value_type = crate::openapi::Decimal)]
+    #[schema(required = true, value_type = crate::openapi::PositiveAmount)]
     amount: Option<DecimalText>,
     #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     payment_date: Option<FlexDate>,

@@ -3,6 +3,7 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
+use ledger_domain::DomainError;
 use ledger_domain::error::ErrorCode;
 use ledger_domain::exchange::parse_currency;
 use ledger_domain::organizations::Scope;
@@ -48,19 +49,19 @@ pub(super) fn required<T>(value: Option<T>, name: &str) -> Result<T, ApiError> {
 /// one, or both naming the same currency.
 fn currency(id: Option<String>, code: Option<String>, field: &str) -> Result<String, ApiError> {
     match (id, code) {
-        (Some(id), Some(code)) => {
-            let same =
-                parse_currency(&id).is_some() && parse_currency(&id) == parse_currency(&code);
-            if same {
-                Ok(id)
-            } else {
-                Err(validation(
-                    ErrorCode::InvalidField,
-                    Some(field.into()),
-                    format!("{field}: names another currency than its alias"),
-                ))
-            }
-        }
+        (Some(id), Some(code)) => match (parse_currency(&id), parse_currency(&code)) {
+            (Some(a), Some(b)) if a == b => Ok(id),
+            // Two currencies, each valid, that disagree: a rule across members (422).
+            (Some(_), Some(_)) => Err(ApiError(DomainError::inconsistent(
+                field,
+                "names another currency than its alias",
+            ))),
+            _ => Err(validation(
+                ErrorCode::InvalidField,
+                Some(field.into()),
+                format!("{field}: names another currency than its alias"),
+            )),
+        },
         (Some(one), None) | (None, Some(one)) => Ok(one),
         (None, None) => required(None, field),
     }
@@ -80,7 +81,7 @@ struct CreateBody {
     /// The same as `to_currency_id` (either one, or both naming the same currency).
     #[schema(deprecated, schema_with = crate::openapi::optional_currency_code)]
     to_currency: Option<String>,
-    #[schema(required = true, value_type = crate::openapi::Decimal)]
+    #[schema(required = true, value_type = crate::openapi::RateValue)]
     rate: Option<DecimalText>,
     #[schema(required = true, schema_with = crate::openapi::date_only)]
     effective_date: Option<String>,
@@ -157,7 +158,7 @@ async fn get<S: Store>(
 #[schema(as = ExchangeRateUpdateRequest)]
 #[serde(deny_unknown_fields)]
 struct UpdateBody {
-    #[schema(value_type = Option<crate::openapi::Decimal>)]
+    #[schema(value_type = Option<crate::openapi::RateValue>)]
     rate: Option<DecimalText>,
     #[schema(schema_with = crate::openapi::optional_date_only)]
     effective_date: Option<String>,

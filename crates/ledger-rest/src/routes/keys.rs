@@ -47,6 +47,8 @@ struct CreateBody {
     /// `read`, `write`, `admin`, `system`, or `<resource>:<read|write|admin>`.
     #[schema(required = true, schema_with = crate::openapi::permissions)]
     permissions: Option<Vec<String>>,
+    /// `live` or `test` (default: the calling key's mode; a test key makes test keys).
+    #[schema(schema_with = crate::openapi::optional_key_mode)]
     mode: Option<String>,
     #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     expires_at: Option<FlexDate>,

@@ -167,7 +167,9 @@ async fn get<S: Store>(
 #[schema(as = ReconciliationUpdateRequest)]
 #[serde(deny_unknown_fields)]
 struct UpdateBody {
+    #[schema(schema_with = crate::openapi::optional_date_only)]
     start_date: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_date_only)]
     end_date: Option<String>,
     #[schema(value_type = Option<crate::openapi::Decimal>)]
     closing_balance: Option<DecimalText>,

@@ -48,8 +48,9 @@ where
     Option::<T>::deserialize(d).map(Some)
 }
 
-#[derive(Deserialize, utoipa::ToSchema)]
-#[schema(as = RecurringScheduleRequest)]
+/// The body of a create or an update; the document describes each
+/// (`crate::openapi::RecurringScheduleCreateRequest`, `...UpdateRequest`).
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Body {
     name: Option<String>,
@@ -97,7 +98,7 @@ impl From<Body> for RecurringScheduleInput {
         ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
         ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
     ),
-    request_body(content = Body, content_type = "application/json"),
+    request_body(content = crate::openapi::RecurringScheduleCreateRequest, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::RecurringSchedule),
         (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
@@ -116,7 +117,7 @@ impl From<Body> for RecurringScheduleInput {
         ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
         ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
     ),
-    request_body(content = Body, content_type = "application/json"),
+    request_body(content = crate::openapi::RecurringScheduleCreateRequest, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::RecurringSchedule),
         (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
@@ -182,7 +183,7 @@ async fn get<S: Store>(
         ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
         ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
     ),
-    request_body(content = Body, content_type = "application/json"),
+    request_body(content = crate::openapi::RecurringScheduleUpdateRequest, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringSchedule),
         (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
@@ -202,7 +203,7 @@ async fn get<S: Store>(
         ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
         ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
     ),
-    request_body(content = Body, content_type = "application/json"),
+    request_body(content = crate::openapi::RecurringScheduleUpdateRequest, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringSchedule),
         (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),

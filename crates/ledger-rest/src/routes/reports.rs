@@ -2,7 +2,7 @@
 //! includes the organization's owned descendants.
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use ledger_domain::error::ErrorCode;
+use ledger_domain::DomainError;
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
 use ledger_domain::reports::{AccountRef, Section};
@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use time::{Date, Month, Time};
 
 use super::{Routes, State, access, at};
-use crate::error::{ApiError, validation};
+use crate::error::ApiError;
 use crate::input::{query_bool, query_date, query_param};
 
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
@@ -230,11 +230,10 @@ async fn income_statement<S: Store>(
     let from = start.map_or(year_start, |d| d.at);
     let until = end.map_or(now, |d| d.inclusive_until());
     if until <= from {
-        return Err(validation(
-            ErrorCode::InvalidField,
-            Some("end_date".into()),
-            "end_date must not be before start_date",
-        ));
+        return Err(ApiError(DomainError::inconsistent(
+            "end_date",
+            "must not be before start_date",
+        )));
     }
     let is = state
         .ledger

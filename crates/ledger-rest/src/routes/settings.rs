@@ -49,9 +49,13 @@ async fn get<S: Store>(
 #[schema(as = SettingPutRequest)]
 #[serde(deny_unknown_fields)]
 struct PutBody {
-    /// Required, but may be null (the domain says which keys accept that).
+    /// Required; at most 10 000 characters. What a value means depends on the key:
+    /// `default_currency` an ISO 4217 code, `period_lock_date` a `YYYY-MM-DD` date (or
+    /// null or empty to clear the lock), `invoice_number_prefix` and
+    /// `bill_number_prefix` at most 20 of `A-Z a-z 0-9 - _ / . #`; only `period_lock_date`
+    /// takes null. A value that does not fit its key is 422 `inconsistent_fields`.
     #[serde(deserialize_with = "nullable")]
-    #[schema(required = true)]
+    #[schema(required = true, max_length = 10000)]
     value: Option<String>,
 }
 

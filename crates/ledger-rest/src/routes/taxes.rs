@@ -48,7 +48,7 @@ fn required<T>(value: Option<T>, name: &str) -> Result<T, ApiError> {
 struct CreateBody {
     #[schema(required = true, schema_with = crate::openapi::name)]
     name: Option<String>,
-    #[schema(required = true, value_type = crate::openapi::Decimal)]
+    #[schema(required = true, value_type = crate::openapi::TaxRate)]
     rate: Option<DecimalText>,
     #[schema(required = true, schema_with = crate::openapi::tax_type)]
     tax_type: Option<String>,
@@ -128,7 +128,7 @@ async fn get<S: Store>(
 struct UpdateBody {
     name: Option<String>,
     description: Option<String>,
-    #[schema(value_type = Option<crate::openapi::Decimal>)]
+    #[schema(value_type = Option<crate::openapi::TaxRate>)]
     rate: Option<DecimalText>,
     is_active: Option<bool>,
 }

@@ -41,7 +41,7 @@ struct EntryBody {
     account_id: String,
     #[schema(schema_with = crate::openapi::entry_type)]
     entry_type: String,
-    #[schema(value_type = crate::openapi::Decimal)]
+    #[schema(value_type = crate::openapi::PositiveAmount)]
     amount: DecimalText,
     description: Option<String>,
 }
@@ -158,7 +158,7 @@ fn input_of(input: CreateBody, prefix: &str) -> Result<NewTransactionInput, ApiE
 #[schema(as = TransactionBatchRequest)]
 #[serde(deny_unknown_fields)]
 struct BatchBody {
-    #[schema(required = true, value_type = Vec<CreateBody>)]
+    #[schema(required = true, schema_with = crate::openapi::batch_transactions)]
     transactions: Option<Vec<CreateBody>>,
 }
 

@@ -38,9 +38,9 @@ struct CreateBody {
     from_account_id: Option<String>,
     #[schema(required = true, schema_with = crate::openapi::text)]
     to_account_id: Option<String>,
-    #[schema(required = true, value_type = crate::openapi::Decimal)]
+    #[schema(required = true, value_type = crate::openapi::PositiveAmount)]
     amount: Option<DecimalText>,
-    #[schema(value_type = Option<crate::openapi::Decimal>)]
+    #[schema(value_type = Option<crate::openapi::PositiveAmount>)]
     to_amount: Option<DecimalText>,
     #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     date: Option<FlexDate>,

@@ -43,10 +43,10 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
 #[schema(as = WebhookCreateRequest)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
-    /// An http or https URL of at most 2048 characters.
-    #[schema(required = true, value_type = String, pattern = "^https?://[^\\s/]+\\S*$", max_length = 2048)]
+    #[schema(required = true, schema_with = crate::openapi::webhook_url)]
     url: Option<String>,
     description: Option<String>,
+    #[schema(schema_with = crate::openapi::event_types)]
     event_types: Option<Vec<String>>,
     enabled: Option<bool>,
 }
@@ -145,8 +145,10 @@ async fn get<S: Store>(
 #[schema(as = WebhookUpdateRequest)]
 #[serde(deny_unknown_fields)]
 struct UpdateBody {
+    #[schema(schema_with = crate::openapi::optional_webhook_url)]
     url: Option<String>,
     description: Option<String>,
+    #[schema(schema_with = crate::openapi::event_types)]
     event_types: Option<Vec<String>>,
     enabled: Option<bool>,
 }

@@ -162,7 +162,12 @@ async fn rates_and_conversions(app: &TestApp) {
         json!({"from": "USD", "to": "JPY", "amount": "1.005"}),
     )
     .await;
-    assert_eq!(code(&res), "VALIDATION_ERROR", "{}", res.body);
+    // More places than the source currency has: a rule across the arguments (422 in REST).
+    assert_eq!(code(&res), "BUSINESS_RULE_VIOLATION", "{}", res.body);
+    assert_eq!(
+        res.body["errors"][0]["extensions"]["reason"],
+        "inconsistent_fields"
+    );
     assert_eq!(res.body["errors"][0]["extensions"]["field"], "amount");
     assert_eq!(credits(app, key).await, before - 2);
 

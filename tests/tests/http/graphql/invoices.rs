@@ -273,7 +273,8 @@ async fn invoice_flow(app: &TestApp) {
         json!({ "c": "con_nothing", "items": items() }),
     )
     .await;
-    assert_eq!(code(&res), "VALIDATION_ERROR", "{}", res.body);
+    assert_eq!(code(&res), "BUSINESS_RULE_VIOLATION", "{}", res.body);
+    assert_eq!(reason(&res), "reference_not_found", "{}", res.body);
     let res = gql(
         app,
         Some(key),
@@ -428,7 +429,7 @@ async fn isolation(app: &TestApp) {
     )
     .await;
     assert_eq!(code(&res), "VALIDATION_ERROR", "{}", res.body);
-    // Another organization's contact cannot be invoiced.
+    // Another organization's contact cannot be invoiced: none of B's contacts.
     let res = gql(
         app,
         Some(&b.live_key),
@@ -436,7 +437,8 @@ async fn isolation(app: &TestApp) {
         json!({ "c": customer, "items": items() }),
     )
     .await;
-    assert_eq!(code(&res), "VALIDATION_ERROR", "{}", res.body);
+    assert_eq!(code(&res), "BUSINESS_RULE_VIOLATION", "{}", res.body);
+    assert_eq!(reason(&res), "reference_not_found", "{}", res.body);
     assert_eq!(credits(app, &b.live_key).await, b_start);
     // The test mode of the owner does not see live documents either.
     let d = data(app, &a.test_key, READ_INVOICE, json!({ "id": id })).await;

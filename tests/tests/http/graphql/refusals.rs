@@ -267,7 +267,13 @@ async fn tenants(app: &TestApp) {
         json!({ "d": "steal", "e": entries(&b_cash, &a_sales, "1.00") }),
     )
     .await;
-    assert_eq!(code(&res), "VALIDATION_ERROR", "{}", res.body);
+    // None of B's accounts: the same refusal as an id that names nothing anywhere.
+    assert_eq!(code(&res), "BUSINESS_RULE_VIOLATION", "{}", res.body);
+    assert_eq!(
+        res.body["errors"][0]["extensions"]["reason"], "reference_not_found",
+        "{}",
+        res.body
+    );
     let d = data(
         app,
         &a.test_key,

@@ -12,7 +12,7 @@ use crate::documents::foreign::{booked_in_base, issue_in_base};
 use crate::documents::{
     Document, DocumentItem, DocumentKind, PostingAccounts, issue_entries, price_items, totals,
 };
-use crate::error::{DomainError, DomainResult, ErrorCode};
+use crate::error::{DomainError, DomainResult, ErrorCode, Resource};
 use crate::ids::{IdKind, parse_id};
 use crate::jobs::{DocumentDraft, Job};
 use crate::money::{parse_positive_units, parse_units};
@@ -42,19 +42,24 @@ impl<S: Store> Ledger<S> {
     ) -> DomainResult<String> {
         let account = match given {
             Some(id) => {
-                let found = match parse_id(IdKind::Account, id) {
-                    Some(parsed) => self.store.get_account(tenant, &parsed).await?,
-                    None => None,
-                };
-                let account = found.ok_or_else(|| {
-                    DomainError::invalid_field(
-                        "account_id",
-                        format!("no account '{id}' in this organization"),
-                    )
-                })?;
+                let parsed = crate::ids::parse_reference(
+                    IdKind::Account,
+                    Resource::Account,
+                    "account_id",
+                    id,
+                )?;
+                let account = self
+                    .store
+                    .get_account(tenant, &parsed)
+                    .await?
+                    .ok_or_else(|| {
+                        DomainError::reference_not_found("account_id", Resource::Account, &parsed)
+                    })?;
                 if account.account_type != AccountType::Asset {
-                    return Err(DomainError::invalid_field(
+                    return Err(DomainError::reference_not_usable(
                         "account_id",
+                        Resource::Account,
+                        &account.id,
                         "must be an asset (bank or cash) account",
                     ));
                 }
@@ -89,25 +94,32 @@ impl<S: Store> Ledger<S> {
         items: &[DocumentItemInput],
         notes: Option<&str>,
     ) -> DomainResult<DocumentDraft> {
-        let contact = match parse_id(IdKind::Contact, contact_id) {
-            Some(parsed) => self.store.get_contact(tenant, &parsed).await?,
-            None => None,
-        }
-        .ok_or_else(|| {
-            DomainError::invalid_field(
-                "contact_id",
-                format!("no contact '{contact_id}' in this organization"),
-            )
-        })?;
+        let parsed = crate::ids::parse_reference(
+            IdKind::Contact,
+            Resource::Contact,
+            "contact_id",
+            contact_id,
+        )?;
+        let contact = self
+            .store
+            .get_contact(tenant, &parsed)
+            .await?
+            .ok_or_else(|| {
+                DomainError::reference_not_found("contact_id", Resource::Contact, &parsed)
+            })?;
         if !contact.fields.enabled {
-            return Err(DomainError::invalid_field(
+            return Err(DomainError::reference_not_usable(
                 "contact_id",
+                Resource::Contact,
+                &contact.id,
                 format!("contact '{}' is disabled", contact.id),
             ));
         }
         if !kind.accepts(contact.contact_type) {
-            return Err(DomainError::invalid_field(
+            return Err(DomainError::reference_not_usable(
                 "contact_id",
+                Resource::Contact,
+                &contact.id,
                 format!(
                     "a {} needs a {} (or 'other') contact; '{}' is a {}",
                     kind.as_str(),
@@ -121,7 +133,7 @@ impl<S: Store> Ledger<S> {
             ));
         }
         if due_date < issue_date {
-            return Err(DomainError::invalid_field(
+            return Err(DomainError::inconsistent(
                 "due_date",
                 format!("must not be before the {}", kind.date_field()),
             ));
@@ -172,9 +184,12 @@ impl<S: Store> Ledger<S> {
             }
             let account_id = match item.account_id.as_deref() {
                 None => default_account.clone(),
-                Some(id) => parse_id(IdKind::Account, id).ok_or_else(|| {
-                    DomainError::invalid_field(field("account_id"), "is not an account id")
-                })?,
+                Some(id) => crate::ids::parse_reference(
+                    IdKind::Account,
+                    Resource::Account,
+                    &field("account_id"),
+                    id,
+                )?,
             };
             if item.tax_ids.len() > MAX_ITEM_TAXES {
                 return Err(DomainError::invalid_field(
@@ -184,9 +199,8 @@ impl<S: Store> Ledger<S> {
             }
             let mut tax_ids = Vec::with_capacity(item.tax_ids.len());
             for id in &item.tax_ids {
-                let parsed = parse_id(IdKind::Tax, id).ok_or_else(|| {
-                    DomainError::invalid_field(field("tax_ids"), format!("'{id}' is not a tax id"))
-                })?;
+                let parsed =
+                    crate::ids::parse_reference(IdKind::Tax, Resource::Tax, &field("tax_ids"), id)?;
                 if tax_ids.contains(&parsed) {
                     return Err(DomainError::invalid_field(
                         field("tax_ids"),
@@ -228,10 +242,7 @@ impl<S: Store> Ledger<S> {
         for (i, line) in lines.iter().enumerate() {
             let field = format!("items[{i}].account_id");
             let account = found.get(&line.account_id).ok_or_else(|| {
-                DomainError::invalid_field(
-                    field.clone(),
-                    format!("no account '{}' in this organization", line.account_id),
-                )
+                DomainError::reference_not_found(field.clone(), Resource::Account, &line.account_id)
             })?;
             let fits = match kind {
                 DocumentKind::Invoice => account.account_type == AccountType::Revenue,
@@ -241,8 +252,10 @@ impl<S: Store> Ledger<S> {
                 ),
             };
             if !fits {
-                return Err(DomainError::invalid_field(
+                return Err(DomainError::reference_not_usable(
                     field,
+                    Resource::Account,
+                    &account.id,
                     match kind {
                         DocumentKind::Invoice => "must be a revenue account",
                         DocumentKind::Bill => "must be an expense or asset account",
@@ -268,7 +281,7 @@ impl<S: Store> Ledger<S> {
         price_items(&mut priced, &taxes, decimals)?;
         let (_, _, total) = totals(&priced)?;
         if total <= 0 {
-            return Err(DomainError::invalid_field(
+            return Err(DomainError::inconsistent(
                 "items",
                 format!("the {} total must be greater than zero", kind.as_str()),
             ));
@@ -295,17 +308,18 @@ impl<S: Store> Ledger<S> {
                 if taxes.contains_key(id) {
                     continue;
                 }
-                let tax = self
-                    .store
-                    .get_tax(tenant, id)
-                    .await?
-                    .filter(|t| t.is_active)
-                    .ok_or_else(|| {
-                        DomainError::invalid_field(
-                            format!("items[{i}].tax_ids"),
-                            format!("no active tax '{id}' in this organization"),
-                        )
-                    })?;
+                let field = format!("items[{i}].tax_ids");
+                let tax = self.store.get_tax(tenant, id).await?.ok_or_else(|| {
+                    DomainError::reference_not_found(field.clone(), Resource::Tax, id)
+                })?;
+                if !tax.is_active {
+                    return Err(DomainError::reference_not_usable(
+                        field,
+                        Resource::Tax,
+                        id,
+                        format!("tax '{id}' is inactive"),
+                    ));
+                }
                 taxes.insert(id.clone(), tax);
             }
         }

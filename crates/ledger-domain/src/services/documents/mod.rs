@@ -83,7 +83,9 @@ fn check_text(field: &str, value: Option<&str>, max: usize) -> DomainResult<Opti
 
 fn amount_error(field: String, currency: &str, err: AmountError) -> DomainError {
     match err {
-        AmountError::TooManyDecimals(d) => DomainError::invalid_field(
+        // The document's currency (its contact's) decides (422, as for a transaction's
+        // lines).
+        AmountError::TooManyDecimals(d) => DomainError::inconsistent(
             field,
             format!("{currency} allows at most {d} decimal places"),
         ),

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use crate::documents::{Document, DocumentKind, Payment, StatusChange};
-use crate::error::{DomainError, DomainResult};
+use crate::error::{DomainError, DomainResult, Resource};
 use crate::ids::parse_id;
 use crate::ports::{DocumentFilter, Page, PageRequest, Store, Tenant};
 use crate::views;
@@ -80,9 +80,10 @@ impl<S: Store> Ledger<S> {
                 .await?
                 .is_none()
         {
-            return Err(DomainError::invalid_field(
+            return Err(DomainError::reference_not_found(
                 "contact_id",
-                format!("no contact '{contact_id}' in this organization"),
+                Resource::Contact,
+                contact_id,
             ));
         }
         let documents = self

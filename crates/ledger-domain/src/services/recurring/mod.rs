@@ -8,7 +8,7 @@ use serde_json::Value;
 use time::{Date, Time};
 
 use crate::documents::DocumentKind;
-use crate::error::{DomainError, DomainResult, ErrorCode};
+use crate::error::{DomainError, DomainResult, ErrorCode, Resource};
 use crate::ids::{IdKind, new_id, parse_id};
 use crate::ports::{Page, PageRequest, Store, Written};
 use crate::recurring::{
@@ -181,7 +181,7 @@ impl<S: Store> Ledger<S> {
                     .due_date
                     .unwrap_or(issue + time::Duration::days(super::documents::DEFAULT_TERMS_DAYS));
                 if due < issue {
-                    return Err(DomainError::invalid_field(
+                    return Err(DomainError::inconsistent(
                         "template.due_date",
                         "must not be before the issue date",
                     ));
@@ -222,7 +222,22 @@ impl<S: Store> Ledger<S> {
                 "only an invoice or a bill can be copied; give a transaction schedule its template",
             ));
         };
-        let document = self.get_document(access, doc_kind, id).await?;
+        // A body member naming a document: one that is not there is `reference_not_found`
+        // (422), as every reference a request body makes.
+        let document = self
+            .get_document(access, doc_kind, id)
+            .await
+            .map_err(|e| match e {
+                DomainError::NotFound { .. } => DomainError::reference_not_found(
+                    "recurable_id",
+                    match doc_kind {
+                        DocumentKind::Invoice => Resource::Invoice,
+                        DocumentKind::Bill => Resource::Bill,
+                    },
+                    id,
+                ),
+                other => other,
+            })?;
         let date_field = match doc_kind {
             DocumentKind::Invoice => "invoice_date",
             DocumentKind::Bill => "bill_date",
@@ -301,7 +316,8 @@ impl<S: Store> Ledger<S> {
             None => today,
         };
         if (today - start_date).whole_days() > MAX_BACKFILL_DAYS {
-            return Err(DomainError::invalid_field(
+            // It depends on today: a rule, not a malformed date.
+            return Err(DomainError::inconsistent(
                 "start_date",
                 format!("may be at most {MAX_BACKFILL_DAYS} days in the past"),
             ));
@@ -418,6 +434,7 @@ impl<S: Store> Ledger<S> {
             input.auto_send,
         )?;
         if let Some(template) = input.template {
+            check_template_kind(schedule.recurable_type, &template)?;
             self.check_template(access, schedule.recurable_type, &template, today)
                 .await?;
             schedule.template = template;
@@ -576,6 +593,34 @@ impl<S: Store> Ledger<S> {
     }
 }
 
+/// Refuses a template that reads as another kind's (an invoice template sent to a
+/// transaction schedule) as `inconsistent_fields`: the schedule's stored kind decides, so
+/// the request alone is well formed. A template that fits no kind stays a validation error
+/// (from [`Template::parse`]).
+fn check_template_kind(kind: RecurableType, template: &Value) -> DomainResult<()> {
+    if Template::parse(kind, template).is_ok() {
+        return Ok(());
+    }
+    let other = [
+        RecurableType::Invoice,
+        RecurableType::Bill,
+        RecurableType::Transaction,
+    ]
+    .into_iter()
+    .find(|k| *k != kind && Template::parse(*k, template).is_ok());
+    match other {
+        Some(other) => Err(DomainError::inconsistent(
+            "template",
+            format!(
+                "is a template of a {} schedule; this schedule makes {}s",
+                other.as_str(),
+                kind.as_str()
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Applies the plain fields of an input to `schedule`, checking each.
 fn apply_fields(
     schedule: &mut RecurringSchedule,
@@ -611,7 +656,7 @@ fn apply_fields(
         .end_date
         .is_some_and(|end| end < schedule.start_date)
     {
-        return Err(DomainError::invalid_field(
+        return Err(DomainError::inconsistent(
             "end_date",
             "must not be before start_date",
         ));
@@ -624,7 +669,7 @@ fn apply_fields(
     }
     if let Some(auto_send) = auto_send {
         if auto_send && schedule.recurable_type != RecurableType::Invoice {
-            return Err(DomainError::invalid_field(
+            return Err(DomainError::inconsistent(
                 "auto_send",
                 "only an invoice schedule can send what it generates",
             ));
