@@ -735,7 +735,12 @@ async fn mcp_credit_and_key_tools(app: &TestApp) {
     // A tool error carries the domain's code.
     let refused = tool(app, key, "purchase_credits", json!({"creditAmount": 3})).await;
     assert_eq!(refused["isError"], true, "{refused}");
-    assert!(refused.to_string().contains("invalid_field"), "{refused}");
+    let error = &refused["structuredContent"]["error"];
+    assert_eq!(
+        (&error["status"], &error["code"], &error["details"]["argument"]),
+        (&json!(422), &json!("reference_not_found"), &json!("creditAmount")),
+        "{refused}"
+    );
     assert_eq!(pay(&purchase).await.status(), StatusCode::OK);
     let balance = tool(app, key, "get_credit_balance", json!({})).await;
     assert_eq!(ok(&balance)["credits_remaining"], 1500);
