@@ -646,7 +646,11 @@ async fn transactions_carry_a_category(app: &TestApp) {
             &[],
         )
         .await;
-    refused(&res, StatusCode::UNPROCESSABLE_ENTITY, "reference_not_usable");
+    refused(
+        &res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "reference_not_usable",
+    );
     // A category a transaction uses is in use; deleting the transaction frees it.
     let res = delete(app, key, &format!("{base}/{spare}")).await;
     refused(&res, StatusCode::UNPROCESSABLE_ENTITY, "resource_in_use");

@@ -737,8 +737,16 @@ async fn mcp_credit_and_key_tools(app: &TestApp) {
     assert_eq!(refused["isError"], true, "{refused}");
     let error = &refused["structuredContent"]["error"];
     assert_eq!(
-        (&error["status"], &error["code"], &error["details"]["argument"]),
-        (&json!(422), &json!("reference_not_found"), &json!("creditAmount")),
+        (
+            &error["status"],
+            &error["code"],
+            &error["details"]["argument"]
+        ),
+        (
+            &json!(422),
+            &json!("reference_not_found"),
+            &json!("creditAmount")
+        ),
         "{refused}"
     );
     assert_eq!(pay(&purchase).await.status(), StatusCode::OK);
