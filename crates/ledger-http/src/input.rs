@@ -171,6 +171,33 @@ impl<'de> Deserialize<'de> for DecimalText {
     }
 }
 
+/// A whole number given as a JSON integer or as a number with no fraction (`1.0`): JSON
+/// Schema's `integer` is both, so a body that keeps to the document is read either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WholeNumber(pub i64);
+
+impl<'de> Deserialize<'de> for WholeNumber {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let refused = || serde::de::Error::custom("expected a whole number");
+        match Value::deserialize(d)? {
+            Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+                (Some(whole), _) => Ok(Self(whole)),
+                // Beyond ±2^53 a float no longer tells whole numbers apart.
+                (None, Some(f)) if f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_992.0 => {
+                    Ok(Self(f as i64))
+                }
+                _ => Err(refused()),
+            },
+            _ => Err(refused()),
+        }
+    }
+}
+
+/// `Option<WholeNumber>` as `Option<i64>`.
+pub fn whole(n: Option<WholeNumber>) -> Option<i64> {
+    n.map(|WholeNumber(n)| n)
+}
+
 pub use ledger_domain::dates::FlexDate;
 
 /// The query string as pairs.
@@ -306,6 +333,18 @@ mod tests {
         let v: DecimalText = serde_json::from_str("\"100.10\"").expect("string");
         assert_eq!(v.0, "100.10");
         assert!(serde_json::from_str::<DecimalText>("true").is_err());
+    }
+
+    #[test]
+    fn whole_numbers_come_as_integers_or_as_floats_without_a_fraction() {
+        let read = |text: &str| serde_json::from_str::<WholeNumber>(text).map(|n| n.0);
+        assert_eq!(read("3").expect("integer"), 3);
+        assert_eq!(read("3.0").expect("whole float"), 3);
+        assert_eq!(read("-2.0").expect("negative whole float"), -2);
+        assert!(read("1.5").is_err());
+        assert!(read("1e300").is_err());
+        assert!(read("\"3\"").is_err());
+        assert!(read("null").is_err());
     }
 
     #[test]

@@ -91,6 +91,12 @@ pub(super) fn check_postable(account: &Account, currency: &str, what: &str) -> D
     Ok(())
 }
 
+/// The account id a path names, in its canonical form; text that is no account id names
+/// nothing (404).
+fn account_path_id(id: &str) -> DomainResult<String> {
+    parse_id(IdKind::Account, id).ok_or_else(|| not_found("account", id))
+}
+
 impl<S: Store> Ledger<S> {
     /// An audit event of the access's tenant and key, stamped now.
     pub(super) fn event(
@@ -121,9 +127,7 @@ impl<S: Store> Ledger<S> {
     /// # Errors
     /// `resource_not_found` when it does not exist in the tenant or is deleted.
     pub async fn get_account(&self, access: &Access, id: &str) -> DomainResult<Account> {
-        let Some(parsed) = parse_id(IdKind::Account, id) else {
-            return Err(not_found("account", id));
-        };
+        let parsed = account_path_id(id)?;
         self.store
             .get_account(&access.tenant, &parsed)
             .await?
@@ -369,9 +373,7 @@ impl<S: Store> Ledger<S> {
         if until.is_none() {
             // The common case, the balance now: the account and its running totals in
             // one read.
-            let Some(parsed) = parse_id(IdKind::Account, id) else {
-                return Err(not_found("account", id));
-            };
+            let parsed = account_path_id(id)?;
             let (account, totals) = self
                 .store
                 .account_with_totals(&access.tenant, &parsed)

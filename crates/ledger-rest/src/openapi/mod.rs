@@ -274,7 +274,83 @@ pub(crate) fn to_json(doc: &utoipa::openapi::OpenApi) -> serde_json::Value {
             }
         }
     }
+    refuse_nul(&mut value);
+    one_of_members_required(&mut value);
+    if let Some(upload) = value
+        .pointer_mut("/components/schemas/FileUpload")
+        .and_then(serde_json::Value::as_object_mut)
+    {
+        // The handler refuses any part but `file` (a `#[derive(ToSchema)]` with no serde
+        // derive has no `deny_unknown_fields` to say it).
+        upload.insert("additionalProperties".into(), false.into());
+    }
     value
+}
+
+/// A credit purchase names its package by id or by size: at least one of the two, not
+/// `null` (the domain's `missing_field` otherwise). utoipa's object schema has no `anyOf`
+/// of its own, so it is added to the JSON.
+fn one_of_members_required(doc: &mut serde_json::Value) {
+    for name in ["CreditPurchaseRequest", "X402CreditPurchaseRequest"] {
+        let Some(schema) = doc
+            .pointer_mut(&format!("/components/schemas/{name}"))
+            .and_then(serde_json::Value::as_object_mut)
+        else {
+            continue;
+        };
+        schema.insert(
+            "anyOf".into(),
+            json!([
+                {"required": ["package_id"], "properties": {"package_id": {"type": "string"}}},
+                {"required": ["credit_amount"], "properties": {"credit_amount": {"type": "integer"}}},
+            ]),
+        );
+    }
+}
+
+/// A request body with U+0000 in any string is refused (`ledger_http::input::parse_json`:
+/// PostgreSQL text cannot hold it), and the schemas say so: every string of a request
+/// body or a component keeps NUL out through its pattern. A string with a `format`, an
+/// `enum` or a `const` cannot hold it anyway.
+fn refuse_nul(doc: &mut serde_json::Value) {
+    if let Some(schemas) = doc.pointer_mut("/components/schemas") {
+        nul_free_strings(schemas);
+    }
+    let bodies = doc
+        .get_mut("paths")
+        .and_then(serde_json::Value::as_object_mut)
+        .into_iter()
+        .flat_map(|paths| paths.values_mut())
+        .filter_map(serde_json::Value::as_object_mut)
+        .flat_map(|item| item.values_mut())
+        .filter_map(|operation| operation.get_mut("requestBody"));
+    for body in bodies {
+        nul_free_strings(body);
+    }
+}
+
+fn nul_free_strings(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Array(items) => items.iter_mut().for_each(nul_free_strings),
+        serde_json::Value::Object(map) => {
+            let string = match map.get("type") {
+                Some(serde_json::Value::String(t)) => t == "string",
+                Some(serde_json::Value::Array(ts)) => ts.iter().any(|t| t == "string"),
+                _ => false,
+            };
+            let closed = ["format", "enum", "const"].iter().any(|k| map.contains_key(*k));
+            if string && !closed {
+                let pattern = match map.get("pattern").and_then(serde_json::Value::as_str) {
+                    None => r"^[^\x00]*$".to_owned(),
+                    Some(r"\S") => r"^[^\x00]*[^\s\x00][^\x00]*$".to_owned(),
+                    Some(p) => p.replace(r"[^\s", r"[^\s\x00").replace(r"\S", r"[^\s\x00]"),
+                };
+                map.insert("pattern".into(), pattern.into());
+            }
+            map.values_mut().for_each(nul_free_strings);
+        }
+        _ => {}
+    }
 }
 
 /// What a decimal member accepts: its sign, its whole digits and its decimal places,
@@ -649,21 +725,30 @@ impl Modify for Conventions {
             ),
         );
         components.add_security_scheme("oauth2", oauth2(""));
-        // A batch item and a transaction schedule's template are the create body without
-        // `dry_run` (a batch is written all or none; a template is written when it runs).
+        // A batch item is the create body without `dry_run` (a batch is written all or
+        // none); a transaction schedule's template is that too, with its `date` optional
+        // (each run dates the transaction it makes).
         if let Some(RefOr::T(Schema::Object(create))) =
             components.schemas.get("TransactionCreateRequest")
         {
-            let mut template = create.clone();
-            template.properties.remove("dry_run");
-            template.title = Some("TransactionInput".to_owned());
+            let mut input = create.clone();
+            input.properties.remove("dry_run");
+            input.title = Some("TransactionInput".to_owned());
+            input.description =
+                Some("A transaction as a batch item: the create body without `dry_run`.".to_owned());
+            let mut template = input.clone();
+            template.required.retain(|member| member != "date");
+            template.title = Some("TransactionTemplate".to_owned());
             template.description = Some(
-                "A transaction as a batch item or a schedule's template: the create body \
-                 without `dry_run`."
+                "A transaction schedule's template: the create body without `dry_run`; its \
+                 `date` is ignored (each run dates the transaction it makes)."
                     .to_owned(),
             );
+            components
+                .schemas
+                .insert("TransactionInput".to_owned(), RefOr::T(Schema::Object(input)));
             components.schemas.insert(
-                "TransactionInput".to_owned(),
+                "TransactionTemplate".to_owned(),
                 RefOr::T(Schema::Object(template)),
             );
         }
@@ -1384,7 +1469,7 @@ fn frequency() -> ObjectBuilder {
 const TEMPLATES: [(&str, &str); 3] = [
     ("invoice", "InvoiceCreateRequest"),
     ("bill", "BillCreateRequest"),
-    ("transaction", "TransactionInput"),
+    ("transaction", "TransactionTemplate"),
 ];
 
 /// The create body of a recurring schedule: which members are required depends on

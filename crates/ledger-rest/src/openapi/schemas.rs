@@ -927,7 +927,8 @@ list_of! {
     WebhookDeliveryList => WebhookDelivery,
 }
 
-/// A file upload: one multipart part carrying the file and its name.
+/// A file upload: one multipart part carrying the file and its name; any other part is
+/// refused (400 `invalid_field`), so the object is closed.
 #[derive(ToSchema)]
 pub(crate) struct FileUpload {
     /// The file's bytes.

@@ -19,7 +19,7 @@ use serde_json::json;
 
 use super::{Routes, State, access, at, list_response};
 use crate::error::ApiError;
-use crate::input::{page, parse_json, read_body};
+use crate::input::{page, parse_json, read_body, whole, WholeNumber};
 
 /// The JSON operations, on the REST registrar (route table, OpenAPI document, 405).
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
@@ -142,8 +142,8 @@ struct PurchaseBody {
     #[schema(example = "credits_1000")]
     package_id: Option<String>,
     /// The size of a package (`1000`); or give `package_id`.
-    #[schema(example = 1000)]
-    credit_amount: Option<i64>,
+    #[schema(example = 1000, value_type = Option<i64>)]
+    credit_amount: Option<WholeNumber>,
     /// Where the buyer returns after paying (absolute http(s) URL).
     #[schema(schema_with = crate::openapi::optional_return_url)]
     success_url: Option<String>,
@@ -184,7 +184,7 @@ async fn purchase<S: Store>(
             &access,
             PurchaseInput {
                 package_id: input.package_id,
-                credit_amount: input.credit_amount,
+                credit_amount: whole(input.credit_amount),
                 success_url: input.success_url,
                 cancel_url: input.cancel_url,
             },

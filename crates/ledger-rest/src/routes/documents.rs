@@ -130,7 +130,7 @@ struct InvoiceBody {
     invoice_date: Option<FlexDate>,
     #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     due_date: Option<FlexDate>,
-    #[schema(required = true, min_items = 1, max_items = 200)]
+    #[schema(required = true, value_type = Vec<ItemBody>, min_items = 1, max_items = 200)]
     items: Option<Vec<ItemBody>>,
     #[schema(schema_with = crate::openapi::optional_text_5000)]
     notes: Option<String>,
@@ -167,7 +167,7 @@ struct BillBody {
     bill_date: Option<FlexDate>,
     #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
     due_date: Option<FlexDate>,
-    #[schema(required = true, min_items = 1, max_items = 200)]
+    #[schema(required = true, value_type = Vec<ItemBody>, min_items = 1, max_items = 200)]
     items: Option<Vec<ItemBody>>,
     #[schema(schema_with = crate::openapi::optional_text_5000)]
     notes: Option<String>,

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::{Routes, State, access, at, list_response};
 use crate::error::{ApiError, validation};
-use crate::input::{page, parse_json, read_body};
+use crate::input::{page, parse_json, read_body, whole, WholeNumber};
 use crate::queued::{idempotency, submit};
 
 const RESOURCE: &str = "recurring_schedules";
@@ -58,12 +58,12 @@ struct Body {
     recurable_id: Option<String>,
     template: Option<Value>,
     frequency: Option<String>,
-    interval: Option<i64>,
+    interval: Option<WholeNumber>,
     start_date: Option<String>,
     #[serde(default, deserialize_with = "present")]
     end_date: Option<Option<String>>,
     #[serde(default, deserialize_with = "present")]
-    count: Option<Option<i64>>,
+    count: Option<Option<WholeNumber>>,
     auto_send: Option<bool>,
     status: Option<String>,
 }
@@ -76,10 +76,10 @@ impl From<Body> for RecurringScheduleInput {
             recurable_id: b.recurable_id,
             template: b.template,
             frequency: b.frequency,
-            interval: b.interval,
+            interval: whole(b.interval),
             start_date: b.start_date,
             end_date: b.end_date,
-            count: b.count,
+            count: b.count.map(whole),
             auto_send: b.auto_send,
             status: b.status,
         }

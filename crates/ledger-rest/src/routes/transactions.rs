@@ -63,7 +63,7 @@ impl From<EntryBody> for EntryInput {
 struct CreateBody {
     #[schema(required = true, schema_with = crate::openapi::text)]
     description: Option<String>,
-    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
+    #[schema(required = true, value_type = crate::openapi::FlexibleDate)]
     date: Option<FlexDate>,
     #[schema(schema_with = crate::openapi::optional_currency_code)]
     currency: Option<String>,

@@ -19,7 +19,7 @@ use serde::Deserialize;
 
 use super::{Routes, State, access, at};
 use crate::error::ApiError;
-use crate::input::{parse_json, read_body};
+use crate::input::{parse_json, read_body, whole, WholeNumber};
 
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
     r.add(at("/organizations/{org}/credits/x402").post(purchase::<S>));
@@ -34,8 +34,8 @@ struct Body {
     #[schema(example = "credits_1000")]
     package_id: Option<String>,
     /// The size of a package (`1000`); or give `package_id`.
-    #[schema(example = 1000)]
-    credit_amount: Option<i64>,
+    #[schema(example = 1000, value_type = Option<i64>)]
+    credit_amount: Option<WholeNumber>,
 }
 
 #[utoipa::path(
@@ -83,7 +83,7 @@ async fn purchase<S: Store>(
             &access,
             X402PurchaseInput {
                 package_id: input.package_id,
-                credit_amount: input.credit_amount,
+                credit_amount: whole(input.credit_amount),
                 resource_url,
                 payment,
             },
