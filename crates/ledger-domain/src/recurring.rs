@@ -23,6 +23,9 @@ pub const OCCURRENCE_KEY_PREFIX: &str = "recurring:";
 /// The largest `interval` a schedule takes (every 1000 days, weeks, months, ...).
 pub const MAX_INTERVAL: i64 = 1_000;
 
+/// The most occurrences a schedule's `count` may ask for (daily for 27 years).
+pub const MAX_OCCURRENCES: i64 = 10_000;
+
 /// What a schedule generates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RecurableType {

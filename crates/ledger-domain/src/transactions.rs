@@ -163,17 +163,17 @@ pub struct StoredEntry {
 /// account in each currency (see [`crate::transfers`]).
 ///
 /// # Errors
-/// `invalid_field` on `entries` when there are fewer than two entries or no debit or no
-/// credit; `unbalanced_transaction` with the currency, both totals and the difference,
-/// formatted at that currency's decimals, when debits and credits of a currency differ;
+/// `invalid_field` on `entries` when there are fewer than two entries (the documents'
+/// `minItems`); `unbalanced_transaction` with the currency, both totals and the
+/// difference, formatted at that currency's decimals, when debits and credits of a
+/// currency differ (one-sided entries among them: a business rule, 422);
+/// `inconsistent_fields` when entries with zero amounts leave no debit or no credit;
 /// `currency_mismatch` when no line is in `currency`.
 pub fn check_balanced(entries: &[EntryLine], currency: &str) -> Result<i64, DomainError> {
-    let has_debit = entries.iter().any(|e| e.entry_type == EntryType::Debit);
-    let has_credit = entries.iter().any(|e| e.entry_type == EntryType::Credit);
-    if entries.len() < 2 || !has_debit || !has_credit {
+    if entries.len() < 2 {
         return Err(DomainError::invalid_field(
             "entries",
-            "a transaction needs at least one debit entry and one credit entry",
+            "a transaction needs at least two entries, a debit and a credit",
         ));
     }
     let totals = totals_by_currency(entries, currency)?;
@@ -187,6 +187,16 @@ pub fn check_balanced(entries: &[EntryLine], currency: &str) -> Result<i64, Doma
                 difference: format_units((debits - credits).abs(), decimals),
             });
         }
+    }
+    // Amounts are positive, so one-sided entries are unbalanced above; this holds the
+    // rule for any caller that lets a zero amount through.
+    let has_debit = entries.iter().any(|e| e.entry_type == EntryType::Debit);
+    let has_credit = entries.iter().any(|e| e.entry_type == EntryType::Credit);
+    if !has_debit || !has_credit {
+        return Err(DomainError::inconsistent(
+            "entries",
+            "a transaction needs at least one debit entry and one credit entry",
+        ));
     }
     totals
         .iter()
@@ -377,8 +387,21 @@ mod tests {
             line("b", EntryType::Debit, 100),
         ];
         assert_eq!(
-            check_balanced(&entries, "USD").unwrap_err().code(),
-            "invalid_field"
+            check_balanced(&entries, "USD").unwrap_err(),
+            DomainError::Unbalanced {
+                currency: "USD".into(),
+                total_debits: "2.00".into(),
+                total_credits: "0.00".into(),
+                difference: "2.00".into()
+            }
+        );
+        let zeros = [
+            line("a", EntryType::Debit, 0),
+            line("b", EntryType::Debit, 0),
+        ];
+        assert_eq!(
+            check_balanced(&zeros, "USD").unwrap_err().code(),
+            "inconsistent_fields"
         );
         assert_eq!(
             check_balanced(&[], "USD").unwrap_err().code(),

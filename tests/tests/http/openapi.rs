@@ -197,6 +197,53 @@ fn creates_link_to_their_gets() {
     assert!(links > 60, "{links} links");
 }
 
+/// The request schemas state what the server checks: members it requires are required
+/// and not nullable, strings refuse U+0000 (but answers may quote it), a credit purchase
+/// names its package one way or the other, an upload has no other part.
+#[test]
+fn request_schemas_state_the_rules_the_server_checks() {
+    let doc = ledger_rest::openapi_document();
+    let schemas = &doc["components"]["schemas"];
+    let required = |name: &str| -> Vec<String> {
+        schemas[name]["required"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{name} has required members"))
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect()
+    };
+    assert!(required("TransactionCreateRequest").contains(&"date".to_owned()));
+    assert!(required("TransactionInput").contains(&"date".to_owned()));
+    assert!(!required("TransactionTemplate").contains(&"date".to_owned()));
+    for name in ["InvoiceCreateRequest", "BillCreateRequest"] {
+        assert!(required(name).contains(&"items".to_owned()), "{name}");
+        assert_eq!(
+            schemas[name]["properties"]["items"]["type"], "array",
+            "{name}"
+        );
+    }
+    // A NUL in a request string is refused, and the schema says so; an error message is
+    // an answer and may quote what was sent.
+    let description = &schemas["TransactionCreateRequest"]["properties"]["description"];
+    assert_eq!(description["pattern"], r"^[^\x00]*[^\s\x00][^\x00]*$");
+    let reference = &schemas["TransactionCreateRequest"]["properties"]["reference"];
+    assert_eq!(reference["pattern"], r"^[^\x00]*$");
+    assert!(
+        schemas["ErrorBody"]["properties"]["message"]
+            .get("pattern")
+            .is_none()
+    );
+    for name in ["CreditPurchaseRequest", "X402CreditPurchaseRequest"] {
+        let any_of = schemas[name]["anyOf"].as_array().expect("anyOf");
+        let members: Vec<&Value> = any_of.iter().map(|v| &v["required"][0]).collect();
+        assert_eq!(members, ["package_id", "credit_amount"], "{name}");
+    }
+    assert_eq!(schemas["FileUpload"]["additionalProperties"], false);
+    let count =
+        &doc["components"]["schemas"]["RecurringScheduleUpdateRequest"]["properties"]["count"];
+    assert_eq!(count["maximum"], ledger_domain::recurring::MAX_OCCURRENCES);
+}
+
 async fn served_without_a_key(app: &TestApp) {
     let res = app
         .client

@@ -562,33 +562,59 @@ async fn refusals_and_tenancy(app: &TestApp) {
     );
     assert_eq!(res.body["error"]["details"]["field"], "match_entry_ids[0]");
     assert_eq!(res.body["error"]["details"]["resource"], "entry");
-    // Malformed statements are 400 with the reason, and add nothing.
-    for (content, extra) in [
+    // Statements their format or mapping cannot read are 422 `inconsistent_fields` on the
+    // member at fault; a format or a date format that is none is 400. Nothing is added.
+    for (content, extra, status, code, field) in [
         (
             "OFXHEADER:100\n\n<OFX><STMTTRN><DTPOSTED>20260105<TRNAMT>abc</STMTTRN></OFX>",
             json!({}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "inconsistent_fields",
+            "content",
         ),
         (
             "OFXHEADER:100\n\n<OFX><STMTTRN><DTPOSTED>20260105<TRNAMT>1.00",
             json!({}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "inconsistent_fields",
+            "content",
         ),
-        ("date,amount\n2026-13-01,1.00\n", json!({})),
+        (
+            "date,amount\n2026-13-01,1.00\n",
+            json!({}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "inconsistent_fields",
+            "content",
+        ),
         (
             "date,amount\n2026-01-01,1.00\n",
             json!({"mapping": {"amount": "total"}}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "inconsistent_fields",
+            "mapping",
         ),
         (
             "date,amount\n2026-01-01,1.00\n",
             json!({"mapping": {"date_format": "%d"}}),
+            StatusCode::BAD_REQUEST,
+            "invalid_field",
+            "mapping.date_format",
         ),
-        ("date,amount\n2026-01-01,1.00\n", json!({"format": "pdf"})),
+        (
+            "date,amount\n2026-01-01,1.00\n",
+            json!({"format": "pdf"}),
+            StatusCode::BAD_REQUEST,
+            "invalid_field",
+            "format",
+        ),
     ] {
         let mut body = json!({"content": content});
         if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
             b.extend(e.clone());
         }
         let res = app.post(key, &format!("{path}/statement"), body).await;
-        refused(&res, StatusCode::BAD_REQUEST, "invalid_field");
+        refused(&res, status, code);
+        assert_eq!(res.body["error"]["details"]["field"], field, "{}", res.body);
     }
     let eur = "OFXHEADER:100\n\n<OFX><STMTRS><CURDEF>EUR<BANKTRANLIST><STMTTRN><DTPOSTED>20260105<TRNAMT>1.00<FITID>1</STMTTRN></BANKTRANLIST></STMTRS></OFX>";
     refused(

@@ -351,7 +351,8 @@ async fn failing_occurrence(app: &TestApp, clock: &ManualClock) {
             "recurable_type": "transaction",
             "template": transaction_template(&cash, &software, "Licence"),
             "frequency": "weekly",
-            "interval": 2,
+            // A whole number sent as a float is a JSON Schema integer all the same.
+            "interval": 2.0,
             "start_date": "2027-06-01",
         }),
     )
@@ -596,6 +597,17 @@ async fn validation_and_tenancy(app: &TestApp, _clock: &ManualClock) {
         )
         .await;
     refused(&res, StatusCode::BAD_REQUEST, "invalid_field", "interval");
+    for (member, value) in [
+        ("interval", json!(1.5)),
+        ("count", json!(0)),
+        ("count", json!(10_001)),
+        ("count", json!(2.5)),
+    ] {
+        let mut body = with(json!({"template": template.clone()}));
+        body[member] = value;
+        let res = app.post(key, &schedules(&org), body).await;
+        refused(&res, StatusCode::BAD_REQUEST, "invalid_field", member);
+    }
     // The spec's path creates too.
     let res = app
         .post(

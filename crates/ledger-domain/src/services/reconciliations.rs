@@ -184,10 +184,13 @@ fn mapping_of(input: Option<StatementMappingInput>) -> DomainResult<CsvMapping> 
     })
 }
 
+/// A statement its format and mapping cannot read: the request is well formed (any text
+/// is a `content`), but the file inside does not agree with how it is to be read, so it
+/// is 422 `inconsistent_fields` on the member at fault, like other rules across members.
 fn statement_error(e: StatementError) -> DomainError {
     match e {
-        StatementError::Mapping(message) => DomainError::invalid_field("mapping", message),
-        other => DomainError::invalid_field("content", other.to_string()),
+        StatementError::Mapping(message) => DomainError::inconsistent("mapping", message),
+        other => DomainError::inconsistent("content", other.to_string()),
     }
 }
 

@@ -310,22 +310,55 @@ fn one_of_members_required(doc: &mut serde_json::Value) {
 
 /// A request body with U+0000 in any string is refused (`ledger_http::input::parse_json`:
 /// PostgreSQL text cannot hold it), and the schemas say so: every string of a request
-/// body or a component keeps NUL out through its pattern. A string with a `format`, an
-/// `enum` or a `const` cannot hold it anyway.
+/// body, and of each component a request body reaches, keeps NUL out through its pattern
+/// (answers are left alone: an error message may quote what was sent). A string with a
+/// `format`, an `enum` or a `const` cannot hold it anyway.
 fn refuse_nul(doc: &mut serde_json::Value) {
-    if let Some(schemas) = doc.pointer_mut("/components/schemas") {
-        nul_free_strings(schemas);
-    }
-    let bodies = doc
+    let mut bodies: Vec<&mut serde_json::Value> = doc
         .get_mut("paths")
         .and_then(serde_json::Value::as_object_mut)
         .into_iter()
         .flat_map(|paths| paths.values_mut())
         .filter_map(serde_json::Value::as_object_mut)
         .flat_map(|item| item.values_mut())
-        .filter_map(|operation| operation.get_mut("requestBody"));
-    for body in bodies {
+        .filter_map(|operation| operation.get_mut("requestBody"))
+        .collect();
+    let mut pending: Vec<String> = Vec::new();
+    for body in &mut bodies {
+        collect_refs(body, &mut pending);
         nul_free_strings(body);
+    }
+    let mut reached = std::collections::BTreeSet::new();
+    while let Some(name) = pending.pop() {
+        if !reached.insert(name.clone()) {
+            continue;
+        }
+        if let Some(schema) = doc.pointer(&format!("/components/schemas/{name}")) {
+            collect_refs(schema, &mut pending);
+        }
+    }
+    for name in reached {
+        if let Some(schema) = doc.pointer_mut(&format!("/components/schemas/{name}")) {
+            nul_free_strings(schema);
+        }
+    }
+}
+
+/// The component names `value` refers to (`#/components/schemas/<name>`).
+fn collect_refs(value: &serde_json::Value, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::Array(items) => items.iter().for_each(|v| collect_refs(v, out)),
+        serde_json::Value::Object(map) => {
+            if let Some(name) = map
+                .get("$ref")
+                .and_then(serde_json::Value::as_str)
+                .and_then(|r| r.strip_prefix("#/components/schemas/"))
+            {
+                out.push(name.to_owned());
+            }
+            map.values().for_each(|v| collect_refs(v, out));
+        }
+        _ => {}
     }
 }
 
@@ -338,7 +371,9 @@ fn nul_free_strings(value: &mut serde_json::Value) {
                 Some(serde_json::Value::Array(ts)) => ts.iter().any(|t| t == "string"),
                 _ => false,
             };
-            let closed = ["format", "enum", "const"].iter().any(|k| map.contains_key(*k));
+            let closed = ["format", "enum", "const"]
+                .iter()
+                .any(|k| map.contains_key(*k));
             if string && !closed {
                 let pattern = match map.get("pattern").and_then(serde_json::Value::as_str) {
                     None => r"^[^\x00]*$".to_owned(),
@@ -734,8 +769,9 @@ impl Modify for Conventions {
             let mut input = create.clone();
             input.properties.remove("dry_run");
             input.title = Some("TransactionInput".to_owned());
-            input.description =
-                Some("A transaction as a batch item: the create body without `dry_run`.".to_owned());
+            input.description = Some(
+                "A transaction as a batch item: the create body without `dry_run`.".to_owned(),
+            );
             let mut template = input.clone();
             template.required.retain(|member| member != "date");
             template.title = Some("TransactionTemplate".to_owned());
@@ -744,9 +780,10 @@ impl Modify for Conventions {
                  `date` is ignored (each run dates the transaction it makes)."
                     .to_owned(),
             );
-            components
-                .schemas
-                .insert("TransactionInput".to_owned(), RefOr::T(Schema::Object(input)));
+            components.schemas.insert(
+                "TransactionInput".to_owned(),
+                RefOr::T(Schema::Object(input)),
+            );
             components.schemas.insert(
                 "TransactionTemplate".to_owned(),
                 RefOr::T(Schema::Object(template)),
@@ -956,6 +993,44 @@ fn names<'a>(values: impl IntoIterator<Item = &'a str>, description: &str) -> Sc
         .enum_values(Some(values))
         .description(Some(description))
         .into()
+}
+
+/// A nullable enum of names (`null` means the default).
+fn optional_names<'a>(values: impl IntoIterator<Item = &'a str>, description: &str) -> Schema {
+    OneOfBuilder::new()
+        .item(ObjectBuilder::new().schema_type(Type::Null))
+        .item(names(values, description))
+        .into()
+}
+
+/// A statement's format (sniffed when absent).
+pub(crate) fn statement_format() -> Schema {
+    optional_names(
+        ["csv", "ofx", "qfx", "CSV", "OFX", "QFX"],
+        "`csv`, or `ofx` (`qfx` is the same); read from the content when absent.",
+    )
+}
+
+/// How a CSV statement writes its dates (default `YYYY-MM-DD`).
+pub(crate) fn statement_date_format() -> Schema {
+    optional_names(
+        [
+            "YYYY-MM-DD",
+            "MM/DD/YYYY",
+            "DD/MM/YYYY",
+            "DD.MM.YYYY",
+            "YYYYMMDD",
+        ],
+        "How the dates are written (default `YYYY-MM-DD`).",
+    )
+}
+
+/// The decimal separator of a CSV statement's amounts (default `.`).
+pub(crate) fn decimal_separator() -> Schema {
+    optional_names(
+        [".", ","],
+        "The decimal separator of the amounts (default `.`).",
+    )
 }
 
 /// The type of an account (`asset`, `liability`, ...), a request field.
@@ -1397,7 +1472,7 @@ pub(crate) fn tax_ids() -> Schema {
 /// recurring`'s `apply_fields`), each optional; `null` means "not given" (or, for
 /// `end_date` and `count`, "none").
 fn schedule_members(object: ObjectBuilder, invoice: bool) -> ObjectBuilder {
-    use ledger_domain::recurring::MAX_INTERVAL;
+    use ledger_domain::recurring::{MAX_INTERVAL, MAX_OCCURRENCES};
     let nullable = |t: Type| {
         ObjectBuilder::new().schema_type(utoipa::openapi::schema::SchemaType::from_iter([
             t,
@@ -1438,7 +1513,8 @@ fn schedule_members(object: ObjectBuilder, invoice: bool) -> ObjectBuilder {
             "count",
             nullable(Type::Integer)
                 .minimum(Some(1))
-                .description(Some("At most this many occurrences.")),
+                .maximum(Some(MAX_OCCURRENCES))
+                .description(Some("At most this many occurrences (1 to 10 000).")),
         );
     if invoice {
         object.property(

@@ -127,6 +127,7 @@ async fn get<S: Store>(
 #[schema(as = CategoryUpdateRequest)]
 #[serde(deny_unknown_fields)]
 struct UpdateBody {
+    #[schema(schema_with = crate::openapi::optional_name)]
     name: Option<String>,
     description: Option<String>,
     /// `#RRGGBB`.

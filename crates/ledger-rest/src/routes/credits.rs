@@ -19,7 +19,7 @@ use serde_json::json;
 
 use super::{Routes, State, access, at, list_response};
 use crate::error::ApiError;
-use crate::input::{page, parse_json, read_body, whole, WholeNumber};
+use crate::input::{WholeNumber, page, parse_json, read_body, whole};
 
 /// The JSON operations, on the REST registrar (route table, OpenAPI document, 405).
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {

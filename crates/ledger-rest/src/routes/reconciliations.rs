@@ -390,9 +390,13 @@ struct MappingBody {
     credit: Option<ColumnBody>,
     description: Option<ColumnBody>,
     reference: Option<ColumnBody>,
+    #[schema(schema_with = crate::openapi::statement_date_format)]
     date_format: Option<String>,
     has_header: Option<bool>,
+    /// One character, not a quote or a line break (default `,`).
+    #[schema(min_length = 1, max_length = 1, pattern = "^[^\"\\r\\n\\x00]$")]
     delimiter: Option<String>,
+    #[schema(schema_with = crate::openapi::decimal_separator)]
     decimal_separator: Option<String>,
 }
 
@@ -400,8 +404,9 @@ struct MappingBody {
 #[schema(as = ReconciliationImportRequest)]
 #[serde(deny_unknown_fields)]
 struct ImportBody {
-    #[schema(required = true, value_type = String)]
+    #[schema(required = true, schema_with = crate::openapi::text)]
     content: Option<String>,
+    #[schema(schema_with = crate::openapi::statement_format)]
     format: Option<String>,
     mapping: Option<MappingBody>,
 }

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::{Routes, State, access, at, list_response};
 use crate::error::{ApiError, validation};
-use crate::input::{page, parse_json, read_body, whole, WholeNumber};
+use crate::input::{WholeNumber, page, parse_json, read_body, whole};
 use crate::queued::{idempotency, submit};
 
 const RESOURCE: &str = "recurring_schedules";

@@ -126,6 +126,7 @@ async fn get<S: Store>(
 #[schema(as = TaxUpdateRequest)]
 #[serde(deny_unknown_fields)]
 struct UpdateBody {
+    #[schema(schema_with = crate::openapi::optional_name)]
     name: Option<String>,
     description: Option<String>,
     #[schema(value_type = Option<crate::openapi::TaxRate>)]

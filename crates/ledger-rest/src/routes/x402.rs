@@ -19,7 +19,7 @@ use serde::Deserialize;
 
 use super::{Routes, State, access, at};
 use crate::error::ApiError;
-use crate::input::{parse_json, read_body, whole, WholeNumber};
+use crate::input::{WholeNumber, parse_json, read_body, whole};
 
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
     r.add(at("/organizations/{org}/credits/x402").post(purchase::<S>));

@@ -662,8 +662,11 @@ fn apply_fields(
         ));
     }
     if let Some(count) = count {
-        if count.is_some_and(|c| c < 1) {
-            return Err(DomainError::invalid_field("count", "must be at least 1"));
+        if count.is_some_and(|c| !(1..=crate::recurring::MAX_OCCURRENCES).contains(&c)) {
+            return Err(DomainError::invalid_field(
+                "count",
+                format!("must be 1 to {}", crate::recurring::MAX_OCCURRENCES),
+            ));
         }
         schedule.max_occurrences = count;
     }
