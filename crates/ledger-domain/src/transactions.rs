@@ -390,9 +390,9 @@ mod tests {
             check_balanced(&entries, "USD").unwrap_err(),
             DomainError::Unbalanced {
                 currency: "USD".into(),
-                total_debits: "2.00".into(),
+                total_debits: "0.02".into(),
                 total_credits: "0.00".into(),
-                difference: "2.00".into()
+                difference: "0.02".into()
             }
         );
         let zeros = [

@@ -43,7 +43,12 @@ pub async fn read_body(mut payload: Payload) -> Result<Vec<u8>, ApiError> {
     Ok(body)
 }
 
-/// The path of the first string (member name or value) holding a NUL character.
+/// The member whose value is free-form JSON kept as JSON text (escaped, so a NUL there
+/// is stored as `\u0000` and reads back as it came): NUL is not refused inside it.
+const FREE_JSON_MEMBER: &str = "metadata";
+
+/// The path of the first string (member name or value) holding a NUL character, outside
+/// `metadata`.
 fn nul_at(value: &Value, path: String) -> Option<String> {
     match value {
         Value::String(s) => s.contains('\0').then_some(path),
@@ -55,6 +60,8 @@ fn nul_at(value: &Value, path: String) -> Option<String> {
             let here = format!("{path}.{k}");
             if k.contains('\0') {
                 Some(here)
+            } else if k == FREE_JSON_MEMBER {
+                None
             } else {
                 nul_at(v, here)
             }
@@ -359,6 +366,19 @@ mod tests {
         };
         assert_eq!(code, ErrorCode::InvalidField);
         assert_eq!(field.as_deref(), Some("items[0].note"));
+        let nested = parse_json::<Value>(&req, br#"{"items":[{"metadata":{"k":1},"n":"\u0000"}]}"#)
+            .expect_err("NUL beside metadata refused");
+        let DomainError::Validation { field, .. } = nested.0 else {
+            panic!("a validation error expected, got {:?}", nested.0);
+        };
+        assert_eq!(field.as_deref(), Some("items[0].n"));
+        // Metadata is free JSON, kept as JSON text: a NUL there is stored escaped.
+        let free: Value = parse_json(
+            &req,
+            br#"{"metadata":{"k\u0000":"v\u0000","deep":[{"x":"\u0000"}]}}"#,
+        )
+        .expect("NUL inside metadata");
+        assert_eq!(free["metadata"]["k\0"], "v\0");
         let fine: Value =
             parse_json(&req, br#"{"name":"a\\u0000"}"#).expect("an escaped backslash is text");
         assert_eq!(fine["name"], "a\\u0000");

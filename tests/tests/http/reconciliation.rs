@@ -580,7 +580,7 @@ async fn refusals_and_tenancy(app: &TestApp) {
             "content",
         ),
         (
-            "date,amount\n2026-13-01,1.00\n",
+            "date,description,amount\n2026-13-01,Fee,1.00\n",
             json!({}),
             StatusCode::UNPROCESSABLE_ENTITY,
             "inconsistent_fields",

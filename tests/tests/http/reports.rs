@@ -81,7 +81,8 @@ async fn reports_balance_and_follow_dates(app: &TestApp) {
     let res = app.get(key, &format!("/organizations/{}/reports/income-statement?start_date=2026-02-01&end_date=2026-02-28", org.id)).await;
     assert_eq!(res.body["net_income"], "0.00");
     let res = app.get(key, &format!("/organizations/{}/reports/income-statement?start_date=2026-03-01&end_date=2026-02-01", org.id)).await;
-    assert_eq!(res.code(), "invalid_field");
+    // An end before its start: a rule across members (422).
+    assert_eq!(res.code(), "inconsistent_fields");
     let res = app
         .get(
             key,

@@ -65,7 +65,7 @@ async fn rates_are_validated_written_once_per_pair_and_date_and_charged() {
     let refusals = [
         (
             create("EUR", "EUR", "1", "2026-01-01"),
-            ErrorCode::InvalidField,
+            ErrorCode::InconsistentFields,
         ),
         (
             create("EUR", "XYZ", "1", "2026-01-01"),
@@ -263,9 +263,12 @@ async fn conversions_round_to_the_minor_unit_and_refuse_what_they_cannot_do() {
     let refusals = [
         (
             convert("USD", "JPY", "1.005", None),
-            ErrorCode::InvalidField,
+            ErrorCode::InconsistentFields,
         ),
-        (convert("JPY", "USD", "1.5", None), ErrorCode::InvalidField),
+        (
+            convert("JPY", "USD", "1.5", None),
+            ErrorCode::InconsistentFields,
+        ),
         (convert("USD", "JPY", "-1", None), ErrorCode::InvalidField),
         (
             convert("USD", "JPY", "1", Some("yesterday")),

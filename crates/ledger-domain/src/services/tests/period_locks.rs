@@ -69,7 +69,7 @@ async fn the_setting_is_a_date_or_nothing_per_tenant() {
             .put_setting(&w.live, "period_lock_date", Some(bad))
             .await
             .expect_err(bad);
-        assert_eq!(err.code(), ErrorCode::InvalidField);
+        assert_eq!(err.code(), ErrorCode::InconsistentFields);
     }
     lock(&w, &w.live, Some("2026-01-10")).await;
     let (cash, sales) = (

@@ -181,7 +181,7 @@ async fn imports_propose_and_skip_duplicates() {
         },
     };
     let err = w.submit(&w.live, bad).await.expect_err("malformed");
-    assert_eq!(err.code(), ErrorCode::InvalidField);
+    assert_eq!(err.code(), ErrorCode::InconsistentFields);
     assert_eq!(
         err.details(),
         Some(serde_json::json!({ "field": "content" }))
