@@ -325,6 +325,18 @@ pub fn check_url(text: &str, allow_private: bool) -> Result<String, DomainError>
         Some(url::Host::Ipv6(ip)) => is_public_v6(ip),
         Some(url::Host::Domain(name)) => {
             let name = name.trim_end_matches('.').to_ascii_lowercase();
+            // A host name (RFC 1123 labels; an international name arrives as punycode):
+            // the URL parser lets through characters such as `*` or `_` that DNS does not.
+            let label_ok = |l: &str| {
+                !l.is_empty()
+                    && l.len() <= 63
+                    && !l.starts_with('-')
+                    && !l.ends_with('-')
+                    && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+            };
+            if !name.split('.').all(label_ok) {
+                return Err(invalid("must name a valid host"));
+            }
             name != "localhost" && !name.ends_with(".localhost")
         }
     };
@@ -477,11 +489,16 @@ mod tests {
     #[test]
     fn urls_are_checked_and_private_literals_refused_unless_allowed() {
         assert!(check_url("https://hooks.example.com/in?x=1", false).is_ok());
+        assert!(check_url("https://xn--bcher-kva.example/", false).is_ok());
+        assert!(check_url("https://bücher.example/", false).is_ok());
         for bad in [
             "ftp://example.com/",
             "https://user:pw@example.com/",
             "/relative",
             "https://example.com/#frag",
+            "https://2.example*",
+            "https://under_score.example/",
+            "https://-dash.example/",
         ] {
             assert!(check_url(bad, true).is_err(), "{bad}");
         }

@@ -268,7 +268,7 @@ async fn metadata_keeps_any_json_string(app: &TestApp) {
     ]);
     let metadata = json!({"k\u{0}": "v\u{0}", "deep": [{"x": "\u{0}"}]});
     let res = app
-        .post(
+        .post_wait(
             key,
             &tx,
             json!({"description": "Sale", "date": "2026-01-05", "entries": entries, "auto_post": true, "metadata": metadata}),
@@ -281,7 +281,7 @@ async fn metadata_keeps_any_json_string(app: &TestApp) {
     assert_eq!(read.body["metadata"], metadata);
     // Beside metadata, NUL is still refused and nothing is written.
     let res = app
-        .post(
+        .post_wait(
             key,
             &tx,
             json!({"description": "Sale\u{0}", "date": "2026-01-05", "entries": entries, "metadata": metadata}),
