@@ -1200,27 +1200,46 @@ fn typed_id(prefix: &str) -> Schema {
         .into()
 }
 
+/// Whether a text member takes `null` (leave it as it is, or not given).
+#[derive(Clone, Copy)]
+enum Null {
+    Refused,
+    Taken,
+}
+
+/// Whether a text member must say something (a character that is not a blank).
+#[derive(Clone, Copy)]
+enum Blank {
+    Taken,
+    Refused,
+}
+
+/// A text member: its lengths, whether `null` is taken and whether it may be blank.
+fn text_schema(null: Null, min: Option<usize>, max: Option<usize>, blank: Blank) -> Schema {
+    let object = match null {
+        Null::Refused => ObjectBuilder::new().schema_type(Type::String),
+        Null::Taken => {
+            ObjectBuilder::new().schema_type(utoipa::openapi::schema::SchemaType::from_iter([
+                Type::String,
+                Type::Null,
+            ]))
+        }
+    };
+    let object = object.min_length(min).max_length(max);
+    match blank {
+        Blank::Taken => object.into(),
+        Blank::Refused => object.pattern(Some(r"\S")).into(),
+    }
+}
+
 /// A name as the domain checks it (`check_name`): 1 to 255 characters, not blank.
 pub(crate) fn name() -> Schema {
-    ObjectBuilder::new()
-        .schema_type(Type::String)
-        .min_length(Some(1))
-        .max_length(Some(255))
-        .pattern(Some(r"\S"))
-        .into()
+    text_schema(Null::Refused, Some(1), Some(255), Blank::Refused)
 }
 
 /// [`name`] in a change, where `null` leaves it as it is.
 pub(crate) fn optional_name() -> Schema {
-    ObjectBuilder::new()
-        .schema_type(utoipa::openapi::schema::SchemaType::from_iter([
-            Type::String,
-            Type::Null,
-        ]))
-        .min_length(Some(1))
-        .max_length(Some(255))
-        .pattern(Some(r"\S"))
-        .into()
+    text_schema(Null::Taken, Some(1), Some(255), Blank::Refused)
 }
 
 /// `cat` as `[cC][aA][tT]`: an id's prefix is read in any case.
@@ -1233,11 +1252,7 @@ fn any_case(prefix: &str) -> String {
 
 /// Free text that must say something: not empty, not only blanks.
 pub(crate) fn text() -> Schema {
-    ObjectBuilder::new()
-        .schema_type(Type::String)
-        .min_length(Some(1))
-        .pattern(Some(r"\S"))
-        .into()
+    text_schema(Null::Refused, Some(1), None, Blank::Refused)
 }
 
 /// The permissions of a new key: at least one (`<resource>:<level>` also works).
@@ -1308,13 +1323,7 @@ fn optional_or_blank(schema: impl Into<RefOr<Schema>>, description: &str) -> Sch
 
 /// An optional free text of at most 255 characters (blank: not given).
 pub(crate) fn optional_text_255() -> Schema {
-    ObjectBuilder::new()
-        .schema_type(utoipa::openapi::schema::SchemaType::from_iter([
-            Type::String,
-            Type::Null,
-        ]))
-        .max_length(Some(255))
-        .into()
+    text_schema(Null::Taken, None, Some(255), Blank::Taken)
 }
 
 /// An optional e-mail address (`ledger_domain::contacts::check_email`).
@@ -1435,23 +1444,12 @@ pub(crate) fn event_types() -> Schema {
 
 /// A text of 1 to 1000 characters that says something (an item's description).
 pub(crate) fn text_1000() -> Schema {
-    ObjectBuilder::new()
-        .schema_type(Type::String)
-        .min_length(Some(1))
-        .max_length(Some(1000))
-        .pattern(Some(r"\S"))
-        .into()
+    text_schema(Null::Refused, Some(1), Some(1000), Blank::Refused)
 }
 
 /// An optional text of at most 5000 characters (notes).
 pub(crate) fn optional_text_5000() -> Schema {
-    ObjectBuilder::new()
-        .schema_type(utoipa::openapi::schema::SchemaType::from_iter([
-            Type::String,
-            Type::Null,
-        ]))
-        .max_length(Some(5000))
-        .into()
+    text_schema(Null::Taken, None, Some(5000), Blank::Taken)
 }
 
 /// The taxes of an item: at most five, each once (`tax_...` ids of the organization).
@@ -1677,21 +1675,15 @@ pub(crate) fn optional_return_url() -> Schema {
 
 /// An account's status in a change, or `null` (unchanged).
 pub(crate) fn optional_account_status() -> Schema {
-    OneOfBuilder::new()
-        .item(ObjectBuilder::new().schema_type(Type::Null))
-        .item(names(
-            ["active", "inactive", "suspended"],
-            "The status of the account.",
-        ))
-        .into()
+    optional_names(
+        ["active", "inactive", "suspended"],
+        "The status of the account.",
+    )
 }
 
 /// A new key's mode, or `null` (the calling key's).
 pub(crate) fn optional_key_mode() -> Schema {
-    OneOfBuilder::new()
-        .item(ObjectBuilder::new().schema_type(Type::Null))
-        .item(names(["live", "test"], "The mode of the new key."))
-        .into()
+    optional_names(["live", "test"], "The mode of the new key.")
 }
 
 /// The transactions of a batch: 1 to 1000, each a create body without `dry_run`.
