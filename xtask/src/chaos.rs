@@ -66,7 +66,9 @@ options:
 environment:
   LEDGER_BENCH_PG_URL  PostgreSQL server to create the throw-away database on
                        (default postgres://postgres@127.0.0.1:5432/postgres;
-                       skipped with a message when unreachable)";
+                       skipped with a message when unreachable)
+  LEDGER_SERVER_BIN    a ledger-server binary to run instead of building one (CI
+                       passes the one `cargo xtask test` built)";
 
 /// How long clients keep retrying the writes they started once the faults stop.
 const DRAIN: Duration = Duration::from_secs(90);
@@ -149,14 +151,25 @@ fn parse_options(args: &[String]) -> anyhow::Result<Options> {
     Ok(options)
 }
 
-/// Runs `cargo xtask chaos` (`soak` forces `--soak`).
-pub(crate) fn run(args: &[String], soak: bool) -> anyhow::Result<()> {
-    let mut options = parse_options(args)?;
-    options.soak |= soak;
-    let profile = if options.release { "release" } else { "debug" };
+/// The server to run: `LEDGER_SERVER_BIN` when set (a `-p server` build here would
+/// compile the HTTP stack again with other features than the test build's), else a
+/// build of the asked profile.
+fn server_binary(release: bool) -> anyhow::Result<std::path::PathBuf> {
+    if let Some(given) = std::env::var_os("LEDGER_SERVER_BIN").filter(|v| !v.is_empty()) {
+        let binary = std::path::PathBuf::from(given);
+        eprintln!(
+            "xtask chaos: running {} (LEDGER_SERVER_BIN)",
+            binary.display()
+        );
+        if !binary.is_file() {
+            bail!("LEDGER_SERVER_BIN names no file: {}", binary.display());
+        }
+        return Ok(binary);
+    }
+    let profile = if release { "release" } else { "debug" };
     eprintln!("xtask chaos: building ledger-server ({profile})");
     let mut build = vec!["build", "-p", "server", "--bin", "ledger-server"];
-    if options.release {
+    if release {
         build.push("--release");
     }
     crate::cargo(&build)?;
@@ -164,6 +177,14 @@ pub(crate) fn run(args: &[String], soak: bool) -> anyhow::Result<()> {
     if !binary.is_file() {
         bail!("the server binary is not at {}", binary.display());
     }
+    Ok(binary)
+}
+
+/// Runs `cargo xtask chaos` (`soak` forces `--soak`).
+pub(crate) fn run(args: &[String], soak: bool) -> anyhow::Result<()> {
+    let mut options = parse_options(args)?;
+    options.soak |= soak;
+    let binary = server_binary(options.release)?;
     eprintln!("xtask chaos: seed {}", options.seed);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -204,7 +225,7 @@ pub(crate) fn run(args: &[String], soak: bool) -> anyhow::Result<()> {
         "mode": if options.soak { "soak" } else { "chaos" },
         "machine": machine(),
         "seed": options.seed,
-        "server_build": profile,
+        "server_build": binary.display().to_string(),
         "backends": results,
         "passed": failed.is_empty(),
     });
@@ -634,7 +655,7 @@ fn table(report: &Value) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "\nLedger chaos run (seed {}, {} server; {} cores, {})\n",
+        "\nLedger chaos run (seed {}, server {}; {} cores, {})\n",
         report["seed"],
         report["server_build"].as_str().unwrap_or("?"),
         report["machine"]["cores"],

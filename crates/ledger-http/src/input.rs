@@ -302,13 +302,14 @@ pub fn prefer_wait(req: &HttpRequest) -> Option<u64> {
 /// The `Idempotency-Key` header, checked.
 ///
 /// # Errors
-/// `invalid_field` when it is empty or longer than 255 characters.
+/// `invalid_field` unless it is 1 to 255 visible ASCII characters, with spaces (not tabs)
+/// inside: the pattern the OpenAPI document states.
 pub fn idempotency_key(req: &HttpRequest) -> Result<Option<String>, ApiError> {
     let Some(value) = req.headers().get("idempotency-key") else {
         return Ok(None);
     };
     let key = value.to_str().map(str::trim).unwrap_or("");
-    if key.is_empty() || key.len() > 255 {
+    if key.is_empty() || key.len() > 255 || !key.bytes().all(|b| (b' '..=b'~').contains(&b)) {
         return Err(validation(
             ErrorCode::InvalidField,
             Some("Idempotency-Key".into()),
@@ -322,6 +323,23 @@ pub fn idempotency_key(req: &HttpRequest) -> Result<Option<String>, ApiError> {
 mod tests {
     use super::*;
     use ledger_domain::DomainError;
+
+    #[test]
+    fn idempotency_keys_are_visible_ascii_with_spaces_inside() {
+        let key = |value: &str| {
+            let req = actix_web::test::TestRequest::default()
+                .insert_header(("idempotency-key", value))
+                .to_http_request();
+            idempotency_key(&req).map_err(|e| e.0.code())
+        };
+        assert_eq!(key("order 42/a").expect("taken"), Some("order 42/a".into()));
+        assert_eq!(key(&"k".repeat(255)).expect("255"), Some("k".repeat(255)));
+        for bad in ["a\tb", "", &"k".repeat(256)] {
+            assert_eq!(key(bad), Err(ErrorCode::InvalidField), "{bad:?}");
+        }
+        let none = actix_web::test::TestRequest::default().to_http_request();
+        assert_eq!(idempotency_key(&none).expect("absent"), None);
+    }
 
     #[test]
     fn dates_and_datetimes() {

@@ -357,11 +357,13 @@ async fn csv_statement_to_completion(app: &TestApp) {
     let id = rec["id"].as_str().expect("id").to_owned();
     let path = format!("{}/{id}", base(&org));
     let csv = "Posted,Details,Withdrawal,Deposit,Ref\n03/02/2026,\"RENT, MARCH\",\"1,200.00\",,R-77\n03/04/2026,ACH CREDIT INVOICE 1042,,350.25,\n";
+    // Columns by header name (any case) or by number; a number may come as `4.0`, which
+    // JSON Schema counts as the integer 4.
     let res = app
         .post(
             key,
             &format!("{path}/statement"),
-            json!({"content": csv, "mapping": {"date": "Posted", "description": "details", "debit": "Withdrawal", "credit": 4, "reference": "Ref", "date_format": "MM/DD/YYYY"}}),
+            json!({"content": csv, "mapping": {"date": "Posted", "description": "details", "debit": "Withdrawal", "credit": 4.0, "reference": "Ref", "date_format": "MM/DD/YYYY"}}),
         )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);

@@ -213,7 +213,7 @@ pub(crate) fn table(report: &Value) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "\nLedger soak ({} server; {} cores, {})\n",
+        "\nLedger soak (server {}; {} cores, {})\n",
         report["server_build"].as_str().unwrap_or("?"),
         report["machine"]["cores"],
         report["machine"]["cpu"].as_str().unwrap_or("unknown CPU"),

@@ -190,6 +190,9 @@ pub struct Ledger<S> {
     account_cache: Arc<account_cache::AccountCache>,
     /// Principals by key hash (see `LedgerConfig::key_cache_ttl`).
     key_cache: Arc<ttl_cache::TtlCache<String, Principal>>,
+    /// Copies of tenants' period locks for validating writes (see
+    /// `Ledger::check_period_open`; same time to live as the account copies).
+    lock_cache: Arc<ttl_cache::TtlCache<period_lock::LockKey, Option<time::Date>>>,
     /// What this process has done since it started, for `/metrics`.
     activity: Arc<system::Activity>,
 }
@@ -218,6 +221,7 @@ impl<S: Store> Ledger<S> {
             facilitator: Arc::new(crate::ports::LocalFacilitator),
             account_cache: Arc::new(account_cache::AccountCache::new(config.account_cache_ttl)),
             key_cache: Arc::new(ttl_cache::TtlCache::new(config.key_cache_ttl)),
+            lock_cache: Arc::new(ttl_cache::TtlCache::new(config.account_cache_ttl)),
             activity: Arc::default(),
             config,
         }

@@ -84,20 +84,26 @@ pub(crate) fn check_open(lock: Option<Date>, touched: &[Dated]) -> DomainResult<
 }
 
 impl<S: Store> Ledger<S> {
-    /// The tenant's lock date, if it has one. A value stored before the setting was
-    /// checked that is not a date reads as no lock.
+    /// The tenant's lock date, if it has one, read from the store. A value stored before
+    /// the setting was checked that is not a date reads as no lock.
     ///
     /// # Errors
     /// Storage failures.
     pub(crate) async fn period_lock(&self, tenant: &Tenant) -> DomainResult<Option<Date>> {
-        Ok(self
+        let lock = self
             .store
             .get_setting(tenant, PERIOD_LOCK_SETTING)
             .await?
-            .and_then(|s| parse_lock_date(&s.value)))
+            .and_then(|s| parse_lock_date(&s.value));
+        self.lock_cache.put(lock_key(tenant), lock);
+        Ok(lock)
     }
 
-    /// Refuses a write of the tenant that touches something dated on or before its lock.
+    /// Refuses a write of the tenant that touches something dated on or before its lock,
+    /// when the write is validated. A copy of the lock read in the last
+    /// `LedgerConfig::account_cache_ttl` will do: the job's decision checks again against
+    /// the store ([`Self::recheck_period_open`]), and a lock set through this process
+    /// replaces the copy at once.
     ///
     /// # Errors
     /// `period_locked`; storage failures.
@@ -109,8 +115,40 @@ impl<S: Store> Ledger<S> {
         if touched.is_empty() {
             return Ok(());
         }
+        let lock = match self.lock_cache.get(&lock_key(tenant)) {
+            Some(copy) => copy,
+            None => self.period_lock(tenant).await?,
+        };
+        check_open(lock, touched)
+    }
+
+    /// The same refusal when a write's job is decided, against the lock as stored now:
+    /// a lock set after the write was accepted, by any process, still holds.
+    ///
+    /// # Errors
+    /// `period_locked`; storage failures.
+    pub(crate) async fn recheck_period_open(
+        &self,
+        tenant: &Tenant,
+        touched: &[Dated],
+    ) -> DomainResult<()> {
+        if touched.is_empty() {
+            return Ok(());
+        }
         check_open(self.period_lock(tenant).await?, touched)
     }
+
+    /// Forgets the copy of the tenant's lock (its setting was just written).
+    pub(crate) fn forget_period_lock(&self, tenant: &Tenant) {
+        self.lock_cache.forget(&lock_key(tenant));
+    }
+}
+
+/// The key of a tenant's lock in `Ledger::lock_cache`.
+pub(crate) type LockKey = (String, bool);
+
+fn lock_key(tenant: &Tenant) -> LockKey {
+    (tenant.organization_id.clone(), tenant.livemode)
 }
 
 #[cfg(test)]

@@ -158,7 +158,7 @@ impl<S: Store> Ledger<S> {
                 auto_post,
             } => {
                 if *auto_post {
-                    self.check_period_open(&tenant, &[Dated::at("the transaction", draft.date)])
+                    self.recheck_period_open(&tenant, &[Dated::at("the transaction", draft.date)])
                         .await?;
                 }
                 self.create_decision(job, transaction_id, draft, *auto_post)
@@ -169,7 +169,7 @@ impl<S: Store> Ledger<S> {
                     .filter(|item| item.auto_post)
                     .map(|item| Dated::at("a transaction of the batch", item.draft.date))
                     .collect();
-                self.check_period_open(&tenant, &dates).await?;
+                self.recheck_period_open(&tenant, &dates).await?;
                 let mut transactions = Vec::with_capacity(items.len());
                 let mut events = Vec::with_capacity(items.len());
                 let mut results = Vec::with_capacity(items.len());
@@ -208,7 +208,7 @@ impl<S: Store> Ledger<S> {
                 // A reconciliation completed after the write was accepted still locks it.
                 self.check_not_reconciled(&tenant, &before.id).await?;
                 TransactionAction::Update.check(before.status)?;
-                self.check_period_open(&tenant, &update_dates(&before, *date))
+                self.recheck_period_open(&tenant, &update_dates(&before, *date))
                     .await?;
                 let mut txn = before.clone();
                 if let Some(d) = description {
@@ -249,7 +249,7 @@ impl<S: Store> Ledger<S> {
             JobCommand::PostTransaction { transaction_id } => {
                 let before = self.current_transaction(&tenant, transaction_id).await?;
                 TransactionAction::Post.check(before.status)?;
-                self.check_period_open(&tenant, &[Dated::at("the transaction", before.date)])
+                self.recheck_period_open(&tenant, &[Dated::at("the transaction", before.date)])
                     .await?;
                 let mut txn = before.clone();
                 txn.status = TransactionStatus::Posted;
@@ -282,7 +282,7 @@ impl<S: Store> Ledger<S> {
                 // A reconciliation completed after the write was accepted still locks it.
                 self.check_not_reconciled(&tenant, &before.id).await?;
                 TransactionAction::Reverse.check(before.status)?;
-                self.check_period_open(&tenant, &reversal_dates(&before, now))
+                self.recheck_period_open(&tenant, &reversal_dates(&before, now))
                     .await?;
                 let lines: Vec<EntryLine> = before.entries.iter().map(|e| e.line.clone()).collect();
                 let mirror = Transaction {

@@ -136,7 +136,12 @@ impl<S: Store> Ledger<S> {
             before.as_ref().map(crate::views::setting),
             Some(crate::views::setting(&setting)),
         );
-        self.store.put_setting(setting, event).await
+        let stored = self.store.put_setting(setting, event).await;
+        if key == super::PERIOD_LOCK_SETTING {
+            // Whether or not the write went through, the next check reads the store.
+            self.forget_period_lock(&access.tenant);
+        }
+        stored
     }
 
     /// The billing record of the pool that pays for the organization's writes (its root).

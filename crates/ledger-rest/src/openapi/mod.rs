@@ -1091,22 +1091,20 @@ fn constrain_parameters(path: &str, operation: &mut Operation) {
         let Some(schema) = parameter_schema(path, &parameter.name) else {
             continue;
         };
-        let string = !matches!(parameter.name.as_str(), "limit" | "offset");
-        parameter.schema = Some(
-            if string && matches!(parameter.parameter_in, ParameterIn::Query) {
-                // `crate::input::query_param` reads an empty value as an absent one.
-                OneOfBuilder::new()
-                    .item(schema)
-                    .item(
-                        ObjectBuilder::new()
-                            .schema_type(Type::String)
-                            .max_length(Some(0)),
-                    )
-                    .into()
-            } else {
-                schema
-            },
-        );
+        parameter.schema = Some(if matches!(parameter.parameter_in, ParameterIn::Query) {
+            // `crate::input::query_param` reads an empty value as an absent one, for
+            // every query parameter (`limit=` is the default page size).
+            OneOfBuilder::new()
+                .item(schema)
+                .item(
+                    ObjectBuilder::new()
+                        .schema_type(Type::String)
+                        .max_length(Some(0)),
+                )
+                .into()
+        } else {
+            schema
+        });
     }
 }
 
@@ -1115,11 +1113,11 @@ fn parameter_schema(path: &str, name: &str) -> Option<RefOr<Schema>> {
     let string = || ObjectBuilder::new().schema_type(Type::String);
     let schema: Schema = match name {
         // `ledger_http::input::idempotency_key`: 1 to 255 visible ASCII characters
-        // (spaces inside, none at the ends).
+        // (spaces inside). Spaces and tabs around them are not part of the value (HTTP's
+        // optional whitespace, RFC 9110 5.5), so the length is the pattern's, not a
+        // `maxLength` of the text as sent.
         "Idempotency-Key" => string()
-            .min_length(Some(1))
-            .max_length(Some(255))
-            .pattern(Some("^[!-~]([ -~]*[!-~])?$"))
+            .pattern(Some("^[ \t]*[!-~]([ -~]{0,253}[!-~])?[ \t]*$"))
             .into(),
         "limit" => ObjectBuilder::new()
             .schema_type(Type::Integer)

@@ -363,12 +363,31 @@ async fn complete<S: Store>(
 }
 
 /// A CSV column: a header name, or a 1-based column number.
-#[derive(Deserialize, utoipa::ToSchema)]
+#[derive(utoipa::ToSchema)]
 #[schema(as = ReconciliationColumnRequest)]
-#[serde(untagged)]
 enum ColumnBody {
     Number(usize),
     Name(String),
+}
+
+/// A number as JSON Schema reads an integer (`3` or `3.0`, `ledger_http::input::WholeNumber`),
+/// or a name.
+impl<'de> Deserialize<'de> for ColumnBody {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(name) => Ok(Self::Name(name)),
+            number @ serde_json::Value::Number(_) => {
+                let whole = ledger_http::input::WholeNumber::deserialize(number)
+                    .map_err(serde::de::Error::custom)?;
+                usize::try_from(whole.0)
+                    .map(Self::Number)
+                    .map_err(|_| serde::de::Error::custom("expected a column number from 1"))
+            }
+            _ => Err(serde::de::Error::custom(
+                "expected a column number or a header name",
+            )),
+        }
+    }
 }
 
 impl From<ColumnBody> for Column {

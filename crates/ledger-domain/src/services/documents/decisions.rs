@@ -222,7 +222,7 @@ impl<S: Store> Ledger<S> {
             } => {
                 let before = self.current_document(tenant, *kind, document_id).await?;
                 check_draft(&before, kind.issue_verb())?;
-                self.check_period_open(tenant, &[Dated::on("the posting", before.issue_date)])
+                self.recheck_period_open(tenant, &[Dated::on("the posting", before.issue_date)])
                     .await?;
                 let base = self.base_currency(tenant).await?;
                 let (lines, metadata) = self.issue_posting_lines(tenant, &before, &base).await?;
@@ -293,7 +293,7 @@ impl<S: Store> Ledger<S> {
                 let before = self.current_document(tenant, *kind, document_id).await?;
                 let decimals = views::decimals_of(&before.currency);
                 check_payment(&before, payment.amount, decimals)?;
-                self.check_period_open(tenant, &[Dated::on("the payment", payment.payment_date)])
+                self.recheck_period_open(tenant, &[Dated::on("the payment", payment.payment_date)])
                     .await?;
                 let base = self.base_currency(tenant).await?;
                 let (lines, mut metadata) = if before.currency == base {
@@ -418,7 +418,7 @@ impl<S: Store> Ledger<S> {
                             Dated::at("the posting", original.date),
                             Dated::on("the reversal", today),
                         ];
-                        self.check_period_open(tenant, &touched).await?;
+                        self.recheck_period_open(tenant, &touched).await?;
                         let lines: Vec<EntryLine> =
                             original.entries.iter().map(|e| e.line.clone()).collect();
                         let reason = format!("{} {} voided", title(*kind), before.number);

@@ -306,3 +306,56 @@ async fn document_postings_in_a_closed_period_are_refused() {
     applied(&w, pay(&issued_early, time::macros::date!(2026 - 01 - 14))).await;
     assert_eq!(cash_debits(&w, &cash).await, 2 * 100_000);
 }
+
+/// With copies on (the server's default), validation may use a copy of the lock; a lock
+/// set through this ledger replaces the copy at once, and a lock another process sets
+/// (a second ledger over the same store), which the copy does not know yet, still stops
+/// the posting when its job is decided: refused, refunded, nothing posted.
+#[tokio::test]
+async fn a_copy_of_the_lock_is_replaced_when_set_and_checked_again_when_decided() {
+    let config = crate::services::LedgerConfig {
+        account_cache_ttl: std::time::Duration::from_secs(3600),
+        ..super::config(500)
+    };
+    let w = World::with(config.clone()).await;
+    let other = crate::services::Ledger::new(
+        w.store().clone(),
+        std::sync::Arc::new(w.clock.clone()),
+        std::sync::Arc::new(crate::memory::runtime::TestRuntime),
+        config,
+    );
+    let (cash, sales) = (
+        w.account(&w.live, "1000").await,
+        w.account(&w.live, "4000").await,
+    );
+    let inside = datetime!(2026-01-10 23:00 UTC);
+    // Validation reads the lock (none) and keeps the copy.
+    applied(&w, dated(&cash, &sales, inside, true)).await;
+
+    // Set here: the copy is replaced, the next write is refused at validation.
+    lock(&w, &w.live, Some("2026-01-10")).await;
+    refused(w.submit(&w.live, dated(&cash, &sales, inside, true)).await);
+    lock(&w, &w.live, None).await;
+    applied(&w, dated(&cash, &sales, inside, true)).await;
+
+    // Set by the other process: accepted on the copy, refused when decided.
+    other
+        .put_setting(&w.live, "period_lock_date", Some("2026-01-10"))
+        .await
+        .expect("the other process locks");
+    let credits = w.credits();
+    let debits = cash_debits(&w, &cash).await;
+    let job = queued(
+        &w.submit(&w.live, dated(&cash, &sales, inside, true))
+            .await
+            .expect("accepted on the copy"),
+    );
+    assert_eq!(w.credits(), credits - 1);
+    let outcome = w.ledger.run_now(&job.id).await.expect("runs");
+    let Some(RunOutcome::Failed(error)) = outcome else {
+        panic!("the job should fail, got {outcome:?}");
+    };
+    assert_eq!(error["code"], "period_locked");
+    assert_eq!(cash_debits(&w, &cash).await, debits, "nothing posted");
+    assert_eq!(w.credits(), credits, "the refused write is refunded");
+}
