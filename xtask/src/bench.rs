@@ -45,7 +45,8 @@ environment:
                        (default postgres://postgres@127.0.0.1:5432/postgres;
                        skipped with a message when unreachable)
   LEDGER_BENCH_SERVER_POOL  database pool size of the server under load (default: the
-                            server's, 16 on PostgreSQL and 4 SQLite readers)";
+                            server's, 16 on PostgreSQL and 4 SQLite readers)
+  LEDGER_SERVER_BIN    a release ledger-server to measure instead of building one";
 
 pub(crate) const DEFAULT_PG_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
 /// The server's connection pool, and the baseline's: the same kind and size
@@ -162,22 +163,39 @@ fn parse_options(args: &[String]) -> anyhow::Result<Options> {
     Ok(options)
 }
 
+/// The server `tool` runs: `LEDGER_SERVER_BIN` when set (CI passes the test build's, so
+/// nothing is compiled again with other features), else a fresh `-p server` build of the
+/// asked profile.
+pub(crate) fn server_binary(tool: &str, release: bool) -> anyhow::Result<PathBuf> {
+    if let Some(given) = std::env::var_os("LEDGER_SERVER_BIN").filter(|v| !v.is_empty()) {
+        let binary = PathBuf::from(given);
+        eprintln!(
+            "xtask {tool}: running {} (LEDGER_SERVER_BIN)",
+            binary.display()
+        );
+        if !binary.is_file() {
+            bail!("LEDGER_SERVER_BIN names no file: {}", binary.display());
+        }
+        return Ok(binary);
+    }
+    let profile = if release { "release" } else { "debug" };
+    eprintln!("xtask {tool}: building ledger-server ({profile})");
+    let mut build = vec!["build", "-p", "server", "--bin", "ledger-server"];
+    if release {
+        build.push("--release");
+    }
+    crate::cargo(&build)?;
+    let binary = target_dir().join(profile).join("ledger-server");
+    if !binary.is_file() {
+        bail!("the server binary is not at {}", binary.display());
+    }
+    Ok(binary)
+}
+
 /// Runs `cargo xtask bench`.
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let options = parse_options(args)?;
-    eprintln!("xtask bench: building ledger-server (release)");
-    crate::cargo(&[
-        "build",
-        "--release",
-        "-p",
-        "server",
-        "--bin",
-        "ledger-server",
-    ])?;
-    let binary = target_dir().join("release").join("ledger-server");
-    if !binary.is_file() {
-        bail!("the release binary is not at {}", binary.display());
-    }
+    let binary = server_binary("bench", true)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -41,7 +41,7 @@ use tokio::sync::Mutex;
 use tokio::time::Instant;
 
 use crate::bench::process::{Database, Owned, Server, free_loopback_addr};
-use crate::bench::{Backend, machine, sign_up, target_dir, wait_healthy};
+use crate::bench::{Backend, machine, server_binary, sign_up, wait_healthy};
 
 pub(crate) const USAGE: &str = "usage: cargo xtask chaos [options]
 
@@ -151,40 +151,11 @@ fn parse_options(args: &[String]) -> anyhow::Result<Options> {
     Ok(options)
 }
 
-/// The server to run: `LEDGER_SERVER_BIN` when set (a `-p server` build here would
-/// compile the HTTP stack again with other features than the test build's), else a
-/// build of the asked profile.
-fn server_binary(release: bool) -> anyhow::Result<std::path::PathBuf> {
-    if let Some(given) = std::env::var_os("LEDGER_SERVER_BIN").filter(|v| !v.is_empty()) {
-        let binary = std::path::PathBuf::from(given);
-        eprintln!(
-            "xtask chaos: running {} (LEDGER_SERVER_BIN)",
-            binary.display()
-        );
-        if !binary.is_file() {
-            bail!("LEDGER_SERVER_BIN names no file: {}", binary.display());
-        }
-        return Ok(binary);
-    }
-    let profile = if release { "release" } else { "debug" };
-    eprintln!("xtask chaos: building ledger-server ({profile})");
-    let mut build = vec!["build", "-p", "server", "--bin", "ledger-server"];
-    if release {
-        build.push("--release");
-    }
-    crate::cargo(&build)?;
-    let binary = target_dir().join(profile).join("ledger-server");
-    if !binary.is_file() {
-        bail!("the server binary is not at {}", binary.display());
-    }
-    Ok(binary)
-}
-
 /// Runs `cargo xtask chaos` (`soak` forces `--soak`).
 pub(crate) fn run(args: &[String], soak: bool) -> anyhow::Result<()> {
     let mut options = parse_options(args)?;
     options.soak |= soak;
-    let binary = server_binary(options.release)?;
+    let binary = server_binary("chaos", options.release)?;
     eprintln!("xtask chaos: seed {}", options.seed);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

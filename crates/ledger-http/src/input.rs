@@ -94,11 +94,9 @@ pub fn parse_json<T: DeserializeOwned>(req: &HttpRequest, body: &[u8]) -> Result
             "send the body as JSON with 'Content-Type: application/json'",
         ));
     }
-    let body: &[u8] = if body.iter().all(u8::is_ascii_whitespace) {
-        b"{}"
-    } else {
-        body
-    };
+    // No body at all is an empty object (the actions: `/post`, `/reverse`, ...); anything
+    // sent must be JSON, so a body of only whitespace is not.
+    let body: &[u8] = if body.is_empty() { b"{}" } else { body };
     let value: Value = serde_json::from_slice(body).map_err(|e| {
         validation(
             ErrorCode::InvalidJson,
@@ -370,6 +368,19 @@ mod tests {
         assert!(read("1e300").is_err());
         assert!(read("\"3\"").is_err());
         assert!(read("null").is_err());
+    }
+
+    #[test]
+    fn no_body_is_an_empty_object_and_blank_text_is_not_json() {
+        let req = actix_web::test::TestRequest::default()
+            .insert_header(("content-type", "application/json"))
+            .to_http_request();
+        let empty: Value = parse_json(&req, b"").expect("no body");
+        assert_eq!(empty, serde_json::json!({}));
+        for blank in [&b"\t"[..], b" ", b"\r\n"] {
+            let err = parse_json::<Value>(&req, blank).expect_err("blank text");
+            assert_eq!(err.0.code(), ErrorCode::InvalidJson);
+        }
     }
 
     #[test]

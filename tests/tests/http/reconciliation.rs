@@ -609,6 +609,29 @@ async fn refusals_and_tenancy(app: &TestApp) {
             "invalid_field",
             "format",
         ),
+        // Wider than any statement (the document's maximum), or not a whole number.
+        (
+            "date,amount\n2026-01-01,1.00\n",
+            json!({"mapping": {"amount": 16385}}),
+            StatusCode::BAD_REQUEST,
+            "invalid_field",
+            "mapping.amount",
+        ),
+        (
+            "date,amount\n2026-01-01,1.00\n",
+            json!({"mapping": {"amount": 2.5}}),
+            StatusCode::BAD_REQUEST,
+            "invalid_field",
+            "mapping.amount",
+        ),
+        // Within the maximum but beyond the file's columns: its lines have no amount.
+        (
+            "date,amount\n2026-01-01,1.00\n",
+            json!({"mapping": {"amount": 16384}}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "inconsistent_fields",
+            "content",
+        ),
     ] {
         let mut body = json!({"content": content});
         if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {

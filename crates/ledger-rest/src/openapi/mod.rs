@@ -621,6 +621,34 @@ impl ToSchema for FlexibleDate {
     }
 }
 
+/// A CSV statement's column: a header name, or a column number (1-based; whole numbers
+/// as JSON Schema reads them, at most `routes::reconciliations::MAX_COLUMN`).
+pub(crate) struct StatementColumn;
+
+impl PartialSchema for StatementColumn {
+    fn schema() -> RefOr<Schema> {
+        let widest = crate::routes::reconciliations::MAX_COLUMN;
+        OneOfBuilder::new()
+            .item(
+                ObjectBuilder::new()
+                    .schema_type(Type::Integer)
+                    .minimum(Some(0))
+                    .maximum(Some(i64::from(widest))),
+            )
+            .item(ObjectBuilder::new().schema_type(Type::String))
+            .description(Some(format!(
+                "A CSV column: a header name, or a 1-based column number (at most {widest})."
+            )))
+            .into()
+    }
+}
+
+impl ToSchema for StatementColumn {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("ReconciliationColumnRequest")
+    }
+}
+
 /// Every stable error code (DECISIONS 6), from the domain's one table.
 pub(crate) struct ErrorCodeSchema;
 

@@ -362,26 +362,33 @@ async fn complete<S: Store>(
     submit(&state, &req, &access, b"", StatusCode::OK, write).await
 }
 
-/// A CSV column: a header name, or a 1-based column number.
-#[derive(utoipa::ToSchema)]
-#[schema(as = ReconciliationColumnRequest)]
+/// The widest a statement can be: a column number above this is refused as malformed
+/// (a spreadsheet's 16 384 columns; `openapi::StatementColumn` states it).
+pub(crate) const MAX_COLUMN: u16 = 16_384;
+
+/// A column as sent: a number as JSON Schema reads an integer (`3` or `3.0`,
+/// `ledger_http::input::WholeNumber`), or a name.
 enum ColumnBody {
     Number(usize),
     Name(String),
 }
 
-/// A number as JSON Schema reads an integer (`3` or `3.0`, `ledger_http::input::WholeNumber`),
-/// or a name.
 impl<'de> Deserialize<'de> for ColumnBody {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         match serde_json::Value::deserialize(d)? {
             serde_json::Value::String(name) => Ok(Self::Name(name)),
             number @ serde_json::Value::Number(_) => {
-                let whole = ledger_http::input::WholeNumber::deserialize(number)
+                let whole = crate::input::WholeNumber::deserialize(number)
                     .map_err(serde::de::Error::custom)?;
                 usize::try_from(whole.0)
+                    .ok()
+                    .filter(|n| *n <= usize::from(MAX_COLUMN))
                     .map(Self::Number)
-                    .map_err(|_| serde::de::Error::custom("expected a column number from 1"))
+                    .ok_or_else(|| {
+                        serde::de::Error::custom(format!(
+                            "expected a column number up to {MAX_COLUMN}"
+                        ))
+                    })
             }
             _ => Err(serde::de::Error::custom(
                 "expected a column number or a header name",
@@ -403,11 +410,17 @@ impl From<ColumnBody> for Column {
 #[schema(as = ReconciliationMappingRequest)]
 #[serde(deny_unknown_fields)]
 struct MappingBody {
+    #[schema(value_type = Option<crate::openapi::StatementColumn>)]
     date: Option<ColumnBody>,
+    #[schema(value_type = Option<crate::openapi::StatementColumn>)]
     amount: Option<ColumnBody>,
+    #[schema(value_type = Option<crate::openapi::StatementColumn>)]
     debit: Option<ColumnBody>,
+    #[schema(value_type = Option<crate::openapi::StatementColumn>)]
     credit: Option<ColumnBody>,
+    #[schema(value_type = Option<crate::openapi::StatementColumn>)]
     description: Option<ColumnBody>,
+    #[schema(value_type = Option<crate::openapi::StatementColumn>)]
     reference: Option<ColumnBody>,
     #[schema(schema_with = crate::openapi::statement_date_format)]
     date_format: Option<String>,
@@ -549,7 +562,7 @@ async fn accept<S: Store>(
     let (org, id, line_id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
     let body = read_body(payload).await?;
-    let input: AcceptBody = if body.iter().all(u8::is_ascii_whitespace) {
+    let input: AcceptBody = if body.is_empty() {
         AcceptBody::default()
     } else {
         parse_json(&req, &body)?
