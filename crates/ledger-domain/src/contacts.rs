@@ -171,9 +171,21 @@ pub fn check_website(value: Option<&str>) -> DomainResult<Option<String>> {
     let Some(website) = check_text("website", value)? else {
         return Ok(None);
     };
-    let valid = url::Url::parse(&website).ok().is_some_and(|u| {
-        matches!(u.scheme(), "http" | "https") && u.host_str().is_some_and(|h| !h.is_empty())
-    });
+    // The text is kept as given, so it must be a URL every parser reads alike: no
+    // whitespace, control character or backslash (which WHATWG parsing drops or reads as
+    // a slash, and others refuse), and a host that is a valid host name or an address.
+    let plain = !website
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control() || c == '\\');
+    let valid = plain
+        && url::Url::parse(&website).ok().is_some_and(|u| {
+            matches!(u.scheme(), "http" | "https")
+                && match u.host() {
+                    Some(url::Host::Domain(name)) => crate::webhooks::is_host_name(name),
+                    Some(url::Host::Ipv4(_) | url::Host::Ipv6(_)) => true,
+                    None => false,
+                }
+        });
     if !valid {
         return Err(DomainError::invalid_field(
             "website",
@@ -293,6 +305,21 @@ mod tests {
         assert!(check_website(Some("https://acme.example")).is_ok());
         assert!(check_website(Some("ftp://acme.example")).is_err());
         assert!(check_website(Some("acme")).is_err());
+        assert!(check_website(Some("http://127.0.0.1:8080/x")).is_ok());
+        assert!(check_website(Some("http://[::1]/")).is_ok());
+        assert!(check_website(Some("https://b\u{fc}cher.example/")).is_ok());
+        // Texts WHATWG parsing repairs but other parsers refuse (Python's urlsplit answers
+        // "Invalid IPv6 URL" for the first): refused, since the text is kept as given.
+        for bad in [
+            "http://a\\[b",
+            "http://exa\tmple.com",
+            "http://example.com/a b",
+            "http://a_b.example/",
+            "http://*.example/",
+            "http://-a.example/",
+        ] {
+            assert!(check_website(Some(bad)).is_err(), "{bad}");
+        }
         assert_eq!(
             check_country(Some("de")).ok().flatten().as_deref(),
             Some("DE")

@@ -325,16 +325,7 @@ pub fn check_url(text: &str, allow_private: bool) -> Result<String, DomainError>
         Some(url::Host::Ipv6(ip)) => is_public_v6(ip),
         Some(url::Host::Domain(name)) => {
             let name = name.trim_end_matches('.').to_ascii_lowercase();
-            // A host name (RFC 1123 labels; an international name arrives as punycode):
-            // the URL parser lets through characters such as `*` or `_` that DNS does not.
-            let label_ok = |l: &str| {
-                !l.is_empty()
-                    && l.len() <= 63
-                    && !l.starts_with('-')
-                    && !l.ends_with('-')
-                    && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
-            };
-            if !name.split('.').all(label_ok) {
+            if !is_host_name(&name) {
                 return Err(invalid("must name a valid host"));
             }
             name != "localhost" && !name.ends_with(".localhost")
@@ -346,6 +337,21 @@ pub fn check_url(text: &str, allow_private: bool) -> Result<String, DomainError>
         ));
     }
     Ok(url.to_string())
+}
+
+/// A host name of RFC 1123 labels (an international name arrives as punycode), one
+/// trailing dot allowed: the URL parser lets through characters such as `*`, `_` or `[`
+/// that DNS does not, and that other URL parsers refuse.
+pub fn is_host_name(name: &str) -> bool {
+    let label_ok = |l: &str| {
+        !l.is_empty()
+            && l.len() <= 63
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+            && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+    };
+    let name = name.strip_suffix('.').unwrap_or(name);
+    !name.is_empty() && name.len() <= 253 && name.split('.').all(label_ok)
 }
 
 /// Checks an event kind filter: kinds such as `invoice.created` (lowercase letters,

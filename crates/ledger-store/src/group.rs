@@ -401,7 +401,7 @@ pub(crate) struct BatchRows {
 /// The statements a batch needs, for both connection types: multi-row inserts (one
 /// `unnest` statement for the batch's rows) on PostgreSQL; one row per statement on
 /// SQLite, where diesel-async has no multi-row insert and statements cost no network
-/// round trip.
+/// round trip (all of a batch's rows in one task on the connection's thread).
 pub(crate) trait BatchConn: AccountLocks + CreditConn + Send {
     fn idempotency_rows<'a>(
         &'a mut self,
@@ -585,24 +585,30 @@ impl BatchConn for SqliteConn {
     batch_reads!();
     insert_each!(insert_idempotency, idempotency_keys::table, IdempotencyRow);
 
-    /// One statement per row: SQLite statements cost no round trip.
+    /// One statement per row, all of them in one task on the connection's thread:
+    /// SQLite statements cost no network round trip, but each statement sent on its own
+    /// is a hand-off to that thread and back (two context switches), and a posting
+    /// inserts half a dozen rows (docs/benchmarks.md, session 13).
     async fn insert_rows(&mut self, rows: BatchRows) -> QueryResult<()> {
-        macro_rules! each {
-            ($table:path, $rows:expr) => {
-                for row in $rows {
-                    diesel::insert_into($table)
-                        .values(row)
-                        .execute(self)
-                        .await?;
-                }
-            };
-        }
-        each!(credit_usage::table, &rows.usage);
-        each!(credit_ledger::table, &rows.ledger);
-        each!(jobs::table, &rows.jobs);
-        each!(transactions::table, &rows.transactions);
-        each!(ledger_entries::table, &rows.entries);
-        each!(events::table, &rows.events);
-        Ok(())
+        self.spawn_blocking(move |conn| {
+            macro_rules! each {
+                ($table:path, $rows:expr) => {
+                    for row in $rows {
+                        diesel::RunQueryDsl::execute(
+                            diesel::insert_into($table).values(row),
+                            conn,
+                        )?;
+                    }
+                };
+            }
+            each!(credit_usage::table, &rows.usage);
+            each!(credit_ledger::table, &rows.ledger);
+            each!(jobs::table, &rows.jobs);
+            each!(transactions::table, &rows.transactions);
+            each!(ledger_entries::table, &rows.entries);
+            each!(events::table, &rows.events);
+            Ok(())
+        })
+        .await
     }
 }

@@ -316,9 +316,22 @@ async fn wrong_methods_answer_405(app: &TestApp) {
             .collect();
         assert_eq!(allow, expected, "{wrong} {path}");
     }
-    // An unknown path is still 404, and HEAD is served as GET.
+    // An unknown path is still 404, and HEAD is served as GET. The per-organization
+    // paths are registered as scopes (one per family): a path inside a scope that none
+    // of its resources takes, or a family that does not exist, is the same 404.
     let res = app.get(&org.test_key, "/no/such/path").await;
     assert_eq!(res.status, StatusCode::NOT_FOUND);
+    for path in [
+        format!("/organizations/{}/no-such-family", org.id),
+        format!("/organizations/{}/accounts/x/no-such-thing", org.id),
+        format!("/organizations/{}/accounts/", org.id),
+        format!("/organizations/{}/accountsx", org.id),
+        format!("/organizations/{}/recurring-schedulesx", org.id),
+    ] {
+        let res = app.get(&org.test_key, &path).await;
+        assert_eq!(res.status, StatusCode::NOT_FOUND, "{path}");
+        assert_eq!(res.code(), "route_not_found", "{path}");
+    }
     let res = app.call(Method::HEAD, "/health", None, None, &[]).await;
     assert_eq!(res.status, StatusCode::OK);
 }

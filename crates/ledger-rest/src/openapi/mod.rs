@@ -1372,8 +1372,9 @@ const HOST: &str =
 /// An absolute http or https URL with a host name and an optional port; `fragment`: may
 /// it end with `#...`.
 pub(crate) fn http_url(max_length: usize, fragment: bool) -> ObjectBuilder {
+    // A website is kept as given: no backslash or control character (`check_website`).
     let rest = if fragment {
-        r"[/?#]\S*"
+        r"[/?#][^\s\\\x00-\x1f\x7f-\x9f]*"
     } else {
         r"[/?][^\s#]*"
     };

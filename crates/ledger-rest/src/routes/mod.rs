@@ -89,7 +89,17 @@ pub struct RouteEntry {
 pub(crate) struct Routes<'a> {
     cfg: Option<&'a mut web::ServiceConfig>,
     table: Vec<RouteEntry>,
+    /// The resources under `/organizations/{org}/<family>/...`, by family in the order
+    /// the families first appear, each family's in registration order: [`Routes::finish`]
+    /// registers them as one scope per family inside one `/organizations/{org}` scope.
+    scoped: Vec<(String, Vec<actix_web::Resource>)>,
 }
+
+/// The prefix of the per-organization paths, registered as one scope so a request is
+/// matched against its family's few paths instead of every path in turn (actix tries
+/// each pattern of a level in order; the pattern match was about 5% of the server's CPU
+/// on a balance read).
+const ORG_SCOPE: &str = "/organizations/{org}";
 
 /// One path being registered: its resource and the methods added so far.
 pub(crate) struct At {
@@ -165,11 +175,29 @@ impl At {
 /// A path to register with [`Routes::add`].
 pub(crate) fn at(path: impl Into<String>) -> At {
     let path = path.into();
+    let pattern = match family_of(&path) {
+        Some((_, rest)) => rest.to_owned(),
+        None => path.clone(),
+    };
     At {
-        resource: web::resource(path.clone()),
+        resource: web::resource(pattern),
         path,
         methods: Vec::new(),
     }
+}
+
+/// For a path under `/organizations/{org}/`, its family (`/accounts`) and the rest of
+/// the path after it (`/{id}/balance`, or empty for the family's own path).
+fn family_of(path: &str) -> Option<(&str, &str)> {
+    let below = path.strip_prefix(ORG_SCOPE)?;
+    if !below.starts_with('/') || below.len() < 2 {
+        return None;
+    }
+    let end = below[1..].find('/').map_or(below.len(), |i| i + 1);
+    let (family, rest) = below.split_at(end);
+    // A family must be a literal segment: a template there would have to be tried
+    // against every request, which is what the scope avoids.
+    (!family.contains('{')).then_some((family, rest))
 }
 
 impl Routes<'_> {
@@ -178,16 +206,46 @@ impl Routes<'_> {
     pub(crate) fn add(&mut self, at: At) -> &mut Self {
         let allow = allow_header(&at.methods);
         if let Some(cfg) = self.cfg.as_deref_mut() {
-            cfg.service(at.resource.default_service(web::to(move || {
+            let resource = at.resource.default_service(web::to(move || {
                 let allow = allow.clone();
                 async move { method_not_allowed(allow) }
-            })));
+            }));
+            match family_of(&at.path) {
+                Some((family, _)) => match self.scoped.iter_mut().find(|(f, _)| f == family) {
+                    Some((_, resources)) => resources.push(resource),
+                    None => self.scoped.push((family.to_owned(), vec![resource])),
+                },
+                None => {
+                    cfg.service(resource);
+                }
+            }
         }
         self.table.push(RouteEntry {
             path: at.path,
             methods: at.methods,
         });
         self
+    }
+
+    /// Registers the per-organization resources collected by [`Routes::add`]: one
+    /// `/organizations/{org}` scope holding one scope per family. Families are distinct
+    /// literal segments, so their order does not matter; within a family the order of
+    /// registration is kept. A path no family resource matches falls to the app's
+    /// default service (404 in the envelope), as without scopes.
+    fn finish(self) {
+        let Some(cfg) = self.cfg else { return };
+        if self.scoped.is_empty() {
+            return;
+        }
+        let mut organization = web::scope(ORG_SCOPE);
+        for (family, resources) in self.scoped {
+            let mut scope = web::scope(&family);
+            for resource in resources {
+                scope = scope.service(resource);
+            }
+            organization = organization.service(scope);
+        }
+        cfg.service(organization);
     }
 }
 
@@ -218,8 +276,10 @@ pub(crate) fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     let mut routes = Routes {
         cfg: Some(&mut *cfg),
         table: Vec::new(),
+        scoped: Vec::new(),
     };
     register::<S>(&mut routes);
+    routes.finish();
     // Not API operations: the development checkout pages and the payment provider's
     // webhook stay outside the registrar, as the other pages do (docs/decisions.md).
     credits::configure_pages::<S>(cfg);
@@ -230,6 +290,7 @@ pub(crate) fn table<S: Store>() -> Vec<RouteEntry> {
     let mut routes = Routes {
         cfg: None,
         table: Vec::new(),
+        scoped: Vec::new(),
     };
     register::<S>(&mut routes);
     routes.table
