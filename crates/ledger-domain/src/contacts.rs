@@ -171,21 +171,8 @@ pub fn check_website(value: Option<&str>) -> DomainResult<Option<String>> {
     let Some(website) = check_text("website", value)? else {
         return Ok(None);
     };
-    // The text is kept as given, so it must be a URL every parser reads alike: no
-    // whitespace, control character or backslash (which WHATWG parsing drops or reads as
-    // a slash, and others refuse), and a host that is a valid host name or an address.
-    let plain = !website
-        .chars()
-        .any(|c| c.is_whitespace() || c.is_control() || c == '\\');
-    let valid = plain
-        && url::Url::parse(&website).ok().is_some_and(|u| {
-            matches!(u.scheme(), "http" | "https")
-                && match u.host() {
-                    Some(url::Host::Domain(name)) => crate::webhooks::is_host_name(name),
-                    Some(url::Host::Ipv4(_) | url::Host::Ipv6(_)) => true,
-                    None => false,
-                }
-        });
+    // Kept as given, so it must read alike to every URL parser.
+    let valid = crate::webhooks::is_portable_http_url(&website);
     if !valid {
         return Err(DomainError::invalid_field(
             "website",

@@ -354,6 +354,25 @@ pub fn is_host_name(name: &str) -> bool {
     !name.is_empty() && name.len() <= 253 && name.split('.').all(label_ok)
 }
 
+/// An absolute http or https URL that every URL parser reads alike, for URLs kept as
+/// the client sent them (a contact's website, a purchase's return URLs): no whitespace,
+/// control character or backslash (WHATWG parsing drops tabs and newlines and reads `\`
+/// as `/`; other parsers refuse them or see another host), and a host that is an IP
+/// address or an [`is_host_name`] host name.
+pub fn is_portable_http_url(text: &str) -> bool {
+    !text
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control() || c == '\\')
+        && url::Url::parse(text).ok().is_some_and(|u| {
+            matches!(u.scheme(), "http" | "https")
+                && match u.host() {
+                    Some(url::Host::Domain(name)) => is_host_name(name),
+                    Some(url::Host::Ipv4(_) | url::Host::Ipv6(_)) => true,
+                    None => false,
+                }
+        })
+}
+
 /// Checks an event kind filter: kinds such as `invoice.created` (lowercase letters,
 /// digits and `_`, one or more dots), or `*` alone for every kind (the same as an empty
 /// list). Answers the kinds sorted, without duplicates (empty: every kind).

@@ -1370,17 +1370,19 @@ const HOST: &str =
     r"([A-Za-z0-9]([A-Za-z0-9-]{0,30}[A-Za-z0-9])?\.)+[A-Za-z]([A-Za-z0-9-]{0,30}[A-Za-z0-9])?";
 
 /// An absolute http or https URL with a host name and an optional port; `fragment`: may
-/// it end with `#...`.
+/// it end with `#...`. With a fragment (a contact's website, a purchase's return URLs,
+/// kept as sent): no blank, backslash or control character after the host, and no `uri`
+/// format, since international characters are taken as they are (an IRI, which RFC 3986
+/// would have percent-encoded). Without (a webhook URL, stored as parsed): a `uri`.
 pub(crate) fn http_url(max_length: usize, fragment: bool) -> ObjectBuilder {
-    // A website is kept as given: no backslash or control character (`check_website`).
-    let rest = if fragment {
-        r"[/?#][^\s\\\x00-\x1f\x7f-\x9f]*"
+    let (rest, format) = if fragment {
+        (r"[/?#][^\s\\\x00-\x1f\x7f-\x9f]*", None)
     } else {
-        r"[/?][^\s#]*"
+        (r"[/?][^\s#]*", Some(SchemaFormat::Custom("uri".to_owned())))
     };
     ObjectBuilder::new()
         .schema_type(Type::String)
-        .format(Some(SchemaFormat::Custom("uri".to_owned())))
+        .format(format)
         .pattern(Some(format!(
             "^https?://{HOST}(:[1-9][0-9]{{0,3}})?({rest})?$"
         )))
@@ -1687,15 +1689,12 @@ impl ToSchema for RecurringScheduleUpdateRequest {
     }
 }
 
-/// A client's return URL (`ledger_domain::credits::check_return_url`): `http://` or
-/// `https://` and no blanks or control characters, at most 2048 characters; blank or
-/// `null` is "not given".
+/// A client's return URL (`ledger_domain::credits::check_return_url`): an absolute http
+/// or https URL with a host name, at most 2048 characters (the server also takes IP
+/// addresses and single-label hosts such as `localhost`); blank or `null` is "not given".
 pub(crate) fn optional_return_url() -> Schema {
     optional_or_blank(
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .pattern(Some(r"^https?://[^\s\x00-\x1F\x7F-\x9F]*$"))
-            .max_length(Some(2048)),
+        http_url(2048, true),
         "An absolute http(s) URL of at most 2048 characters.",
     )
 }
