@@ -28,18 +28,9 @@ impl Currency {
     /// and the crate's own lookup compares the code with each currency in turn (3% of the
     /// server's CPU on a trial balance).
     pub fn from_code(code: &str) -> Option<Self> {
-        static BY_CODE: std::sync::OnceLock<Vec<([u8; 3], iso_currency::Currency)>> =
-            std::sync::OnceLock::new();
         let key: [u8; 3] = code.trim().as_bytes().try_into().ok()?;
         let key = key.map(|b| b.to_ascii_uppercase());
-        let table = BY_CODE.get_or_init(|| {
-            let mut table: Vec<([u8; 3], iso_currency::Currency)> = iso_currency::Currency::iter()
-                .filter(|c| c.exponent().is_some())
-                .filter_map(|c| Some((c.code().as_bytes().try_into().ok()?, c)))
-                .collect();
-            table.sort_unstable_by_key(|(k, _)| *k);
-            table
-        });
+        let table = by_code();
         let at = table.binary_search_by_key(&key, |(k, _)| *k).ok()?;
         Some(Self { inner: table[at].1 })
     }
@@ -71,13 +62,26 @@ impl Currency {
 
     /// Every currency with a defined minor unit, ordered by code.
     pub fn all() -> Vec<Self> {
-        let mut all: Vec<Self> = iso_currency::Currency::iter()
-            .filter(|c| c.exponent().is_some())
-            .map(|inner| Self { inner })
-            .collect();
-        all.sort_by_key(|c| c.code());
-        all
+        by_code()
+            .iter()
+            .map(|(_, inner)| Self { inner: *inner })
+            .collect()
     }
+}
+
+/// Every currency with a defined minor unit by its code's bytes (three uppercase ASCII
+/// letters, so also in code order), built once.
+fn by_code() -> &'static [([u8; 3], iso_currency::Currency)] {
+    static BY_CODE: std::sync::OnceLock<Vec<([u8; 3], iso_currency::Currency)>> =
+        std::sync::OnceLock::new();
+    BY_CODE.get_or_init(|| {
+        let mut table: Vec<([u8; 3], iso_currency::Currency)> = iso_currency::Currency::iter()
+            .filter(|c| c.exponent().is_some())
+            .filter_map(|c| Some((c.code().as_bytes().try_into().ok()?, c)))
+            .collect();
+        table.sort_unstable_by_key(|(k, _)| *k);
+        table
+    })
 }
 
 /// Why a text is not a valid amount.

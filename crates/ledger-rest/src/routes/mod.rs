@@ -104,6 +104,8 @@ const ORG_SCOPE: &str = "/organizations/{org}";
 /// One path being registered: its resource and the methods added so far.
 pub(crate) struct At {
     path: String,
+    /// The path's family under `/organizations/{org}` ([`family_of`]), if any.
+    family: Option<String>,
     resource: actix_web::Resource,
     methods: Vec<Method>,
 }
@@ -175,13 +177,14 @@ impl At {
 /// A path to register with [`Routes::add`].
 pub(crate) fn at(path: impl Into<String>) -> At {
     let path = path.into();
-    let pattern = match family_of(&path) {
-        Some((_, rest)) => rest.to_owned(),
-        None => path.clone(),
+    let (family, pattern) = match family_of(&path) {
+        Some((family, rest)) => (Some(family.to_owned()), rest.to_owned()),
+        None => (None, path.clone()),
     };
     At {
         resource: web::resource(pattern),
         path,
+        family,
         methods: Vec::new(),
     }
 }
@@ -210,10 +213,10 @@ impl Routes<'_> {
                 let allow = allow.clone();
                 async move { method_not_allowed(allow) }
             }));
-            match family_of(&at.path) {
-                Some((family, _)) => match self.scoped.iter_mut().find(|(f, _)| f == family) {
+            match at.family {
+                Some(family) => match self.scoped.iter_mut().find(|(f, _)| *f == family) {
                     Some((_, resources)) => resources.push(resource),
-                    None => self.scoped.push((family.to_owned(), vec![resource])),
+                    None => self.scoped.push((family, vec![resource])),
                 },
                 None => {
                     cfg.service(resource);
