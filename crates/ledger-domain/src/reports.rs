@@ -17,6 +17,15 @@ pub struct AccountRef {
     pub account_type: AccountType,
 }
 
+/// An account as a report reads it from the chart: who it is, its currency, and the
+/// running totals of all its counted entries (zero when it has none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChartLine {
+    pub account: AccountRef,
+    pub currency: String,
+    pub totals: Totals,
+}
+
 /// One account with its totals, the input of every report.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AccountTotals {

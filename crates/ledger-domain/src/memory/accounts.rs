@@ -13,6 +13,7 @@ use crate::ports::{
     AccountFilter, Accounts, CreditCharge, HistoryPage, HistoryRow, IdempotencyRecord, Journal,
     Page, PageRequest, StoreResult, Tenant, Written,
 };
+use crate::reports::{AccountRef, ChartLine};
 use crate::transactions::{Transaction, TransactionStatus};
 
 use super::{MemoryStore, Row, State, in_tenant, page_of};
@@ -251,7 +252,7 @@ impl Accounts for MemoryStore {
         Ok(page_of(found, page))
     }
 
-    async fn chart_with_totals(&self, tenant: &Tenant) -> StoreResult<Vec<(Account, Totals)>> {
+    async fn chart_with_totals(&self, tenant: &Tenant) -> StoreResult<Vec<ChartLine>> {
         let chart = self
             .list_accounts(tenant, &AccountFilter::default(), None)
             .await?;
@@ -263,9 +264,15 @@ impl Accounts for MemoryStore {
         Ok(chart
             .items
             .into_iter()
-            .map(|a| {
-                let t = totals.get(&a.id).copied().unwrap_or_default();
-                (a, t)
+            .map(|a| ChartLine {
+                totals: totals.get(&a.id).copied().unwrap_or_default(),
+                currency: a.currency,
+                account: AccountRef {
+                    id: a.id,
+                    code: a.code,
+                    name: a.name,
+                    account_type: a.account_type,
+                },
             })
             .collect())
     }

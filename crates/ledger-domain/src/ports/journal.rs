@@ -7,6 +7,7 @@ use time::OffsetDateTime;
 
 use crate::accounts::{Account, AccountStatus, AccountType, Totals};
 use crate::events::Event;
+use crate::reports::ChartLine;
 use crate::transactions::{Transaction, TransactionStatus};
 
 use super::{CreditCharge, IdempotencyRecord, Page, PageRequest, StoreResult, Tenant, Written};
@@ -93,13 +94,13 @@ pub trait Accounts: Send + Sync + 'static {
         page: Option<PageRequest>,
     ) -> impl Future<Output = StoreResult<Page<Account>>> + Send;
 
-    /// The tenant's chart (accounts not deleted, by code then id), each account with the
-    /// running totals of all its counted entries (zero when it has none), in one read:
-    /// what a report without a date window starts from.
+    /// The tenant's chart (accounts not deleted, by code: unique among them) as reports
+    /// read it: each account's identity, type and currency with the running totals of
+    /// all its counted entries (zero when it has none), the totals read at one instant.
     fn chart_with_totals(
         &self,
         tenant: &Tenant,
-    ) -> impl Future<Output = StoreResult<Vec<(Account, Totals)>>> + Send;
+    ) -> impl Future<Output = StoreResult<Vec<ChartLine>>> + Send;
 
     /// One account of the tenant (not deleted) with the running totals of all its
     /// counted entries (zero when it has none), in one read: what a balance reads.

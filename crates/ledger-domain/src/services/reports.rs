@@ -4,14 +4,14 @@ use std::collections::HashMap;
 
 use time::OffsetDateTime;
 
-use crate::accounts::{Account, AccountType, Totals};
+use crate::accounts::{AccountType, Totals};
 use crate::error::{DomainError, DomainResult, ErrorCode};
 use crate::money::Currency;
 use crate::organizations::{Organization, Relationship};
 use crate::ports::PageRequest;
 use crate::ports::{Store, Tenant};
 use crate::reports::{
-    AccountRef, AccountTotals, BalanceSheet, IncomeStatement, TrialBalance, balance_sheet,
+    AccountTotals, BalanceSheet, ChartLine, IncomeStatement, TrialBalance, balance_sheet,
     consolidate, income_statement, trial_balance,
 };
 use time::Date;
@@ -68,31 +68,24 @@ impl<S: Store> Ledger<S> {
         from: Option<OffsetDateTime>,
         until: Option<OffsetDateTime>,
     ) -> DomainResult<ReportBasis> {
-        // Without a window, the chart and its running totals come in one read.
-        let (accounts, mut totals): (Vec<Account>, HashMap<String, Totals>) =
-            if from.is_none() && until.is_none() {
-                let chart = self.store.chart_with_totals(tenant).await?;
-                let totals = chart.iter().map(|(a, t)| (a.id.clone(), *t)).collect();
-                (chart.into_iter().map(|(a, _)| a).collect(), totals)
-            } else {
-                let accounts = self
-                    .store
-                    .list_accounts(tenant, &Default::default(), None)
-                    .await?
-                    .items;
-                let totals = self
-                    .store
-                    .account_totals(tenant, None, from, until)
-                    .await?
-                    .into_iter()
-                    .collect();
-                (accounts, totals)
-            };
+        // The chart and its running totals come in one read; a window reads its own.
+        let mut chart = self.store.chart_with_totals(tenant).await?;
+        if from.is_some() || until.is_some() {
+            let mut windowed: HashMap<String, Totals> = self
+                .store
+                .account_totals(tenant, None, from, until)
+                .await?
+                .into_iter()
+                .collect();
+            for line in &mut chart {
+                line.totals = windowed.remove(&line.account.id).unwrap_or_default();
+            }
+        }
         let code = currency.code();
-        let foreign_by_day: Vec<String> = accounts
+        let foreign_by_day: Vec<String> = chart
             .iter()
-            .filter(|a| a.currency != code && !at_closing_rate(a.account_type))
-            .map(|a| a.id.clone())
+            .filter(|l| l.currency != code && !at_closing_rate(l.account.account_type))
+            .map(|l| l.account.id.clone())
             .collect();
         let day_of = |t: OffsetDateTime| t.to_offset(time::UtcOffset::UTC).date();
         let closing = until
@@ -111,18 +104,22 @@ impl<S: Store> Ledger<S> {
             }
         }
         let mut rates: HashMap<(String, Date), crate::exchange::AppliedRate> = HashMap::new();
-        let mut result = Vec::with_capacity(accounts.len());
+        let mut result = Vec::with_capacity(chart.len());
         let mut net_sum: i64 = 0;
-        for a in accounts {
-            let own = totals.remove(&a.id).unwrap_or_default();
-            let converted = if a.currency == code {
+        for line in chart {
+            let ChartLine {
+                account,
+                currency: own_currency,
+                totals: own,
+            } = line;
+            let converted = if own_currency == code {
                 own
-            } else if at_closing_rate(a.account_type) {
+            } else if at_closing_rate(account.account_type) {
                 let net = self
                     .converted(
                         rates_tenant,
                         &mut rates,
-                        &a.currency,
+                        &own_currency,
                         currency,
                         closing,
                         own,
@@ -131,9 +128,9 @@ impl<S: Store> Ledger<S> {
                 on_its_side(net)
             } else {
                 let mut net = 0i64;
-                for (day, t) in daily.remove(&a.id).unwrap_or_default() {
+                for (day, t) in daily.remove(&account.id).unwrap_or_default() {
                     let part = self
-                        .converted(rates_tenant, &mut rates, &a.currency, currency, day, t)
+                        .converted(rates_tenant, &mut rates, &own_currency, currency, day, t)
                         .await?;
                     net = net.saturating_add(part);
                 }
@@ -142,12 +139,7 @@ impl<S: Store> Ledger<S> {
             net_sum = net_sum.saturating_add(converted.debit - converted.credit);
             result.push(AccountTotals {
                 totals: converted,
-                account: AccountRef {
-                    id: a.id,
-                    code: a.code,
-                    name: a.name,
-                    account_type: a.account_type,
-                },
+                account,
             });
         }
         Ok(ReportBasis {

@@ -3,6 +3,7 @@
 
 use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::DomainError;
+use ledger_domain::money::format_units;
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
 use ledger_domain::reports::{AccountRef, Section};
@@ -80,7 +81,9 @@ async fn trial_balance<S: Store>(
         .await?;
     // Typed rows (members in the alphabetical order the `Value` maps of the other
     // reports print): a trial balance lists the whole chart, and building a map per
-    // account was most of the answer's cost.
+    // account was most of the answer's cost. The currency's scale is looked up once.
+    let decimals = report_currency.decimals();
+    let amount = |units: i64| format_units(units, decimals);
     let accounts: Vec<TrialBalanceRowOut<'_>> = tb
         .rows
         .iter()
@@ -89,9 +92,9 @@ async fn trial_balance<S: Store>(
             account_id: &r.account.id,
             account_name: &r.account.name,
             account_type: r.account.account_type.as_str(),
-            credit: amount(r.credit, &currency),
-            debit: amount(r.debit, &currency),
-            net_balance: amount(r.net_balance, &currency),
+            credit: amount(r.credit),
+            debit: amount(r.debit),
+            net_balance: amount(r.net_balance),
         })
         .collect();
     Ok(HttpResponse::Ok().json(TrialBalanceOut {
@@ -103,9 +106,9 @@ async fn trial_balance<S: Store>(
         consolidated,
         currency: &currency,
         object: "trial_balance",
-        total_credits: amount(tb.total_credits, &currency),
-        total_debits: amount(tb.total_debits, &currency),
-        translation_adjustment: amount(tb.translation_adjustment, &currency),
+        total_credits: amount(tb.total_credits),
+        total_debits: amount(tb.total_debits),
+        translation_adjustment: amount(tb.translation_adjustment),
     }))
 }
 

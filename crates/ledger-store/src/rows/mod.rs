@@ -45,7 +45,7 @@ pub(super) fn opt_from_db(t: Option<PrimitiveDateTime>) -> Option<OffsetDateTime
     t.map(from_db)
 }
 
-pub(super) fn corrupt(what: &str, value: &str) -> DomainError {
+pub(crate) fn corrupt(what: &str, value: &str) -> DomainError {
     DomainError::Internal(format!("stored {what} '{value}' does not parse"))
 }
 
