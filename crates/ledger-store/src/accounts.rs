@@ -22,7 +22,7 @@ type WithTotals = (AccountRow, Option<i64>, Option<i64>);
 
 /// The tenant's accounts (not deleted) left-joined to their running totals, selected as
 /// [`WithTotals`]: one statement (not boxed, so each shape is prepared once per
-/// connection) where a balance or a report would otherwise read twice.
+/// connection) where a balance would otherwise read twice.
 macro_rules! with_totals {
     ($tenant:expr) => {{
         use $crate::schema::account_totals as at;
@@ -207,17 +207,20 @@ impl Accounts for Db {
         })
     }
 
-    async fn chart_with_totals(&self, tenant: &Tenant) -> StoreResult<Vec<ChartLine>> {
-        use crate::schema::account_totals as at;
-        // Only the columns a report shows (no metadata to parse, no timestamps), in two
-        // single-table reads rather than a join: each has one plan whatever the
-        // statistics say (a join planned on stale ones, as after a bulk load, looped over
-        // the tenant's totals once per account: ten times the cost), and the chart comes
-        // in the code index's order without a sort (codes are unique among live
-        // accounts). The totals are one statement, so they balance with each other.
+    async fn chart_with_totals(
+        &self,
+        tenant: &Tenant,
+        from: Option<OffsetDateTime>,
+        until: Option<OffsetDateTime>,
+    ) -> StoreResult<Vec<ChartLine>> {
+        // Only the columns a report shows (no metadata to parse, no timestamps), and the
+        // totals apart rather than joined: each read has one plan whatever the statistics
+        // say (a join planned on stale ones, as after a bulk load, looped over the
+        // tenant's totals once per account: ten times the cost), and the chart comes in
+        // the code index's order without a sort (codes are unique among live accounts).
         type Line = (String, String, String, String, String);
-        let (lines, totals) = db_read!(self, |conn| {
-            let lines: Vec<Line> = accounts::table
+        let lines: Vec<Line> = db_read!(self, |conn| {
+            Ok(accounts::table
                 .filter(tenant_of!(accounts, tenant))
                 .filter(accounts::deleted_at.is_null())
                 .order(accounts::code.asc())
@@ -229,18 +232,13 @@ impl Accounts for Db {
                     accounts::currency,
                 ))
                 .load(conn)
-                .await?;
-            let totals: Vec<(String, i64, i64)> = at::table
-                .filter(tenant_of!(at, tenant))
-                .select((at::account_id, at::debit, at::credit))
-                .load(conn)
-                .await?;
-            Ok((lines, totals))
+                .await?)
         })?;
-        let mut totals: std::collections::HashMap<String, Totals> = totals
-            .into_iter()
-            .map(|(id, debit, credit)| (id, Totals { debit, credit }))
-            .collect();
+        let mut totals: std::collections::HashMap<String, Totals> =
+            crate::balances::totals(self, tenant, None, from, until)
+                .await?
+                .into_iter()
+                .collect();
         lines
             .into_iter()
             .map(|(id, code, name, kind, currency)| {

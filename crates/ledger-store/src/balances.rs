@@ -147,17 +147,17 @@ async fn running(
     tenant: &Tenant,
     ids: Option<Vec<String>>,
 ) -> StoreResult<Vec<(String, Sums)>> {
+    // Not boxed, so each shape is prepared once per connection: every report reads it.
     let rows = db_read!(db, |conn| {
-        let mut query = at::table
+        let query = at::table
             .filter(tenant_of!(at, tenant))
             .filter(at::entries.ne(0))
             .select((at::account_id, at::debit, at::credit, at::entries))
-            .order(at::account_id.asc())
-            .into_boxed();
-        if let Some(ids) = &ids {
-            query = query.filter(at::account_id.eq_any(ids));
-        }
-        Ok(query.load(conn).await?)
+            .order(at::account_id.asc());
+        Ok(match &ids {
+            None => query.load(conn).await?,
+            Some(ids) => query.filter(at::account_id.eq_any(ids)).load(conn).await?,
+        })
     })?;
     Ok(sums_of(rows))
 }

@@ -252,12 +252,17 @@ impl Accounts for MemoryStore {
         Ok(page_of(found, page))
     }
 
-    async fn chart_with_totals(&self, tenant: &Tenant) -> StoreResult<Vec<ChartLine>> {
+    async fn chart_with_totals(
+        &self,
+        tenant: &Tenant,
+        from: Option<OffsetDateTime>,
+        until: Option<OffsetDateTime>,
+    ) -> StoreResult<Vec<ChartLine>> {
         let chart = self
             .list_accounts(tenant, &AccountFilter::default(), None)
             .await?;
         let totals: BTreeMap<String, Totals> = self
-            .account_totals(tenant, None, None, None)
+            .account_totals(tenant, None, from, until)
             .await?
             .into_iter()
             .collect();

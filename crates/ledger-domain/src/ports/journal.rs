@@ -95,11 +95,14 @@ pub trait Accounts: Send + Sync + 'static {
     ) -> impl Future<Output = StoreResult<Page<Account>>> + Send;
 
     /// The tenant's chart (accounts not deleted, by code: unique among them) as reports
-    /// read it: each account's identity, type and currency with the running totals of
-    /// all its counted entries (zero when it has none), the totals read at one instant.
+    /// read it: each account's identity, type and currency with the totals of its
+    /// counted entries dated in `[from, until)` (either bound open; zero when it has
+    /// none), as [`Accounts::account_totals`] reads them, all at one instant.
     fn chart_with_totals(
         &self,
         tenant: &Tenant,
+        from: Option<OffsetDateTime>,
+        until: Option<OffsetDateTime>,
     ) -> impl Future<Output = StoreResult<Vec<ChartLine>>> + Send;
 
     /// One account of the tenant (not deleted) with the running totals of all its

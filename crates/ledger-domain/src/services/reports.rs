@@ -68,19 +68,7 @@ impl<S: Store> Ledger<S> {
         from: Option<OffsetDateTime>,
         until: Option<OffsetDateTime>,
     ) -> DomainResult<ReportBasis> {
-        // The chart and its running totals come in one read; a window reads its own.
-        let mut chart = self.store.chart_with_totals(tenant).await?;
-        if from.is_some() || until.is_some() {
-            let mut windowed: HashMap<String, Totals> = self
-                .store
-                .account_totals(tenant, None, from, until)
-                .await?
-                .into_iter()
-                .collect();
-            for line in &mut chart {
-                line.totals = windowed.remove(&line.account.id).unwrap_or_default();
-            }
-        }
+        let chart = self.store.chart_with_totals(tenant, from, until).await?;
         let code = currency.code();
         let foreign_by_day: Vec<String> = chart
             .iter()

@@ -182,7 +182,10 @@ async fn the_chart_and_one_account_come_with_their_running_totals<S: Probe>(db: 
         insert(db, &a, txn).await;
     }
     let before = db.queries_executed();
-    let chart = db.chart_with_totals(&live).await.expect("chart");
+    let chart = db
+        .chart_with_totals(&live, None, None)
+        .await
+        .expect("chart");
     if let Some(before) = before {
         assert_eq!(db.queries_executed(), Some(before + 2), "{backend}");
     }
@@ -278,7 +281,10 @@ async fn the_chart_and_one_account_come_with_their_running_totals<S: Probe>(db: 
                 .is_none(),
             "{backend}"
         );
-        let theirs = db.chart_with_totals(&tenant).await.expect("chart");
+        let theirs = db
+            .chart_with_totals(&tenant, None, None)
+            .await
+            .expect("chart");
         assert!(
             theirs.iter().all(|l| l.account.id != cash
                 && l.account.id != sales
