@@ -577,3 +577,23 @@ pub(crate) fn prefix_pattern(prefix: &str) -> String {
     pattern.push('%');
     pattern
 }
+
+#[cfg(test)]
+mod tests {
+    use diesel::sql_types::Integer;
+    use diesel::{Connection, RunQueryDsl, SqliteConnection};
+
+    /// The bundled SQLite is built with the query-planner stability guarantee
+    /// (`.cargo/config.toml`): without it every statement with a bound LIMIT (each
+    /// `first()`) is compiled again on every execution (docs/decisions.md, "Session 15").
+    #[test]
+    fn sqlite_keeps_its_plans_whatever_the_bound_values() {
+        let mut conn = SqliteConnection::establish(":memory:").expect("in-memory SQLite");
+        let used: i32 = diesel::select(diesel::dsl::sql::<Integer>(
+            "sqlite_compileoption_used('ENABLE_QPSG')",
+        ))
+        .get_result(&mut conn)
+        .expect("compile options");
+        assert_eq!(used, 1, "SQLite built without SQLITE_ENABLE_QPSG");
+    }
+}

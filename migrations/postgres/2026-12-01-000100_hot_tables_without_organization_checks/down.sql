@@ -1,0 +1,12 @@
+ALTER TABLE jobs ADD CONSTRAINT jobs_organization_id_fkey
+    FOREIGN KEY (organization_id) REFERENCES organizations (id);
+ALTER TABLE transactions ADD CONSTRAINT transactions_organization_id_fkey
+    FOREIGN KEY (organization_id) REFERENCES organizations (id);
+ALTER TABLE events ADD CONSTRAINT events_organization_id_fkey
+    FOREIGN KEY (organization_id) REFERENCES organizations (id);
+ALTER TABLE idempotency_keys ADD CONSTRAINT idempotency_keys_organization_id_fkey
+    FOREIGN KEY (organization_id) REFERENCES organizations (id);
+ALTER TABLE credit_usage ADD CONSTRAINT credit_usage_organization_id_fkey
+    FOREIGN KEY (organization_id) REFERENCES organizations (id);
+ALTER TABLE credit_ledger ADD CONSTRAINT credit_ledger_organization_id_fkey
+    FOREIGN KEY (organization_id) REFERENCES organizations (id);
