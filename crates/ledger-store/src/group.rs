@@ -72,18 +72,31 @@ fn start_committer(db: Db) -> GroupQueue {
 }
 
 impl Db {
-    /// See [`ledger_domain::ports::Jobs::record_applied`].
-    pub(crate) async fn record_applied_grouped(
-        &self,
-        write: AppliedWrite,
-    ) -> StoreResult<Written<Job>> {
-        let queue = self.group.get_or_init(|| {
+    /// Starts the group committer now, on the runtime of the caller, instead of on the
+    /// runtime of the first grouped write. The server calls it from its multi-thread
+    /// runtime: otherwise the batches (and the connections they open) run on whichever
+    /// HTTP worker took the first write, which then carried them beside its share of
+    /// the requests while the other workers had none (docs/decisions.md, "Session 15").
+    pub fn start_group_committer(&self) {
+        self.group_queue();
+    }
+
+    fn group_queue(&self) -> &GroupQueue {
+        self.group.get_or_init(|| {
             start_committer(Db {
                 pool: self.pool.clone(),
                 group: Arc::default(),
                 queries: self.queries.clone(),
             })
-        });
+        })
+    }
+
+    /// See [`ledger_domain::ports::Jobs::record_applied`].
+    pub(crate) async fn record_applied_grouped(
+        &self,
+        write: AppliedWrite,
+    ) -> StoreResult<Written<Job>> {
+        let queue = self.group_queue();
         let (reply, answer) = oneshot::channel();
         queue
             .send(GroupedWrite { write, reply })

@@ -611,6 +611,9 @@ pub async fn start(
     let tls = tls_config(config)?;
     let identity_providers = web::Data::new(identity_providers(config)?);
     let limits = rate_limits(config).await?;
+    // Batches of applied writes commit on this (the caller's) runtime, not on an HTTP
+    // worker's (`Db::start_group_committer`).
+    db.start_group_committer();
     let runtime = TokioRuntime::default();
     let addr = listener.local_addr()?;
     // Base URL for metadata and links (MCP, OAuth, the development checkout); MCP tool
