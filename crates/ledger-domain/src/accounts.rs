@@ -74,9 +74,16 @@ impl AccountType {
 
     /// Parses a type name in any case.
     pub fn parse(text: &str) -> Option<Self> {
+        // Stored names are exact: matched first without trimming or case folding (a
+        // report parses one per account).
         Self::ALL
             .into_iter()
-            .find(|t| t.as_str().eq_ignore_ascii_case(text.trim()))
+            .find(|t| t.as_str() == text)
+            .or_else(|| {
+                Self::ALL
+                    .into_iter()
+                    .find(|t| t.as_str().eq_ignore_ascii_case(text.trim()))
+            })
     }
 
     /// The side on which a balance of this type is positive (DECISIONS 8).
@@ -257,6 +264,8 @@ mod tests {
     #[test]
     fn parse_is_case_insensitive() {
         assert_eq!(AccountType::parse("ASSET"), Some(AccountType::Asset));
+        assert_eq!(AccountType::parse("expense"), Some(AccountType::Expense));
+        assert_eq!(AccountType::parse(" Revenue "), Some(AccountType::Revenue));
         assert_eq!(AccountType::parse("cash"), None);
         assert_eq!(EntryType::parse("Credit"), Some(EntryType::Credit));
     }

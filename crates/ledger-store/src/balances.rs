@@ -148,17 +148,34 @@ async fn running(
     ids: Option<Vec<String>>,
 ) -> StoreResult<Vec<(String, Sums)>> {
     // Not boxed, so each shape is prepared once per connection: every report reads it.
-    let rows = db_read!(db, |conn| {
-        let query = at::table
-            .filter(tenant_of!(at, tenant))
-            .filter(at::entries.ne(0))
-            .select((at::account_id, at::debit, at::credit, at::entries))
-            .order(at::account_id.asc());
-        Ok(match &ids {
-            None => query.load(conn).await?,
-            Some(ids) => query.filter(at::account_id.eq_any(ids)).load(conn).await?,
-        })
-    })?;
+    macro_rules! running {
+        ($org:expr) => {
+            at::table
+                .filter(tenant_of!(at, $org, tenant.livemode))
+                .filter(at::entries.ne(0))
+                .select((at::account_id, at::debit, at::credit, at::entries))
+                .order(at::account_id.asc())
+        };
+    }
+    let rows: Vec<(String, i64, i64, i64)> = db_read!(
+        db,
+        postgres | conn | {
+            let query = running!(&tenant.organization_id);
+            Ok(match &ids {
+                None => query.load(conn).await?,
+                Some(ids) => query.filter(at::account_id.eq_any(ids)).load(conn).await?,
+            })
+        },
+        sqlite | conn | {
+            let query = running!(tenant.organization_id.clone());
+            Ok(match ids.clone() {
+                None => crate::db::sqlite_load(conn, query).await?,
+                Some(ids) => {
+                    crate::db::sqlite_load(conn, query.filter(at::account_id.eq_any(ids))).await?
+                }
+            })
+        }
+    )?;
     Ok(sums_of(rows))
 }
 

@@ -21,7 +21,7 @@ use std::sync::{Arc, OnceLock};
 
 use diesel::connection::{AnsiTransactionManager, Instrumentation, InstrumentationEvent};
 
-use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use diesel::result::{DatabaseErrorKind, Error as DieselError, QueryResult};
 use diesel::{ConnectionError, SqliteConnection};
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::pooled_connection::{
@@ -425,23 +425,27 @@ pub(crate) fn is_unique_violation(e: &DieselError) -> bool {
 
 /// Runs `$body` (a block evaluating to `Result<T, TxError>`) with `$conn` bound to a
 /// pooled connection of either backend (a SQLite reader), outside any transaction.
-/// Evaluates to `Result<T, DomainError>`.
+/// Evaluates to `Result<T, DomainError>`. The second form gives each backend its own
+/// body (a read of many rows decoded on SQLite's connection thread, [`sqlite_load`]).
 macro_rules! db_read {
-    ($db:expr, |$conn:ident| $body:block) => {{
+    ($db:expr, |$conn:ident| $body:block) => {
+        db_read!($db, postgres | $conn | $body, sqlite | $conn | $body)
+    };
+    ($db:expr, postgres |$pg:ident| $pg_body:block, sqlite |$lite:ident| $lite_body:block) => {{
         let result: ::std::result::Result<_, $crate::db::TxError> = match &$db.pool {
             $crate::db::DbPool::Postgres(pool) => {
                 async {
                     let mut pooled = pool.get().await.map_err($crate::db::TxError::pool)?;
-                    let $conn: &mut ::diesel_async::AsyncPgConnection = &mut pooled;
-                    $body
+                    let $pg: &mut ::diesel_async::AsyncPgConnection = &mut pooled;
+                    $pg_body
                 }
                 .await
             }
             $crate::db::DbPool::Sqlite { reader, .. } => {
                 async {
                     let mut pooled = reader.get().await.map_err($crate::db::TxError::pool)?;
-                    let $conn: &mut $crate::db::SqliteConn = &mut pooled;
-                    $body
+                    let $lite: &mut $crate::db::SqliteConn = &mut pooled;
+                    $lite_body
                 }
                 .await
             }
@@ -562,6 +566,19 @@ macro_rules! insert_each {
             Ok(())
         }
     };
+}
+
+/// Loads the rows of `query` on the SQLite connection's thread, decoded there: the async
+/// wrapper's `load` copies every value of every row (`sqlite3_value_dup`) to hand the
+/// rows over, which was a third of a trial balance's server CPU (docs/benchmarks.md,
+/// "Session 15"). For reads of many rows; the query owns its bound values.
+pub(crate) async fn sqlite_load<Q, T>(conn: &mut SqliteConn, query: Q) -> QueryResult<Vec<T>>
+where
+    Q: diesel::query_dsl::LoadQuery<'static, SqliteConnection, T> + Send + 'static,
+    T: Send + 'static,
+{
+    conn.spawn_blocking(move |inner| diesel::RunQueryDsl::load(query, inner))
+        .await
 }
 
 /// A `LIKE` pattern matching every text that starts with `prefix` (escape `\`; ids hold
