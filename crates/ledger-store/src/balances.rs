@@ -168,7 +168,7 @@ async fn running(
         },
         sqlite | conn | {
             let query = running!(tenant.organization_id.clone());
-            Ok(match ids.clone() {
+            Ok(match ids {
                 None => crate::db::sqlite_load(conn, query).await?,
                 Some(ids) => {
                     crate::db::sqlite_load(conn, query.filter(at::account_id.eq_any(ids))).await?
