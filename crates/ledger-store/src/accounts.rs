@@ -3,7 +3,7 @@
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use ledger_domain::DomainError;
-use ledger_domain::accounts::{Account, AccountType, Totals};
+use ledger_domain::accounts::{Account, Totals};
 use ledger_domain::events::Event;
 use ledger_domain::ports::{
     AccountFilter, Accounts, CreditCharge, HistoryPage, HistoryRow, IdempotencyRecord, Page,
@@ -213,34 +213,11 @@ impl Accounts for Db {
         from: Option<OffsetDateTime>,
         until: Option<OffsetDateTime>,
     ) -> StoreResult<Vec<ChartLine>> {
-        // Only the columns a report shows (no metadata to parse, no timestamps), and the
-        // totals apart rather than joined: each read has one plan whatever the statistics
-        // say (a join planned on stale ones, as after a bulk load, looped over the
-        // tenant's totals once per account: ten times the cost), and the chart comes in
-        // the code index's order without a sort (codes are unique among live accounts).
-        type Line = (String, String, String, String, String);
-        macro_rules! chart {
-            ($org:expr) => {
-                accounts::table
-                    .filter(tenant_of!(accounts, $org, tenant.livemode))
-                    .filter(accounts::deleted_at.is_null())
-                    .order(accounts::code.asc())
-                    .select((
-                        accounts::id,
-                        accounts::code,
-                        accounts::name,
-                        accounts::account_type,
-                        accounts::currency,
-                    ))
-            };
-        }
-        let lines: Vec<Line> = db_read!(
-            self,
-            postgres | conn | { Ok(chart!(&tenant.organization_id).load(conn).await?) },
-            sqlite | conn | {
-                Ok(crate::db::sqlite_load(conn, chart!(tenant.organization_id.clone())).await?)
-            }
-        )?;
+        // The chart from memory while it stays the same (see `charts`), the totals
+        // apart: each read has one plan whatever the statistics say (a join planned on
+        // stale ones, as after a bulk load, looped over the tenant's totals once per
+        // account: ten times the cost).
+        let chart = self.chart(tenant).await?;
         // Looked up in a vector sorted by id: no hashing of every id twice (perf: the
         // map's SipHash was 3% of a trial balance's server CPU).
         let mut totals = crate::balances::totals(self, tenant, None, from, until).await?;
@@ -250,22 +227,19 @@ impl Accounts for Db {
                 .binary_search_by(|(t, _)| t.as_str().cmp(id))
                 .map_or_else(|_| Totals::default(), |i| totals[i].1)
         };
-        lines
-            .into_iter()
-            .map(|(id, code, name, kind, currency)| {
-                Ok(ChartLine {
-                    totals: totals_of(&id),
-                    account: AccountRef {
-                        account_type: AccountType::parse(&kind)
-                            .ok_or_else(|| crate::rows::corrupt("account type", &kind))?,
-                        id,
-                        code,
-                        name,
-                    },
-                    currency,
-                })
+        Ok(chart
+            .iter()
+            .map(|row| ChartLine {
+                totals: totals_of(&row.id),
+                account: AccountRef {
+                    id: row.id.clone(),
+                    code: row.code.clone(),
+                    name: row.name.clone(),
+                    account_type: row.account_type,
+                },
+                currency: row.currency.clone(),
             })
-            .collect()
+            .collect())
     }
 
     async fn account_with_totals(

@@ -117,6 +117,8 @@ pub struct Db {
     pub(crate) group: Arc<OnceLock<GroupQueue>>,
     /// Statements run on any connection of the pools (see [`Db::queries_executed`]).
     pub(crate) queries: Arc<AtomicU64>,
+    /// Reports' charts, kept while they stay the same (see `charts`).
+    pub(crate) charts: Arc<crate::charts::ChartCache>,
 }
 
 /// A write handed to the group committer (see `group`), with the channel its answer
@@ -215,6 +217,7 @@ impl Db {
             pool,
             group: Default::default(),
             queries,
+            charts: Default::default(),
         })
     }
 

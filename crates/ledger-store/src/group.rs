@@ -87,6 +87,7 @@ impl Db {
                 pool: self.pool.clone(),
                 group: Arc::default(),
                 queries: self.queries.clone(),
+                charts: self.charts.clone(),
             })
         })
     }

@@ -51,6 +51,7 @@ pub mod bench;
 mod blobs;
 mod blobs_s3;
 mod categories;
+mod charts;
 mod contacts;
 #[macro_use]
 mod credit_pools;

@@ -689,6 +689,13 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    chart_versions (organization_id) {
+        organization_id -> Text,
+        version -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     organizations,
@@ -729,4 +736,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     credit_ledger,
     credit_purchases,
     x402_authorizations,
+    chart_versions,
 );

@@ -1,7 +1,7 @@
 //! Reports: trial balance, balance sheet and income statement from posted entries.
 
 use ledger_tests::{TestApp, both};
-use reqwest::StatusCode;
+use reqwest::{Method, StatusCode};
 use serde_json::json;
 
 async fn reports_balance_and_follow_dates(app: &TestApp) {
@@ -98,4 +98,75 @@ async fn reports_balance_and_follow_dates(app: &TestApp) {
 both!(
     reports_balance_and_follow_dates,
     reports_balance_and_follow_dates
+);
+
+/// The trial balance lists the chart as it is now: reports keep each tenant's chart in
+/// memory between changes (docs/decisions.md, "Session 16"), and an account added,
+/// renamed or deleted shows in the next report, on this server and on a replica.
+async fn reports_follow_the_chart_as_it_changes(app: &TestApp) {
+    let org = app.signup("Chart changes").await;
+    let key = &org.test_key;
+    let replica = app.replica(|_| {}).await;
+    let base = format!("/organizations/{}/accounts", org.id);
+    let rows = |answer: &ledger_tests::Answer| -> Vec<(String, String)> {
+        answer.body["accounts"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .map(|r| {
+                (
+                    r["account_code"].as_str().unwrap_or_default().to_owned(),
+                    r["account_name"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let report = format!("/organizations/{}/reports/trial-balance", org.id);
+    let before = rows(&app.get(key, &report).await);
+    assert!(before.iter().all(|(code, _)| code != "1250"));
+    let res = replica
+        .post(
+            key,
+            &base,
+            json!({"code": "1250", "name": "Float", "account_type": "asset"}),
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    let float = res.body["id"].as_str().expect("id").to_owned();
+    for server in [app, &replica] {
+        let now = rows(&server.get(key, &report).await);
+        assert_eq!(now.len(), before.len() + 1);
+        assert!(now.contains(&("1250".to_owned(), "Float".to_owned())));
+    }
+    let res = replica
+        .call(
+            Method::PUT,
+            &format!("{base}/{float}"),
+            Some(key),
+            Some(json!({"name": "Till float"})),
+            &[("Prefer", "wait=10")],
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    let now = rows(&app.get(key, &report).await);
+    assert!(now.contains(&("1250".to_owned(), "Till float".to_owned())));
+    assert!(!now.contains(&("1250".to_owned(), "Float".to_owned())));
+    let res = app
+        .call(
+            Method::DELETE,
+            &format!("{base}/{float}"),
+            Some(key),
+            None,
+            &[("Prefer", "wait=10")],
+        )
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    for server in [app, &replica] {
+        assert_eq!(rows(&server.get(key, &report).await), before);
+    }
+    replica.finish().await;
+}
+both!(
+    reports_follow_the_chart_as_it_changes,
+    reports_follow_the_chart_as_it_changes
 );

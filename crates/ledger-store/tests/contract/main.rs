@@ -7,6 +7,7 @@ mod harness;
 
 mod accounts;
 mod attachments;
+mod charts;
 mod contacts;
 mod credits;
 mod exchange_rates;

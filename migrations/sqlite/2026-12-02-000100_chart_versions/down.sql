@@ -1,0 +1,4 @@
+DROP TRIGGER accounts_chart_version_update;
+DROP TRIGGER accounts_chart_version_delete;
+DROP TRIGGER accounts_chart_version_insert;
+DROP TABLE chart_versions;
