@@ -47,9 +47,13 @@ pub(crate) struct ChartCache {
     inner: Mutex<Kept>,
 }
 
+/// A tenant: its organization and mode.
+type TenantKey = (String, bool);
+
 #[derive(Default)]
 struct Kept {
-    charts: HashMap<(String, bool), (i64, Arc<[ChartRow]>)>,
+    /// Each tenant's chart with the count it was read at.
+    charts: HashMap<TenantKey, (i64, Arc<[ChartRow]>)>,
     rows: usize,
 }
 
