@@ -164,3 +164,47 @@ pub fn render(figures: &ServiceFigures) -> Option<String> {
     metrics::gauge!("ledger_uptime_seconds").set(figures.uptime.as_secs_f64());
     Some(handle.render())
 }
+
+/// Folds the histogram samples recorded since the last call into their buckets.
+///
+/// The recorder keeps each histogram's new samples in a queue until they are drained,
+/// which a scrape of `/metrics` does; `install_recorder` starts no task that does it
+/// otherwise, so a server nobody scraped kept eight bytes and more per request for
+/// ever (docs/decisions.md, "Session 16"). The server calls this every few seconds.
+pub fn upkeep() {
+    if let Some(handle) = recorder() {
+        handle.run_upkeep();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Upkeep folds the waiting samples into the buckets: none is lost, and a later
+    /// scrape counts each once.
+    #[test]
+    fn upkeep_keeps_every_sample() {
+        let handle = recorder().expect("the recorder installs in this test binary");
+        for i in 0..1000 {
+            metrics::histogram!("ledger_test_upkeep_seconds").record(f64::from(i) / 1000.0);
+        }
+        upkeep();
+        metrics::histogram!("ledger_test_upkeep_seconds").record(0.5);
+        upkeep();
+        let text = handle.render();
+        assert!(
+            text.lines()
+                .any(|l| l == "ledger_test_upkeep_seconds_count 1001"),
+            "{text}"
+        );
+        // A second scrape finds nothing new to add.
+        let again = handle.render();
+        assert!(
+            again
+                .lines()
+                .any(|l| l == "ledger_test_upkeep_seconds_count 1001"),
+            "{again}"
+        );
+    }
+}

@@ -688,8 +688,21 @@ pub async fn start(
     ));
     // MCP: tool calls go to an in-process copy of the REST app.
     let mcp = ledger_mcp::Mcp::start(state.clone(), &base_url).context("starting MCP")?;
-    // The process-wide Prometheus recorder, before anything records.
+    // The process-wide Prometheus recorder, before anything records; its histogram
+    // samples are folded into their buckets every few seconds, scraped or not.
     ledger_http::metrics::recorder();
+    {
+        let mut stop = stop_workers.subscribe();
+        tasks.push(tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_secs(5)) => {}
+                    _ = stop.changed() => break,
+                }
+                ledger_http::metrics::upkeep();
+            }
+        }));
+    }
     let mut server = HttpServer::new(move || {
         App::new()
             .app_data(state.clone())
