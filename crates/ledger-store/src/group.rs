@@ -84,10 +84,8 @@ impl Db {
     fn group_queue(&self) -> &GroupQueue {
         self.group.get_or_init(|| {
             start_committer(Db {
-                pool: self.pool.clone(),
                 group: Arc::default(),
-                queries: self.queries.clone(),
-                charts: self.charts.clone(),
+                ..self.clone()
             })
         })
     }

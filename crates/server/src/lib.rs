@@ -344,6 +344,10 @@ pub fn spawn_workers(
         .collect()
 }
 
+/// How often the metrics recorder folds its histogram samples into their buckets
+/// (`ledger_http::metrics::upkeep`; the exporter's own upkeep task runs every 5 s).
+const METRICS_UPKEEP_INTERVAL: Duration = Duration::from_secs(5);
+
 /// How often the soft-delete purge runs (DECISIONS 5: daily).
 const PURGE_INTERVAL: Duration = Duration::from_secs(24 * 60 * 60);
 
@@ -691,18 +695,13 @@ pub async fn start(
     // The process-wide Prometheus recorder, before anything records; its histogram
     // samples are folded into their buckets every few seconds, scraped or not.
     ledger_http::metrics::recorder();
-    {
-        let mut stop = stop_workers.subscribe();
-        tasks.push(tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    _ = tokio::time::sleep(Duration::from_secs(5)) => {}
-                    _ = stop.changed() => break,
-                }
-                ledger_http::metrics::upkeep();
-            }
-        }));
-    }
+    tasks.push(spawn_every(
+        METRICS_UPKEEP_INTERVAL,
+        &stop_workers,
+        || async {
+            ledger_http::metrics::upkeep();
+        },
+    ));
     let mut server = HttpServer::new(move || {
         App::new()
             .app_data(state.clone())
