@@ -125,6 +125,8 @@ pub struct Db {
 /// goes back on.
 pub(crate) struct GroupedWrite {
     pub(crate) write: AppliedWrite,
+    /// Its rows, built by the caller before it joins a batch.
+    pub(crate) rows: crate::group::WriteRows,
     pub(crate) reply: oneshot::Sender<StoreResult<Written<Job>>>,
 }
 

@@ -15,7 +15,9 @@ use std::sync::Arc;
 
 use diesel::prelude::*;
 use diesel::result::QueryResult;
-use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use diesel_async::pooled_connection::deadpool::Object;
+use diesel_async::{AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
+use futures::future::join;
 use ledger_domain::DomainError;
 use ledger_domain::credits::LedgerKind;
 use ledger_domain::jobs::Job;
@@ -24,16 +26,19 @@ use tokio::sync::{Semaphore, mpsc, oneshot};
 
 use crate::apply::{check_locked, check_parties};
 use crate::credits::CreditConn;
-use crate::db::{Db, GroupQueue, GroupedWrite, SqliteConn, TxError};
+use crate::db::{Db, DbPool, GroupQueue, GroupedWrite, SqliteConn, TxError, immediate_transaction};
 use crate::locks::AccountLocks;
 use crate::rows::{
     CreditLedgerRow, CreditUsageRow, EntryRow, EventRow, IdempotencyRow, JobRow, TransactionRow,
-    entry_rows, event_rows, to_db,
+    entry_rows, to_db,
 };
 use crate::schema::{
     credit_ledger, credit_usage, events, idempotency_keys, jobs, ledger_entries, transactions,
 };
 use crate::unnest::{UnnestInsert, table_rows};
+
+/// A pooled PostgreSQL connection.
+type PgObject = Object<AsyncPgConnection>;
 
 /// Most writes in one database transaction.
 pub(crate) const MAX_BATCH: usize = 64;
@@ -95,10 +100,13 @@ impl Db {
         &self,
         write: AppliedWrite,
     ) -> StoreResult<Written<Job>> {
+        // The rows (and their JSON) are built here, in the caller's task, so a batch's
+        // transaction only picks and inserts them.
+        let rows = WriteRows::of(&write)?;
         let queue = self.group_queue();
         let (reply, answer) = oneshot::channel();
         queue
-            .send(GroupedWrite { write, reply })
+            .send(GroupedWrite { write, rows, reply })
             .map_err(|_| DomainError::Internal("the group committer has stopped".into()))?;
         answer
             .await
@@ -119,15 +127,25 @@ enum Outcome {
 
 async fn commit(db: &Db, batch: Vec<GroupedWrite>) {
     metrics::histogram!("ledger_group_commit_writes").record(batch.len() as f64);
-    let (writes, replies): (Vec<AppliedWrite>, Vec<_>) =
-        batch.into_iter().map(|p| (p.write, p.reply)).unzip();
+    let mut writes = Vec::with_capacity(batch.len());
+    let mut rows = Vec::with_capacity(batch.len());
+    let mut replies = Vec::with_capacity(batch.len());
+    for grouped in batch {
+        writes.push(grouped.write);
+        rows.push(grouped.rows);
+        replies.push(grouped.reply);
+    }
     // Shared, not copied, with the database task (and its second pass, if any).
     let writes: Arc<[AppliedWrite]> = writes.into();
-    let mut result = write_batch(db, writes.clone()).await;
+    let mut result = write_batch(db, writes.clone(), rows).await;
     if matches!(result, Err(TxError::IdempotencyRace)) {
         // Another process committed one of the keys between our look-up and insert;
-        // the second pass finds it and replays it.
-        result = write_batch(db, writes.clone()).await;
+        // the second pass finds it and replays it (with rows built again: the first
+        // pass used them up).
+        result = match writes.iter().map(WriteRows::of).collect() {
+            Ok(rows) => write_batch(db, writes.clone(), rows).await,
+            Err(e) => Err(TxError::Domain(e)),
+        };
     }
     match result {
         Ok(outcomes) => {
@@ -159,24 +177,197 @@ fn tenant_of(w: &AppliedWrite) -> TenantKey {
     (w.job.organization_id.clone(), w.job.livemode)
 }
 
-async fn write_batch(db: &Db, writes: Arc<[AppliedWrite]>) -> Result<Vec<Outcome>, TxError> {
-    db_write!(db, |conn| {
-        let mut outcomes: Vec<Option<Outcome>> = vec![None; writes.len()];
-        find_replays(conn, &writes, &mut outcomes).await?;
-        check_accounts(conn, &writes, &mut outcomes).await?;
-        let ledger = take_credits(conn, &writes, &mut outcomes).await?;
-        let accepted: Vec<&AppliedWrite> = writes
-            .iter()
-            .zip(&outcomes)
-            .filter(|(_, o)| o.is_none())
-            .map(|(w, _)| w)
-            .collect();
-        insert_accepted(conn, &accepted, ledger).await?;
-        Ok(outcomes
-            .into_iter()
-            .map(|o| o.unwrap_or(Outcome::Written))
-            .collect::<Vec<_>>())
-    })
+/// Writes a batch in one database transaction: share-locks its accounts, finds replayed
+/// idempotency keys, judges each write, takes credits, and inserts what was accepted.
+async fn write_batch(
+    db: &Db,
+    writes: Arc<[AppliedWrite]>,
+    rows: Vec<WriteRows>,
+) -> Result<Vec<Outcome>, TxError> {
+    let pool = db.pool.clone();
+    // Spawned, like every write transaction (`db_write!`): a caller that goes away
+    // cannot cut it short.
+    let task = tokio::spawn(async move {
+        match pool {
+            DbPool::Postgres(pool) => {
+                let pooled = pool.get().await.map_err(TxError::pool)?;
+                pipelined_batch(pooled, &writes, rows).await
+            }
+            DbPool::Sqlite { writer, .. } => {
+                let mut pooled = writer.get().await.map_err(TxError::pool)?;
+                immediate_transaction(&mut pooled, async |conn: &mut SqliteConn| {
+                    let mut locked = HashMap::new();
+                    for ((org, livemode), ids) in accounts_to_lock(&writes) {
+                        let status = conn.lock_accounts(&org, livemode, &ids, false).await?;
+                        locked.insert((org, livemode), status);
+                    }
+                    let (outcomes, inserts) = decide(conn, &writes, rows, &locked).await?;
+                    if let Some(inserts) = inserts {
+                        conn.insert_rows(inserts).await?;
+                    }
+                    Ok(outcomes)
+                })
+                .await
+            }
+        }
+    });
+    task.await.map_err(TxError::task)?
+}
+
+/// PostgreSQL: the batch's transaction with its `BEGIN` sent together with the first
+/// account lock, and its `COMMIT` together with the insert, pipelined on the
+/// connection: two waits for the database instead of four. The hot accounts' totals
+/// rows, updated by the insert's triggers, stay locked until the commit; with the
+/// commit in the same flight, no round trip to the server holds them longer
+/// (docs/decisions.md, "Session 17").
+async fn pipelined_batch(
+    pooled: PgObject,
+    writes: &[AppliedWrite],
+    rows: Vec<WriteRows>,
+) -> Result<Vec<Outcome>, TxError> {
+    let mut guard = OpenTransaction(Some(pooled));
+    let result = pipelined_steps(guard.conn(), writes, rows).await;
+    if result.is_err() {
+        // Whatever failed, the transaction ends here (a `ROLLBACK` after a failed
+        // `COMMIT` only warns). A connection that cannot even say so is closed.
+        if guard.conn().batch_execute("ROLLBACK").await.is_err() {
+            return result;
+        }
+    }
+    guard.release();
+    result
+}
+
+async fn pipelined_steps(
+    conn: &mut AsyncPgConnection,
+    writes: &[AppliedWrite],
+    rows: Vec<WriteRows>,
+) -> Result<Vec<Outcome>, TxError> {
+    let mut tenants = accounts_to_lock(writes).into_iter();
+    let mut locked = HashMap::new();
+    {
+        let shared: &AsyncPgConnection = conn;
+        let (mut first, mut second) = (shared, shared);
+        // `join` polls in order: `BEGIN` is on the wire before the lock.
+        match tenants.next() {
+            Some(((org, livemode), ids)) => {
+                let (began, status) = join(
+                    first.batch_execute("BEGIN"),
+                    second.lock_accounts(&org, livemode, &ids, false),
+                )
+                .await;
+                began?;
+                locked.insert((org, livemode), status?);
+            }
+            None => first.batch_execute("BEGIN").await?,
+        }
+    }
+    for ((org, livemode), ids) in tenants {
+        let status = conn.lock_accounts(&org, livemode, &ids, false).await?;
+        locked.insert((org, livemode), status);
+    }
+    let (outcomes, inserts) = decide(conn, writes, rows, &locked).await?;
+    let shared: &AsyncPgConnection = conn;
+    let (mut first, mut second) = (shared, shared);
+    let (inserted, committed) = match inserts {
+        Some(inserts) => {
+            let (inserted, committed) = join(
+                unnest_insert(inserts).execute(&mut first),
+                second.batch_execute("COMMIT"),
+            )
+            .await;
+            (inserted.map(drop), committed)
+        }
+        None => (Ok(()), first.batch_execute("COMMIT").await),
+    };
+    // A failed insert aborts the transaction: its `COMMIT` then rolls back.
+    inserted?;
+    committed?;
+    Ok(outcomes)
+}
+
+/// A pooled PostgreSQL connection inside a transaction that this module began and
+/// ends itself. Dropped before [`OpenTransaction::release`] (an error that could not
+/// roll back, or a panic), it closes the connection instead of returning it to the
+/// pool with the transaction open.
+struct OpenTransaction(Option<PgObject>);
+
+impl OpenTransaction {
+    fn conn(&mut self) -> &mut AsyncPgConnection {
+        self.0
+            .as_mut()
+            .expect("the connection is held until released or dropped")
+    }
+
+    fn release(mut self) {
+        drop(self.0.take());
+    }
+}
+
+impl Drop for OpenTransaction {
+    fn drop(&mut self) {
+        if let Some(pooled) = self.0.take() {
+            drop(PgObject::take(pooled));
+        }
+    }
+}
+
+/// The accounts each tenant's writes post to, tenants and ids in a fixed order (as in
+/// every batch and every other write, so concurrent transactions never deadlock).
+fn accounts_to_lock(writes: &[AppliedWrite]) -> BTreeMap<TenantKey, Vec<String>> {
+    let mut by_tenant: BTreeMap<TenantKey, Vec<String>> = BTreeMap::new();
+    for w in writes {
+        by_tenant.entry(tenant_of(w)).or_default().extend(
+            w.transaction
+                .entries
+                .iter()
+                .map(|e| e.line.account_id.clone()),
+        );
+    }
+    for ids in by_tenant.values_mut() {
+        ids.sort();
+        ids.dedup();
+    }
+    by_tenant
+}
+
+/// What the batch's accounts were found to be: `(id, status)` of the live ones, by tenant.
+type Locked = HashMap<TenantKey, Vec<(String, String)>>;
+
+/// Judges each write of a batch whose accounts are locked (replays, accounts, parties,
+/// credits), inserts the idempotency keys of the accepted ones, and returns the
+/// outcomes with the rows left to insert (none when nothing was accepted).
+async fn decide<C: BatchConn>(
+    conn: &mut C,
+    writes: &[AppliedWrite],
+    rows: Vec<WriteRows>,
+    locked: &Locked,
+) -> Result<(Vec<Outcome>, Option<BatchRows>), TxError> {
+    let mut outcomes: Vec<Option<Outcome>> = vec![None; writes.len()];
+    find_replays(conn, writes, &mut outcomes).await?;
+    check_accounts(conn, writes, &rows, locked, &mut outcomes).await?;
+    let ledger = take_credits(conn, writes, &mut outcomes).await?;
+    let accepted: Vec<(&AppliedWrite, WriteRows)> = writes
+        .iter()
+        .zip(rows)
+        .zip(&outcomes)
+        .filter(|(_, o)| o.is_none())
+        .map(|(accepted, _)| accepted)
+        .collect();
+    let inserts = if accepted.is_empty() {
+        None
+    } else {
+        let (keys, inserts) = accepted_rows(accepted, ledger);
+        conn.insert_idempotency(&keys)
+            .await
+            .map_err(crate::idempotency::idempotency_insert_error)?;
+        Some(inserts)
+    };
+    let outcomes = outcomes
+        .into_iter()
+        .map(|o| o.unwrap_or(Outcome::Written))
+        .collect();
+    Ok((outcomes, inserts))
 }
 
 /// Marks writes whose idempotency key was used already (before or earlier in the batch).
@@ -228,40 +419,23 @@ async fn find_replays<C: BatchConn>(
     Ok(())
 }
 
-/// Share-locks every account the batch posts to and refuses writes to accounts that are
-/// no longer live and active.
+/// Refuses writes to accounts that are no longer live and active (`locked`: the
+/// batch's accounts as its share locks found them), or naming a contact or category
+/// that is gone.
 async fn check_accounts<C: BatchConn>(
     conn: &mut C,
     writes: &[AppliedWrite],
+    rows: &[WriteRows],
+    status: &Locked,
     outcomes: &mut [Option<Outcome>],
 ) -> Result<(), TxError> {
-    // Tenants (and their accounts) in a fixed order, as in every batch.
-    let mut by_tenant: BTreeMap<TenantKey, Vec<String>> = BTreeMap::new();
-    for (w, o) in writes.iter().zip(outcomes.iter()) {
-        if o.is_none() {
-            let ids = by_tenant.entry(tenant_of(w)).or_default();
-            ids.extend(
-                w.transaction
-                    .entries
-                    .iter()
-                    .map(|e| e.line.account_id.clone()),
-            );
-        }
-    }
-    let mut status: HashMap<TenantKey, Vec<(String, String)>> = HashMap::new();
-    for ((org, livemode), mut ids) in by_tenant {
-        ids.sort();
-        ids.dedup();
-        let locked = conn.lock_accounts(&org, livemode, &ids, false).await?;
-        status.insert((org, livemode), locked);
-    }
-    for (w, o) in writes.iter().zip(outcomes.iter_mut()) {
+    for ((w, rows), o) in writes.iter().zip(rows).zip(outcomes.iter_mut()) {
         if o.is_some() {
             continue;
         }
         // The contact and category it names must still be live (share-locked like accounts).
-        let row = TransactionRow::from(&w.transaction);
-        match check_parties(conn, &row.organization_id, row.livemode, &row).await {
+        let row = &rows.transaction;
+        match check_parties(conn, &row.organization_id, row.livemode, row).await {
             Ok(()) => {}
             Err(TxError::Domain(e)) => {
                 *o = Some(Outcome::Refused(e));
@@ -343,14 +517,11 @@ async fn take_credits<C: BatchConn>(
     Ok(ledger)
 }
 
-async fn insert_accepted<C: BatchConn>(
-    conn: &mut C,
-    accepted: &[&AppliedWrite],
+/// The idempotency keys (in a fixed order) and the other rows of the accepted writes.
+fn accepted_rows(
+    accepted: Vec<(&AppliedWrite, WriteRows)>,
     ledger: Vec<CreditLedgerRow>,
-) -> Result<(), TxError> {
-    if accepted.is_empty() {
-        return Ok(());
-    }
+) -> (Vec<IdempotencyRow>, BatchRows) {
     let mut keys = Vec::new();
     // Test-mode credits: one usage row per pool for the whole batch (writes committed
     // here are done at once and never refunded, so no row needs to name its job).
@@ -359,9 +530,9 @@ async fn insert_accepted<C: BatchConn>(
     let mut txn_rows = Vec::with_capacity(accepted.len());
     let mut entries = Vec::new();
     let mut event_list = Vec::new();
-    for w in accepted {
-        if let Some(record) = &w.idempotency {
-            keys.push(IdempotencyRow::from(record));
+    for (w, rows) in accepted {
+        if let Some(key) = rows.idempotency {
+            keys.push(key);
         }
         if let Some(charge) = w.charge.as_ref().filter(|c| !c.livemode && c.credits > 0) {
             usage
@@ -376,28 +547,56 @@ async fn insert_accepted<C: BatchConn>(
                 })
                 .credits += charge.credits;
         }
-        job_rows.push(JobRow::from_domain(&w.job)?);
-        txn_rows.push(TransactionRow::from(&w.transaction));
-        entries.extend(entry_rows(&w.transaction));
-        event_list.extend(event_rows(&w.events));
+        job_rows.push(rows.job);
+        txn_rows.push(rows.transaction);
+        entries.extend(rows.entries);
+        event_list.extend(rows.events);
     }
     // Keys in a fixed order: a concurrent batch with the same keys waits, never deadlocks.
     keys.sort_by(|a, b| {
         (&a.organization_id, a.livemode, &a.key).cmp(&(&b.organization_id, b.livemode, &b.key))
     });
-    conn.insert_idempotency(&keys)
-        .await
-        .map_err(crate::idempotency::idempotency_insert_error)?;
-    conn.insert_rows(BatchRows {
+    let rows = BatchRows {
         usage: usage.into_values().collect(),
         ledger,
         jobs: job_rows,
         transactions: txn_rows,
         entries,
         events: event_list,
-    })
-    .await?;
-    Ok(())
+    };
+    (keys, rows)
+}
+
+/// The rows of one write of a batch.
+pub(crate) struct WriteRows {
+    idempotency: Option<IdempotencyRow>,
+    job: JobRow,
+    transaction: TransactionRow,
+    entries: Vec<EntryRow>,
+    events: Vec<EventRow>,
+}
+
+impl WriteRows {
+    /// Builds a write's rows. An event whose state is the job's result (a create's
+    /// `transaction.created` and `transaction.posted` carry the transaction's view, as
+    /// does the result) takes the result's JSON text instead of serializing it again.
+    fn of(w: &AppliedWrite) -> Result<Self, DomainError> {
+        let job = JobRow::from_domain(&w.job)?;
+        let events = w
+            .events
+            .iter()
+            .map(|e| {
+                EventRow::with_known_state(e, w.job.result.as_ref().zip(job.result.as_deref()))
+            })
+            .collect();
+        Ok(Self {
+            idempotency: w.idempotency.as_ref().map(IdempotencyRow::from),
+            transaction: TransactionRow::from(&w.transaction),
+            entries: entry_rows(&w.transaction),
+            job,
+            events,
+        })
+    }
 }
 
 /// The rows a batch inserts, besides idempotency keys.
@@ -472,125 +671,127 @@ impl BatchConn for AsyncPgConnection {
     batch_reads!();
     insert_chunks!(insert_idempotency, idempotency_keys::table, IdempotencyRow);
 
-    /// One statement of fixed text for every table (see `unnest`).
     async fn insert_rows(&mut self, rows: BatchRows) -> QueryResult<()> {
-        UnnestInsert(vec![
-            table_rows!(
-                "credit_usage",
-                rows.usage,
-                CreditUsageRow {
-                    organization_id,
-                    livemode,
-                    id,
-                    credits,
-                    job_id,
-                    created_at,
-                }
-            ),
-            table_rows!(
-                "credit_ledger",
-                rows.ledger,
-                CreditLedgerRow {
-                    organization_id,
-                    id,
-                    kind,
-                    credits,
-                    reference,
-                    created_at,
-                }
-            ),
-            table_rows!(
-                "jobs",
-                rows.jobs,
-                JobRow {
-                    organization_id,
-                    livemode,
-                    id,
-                    api_key_id,
-                    command_name,
-                    command,
-                    resource_type,
-                    resource_id,
-                    status,
-                    attempts,
-                    credit_cost,
-                    credit_pool_id,
-                    result,
-                    error,
-                    run_at,
-                    locked_until,
-                    created_at,
-                    updated_at,
-                    completed_at,
-                }
-            ),
-            table_rows!(
-                "transactions",
-                rows.transactions,
-                TransactionRow {
-                    organization_id,
-                    livemode,
-                    id,
-                    description,
-                    date,
-                    status,
-                    currency,
-                    amount,
-                    reference,
-                    reversal_of,
-                    reversed_by,
-                    reversal_reason,
-                    metadata,
-                    posted_at,
-                    created_at,
-                    updated_at,
-                    deleted_at,
-                    deleted_by,
-                    recoverable_until,
-                    contact_id,
-                    category_id,
-                    source,
-                }
-            ),
-            table_rows!(
-                "ledger_entries",
-                rows.entries,
-                EntryRow {
-                    organization_id,
-                    livemode,
-                    id,
-                    transaction_id,
-                    line_no,
-                    account_id,
-                    entry_type,
-                    amount,
-                    description,
-                    date,
-                    counted,
-                    currency,
-                }
-            ),
-            table_rows!(
-                "events",
-                rows.events,
-                EventRow {
-                    organization_id,
-                    livemode,
-                    id,
-                    event_type,
-                    entity_type,
-                    entity_id,
-                    api_key_id,
-                    before_state,
-                    after_state,
-                    created_at,
-                }
-            ),
-        ])
-        .execute(self)
-        .await?;
+        unnest_insert(rows).execute(self).await?;
         Ok(())
     }
+}
+
+/// One statement of fixed text inserting every table's rows (see `unnest`).
+fn unnest_insert(rows: BatchRows) -> UnnestInsert {
+    UnnestInsert(vec![
+        table_rows!(
+            "credit_usage",
+            rows.usage,
+            CreditUsageRow {
+                organization_id,
+                livemode,
+                id,
+                credits,
+                job_id,
+                created_at,
+            }
+        ),
+        table_rows!(
+            "credit_ledger",
+            rows.ledger,
+            CreditLedgerRow {
+                organization_id,
+                id,
+                kind,
+                credits,
+                reference,
+                created_at,
+            }
+        ),
+        table_rows!(
+            "jobs",
+            rows.jobs,
+            JobRow {
+                organization_id,
+                livemode,
+                id,
+                api_key_id,
+                command_name,
+                command,
+                resource_type,
+                resource_id,
+                status,
+                attempts,
+                credit_cost,
+                credit_pool_id,
+                result,
+                error,
+                run_at,
+                locked_until,
+                created_at,
+                updated_at,
+                completed_at,
+            }
+        ),
+        table_rows!(
+            "transactions",
+            rows.transactions,
+            TransactionRow {
+                organization_id,
+                livemode,
+                id,
+                description,
+                date,
+                status,
+                currency,
+                amount,
+                reference,
+                reversal_of,
+                reversed_by,
+                reversal_reason,
+                metadata,
+                posted_at,
+                created_at,
+                updated_at,
+                deleted_at,
+                deleted_by,
+                recoverable_until,
+                contact_id,
+                category_id,
+                source,
+            }
+        ),
+        table_rows!(
+            "ledger_entries",
+            rows.entries,
+            EntryRow {
+                organization_id,
+                livemode,
+                id,
+                transaction_id,
+                line_no,
+                account_id,
+                entry_type,
+                amount,
+                description,
+                date,
+                counted,
+                currency,
+            }
+        ),
+        table_rows!(
+            "events",
+            rows.events,
+            EventRow {
+                organization_id,
+                livemode,
+                id,
+                event_type,
+                entity_type,
+                entity_id,
+                api_key_id,
+                before_state,
+                after_state,
+                created_at,
+            }
+        ),
+    ])
 }
 
 impl BatchConn for SqliteConn {

@@ -5,7 +5,10 @@
 //! transition after the claim is a conditional update on (`processing`, same attempts),
 //! so a worker whose lease was taken over can no longer complete, fail or retry the job.
 
+use diesel::dsl::sql;
+use diesel::expression::SqlLiteral;
 use diesel::prelude::*;
+use diesel::sql_types::Text;
 use diesel_async::RunQueryDsl;
 use ledger_domain::DomainError;
 use ledger_domain::credits::LedgerKind;
@@ -25,6 +28,18 @@ use crate::schema::{credit_ledger, credit_usage, jobs, organizations};
 const QUEUED: &str = "queued";
 const PROCESSING: &str = "processing";
 const FAILED: &str = "failed";
+
+/// `queued` as an SQL literal, not a bound value: the claim's indexes are partial
+/// (`WHERE status = 'queued'`, `WHERE status = 'processing'`), and a plan can only use
+/// them when the query's own test is the same literal.
+pub(crate) fn queued_literal() -> SqlLiteral<Text> {
+    sql::<Text>("'queued'")
+}
+
+/// `processing` as an SQL literal (see [`queued_literal`]).
+fn processing_literal() -> SqlLiteral<Text> {
+    sql::<Text>("'processing'")
+}
 
 impl Jobs for Db {
     async fn enqueue(
@@ -91,11 +106,11 @@ impl Jobs for Db {
                     .filter(
                         candidates
                             .field(jobs::status)
-                            .eq(QUEUED)
+                            .eq(queued_literal())
                             .and(candidates.field(jobs::run_at).le(now))
                             .or(candidates
                                 .field(jobs::status)
-                                .eq(PROCESSING)
+                                .eq(processing_literal())
                                 .and(candidates.field(jobs::locked_until).lt(now))),
                     )
                     .order((
@@ -124,9 +139,11 @@ impl Jobs for Db {
                     .select(jobs::id)
                     .filter(
                         jobs::status
-                            .eq(QUEUED)
+                            .eq(queued_literal())
                             .and(jobs::run_at.le(now))
-                            .or(jobs::status.eq(PROCESSING).and(jobs::locked_until.lt(now))),
+                            .or(jobs::status
+                                .eq(processing_literal())
+                                .and(jobs::locked_until.lt(now))),
                     )
                     .order((jobs::run_at.asc(), jobs::id.asc()))
                     .limit(limit)

@@ -68,57 +68,66 @@ macro_rules! live_row {
     };
 }
 
-impl AccountLocks for AsyncPgConnection {
-    async fn lock_accounts<'a>(
-        &'a mut self,
-        organization_id: &'a str,
-        livemode: bool,
-        ids: &'a [String],
-        exclusive: bool,
-    ) -> QueryResult<Vec<(String, String)>> {
-        {
-            let query = accounts::table
-                .filter(tenant_of!(accounts, organization_id, livemode))
-                .filter(accounts::id.eq_any(ids))
-                .filter(accounts::deleted_at.is_null())
-                .select((accounts::id, accounts::status))
-                .order(accounts::id);
-            if exclusive {
-                query.for_update().load(self).await
-            } else {
-                query.for_share().load(self).await
+/// PostgreSQL's locks, for a connection and for a shared reference to one (whose
+/// statements can be pipelined with others, see `group`).
+macro_rules! pg_locks {
+    ($conn:ty) => {
+        impl AccountLocks for $conn {
+            async fn lock_accounts<'a>(
+                &'a mut self,
+                organization_id: &'a str,
+                livemode: bool,
+                ids: &'a [String],
+                exclusive: bool,
+            ) -> QueryResult<Vec<(String, String)>> {
+                {
+                    let query = accounts::table
+                        .filter(tenant_of!(accounts, organization_id, livemode))
+                        .filter(accounts::id.eq_any(ids))
+                        .filter(accounts::deleted_at.is_null())
+                        .select((accounts::id, accounts::status))
+                        .order(accounts::id);
+                    if exclusive {
+                        query.for_update().load(self).await
+                    } else {
+                        query.for_share().load(self).await
+                    }
+                }
+            }
+
+            async fn lock_contact<'a>(
+                &'a mut self,
+                organization_id: &'a str,
+                livemode: bool,
+                id: &'a str,
+                exclusive: bool,
+            ) -> QueryResult<bool> {
+                if exclusive {
+                    live_row!(self, contacts, organization_id, livemode, id, update)
+                } else {
+                    live_row!(self, contacts, organization_id, livemode, id, share)
+                }
+            }
+
+            async fn lock_category<'a>(
+                &'a mut self,
+                organization_id: &'a str,
+                livemode: bool,
+                id: &'a str,
+                exclusive: bool,
+            ) -> QueryResult<bool> {
+                if exclusive {
+                    live_row!(self, categories, organization_id, livemode, id, update)
+                } else {
+                    live_row!(self, categories, organization_id, livemode, id, share)
+                }
             }
         }
-    }
-
-    async fn lock_contact<'a>(
-        &'a mut self,
-        organization_id: &'a str,
-        livemode: bool,
-        id: &'a str,
-        exclusive: bool,
-    ) -> QueryResult<bool> {
-        if exclusive {
-            live_row!(self, contacts, organization_id, livemode, id, update)
-        } else {
-            live_row!(self, contacts, organization_id, livemode, id, share)
-        }
-    }
-
-    async fn lock_category<'a>(
-        &'a mut self,
-        organization_id: &'a str,
-        livemode: bool,
-        id: &'a str,
-        exclusive: bool,
-    ) -> QueryResult<bool> {
-        if exclusive {
-            live_row!(self, categories, organization_id, livemode, id, update)
-        } else {
-            live_row!(self, categories, organization_id, livemode, id, share)
-        }
-    }
+    };
 }
+
+pg_locks!(AsyncPgConnection);
+pg_locks!(&AsyncPgConnection);
 
 impl AccountLocks for SqliteConn {
     async fn lock_accounts<'a>(

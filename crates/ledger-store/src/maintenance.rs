@@ -377,7 +377,7 @@ impl Monitoring for Db {
         let since: PrimitiveDateTime = to_db(since);
         db_read!(self, |conn| {
             let queued: i64 = jobs::table
-                .filter(jobs::status.eq("queued"))
+                .filter(jobs::status.eq(crate::jobs::queued_literal()))
                 .count()
                 .get_result(conn)
                 .await?;

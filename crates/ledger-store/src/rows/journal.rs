@@ -323,6 +323,18 @@ pub(crate) struct EventRow {
 
 impl From<&Event> for EventRow {
     fn from(e: &Event) -> Self {
+        Self::with_known_state(e, None)
+    }
+}
+
+impl EventRow {
+    /// As `From<&Event>`, taking `known`'s JSON text (a value and its text) for an
+    /// after-state equal to that value instead of serializing it again.
+    pub(crate) fn with_known_state(e: &Event, known: Option<(&serde_json::Value, &str)>) -> Self {
+        let after_state = match (&e.after_state, known) {
+            (Some(state), Some((value, text))) if state == value => Some(text.to_owned()),
+            (state, _) => state.as_ref().map(json_text),
+        };
         Self {
             organization_id: e.organization_id.clone(),
             livemode: e.livemode,
@@ -332,7 +344,7 @@ impl From<&Event> for EventRow {
             entity_id: e.entity_id.clone(),
             api_key_id: e.api_key_id.clone(),
             before_state: e.before_state.as_ref().map(json_text),
-            after_state: e.after_state.as_ref().map(json_text),
+            after_state,
             created_at: to_db(e.created_at),
         }
     }

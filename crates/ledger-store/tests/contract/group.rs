@@ -193,11 +193,15 @@ async fn group_committed_rows_read_back_whole<S: Store>(db: &S, backend: &str) {
     write.transaction.entries[0].line.description = Some("first line".into());
     write.events[0].api_key_id = Some(a.test_key.id.clone());
     write.events[0].before_state = Some(json!({ "before": true }));
+    // The first event carries the job's result (its JSON text is shared with the job's
+    // row), the second a state of its own.
+    write.events[0].after_state = write.job.result.clone();
     let second = {
         let mut e = write.events[0].clone();
         e.id = ledger_domain::ids::new_id(ledger_domain::ids::IdKind::Event);
         e.event_type = "transaction.posted".into();
         e.before_state = None;
+        e.after_state = Some(json!({ "after": [1, 2] }));
         e
     };
     write.events.push(second);
@@ -225,4 +229,47 @@ async fn group_committed_rows_read_back_whole<S: Store>(db: &S, backend: &str) {
     events.sort_by(|a, b| a.id.cmp(&b.id));
     expected.sort_by(|a, b| a.id.cmp(&b.id));
     assert_eq!(events, expected, "{backend}");
+}
+
+contract!(a_failed_batch_writes_nothing_and_frees_its_connection);
+/// A batch whose insert fails (here: a job id used before) leaves nothing of it in the
+/// books, and its connection goes back to the pool out of its transaction: every later
+/// write works, on each of the pool's connections (PostgreSQL sends a batch's `COMMIT`
+/// together with its insert, and rolls back itself when they fail).
+async fn a_failed_batch_writes_nothing_and_frees_its_connection<S: Store>(db: &S, backend: &str) {
+    let a = sign_up(db, "Failed batch").await;
+    let test = a.tenant(false);
+    let cash = account_id(db, &test, "1000").await;
+    let sales = account_id(db, &test, "4000").await;
+    let first = applied(&a, false, &cash, &sales, 100, None);
+    db.record_applied(first.clone()).await.expect("written");
+    let mut clash = applied(&a, false, &cash, &sales, 5, None);
+    clash.job.id = first.job.id.clone();
+    let refused = db.record_applied(clash.clone()).await;
+    assert!(refused.is_err(), "{backend}: {refused:?}");
+    let stored = db
+        .get_transaction(&test, &clash.transaction.id)
+        .await
+        .expect("read");
+    assert_eq!(stored, None, "{backend}");
+    // More writes than the pool has connections, one after the other.
+    for i in 0..12 {
+        let answer = db
+            .record_applied(applied(&a, false, &cash, &sales, i, None))
+            .await;
+        assert!(
+            matches!(answer, Ok(Written::Done(_))),
+            "{backend}: {answer:?}"
+        );
+    }
+    let totals = db
+        .account_totals(&test, Some(&cash), None, None)
+        .await
+        .expect("totals");
+    let debit = 100 + (0..12).sum::<i64>();
+    assert_eq!(
+        totals.first().map(|(_, t)| t.debit),
+        Some(debit),
+        "{backend}"
+    );
 }
