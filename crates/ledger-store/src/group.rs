@@ -215,24 +215,22 @@ async fn write_batch(
 }
 
 /// PostgreSQL: the batch's transaction with its `BEGIN` sent together with the first
-/// account lock, and its `COMMIT` together with the insert, pipelined on the
-/// connection: two waits for the database instead of four. The hot accounts' totals
-/// rows, updated by the insert's triggers, stay locked until the commit; with the
-/// commit in the same flight, no round trip to the server holds them longer
-/// (docs/decisions.md, "Session 17").
+/// account lock, pipelined on the connection: one wait for the database fewer per
+/// batch (docs/decisions.md, "Session 17").
 async fn pipelined_batch(
     pooled: PgObject,
     writes: &[AppliedWrite],
     rows: Vec<WriteRows>,
 ) -> Result<Vec<Outcome>, TxError> {
     let mut guard = OpenTransaction(Some(pooled));
-    let result = pipelined_steps(guard.conn(), writes, rows).await;
-    if result.is_err() {
-        // Whatever failed, the transaction ends here (a `ROLLBACK` after a failed
-        // `COMMIT` only warns). A connection that cannot even say so is closed.
-        if guard.conn().batch_execute("ROLLBACK").await.is_err() {
-            return result;
-        }
+    let Some(conn) = guard.0.as_deref_mut() else {
+        return Err(TxError::pool("no connection"));
+    };
+    let result = pipelined_steps(conn, writes, rows).await;
+    // Whatever failed, the transaction ends here (a `ROLLBACK` after a failed `COMMIT`
+    // only warns). A connection that cannot even say so is closed by the guard.
+    if result.is_err() && conn.batch_execute("ROLLBACK").await.is_err() {
+        return result;
     }
     guard.release();
     result
@@ -248,7 +246,9 @@ async fn pipelined_steps(
     {
         let shared: &AsyncPgConnection = conn;
         let (mut first, mut second) = (shared, shared);
-        // `join` polls in order: `BEGIN` is on the wire before the lock.
+        // `join` polls in order, and a simple query like `BEGIN` is sent on its first
+        // poll (the lock, a prepared statement, may first wait for its preparation):
+        // `BEGIN` is on the wire before the lock, whatever the lock waits for.
         match tenants.next() {
             Some(((org, livemode), ids)) => {
                 let (began, status) = join(
@@ -267,22 +267,13 @@ async fn pipelined_steps(
         locked.insert((org, livemode), status);
     }
     let (outcomes, inserts) = decide(conn, writes, rows, &locked).await?;
-    let shared: &AsyncPgConnection = conn;
-    let (mut first, mut second) = (shared, shared);
-    let (inserted, committed) = match inserts {
-        Some(inserts) => {
-            let (inserted, committed) = join(
-                unnest_insert(inserts).execute(&mut first),
-                second.batch_execute("COMMIT"),
-            )
-            .await;
-            (inserted.map(drop), committed)
-        }
-        None => (Ok(()), first.batch_execute("COMMIT").await),
-    };
-    // A failed insert aborts the transaction: its `COMMIT` then rolls back.
-    inserted?;
-    committed?;
+    if let Some(inserts) = inserts {
+        conn.insert_rows(inserts).await?;
+    }
+    // Not pipelined with the insert: a statement not yet prepared on this connection
+    // goes out only after its preparation's round trip, so a `COMMIT` sent beside it
+    // would overtake it and commit the transaction without its rows.
+    conn.batch_execute("COMMIT").await?;
     Ok(outcomes)
 }
 
@@ -293,12 +284,7 @@ async fn pipelined_steps(
 struct OpenTransaction(Option<PgObject>);
 
 impl OpenTransaction {
-    fn conn(&mut self) -> &mut AsyncPgConnection {
-        self.0
-            .as_mut()
-            .expect("the connection is held until released or dropped")
-    }
-
+    /// Returns the connection to the pool: its transaction has ended.
     fn release(mut self) {
         drop(self.0.take());
     }
@@ -671,127 +657,125 @@ impl BatchConn for AsyncPgConnection {
     batch_reads!();
     insert_chunks!(insert_idempotency, idempotency_keys::table, IdempotencyRow);
 
+    /// One statement of fixed text for every table (see `unnest`).
     async fn insert_rows(&mut self, rows: BatchRows) -> QueryResult<()> {
-        unnest_insert(rows).execute(self).await?;
+        UnnestInsert(vec![
+            table_rows!(
+                "credit_usage",
+                rows.usage,
+                CreditUsageRow {
+                    organization_id,
+                    livemode,
+                    id,
+                    credits,
+                    job_id,
+                    created_at,
+                }
+            ),
+            table_rows!(
+                "credit_ledger",
+                rows.ledger,
+                CreditLedgerRow {
+                    organization_id,
+                    id,
+                    kind,
+                    credits,
+                    reference,
+                    created_at,
+                }
+            ),
+            table_rows!(
+                "jobs",
+                rows.jobs,
+                JobRow {
+                    organization_id,
+                    livemode,
+                    id,
+                    api_key_id,
+                    command_name,
+                    command,
+                    resource_type,
+                    resource_id,
+                    status,
+                    attempts,
+                    credit_cost,
+                    credit_pool_id,
+                    result,
+                    error,
+                    run_at,
+                    locked_until,
+                    created_at,
+                    updated_at,
+                    completed_at,
+                }
+            ),
+            table_rows!(
+                "transactions",
+                rows.transactions,
+                TransactionRow {
+                    organization_id,
+                    livemode,
+                    id,
+                    description,
+                    date,
+                    status,
+                    currency,
+                    amount,
+                    reference,
+                    reversal_of,
+                    reversed_by,
+                    reversal_reason,
+                    metadata,
+                    posted_at,
+                    created_at,
+                    updated_at,
+                    deleted_at,
+                    deleted_by,
+                    recoverable_until,
+                    contact_id,
+                    category_id,
+                    source,
+                }
+            ),
+            table_rows!(
+                "ledger_entries",
+                rows.entries,
+                EntryRow {
+                    organization_id,
+                    livemode,
+                    id,
+                    transaction_id,
+                    line_no,
+                    account_id,
+                    entry_type,
+                    amount,
+                    description,
+                    date,
+                    counted,
+                    currency,
+                }
+            ),
+            table_rows!(
+                "events",
+                rows.events,
+                EventRow {
+                    organization_id,
+                    livemode,
+                    id,
+                    event_type,
+                    entity_type,
+                    entity_id,
+                    api_key_id,
+                    before_state,
+                    after_state,
+                    created_at,
+                }
+            ),
+        ])
+        .execute(self)
+        .await?;
         Ok(())
     }
-}
-
-/// One statement of fixed text inserting every table's rows (see `unnest`).
-fn unnest_insert(rows: BatchRows) -> UnnestInsert {
-    UnnestInsert(vec![
-        table_rows!(
-            "credit_usage",
-            rows.usage,
-            CreditUsageRow {
-                organization_id,
-                livemode,
-                id,
-                credits,
-                job_id,
-                created_at,
-            }
-        ),
-        table_rows!(
-            "credit_ledger",
-            rows.ledger,
-            CreditLedgerRow {
-                organization_id,
-                id,
-                kind,
-                credits,
-                reference,
-                created_at,
-            }
-        ),
-        table_rows!(
-            "jobs",
-            rows.jobs,
-            JobRow {
-                organization_id,
-                livemode,
-                id,
-                api_key_id,
-                command_name,
-                command,
-                resource_type,
-                resource_id,
-                status,
-                attempts,
-                credit_cost,
-                credit_pool_id,
-                result,
-                error,
-                run_at,
-                locked_until,
-                created_at,
-                updated_at,
-                completed_at,
-            }
-        ),
-        table_rows!(
-            "transactions",
-            rows.transactions,
-            TransactionRow {
-                organization_id,
-                livemode,
-                id,
-                description,
-                date,
-                status,
-                currency,
-                amount,
-                reference,
-                reversal_of,
-                reversed_by,
-                reversal_reason,
-                metadata,
-                posted_at,
-                created_at,
-                updated_at,
-                deleted_at,
-                deleted_by,
-                recoverable_until,
-                contact_id,
-                category_id,
-                source,
-            }
-        ),
-        table_rows!(
-            "ledger_entries",
-            rows.entries,
-            EntryRow {
-                organization_id,
-                livemode,
-                id,
-                transaction_id,
-                line_no,
-                account_id,
-                entry_type,
-                amount,
-                description,
-                date,
-                counted,
-                currency,
-            }
-        ),
-        table_rows!(
-            "events",
-            rows.events,
-            EventRow {
-                organization_id,
-                livemode,
-                id,
-                event_type,
-                entity_type,
-                entity_id,
-                api_key_id,
-                before_state,
-                after_state,
-                created_at,
-            }
-        ),
-    ])
 }
 
 impl BatchConn for SqliteConn {

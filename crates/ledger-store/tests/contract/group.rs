@@ -243,7 +243,7 @@ async fn a_failed_batch_writes_nothing_and_frees_its_connection<S: Store>(db: &S
     let sales = account_id(db, &test, "4000").await;
     let first = applied(&a, false, &cash, &sales, 100, None);
     db.record_applied(first.clone()).await.expect("written");
-    let mut clash = applied(&a, false, &cash, &sales, 5, None);
+    let mut clash = applied(&a, false, &cash, &sales, 5, Some("clash"));
     clash.job.id = first.job.id.clone();
     let refused = db.record_applied(clash.clone()).await;
     assert!(refused.is_err(), "{backend}: {refused:?}");
@@ -252,6 +252,11 @@ async fn a_failed_batch_writes_nothing_and_frees_its_connection<S: Store>(db: &S
         .await
         .expect("read");
     assert_eq!(stored, None, "{backend}");
+    // Its idempotency key went with it: the key is free for a write that succeeds.
+    let retry = db
+        .record_applied(applied(&a, false, &cash, &sales, 5, Some("clash")))
+        .await;
+    assert!(matches!(retry, Ok(Written::Done(_))), "{backend}: {retry:?}");
     // More writes than the pool has connections, one after the other.
     for i in 0..12 {
         let answer = db
@@ -266,7 +271,7 @@ async fn a_failed_batch_writes_nothing_and_frees_its_connection<S: Store>(db: &S
         .account_totals(&test, Some(&cash), None, None)
         .await
         .expect("totals");
-    let debit = 100 + (0..12).sum::<i64>();
+    let debit = 100 + 5 + (0..12).sum::<i64>();
     assert_eq!(
         totals.first().map(|(_, t)| t.debit),
         Some(debit),
