@@ -256,7 +256,10 @@ async fn a_failed_batch_writes_nothing_and_frees_its_connection<S: Store>(db: &S
     let retry = db
         .record_applied(applied(&a, false, &cash, &sales, 5, Some("clash")))
         .await;
-    assert!(matches!(retry, Ok(Written::Done(_))), "{backend}: {retry:?}");
+    assert!(
+        matches!(retry, Ok(Written::Done(_))),
+        "{backend}: {retry:?}"
+    );
     // More writes than the pool has connections, one after the other.
     for i in 0..12 {
         let answer = db
