@@ -196,16 +196,8 @@ async fn write_batch(
             DbPool::Sqlite { writer, .. } => {
                 let mut pooled = writer.get().await.map_err(TxError::pool)?;
                 immediate_transaction(&mut pooled, async |conn: &mut SqliteConn| {
-                    let mut locked = HashMap::new();
-                    for ((org, livemode), ids) in accounts_to_lock(&writes) {
-                        let status = conn.lock_accounts(&org, livemode, &ids, false).await?;
-                        locked.insert((org, livemode), status);
-                    }
-                    let (outcomes, inserts) = decide(conn, &writes, rows, &locked).await?;
-                    if let Some(inserts) = inserts {
-                        conn.insert_rows(inserts).await?;
-                    }
-                    Ok(outcomes)
+                    let tenants = accounts_to_lock(&writes).into_iter();
+                    write_locked(conn, &writes, rows, tenants, Locked::new()).await
                 })
                 .await
             }
@@ -262,14 +254,7 @@ async fn pipelined_steps(
             None => first.batch_execute("BEGIN").await?,
         }
     }
-    for ((org, livemode), ids) in tenants {
-        let status = conn.lock_accounts(&org, livemode, &ids, false).await?;
-        locked.insert((org, livemode), status);
-    }
-    let (outcomes, inserts) = decide(conn, writes, rows, &locked).await?;
-    if let Some(inserts) = inserts {
-        conn.insert_rows(inserts).await?;
-    }
+    let outcomes = write_locked(conn, writes, rows, tenants, locked).await?;
     // Not pipelined with the insert: a statement not yet prepared on this connection
     // goes out only after its preparation's round trip, so a `COMMIT` sent beside it
     // would overtake it and commit the transaction without its rows.
@@ -320,18 +305,23 @@ fn accounts_to_lock(writes: &[AppliedWrite]) -> BTreeMap<TenantKey, Vec<String>>
 /// What the batch's accounts were found to be: `(id, status)` of the live ones, by tenant.
 type Locked = HashMap<TenantKey, Vec<(String, String)>>;
 
-/// Judges each write of a batch whose accounts are locked (replays, accounts, parties,
-/// credits), inserts the idempotency keys of the accepted ones, and returns the
-/// outcomes with the rows left to insert (none when nothing was accepted).
-async fn decide<C: BatchConn>(
+/// Inside the batch's transaction: share-locks the accounts of `tenants` (those not
+/// locked yet, beside `locked`), judges each write (replays, accounts, parties,
+/// credits) and inserts the accepted ones.
+async fn write_locked<C: BatchConn>(
     conn: &mut C,
     writes: &[AppliedWrite],
     rows: Vec<WriteRows>,
-    locked: &Locked,
-) -> Result<(Vec<Outcome>, Option<BatchRows>), TxError> {
+    tenants: impl Iterator<Item = (TenantKey, Vec<String>)> + Send,
+    mut locked: Locked,
+) -> Result<Vec<Outcome>, TxError> {
+    for ((org, livemode), ids) in tenants {
+        let status = conn.lock_accounts(&org, livemode, &ids, false).await?;
+        locked.insert((org, livemode), status);
+    }
     let mut outcomes: Vec<Option<Outcome>> = vec![None; writes.len()];
     find_replays(conn, writes, &mut outcomes).await?;
-    check_accounts(conn, writes, &rows, locked, &mut outcomes).await?;
+    check_accounts(conn, writes, &rows, &locked, &mut outcomes).await?;
     let ledger = take_credits(conn, writes, &mut outcomes).await?;
     let accepted: Vec<(&AppliedWrite, WriteRows)> = writes
         .iter()
@@ -340,20 +330,11 @@ async fn decide<C: BatchConn>(
         .filter(|(_, o)| o.is_none())
         .map(|(accepted, _)| accepted)
         .collect();
-    let inserts = if accepted.is_empty() {
-        None
-    } else {
-        let (keys, inserts) = accepted_rows(accepted, ledger);
-        conn.insert_idempotency(&keys)
-            .await
-            .map_err(crate::idempotency::idempotency_insert_error)?;
-        Some(inserts)
-    };
-    let outcomes = outcomes
+    insert_accepted(conn, accepted, ledger).await?;
+    Ok(outcomes
         .into_iter()
         .map(|o| o.unwrap_or(Outcome::Written))
-        .collect();
-    Ok((outcomes, inserts))
+        .collect())
 }
 
 /// Marks writes whose idempotency key was used already (before or earlier in the batch).
@@ -503,11 +484,14 @@ async fn take_credits<C: BatchConn>(
     Ok(ledger)
 }
 
-/// The idempotency keys (in a fixed order) and the other rows of the accepted writes.
-fn accepted_rows(
+async fn insert_accepted<C: BatchConn>(
+    conn: &mut C,
     accepted: Vec<(&AppliedWrite, WriteRows)>,
     ledger: Vec<CreditLedgerRow>,
-) -> (Vec<IdempotencyRow>, BatchRows) {
+) -> Result<(), TxError> {
+    if accepted.is_empty() {
+        return Ok(());
+    }
     let mut keys = Vec::new();
     // Test-mode credits: one usage row per pool for the whole batch (writes committed
     // here are done at once and never refunded, so no row needs to name its job).
@@ -542,15 +526,19 @@ fn accepted_rows(
     keys.sort_by(|a, b| {
         (&a.organization_id, a.livemode, &a.key).cmp(&(&b.organization_id, b.livemode, &b.key))
     });
-    let rows = BatchRows {
+    conn.insert_idempotency(&keys)
+        .await
+        .map_err(crate::idempotency::idempotency_insert_error)?;
+    conn.insert_rows(BatchRows {
         usage: usage.into_values().collect(),
         ledger,
         jobs: job_rows,
         transactions: txn_rows,
         entries,
         events: event_list,
-    };
-    (keys, rows)
+    })
+    .await?;
+    Ok(())
 }
 
 /// The rows of one write of a batch.
