@@ -98,3 +98,43 @@ def before_call(context, case, kwargs):
         parameters["key_id"] = SPARE_KEY_ID
     if method in ("POST", "PUT", "PATCH") and isinstance(case.body, dict):
         _fresh_values(method, path, case.body)
+
+
+# Two refusals of schema-valid data that no request schema can foresee, answered 400
+# `invalid_field` as DECISIONS 2 makes invalid request data (issue 43): more decimals than
+# the currency of the account, contact or document allows (the schema allows an amount's
+# four stored places; USD takes two, JPY none), and an end before its start (two members
+# a schema cannot compare; an update compares its end with the stored start). The
+# built-in `positive_data_acceptance` would count either as valid data refused, so run.sh
+# leaves it out and this check takes its place: the built-in's verdict, except for a 400
+# that is one of these two refusals, read from the error envelope. Any other 400 for
+# schema-valid data still fails.
+from schemathesis.specs.openapi.checks import positive_data_acceptance as _positive_data_acceptance
+
+STATE_DEPENDENT_400 = re.compile(
+    r"(allows at most \d+ decimal places"
+    r"|has more than \d+ decimal places for [A-Z]{3}"
+    r"|end_?[dD]ate: must (not be before|be on or after) start_?[dD]ate)"
+)
+
+
+def _state_dependent_refusal(response) -> bool:
+    if response.status_code != 400:
+        return False
+    try:
+        error = response.json().get("error") or {}
+    except (ValueError, AttributeError):
+        return False
+    return error.get("code") == "invalid_field" and bool(
+        STATE_DEPENDENT_400.search(str(error.get("message", "")))
+    )
+
+
+@schemathesis.check
+def ledger_positive_data_acceptance(ctx, response, case):
+    try:
+        return _positive_data_acceptance(ctx, response, case)
+    except AssertionError:
+        if _state_dependent_refusal(response):
+            return None
+        raise

@@ -55,9 +55,11 @@ MAX_EXAMPLES="${LEDGER_ST_MAX_EXAMPLES:-6}"
 # server"): no 5xx, no response-schema violation, no ignored_auth, no cross-tenant read,
 # no schema-violating request accepted, no schema-valid request refused with 400, no
 # created resource missing. `LEDGER_ST_EXCLUDE_CHECKS=a,b` leaves checks out of a run.
-EXCLUDE_CHECKS="${LEDGER_ST_EXCLUDE_CHECKS-}"
-exclude_args=()
-[ -n "$EXCLUDE_CHECKS" ] && exclude_args=(--exclude-checks "$EXCLUDE_CHECKS")
+# `positive_data_acceptance` is always left out of the OpenAPI mode: hooks_openapi.py's
+# `ledger_positive_data_acceptance` takes its place (the built-in's verdict, but for the
+# two 400s that depend on stored data, which it says).
+EXCLUDE_CHECKS="positive_data_acceptance${LEDGER_ST_EXCLUDE_CHECKS:+,$LEDGER_ST_EXCLUDE_CHECKS}"
+exclude_args=(--exclude-checks "$EXCLUDE_CHECKS")
 
 WORK="$(mktemp -d)"
 OUT="${LEDGER_ST_OUT:-$WORK/results}"

@@ -3,6 +3,8 @@
 
 mod bench;
 mod chaos;
+#[cfg(test)]
+mod tidy;
 
 use std::process::{Command, ExitCode};
 

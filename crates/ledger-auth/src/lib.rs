@@ -16,6 +16,7 @@
 mod browser;
 pub mod html;
 pub mod oidc;
+pub mod outbox;
 pub mod smtp;
 
 use actix_web::http::StatusCode;

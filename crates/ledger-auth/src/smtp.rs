@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use ledger_domain::DomainError;
-use ledger_domain::ports::{BoxFuture, Mail, Mailer, StoreResult};
+use ledger_domain::ports::{BoxFuture, Mail, Mailer};
 use lettre::message::Mailbox;
 use lettre::message::header::ContentType;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
@@ -36,7 +36,7 @@ impl SmtpMailer {
 }
 
 impl Mailer for SmtpMailer {
-    fn send(&self, mail: Mail) -> BoxFuture<'_, StoreResult<()>> {
+    fn send(&self, mail: Mail) -> BoxFuture<'_, Result<(), DomainError>> {
         Box::pin(async move {
             let to: Mailbox = mail.to.parse().map_err(|e| {
                 DomainError::invalid_field("email", format!("cannot be mailed to: {e}"))

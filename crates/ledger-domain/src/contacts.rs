@@ -172,7 +172,7 @@ pub fn check_website(value: Option<&str>) -> DomainResult<Option<String>> {
         return Ok(None);
     };
     // Kept as given, so it must read alike to every URL parser.
-    let valid = crate::webhooks::is_portable_http_url(&website);
+    let valid = crate::urls::is_portable_http_url(&website);
     if !valid {
         return Err(DomainError::invalid_field(
             "website",

@@ -15,6 +15,19 @@ use time::{Date, Month, OffsetDateTime, Time};
 
 use crate::error::{DomainError, DomainResult};
 
+/// The billing record of an organization's credit pool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Billing {
+    /// The root organization whose pool pays.
+    pub pool_id: String,
+    pub credits_remaining: i64,
+    pub credits_total: i64,
+    pub test_credits_used: i64,
+    pub auto_recharge_enabled: bool,
+    /// The e-mail of the pool owner.
+    pub billing_email: String,
+}
+
 /// A package of credits a client can buy.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CreditPackage {
@@ -271,7 +284,7 @@ pub fn check_return_url(field: &str, url: Option<String>) -> DomainResult<Option
     };
     // Kept as given and sent back to the client's browser: it must read alike to every
     // URL parser (a host name or address, no backslash or control character).
-    if url.len() <= 2048 && crate::webhooks::is_portable_http_url(&url) {
+    if url.len() <= 2048 && crate::urls::is_portable_http_url(&url) {
         Ok(Some(url))
     } else {
         Err(DomainError::invalid_field(

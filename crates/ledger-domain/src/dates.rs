@@ -20,6 +20,25 @@ pub const MIN_YEAR: i32 = 1000;
 /// a year's worth of schedule arithmetic never leave the representable range.
 pub const MAX_YEAR: i32 = 9998;
 
+/// RFC 3339 UTC with `Z`, as every interface writes a moment.
+pub fn timestamp(at: OffsetDateTime) -> String {
+    at.to_offset(time::UtcOffset::UTC)
+        .format(&Rfc3339)
+        .unwrap_or_default()
+}
+
+/// An optional moment: its [`timestamp`], or `null`.
+pub fn opt_timestamp(at: Option<OffsetDateTime>) -> serde_json::Value {
+    at.map_or(serde_json::Value::Null, |t| {
+        serde_json::Value::String(timestamp(t))
+    })
+}
+
+/// `YYYY-MM-DD`, as every interface writes a date.
+pub fn iso_date(d: Date) -> String {
+    format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())
+}
+
 /// Parses exactly `YYYY-MM-DD` with a year in [`MIN_YEAR`]`..=`[`MAX_YEAR`].
 pub fn parse_day(text: &str) -> Option<Date> {
     let format = time::macros::format_description!("[year]-[month]-[day]");

@@ -120,8 +120,9 @@ error_codes! {
     /// (details: `field`, `resource`, `id`). An inactive account is `account_inactive`.
     ReferenceNotUsable = "reference_not_usable" => BusinessRule,
     /// A member of the request contradicts another one, the resource it changes or the
-    /// present (an end before its start, a pair of one currency, an account as its own
-    /// parent, an expiry in the past; details: `field`).
+    /// present (a pair of one currency, an account as its own parent, an expiry in the
+    /// past; details: `field`). An end before its start and more decimals than the
+    /// currency allows are invalid input instead (`invalid_field`, DECISIONS 2).
     InconsistentFields = "inconsistent_fields" => BusinessRule,
     /// The state a job's decision read changed before it was applied; the runner decides
     /// the job again (never shown to clients as such).
@@ -218,6 +219,14 @@ pub enum Resource {
     StatementLine,
     /// A credit package of the server's configuration (`credits_1000`).
     CreditPackage,
+    CreditPurchase,
+    Attachment,
+    ExchangeRate,
+    OrganizationTransfer,
+    Reconciliation,
+    RecurringSchedule,
+    WebhookEndpoint,
+    WebhookDelivery,
 }
 
 impl Resource {
@@ -237,6 +246,14 @@ impl Resource {
             Self::Entry => "entry",
             Self::StatementLine => "statement_line",
             Self::CreditPackage => "credit_package",
+            Self::CreditPurchase => "credit_purchase",
+            Self::Attachment => "attachment",
+            Self::ExchangeRate => "exchange_rate",
+            Self::OrganizationTransfer => "organization_transfer",
+            Self::Reconciliation => "reconciliation",
+            Self::RecurringSchedule => "recurring_schedule",
+            Self::WebhookEndpoint => "webhook_endpoint",
+            Self::WebhookDelivery => "webhook_delivery",
         }
     }
 }
@@ -677,14 +694,27 @@ mod tests {
         assert_eq!(back.code(), ErrorCode::ReferenceNotFound);
         assert_eq!(back.details(), missing.details());
 
-        let inconsistent = DomainError::inconsistent("end_date", "must not be before start_date");
+        let inconsistent =
+            DomainError::inconsistent("to_currency_id", "must differ from from_currency_id");
         assert_eq!(inconsistent.code(), ErrorCode::InconsistentFields);
         assert_eq!(inconsistent.kind(), ErrorKind::BusinessRule);
         assert_eq!(
             inconsistent.to_string(),
+            "to_currency_id: must differ from from_currency_id"
+        );
+        assert_eq!(
+            inconsistent.details(),
+            Some(json!({"field": "to_currency_id"}))
+        );
+        // An end before its start is invalid input, with the same words and field.
+        let invalid = DomainError::invalid_field("end_date", "must not be before start_date");
+        assert_eq!(invalid.code(), ErrorCode::InvalidField);
+        assert_eq!(invalid.kind(), ErrorKind::Validation);
+        assert_eq!(
+            invalid.to_string(),
             "end_date: must not be before start_date"
         );
-        assert_eq!(inconsistent.details(), Some(json!({"field": "end_date"})));
+        assert_eq!(invalid.details(), Some(json!({"field": "end_date"})));
     }
 
     #[test]

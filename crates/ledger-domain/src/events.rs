@@ -17,6 +17,21 @@ pub struct Event {
     pub created_at: OffsetDateTime,
 }
 
+/// The event record (spec 2.11).
+pub fn view(e: &Event) -> serde_json::Value {
+    serde_json::json!({
+        "id": e.id,
+        "object": "event",
+        "event_type": e.event_type,
+        "entity_type": e.entity_type,
+        "entity_id": e.entity_id,
+        "timestamp": crate::dates::timestamp(e.created_at),
+        "api_key_id": e.api_key_id,
+        "before_state": e.before_state,
+        "after_state": e.after_state,
+    })
+}
+
 /// A soft deletion: what was deleted, by which key, and until when it can be recovered.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Deletion {

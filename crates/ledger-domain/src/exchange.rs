@@ -70,7 +70,7 @@ impl ExchangeRate {
             "{}/{} {}",
             self.from_currency,
             self.to_currency,
-            crate::views::date(self.effective_date)
+            crate::dates::iso_date(self.effective_date)
         )
     }
 }

@@ -31,8 +31,10 @@ pub mod services;
 pub mod tax;
 pub mod transactions;
 pub mod transfers;
+pub mod urls;
 pub mod views;
 pub mod webhooks;
 pub mod x402;
 
 pub use error::{DomainError, DomainResult, ErrorCode, ErrorKind, Resource, UsedBy};
+pub use ports::{StoreError, StoreResult};

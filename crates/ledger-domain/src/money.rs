@@ -99,6 +99,20 @@ pub enum AmountError {
     TooLarge,
 }
 
+impl AmountError {
+    /// The refusal of the member `field`, an amount in `currency` (the currency of the
+    /// account, contact or document it is in): `invalid_field` whatever is wrong with it.
+    /// More decimals than the currency allows is invalid request data (DECISIONS 2: "a
+    /// validation error, not a silent rounding"), 400 like any other malformed amount.
+    pub fn refusal(self, field: impl Into<String>, currency: &str) -> crate::DomainError {
+        let message = match self {
+            Self::TooManyDecimals(d) => format!("{currency} allows at most {d} decimal places"),
+            other => other.to_string(),
+        };
+        crate::DomainError::invalid_field(field, message)
+    }
+}
+
 /// Parses a decimal text into stored units, refusing more decimals than `decimals`.
 ///
 /// # Errors
@@ -134,6 +148,16 @@ pub fn parse_positive_units(text: &str, decimals: u32) -> Result<i64, AmountErro
         return Err(AmountError::NotPositive);
     }
     Ok(units)
+}
+
+/// Decimals of a currency code (2 when unknown).
+pub fn decimals_of(code: &str) -> u32 {
+    Currency::from_code(code).map_or(2, |c| c.decimals())
+}
+
+/// An amount of `currency` as a decimal string.
+pub fn amount(units: i64, currency: &str) -> String {
+    format_units(units, decimals_of(currency))
 }
 
 /// Formats stored units at `decimals` places: `format_units(1_000_000, 2) == "100.00"`.
@@ -206,6 +230,26 @@ mod tests {
         for (text, decimals, want) in cases {
             assert_eq!(parse_units(text, decimals), want, "{text}");
         }
+    }
+
+    #[test]
+    fn too_many_decimals_is_invalid_input() {
+        use crate::error::{ErrorCode, ErrorKind};
+
+        let e = AmountError::TooManyDecimals(2).refusal("entries[0].amount", "USD");
+        assert_eq!(e.code(), ErrorCode::InvalidField);
+        assert_eq!(e.kind(), ErrorKind::Validation);
+        assert_eq!(
+            e.to_string(),
+            "entries[0].amount: USD allows at most 2 decimal places"
+        );
+        assert_eq!(
+            e.details(),
+            Some(serde_json::json!({"field": "entries[0].amount"}))
+        );
+        let e = AmountError::Negative.refusal("amount", "JPY");
+        assert_eq!(e.code(), ErrorCode::InvalidField);
+        assert_eq!(e.to_string(), "amount: must not be negative");
     }
 
     #[test]

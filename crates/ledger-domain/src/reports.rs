@@ -6,7 +6,11 @@
 //! equal, and total assets equal liabilities plus equity, whenever the input totals come
 //! from balanced transactions.
 
+use time::{Date, Month, OffsetDateTime, Time};
+
 use crate::accounts::{AccountType, Totals};
+use crate::dates::FlexDate;
+use crate::error::{DomainError, DomainResult};
 
 /// The identity of an account as reports show it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -222,6 +226,42 @@ pub fn income_statement(input: Vec<AccountTotals>) -> IncomeStatement {
         revenue,
         expenses,
     }
+}
+
+/// The names a request gives a period's members (`start_date`, `end_date` in REST;
+/// `startDate`, `endDate` in GraphQL), for the refusal to name the one at fault.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PeriodFields {
+    pub start: &'static str,
+    pub end: &'static str,
+}
+
+/// The span an income statement covers, from a request's optional dates: from `start`
+/// (default 1 January of `now`'s year, DECISIONS 10) up to and including `end` (default
+/// `now`), as `(from, until)` with `until` exclusive. Every interface reads its period
+/// here, so they refuse the same requests the same way.
+///
+/// # Errors
+/// `invalid_field` on `fields.end` when the span is empty (an end before its start):
+/// invalid request data (DECISIONS 2, 6), not a business rule.
+pub fn income_statement_period(
+    start: Option<FlexDate>,
+    end: Option<FlexDate>,
+    now: OffsetDateTime,
+    fields: PeriodFields,
+) -> DomainResult<(OffsetDateTime, OffsetDateTime)> {
+    let year_start = Date::from_calendar_date(now.year(), Month::January, 1)
+        .map(|d| d.with_time(Time::MIDNIGHT).assume_utc())
+        .unwrap_or(now);
+    let from = start.map_or(year_start, |d| d.at);
+    let until = end.map_or(now, FlexDate::inclusive_until);
+    if until <= from {
+        return Err(DomainError::invalid_field(
+            fields.end,
+            format!("must not be before {}", fields.start),
+        ));
+    }
+    Ok((from, until))
 }
 
 #[cfg(test)]
@@ -460,5 +500,41 @@ mod tests {
             (1_000_000, 1_000_000, 1_000_000)
         );
         assert_eq!(income_statement(input).net_income, 1_000_000);
+    }
+
+    #[test]
+    fn a_period_ending_before_it_starts_is_invalid_input() {
+        use crate::error::{ErrorCode, ErrorKind};
+        use serde_json::json;
+
+        const REST: PeriodFields = PeriodFields {
+            start: "start_date",
+            end: "end_date",
+        };
+        let day = |t: &str| FlexDate::parse(t).expect("a date");
+        let now = day("2026-06-15T12:00:00Z").at;
+        // Defaults: the year to date.
+        let (from, until) = income_statement_period(None, None, now, REST).expect("defaults");
+        assert_eq!((from, until), (day("2026-01-01").at, now));
+        // One day is a period: its end counts up to and including that day.
+        let (from, until) =
+            income_statement_period(Some(day("2026-03-01")), Some(day("2026-03-01")), now, REST)
+                .expect("one day");
+        assert_eq!((from, until), (day("2026-03-01").at, day("2026-03-02").at));
+        let e =
+            income_statement_period(Some(day("2026-03-01")), Some(day("2026-02-01")), now, REST)
+                .expect_err("an end before its start");
+        assert_eq!(e.code(), ErrorCode::InvalidField);
+        assert_eq!(e.kind(), ErrorKind::Validation);
+        assert_eq!(e.to_string(), "end_date: must not be before start_date");
+        assert_eq!(e.details(), Some(json!({"field": "end_date"})));
+        let graphql = PeriodFields {
+            start: "startDate",
+            end: "endDate",
+        };
+        let e = income_statement_period(Some(day("2027-01-01")), None, now, graphql)
+            .expect_err("a start after today without an end");
+        assert_eq!(e.to_string(), "endDate: must not be before startDate");
+        assert_eq!(e.details(), Some(json!({"field": "endDate"})));
     }
 }

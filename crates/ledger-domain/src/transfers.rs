@@ -20,8 +20,9 @@
 use serde_json::{Value, json};
 
 use crate::accounts::EntryType;
+use crate::dates::{opt_timestamp, timestamp};
+use crate::money::amount;
 use crate::transactions::Transaction;
-use crate::views::{amount, opt_timestamp, timestamp};
 
 /// The `source` of a transfer's transaction.
 pub const SOURCE: &str = "transfer";

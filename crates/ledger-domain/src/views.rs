@@ -4,42 +4,25 @@
 
 use serde_json::{Value, json};
 use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
 
 use crate::accounts::{Account, Totals};
 use crate::categories::Category;
 use crate::contacts::Contact;
+use crate::credits::Billing;
 use crate::documents::{Document, DocumentKind, Payment, StatusChange};
-use crate::events::{Deletion, Event};
+use crate::events::Deletion;
 use crate::jobs::Job;
 use crate::money::{Currency, format_units};
 use crate::organizations::{ApiKey, Organization};
-use crate::ports::Setting;
-use crate::services::{Billing, SystemInfo};
+use crate::ports::{Setting, SystemInfo};
 use crate::tax::{Tax, format_rate};
 use crate::transactions::Transaction;
 
-/// RFC 3339 UTC with `Z`.
-pub fn timestamp(at: OffsetDateTime) -> String {
-    at.to_offset(time::UtcOffset::UTC)
-        .format(&Rfc3339)
-        .unwrap_or_default()
-}
-
-/// Optional timestamp.
-pub fn opt_timestamp(at: Option<OffsetDateTime>) -> Value {
-    at.map_or(Value::Null, |t| Value::String(timestamp(t)))
-}
-
-/// Decimals of a currency code (2 when unknown).
-pub fn decimals_of(code: &str) -> u32 {
-    Currency::from_code(code).map_or(2, |c| c.decimals())
-}
-
-/// An amount of `currency` as a decimal string.
-pub fn amount(units: i64, currency: &str) -> String {
-    format_units(units, decimals_of(currency))
-}
+// The values every view writes the same way are defined with their types, below the
+// views (and re-exported here for the interfaces).
+pub use crate::dates::{iso_date as date, opt_timestamp, timestamp};
+pub use crate::events::view as event;
+pub use crate::money::{amount, decimals_of};
 
 /// The account object; `totals` fills `balance` when known.
 /// The answer to a soft delete: what was deleted and until when it can be restored.
@@ -233,21 +216,6 @@ pub fn api_key(k: &ApiKey, secret: Option<&str>) -> Value {
     v
 }
 
-/// The event record (spec 2.11).
-pub fn event(e: &Event) -> Value {
-    json!({
-        "id": e.id,
-        "object": "event",
-        "event_type": e.event_type,
-        "entity_type": e.entity_type,
-        "entity_id": e.entity_id,
-        "timestamp": timestamp(e.created_at),
-        "api_key_id": e.api_key_id,
-        "before_state": e.before_state,
-        "after_state": e.after_state,
-    })
-}
-
 /// The queued-write envelope (spec 4.2, DECISIONS 4).
 pub fn job_envelope(j: &Job, base_path: &str) -> Value {
     let (resource_type, resource_id) = j.command.resource();
@@ -434,11 +402,6 @@ pub fn category(c: &Category, subcategories: Option<&[Category]>) -> Value {
         v["subcategories"] = children.iter().map(|k| category(k, None)).collect();
     }
     v
-}
-
-/// A calendar date as `YYYY-MM-DD`.
-pub fn date(d: time::Date) -> String {
-    format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())
 }
 
 /// A quantity (four stored decimals) without trailing zeros: `2`, `1.5`.

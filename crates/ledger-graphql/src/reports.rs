@@ -3,16 +3,20 @@
 //! account type's normal direction.
 
 use juniper::{GraphQLObject, ID};
-use ledger_domain::DomainError;
 use ledger_domain::ports::Store;
-use ledger_domain::reports::{AccountRef, Section};
+use ledger_domain::reports::{AccountRef, PeriodFields, Section, income_statement_period};
 use ledger_domain::services::{Access, Channel};
-use time::{Date, Month, Time};
 
 use crate::context::Ctx;
-use crate::errors::{GqlResult, IntoGql, field_error};
+use crate::errors::{GqlResult, IntoGql};
 use crate::nodes::{AccountType, decimal};
 use crate::scalars::{DateTime, Decimal};
+
+/// The income statement's period arguments, as GraphQL spells them.
+const PERIOD_FIELDS: PeriodFields = PeriodFields {
+    start: "startDate",
+    end: "endDate",
+};
 
 /// A trial-balance row.
 #[derive(GraphQLObject)]
@@ -225,21 +229,11 @@ pub(crate) async fn income_statement<St: Store>(
         .gql()?;
     let currency = report_currency.code();
     let now = ctx.ledger.now();
-    // Default period: the current calendar year to date (DECISIONS 10).
-    let year_start = Date::from_calendar_date(now.year(), Month::January, 1)
-        .map(|d| d.with_time(Time::MIDNIGHT).assume_utc())
-        .unwrap_or(now);
-    let from = start.map_or(year_start, |d| d.0.at);
-    let (end_shown, until) = match end {
-        Some(d) => (d, d.0.inclusive_until()),
-        None => (DateTime::at(now), now),
-    };
-    if until <= from {
-        return Err(field_error(DomainError::inconsistent(
-            "endDate",
-            "must not be before startDate",
-        )));
-    }
+    // Default period: the current calendar year to date (DECISIONS 10); an end before
+    // its start is a `VALIDATION_ERROR` (`reason: invalid_field`), as in REST.
+    let (from, until) =
+        income_statement_period(start.map(|d| d.0), end.map(|d| d.0), now, PERIOD_FIELDS).gql()?;
+    let end_shown = end.unwrap_or_else(|| DateTime::at(now));
     let is = ctx
         .ledger
         .income_statement(

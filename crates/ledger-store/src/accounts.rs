@@ -2,9 +2,11 @@
 
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use ledger_domain::DomainError;
+use ledger_domain::Resource;
+use ledger_domain::StoreError;
 use ledger_domain::accounts::{Account, Totals};
 use ledger_domain::events::Event;
+use ledger_domain::ports::Taken;
 use ledger_domain::ports::{
     AccountFilter, Accounts, CreditCharge, HistoryPage, HistoryRow, IdempotencyRecord, Page,
     PageRequest, StoreResult, Tenant, Written,
@@ -71,11 +73,9 @@ impl Accounts for Db {
                 {
                     Ok(_) => {}
                     Err(e) if is_unique_violation(&e) => {
-                        return Err(DomainError::duplicate_value(
-                            "code",
-                            format!("an account with code {code} already exists"),
-                        )
-                        .into());
+                        return Err(
+                            StoreError::Taken(Taken::AccountCode { code: code.clone() }).into()
+                        );
                     }
                     Err(e) => return Err(e.into()),
                 }
@@ -111,11 +111,7 @@ impl Accounts for Db {
                     .execute(conn)
                     .await?;
                 if changed == 0 {
-                    return Err(DomainError::NotFound {
-                        resource: "account",
-                        id: account.id.clone(),
-                    }
-                    .into());
+                    return Err(StoreError::missing(Resource::Account, account.id).into());
                 }
             });
             Ok(Written::Done(account))

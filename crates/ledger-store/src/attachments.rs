@@ -3,7 +3,8 @@
 
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use ledger_domain::DomainError;
+use ledger_domain::Resource;
+use ledger_domain::StoreError;
 use ledger_domain::attachments::{Attachment, OwnerKind};
 use ledger_domain::events::{Deletion, Event};
 use ledger_domain::ports::{
@@ -54,11 +55,11 @@ impl From<&Attachment> for AttachmentRow {
 }
 
 impl TryFrom<AttachmentRow> for Attachment {
-    type Error = DomainError;
+    type Error = StoreError;
 
-    fn try_from(r: AttachmentRow) -> Result<Self, DomainError> {
+    fn try_from(r: AttachmentRow) -> Result<Self, StoreError> {
         let owner_type = OwnerKind::parse(&r.owner_type).ok_or_else(|| {
-            DomainError::Internal(format!(
+            StoreError::Internal(format!(
                 "attachment {} has the unknown owner type '{}'",
                 r.id, r.owner_type
             ))
@@ -80,11 +81,8 @@ impl TryFrom<AttachmentRow> for Attachment {
     }
 }
 
-fn attachment_not_found(id: &str) -> DomainError {
-    DomainError::NotFound {
-        resource: "attachment",
-        id: id.to_owned(),
-    }
+fn attachment_not_found(id: &str) -> StoreError {
+    StoreError::missing(Resource::Attachment, id)
 }
 
 impl Attachments for Db {

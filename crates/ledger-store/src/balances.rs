@@ -19,7 +19,7 @@ use diesel::dsl::sql;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Bool, Integer, Text, Timestamp};
 use diesel_async::RunQueryDsl;
-use ledger_domain::DomainError;
+use ledger_domain::StoreError;
 use ledger_domain::accounts::{EntryType, Totals};
 use ledger_domain::ports::{HistoryPage, HistoryRow, PageRequest, StoreResult, Tenant};
 use time::macros::{date, datetime};
@@ -378,7 +378,7 @@ pub(crate) async fn first_rows_of(
     rows.into_iter()
         .map(|r| {
             let side = EntryType::parse(&r.entry_type).ok_or_else(|| {
-                DomainError::Internal(format!("stored entry type '{}'", r.entry_type))
+                StoreError::Internal(format!("stored entry type '{}'", r.entry_type))
             })?;
             let mut totals = Totals::default();
             totals.add(side, r.amount);
@@ -525,7 +525,7 @@ pub(crate) async fn history(
         .map(
             |(transaction_id, date, _, side, amount, entry_text, txn_text)| {
                 let side = EntryType::parse(&side)
-                    .ok_or_else(|| DomainError::Internal(format!("stored entry type '{side}'")))?;
+                    .ok_or_else(|| StoreError::Internal(format!("stored entry type '{side}'")))?;
                 let mut totals = Totals::default();
                 totals.add(side, amount);
                 Ok(HistoryRow {

@@ -11,7 +11,7 @@
 //! runs on, so `xtask` needs no database driver of its own.
 
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-use ledger_domain::DomainError;
+use ledger_domain::StoreError;
 use ledger_domain::accounts::EntryType;
 use ledger_domain::ids::{IdKind, new_id};
 use ledger_domain::ports::StoreResult;
@@ -19,7 +19,7 @@ use ledger_domain::transactions::TransactionStatus;
 use time::OffsetDateTime;
 
 use crate::apply::EntryConn;
-use crate::db::{Db, StoreError};
+use crate::db::{Db, SetupError};
 use crate::rows::{EntryRow, TransactionRow, to_db};
 use crate::schema::transactions;
 
@@ -100,7 +100,7 @@ pub async fn insert_posted_transaction(
         conn.insert_entries(&entries).await?;
         Ok(())
     });
-    written.map_err(DomainError::from)
+    written.map_err(StoreError::from)
 }
 
 /// Seeds history for the scale phase: `count` posted transactions numbered from
@@ -213,7 +213,7 @@ pub async fn seed_history(
                 Ok(())
             }
         );
-        written.map_err(DomainError::from)?;
+        written.map_err(StoreError::from)?;
         from = until;
     }
     Ok(())
@@ -223,17 +223,17 @@ pub async fn seed_history(
 /// returns its URL. `name` must be a plain identifier (lowercase letters, digits, `_`).
 ///
 /// # Errors
-/// [`StoreError::Connect`] when the server cannot be reached, [`StoreError::Pool`]
+/// [`SetupError::Connect`] when the server cannot be reached, [`SetupError::Pool`]
 /// (with the server's message) when it refuses the database or the name is not plain.
-pub async fn create_pg_database(admin_url: &str, name: &str) -> Result<String, StoreError> {
+pub async fn create_pg_database(admin_url: &str, name: &str) -> Result<String, SetupError> {
     check_identifier(name)?;
     let mut admin = AsyncPgConnection::establish(admin_url)
         .await
-        .map_err(|e| StoreError::Connect(e.to_string()))?;
+        .map_err(|e| SetupError::Connect(e.to_string()))?;
     diesel::sql_query(format!("CREATE DATABASE {name}"))
         .execute(&mut admin)
         .await
-        .map_err(|e| StoreError::Pool(format!("creating database {name}: {e}")))?;
+        .map_err(|e| SetupError::Pool(format!("creating database {name}: {e}")))?;
     Ok(database_url(admin_url, name))
 }
 
@@ -241,15 +241,15 @@ pub async fn create_pg_database(admin_url: &str, name: &str) -> Result<String, S
 ///
 /// # Errors
 /// As [`create_pg_database`].
-pub async fn drop_pg_database(admin_url: &str, name: &str) -> Result<(), StoreError> {
+pub async fn drop_pg_database(admin_url: &str, name: &str) -> Result<(), SetupError> {
     check_identifier(name)?;
     let mut admin = AsyncPgConnection::establish(admin_url)
         .await
-        .map_err(|e| StoreError::Connect(e.to_string()))?;
+        .map_err(|e| SetupError::Connect(e.to_string()))?;
     diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
         .execute(&mut admin)
         .await
-        .map_err(|e| StoreError::Pool(format!("dropping database {name}: {e}")))?;
+        .map_err(|e| SetupError::Pool(format!("dropping database {name}: {e}")))?;
     Ok(())
 }
 
@@ -259,11 +259,11 @@ pub async fn drop_pg_database(admin_url: &str, name: &str) -> Result<(), StoreEr
 ///
 /// # Errors
 /// As [`create_pg_database`].
-pub async fn terminate_pg_connections(admin_url: &str, name: &str) -> Result<u64, StoreError> {
+pub async fn terminate_pg_connections(admin_url: &str, name: &str) -> Result<u64, SetupError> {
     check_identifier(name)?;
     let mut admin = AsyncPgConnection::establish(admin_url)
         .await
-        .map_err(|e| StoreError::Connect(e.to_string()))?;
+        .map_err(|e| SetupError::Connect(e.to_string()))?;
     #[derive(diesel::QueryableByName)]
     struct Ended {
         #[diesel(sql_type = diesel::sql_types::BigInt)]
@@ -277,7 +277,7 @@ pub async fn terminate_pg_connections(admin_url: &str, name: &str) -> Result<u64
     .bind::<diesel::sql_types::Text, _>(name)
     .get_result(&mut admin)
     .await
-    .map_err(|e| StoreError::Pool(format!("terminating sessions on {name}: {e}")))?;
+    .map_err(|e| SetupError::Pool(format!("terminating sessions on {name}: {e}")))?;
     Ok(u64::try_from(ended.ended).unwrap_or(0))
 }
 
@@ -386,7 +386,7 @@ pub async fn audit_journal(db: &Db, organization_id: &str) -> StoreResult<Journa
 }
 
 /// The name goes into DDL text (identifiers cannot be bound), so only plain names pass.
-fn check_identifier(name: &str) -> Result<(), StoreError> {
+fn check_identifier(name: &str) -> Result<(), SetupError> {
     let plain = !name.is_empty()
         && name.len() <= 63
         && name
@@ -395,7 +395,7 @@ fn check_identifier(name: &str) -> Result<(), StoreError> {
     if plain {
         Ok(())
     } else {
-        Err(StoreError::Pool(format!(
+        Err(SetupError::Pool(format!(
             "'{name}' is not a plain database name"
         )))
     }

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ledger_domain::DomainError;
+use ledger_domain::StoreError;
 use ledger_domain::ports::{Blobs, BoxFuture, StoreResult};
 
 /// A blob store in a local directory.
@@ -37,7 +37,7 @@ impl LocalBlobs {
                         .all(|b| b.is_ascii_alphanumeric() || b == b'_')
             });
         if !plain {
-            return Err(DomainError::Internal(format!(
+            return Err(StoreError::Internal(format!(
                 "refusing the blob key '{key}'"
             )));
         }
@@ -47,8 +47,8 @@ impl LocalBlobs {
     }
 }
 
-fn io_error(what: &str, key: &str, e: &std::io::Error) -> DomainError {
-    DomainError::Internal(format!("blob store: {what} '{key}': {e}"))
+fn io_error(what: &str, key: &str, e: &std::io::Error) -> StoreError {
+    StoreError::Internal(format!("blob store: {what} '{key}': {e}"))
 }
 
 impl Blobs for LocalBlobs {

@@ -5,7 +5,7 @@
 //! `LocalBlobs`; an object is written by one `PUT`, which S3 makes visible whole or not
 //! at all.
 
-use ledger_domain::DomainError;
+use ledger_domain::StoreError;
 use ledger_domain::ports::{Blobs, BoxFuture, StoreResult};
 use ring::{digest, hmac};
 use time::OffsetDateTime;
@@ -42,8 +42,8 @@ fn hmac_sha256(key: &[u8], data: &str) -> Vec<u8> {
     hmac::sign(&key, data.as_bytes()).as_ref().to_vec()
 }
 
-fn s3_error(what: &str, key: &str, e: impl std::fmt::Display) -> DomainError {
-    DomainError::Internal(format!("blob store (S3): {what} '{key}': {e}"))
+fn s3_error(what: &str, key: &str, e: impl std::fmt::Display) -> StoreError {
+    StoreError::Internal(format!("blob store (S3): {what} '{key}': {e}"))
 }
 
 /// Whether `key` is plain segments of ASCII letters, digits and `_` (nothing to encode,
@@ -133,7 +133,7 @@ impl S3Blobs {
         if plain_key(key) {
             Ok(())
         } else {
-            Err(DomainError::Internal(format!(
+            Err(StoreError::Internal(format!(
                 "refusing the blob key '{key}'"
             )))
         }

@@ -3,7 +3,8 @@
 
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use ledger_domain::DomainError;
+use ledger_domain::Resource;
+use ledger_domain::StoreError;
 use ledger_domain::categories::{Category, CategoryType};
 use ledger_domain::events::{Deletion, Event};
 use ledger_domain::ports::{
@@ -54,8 +55,8 @@ impl From<&Category> for CategoryRow {
 }
 
 impl TryFrom<CategoryRow> for Category {
-    type Error = DomainError;
-    fn try_from(r: CategoryRow) -> Result<Self, DomainError> {
+    type Error = StoreError;
+    fn try_from(r: CategoryRow) -> Result<Self, StoreError> {
         Ok(Self {
             category_type: CategoryType::parse(&r.category_type)
                 .ok_or_else(|| corrupt("category type", &r.category_type))?,
@@ -73,11 +74,8 @@ impl TryFrom<CategoryRow> for Category {
     }
 }
 
-fn category_not_found(id: &str) -> DomainError {
-    DomainError::NotFound {
-        resource: "category",
-        id: id.to_owned(),
-    }
+fn category_not_found(id: &str) -> StoreError {
+    StoreError::missing(Resource::Category, id)
 }
 
 impl Categories for Db {

@@ -14,7 +14,7 @@ use diesel::dsl::sql;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
 use diesel_async::RunQueryDsl;
-use ledger_domain::DomainError;
+use ledger_domain::StoreError;
 use ledger_domain::credits::{
     CreditPool, CreditPurchase, LedgerEntry, LedgerKind, after_purchase, after_reset,
     purchased_left, reset_entry_id,
@@ -134,10 +134,7 @@ macro_rules! complete_body {
             .select(CreditPurchaseRow::as_select());
         let found: Option<CreditPurchaseRow> = reset_body!(@read query, $conn, $lock);
         let Some(mut row) = found else {
-            return Err(DomainError::NotFound {
-                resource: "credit_purchase",
-                id: $id.clone(),
-            }
+            return Err(::ledger_domain::StoreError::missing(::ledger_domain::Resource::CreditPurchase, $id)
             .into());
         };
         if row.status != "pending" {
@@ -168,7 +165,7 @@ macro_rules! complete_body {
                 .select(organizations::credits_remaining);
             let balance: Option<i64> = reset_body!(@read query, $conn, $lock);
             let balance = balance.ok_or_else(|| {
-                TxError::Domain(DomainError::Internal(format!("credit pool {pool}")))
+                TxError::Fact(StoreError::Internal(format!("credit pool {pool}")))
             })?;
             let purchased: i64 = credit_pools::table
                 .filter(credit_pools::organization_id.eq(&pool))
@@ -428,7 +425,7 @@ impl Credits for Db {
             },
             sqlite | conn | { complete_body!(conn, none, org, id, session, at, event_rows) }
         )
-        .map_err(DomainError::from)?;
+        .map_err(StoreError::from)?;
         Ok((row.into_domain()?, completed))
     }
 }

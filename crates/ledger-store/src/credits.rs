@@ -8,7 +8,7 @@ use std::future::Future;
 use diesel::prelude::*;
 use diesel::result::QueryResult;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
-use ledger_domain::DomainError;
+use ledger_domain::StoreError;
 use ledger_domain::credits::LedgerKind;
 use ledger_domain::ports::CreditCharge;
 
@@ -97,7 +97,7 @@ pub(crate) async fn take_charge<C: CreditConn>(
     if charge.livemode {
         if !conn.take_credits(&charge.pool_id, charge.credits).await? {
             let available = conn.credits_of(&charge.pool_id).await?;
-            return Err(DomainError::InsufficientCredits {
+            return Err(StoreError::CreditsShort {
                 required: charge.credits,
                 available,
             }

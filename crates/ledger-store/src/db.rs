@@ -33,7 +33,7 @@ use diesel_async::{
     TransactionManager,
 };
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
-use ledger_domain::DomainError;
+use ledger_domain::StoreError;
 use ledger_domain::jobs::Job;
 use ledger_domain::ports::{AppliedWrite, StoreResult, Written};
 use tokio::sync::{mpsc, oneshot};
@@ -83,7 +83,7 @@ type SqliteTransactions =
 
 /// Failures to connect to or migrate a database.
 #[derive(Debug, thiserror::Error)]
-pub enum StoreError {
+pub enum SetupError {
     #[error("unsupported database URL '{0}' (expected postgres://, postgresql:// or sqlite://)")]
     UnsupportedUrl(String),
     #[error("cannot create the SQLite directory {path}: {source}")]
@@ -118,7 +118,7 @@ pub struct Db {
     /// Statements run on any connection of the pools (see [`Db::queries_executed`]).
     pub(crate) queries: Arc<AtomicU64>,
     /// Reports' charts, kept while they stay the same (see `charts`).
-    pub(crate) charts: Arc<crate::charts::ChartCache>,
+    pub(crate) charts: Arc<crate::chart_cache::ChartCache>,
 }
 
 /// A write handed to the group committer (see `group`), with the channel its answer
@@ -126,7 +126,7 @@ pub struct Db {
 pub(crate) struct GroupedWrite {
     pub(crate) write: AppliedWrite,
     /// Its rows, built by the caller before it joins a batch.
-    pub(crate) rows: crate::group::WriteRows,
+    pub(crate) rows: crate::rows::WriteRows,
     pub(crate) reply: oneshot::Sender<StoreResult<Written<Job>>>,
 }
 
@@ -160,8 +160,8 @@ impl Db {
     /// checked out to fail early on a bad URL.
     ///
     /// # Errors
-    /// [`StoreError`] when the URL, the directory or the first connection fails.
-    pub async fn connect(database_url: &str, pool_size: usize) -> Result<Db, StoreError> {
+    /// [`SetupError`] when the URL, the directory or the first connection fails.
+    pub async fn connect(database_url: &str, pool_size: usize) -> Result<Db, SetupError> {
         let size = pool_size.max(1);
         let queries = Arc::new(AtomicU64::new(0));
         let pool = if is_postgres_url(database_url) {
@@ -186,11 +186,11 @@ impl Db {
             let pool = Pool::builder(manager)
                 .max_size(size)
                 .build()
-                .map_err(|e| StoreError::Pool(e.to_string()))?;
+                .map_err(|e| SetupError::Pool(e.to_string()))?;
             drop(
                 pool.get()
                     .await
-                    .map_err(|e| StoreError::Connect(e.to_string()))?,
+                    .map_err(|e| SetupError::Connect(e.to_string()))?,
             );
             DbPool::Postgres(pool)
         } else {
@@ -199,7 +199,7 @@ impl Db {
                 .parent()
                 .filter(|d| !d.as_os_str().is_empty())
             {
-                std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+                std::fs::create_dir_all(dir).map_err(|source| SetupError::CreateDir {
                     path: dir.display().to_string(),
                     source,
                 })?;
@@ -210,7 +210,7 @@ impl Db {
                 writer
                     .get()
                     .await
-                    .map_err(|e| StoreError::Connect(e.to_string()))?,
+                    .map_err(|e| SetupError::Connect(e.to_string()))?,
             );
             let reader = sqlite_pool(&path, size, &queries)?;
             DbPool::Sqlite { writer, reader }
@@ -226,13 +226,13 @@ impl Db {
     /// Runs the pending embedded migrations of the backend.
     ///
     /// # Errors
-    /// [`StoreError::Migrate`] when a migration fails.
-    pub async fn migrate(&self) -> Result<(), StoreError> {
+    /// [`SetupError::Migrate`] when a migration fails.
+    pub async fn migrate(&self) -> Result<(), SetupError> {
         match &self.pool {
             DbPool::Postgres(pool) => {
                 use diesel_async::RunQueryDsl;
                 let connect = |e: diesel_async::pooled_connection::deadpool::PoolError| {
-                    StoreError::Connect(e.to_string())
+                    SetupError::Connect(e.to_string())
                 };
                 // One migrator at a time across processes (a `serve` and a `worker`
                 // starting together on an empty database): a session advisory lock held
@@ -248,7 +248,7 @@ impl Db {
                 lock("SELECT pg_advisory_lock(7331004211)")
                     .execute(&mut guard)
                     .await
-                    .map_err(|e| StoreError::Migrate(e.to_string()))?;
+                    .map_err(|e| SetupError::Migrate(e.to_string()))?;
                 let result = match pool.get().await {
                     Ok(conn) => run_migrations(conn, PG_MIGRATIONS).await,
                     Err(e) => Err(connect(e)),
@@ -265,7 +265,7 @@ impl Db {
                 let conn = writer
                     .get()
                     .await
-                    .map_err(|e| StoreError::Connect(e.to_string()))?;
+                    .map_err(|e| SetupError::Connect(e.to_string()))?;
                 run_migrations(conn, SQLITE_MIGRATIONS).await
             }
         }
@@ -311,13 +311,13 @@ fn is_postgres_url(url: &str) -> bool {
 }
 
 /// The file path of a SQLite URL (`sqlite://PATH`, `sqlite:PATH` or a bare path).
-fn sqlite_path(url: &str) -> Result<String, StoreError> {
+fn sqlite_path(url: &str) -> Result<String, SetupError> {
     let path = url
         .strip_prefix("sqlite://")
         .or_else(|| url.strip_prefix("sqlite:"))
         .unwrap_or(url);
     if path.is_empty() || path.contains("://") {
-        return Err(StoreError::UnsupportedUrl(url.to_owned()));
+        return Err(SetupError::UnsupportedUrl(url.to_owned()));
     }
     Ok(path.to_owned())
 }
@@ -326,7 +326,7 @@ fn sqlite_pool(
     path: &str,
     size: usize,
     queries: &Arc<AtomicU64>,
-) -> Result<SqlitePool, StoreError> {
+) -> Result<SqlitePool, SetupError> {
     let mut config = ManagerConfig::<SqliteConn>::default();
     config.recycling_method = RecyclingMethod::Fast;
     let counter = queries.clone();
@@ -347,13 +347,13 @@ fn sqlite_pool(
     Pool::builder(manager)
         .max_size(size)
         .build()
-        .map_err(|e| StoreError::Pool(e.to_string()))
+        .map_err(|e| SetupError::Pool(e.to_string()))
 }
 
 /// Runs migrations on a blocking thread: the harness blocks on the async connection,
 /// which must not happen on a runtime worker (and `block_in_place` would panic on a
 /// current-thread runtime, as in `#[tokio::test]`).
-async fn run_migrations<C>(conn: C, migrations: EmbeddedMigrations) -> Result<(), StoreError>
+async fn run_migrations<C>(conn: C, migrations: EmbeddedMigrations) -> Result<(), SetupError>
 where
     C: AsyncConnection + 'static,
     AsyncMigrationHarness<C>: MigrationHarness<C::Backend>,
@@ -363,19 +363,19 @@ where
         harness
             .run_pending_migrations(migrations)
             .map(|versions| versions.len())
-            .map_err(|e| StoreError::Migrate(e.to_string()))
+            .map_err(|e| SetupError::Migrate(e.to_string()))
     })
     .await
-    .map_err(|e| StoreError::Migrate(e.to_string()))?
+    .map_err(|e| SetupError::Migrate(e.to_string()))?
     .map(|applied| tracing::info!(applied, "database migrated"))
 }
 
 /// The error of a query body: a database error (so diesel's `?` works and transactions
-/// roll back) or a domain refusal decided inside the transaction.
+/// roll back) or a fact the store observed inside the transaction (the domain words it).
 #[derive(Debug)]
 pub(crate) enum TxError {
     Db(DieselError),
-    Domain(DomainError),
+    Fact(StoreError),
     /// The idempotency record could not be inserted because a concurrent request with
     /// the same key committed first; the caller replays the stored record.
     IdempotencyRace,
@@ -387,22 +387,22 @@ impl From<DieselError> for TxError {
     }
 }
 
-impl From<DomainError> for TxError {
-    fn from(e: DomainError) -> Self {
-        Self::Domain(e)
+impl From<StoreError> for TxError {
+    fn from(e: StoreError) -> Self {
+        Self::Fact(e)
     }
 }
 
-impl From<TxError> for DomainError {
+impl From<TxError> for StoreError {
     fn from(e: TxError) -> Self {
         match e {
-            TxError::Domain(e) => e,
+            TxError::Fact(e) => e,
             TxError::IdempotencyRace => {
-                DomainError::Internal("concurrent use of an idempotency key".to_owned())
+                StoreError::Internal("concurrent use of an idempotency key".to_owned())
             }
             TxError::Db(e) => {
                 tracing::error!(error = %e, "database error");
-                DomainError::Internal(format!("database: {e}"))
+                StoreError::Internal(format!("database: {e}"))
             }
         }
     }
@@ -411,12 +411,12 @@ impl From<TxError> for DomainError {
 impl TxError {
     /// A pool checkout failure.
     pub(crate) fn pool(e: impl std::fmt::Display) -> Self {
-        Self::Domain(DomainError::Internal(format!("connection pool: {e}")))
+        Self::Fact(StoreError::Internal(format!("connection pool: {e}")))
     }
 
     /// A spawned write task that panicked or was cancelled.
     pub(crate) fn task(e: tokio::task::JoinError) -> Self {
-        Self::Domain(DomainError::Internal(format!("write task: {e}")))
+        Self::Fact(StoreError::Internal(format!("write task: {e}")))
     }
 }
 
@@ -430,7 +430,7 @@ pub(crate) fn is_unique_violation(e: &DieselError) -> bool {
 
 /// Runs `$body` (a block evaluating to `Result<T, TxError>`) with `$conn` bound to a
 /// pooled connection of either backend (a SQLite reader), outside any transaction.
-/// Evaluates to `Result<T, DomainError>`. The second form gives each backend its own
+/// Evaluates to `Result<T, StoreError>`. The second form gives each backend its own
 /// body (a read of many rows decoded on SQLite's connection thread, [`sqlite_load`]).
 macro_rules! db_read {
     ($db:expr, |$conn:ident| $body:block) => {
@@ -455,7 +455,7 @@ macro_rules! db_read {
                 .await
             }
         };
-        result.map_err(::ledger_domain::DomainError::from)
+        result.map_err(::ledger_domain::StoreError::from)
     }};
 }
 

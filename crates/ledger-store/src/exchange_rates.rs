@@ -7,9 +7,11 @@
 
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use ledger_domain::DomainError;
+use ledger_domain::Resource;
+use ledger_domain::StoreError;
 use ledger_domain::events::{Deletion, Event};
 use ledger_domain::exchange::ExchangeRate;
+use ledger_domain::ports::Taken;
 use ledger_domain::ports::{
     CreditCharge, ExchangeRateFilter, ExchangeRates, IdempotencyRecord, Page, PageRequest,
     StoreResult, Tenant, Written,
@@ -68,25 +70,18 @@ impl From<ExchangeRateRow> for ExchangeRate {
     }
 }
 
-fn rate_not_found(id: &str) -> DomainError {
-    DomainError::NotFound {
-        resource: "exchange_rate",
-        id: id.to_owned(),
-    }
+fn rate_not_found(id: &str) -> StoreError {
+    StoreError::missing(Resource::ExchangeRate, id)
 }
 
 /// A failed insert or update of a rate: the unique index's refusal is a duplicate.
 fn write_error(e: diesel::result::Error, row: &ExchangeRateRow) -> TxError {
     if is_unique_violation(&e) {
-        DomainError::duplicate_value(
-            "effective_date",
-            format!(
-                "a {}/{} exchange rate effective {} already exists",
-                row.from_currency,
-                row.to_currency,
-                ledger_domain::views::date(row.effective_date)
-            ),
-        )
+        StoreError::Taken(Taken::ExchangeRate {
+            from_currency: row.from_currency.clone(),
+            to_currency: row.to_currency.clone(),
+            effective_date: row.effective_date,
+        })
         .into()
     } else {
         e.into()

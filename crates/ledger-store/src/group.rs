@@ -18,7 +18,7 @@ use diesel::result::QueryResult;
 use diesel_async::pooled_connection::deadpool::Object;
 use diesel_async::{AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 use futures::future::join;
-use ledger_domain::DomainError;
+use ledger_domain::StoreError;
 use ledger_domain::credits::LedgerKind;
 use ledger_domain::jobs::Job;
 use ledger_domain::ports::{AppliedWrite, IdempotencyRecord, StoreResult, Written};
@@ -30,7 +30,7 @@ use crate::db::{Db, DbPool, GroupQueue, GroupedWrite, SqliteConn, TxError, immed
 use crate::locks::AccountLocks;
 use crate::rows::{
     CreditLedgerRow, CreditUsageRow, EntryRow, EventRow, IdempotencyRow, JobRow, TransactionRow,
-    entry_rows, to_db,
+    WriteRows, to_db,
 };
 use crate::schema::{
     credit_ledger, credit_usage, events, idempotency_keys, jobs, ledger_entries, transactions,
@@ -107,10 +107,10 @@ impl Db {
         let (reply, answer) = oneshot::channel();
         queue
             .send(GroupedWrite { write, rows, reply })
-            .map_err(|_| DomainError::Internal("the group committer has stopped".into()))?;
+            .map_err(|_| StoreError::Internal("the group committer has stopped".into()))?;
         answer
             .await
-            .map_err(|_| DomainError::Internal("the group committer dropped a write".into()))?
+            .map_err(|_| StoreError::Internal("the group committer dropped a write".into()))?
     }
 }
 
@@ -122,7 +122,7 @@ enum Outcome {
     Replay(IdempotencyRecord),
     /// The key is used by an earlier write of the same batch.
     SameAs(usize),
-    Refused(DomainError),
+    Refused(StoreError),
 }
 
 async fn commit(db: &Db, batch: Vec<GroupedWrite>) {
@@ -144,7 +144,7 @@ async fn commit(db: &Db, batch: Vec<GroupedWrite>) {
         // pass used them up).
         result = match writes.iter().map(WriteRows::of).collect() {
             Ok(rows) => write_batch(db, writes.clone(), rows).await,
-            Err(e) => Err(TxError::Domain(e)),
+            Err(e) => Err(TxError::Fact(e)),
         };
     }
     match result {
@@ -155,7 +155,7 @@ async fn commit(db: &Db, batch: Vec<GroupedWrite>) {
                     Outcome::Replay(record) => Ok(Written::Replay(record)),
                     Outcome::SameAs(first) => match writes[first].idempotency.clone() {
                         Some(record) => Ok(Written::Replay(record)),
-                        None => Err(DomainError::Internal("replay without a record".into())),
+                        None => Err(StoreError::Internal("replay without a record".into())),
                     },
                     Outcome::Refused(e) => Err(e),
                 };
@@ -163,7 +163,7 @@ async fn commit(db: &Db, batch: Vec<GroupedWrite>) {
             }
         }
         Err(e) => {
-            let e = DomainError::from(e);
+            let e = StoreError::from(e);
             for reply in replies {
                 let _ = reply.send(Err(e.clone()));
             }
@@ -404,7 +404,7 @@ async fn check_accounts<C: BatchConn>(
         let row = &rows.transaction;
         match check_parties(conn, &row.organization_id, row.livemode, row).await {
             Ok(()) => {}
-            Err(TxError::Domain(e)) => {
+            Err(TxError::Fact(e)) => {
                 *o = Some(Outcome::Refused(e));
                 continue;
             }
@@ -461,7 +461,7 @@ async fn take_credits<C: BatchConn>(
                     charged.push(i);
                 } else {
                     let available = conn.credits_of(&pool).await?;
-                    outcomes[i] = Some(Outcome::Refused(DomainError::InsufficientCredits {
+                    outcomes[i] = Some(Outcome::Refused(StoreError::CreditsShort {
                         required: credits(i),
                         available,
                     }));
@@ -539,38 +539,6 @@ async fn insert_accepted<C: BatchConn>(
     })
     .await?;
     Ok(())
-}
-
-/// The rows of one write of a batch.
-pub(crate) struct WriteRows {
-    idempotency: Option<IdempotencyRow>,
-    job: JobRow,
-    transaction: TransactionRow,
-    entries: Vec<EntryRow>,
-    events: Vec<EventRow>,
-}
-
-impl WriteRows {
-    /// Builds a write's rows. An event whose state is the job's result (a create's
-    /// `transaction.created` and `transaction.posted` carry the transaction's view, as
-    /// does the result) takes the result's JSON text instead of serializing it again.
-    fn of(w: &AppliedWrite) -> Result<Self, DomainError> {
-        let job = JobRow::from_domain(&w.job)?;
-        let events = w
-            .events
-            .iter()
-            .map(|e| {
-                EventRow::with_known_state(e, w.job.result.as_ref().zip(job.result.as_deref()))
-            })
-            .collect();
-        Ok(Self {
-            idempotency: w.idempotency.as_ref().map(IdempotencyRow::from),
-            transaction: TransactionRow::from(&w.transaction),
-            entries: entry_rows(&w.transaction),
-            job,
-            events,
-        })
-    }
 }
 
 /// The rows a batch inserts, besides idempotency keys.

@@ -99,7 +99,7 @@ pub(crate) async fn stored_idempotency(
             .optional()?)
     })?;
     row.map(IdempotencyRecord::from).ok_or_else(|| {
-        ledger_domain::DomainError::Internal("idempotency record vanished".to_owned())
+        ledger_domain::StoreError::Internal("idempotency record vanished".to_owned())
     })
 }
 

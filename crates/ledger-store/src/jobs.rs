@@ -10,7 +10,7 @@ use diesel::expression::SqlLiteral;
 use diesel::prelude::*;
 use diesel::sql_types::Text;
 use diesel_async::RunQueryDsl;
-use ledger_domain::DomainError;
+use ledger_domain::StoreError;
 use ledger_domain::credits::LedgerKind;
 use ledger_domain::events::Event;
 use ledger_domain::jobs::Job;
@@ -248,7 +248,10 @@ impl Jobs for Db {
                 .execute(conn)
                 .await?;
             if ended == 0 {
-                return Err(DomainError::ClaimLost(job_id.clone()).into());
+                return Err(StoreError::ClaimLost {
+                    job_id: job_id.clone(),
+                }
+                .into());
             }
             if cost > 0 {
                 if livemode {
@@ -321,7 +324,10 @@ impl Jobs for Db {
                 .execute(conn)
                 .await?;
             if requeued == 0 {
-                return Err(DomainError::ClaimLost(job_id.clone()).into());
+                return Err(StoreError::ClaimLost {
+                    job_id: job_id.clone(),
+                }
+                .into());
             }
             Ok(())
         })?;

@@ -5,7 +5,8 @@
 
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use ledger_domain::DomainError;
+use ledger_domain::Resource;
+use ledger_domain::StoreError;
 use ledger_domain::events::{Deletion, Event};
 use ledger_domain::organizations::{ApiKey, Organization};
 use ledger_domain::ports::{ApiKeys, Page, PageRequest, StoreResult, Tenant};
@@ -14,11 +15,8 @@ use crate::db::Db;
 use crate::rows::{ApiKeyRow, DeletionRow, EventRow, OrganizationRow};
 use crate::schema::{api_keys, events, organizations};
 
-fn key_not_found(id: &str) -> DomainError {
-    DomainError::NotFound {
-        resource: "api_key",
-        id: id.to_owned(),
-    }
+fn key_not_found(id: &str) -> StoreError {
+    StoreError::missing(Resource::ApiKey, id)
 }
 
 impl ApiKeys for Db {

@@ -17,9 +17,8 @@
 //!   documents, journal, keys, maintenance, settings,
 //!   taxes, testing, exchange_rates, ownership,
 //!   attachments, blobs, blobs_s3,
-//!   oauth, outbox, recurring,
-//!   webhooks, reconciliations      the port implementations on `Db`; `LocalBlobs`, `S3Blobs`,
-//!                                  `OutboxMailer`
+//!   oauth, recurring,
+//!   webhooks, reconciliations      the port implementations on `Db`; `LocalBlobs`, `S3Blobs`
 //!   credit_pools                   the credit ledger, pools, purchases and the monthly reset
 //!   x402                           used x402 authorizations; x402 purchases (credit_pools'
 //!                                  completion)
@@ -51,6 +50,7 @@ pub mod bench;
 mod blobs;
 mod blobs_s3;
 mod categories;
+mod chart_cache;
 mod charts;
 mod contacts;
 #[macro_use]
@@ -66,7 +66,6 @@ mod locks;
 mod maintenance;
 mod oauth;
 mod organizations;
-mod outbox;
 mod ownership;
 mod reconciliations;
 mod recurring;
@@ -87,6 +86,5 @@ pub use balances::TotalsDifference;
 pub use blobs::LocalBlobs;
 pub use blobs_s3::{S3Blobs, S3Config};
 pub use credit_pools::CreditDifference;
-pub use db::{DEFAULT_PG_POOL, DEFAULT_SQLITE_READERS, Db, StoreError, default_pool_size};
-pub use outbox::OutboxMailer;
+pub use db::{DEFAULT_PG_POOL, DEFAULT_SQLITE_READERS, Db, SetupError, default_pool_size};
 pub use runtime::TokioRuntime;

@@ -64,7 +64,7 @@ impl Deletions for Db {
             .await?)
         })?;
         Ok(match refusal {
-            Some(ledger_domain::DomainError::InUse { by, .. }) => Some(by),
+            Some(ledger_domain::StoreError::InUse { by, .. }) => Some(by),
             _ => None,
         })
     }

@@ -7,7 +7,7 @@
 
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use ledger_domain::DomainError;
+use ledger_domain::StoreError;
 use ledger_domain::oauth::{ClientAuth, Grant, OAuthClient, SecretKind, StoredSecret};
 use ledger_domain::organizations::{Organization, User};
 use ledger_domain::ports::{OAuthStore, Rotation, StoreResult};
@@ -35,7 +35,7 @@ struct ClientRow {
     created_at: PrimitiveDateTime,
 }
 
-fn strings(text: &str) -> Result<Vec<String>, DomainError> {
+fn strings(text: &str) -> Result<Vec<String>, StoreError> {
     serde_json::from_str(text).map_err(|_| corrupt("string list", text))
 }
 
@@ -60,9 +60,9 @@ impl From<&OAuthClient> for ClientRow {
 }
 
 impl TryFrom<ClientRow> for OAuthClient {
-    type Error = DomainError;
+    type Error = StoreError;
 
-    fn try_from(r: ClientRow) -> Result<Self, DomainError> {
+    fn try_from(r: ClientRow) -> Result<Self, StoreError> {
         Ok(Self {
             auth_method: ClientAuth::parse(&r.auth_method)
                 .ok_or_else(|| corrupt("client auth method", &r.auth_method))?,
@@ -110,9 +110,9 @@ impl From<&Grant> for GrantRow {
 }
 
 impl TryFrom<GrantRow> for Grant {
-    type Error = DomainError;
+    type Error = StoreError;
 
-    fn try_from(r: GrantRow) -> Result<Self, DomainError> {
+    fn try_from(r: GrantRow) -> Result<Self, StoreError> {
         Ok(Self {
             scopes: ledger_domain::oauth::parse_scopes(&r.scopes)
                 .map_err(|_| corrupt("scopes", &r.scopes))?,
@@ -162,9 +162,9 @@ impl From<&StoredSecret> for SecretRow {
 }
 
 impl TryFrom<SecretRow> for StoredSecret {
-    type Error = DomainError;
+    type Error = StoreError;
 
-    fn try_from(r: SecretRow) -> Result<Self, DomainError> {
+    fn try_from(r: SecretRow) -> Result<Self, StoreError> {
         Ok(Self {
             kind: SecretKind::parse(&r.kind).ok_or_else(|| corrupt("secret kind", &r.kind))?,
             data: parse_json(&r.data)?,

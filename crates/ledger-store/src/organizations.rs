@@ -46,10 +46,7 @@ macro_rules! create_body {
             let parent_path: Option<String> = create_body!(@read query, conn, $lock);
             let expected = parent_path.map(|p| format!("{p}{}/", org_row.id));
             if expected.as_deref() != Some(org_row.path.as_str()) {
-                return Err(ledger_domain::DomainError::concurrent_update(format!(
-                    "organization {parent_id} moved while a sub-organization was created under it"
-                ))
-                .into());
+                return Err(ledger_domain::StoreError::changed(parent_id.as_str()).into());
             }
         }
         if let Some(user_row) = user_row {

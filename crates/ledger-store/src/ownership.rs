@@ -16,8 +16,8 @@ use diesel::expression::IntoSql;
 use diesel::prelude::*;
 use diesel::sql_types::{Integer, Text};
 use diesel_async::RunQueryDsl;
-use ledger_domain::DomainError;
-use ledger_domain::error::ErrorCode;
+use ledger_domain::Resource;
+use ledger_domain::StoreError;
 use ledger_domain::events::Event;
 use ledger_domain::organizations::{Relationship, User};
 use ledger_domain::ownership::{
@@ -27,6 +27,7 @@ use ledger_domain::ports::{
     CreditCharge, IdempotencyRecord, OrganizationTransfers, Page, PageRequest, StoreResult,
     TransferFilter, Written,
 };
+use ledger_domain::ports::{State, Taken};
 use time::{OffsetDateTime, PrimitiveDateTime};
 
 use crate::db::{Db, TxError, is_unique_violation, prefix_pattern};
@@ -99,11 +100,11 @@ impl From<&OrganizationTransfer> for TransferRow {
 }
 
 impl TryFrom<TransferRow> for OrganizationTransfer {
-    type Error = DomainError;
+    type Error = StoreError;
 
-    fn try_from(r: TransferRow) -> Result<Self, DomainError> {
+    fn try_from(r: TransferRow) -> Result<Self, StoreError> {
         let corrupt = |what: &str, text: &str| {
-            DomainError::Internal(format!("stored transfer {} has {what} '{text}'", r.id))
+            StoreError::Internal(format!("stored transfer {} has {what} '{text}'", r.id))
         };
         let status =
             TransferStatus::parse(&r.status).ok_or_else(|| corrupt("status", &r.status))?;
@@ -134,7 +135,7 @@ impl TryFrom<TransferRow> for OrganizationTransfer {
 }
 
 fn no_longer_pending(id: &str) -> TxError {
-    DomainError::concurrent_update(format!("transfer {id} is no longer pending")).into()
+    StoreError::status_changed(Resource::OrganizationTransfer, id, State::Pending, None).into()
 }
 
 /// The body of [`OrganizationTransfers::change_transfer`] for one backend; `$lock` says
@@ -195,14 +196,11 @@ macro_rules! change_body {
                 .first($conn)
                 .await?;
             if path != accept.from_path {
-                return Err(DomainError::concurrent_update(format!(
-                    "organization {organization_id} has moved since the accept was decided"
-                ))
-                .into());
+                return Err(StoreError::changed(organization_id.as_str()).into());
             }
             let new_path = format!("{}{organization_id}/", accept.root_path);
             let keep_from = i32::try_from(accept.from_path.chars().count() + 1)
-                .map_err(|_| DomainError::Internal("an organization path is too long".into()))?;
+                .map_err(|_| StoreError::Internal("an organization path is too long".into()))?;
             diesel::update(
                 organizations::table.filter(
                     organizations::path
@@ -309,13 +307,9 @@ impl OrganizationTransfers for Db {
                 .await
                 .map_err(|e| {
                     if is_unique_violation(&e) {
-                        TxError::Domain(DomainError::rule(
-                            ErrorCode::TransferAlreadyPending,
-                            format!(
-                                "organization {} already has a pending transfer; cancel it first",
-                                row.organization_id
-                            ),
-                        ))
+                        TxError::Fact(StoreError::Taken(Taken::PendingTransfer {
+                            organization_id: row.organization_id.clone(),
+                        }))
                     } else {
                         e.into()
                     }
@@ -496,7 +490,7 @@ impl OrganizationTransfers for Db {
                     serde_json::from_str::<Vec<serde_json::Value>>(text)
                         .map(|items| items.len() as i64)
                         .map_err(|e| {
-                            TxError::Domain(DomainError::Internal(format!(
+                            TxError::Fact(StoreError::Internal(format!(
                                 "stored document items are not a JSON array: {e}"
                             )))
                         })

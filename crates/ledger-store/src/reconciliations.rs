@@ -16,11 +16,12 @@ use ledger_domain::ports::{
     CreditCharge, EntryFilter, IdempotencyRecord, Page, PageRequest, ReconciliationFilter,
     Reconciliations, StoreResult, Tenant, Written,
 };
+use ledger_domain::ports::{State, Taken};
 use ledger_domain::reconciliation::{
     JournalEntry, ReconciledEntry, Reconciliation, ReconciliationChange, ReconciliationStatus,
     StatementLine, signed,
 };
-use ledger_domain::{DomainError, ErrorCode};
+use ledger_domain::{Resource, StoreError};
 use time::{Date, PrimitiveDateTime, Time};
 
 use crate::db::{Db, TxError, is_unique_violation};
@@ -74,13 +75,13 @@ impl From<&Reconciliation> for ReconciliationRow {
 impl ReconciliationRow {
     fn into_domain(self, matches: Vec<ReconciledEntry>) -> StoreResult<Reconciliation> {
         let account_type = AccountType::parse(&self.account_type).ok_or_else(|| {
-            DomainError::Internal(format!(
+            StoreError::Internal(format!(
                 "reconciliation {} has account type '{}'",
                 self.id, self.account_type
             ))
         })?;
         let status = ReconciliationStatus::parse(&self.status).ok_or_else(|| {
-            DomainError::Internal(format!(
+            StoreError::Internal(format!(
                 "reconciliation {} has status '{}'",
                 self.id, self.status
             ))
@@ -215,53 +216,42 @@ struct EntryRow {
     date: PrimitiveDateTime,
 }
 
-fn not_found(id: &str) -> DomainError {
-    DomainError::NotFound {
-        resource: "reconciliation",
-        id: id.to_owned(),
-    }
+fn not_found(id: &str) -> StoreError {
+    StoreError::missing(Resource::Reconciliation, id)
 }
 
-fn not_open(id: &str) -> DomainError {
-    DomainError::Reported {
-        code: ErrorCode::ReconciliationNotOpen,
-        message: format!("reconciliation {id} is completed and can no longer change"),
-        details: Some(serde_json::json!({ "status": "completed" })),
-    }
-}
-
-fn in_progress(account_id: &str) -> DomainError {
-    DomainError::rule(
-        ErrorCode::ReconciliationInProgress,
-        format!(
-            "account {account_id} already has an open reconciliation; complete or delete it first"
-        ),
+fn not_open(id: &str) -> StoreError {
+    StoreError::status_changed(
+        Resource::Reconciliation,
+        id,
+        State::Open,
+        Some("completed".to_owned()),
     )
 }
 
-fn entry_matched(entry_id: &str) -> DomainError {
-    DomainError::Reported {
-        code: ErrorCode::EntryAlreadyMatched,
-        message: format!("entry {entry_id} is already matched in a reconciliation"),
-        details: Some(serde_json::json!({ "entry_id": entry_id })),
-    }
+fn in_progress(account_id: &str) -> StoreError {
+    StoreError::Taken(Taken::OpenReconciliation {
+        account_id: account_id.to_owned(),
+    })
 }
 
-fn line_matched(line_id: &str) -> DomainError {
-    DomainError::rule(
-        ErrorCode::StatementLineAlreadyMatched,
-        format!("statement line {line_id} is already matched"),
-    )
+fn entry_matched(entry_id: &str) -> StoreError {
+    StoreError::Taken(Taken::MatchedEntry {
+        entry_id: entry_id.to_owned(),
+    })
+}
+
+fn line_matched(line_id: &str) -> StoreError {
+    StoreError::Taken(Taken::MatchedStatementLine {
+        line_id: line_id.to_owned(),
+    })
 }
 
 /// Why a change of `id` updated no row: it is gone, completed, or changed meanwhile.
 fn unchanged(status: Option<String>, id: &str) -> TxError {
     match status.as_deref() {
         None => not_found(id).into(),
-        Some("open") => DomainError::concurrent_update(format!(
-            "reconciliation {id} changed meanwhile; read it again and retry"
-        ))
-        .into(),
+        Some("open") => StoreError::changed(id).into(),
         Some(_) => not_open(id).into(),
     }
 }
@@ -674,7 +664,7 @@ impl Reconciliations for Db {
             }
             let entry_type =
                 ledger_domain::accounts::EntryType::parse(&e.entry_type).ok_or_else(|| {
-                    DomainError::Internal(format!("entry {} has type '{}'", e.id, e.entry_type))
+                    StoreError::Internal(format!("entry {} has type '{}'", e.id, e.entry_type))
                 })?;
             out.push(JournalEntry {
                 entry_id: e.id,

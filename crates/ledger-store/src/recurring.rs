@@ -7,7 +7,8 @@
 
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use ledger_domain::DomainError;
+use ledger_domain::Resource;
+use ledger_domain::StoreError;
 use ledger_domain::events::{Deletion, Event};
 use ledger_domain::ports::{
     CreditCharge, IdempotencyRecord, Page, PageRequest, RecurringSchedules, StoreResult, Tenant,
@@ -79,14 +80,14 @@ impl From<&RecurringSchedule> for ScheduleRow {
     }
 }
 
-fn stored(what: &str, text: &str) -> DomainError {
-    DomainError::Internal(format!("stored recurring {what} '{text}' is not known"))
+fn stored(what: &str, text: &str) -> StoreError {
+    StoreError::Internal(format!("stored recurring {what} '{text}' is not known"))
 }
 
 impl TryFrom<ScheduleRow> for RecurringSchedule {
-    type Error = DomainError;
+    type Error = StoreError;
 
-    fn try_from(r: ScheduleRow) -> Result<Self, DomainError> {
+    fn try_from(r: ScheduleRow) -> Result<Self, StoreError> {
         Ok(Self {
             recurable_type: RecurableType::parse(&r.recurable_type)
                 .ok_or_else(|| stored("type", &r.recurable_type))?,
@@ -94,7 +95,7 @@ impl TryFrom<ScheduleRow> for RecurringSchedule {
                 .ok_or_else(|| stored("frequency", &r.frequency))?,
             status: ScheduleStatus::parse(&r.status).ok_or_else(|| stored("status", &r.status))?,
             template: serde_json::from_str(&r.template)
-                .map_err(|e| DomainError::Internal(format!("stored template: {e}")))?,
+                .map_err(|e| StoreError::Internal(format!("stored template: {e}")))?,
             id: r.id,
             organization_id: r.organization_id,
             livemode: r.livemode,
@@ -156,9 +157,9 @@ impl From<&RecurringRun> for RunRow {
 }
 
 impl TryFrom<RunRow> for RecurringRun {
-    type Error = DomainError;
+    type Error = StoreError;
 
-    fn try_from(r: RunRow) -> Result<Self, DomainError> {
+    fn try_from(r: RunRow) -> Result<Self, StoreError> {
         Ok(Self {
             trigger: RunTrigger::parse(&r.run_trigger)
                 .ok_or_else(|| stored("trigger", &r.run_trigger))?,
@@ -170,7 +171,7 @@ impl TryFrom<RunRow> for RecurringRun {
                 .as_deref()
                 .map(serde_json::from_str)
                 .transpose()
-                .map_err(|e| DomainError::Internal(format!("stored run error: {e}")))?,
+                .map_err(|e| StoreError::Internal(format!("stored run error: {e}")))?,
             id: r.id,
             organization_id: r.organization_id,
             livemode: r.livemode,
@@ -184,11 +185,8 @@ impl TryFrom<RunRow> for RecurringRun {
     }
 }
 
-fn schedule_not_found(id: &str) -> DomainError {
-    DomainError::NotFound {
-        resource: "recurring_schedule",
-        id: id.to_owned(),
-    }
+fn schedule_not_found(id: &str) -> StoreError {
+    StoreError::missing(Resource::RecurringSchedule, id)
 }
 
 impl RecurringSchedules for Db {

@@ -8,15 +8,11 @@ use std::future::Future;
 use diesel::dsl::exists;
 use diesel::prelude::*;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
-use ledger_domain::{DomainError, Resource, UsedBy};
+use ledger_domain::{Resource, StoreError, UsedBy};
 
 use crate::db::SqliteConn;
+use crate::rows::{CATEGORY_TARGET, TAX_TARGET};
 use crate::schema::{categories, document_references, documents, ledger_entries, transactions};
-
-/// The `target_type` of a [`document_references`] row naming a tax.
-pub(crate) const TAX_TARGET: &str = "tax";
-/// The `target_type` of a [`document_references`] row naming a category.
-pub(crate) const CATEGORY_TARGET: &str = "category";
 
 /// Whether a reference of one kind to a resource exists.
 pub(crate) trait References: Send {
@@ -130,13 +126,13 @@ pub(crate) async fn in_use<C: References>(
     livemode: bool,
     resource: Resource,
     id: &str,
-) -> QueryResult<Option<DomainError>> {
+) -> QueryResult<Option<StoreError>> {
     for by in ledger_domain::references::used_by(resource) {
         if conn
             .reference_exists(organization_id, livemode, resource, *by, id)
             .await?
         {
-            return Ok(Some(DomainError::InUse {
+            return Ok(Some(StoreError::InUse {
                 resource,
                 id: id.to_owned(),
                 by: *by,

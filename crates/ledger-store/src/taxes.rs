@@ -2,7 +2,8 @@
 
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use ledger_domain::DomainError;
+use ledger_domain::Resource;
+use ledger_domain::StoreError;
 use ledger_domain::events::{Deletion, Event};
 use ledger_domain::ports::{
     CreditCharge, IdempotencyRecord, Page, PageRequest, StoreResult, TaxFilter, Taxes, Tenant,
@@ -52,8 +53,8 @@ impl From<&Tax> for TaxRow {
 }
 
 impl TryFrom<TaxRow> for Tax {
-    type Error = DomainError;
-    fn try_from(r: TaxRow) -> Result<Self, DomainError> {
+    type Error = StoreError;
+    fn try_from(r: TaxRow) -> Result<Self, StoreError> {
         Ok(Self {
             tax_type: TaxType::parse(&r.tax_type)
                 .ok_or_else(|| corrupt("tax type", &r.tax_type))?,
@@ -71,11 +72,8 @@ impl TryFrom<TaxRow> for Tax {
     }
 }
 
-fn tax_not_found(id: &str) -> DomainError {
-    DomainError::NotFound {
-        resource: "tax",
-        id: id.to_owned(),
-    }
+fn tax_not_found(id: &str) -> StoreError {
+    StoreError::missing(Resource::Tax, id)
 }
 
 impl Taxes for Db {

@@ -86,7 +86,7 @@ pub(crate) struct TableRows {
 /// left out of the insert.
 macro_rules! table_rows {
     ($table:literal, $rows:expr, $row:ident { $($field:ident),+ $(,)? }) => {{
-        #[allow(dead_code)]
+        #[expect(dead_code, reason = "a compile-time check, never called")]
         fn names_every_field(r: &$row) {
             let $row { $($field: _),+ } = r;
         }

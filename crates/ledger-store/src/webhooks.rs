@@ -5,9 +5,10 @@
 
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use ledger_domain::DomainError;
-use ledger_domain::error::ErrorCode;
+use ledger_domain::Resource;
+use ledger_domain::StoreError;
 use ledger_domain::events::{Deletion, Event};
+use ledger_domain::ports::State;
 use ledger_domain::ports::{
     AttemptOutcome, CreditCharge, IdempotencyRecord, Page, PageRequest, StoreResult, Tenant,
     Webhooks, Written,
@@ -24,18 +25,12 @@ use crate::schema::{events, webhook_attempts, webhook_deliveries, webhook_endpoi
 
 const PENDING: &str = "pending";
 
-fn endpoint_not_found(id: &str) -> DomainError {
-    DomainError::NotFound {
-        resource: "webhook_endpoint",
-        id: id.to_owned(),
-    }
+fn endpoint_not_found(id: &str) -> StoreError {
+    StoreError::missing(Resource::WebhookEndpoint, id)
 }
 
-fn delivery_not_found(id: &str) -> DomainError {
-    DomainError::NotFound {
-        resource: "webhook_delivery",
-        id: id.to_owned(),
-    }
+fn delivery_not_found(id: &str) -> StoreError {
+    StoreError::missing(Resource::WebhookDelivery, id)
 }
 
 /// The claim's candidates: due, unleased deliveries of live enabled endpoints with no
@@ -337,12 +332,14 @@ impl Webhooks for Db {
                     Some(row) => row,
                     None => {
                         let exists: i64 = of_endpoint().count().get_result(conn).await?;
-                        return Err(TxError::Domain(if exists == 0 {
+                        return Err(TxError::Fact(if exists == 0 {
                             delivery_not_found(&delivery_id)
                         } else {
-                            DomainError::rule(
-                                ErrorCode::InvalidStateTransition,
-                                format!("webhook delivery {delivery_id} is still pending"),
+                            StoreError::status_changed(
+                                Resource::WebhookDelivery,
+                                delivery_id.as_str(),
+                                State::Finished,
+                                Some("pending".to_owned()),
                             )
                         }));
                     }
@@ -492,7 +489,7 @@ impl Webhooks for Db {
                 })
                 .cloned()
                 .ok_or_else(|| {
-                    DomainError::Internal(format!(
+                    StoreError::Internal(format!(
                         "claimed webhook delivery {} has no endpoint",
                         delivery.id
                     ))

@@ -10,7 +10,7 @@
 
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use ledger_domain::DomainError;
+use ledger_domain::StoreError;
 use ledger_domain::credits::{CreditPurchase, LedgerKind, after_purchase};
 use ledger_domain::events::Event;
 use ledger_domain::ports::{StoreResult, X402Authorization, X402Payments};
@@ -121,7 +121,7 @@ impl X402Payments for Db {
             Ok((_, completed)) => Ok(completed),
             // The authorization was recorded first by another request: nothing written.
             Err(TxError::Db(e)) if is_unique_violation(&e) => Ok(false),
-            Err(e) => Err(DomainError::from(e)),
+            Err(e) => Err(StoreError::from(e)),
         }
     }
 }

@@ -20,7 +20,7 @@ use std::time::Instant;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use ledger_domain::DomainError;
+use ledger_domain::StoreError;
 use ledger_domain::ports::{BoxFuture, OutgoingWebhook, StoreResult, WebhookTransport};
 use ledger_domain::webhooks::{SECRET_PREFIX, SendResult, is_public_address, snippet};
 use ring::hmac;
@@ -86,7 +86,7 @@ pub fn new_secret() -> StoreResult<String> {
     let mut bytes = [0u8; SECRET_BYTES];
     SystemRandom::new()
         .fill(&mut bytes)
-        .map_err(|_| DomainError::Internal("system random source failed".into()))?;
+        .map_err(|_| StoreError::internal("system random source failed"))?;
     Ok(format!("{SECRET_PREFIX}{}", STANDARD.encode(bytes)))
 }
 

@@ -565,7 +565,7 @@ pub fn mailer(config: &Config) -> anyhow::Result<Arc<dyn ledger_domain::ports::M
             ledger_auth::smtp::SmtpMailer::new(url, &config.mail_from)
                 .map_err(anyhow::Error::msg)?,
         ),
-        None => Arc::new(ledger_store::OutboxMailer::new(
+        None => Arc::new(ledger_auth::outbox::OutboxMailer::new(
             &config.mail_outbox,
             config.mail_from.clone(),
         )),

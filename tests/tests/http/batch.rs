@@ -137,7 +137,12 @@ async fn a_batch_is_written_all_or_none(app: &TestApp) {
     let res = post_batch(app, &org, body, None).await;
     assert_eq!(
         (res.status, res.code()),
-        (StatusCode::UNPROCESSABLE_ENTITY, "inconsistent_fields"),
+        (StatusCode::BAD_REQUEST, "invalid_field"),
+        "{}",
+        res.body
+    );
+    assert_eq!(
+        res.body["error"]["type"], "validation_error",
         "{}",
         res.body
     );

@@ -128,17 +128,17 @@ async fn conversions(app: &TestApp) {
         assert_eq!((res.status, &res.body), (StatusCode::OK, &want), "{body}");
     }
     let refusals = [
-        // More decimals than `from_currency` has: a rule across two members (422).
+        // More decimals than `from_currency` has: invalid input (400).
         (
             json!({"from_currency": "USD", "to_currency": "JPY", "amount": "1.005"}),
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "inconsistent_fields",
+            StatusCode::BAD_REQUEST,
+            "invalid_field",
             Some("amount"),
         ),
         (
             json!({"from_currency": "JPY", "to_currency": "USD", "amount": "1.5"}),
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "inconsistent_fields",
+            StatusCode::BAD_REQUEST,
+            "invalid_field",
             Some("amount"),
         ),
         (

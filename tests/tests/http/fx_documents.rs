@@ -292,13 +292,15 @@ async fn a_yen_bill_rounds_to_whole_yen_and_cents(app: &TestApp) {
                    "items": [{"description": "Parts", "quantity": 1, "unit_price": "10000.5"}]}),
         )
         .await;
-    // The contact's currency decides the places: a rule across records (422).
+    // The contact's currency decides the places; more is invalid input (400).
     assert_eq!(
         (res.status, res.code()),
-        (
-            reqwest::StatusCode::UNPROCESSABLE_ENTITY,
-            "inconsistent_fields"
-        ),
+        (reqwest::StatusCode::BAD_REQUEST, "invalid_field"),
+        "{}",
+        res.body
+    );
+    assert_eq!(
+        res.body["error"]["type"], "validation_error",
         "{}",
         res.body
     );

@@ -263,10 +263,20 @@ async fn reports(app: &TestApp) {
         json!({}),
     )
     .await;
-    // Two well-formed dates in the wrong order: a rule across the arguments, as in REST.
-    assert_eq!(code(&res), "BUSINESS_RULE_VIOLATION", "{}", res.body);
+    // Two dates in the wrong order: invalid input, as in REST (400 `invalid_field`).
+    assert_eq!(code(&res), "VALIDATION_ERROR", "{}", res.body);
     assert_eq!(
-        res.body["errors"][0]["extensions"]["reason"], "inconsistent_fields",
+        res.body["errors"][0]["extensions"]["reason"], "invalid_field",
+        "{}",
+        res.body
+    );
+    assert_eq!(
+        res.body["errors"][0]["extensions"]["field"], "endDate",
+        "{}",
+        res.body
+    );
+    assert_eq!(
+        res.body["errors"][0]["message"], "endDate: must not be before startDate",
         "{}",
         res.body
     );

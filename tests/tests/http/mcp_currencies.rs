@@ -117,6 +117,31 @@ async fn mcp_currency_tools(app: &TestApp) {
         missing["structuredContent"]["error"]["code"],
         "exchange_rate_not_found"
     );
+    // More places than the source currency has: the REST 400 `invalid_field` envelope.
+    let places = tool(
+        app,
+        key,
+        "convert_currency",
+        json!({"fromCurrency": "USD", "toCurrency": "JPY", "amount": "1.005"}),
+    )
+    .await;
+    assert_eq!(places["isError"], true, "{places}");
+    let error = &places["structuredContent"]["error"];
+    assert_eq!(
+        (
+            &error["type"],
+            &error["code"],
+            &error["status"],
+            &error["details"]["field"]
+        ),
+        (
+            &json!("validation_error"),
+            &json!("invalid_field"),
+            &json!(400),
+            &json!("amount")
+        ),
+        "{places}"
+    );
 
     let deleted = tool(
         app,

@@ -258,7 +258,28 @@ async fn served_without_a_key(app: &TestApp) {
             .unwrap_or_default()
             .starts_with("application/json")
     );
-    let served: Value = res.json().await.expect("JSON");
+    let text = res.text().await.expect("text");
+    let served: Value = serde_json::from_str(&text).expect("JSON");
+    // The spec's recurring paths are listed before the deprecated `/recurring-schedules`
+    // ones, which stay documented.
+    let at = |path: &str| text.find(&format!("\"{path}\":")).expect(path);
+    assert!(
+        at("/organizations/{org}/recurring/{id}/runs")
+            < at("/organizations/{org}/recurring-schedules")
+    );
+    for path in [
+        "/organizations/{org}/recurring-schedules",
+        "/organizations/{org}/recurring-schedules/{id}",
+    ] {
+        for (method, op) in served["paths"][path].as_object().expect(path) {
+            assert_eq!(op["deprecated"], true, "{method} {path}");
+        }
+    }
+    assert!(
+        served["paths"]["/organizations/{org}/recurring/{id}"]["get"]
+            .get("deprecated")
+            .is_none()
+    );
     assert_eq!(served["openapi"], "3.1.0");
     assert_eq!(served["servers"][0]["url"], app.base.trim_end_matches('/'));
     assert!(

@@ -518,8 +518,8 @@ async fn refusals_and_tenancy(app: &TestApp) {
 
     let body = |account: &str| json!({"account_id": account, "start_date": "2026-01-01", "end_date": "2026-01-31", "closing_balance": "10.00"});
     // Well formed, refused by the books (422): an account of another type, another
-    // organization's account (none of these books), an end before the start, more
-    // decimals than the account's currency has.
+    // organization's account (none of these books). Invalid input (400): an end before
+    // the start, more decimals than the account's currency has.
     refused(
         &app.post(key, &base(&org), body(&sales)).await,
         StatusCode::UNPROCESSABLE_ENTITY,
@@ -530,16 +530,25 @@ async fn refusals_and_tenancy(app: &TestApp) {
         StatusCode::UNPROCESSABLE_ENTITY,
         "reference_not_found",
     );
-    refused(
-        &app.post(key, &base(&org), json!({"account_id": cash, "start_date": "2026-02-01", "end_date": "2026-01-31", "closing_balance": "1"})).await,
-        StatusCode::UNPROCESSABLE_ENTITY,
-        "inconsistent_fields",
-    );
-    refused(
-        &app.post(key, &base(&org), json!({"account_id": cash, "start_date": "2026-01-01", "end_date": "2026-01-31", "closing_balance": "1.001"})).await,
-        StatusCode::UNPROCESSABLE_ENTITY,
-        "inconsistent_fields",
-    );
+    for (body, field) in [
+        (
+            json!({"account_id": cash, "start_date": "2026-02-01", "end_date": "2026-01-31", "closing_balance": "1"}),
+            "end_date",
+        ),
+        (
+            json!({"account_id": cash, "start_date": "2026-01-01", "end_date": "2026-01-31", "closing_balance": "1.001"}),
+            "closing_balance",
+        ),
+    ] {
+        let res = app.post(key, &base(&org), body).await;
+        refused(&res, StatusCode::BAD_REQUEST, "invalid_field");
+        assert_eq!(
+            res.body["error"]["type"], "validation_error",
+            "{}",
+            res.body
+        );
+        assert_eq!(res.body["error"]["details"]["field"], field, "{}", res.body);
+    }
     let rec = create(app, &org, key, body(&cash)).await;
     refused(
         &app.post(key, &base(&org), body(&cash)).await,

@@ -42,6 +42,11 @@ fn schedules(org: &Org) -> String {
     format!("/organizations/{}/recurring-schedules", org.id)
 }
 
+/// The spec's collection path (4.11); every route is served under both.
+fn spec_schedules(org: &Org) -> String {
+    format!("/organizations/{}/recurring", org.id)
+}
+
 fn at(date: &str) -> time::OffsetDateTime {
     let format = time::macros::format_description!("[year]-[month]-[day]");
     time::Date::parse(date, &format)
@@ -516,6 +521,149 @@ with_clock!(
     datetime!(2027-06-20 08:00 UTC)
 );
 
+/// `body` without the members that name what one request made (its id, the document
+/// and the job of a run), to compare two answers of the same operation.
+fn without_ids(body: &Value) -> Value {
+    let mut body = body.clone();
+    if let Some(members) = body.as_object_mut() {
+        for member in ["id", "document_id", "request_id"] {
+            members.remove(member);
+        }
+    }
+    body
+}
+
+/// Every route is served under the spec's `/recurring` (4.11) and the first
+/// `/recurring-schedules` by the same handler: each read, update, pause, resume, run and
+/// delete answers the same under both.
+async fn spec_and_legacy_paths(app: &TestApp, _clock: &ManualClock) {
+    let org = app.signup("Both Paths").await;
+    let key = &org.test_key;
+    let cash = app.account_id(&org, key, "1000").await;
+    let expense = app.account_id(&org, key, "5000").await;
+    let body = json!({
+        "recurable_type": "transaction",
+        "frequency": "monthly",
+        "start_date": "2027-06-01",
+        "template": transaction_template(&cash, &expense, "Rent"),
+    });
+    let created = app.post(key, &spec_schedules(&org), body.clone()).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
+    let id = created.body["id"].as_str().expect("id").to_owned();
+    let second = app.post(key, &schedules(&org), body).await;
+    assert_eq!(second.status, StatusCode::CREATED, "{}", second.body);
+    assert_eq!(without_ids(&second.body), without_ids(&created.body));
+    let other_id = second.body["id"].as_str().expect("id").to_owned();
+    let spec = format!("{}/{id}", spec_schedules(&org));
+    let legacy = format!("{}/{id}", schedules(&org));
+
+    // Reads: the schedule, the list and the runs.
+    let got = app.get(key, &spec).await;
+    assert_eq!(got.status, StatusCode::OK, "{}", got.body);
+    assert_eq!(got.body, created.body);
+    let same = app.get(key, &legacy).await;
+    assert_eq!((same.status, &same.body), (got.status, &got.body));
+    for query in ["", "?limit=1", "?limit=1&offset=1"] {
+        let a = app
+            .get(key, &format!("{}{query}", spec_schedules(&org)))
+            .await;
+        assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+        assert_eq!(a.body["total_count"], 2, "{}", a.body);
+        let b = app.get(key, &format!("{}{query}", schedules(&org))).await;
+        assert_eq!((b.status, &b.body), (a.status, &a.body), "{query}");
+    }
+
+    // Updates: PATCH and PUT.
+    for (method, name) in [
+        (Method::PATCH, "Rent (patched)"),
+        (Method::PUT, "Rent (put)"),
+    ] {
+        let change = json!({ "name": name });
+        let a = app
+            .call(method.clone(), &spec, Some(key), Some(change.clone()), &[])
+            .await;
+        assert_eq!(a.status, StatusCode::OK, "{method} {}", a.body);
+        assert_eq!(a.body["name"], name);
+        let b = app
+            .call(method.clone(), &legacy, Some(key), Some(change), &[])
+            .await;
+        assert_eq!((b.status, &b.body), (a.status, &a.body), "{method}");
+    }
+
+    // Pause and resume.
+    for (action, status) in [("pause", "paused"), ("resume", "active")] {
+        let a = app.post(key, &format!("{spec}/{action}"), json!({})).await;
+        assert_eq!(a.status, StatusCode::OK, "{action}: {}", a.body);
+        assert_eq!(a.body["status"], status);
+        let b = app
+            .post(key, &format!("{legacy}/{action}"), json!({}))
+            .await;
+        assert_eq!((b.status, &b.body), (a.status, &a.body), "{action}");
+    }
+
+    // A manual run: the same run under either path (a retry with its key answers it
+    // again), and the runs list.
+    let run = |path: String, idempotency: &'static str| async move {
+        app.call(
+            Method::POST,
+            &path,
+            Some(key),
+            None,
+            &[("Idempotency-Key", idempotency)],
+        )
+        .await
+    };
+    let a = run(format!("{spec}/run"), "run-spec").await;
+    assert_eq!(a.status, StatusCode::CREATED, "{}", a.body);
+    assert_eq!(a.body["status"], "succeeded", "{}", a.body);
+    assert_eq!(a.body["schedule_id"], json!(id));
+    let again = run(format!("{spec}/run"), "run-spec").await;
+    assert_eq!((again.status, &again.body), (a.status, &a.body));
+    let b = run(format!("{legacy}/run"), "run-legacy").await;
+    assert_eq!(b.status, StatusCode::CREATED, "{}", b.body);
+    assert_ne!(b.body["id"], a.body["id"]);
+    assert_eq!(without_ids(&b.body), without_ids(&a.body));
+    let listed = app.get(key, &format!("{spec}/runs")).await;
+    assert_eq!(listed.status, StatusCode::OK, "{}", listed.body);
+    assert_eq!(listed.body["total_count"], 2, "{}", listed.body);
+    let same = app.get(key, &format!("{legacy}/runs")).await;
+    assert_eq!((same.status, &same.body), (listed.status, &listed.body));
+
+    // Delete (admin), one schedule under each path; then both paths answer 404.
+    let a = app.call(Method::DELETE, &spec, Some(key), None, &[]).await;
+    assert_eq!(a.status, StatusCode::OK, "{}", a.body);
+    assert_eq!(a.body["deleted"], true, "{}", a.body);
+    assert_eq!(a.body["id"], json!(id));
+    let b = app
+        .call(
+            Method::DELETE,
+            &format!("{}/{other_id}", schedules(&org)),
+            Some(key),
+            None,
+            &[],
+        )
+        .await;
+    assert_eq!(b.status, StatusCode::OK, "{}", b.body);
+    assert_eq!(without_ids(&b.body), without_ids(&a.body));
+    for path in [&spec, &legacy] {
+        let gone = app.get(key, path).await;
+        assert_eq!(
+            (gone.status, gone.code()),
+            (StatusCode::NOT_FOUND, "resource_not_found"),
+            "{path}: {}",
+            gone.body
+        );
+    }
+    let list = app.get(key, &spec_schedules(&org)).await;
+    assert_eq!(list.body["total_count"], 0, "{}", list.body);
+}
+
+with_clock!(
+    the_spec_paths_and_the_first_paths_answer_alike,
+    spec_and_legacy_paths,
+    datetime!(2027-05-10 08:00 UTC)
+);
+
 /// Templates are validated when the schedule is written; another tenant's key and the
 /// other mode's key see nothing.
 async fn validation_and_tenancy(app: &TestApp, _clock: &ManualClock) {
@@ -608,16 +756,48 @@ async fn validation_and_tenancy(app: &TestApp, _clock: &ManualClock) {
         let res = app.post(key, &schedules(&org), body).await;
         refused(&res, StatusCode::BAD_REQUEST, "invalid_field", member);
     }
+    // An end before its start is invalid request data (400), on either path.
+    for path in [schedules(&org), spec_schedules(&org)] {
+        let res = app
+            .post(
+                key,
+                &path,
+                with(json!({"template": template.clone(), "start_date": "2027-04-01", "end_date": "2027-03-31"})),
+            )
+            .await;
+        refused(&res, StatusCode::BAD_REQUEST, "invalid_field", "end_date");
+        assert_eq!(
+            res.body["error"]["type"], "validation_error",
+            "{}",
+            res.body
+        );
+        assert_eq!(
+            res.body["error"]["message"], "end_date: must not be before start_date",
+            "{}",
+            res.body
+        );
+    }
     // The spec's path creates too.
     let res = app
         .post(
             key,
-            &format!("/organizations/{}/recurring", org.id),
-            with(json!({"template": template.clone()})),
+            &spec_schedules(&org),
+            with(json!({"template": template.clone(), "start_date": "2027-03-01"})),
         )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     let id = res.body["id"].as_str().expect("id").to_owned();
+    // An end set before the stored start: the same 400.
+    let res = app
+        .call(
+            Method::PATCH,
+            &format!("{}/{id}", spec_schedules(&org)),
+            Some(key),
+            Some(json!({"end_date": "2027-02-28"})),
+            &[],
+        )
+        .await;
+    refused(&res, StatusCode::BAD_REQUEST, "invalid_field", "end_date");
     // A template of another kind than the schedule's is well formed, but not for this
     // schedule (422); neither is an invoice to copy that is not there.
     let res = app

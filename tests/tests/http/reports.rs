@@ -81,8 +81,28 @@ async fn reports_balance_and_follow_dates(app: &TestApp) {
     let res = app.get(key, &format!("/organizations/{}/reports/income-statement?start_date=2026-02-01&end_date=2026-02-28", org.id)).await;
     assert_eq!(res.body["net_income"], "0.00");
     let res = app.get(key, &format!("/organizations/{}/reports/income-statement?start_date=2026-03-01&end_date=2026-02-01", org.id)).await;
-    // An end before its start: a rule across members (422).
-    assert_eq!(res.code(), "inconsistent_fields");
+    // An end before its start: invalid request data (400 `invalid_field` on `end_date`).
+    assert_eq!(
+        (res.status, res.code()),
+        (StatusCode::BAD_REQUEST, "invalid_field"),
+        "{}",
+        res.body
+    );
+    assert_eq!(
+        res.body["error"]["type"], "validation_error",
+        "{}",
+        res.body
+    );
+    assert_eq!(
+        res.body["error"]["details"]["field"], "end_date",
+        "{}",
+        res.body
+    );
+    assert_eq!(
+        res.body["error"]["message"], "end_date: must not be before start_date",
+        "{}",
+        res.body
+    );
     let res = app
         .get(
             key,

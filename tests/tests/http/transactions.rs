@@ -304,13 +304,29 @@ async fn unbalanced_and_invalid_entries_change_nothing(app: &TestApp) {
             res.body
         );
     }
-    // More places than the accounts' currency has: a rule across the line and its account.
+    // More places than the accounts' currency has: invalid input (DECISIONS 2), 400
+    // `invalid_field` on the line's amount, in the currency's words.
     let body = json!({"description": "x", "date": "2026-03-01", "entries": entries(&cash, &sales, json!("1.005"))});
     let res = app.post(key, &base, body.clone()).await;
     assert_eq!(
         (res.status, res.code()),
-        (StatusCode::UNPROCESSABLE_ENTITY, "inconsistent_fields"),
+        (StatusCode::BAD_REQUEST, "invalid_field"),
         "{body} -> {}",
+        res.body
+    );
+    assert_eq!(
+        res.body["error"]["type"], "validation_error",
+        "{}",
+        res.body
+    );
+    assert_eq!(
+        res.body["error"]["details"]["field"], "entries[0].amount",
+        "{}",
+        res.body
+    );
+    assert_eq!(
+        res.body["error"]["message"], "entries[0].amount: USD allows at most 2 decimal places",
+        "{}",
         res.body
     );
     // A line naming no account of the organization, whatever the id's shape, is a

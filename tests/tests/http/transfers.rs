@@ -248,16 +248,17 @@ async fn bad_transfers_are_refused_and_change_nothing(app: &TestApp) {
             "inconsistent_fields",
             "to_amount",
         ),
+        // More places than the account's currency has: invalid input (400).
         (
             json!({"from_account_id": cash, "to_account_id": euro, "amount": "1.001", "to_amount": "1"}),
-            rule,
-            "inconsistent_fields",
+            bad,
+            "invalid_field",
             "amount",
         ),
         (
             json!({"from_account_id": cash, "to_account_id": yen, "amount": "10.00", "to_amount": "1500.5"}),
-            rule,
-            "inconsistent_fields",
+            bad,
+            "invalid_field",
             "to_amount",
         ),
         (
@@ -466,8 +467,8 @@ async fn transfers_between_currencies_balance_in_each(app: &TestApp) {
         .await;
     assert_code(
         &res,
-        StatusCode::UNPROCESSABLE_ENTITY,
-        "inconsistent_fields",
+        StatusCode::BAD_REQUEST,
+        "invalid_field",
         "yen decimals",
     );
     assert_eq!(res.body["error"]["details"]["field"], "entries[0].amount");

@@ -53,7 +53,7 @@ impl Database {
                         url,
                         owned: Owned::Postgres { admin_url, name },
                     })),
-                    Err(ledger_store::StoreError::Connect(e)) => {
+                    Err(ledger_store::SetupError::Connect(e)) => {
                         eprintln!(
                             "xtask bench: PostgreSQL at {} is unreachable ({e}); skipping it",
                             redact(&admin_url)

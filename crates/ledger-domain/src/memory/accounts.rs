@@ -2,12 +2,13 @@
 //! and balances and history computed from the counted entries (those of posted and
 //! reversed transactions), as the SQL adapter's `balances` module computes them.
 
+use crate::ports::{StoreError, Taken};
 use std::collections::BTreeMap;
 
 use time::OffsetDateTime;
 
 use crate::accounts::{Account, EntryType, Totals};
-use crate::error::{DomainError, Resource};
+use crate::error::Resource;
 use crate::events::Event;
 use crate::ports::{
     AccountFilter, Accounts, CreditCharge, HistoryPage, HistoryRow, IdempotencyRecord, Journal,
@@ -164,10 +165,9 @@ impl Accounts for MemoryStore {
                         && a.value.code == account.code))
         });
         if taken {
-            return Err(DomainError::duplicate_value(
-                "code",
-                format!("an account with code {} already exists", account.code),
-            ));
+            return Err(StoreError::Taken(Taken::AccountCode {
+                code: account.code.clone(),
+            }));
         }
         state.put_idempotency(idempotency);
         state.take_charge(charge.as_ref());
@@ -189,7 +189,7 @@ impl Accounts for MemoryStore {
         }
         state.check_charge(charge.as_ref())?;
         let Some(index) = state.live_account(&tenant_of(&account), &account.id) else {
-            return Err(DomainError::not_found(Resource::Account, &account.id));
+            return Err(StoreError::missing(Resource::Account, &account.id));
         };
         state.put_idempotency(idempotency);
         state.take_charge(charge.as_ref());

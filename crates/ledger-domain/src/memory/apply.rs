@@ -4,10 +4,11 @@
 //! Everything is checked first, in the order the SQL adapter's statements would refuse,
 //! and only then written: a refusal leaves the state as it was, like a rollback.
 
+use crate::ports::{State as StoreState, StoreError, Taken};
 use time::OffsetDateTime;
 
 use crate::documents::{Document, DocumentStatus};
-use crate::error::{DomainError, ErrorCode, Resource};
+use crate::error::Resource;
 use crate::events::Event;
 use crate::jobs::{Job, JobStatus};
 use crate::ports::{DocumentEffect, DocumentTransition, Effect, StoreResult, Tenant};
@@ -15,15 +16,16 @@ use crate::transactions::{Transaction, TransactionStatus};
 
 use super::{Deleted, Row, State, in_tenant};
 
-fn changed_meanwhile(id: &str) -> DomainError {
-    DomainError::concurrent_update(format!("{id} changed while the write was decided"))
+fn changed_meanwhile(id: &str) -> StoreError {
+    StoreError::changed(id)
 }
 
-fn not_pending(id: &str) -> DomainError {
-    DomainError::rule(
-        ErrorCode::TransactionNotPending,
-        format!("transaction {id} is no longer pending"),
-    )
+fn not_posted(id: &str) -> StoreError {
+    StoreError::status_changed(Resource::Transaction, id, StoreState::Posted, None)
+}
+
+fn not_pending(id: &str) -> StoreError {
+    StoreError::status_changed(Resource::Transaction, id, StoreState::Pending, None)
 }
 
 /// The distinct account ids of a transaction's entries, sorted.
@@ -85,19 +87,17 @@ impl State {
                 .map(|i| &self.accounts[i].value)
             {
                 None => {
-                    return Err(DomainError::Vanished {
+                    return Err(StoreError::Vanished {
                         resource: Resource::Account,
                         id: id.clone(),
                     });
                 }
                 Some(account) if !any_status && !account.status.accepts_postings() => {
-                    return Err(DomainError::rule(
-                        ErrorCode::AccountInactive,
-                        format!(
-                            "account {id} is {} and accepts no postings",
-                            account.status.as_str()
-                        ),
-                    ));
+                    return Err(StoreError::Inactive {
+                        resource: Resource::Account,
+                        id: id.clone(),
+                        status: account.status.as_str().to_owned(),
+                    });
                 }
                 Some(_) => {}
             }
@@ -138,7 +138,7 @@ impl State {
         if let Some(contact) = &t.contact_id
             && self.live_contact(tenant, contact).is_none()
         {
-            return Err(DomainError::Vanished {
+            return Err(StoreError::Vanished {
                 resource: Resource::Contact,
                 id: contact.clone(),
             });
@@ -146,7 +146,7 @@ impl State {
         if let Some(category) = &t.category_id
             && self.live_category(tenant, category).is_none()
         {
-            return Err(DomainError::Vanished {
+            return Err(StoreError::Vanished {
                 resource: Resource::Category,
                 id: category.clone(),
             });
@@ -160,7 +160,7 @@ impl State {
             .into_iter()
             .find(|id| self.live_category(tenant, id).is_none())
         {
-            Some(id) => Err(DomainError::Vanished {
+            Some(id) => Err(StoreError::Vanished {
                 resource: Resource::Category,
                 id,
             }),
@@ -224,7 +224,9 @@ impl State {
                 && j.attempts == job.attempts
         });
         if !still_claimed {
-            return Err(DomainError::ClaimLost(job.id.clone()));
+            return Err(StoreError::ClaimLost {
+                job_id: job.id.clone(),
+            });
         }
         let (touched, any_status, exclusive) = self.touched_accounts(effect, tenant);
         if !touched.is_empty() && !exclusive {
@@ -265,10 +267,7 @@ impl State {
             }
             Effect::ReverseTransaction { transaction_id, .. } => {
                 if status_of(transaction_id) != Some(TransactionStatus::Posted) {
-                    return Err(DomainError::rule(
-                        ErrorCode::TransactionNotPosted,
-                        format!("transaction {transaction_id} is no longer posted"),
-                    ));
+                    return Err(not_posted(transaction_id));
                 }
             }
             Effect::DeleteAccount { account_id, .. } => {
@@ -276,7 +275,7 @@ impl State {
                     return Err(refusal);
                 }
                 if self.live_account(tenant, account_id).is_none() {
-                    return Err(DomainError::not_found(Resource::Account, account_id));
+                    return Err(StoreError::missing(Resource::Account, account_id));
                 }
             }
             Effect::InsertContact(c) => {
@@ -290,7 +289,7 @@ impl State {
             }
             Effect::ReplaceContact(c) => {
                 if self.live_contact(tenant, &c.id).is_none() {
-                    return Err(DomainError::not_found(Resource::Contact, &c.id));
+                    return Err(StoreError::missing(Resource::Contact, &c.id));
                 }
                 if self.reference_taken(tenant, &c.id, c.fields.reference.as_ref()) {
                     return Err(duplicate_reference(c.fields.reference.as_ref()));
@@ -301,14 +300,14 @@ impl State {
                     return Err(refusal);
                 }
                 if self.live_contact(tenant, contact_id).is_none() {
-                    return Err(DomainError::not_found(Resource::Contact, contact_id));
+                    return Err(StoreError::missing(Resource::Contact, contact_id));
                 }
             }
             Effect::Document(doc) => self.check_document(tenant, doc)?,
         }
         for new in inserted(effect) {
             if self.transaction_exists(&new.organization_id, &new.id) {
-                return Err(DomainError::Internal(format!(
+                return Err(StoreError::Internal(format!(
                     "transaction {} exists already",
                     new.id
                 )));
@@ -363,13 +362,7 @@ impl State {
                             self.transactions[i].value.status == TransactionStatus::Posted
                         });
                     if !posted {
-                        return Err(DomainError::rule(
-                            ErrorCode::TransactionNotPosted,
-                            format!(
-                                "the posting {} is no longer posted",
-                                reversal.transaction_id
-                            ),
-                        ));
+                        return Err(not_posted(&reversal.transaction_id));
                     }
                 }
             }
@@ -565,13 +558,9 @@ impl State {
     }
 }
 
-/// The refusal when a contact's reference is taken.
-fn duplicate_reference(reference: Option<&String>) -> DomainError {
-    DomainError::duplicate_value(
-        "reference",
-        format!(
-            "a contact with reference '{}' already exists",
-            reference.map_or("", String::as_str)
-        ),
-    )
+/// A contact of the tenant has the reference already.
+fn duplicate_reference(reference: Option<&String>) -> StoreError {
+    StoreError::Taken(Taken::ContactReference {
+        reference: reference.cloned().unwrap_or_default(),
+    })
 }

@@ -2,11 +2,12 @@
 //! in the SQL adapter's order (the key's replay, the credits, then the write), and
 //! [`MemoryBlobs`], a blob store in a map.
 
+use crate::error::Resource;
+use crate::ports::StoreError;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use crate::attachments::{Attachment, OwnerKind};
-use crate::error::DomainError;
 use crate::events::{Deletion, Event};
 use crate::ports::{
     Attachments, Blobs, BoxFuture, CreditCharge, IdempotencyRecord, StoreResult, Tenant, Written,
@@ -14,11 +15,8 @@ use crate::ports::{
 
 use super::{Deleted, MemoryStore, State, in_tenant, push_new, tenant_of_deletion};
 
-fn attachment_not_found(id: &str) -> DomainError {
-    DomainError::NotFound {
-        resource: "attachment",
-        id: id.to_owned(),
-    }
+fn attachment_not_found(id: &str) -> StoreError {
+    StoreError::missing(Resource::Attachment, id)
 }
 
 impl State {

@@ -1,12 +1,13 @@
 //! Credit pools, their ledger and purchases in memory.
 
+use crate::error::Resource;
+use crate::ports::StoreError;
 use time::OffsetDateTime;
 
 use crate::credits::{
     CreditPool, CreditPurchase, LedgerEntry, LedgerKind, PurchaseStatus, after_purchase,
     after_reset, purchased_left, reset_entry_id,
 };
-use crate::error::DomainError;
 use crate::events::Event;
 use crate::ports::{Credits, Page, PageRequest, StoreResult, Tenant};
 
@@ -119,7 +120,7 @@ impl Credits for MemoryStore {
             .iter()
             .any(|p| p.organization_id == purchase.organization_id && p.id == purchase.id)
         {
-            return Err(DomainError::Internal(format!(
+            return Err(StoreError::Internal(format!(
                 "purchase {} exists already",
                 purchase.id
             )));
@@ -181,10 +182,7 @@ impl Credits for MemoryStore {
             .iter()
             .position(|p| p.organization_id == organization_id && p.id == id)
         else {
-            return Err(DomainError::NotFound {
-                resource: "credit_purchase",
-                id: id.to_owned(),
-            });
+            return Err(StoreError::missing(Resource::CreditPurchase, id));
         };
         if state.purchases[index].status != PurchaseStatus::Pending {
             return Ok((state.purchases[index].clone(), false));

@@ -3,9 +3,10 @@
 //! replay, the credits, then the write's own refusals). The one-live-rate-per-pair-and-
 //! date rule is the SQL adapter's partial unique index.
 
+use crate::ports::{StoreError, Taken};
 use time::Date;
 
-use crate::error::DomainError;
+use crate::error::Resource;
 use crate::events::{Deletion, Event};
 use crate::exchange::ExchangeRate;
 use crate::ports::{
@@ -15,24 +16,17 @@ use crate::ports::{
 
 use super::{Deleted, MemoryStore, State, in_tenant, page_of, push_new, tenant_of_deletion};
 
-fn rate_not_found(id: &str) -> DomainError {
-    DomainError::NotFound {
-        resource: "exchange_rate",
-        id: id.to_owned(),
-    }
+fn rate_not_found(id: &str) -> StoreError {
+    StoreError::missing(Resource::ExchangeRate, id)
 }
 
 /// The refusal of a second live rate of a pair on one date.
-fn duplicate(rate: &ExchangeRate) -> DomainError {
-    DomainError::duplicate_value(
-        "effective_date",
-        format!(
-            "a {}/{} exchange rate effective {} already exists",
-            rate.from_currency,
-            rate.to_currency,
-            crate::views::date(rate.effective_date)
-        ),
-    )
+fn duplicate(rate: &ExchangeRate) -> StoreError {
+    StoreError::Taken(Taken::ExchangeRate {
+        from_currency: rate.from_currency.clone(),
+        to_currency: rate.to_currency.clone(),
+        effective_date: rate.effective_date,
+    })
 }
 
 impl State {

@@ -4,9 +4,9 @@
 //! Every transition after the claim is conditional on the job still being `processing`
 //! with the claimer's `attempts`, so a worker whose lease was taken over gets `job_lost`.
 
+use crate::ports::StoreError;
 use time::OffsetDateTime;
 
-use crate::error::DomainError;
 use crate::events::Event;
 use crate::jobs::{Job, JobStatus};
 use crate::ports::{
@@ -26,7 +26,9 @@ impl State {
                     && j.status == JobStatus::Processing
                     && j.attempts == job.attempts
             })
-            .ok_or_else(|| DomainError::ClaimLost(job.id.clone()))
+            .ok_or_else(|| StoreError::ClaimLost {
+                job_id: job.id.clone(),
+            })
     }
 
     /// Claims job `id` if it is runnable at `now` (queued and due, or processing with an
@@ -73,7 +75,7 @@ impl State {
         if self.jobs.contains_key(&write.job.id)
             || self.transaction_exists(&write.job.organization_id, &write.transaction.id)
         {
-            return Err(DomainError::Internal(format!(
+            return Err(StoreError::Internal(format!(
                 "job {} or transaction {} exists already",
                 write.job.id, write.transaction.id
             )));
@@ -95,7 +97,7 @@ impl Jobs for MemoryStore {
         }
         state.check_charge(charge.as_ref())?;
         if state.jobs.contains_key(&job.id) {
-            return Err(DomainError::Internal(format!(
+            return Err(StoreError::Internal(format!(
                 "job {} exists already",
                 job.id
             )));

@@ -1,6 +1,7 @@
 //! The soft-delete audit trail, its purge and the `/system` figures in memory (the SQL
 //! adapter's `maintenance`).
 
+use crate::ports::StoreError;
 use std::collections::BTreeMap;
 
 use time::OffsetDateTime;
@@ -178,7 +179,7 @@ impl Deletions for MemoryStore {
     ) -> StoreResult<Option<UsedBy>> {
         let state = self.state();
         Ok(match state.in_use(tenant, resource, id) {
-            Some(crate::error::DomainError::InUse { by, .. }) => Some(by),
+            Some(StoreError::InUse { by, .. }) => Some(by),
             _ => None,
         })
     }

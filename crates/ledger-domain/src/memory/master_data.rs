@@ -5,8 +5,9 @@
 //! write's own refusals ("in use" before "not found" for deletes).
 
 use crate::categories::Category;
-use crate::error::{DomainError, Resource};
+use crate::error::Resource;
 use crate::events::{Deletion, Event};
+use crate::ports::StoreError;
 use crate::ports::{
     Categories, CategoryFilter, CreditCharge, IdempotencyRecord, Page, PageRequest, StoreResult,
     TaxFilter, Taxes, Tenant, Written,
@@ -90,7 +91,7 @@ impl Taxes for MemoryStore {
         }
         let tenant = tenant_of(&tax.organization_id, tax.livemode);
         let Some(index) = state.live_tax(&tenant, &tax.id) else {
-            return Err(DomainError::not_found(Resource::Tax, &tax.id));
+            return Err(StoreError::missing(Resource::Tax, &tax.id));
         };
         let stored = &mut state.taxes[index].value;
         stored.name = tax.name.clone();
@@ -150,7 +151,7 @@ impl Taxes for MemoryStore {
             return Err(refusal);
         }
         let Some(index) = state.live_tax(&tenant, tax_id) else {
-            return Err(DomainError::not_found(Resource::Tax, tax_id));
+            return Err(StoreError::missing(Resource::Tax, tax_id));
         };
         state.taxes[index].deleted = Some(Deleted::from(&deletion));
         state.record_deletion(deletion);
@@ -197,7 +198,7 @@ impl Categories for MemoryStore {
         }
         let tenant = tenant_of(&category.organization_id, category.livemode);
         let Some(index) = state.live_category(&tenant, &category.id) else {
-            return Err(DomainError::not_found(Resource::Category, &category.id));
+            return Err(StoreError::missing(Resource::Category, &category.id));
         };
         let stored = &mut state.categories[index].value;
         stored.name = category.name.clone();
@@ -262,7 +263,7 @@ impl Categories for MemoryStore {
             return Err(refusal);
         }
         let Some(index) = state.live_category(&tenant, category_id) else {
-            return Err(DomainError::not_found(Resource::Category, category_id));
+            return Err(StoreError::missing(Resource::Category, category_id));
         };
         state.categories[index].deleted = Some(Deleted::from(&deletion));
         state.record_deletion(deletion);

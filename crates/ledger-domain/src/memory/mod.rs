@@ -32,6 +32,7 @@ pub(crate) mod runtime;
 mod webhooks;
 mod x402;
 
+use crate::ports::StoreError;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -43,7 +44,7 @@ use crate::attachments::Attachment;
 use crate::categories::Category;
 use crate::contacts::Contact;
 use crate::documents::{Document, Payment, StatusChange};
-use crate::error::{DomainError, Resource, UsedBy};
+use crate::error::{Resource, UsedBy};
 use crate::events::{Deletion, Event};
 use crate::exchange::ExchangeRate;
 use crate::jobs::Job;
@@ -99,7 +100,7 @@ impl MemoryStore {
     }
 
     /// Makes the next `count` calls of `Jobs::apply_job` fail with
-    /// `DomainError::Internal` (a transient storage failure) without writing anything.
+    /// `StoreError::Internal` (a transient storage failure) without writing anything.
     pub fn fail_next_applies(&self, count: u32) {
         self.hooks().failing_applies = count;
     }
@@ -120,7 +121,7 @@ impl MemoryStore {
         let mut hooks = self.hooks();
         if hooks.failing_applies > 0 {
             hooks.failing_applies -= 1;
-            return Err(DomainError::Internal(
+            return Err(StoreError::Internal(
                 "injected storage failure (memory store)".into(),
             ));
         }
@@ -177,7 +178,7 @@ pub(crate) fn push_new<T>(
     id: &str,
 ) -> StoreResult<()> {
     if rows.iter().any(|r| same(&r.value)) {
-        return Err(DomainError::Internal(format!("{what} {id} exists already")));
+        return Err(StoreError::Internal(format!("{what} {id} exists already")));
     }
     rows.push(Row::new(value));
     Ok(())
@@ -328,7 +329,7 @@ impl State {
                     .get(&charge.pool_id)
                     .map_or(0, |o| o.credits_remaining);
                 if available < charge.credits {
-                    return Err(DomainError::InsufficientCredits {
+                    return Err(StoreError::CreditsShort {
                         required: charge.credits,
                         available,
                     });
@@ -437,11 +438,11 @@ impl State {
         tenant: &Tenant,
         resource: Resource,
         id: &str,
-    ) -> Option<DomainError> {
+    ) -> Option<StoreError> {
         crate::references::used_by(resource)
             .iter()
             .find(|by| self.reference_exists(tenant, resource, **by, id))
-            .map(|by| DomainError::InUse {
+            .map(|by| StoreError::InUse {
                 resource,
                 id: id.to_owned(),
                 by: *by,

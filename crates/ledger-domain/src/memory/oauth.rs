@@ -1,9 +1,9 @@
 //! The authorization server's clients, grants and hashed secrets in memory, with the
 //! same conditional updates as the SQL adapter (a one-time secret is used once).
 
+use crate::ports::StoreError;
 use time::OffsetDateTime;
 
-use crate::error::DomainError;
 use crate::oauth::{Grant, OAuthClient, SecretKind, StoredSecret};
 use crate::organizations::{Organization, User};
 use crate::ports::{OAuthStore, Rotation, StoreResult};
@@ -26,7 +26,7 @@ impl State {
             .iter()
             .any(|s| self.oauth_secrets.contains_key(&s.hash))
         {
-            return Err(DomainError::Internal("a secret hash collided".into()));
+            return Err(StoreError::Internal("a secret hash collided".into()));
         }
         for secret in secrets {
             self.oauth_secrets.insert(secret.hash.clone(), secret);
@@ -39,7 +39,7 @@ impl OAuthStore for MemoryStore {
     async fn insert_client(&self, client: OAuthClient) -> StoreResult<()> {
         let mut state = self.state();
         if state.oauth_clients.iter().any(|c| c.id == client.id) {
-            return Err(DomainError::Internal("client id collided".into()));
+            return Err(StoreError::Internal("client id collided".into()));
         }
         state.oauth_clients.push(client);
         Ok(())
@@ -89,7 +89,7 @@ impl OAuthStore for MemoryStore {
             return Ok(false);
         }
         if state.oauth_grants.iter().any(|g| g.id == grant.id) {
-            return Err(DomainError::Internal("grant id collided".into()));
+            return Err(StoreError::Internal("grant id collided".into()));
         }
         state.insert_secrets(tokens)?;
         if let Some(code) = state.oauth_secrets.get_mut(code_hash) {
@@ -198,7 +198,7 @@ impl OAuthStore for MemoryStore {
             .iter()
             .any(|u| u.id == user.id || u.provider_id == user.provider_id)
         {
-            return Err(DomainError::Internal("user exists already".into()));
+            return Err(StoreError::Internal("user exists already".into()));
         }
         state.users.push(user);
         Ok(())

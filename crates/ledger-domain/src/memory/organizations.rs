@@ -1,8 +1,9 @@
 //! Organizations, users, credits and API keys in memory.
 
+use crate::ports::StoreError;
 use time::OffsetDateTime;
 
-use crate::error::{DomainError, Resource};
+use crate::error::Resource;
 use crate::events::{Deletion, Event};
 use crate::organizations::{ApiKey, Organization, User};
 use crate::ports::{
@@ -11,8 +12,8 @@ use crate::ports::{
 
 use super::{Deleted, MemoryStore, Row, in_tenant, page_of, tenant_of_deletion};
 
-fn key_not_found(id: &str) -> DomainError {
-    DomainError::not_found(Resource::ApiKey, id)
+fn key_not_found(id: &str) -> StoreError {
+    StoreError::missing(Resource::ApiKey, id)
 }
 
 impl Organizations for MemoryStore {
@@ -27,7 +28,7 @@ impl Organizations for MemoryStore {
         let mut state = self.state();
         // The checks the database's keys make, before anything is written.
         if state.organizations.contains_key(&organization.id) {
-            return Err(DomainError::Internal(format!(
+            return Err(StoreError::Internal(format!(
                 "organization {} exists already",
                 organization.id
             )));
@@ -38,9 +39,7 @@ impl Organizations for MemoryStore {
                 .get(parent_id)
                 .map(|p| p.child_path(&organization.id));
             if expected.as_deref() != Some(organization.path.as_str()) {
-                return Err(DomainError::concurrent_update(format!(
-                    "organization {parent_id} moved while a sub-organization was created under it"
-                )));
+                return Err(StoreError::changed(parent_id));
             }
         }
         for key in &keys {
@@ -49,7 +48,7 @@ impl Organizations for MemoryStore {
                 .iter()
                 .any(|k| k.value.key_hash == key.key_hash || k.value.id == key.id)
             {
-                return Err(DomainError::Internal("an API key hash collided".into()));
+                return Err(StoreError::Internal("an API key hash collided".into()));
             }
         }
         if let Some(user) = user {
@@ -170,7 +169,7 @@ impl ApiKeys for MemoryStore {
             k.value.key_hash == key.key_hash
                 || (k.value.organization_id == key.organization_id && k.value.id == key.id)
         }) {
-            return Err(DomainError::Internal("an API key hash collided".into()));
+            return Err(StoreError::Internal("an API key hash collided".into()));
         }
         state.keys.push(Row::new(key.clone()));
         state.events.push(event);
@@ -224,7 +223,7 @@ impl ApiKeys for MemoryStore {
             .enumerate()
             .any(|(i, k)| i != index && k.value.key_hash == key.key_hash)
         {
-            return Err(DomainError::Internal("an API key hash collided".into()));
+            return Err(StoreError::Internal("an API key hash collided".into()));
         }
         let stored = &mut state.keys[index].value;
         stored.name = key.name.clone();

@@ -3,10 +3,11 @@
 //! accept. The one-pending-transfer-per-organization rule is the SQL adapter's partial
 //! unique index.
 
+use crate::ports::{State as StoreState, StoreError, Taken};
 use time::OffsetDateTime;
 
 use crate::documents::DocumentKind;
-use crate::error::{DomainError, ErrorCode};
+use crate::error::Resource;
 use crate::events::Event;
 use crate::organizations::User;
 use crate::ownership::{OrganizationTransfer, SubtreeStats, TransferChange, TransferStatus};
@@ -70,13 +71,9 @@ impl OrganizationTransfers for MemoryStore {
         if state.transfers.iter().any(|t| {
             t.organization_id == transfer.organization_id && t.status == TransferStatus::Pending
         }) {
-            return Err(DomainError::rule(
-                ErrorCode::TransferAlreadyPending,
-                format!(
-                    "organization {} already has a pending transfer; cancel it first",
-                    transfer.organization_id
-                ),
-            ));
+            return Err(StoreError::Taken(Taken::PendingTransfer {
+                organization_id: transfer.organization_id,
+            }));
         }
         state.transfers.push(transfer.clone());
         state.commit_transfer_write(idempotency, charge.as_ref(), events);
@@ -127,10 +124,12 @@ impl OrganizationTransfers for MemoryStore {
                     t.expires_at > at
                 }
         }) else {
-            return Err(DomainError::concurrent_update(format!(
-                "transfer {} is no longer pending",
-                change.transfer_id
-            )));
+            return Err(StoreError::status_changed(
+                Resource::OrganizationTransfer,
+                &change.transfer_id,
+                StoreState::Pending,
+                None,
+            ));
         };
         let organization_id = state.transfers[index].organization_id.clone();
         if let Some(accept) = &change.accept {
@@ -139,9 +138,7 @@ impl OrganizationTransfers for MemoryStore {
                 .get(&organization_id)
                 .is_some_and(|o| o.path == accept.from_path);
             if !here {
-                return Err(DomainError::concurrent_update(format!(
-                    "organization {organization_id} has moved"
-                )));
+                return Err(StoreError::changed(organization_id));
             }
             let new_path = format!("{}{organization_id}/", accept.root_path);
             for org in state.organizations.values_mut() {

@@ -2,59 +2,52 @@
 //! credits, then the write's own refusals (open state, one open per account, one match
 //! per entry and per statement line). Matches live inside their reconciliation.
 
-use crate::error::{DomainError, ErrorCode};
+use crate::error::Resource;
 use crate::events::{Deletion, Event};
 use crate::ports::{
     CreditCharge, EntryFilter, IdempotencyRecord, Page, PageRequest, ReconciliationFilter,
     Reconciliations, StoreResult, Tenant, Written,
 };
+use crate::ports::{State as StoreState, StoreError, Taken};
 use crate::reconciliation::{
     JournalEntry, Reconciliation, ReconciliationChange, ReconciliationStatus, StatementLine, signed,
 };
 
 use super::{Deleted, MemoryStore, State, in_tenant, page_of, push_new, tenant_of_deletion};
 
-fn not_found(id: &str) -> DomainError {
-    DomainError::NotFound {
-        resource: "reconciliation",
-        id: id.to_owned(),
-    }
+fn not_found(id: &str) -> StoreError {
+    StoreError::missing(Resource::Reconciliation, id)
 }
 
-/// The refusal of a change to a reconciliation that is no longer open.
-pub(crate) fn not_open(id: &str) -> DomainError {
-    DomainError::Reported {
-        code: ErrorCode::ReconciliationNotOpen,
-        message: format!("reconciliation {id} is completed and can no longer change"),
-        details: Some(serde_json::json!({ "status": "completed" })),
-    }
-}
-
-/// The refusal of a second open reconciliation of an account.
-pub(crate) fn in_progress(account_id: &str) -> DomainError {
-    DomainError::rule(
-        ErrorCode::ReconciliationInProgress,
-        format!(
-            "account {account_id} already has an open reconciliation; complete or delete it first"
-        ),
+/// Reconciliation `id` is no longer open.
+fn not_open(id: &str) -> StoreError {
+    StoreError::status_changed(
+        Resource::Reconciliation,
+        id,
+        StoreState::Open,
+        Some("completed".to_owned()),
     )
 }
 
-/// The refusal of an entry matched already.
-pub(crate) fn entry_matched(entry_id: &str) -> DomainError {
-    DomainError::Reported {
-        code: ErrorCode::EntryAlreadyMatched,
-        message: format!("entry {entry_id} is already matched in a reconciliation"),
-        details: Some(serde_json::json!({ "entry_id": entry_id })),
-    }
+/// The account has an open reconciliation already.
+fn in_progress(account_id: &str) -> StoreError {
+    StoreError::Taken(Taken::OpenReconciliation {
+        account_id: account_id.to_owned(),
+    })
 }
 
-/// The refusal of a statement line matched already.
-pub(crate) fn line_matched(line_id: &str) -> DomainError {
-    DomainError::rule(
-        ErrorCode::StatementLineAlreadyMatched,
-        format!("statement line {line_id} is already matched"),
-    )
+/// The entry is matched already.
+fn entry_matched(entry_id: &str) -> StoreError {
+    StoreError::Taken(Taken::MatchedEntry {
+        entry_id: entry_id.to_owned(),
+    })
+}
+
+/// The statement line is matched already.
+fn line_matched(line_id: &str) -> StoreError {
+    StoreError::Taken(Taken::MatchedStatementLine {
+        line_id: line_id.to_owned(),
+    })
 }
 
 fn tenant_of(r: &Reconciliation) -> Tenant {
@@ -142,10 +135,7 @@ impl Reconciliations for MemoryStore {
         }
         let current = &state.reconciliations[index].value;
         if current.updated_at != change.expected_updated_at {
-            return Err(DomainError::concurrent_update(format!(
-                "reconciliation {} changed meanwhile; read it again and retry",
-                new.id
-            )));
+            return Err(StoreError::changed(&new.id));
         }
         let kept: Vec<_> = current
             .matches

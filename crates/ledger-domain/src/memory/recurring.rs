@@ -1,9 +1,10 @@
 //! Recurring schedules and runs in memory, checked in the SQL adapter's order. The one
 //! run per schedule and occurrence key is the SQL adapter's unique key.
 
+use crate::error::Resource;
+use crate::ports::StoreError;
 use time::Date;
 
-use crate::error::DomainError;
 use crate::events::{Deletion, Event};
 use crate::ports::{
     CreditCharge, IdempotencyRecord, Page, PageRequest, RecurringSchedules, StoreResult, Tenant,
@@ -13,11 +14,8 @@ use crate::recurring::{RecurringRun, RecurringSchedule, ScheduleAdvance, Schedul
 
 use super::{Deleted, MemoryStore, State, in_tenant, page_of, push_new, tenant_of_deletion};
 
-fn schedule_not_found(id: &str) -> DomainError {
-    DomainError::NotFound {
-        resource: "recurring_schedule",
-        id: id.to_owned(),
-    }
+fn schedule_not_found(id: &str) -> StoreError {
+    StoreError::missing(Resource::RecurringSchedule, id)
 }
 
 impl State {

@@ -3,11 +3,12 @@
 //! attempt log, and [`MemoryWebhookTransport`], a transport that records what it would
 //! send.
 
+use crate::ports::{State as StoreState, StoreError};
 use std::sync::{Arc, Mutex};
 
 use time::OffsetDateTime;
 
-use crate::error::{DomainError, ErrorCode};
+use crate::error::Resource;
 use crate::events::{Deletion, Event};
 use crate::ports::{
     AttemptOutcome, BoxFuture, CreditCharge, IdempotencyRecord, OutgoingWebhook, Page, PageRequest,
@@ -19,11 +20,8 @@ use crate::webhooks::{
 
 use super::{Deleted, MemoryStore, State, in_tenant, page_of, push_new, tenant_of_deletion};
 
-fn endpoint_not_found(id: &str) -> DomainError {
-    DomainError::NotFound {
-        resource: "webhook_endpoint",
-        id: id.to_owned(),
-    }
+fn endpoint_not_found(id: &str) -> StoreError {
+    StoreError::missing(Resource::WebhookEndpoint, id)
 }
 
 /// The webhook tables of the memory store.
@@ -221,15 +219,14 @@ impl Webhooks for MemoryStore {
                 && d.endpoint_id == endpoint_id
                 && d.id == delivery_id
         }) else {
-            return Err(DomainError::NotFound {
-                resource: "webhook_delivery",
-                id: delivery_id.to_owned(),
-            });
+            return Err(StoreError::missing(Resource::WebhookDelivery, delivery_id));
         };
         if delivery.status == DeliveryStatus::Pending {
-            return Err(DomainError::rule(
-                ErrorCode::InvalidStateTransition,
-                format!("webhook delivery {delivery_id} is still pending"),
+            return Err(StoreError::status_changed(
+                Resource::WebhookDelivery,
+                delivery_id,
+                StoreState::Finished,
+                Some("pending".to_owned()),
             ));
         }
         delivery.status = DeliveryStatus::Pending;
@@ -351,7 +348,7 @@ impl Webhooks for MemoryStore {
                 .find(|r| r.value.id == d.endpoint_id)
                 .map(|r| r.value.clone())
                 .ok_or_else(|| {
-                    DomainError::Internal("a claimed delivery lost its endpoint".into())
+                    StoreError::Internal("a claimed delivery lost its endpoint".into())
                 })?;
             claimed.push((d.clone(), endpoint));
         }

@@ -2,6 +2,7 @@
 
 use crate::credits::{CreditPurchase, PurchaseStatus};
 use crate::events::Event;
+use crate::ports::StoreError;
 use crate::ports::{Credits, StoreResult, X402Authorization, X402Payments};
 
 use super::MemoryStore;
@@ -45,7 +46,7 @@ impl X402Payments for MemoryStore {
         }
         let mut events = events.into_iter();
         let (Some(created), Some(completed)) = (events.next(), events.next()) else {
-            return Err(crate::DomainError::Internal(
+            return Err(StoreError::Internal(
                 "an x402 purchase needs its two events".into(),
             ));
         };

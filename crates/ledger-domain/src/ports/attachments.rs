@@ -15,8 +15,8 @@ pub trait Attachments: Send + Sync + 'static {
     /// instead (nothing is written).
     ///
     /// # Errors
-    /// `resource_not_found` (resource `owner_type`) when the owner is not live in the
-    /// attachment's tenant; `InsufficientCredits` when a live pool is short. Nothing is
+    /// `Missing` (resource `owner_type`) when the owner is not live in the
+    /// attachment's tenant; `CreditsShort` when a live pool is short. Nothing is
     /// written then.
     fn insert_attachment(
         &self,
@@ -45,8 +45,8 @@ pub trait Attachments: Send + Sync + 'static {
     /// credits; a used `idempotency` key is replayed instead.
     ///
     /// # Errors
-    /// `resource_not_found` when the attachment is not live in the deletion's tenant;
-    /// `InsufficientCredits` when a live pool is short. Nothing is written then.
+    /// `Missing` when the attachment is not live in the deletion's tenant;
+    /// `CreditsShort` when a live pool is short. Nothing is written then.
     fn delete_attachment(
         &self,
         attachment_id: &str,
@@ -89,7 +89,7 @@ pub struct NoBlobs;
 impl NoBlobs {
     fn refuse<T: Send + 'static>() -> BoxFuture<'static, StoreResult<T>> {
         Box::pin(async {
-            Err(crate::error::DomainError::Internal(
+            Err(super::StoreError::Internal(
                 "no blob store is configured".into(),
             ))
         })

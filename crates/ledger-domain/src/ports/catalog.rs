@@ -21,7 +21,7 @@ pub trait Taxes: Send + Sync + 'static {
     /// transaction.
     ///
     /// # Errors
-    /// `InsufficientCredits` when a live pool is short; nothing is written then.
+    /// `CreditsShort` when a live pool is short; nothing is written then.
     /// `Written::Replay` when the idempotency key was used already.
     fn insert_tax(
         &self,
@@ -36,8 +36,8 @@ pub trait Taxes: Send + Sync + 'static {
     /// already used within the window is replayed instead (nothing is written).
     ///
     /// # Errors
-    /// `resource_not_found` when the tax is not live in its tenant;
-    /// `InsufficientCredits` when a live pool is short. Nothing is written then.
+    /// `Missing` when the tax is not live in its tenant;
+    /// `CreditsShort` when a live pool is short. Nothing is written then.
     fn update_tax(
         &self,
         tax: Tax,
@@ -65,8 +65,8 @@ pub trait Taxes: Send + Sync + 'static {
     /// `idempotency` key already used is replayed instead.
     ///
     /// # Errors
-    /// `resource_not_found` when the tax is not live in the deletion's tenant;
-    /// `InsufficientCredits` when a live pool is short. Nothing is written then.
+    /// `Missing` when the tax is not live in the deletion's tenant;
+    /// `CreditsShort` when a live pool is short. Nothing is written then.
     fn delete_tax(
         &self,
         tax_id: &str,
@@ -91,7 +91,7 @@ pub trait Categories: Send + Sync + 'static {
     /// already used within the window is replayed instead (nothing is written).
     ///
     /// # Errors
-    /// `InsufficientCredits` when a live pool is short; nothing is written then.
+    /// `CreditsShort` when a live pool is short; nothing is written then.
     /// `Written::Replay` when the idempotency key was used already.
     fn insert_category(
         &self,
@@ -106,8 +106,8 @@ pub trait Categories: Send + Sync + 'static {
     /// already used within the window is replayed instead (nothing is written).
     ///
     /// # Errors
-    /// `resource_not_found` when the category is not live in its tenant;
-    /// `InsufficientCredits` when a live pool is short. Nothing is written then.
+    /// `Missing` when the category is not live in its tenant;
+    /// `CreditsShort` when a live pool is short. Nothing is written then.
     fn update_category(
         &self,
         category: Category,
@@ -136,9 +136,9 @@ pub trait Categories: Send + Sync + 'static {
     /// an `idempotency` key already used is replayed instead.
     ///
     /// # Errors
-    /// `resource_not_found` when the category is not live in the deletion's tenant;
-    /// `resource_in_use` when a live transaction or a live subcategory references it;
-    /// `InsufficientCredits` when a live pool is short. Nothing is written then.
+    /// `Missing` when the category is not live in the deletion's tenant;
+    /// `InUse` when a live transaction or a live subcategory references it;
+    /// `CreditsShort` when a live pool is short. Nothing is written then.
     fn delete_category(
         &self,
         category_id: &str,

@@ -84,7 +84,7 @@ pub trait Credits: Send + Sync + 'static {
     /// Returns the purchase and whether this call completed it.
     ///
     /// # Errors
-    /// `resource_not_found` when there is no such purchase.
+    /// `Missing` when there is no such purchase.
     fn complete_purchase(
         &self,
         organization_id: &str,

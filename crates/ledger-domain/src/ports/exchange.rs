@@ -25,8 +25,8 @@ pub trait ExchangeRates: Send + Sync + 'static {
     /// written).
     ///
     /// # Errors
-    /// `duplicate_value` (field `effective_date`) when a live rate of the tenant has the
-    /// same pair and effective date; `InsufficientCredits` when a live pool is short.
+    /// `Taken` (field `effective_date`) when a live rate of the tenant has the
+    /// same pair and effective date; `CreditsShort` when a live pool is short.
     /// Nothing is written then.
     fn insert_exchange_rate(
         &self,
@@ -40,9 +40,9 @@ pub trait ExchangeRates: Send + Sync + 'static {
     /// event, taking the credits of `charge`; a used `idempotency` key is replayed instead.
     ///
     /// # Errors
-    /// `resource_not_found` when the rate is not live in its tenant; `duplicate_value`
+    /// `Missing` when the rate is not live in its tenant; `Taken`
     /// (field `effective_date`) when another live rate of the pair has the new effective
-    /// date; `InsufficientCredits` when a live pool is short. Nothing is written then.
+    /// date; `CreditsShort` when a live pool is short. Nothing is written then.
     fn update_exchange_rate(
         &self,
         rate: ExchangeRate,
@@ -82,8 +82,8 @@ pub trait ExchangeRates: Send + Sync + 'static {
     /// used `idempotency` key is replayed instead.
     ///
     /// # Errors
-    /// `resource_not_found` when the rate is not live in the deletion's tenant;
-    /// `InsufficientCredits` when a live pool is short. Nothing is written then.
+    /// `Missing` when the rate is not live in the deletion's tenant;
+    /// `CreditsShort` when a live pool is short. Nothing is written then.
     fn delete_exchange_rate(
         &self,
         rate_id: &str,

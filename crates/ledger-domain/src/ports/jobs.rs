@@ -56,13 +56,13 @@ pub enum Effect {
         deletion: Deletion,
     },
     /// Insert a new contact. A live contact of the tenant with the same reference fails
-    /// it with `duplicate_value` on `reference`.
+    /// it with `Taken` on `reference`.
     InsertContact(Contact),
     /// Replace a contact's editable fields. Precondition: still live; the reference stays
-    /// unique (`duplicate_value`).
+    /// unique (`Taken`).
     ReplaceContact(Contact),
     /// Soft-delete. Precondition: still live and no live transaction references it
-    /// (`resource_in_use`).
+    /// (`InUse`).
     DeleteContact {
         contact_id: String,
         deletion: Deletion,
@@ -75,15 +75,15 @@ pub enum Effect {
 #[derive(Debug, Clone, PartialEq)]
 pub enum DocumentEffect {
     /// Insert a new draft with its first history row. A sequence number taken meanwhile
-    /// fails it with `concurrent_update` (the job is then decided again).
+    /// fails it with `StatusChanged` / `Changed` (the job is then decided again).
     Insert {
         document: Document,
         history: StatusChange,
     },
     /// Replace a draft's contact, dates, currency, items, taxes, totals and notes.
-    /// Precondition: still a live draft (`concurrent_update` otherwise).
+    /// Precondition: still a live draft (`StatusChanged` / `Changed` otherwise).
     Replace(Document),
-    /// Soft-delete. Precondition: still a live draft (`concurrent_update` otherwise).
+    /// Soft-delete. Precondition: still a live draft (`StatusChanged` / `Changed` otherwise).
     Delete {
         document_id: String,
         deletion: Deletion,
@@ -94,7 +94,7 @@ pub enum DocumentEffect {
 
 /// Move to `document.status` with `document.amount_paid` and `posting_id`.
 /// Precondition: the stored status and amount paid are still `expected_status` and
-/// `expected_paid` (`concurrent_update` otherwise). With it, in the same database
+/// `expected_paid` (`StatusChanged` / `Changed` otherwise). With it, in the same database
 /// transaction: the posted transaction (accounts checked under lock like any posting),
 /// the reversal of the original posting, the payment, the history row.
 #[derive(Debug, Clone, PartialEq)]
@@ -122,7 +122,7 @@ pub trait Jobs: Send + Sync + 'static {
     /// idempotency record, all in one transaction.
     ///
     /// # Errors
-    /// `InsufficientCredits` when a live pool has fewer than the charge; nothing is written.
+    /// `CreditsShort` when a live pool has fewer than the charge; nothing is written.
     fn enqueue(
         &self,
         job: Job,
@@ -136,8 +136,8 @@ pub trait Jobs: Send + Sync + 'static {
     /// (group commit); each call still succeeds or fails on its own.
     ///
     /// # Errors
-    /// `InsufficientCredits` when a live pool is short; `account_inactive` or
-    /// `resource_in_use` when an account of the transaction is no longer active or live.
+    /// `CreditsShort` when a live pool is short; `Inactive` or
+    /// `InUse` when an account of the transaction is no longer active or live.
     /// Nothing of a refused write is stored. `Written::Replay` when the key was used.
     fn record_applied(
         &self,
@@ -174,8 +174,8 @@ pub trait Jobs: Send + Sync + 'static {
     /// precondition, and inserts the events.
     ///
     /// # Errors
-    /// `transaction_not_pending` / `transaction_not_posted` / `resource_in_use` when the
-    /// effect's precondition fails, `job_lost` (business rule) when the claim was lost;
+    /// `StatusChanged` / `InUse` when the
+    /// effect's precondition fails, `ClaimLost` when the claim was lost;
     /// nothing is written then.
     fn apply_job(
         &self,

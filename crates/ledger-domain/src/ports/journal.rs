@@ -47,8 +47,8 @@ pub trait Accounts: Send + Sync + 'static {
     /// transaction.
     ///
     /// # Errors
-    /// `duplicate_value` on `code` when a live account of the tenant has the same code;
-    /// `InsufficientCredits` when a live pool is short. Nothing is written then.
+    /// `Taken` on `code` when a live account of the tenant has the same code;
+    /// `CreditsShort` when a live pool is short. Nothing is written then.
     fn insert_account(
         &self,
         account: Account,
@@ -62,8 +62,8 @@ pub trait Accounts: Send + Sync + 'static {
     /// an `idempotency` key already used is replayed instead.
     ///
     /// # Errors
-    /// `resource_not_found` when the account is not live in its tenant;
-    /// `InsufficientCredits` when a live pool is short. Nothing is written then.
+    /// `Missing` when the account is not live in its tenant;
+    /// `CreditsShort` when a live pool is short. Nothing is written then.
     fn update_account(
         &self,
         account: Account,

@@ -4,6 +4,10 @@
 //! Every tenant method takes a [`Tenant`] and must filter on both its organization and
 //! its mode: a row of another organization or of the other mode does not exist for it.
 //!
+//! Error policy: a port returns [`StoreResult`], whose error is a [`StoreError`] fact
+//! (missing, vanished, taken, status changed, in use, ...). `DomainError` is built in this
+//! crate only, above the ports: the facts are worded once, in `facts.rs`.
+//!
 //! This module holds what every port shares (tenancy, paging, the clock, the runtime and
 //! the [`Store`] that gathers the ports); the storage ports live in one submodule per
 //! group, all re-exported here.
@@ -13,6 +17,7 @@ mod catalog;
 mod credits;
 mod documents;
 mod exchange;
+mod facts;
 mod jobs;
 mod journal;
 mod oauth;
@@ -38,11 +43,13 @@ pub use credits::{
 };
 pub use documents::{Contacts, DocumentFilter, Documents};
 pub use exchange::{ExchangeRateFilter, ExchangeRates};
+pub use facts::{State, StoreError, Taken};
 pub use jobs::{AppliedWrite, DocumentEffect, DocumentTransition, Effect, Jobs, Reversal};
 pub use journal::{AccountFilter, Accounts, HistoryPage, HistoryRow, Journal};
-pub use oauth::{Mail, Mailer, NoMailer, NoTokens, OAuthStore, Rotation, TokenSource};
+pub use oauth::{IssuedKey, Mail, Mailer, NoMailer, NoTokens, OAuthStore, Rotation, TokenSource};
 pub use operations::{
     Deletions, EventStats, Events, Health, JobStats, Monitoring, PoolStats, PurgeReport,
+    SystemInfo, SystemStatus,
 };
 pub use organizations::{
     ApiKeys, NewOrganization, OrganizationTransfers, Organizations, Setting, Settings,
@@ -58,8 +65,9 @@ pub use writes::{
 };
 pub use x402::{LocalFacilitator, X402Authorization, X402Facilitator, X402Payments};
 
-/// Result of a port call.
-pub type StoreResult<T> = Result<T, DomainError>;
+/// Result of a port call: a store reports facts ([`StoreError`]), the domain words
+/// refusals.
+pub type StoreResult<T> = Result<T, StoreError>;
 
 /// The organization and mode (live or test) a request works in.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

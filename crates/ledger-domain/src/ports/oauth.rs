@@ -130,7 +130,7 @@ pub trait TokenSource: Send + Sync + 'static {
     ///
     /// # Errors
     /// `Internal` when the random source fails.
-    fn issue(&self, prefix: &str) -> Result<crate::services::IssuedKey, DomainError>;
+    fn issue(&self, prefix: &str) -> Result<IssuedKey, DomainError>;
 
     /// The SHA-256 hex hash of a secret.
     fn hash(&self, secret: &str) -> String;
@@ -141,13 +141,20 @@ pub trait TokenSource: Send + Sync + 'static {
 pub struct NoTokens;
 
 impl TokenSource for NoTokens {
-    fn issue(&self, _prefix: &str) -> Result<crate::services::IssuedKey, DomainError> {
+    fn issue(&self, _prefix: &str) -> Result<IssuedKey, DomainError> {
         Err(DomainError::Internal("no token source configured".into()))
     }
 
     fn hash(&self, secret: &str) -> String {
         crate::attachments::sha256_hex(secret.as_bytes())
     }
+}
+
+/// A freshly generated secret and its SHA-256 hex hash (made by the adapter).
+#[derive(Debug, Clone)]
+pub struct IssuedKey {
+    pub secret: String,
+    pub hash: String,
 }
 
 /// A plain-text e-mail.
@@ -158,13 +165,15 @@ pub struct Mail {
     pub body: String,
 }
 
-/// Where mail goes (an outbox directory in development).
+/// Where mail goes (an outbox directory in development, SMTP in production). A mailer
+/// is no store: it may refuse a recipient the way the domain does (`invalid_field`).
 pub trait Mailer: Send + Sync + 'static {
     /// Sends one message.
     ///
     /// # Errors
-    /// `Internal` when it cannot be handed over.
-    fn send(&self, mail: Mail) -> BoxFuture<'_, StoreResult<()>>;
+    /// `invalid_field` on `email` when the recipient cannot be mailed to; `Internal` when
+    /// the message cannot be handed over.
+    fn send(&self, mail: Mail) -> BoxFuture<'_, Result<(), DomainError>>;
 }
 
 /// A mailer that refuses (until the composition root provides one).
@@ -172,7 +181,7 @@ pub trait Mailer: Send + Sync + 'static {
 pub struct NoMailer;
 
 impl Mailer for NoMailer {
-    fn send(&self, _mail: Mail) -> BoxFuture<'_, StoreResult<()>> {
+    fn send(&self, _mail: Mail) -> BoxFuture<'_, Result<(), DomainError>> {
         Box::pin(async { Err(DomainError::Internal("no mailer configured".into())) })
     }
 }

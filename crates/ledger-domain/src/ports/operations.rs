@@ -143,3 +143,36 @@ pub trait Health: Send + Sync + 'static {
     /// Whether the database answers a trivial query.
     fn ping(&self) -> impl Future<Output = bool> + Send;
 }
+
+/// Overall state of the service.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SystemStatus {
+    Healthy,
+    Degraded,
+}
+
+impl SystemStatus {
+    /// The lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Healthy => "healthy",
+            Self::Degraded => "degraded",
+        }
+    }
+}
+
+/// The system information record.
+#[derive(Debug, Clone)]
+pub struct SystemInfo {
+    pub version: &'static str,
+    pub status: SystemStatus,
+    pub uptime: std::time::Duration,
+    pub timestamp: time::OffsetDateTime,
+    /// Whether the database answered.
+    pub database_up: bool,
+    pub events: EventStats,
+    pub pool: PoolStats,
+    pub jobs: JobStats,
+    /// Queue workers configured in this process.
+    pub workers: usize,
+}

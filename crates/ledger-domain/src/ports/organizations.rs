@@ -66,7 +66,7 @@ pub trait Organizations: Send + Sync + 'static {
     /// a conditional decrement of a live pool, or a test-mode usage row with id `usage_id`.
     ///
     /// # Errors
-    /// `InsufficientCredits` when a live pool has fewer than the charge; nothing is taken.
+    /// `CreditsShort` when a live pool has fewer than the charge; nothing is taken.
     fn spend_credits(
         &self,
         charge: CreditCharge,
@@ -121,7 +121,7 @@ pub trait ApiKeys: Send + Sync + 'static {
     /// previous_hash, previous_expires_at) and its event.
     ///
     /// # Errors
-    /// `resource_not_found` when the key is not in the tenant or was deleted meanwhile.
+    /// `Missing` when the key is not in the tenant or was deleted meanwhile.
     fn update_key(
         &self,
         key: ApiKey,
@@ -132,7 +132,7 @@ pub trait ApiKeys: Send + Sync + 'static {
     /// and the event.
     ///
     /// # Errors
-    /// `resource_not_found` when the key is not in the deletion's tenant or is already
+    /// `Missing` when the key is not in the deletion's tenant or is already
     /// deleted.
     fn delete_key(
         &self,
@@ -201,7 +201,7 @@ pub trait OrganizationTransfers: Send + Sync + 'static {
     /// Inserts a pending transfer with its events, credits and idempotency record.
     ///
     /// # Errors
-    /// `transfer_already_pending` when the organization has a pending transfer (a
+    /// `Taken(PendingTransfer)` when the organization has a pending transfer (a
     /// unique index, so of two concurrent initiations one wins); nothing is written then.
     fn insert_transfer(
         &self,
@@ -233,7 +233,7 @@ pub trait OrganizationTransfers: Send + Sync + 'static {
     /// their owner; ids and keys stay as they are. Returns the transfer as changed.
     ///
     /// # Errors
-    /// `concurrent_update` when the transfer is not pending any more (another act won),
+    /// `StatusChanged` / `Changed` when the transfer is not pending any more (another act won),
     /// or, for an accept, when the organization is no longer at `accept.from_path`;
     /// nothing is written then.
     fn change_transfer(

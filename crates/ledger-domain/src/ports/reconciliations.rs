@@ -39,8 +39,8 @@ pub trait Reconciliations: Send + Sync + 'static {
     /// `idempotency` key of the tenant is replayed instead.
     ///
     /// # Errors
-    /// `reconciliation_in_progress` when the account has a live open reconciliation;
-    /// `InsufficientCredits` when a live pool is short. Nothing is written then.
+    /// `Taken(OpenReconciliation)` when the account has a live open reconciliation;
+    /// `CreditsShort` when a live pool is short. Nothing is written then.
     fn insert_reconciliation(
         &self,
         reconciliation: Reconciliation,
@@ -54,11 +54,11 @@ pub trait Reconciliations: Send + Sync + 'static {
     /// matches and inserts statement lines, with its event and credits, all or nothing.
     ///
     /// # Errors
-    /// `resource_not_found` when the reconciliation is not live in its tenant;
-    /// `reconciliation_not_open` when it is no longer open; `entry_already_matched` when a
+    /// `Missing` when the reconciliation is not live in its tenant;
+    /// `StatusChanged` when it is no longer open; `Taken(MatchedEntry)` when a
     /// new match's entry is matched in a live reconciliation already;
-    /// `statement_line_already_matched` when a new match's statement line is matched;
-    /// `InsufficientCredits`. Nothing is written then.
+    /// `Taken(MatchedStatementLine)` when a new match's statement line is matched;
+    /// `CreditsShort`. Nothing is written then.
     fn save_reconciliation(
         &self,
         change: ReconciliationChange,
@@ -71,7 +71,7 @@ pub trait Reconciliations: Send + Sync + 'static {
     /// removes its matches (their entries may be matched again).
     ///
     /// # Errors
-    /// `resource_not_found`, `reconciliation_not_open`, `InsufficientCredits`.
+    /// `Missing`, `StatusChanged`, `CreditsShort`.
     fn delete_reconciliation(
         &self,
         reconciliation_id: &str,

@@ -16,7 +16,7 @@ pub trait RecurringSchedules: Send + Sync + 'static {
     /// `idempotency` key is replayed instead (nothing is written).
     ///
     /// # Errors
-    /// `InsufficientCredits` when a live pool is short; nothing is written then.
+    /// `CreditsShort` when a live pool is short; nothing is written then.
     fn insert_recurring_schedule(
         &self,
         schedule: RecurringSchedule,
@@ -29,8 +29,8 @@ pub trait RecurringSchedules: Send + Sync + 'static {
     /// creation time) with its event, taking the credits; a used key is replayed instead.
     ///
     /// # Errors
-    /// `resource_not_found` when the schedule is not live in its tenant;
-    /// `InsufficientCredits`. Nothing is written then.
+    /// `Missing` when the schedule is not live in its tenant;
+    /// `CreditsShort`. Nothing is written then.
     fn update_recurring_schedule(
         &self,
         schedule: RecurringSchedule,
@@ -43,8 +43,8 @@ pub trait RecurringSchedules: Send + Sync + 'static {
     /// used key is replayed instead. Its runs stay readable by its id.
     ///
     /// # Errors
-    /// `resource_not_found` when the schedule is not live in the deletion's tenant;
-    /// `InsufficientCredits`. Nothing is written then.
+    /// `Missing` when the schedule is not live in the deletion's tenant;
+    /// `CreditsShort`. Nothing is written then.
     fn delete_recurring_schedule(
         &self,
         schedule_id: &str,

@@ -33,7 +33,7 @@ pub trait Webhooks: Send + Sync + 'static {
     /// is replayed instead.
     ///
     /// # Errors
-    /// `InsufficientCredits` when a live pool is short; nothing is written then.
+    /// `CreditsShort` when a live pool is short; nothing is written then.
     fn insert_webhook_endpoint(
         &self,
         endpoint: WebhookEndpoint,
@@ -60,7 +60,7 @@ pub trait Webhooks: Send + Sync + 'static {
     /// secret and failure streak (the rest is fixed), with its event and credits.
     ///
     /// # Errors
-    /// `resource_not_found` when it is not live in its tenant; `InsufficientCredits`.
+    /// `Missing` when it is not live in its tenant; `CreditsShort`.
     fn update_webhook_endpoint(
         &self,
         endpoint: WebhookEndpoint,
@@ -72,8 +72,8 @@ pub trait Webhooks: Send + Sync + 'static {
     /// Soft-deletes an endpoint (its deliveries stop) with its deletion record.
     ///
     /// # Errors
-    /// `resource_not_found` when it is not live in the deletion's tenant;
-    /// `InsufficientCredits`.
+    /// `Missing` when it is not live in the deletion's tenant;
+    /// `CreditsShort`.
     fn delete_webhook_endpoint(
         &self,
         endpoint_id: &str,
@@ -103,9 +103,9 @@ pub trait Webhooks: Send + Sync + 'static {
     /// far stay in the log), with its event and credits.
     ///
     /// # Errors
-    /// `resource_not_found` when the delivery is not one of the endpoint's in the
+    /// `Missing` when the delivery is not one of the endpoint's in the
     /// event's tenant; `invalid_state_transition` when it is still pending;
-    /// `InsufficientCredits`.
+    /// `CreditsShort`.
     fn replay_webhook_delivery(
         &self,
         endpoint_id: &str,
@@ -213,7 +213,7 @@ pub struct NoWebhookTransport;
 
 impl WebhookTransport for NoWebhookTransport {
     fn new_secret(&self) -> StoreResult<String> {
-        Err(crate::error::DomainError::Internal(
+        Err(super::StoreError::Internal(
             "no webhook transport is configured".into(),
         ))
     }

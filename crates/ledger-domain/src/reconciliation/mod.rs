@@ -22,6 +22,16 @@ pub mod statement;
 use time::{Date, OffsetDateTime};
 
 use crate::accounts::{AccountType, EntryType};
+use crate::error::{DomainError, ErrorCode};
+
+/// `reconciliation_not_open`: reconciliation `id` is completed and can no longer change.
+pub fn not_open(id: &str) -> DomainError {
+    DomainError::Reported {
+        code: ErrorCode::ReconciliationNotOpen,
+        message: format!("reconciliation {id} is completed and can no longer change"),
+        details: Some(serde_json::json!({ "status": "completed" })),
+    }
+}
 
 /// Where a reconciliation is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,8 +120,8 @@ impl Reconciliation {
     pub fn label(&self) -> String {
         format!(
             "{} to {}",
-            crate::views::date(self.start_date),
-            crate::views::date(self.end_date)
+            crate::dates::iso_date(self.start_date),
+            crate::dates::iso_date(self.end_date)
         )
     }
 }

@@ -234,14 +234,15 @@ impl<S: Store> Ledger<S> {
             options.idempotency,
             &crate::views::account(&account, Some(Totals::default())),
         );
-        self.store
+        Ok(self
+            .store
             .insert_account(
                 account,
                 event,
                 idempotency,
                 Some(self.charge(access, options.credits)),
             )
-            .await
+            .await?)
     }
 
     /// Updates name, description, status, parent or metadata (synchronous write).
@@ -355,9 +356,10 @@ impl<S: Store> Ledger<S> {
                 .transpose()?,
             code: None,
         };
-        self.store
+        Ok(self
+            .store
             .list_accounts(&access.tenant, &filter, page)
-            .await
+            .await?)
     }
 
     /// The balance of an account from posted entries dated before `until` (all when `None`).

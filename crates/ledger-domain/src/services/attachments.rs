@@ -111,9 +111,10 @@ impl<S: Store> Ledger<S> {
         owner_id: &str,
     ) -> DomainResult<Vec<Attachment>> {
         let owner_id = self.attachment_owner(access, owner_type, owner_id).await?;
-        self.store
+        Ok(self
+            .store
             .list_attachments(&access.tenant, owner_type, &owner_id)
-            .await
+            .await?)
     }
 
     /// The live attachments of an owner the caller already read, in the owner's own
@@ -127,9 +128,10 @@ impl<S: Store> Ledger<S> {
         owner_type: OwnerKind,
         owner_id: &str,
     ) -> DomainResult<Vec<Attachment>> {
-        self.store
+        Ok(self
+            .store
             .list_attachments(tenant, owner_type, owner_id)
-            .await
+            .await?)
     }
 
     /// The normalized id of a live owner in the tenant.
@@ -220,7 +222,7 @@ impl<S: Store> Ledger<S> {
                 if let Err(e) = self.blobs.delete(&key).await {
                     tracing::error!(key, error = %e, "could not remove the bytes of an upload that was not recorded");
                 }
-                other.map(|w| w.map(|_| view))
+                Ok(other.map(|w| w.map(|_| view))?)
             }
         }
     }

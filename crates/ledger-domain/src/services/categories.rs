@@ -243,14 +243,15 @@ impl<S: Store> Ledger<S> {
             Some(crate::views::category(&category, None)),
         );
         let idempotency = with_result(options.idempotency, &view);
-        self.store
+        Ok(self
+            .store
             .insert_category(
                 category,
                 event,
                 idempotency,
                 Some(self.charge(access, options.credits)),
             )
-            .await
+            .await?)
     }
 
     /// Updates name, description, colour, active flag or parent (synchronous write, one
@@ -338,9 +339,10 @@ impl<S: Store> Ledger<S> {
             is_active: Some(is_active.unwrap_or(true)),
             parent_id,
         };
-        self.store
+        Ok(self
+            .store
             .list_categories(&access.tenant, &filter, Some(page))
-            .await
+            .await?)
     }
 
     /// Soft-deletes a category (synchronous write, one credit). Returns its id.

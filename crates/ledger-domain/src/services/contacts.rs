@@ -146,7 +146,7 @@ impl<S: Store> Ledger<S> {
             .iter()
             .filter_map(|id| parse_id(IdKind::Contact, id))
             .collect();
-        self.store.contacts_by_ids(&access.tenant, &parsed).await
+        Ok(self.store.contacts_by_ids(&access.tenant, &parsed).await?)
     }
 
     /// Lists contacts, oldest first.
@@ -159,7 +159,10 @@ impl<S: Store> Ledger<S> {
         filter: &ContactFilter,
         page: PageRequest,
     ) -> DomainResult<Page<Contact>> {
-        self.store.list_contacts(&access.tenant, filter, page).await
+        Ok(self
+            .store
+            .list_contacts(&access.tenant, filter, page)
+            .await?)
     }
 
     /// Validates changes to a contact and queues them.

@@ -139,7 +139,7 @@ impl<S: Store> Ledger<S> {
         access: &Access,
         page: PageRequest,
     ) -> DomainResult<Page<LedgerEntry>> {
-        self.store.credit_ledger(&access.pool_id(), page).await
+        Ok(self.store.credit_ledger(&access.pool_id(), page).await?)
     }
 
     /// Resets every pool not yet reset for the current month (every replica may run it:
@@ -304,7 +304,7 @@ impl<S: Store> Ledger<S> {
             "credit_purchase.created",
             Some(access.key_id.clone()),
         );
-        self.store.insert_purchase(purchase, event).await
+        Ok(self.store.insert_purchase(purchase, event).await?)
     }
 
     /// A purchase of the tenant.
@@ -333,7 +333,7 @@ impl<S: Store> Ledger<S> {
         access: &Access,
         page: PageRequest,
     ) -> DomainResult<Page<CreditPurchase>> {
-        self.store.list_purchases(&access.tenant, page).await
+        Ok(self.store.list_purchases(&access.tenant, page).await?)
     }
 
     /// A purchase opened with the development provider, for its checkout page (no key:
@@ -389,7 +389,8 @@ impl<S: Store> Ledger<S> {
         completed.status = PurchaseStatus::Completed;
         completed.completed_at = Some(self.now());
         let event = self.purchase_event(&completed, "credit_purchase.completed", None);
-        self.store
+        Ok(self
+            .store
             .complete_purchase(
                 &purchase.organization_id,
                 &purchase.id,
@@ -397,7 +398,7 @@ impl<S: Store> Ledger<S> {
                 self.now(),
                 event,
             )
-            .await
+            .await?)
     }
 
     /// Handles a notification of the live payment provider: verifies its signature,

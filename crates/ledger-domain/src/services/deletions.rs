@@ -45,7 +45,7 @@ impl<S: Store> Ledger<S> {
         access: &Access,
         page: PageRequest,
     ) -> DomainResult<Page<Deletion>> {
-        self.store.list_deletions(&access.tenant, page).await
+        Ok(self.store.list_deletions(&access.tenant, page).await?)
     }
 
     /// What the calling key deleted, in its mode, across the organizations it reaches,
@@ -59,14 +59,15 @@ impl<S: Store> Ledger<S> {
         page: PageRequest,
     ) -> DomainResult<Page<Deletion>> {
         self.check_permission(principal, Scope::Read, "deletions")?;
-        self.store
+        Ok(self
+            .store
             .list_deletions_by_key(
                 &principal.key.id,
                 principal.key.livemode,
                 &principal.organization.path,
                 page,
             )
-            .await
+            .await?)
     }
 
     /// Removes for good what passed its `recoverable_until`, and idempotency records

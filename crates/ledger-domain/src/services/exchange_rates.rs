@@ -121,9 +121,10 @@ impl<S: Store> Ledger<S> {
                 .map(|c| check_currency(c, "to_currency").map(|c| c.code()))
                 .transpose()?,
         };
-        self.store
+        Ok(self
+            .store
             .list_exchange_rates(&access.tenant, &filter, page)
-            .await
+            .await?)
     }
 
     /// Creates an exchange rate (synchronous write, one credit).
@@ -169,14 +170,15 @@ impl<S: Store> Ledger<S> {
             None,
             Some(view.clone()),
         );
-        self.store
+        Ok(self
+            .store
             .insert_exchange_rate(
                 record,
                 event,
                 with_result(options.idempotency, &view),
                 Some(self.charge(access, options.credits)),
             )
-            .await
+            .await?)
     }
 
     /// Changes the rate or the effective date (synchronous write, one credit).
@@ -329,8 +331,8 @@ impl<S: Store> Ledger<S> {
         let from = check_currency(&input.from_currency, "from_currency")?;
         let to = check_currency(&input.to_currency, "to_currency")?;
         let amount = parse_units(&input.amount, from.decimals()).map_err(|e| match e {
-            // `from_currency` decides: a rule across two members (422).
-            AmountError::TooManyDecimals(n) => DomainError::inconsistent(
+            // `from_currency` decides the places; more is invalid input (400).
+            AmountError::TooManyDecimals(n) => DomainError::invalid_field(
                 "amount",
                 format!("has more than {n} decimal places for {}", from.code()),
             ),

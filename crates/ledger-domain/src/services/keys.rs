@@ -187,7 +187,7 @@ impl<S: Store> Ledger<S> {
         let access = self
             .authorize(principal, org_id, Scope::Admin, RESOURCE)
             .await?;
-        self.store.list_keys(&access.tenant, page).await
+        Ok(self.store.list_keys(&access.tenant, page).await?)
     }
 
     /// One key of the organization, in the caller's mode.

@@ -75,6 +75,12 @@ impl OAuthError {
     }
 }
 
+impl From<crate::ports::StoreError> for OAuthError {
+    fn from(e: crate::ports::StoreError) -> Self {
+        DomainError::from(e).into()
+    }
+}
+
 impl From<DomainError> for OAuthError {
     fn from(e: DomainError) -> Self {
         tracing::error!(error = ?e, "authorization server storage failure");
@@ -453,7 +459,7 @@ impl<S: Store> Ledger<S> {
     /// Storage failures.
     pub async fn end_session(&self, token: &str) -> DomainResult<()> {
         let hash = self.tokens.hash(token);
-        self.store.revoke_secret(&hash, self.now()).await
+        Ok(self.store.revoke_secret(&hash, self.now()).await?)
     }
 
     /// Deletes the authorization server's secrets that can no longer work (expired or
@@ -481,7 +487,7 @@ impl<S: Store> Ledger<S> {
     /// # Errors
     /// Storage failures.
     pub async fn organizations_of_user(&self, user_id: &str) -> DomainResult<Vec<Organization>> {
-        self.store.organizations_of_user(user_id).await
+        Ok(self.store.organizations_of_user(user_id).await?)
     }
 
     /// Mails a one-time sign-in link to `email`. The link is `link_base` followed by the

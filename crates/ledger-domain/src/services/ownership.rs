@@ -26,7 +26,7 @@ use crate::organizations::{Organization, Relationship, User};
 use crate::ownership::{
     Acceptance, OrganizationTransfer, SubtreeStats, TransferChange, TransferStatus,
 };
-use crate::ports::{Page, PageRequest, Store, TransferFilter, Written};
+use crate::ports::{Page, PageRequest, Store, StoreError, Taken, TransferFilter, Written};
 
 use super::{Access, Ledger, WriteOptions, with_result};
 
@@ -70,6 +70,15 @@ fn given(text: Option<String>) -> Option<String> {
 struct Sides {
     sender: bool,
     recipient: bool,
+}
+
+/// Whether the store found the transfer no longer pending, or its organization moved:
+/// the act lost a race and the transfer is read again.
+fn lost_race(fact: &StoreError) -> bool {
+    matches!(
+        fact,
+        StoreError::StatusChanged { .. } | StoreError::Changed { .. }
+    )
 }
 
 impl<S: Store> Ledger<S> {
@@ -385,10 +394,10 @@ impl<S: Store> Ledger<S> {
             match attempt {
                 // A pending transfer of the organization may only be past its expiry,
                 // not yet stored as expired: store the expiries due and try once more.
-                Err(e) if e.code() == ErrorCode::TransferAlreadyPending && !retried => {
+                Err(e @ StoreError::Taken(Taken::PendingTransfer { .. })) if !retried => {
                     retried = true;
                     if self.expire_organization_transfers().await? == 0 {
-                        return Err(e);
+                        return Err(e.into());
                     }
                 }
                 other => break other?,
@@ -596,8 +605,8 @@ impl<S: Store> Ledger<S> {
             .await
         {
             Ok(written) => Ok(written.map(|_| view)),
-            Err(e) if e.code() == ErrorCode::ConcurrentUpdate => Err(self.lost_race(&before).await),
-            Err(e) => Err(e),
+            Err(e) if lost_race(&e) => Err(self.lost_race(&before).await),
+            Err(e) => Err(e.into()),
         }
     }
 
@@ -609,7 +618,7 @@ impl<S: Store> Ledger<S> {
                 status => not_pending(&now, status),
             },
             Ok(None) => transfer_not_found(&before.id),
-            Err(e) => e,
+            Err(e) => e.into(),
         }
     }
 
@@ -653,17 +662,15 @@ impl<S: Store> Ledger<S> {
                 ),
                 details: Some(serde_json::json!({ "status": "cancelled" })),
             },
-            Err(e) if e.code() == ErrorCode::ConcurrentUpdate => {
-                match self.store.get_transfer(&transfer.id).await {
-                    Ok(Some(now)) => {
-                        let status = now.status_at(self.now());
-                        not_pending(&now, status)
-                    }
-                    Ok(None) => transfer_not_found(&transfer.id),
-                    Err(e) => e,
+            Err(e) if lost_race(&e) => match self.store.get_transfer(&transfer.id).await {
+                Ok(Some(now)) => {
+                    let status = now.status_at(self.now());
+                    not_pending(&now, status)
                 }
-            }
-            Err(e) => e,
+                Ok(None) => transfer_not_found(&transfer.id),
+                Err(e) => e.into(),
+            },
+            Err(e) => e.into(),
         }
     }
 
@@ -699,8 +706,8 @@ impl<S: Store> Ledger<S> {
             match self.store.change_transfer(change, events, None, None).await {
                 Ok(_) => expired += 1,
                 // Another replica stored it first (or it was answered meanwhile).
-                Err(e) if e.code() == ErrorCode::ConcurrentUpdate => {}
-                Err(e) => return Err(e),
+                Err(e) if lost_race(&e) => {}
+                Err(e) => return Err(e.into()),
             }
         }
         if expired > 0 {

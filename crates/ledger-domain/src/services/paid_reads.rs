@@ -32,9 +32,10 @@ impl<S: Store> Ledger<S> {
         let charge = self.charge(access, credits);
         // The usage row's id only needs to be unique in the pool; a request id is.
         let usage_id = new_id(IdKind::Request);
-        self.store
+        Ok(self
+            .store
             .spend_credits(charge, &usage_id, self.now())
-            .await
+            .await?)
     }
 
     /// The first `limit` history rows of each of `accounts` (of the access's tenant),

@@ -13,7 +13,7 @@ use time::{Date, Time};
 use crate::accounts::{AccountType, EntryType};
 use crate::error::{DomainError, DomainResult, ErrorCode, Resource};
 use crate::ids::{IdKind, new_id, parse_id};
-use crate::money::{AmountError, Currency, format_units, parse_units};
+use crate::money::{Currency, format_units, parse_units};
 use crate::ports::{EntryFilter, Page, PageRequest, ReconciliationFilter, Store, Tenant, Written};
 use crate::reconciliation::matcher::{DATE_WINDOW_DAYS, Proposal, propose};
 use crate::reconciliation::statement::{
@@ -94,19 +94,15 @@ fn check_date(text: &str, field: &str) -> DomainResult<Date> {
 
 fn check_balance(text: &str, currency: &str) -> DomainResult<i64> {
     let decimals = views::decimals_of(currency);
-    parse_units(text, decimals).map_err(|e| match e {
-        // The account's currency decides (422, as for a transaction's lines).
-        AmountError::TooManyDecimals(d) => DomainError::inconsistent(
-            "closing_balance",
-            format!("{currency} allows at most {d} decimal places"),
-        ),
-        other => DomainError::invalid_field("closing_balance", other.to_string()),
-    })
+    // The account's currency decides the places (400 past them, as for a transaction's
+    // lines).
+    parse_units(text, decimals).map_err(|e| e.refusal("closing_balance", currency))
 }
 
+/// An end before its start is invalid request data (400), not a business rule.
 fn check_period(start: Date, end: Date) -> DomainResult<()> {
     if end < start {
-        return Err(DomainError::inconsistent(
+        return Err(DomainError::invalid_field(
             "end_date",
             "must be on or after start_date",
         ));
@@ -114,18 +110,10 @@ fn check_period(start: Date, end: Date) -> DomainResult<()> {
     Ok(())
 }
 
-fn not_open(id: &str) -> DomainError {
-    DomainError::Reported {
-        code: ErrorCode::ReconciliationNotOpen,
-        message: format!("reconciliation {id} is completed and can no longer change"),
-        details: Some(json!({ "status": "completed" })),
-    }
-}
-
 fn check_open(r: &Reconciliation) -> DomainResult<()> {
     match r.status {
         ReconciliationStatus::Open => Ok(()),
-        ReconciliationStatus::Completed => Err(not_open(&r.id)),
+        ReconciliationStatus::Completed => Err(crate::reconciliation::not_open(&r.id)),
     }
 }
 
@@ -259,9 +247,10 @@ impl<S: Store> Ledger<S> {
                 account_id,
             ));
         }
-        self.store
+        Ok(self
+            .store
             .list_reconciliations(&access.tenant, &filter, page)
-            .await
+            .await?)
     }
 
     /// Refuses to change a transaction whose entries a completed reconciliation matched.

@@ -6,11 +6,11 @@
 
 use serde_json::Value;
 
-use crate::error::{DomainError, DomainResult, ErrorCode};
+use crate::error::{DomainError, DomainResult};
 use crate::events::{Deletion, Event};
 use crate::ids::{IdKind, new_id};
 use crate::jobs::{Job, JobCommand, MAX_ATTEMPTS, TransactionDraft, retry_delay};
-use crate::ports::{Effect, Store, Tenant};
+use crate::ports::{Effect, Store, StoreError, Tenant};
 use crate::transactions::{
     EntryLine, StoredEntry, Transaction, TransactionAction, TransactionStatus, check_balanced,
     mirror_entries,
@@ -465,16 +465,16 @@ impl<S: Store> Ledger<S> {
                     }
                     return Ok(RunOutcome::Completed(result));
                 }
-                Err(DomainError::ClaimLost(_)) => return Ok(RunOutcome::Lost),
+                Err(StoreError::ClaimLost { .. }) => return Ok(RunOutcome::Lost),
                 // The state the decision read changed before it was applied: decide again
                 // from the new state (a few times, then retry later like a storage error).
-                Err(e) if e.code() == ErrorCode::ConcurrentUpdate => {
+                Err(e @ StoreError::Changed { .. }) => {
                     redecisions += 1;
                     if redecisions >= MAX_REDECISIONS {
                         break DomainError::Internal(e.to_string());
                     }
                 }
-                Err(e) => break e,
+                Err(e) => break e.into(),
             }
         };
         let stored = error.to_stored();

@@ -18,18 +18,7 @@ use super::{Access, Ledger};
 /// Longest setting value, in characters.
 pub const MAX_SETTING_CHARS: usize = 10_000;
 
-/// The billing record of an organization's credit pool.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Billing {
-    /// The root organization whose pool pays.
-    pub pool_id: String,
-    pub credits_remaining: i64,
-    pub credits_total: i64,
-    pub test_credits_used: i64,
-    pub auto_recharge_enabled: bool,
-    /// The e-mail of the pool owner.
-    pub billing_email: String,
-}
+pub use crate::credits::Billing;
 
 fn check_key(key: &str) -> DomainResult<()> {
     let valid = (1..=64).contains(&key.len())
@@ -141,7 +130,7 @@ impl<S: Store> Ledger<S> {
             // Whether or not the write went through, the next check reads the store.
             self.forget_period_lock(&access.tenant);
         }
-        stored
+        Ok(stored?)
     }
 
     /// The billing record of the pool that pays for the organization's writes (its root).

@@ -12,12 +12,7 @@ use crate::ports::{NewOrganization, Store};
 
 use super::{Ledger, Principal};
 
-/// A freshly generated secret and its SHA-256 hex hash (made by the adapter).
-#[derive(Debug, Clone)]
-pub struct IssuedKey {
-    pub secret: String,
-    pub hash: String,
-}
+pub use crate::ports::IssuedKey;
 
 /// `POST /accounts/master`.
 #[derive(Debug, Clone)]
@@ -303,14 +298,14 @@ impl<S: Store> Ledger<S> {
             };
             match self.store.create_organization(new).await {
                 Ok(organization) => break (organization, key),
-                Err(e) if e.code() == crate::error::ErrorCode::ConcurrentUpdate && attempts < 3 => {
+                Err(crate::ports::StoreError::Changed { .. }) if attempts < 3 => {
                     parent = self
                         .store
                         .get_organization(&parent.id)
                         .await?
                         .ok_or_else(|| DomainError::OrganizationNotFound(parent.id.clone()))?;
                 }
-                Err(e) => return Err(e),
+                Err(e) => return Err(e.into()),
             }
         };
         Ok(SignupResult {

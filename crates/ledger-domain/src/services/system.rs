@@ -7,49 +7,17 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::ErrorCode;
-use time::OffsetDateTime;
 
 use crate::error::{DomainError, DomainResult};
 use crate::organizations::Scope;
-use crate::ports::{EventStats, JobStats, PoolStats, Store};
+use crate::ports::{JobStats, PoolStats, Store};
 
 use super::{Ledger, Principal};
 
 /// How many recent events `/system` shows.
 const RECENT_EVENTS: i64 = 10;
 
-/// Overall state of the service.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SystemStatus {
-    Healthy,
-    Degraded,
-}
-
-impl SystemStatus {
-    /// The lowercase name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Healthy => "healthy",
-            Self::Degraded => "degraded",
-        }
-    }
-}
-
-/// The system information record.
-#[derive(Debug, Clone)]
-pub struct SystemInfo {
-    pub version: &'static str,
-    pub status: SystemStatus,
-    pub uptime: std::time::Duration,
-    pub timestamp: OffsetDateTime,
-    /// Whether the database answered.
-    pub database_up: bool,
-    pub events: EventStats,
-    pub pool: PoolStats,
-    pub jobs: JobStats,
-    /// Queue workers configured in this process.
-    pub workers: usize,
-}
+pub use crate::ports::{SystemInfo, SystemStatus};
 
 /// The error `/system` answers for a failed authentication: a missing, malformed or
 /// unknown key is `unauthorized` there (spec 7.1) instead of `invalid_api_key`; expired
@@ -165,9 +133,10 @@ impl<S: Store> Ledger<S> {
             organization_id: principal.organization.id.clone(),
             livemode: principal.key.livemode,
         };
-        self.store
+        Ok(self
+            .store
             .list_events(&tenant, entity_type, entity_id.trim())
-            .await
+            .await?)
     }
 }
 

@@ -103,14 +103,15 @@ impl<S: Store> Ledger<S> {
             Some(view.clone()),
         );
         let idempotency = with_result(options.idempotency, &view);
-        self.store
+        Ok(self
+            .store
             .insert_tax(
                 tax,
                 event,
                 idempotency,
                 Some(self.charge(access, options.credits)),
             )
-            .await
+            .await?)
     }
 
     /// Updates name, description, rate or the active flag (synchronous write, one credit).
@@ -175,7 +176,7 @@ impl<S: Store> Ledger<S> {
             tax_type: tax_type.map(check_tax_type).transpose()?,
             is_active: Some(is_active.unwrap_or(true)),
         };
-        self.store.list_taxes(&access.tenant, &filter, page).await
+        Ok(self.store.list_taxes(&access.tenant, &filter, page).await?)
     }
 
     /// Soft-deletes a tax (synchronous write, one credit). Returns its id.

@@ -9,7 +9,7 @@ use crate::accounts::{Account, EntryType};
 use crate::error::{DomainError, DomainResult, Resource};
 use crate::ids::{IdKind, new_id, parse_id};
 use crate::jobs::{Job, JobCommand, JobStatus, TransactionDraft};
-use crate::money::{AmountError, Currency, parse_positive_units};
+use crate::money::{Currency, parse_positive_units};
 use crate::ports::{CreditCharge, IdempotencyRecord, Page, PageRequest, Store, Written};
 use crate::transactions::{
     EntryLine, Transaction, TransactionAction, TransactionStatus, check_balanced,
@@ -152,7 +152,7 @@ impl<S: Store> Ledger<S> {
             r
         });
         let charge = self.charge(access, options.credits);
-        self.store.enqueue(job, Some(charge), idempotency).await
+        Ok(self.store.enqueue(job, Some(charge), idempotency).await?)
     }
 
     /// Validates entries against the tenant's accounts: they exist and accept postings;
@@ -223,18 +223,9 @@ impl<S: Store> Ledger<S> {
         {
             let code = account.currency.as_str();
             let decimals = Currency::from_code(code).map_or(2, |c| c.decimals());
-            let amount = parse_positive_units(&e.amount, decimals).map_err(|err| {
-                let field = format!("entries[{i}].amount");
-                match err {
-                    // The account's currency decides: a rule across the request and
-                    // the account it names (422), not malformed input.
-                    AmountError::TooManyDecimals(d) => DomainError::inconsistent(
-                        field,
-                        format!("{code} allows at most {d} decimal places"),
-                    ),
-                    other => DomainError::invalid_field(field, other.to_string()),
-                }
-            })?;
+            // More places than the account's currency has is invalid input (400).
+            let amount = parse_positive_units(&e.amount, decimals)
+                .map_err(|err| err.refusal(format!("entries[{i}].amount"), code))?;
             lines.push(EntryLine {
                 account_id,
                 entry_type,
@@ -393,7 +384,7 @@ impl<S: Store> Ledger<S> {
             transaction,
             events: decision.events,
         };
-        self.store.record_applied(write).await
+        Ok(self.store.record_applied(write).await?)
     }
 
     /// Validates a new transaction and answers what creating it would write, writing
@@ -448,9 +439,10 @@ impl<S: Store> Ledger<S> {
         until: Option<OffsetDateTime>,
         page: PageRequest,
     ) -> DomainResult<Page<Transaction>> {
-        self.store
+        Ok(self
+            .store
             .list_transactions(&access.tenant, status, from, until, page)
-            .await
+            .await?)
     }
 
     /// Validates changes to a pending transaction and queues them.

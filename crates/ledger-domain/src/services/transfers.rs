@@ -8,7 +8,7 @@ use crate::accounts::{Account, AccountStatus, AccountType};
 use crate::error::{DomainError, DomainResult, Resource};
 use crate::ids::{IdKind, new_id};
 use crate::jobs::Job;
-use crate::money::{AmountError, Currency, parse_positive_units};
+use crate::money::{Currency, parse_positive_units};
 use crate::ports::{AccountFilter, Page, PageRequest, Store, Tenant, Written};
 use crate::transactions::{Transaction, TransactionStatus};
 use crate::transfers::{SOURCE, exchange_account_code, exchange_account_name, lines};
@@ -34,14 +34,9 @@ pub struct TransferInput {
 
 fn units(field: &str, text: &str, currency: &str) -> DomainResult<i64> {
     let decimals = Currency::from_code(currency).map_or(2, |c| c.decimals());
-    parse_positive_units(text, decimals).map_err(|e| match e {
-        // The account's currency decides (422, as for a transaction's lines).
-        AmountError::TooManyDecimals(d) => DomainError::inconsistent(
-            field,
-            format!("{currency} allows at most {d} decimal places"),
-        ),
-        other => DomainError::invalid_field(field, other.to_string()),
-    })
+    // The account's currency decides the places (400 past them, as for a transaction's
+    // lines).
+    parse_positive_units(text, decimals).map_err(|e| e.refusal(field, currency))
 }
 
 impl<S: Store> Ledger<S> {
@@ -297,9 +292,10 @@ impl<S: Store> Ledger<S> {
         status: Option<TransactionStatus>,
         page: PageRequest,
     ) -> DomainResult<Page<Transaction>> {
-        self.store
+        Ok(self
+            .store
             .list_transactions_from(&access.tenant, SOURCE, status, page)
-            .await
+            .await?)
     }
 }
 

@@ -150,9 +150,10 @@ impl<S: Store> Ledger<S> {
         access: &Access,
         page: PageRequest,
     ) -> DomainResult<Page<WebhookEndpoint>> {
-        self.store
+        Ok(self
+            .store
             .list_webhook_endpoints(&access.tenant, page)
-            .await
+            .await?)
     }
 
     /// The deliveries of an endpoint, newest event first.
@@ -166,9 +167,10 @@ impl<S: Store> Ledger<S> {
         page: PageRequest,
     ) -> DomainResult<Page<WebhookDelivery>> {
         let endpoint = self.get_webhook_endpoint(access, endpoint_id).await?;
-        self.store
+        Ok(self
+            .store
             .list_webhook_deliveries(&access.tenant, &endpoint.id, page)
-            .await
+            .await?)
     }
 
     /// A delivery of an endpoint with its attempts.

@@ -14,7 +14,7 @@ pub(super) const TOOLS: &[Tool] = &[
         "List recurring schedules",
         "List the organization's recurring schedules of invoices, bills and transactions, oldest first: each with its template, frequency and interval, status and next run date. Returns a page with has_more.",
         Verb::Get,
-        "/organizations/{organizationId}/recurring-schedules",
+        "/organizations/{organizationId}/recurring",
         &[limit(20), OFFSET],
     ),
     tool(
@@ -22,7 +22,7 @@ pub(super) const TOOLS: &[Tool] = &[
         "Get recurring schedule",
         "Get one recurring schedule by id: what it generates (its template), the rule (frequency, interval, start, end or count), whether it is active, paused or completed, and its next run date.",
         Verb::Get,
-        "/organizations/{organizationId}/recurring-schedules/{scheduleId}",
+        "/organizations/{organizationId}/recurring/{scheduleId}",
         &[SCHEDULE_ID],
     ),
     tool(
@@ -30,7 +30,7 @@ pub(super) const TOOLS: &[Tool] = &[
         "List recurring runs",
         "List the runs of a recurring schedule, newest occurrence first: the occurrence date, whether it succeeded or failed, the id of the invoice, bill or transaction it created, or the error.",
         Verb::Get,
-        "/organizations/{organizationId}/recurring-schedules/{scheduleId}/runs",
+        "/organizations/{organizationId}/recurring/{scheduleId}/runs",
         &[SCHEDULE_ID, limit(20), OFFSET],
     ),
     tool(
@@ -38,7 +38,7 @@ pub(super) const TOOLS: &[Tool] = &[
         "Create recurring schedule",
         "Schedule an invoice, bill or transaction to be created on every occurrence of a rule (e.g. monthly from a start date; the 31st becomes the last day of shorter months). The template is validated now.",
         Verb::Post,
-        "/organizations/{organizationId}/recurring-schedules",
+        "/organizations/{organizationId}/recurring",
         &[
             req_body(
                 "recurableType",
@@ -84,7 +84,7 @@ pub(super) const TOOLS: &[Tool] = &[
         "Update recurring schedule",
         "Change a recurring schedule's rule, end, template or name, or pause (status paused) and resume (status active) it. A changed rule applies from today; resuming skips what fell due while paused.",
         Verb::Put,
-        "/organizations/{organizationId}/recurring-schedules/{scheduleId}",
+        "/organizations/{organizationId}/recurring/{scheduleId}",
         &[
             SCHEDULE_ID,
             opt_body(
@@ -115,7 +115,7 @@ pub(super) const TOOLS: &[Tool] = &[
         "Run recurring schedule now",
         "Create the schedule's invoice, bill or transaction now, dated today, outside its rule (the next scheduled date stays). Returns the run: succeeded with the document id, or failed with the error.",
         Verb::Post,
-        "/organizations/{organizationId}/recurring-schedules/{scheduleId}/run",
+        "/organizations/{organizationId}/recurring/{scheduleId}/run",
         &[SCHEDULE_ID],
     ),
     tool(
@@ -123,7 +123,7 @@ pub(super) const TOOLS: &[Tool] = &[
         "Delete recurring schedule",
         "Delete a recurring schedule (soft delete, recoverable for seven days): nothing more is generated. Documents it already created stay. Needs admin. Returns the deletion.",
         Verb::Delete,
-        "/organizations/{organizationId}/recurring-schedules/{scheduleId}",
+        "/organizations/{organizationId}/recurring/{scheduleId}",
         &[SCHEDULE_ID],
     ),
 ];

@@ -144,10 +144,9 @@ use utoipa::{Modify, OpenApi, PartialSchema, ToSchema};
         crate::routes::reconciliations::lines,
         crate::routes::reconciliations::accept,
         crate::routes::reconciliations::create_transaction,
-        crate::routes::recurring::list_schedules,
-        crate::routes::recurring::list_short,
-        crate::routes::recurring::create_schedule,
-        crate::routes::recurring::create_short,
+        // Also served, deprecated, under `/recurring-schedules` (`DEPRECATED_ALIASES`).
+        crate::routes::recurring::list,
+        crate::routes::recurring::create,
         crate::routes::recurring::get,
         crate::routes::recurring::update_put,
         crate::routes::recurring::update_patch,
@@ -244,7 +243,38 @@ pub(crate) fn served(urls: &OAuthUrls) -> String {
     if let Some(components) = doc.components.as_mut() {
         components.add_security_scheme("oauth2", oauth2(&urls.issuer));
     }
-    to_json(&doc).to_string()
+    to_text(to_json(&doc))
+}
+
+/// The document as JSON text, its paths in the order of their segments
+/// ([`path_order`]) instead of serde_json's order of the whole text, which would put
+/// `/recurring-schedules` between the spec's `/recurring` and `/recurring/{id}`. Readers
+/// of the document (the playground, Redoc) list operations in the order of the text.
+fn to_text(mut doc: serde_json::Value) -> String {
+    let Some(serde_json::Value::Object(paths)) = doc
+        .as_object_mut()
+        .and_then(|members| members.remove("paths"))
+    else {
+        return doc.to_string();
+    };
+    let mut paths: Vec<(String, serde_json::Value)> = paths.into_iter().collect();
+    paths.sort_by(|(a, _), (b, _)| path_order(a, b));
+    let paths: Vec<String> = paths
+        .iter()
+        .map(|(path, item)| format!("{}:{item}", serde_json::Value::from(path.as_str())))
+        .collect();
+    let rest = doc.to_string();
+    match rest.strip_suffix('}') {
+        Some("{") | None => format!("{{\"paths\":{{{}}}}}", paths.join(",")),
+        Some(head) => format!("{head},\"paths\":{{{}}}}}", paths.join(",")),
+    }
+}
+
+/// Paths compared segment by segment: a path's sub-paths follow it before a sibling whose
+/// name merely starts with the same letters (`/recurring`, `/recurring/{id}`, ...,
+/// then `/recurring-schedules`).
+fn path_order(a: &str, b: &str) -> std::cmp::Ordering {
+    a.split('/').cmp(b.split('/'))
 }
 
 /// The document as JSON. utoipa 5.5 writes a link's `operationId` as `operation_id`
@@ -841,6 +871,7 @@ impl Modify for Conventions {
                 ),
             );
         }
+        add_deprecated_aliases(openapi);
         let get_operations = get_operation_ids(openapi);
         for (path, item) in openapi.paths.paths.iter_mut() {
             for (method, operation) in [
@@ -856,6 +887,70 @@ impl Modify for Conventions {
                     add_links(path, operation, &get_operations);
                 }
             }
+        }
+    }
+}
+
+/// A path served twice: every route under `spec` is served by the same handler under
+/// `path` too, which the document lists as a deprecated copy of the spec's operation, its
+/// id taking `operation_prefix` for `spec_operation_prefix`.
+struct Alias {
+    path: &'static str,
+    operation_prefix: &'static str,
+    spec: &'static str,
+    spec_operation_prefix: &'static str,
+}
+
+const DEPRECATED_ALIASES: &[Alias] = &[Alias {
+    path: crate::routes::recurring::LEGACY_BASE,
+    operation_prefix: "recurring_schedules_",
+    spec: crate::routes::recurring::BASE,
+    spec_operation_prefix: "recurring_",
+}];
+
+/// Adds the operations of every [`DEPRECATED_ALIASES`] path: each a copy of the spec's
+/// one, deprecated, with a summary and a description that name the one to use.
+fn add_deprecated_aliases(openapi: &mut utoipa::openapi::OpenApi) {
+    for alias in DEPRECATED_ALIASES {
+        let copies: Vec<(String, String, utoipa::openapi::PathItem)> = openapi
+            .paths
+            .paths
+            .iter()
+            .filter_map(|(path, item)| {
+                let rest = path.strip_prefix(alias.spec)?;
+                (rest.is_empty() || rest.starts_with('/'))
+                    .then(|| (format!("{}{rest}", alias.path), path.clone(), item.clone()))
+            })
+            .collect();
+        for (path, spec_path, mut item) in copies {
+            for (method, operation) in [
+                ("GET", item.get.as_mut()),
+                ("PUT", item.put.as_mut()),
+                ("POST", item.post.as_mut()),
+                ("DELETE", item.delete.as_mut()),
+                ("PATCH", item.patch.as_mut()),
+            ] {
+                let Some(operation) = operation else { continue };
+                operation.operation_id = operation.operation_id.as_deref().map(|id| {
+                    let name = id.strip_prefix(alias.spec_operation_prefix).unwrap_or(id);
+                    format!("{}{name}", alias.operation_prefix)
+                });
+                operation.summary = operation
+                    .summary
+                    .as_deref()
+                    .map(|s| format!("{s} (deprecated path)"));
+                let note = format!(
+                    "Deprecated: the same operation as `{method} {spec_path}` (the \
+                     specification's path), which new clients should use; this path keeps \
+                     answering."
+                );
+                operation.description = Some(match operation.description.take() {
+                    Some(text) if !text.is_empty() => format!("{note}\n\n{text}"),
+                    _ => note,
+                });
+                operation.deprecated = Some(utoipa::openapi::Deprecated::True);
+            }
+            openapi.paths.paths.insert(path, item);
         }
     }
 }
@@ -1724,4 +1819,48 @@ pub(crate) fn batch_transactions() -> Schema {
             "1 to 1000 transactions (at most 10 000 entries together), written all or none.",
         ))
         .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spec_recurring_paths_come_first_and_the_alias_is_deprecated() {
+        let doc = to_json(document());
+        let text = to_text(doc.clone());
+        let back: serde_json::Value = serde_json::from_str(&text).expect("JSON text");
+        assert_eq!(back, doc, "the text is the same document");
+        let at = |path: &str| {
+            text.find(&format!("\"{path}\":"))
+                .unwrap_or_else(|| panic!("{path} is listed"))
+        };
+        let spec_last = at("/organizations/{org}/recurring/{id}/runs");
+        for spec in [
+            "/organizations/{org}/recurring",
+            "/organizations/{org}/recurring/{id}",
+            "/organizations/{org}/recurring/{id}/run",
+        ] {
+            assert!(at(spec) <= spec_last, "{spec}");
+        }
+        assert!(spec_last < at("/organizations/{org}/recurring-schedules"));
+        let paths = doc["paths"].as_object().expect("paths");
+        for (path, item) in paths {
+            let alias = path.starts_with("/organizations/{org}/recurring-schedules");
+            let spec = path.starts_with("/organizations/{org}/recurring") && !alias;
+            for (method, op) in item.as_object().expect("item") {
+                let deprecated = op.get("deprecated") == Some(&serde_json::Value::Bool(true));
+                if alias {
+                    assert!(deprecated, "{method} {path}");
+                    let canonical = path.replace("/recurring-schedules", "/recurring");
+                    assert!(
+                        paths[&canonical].get(method).is_some(),
+                        "{method} {canonical} serves what {path} does"
+                    );
+                } else if spec {
+                    assert!(!deprecated, "{method} {path}");
+                }
+            }
+        }
+    }
 }

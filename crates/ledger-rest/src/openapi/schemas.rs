@@ -4,7 +4,7 @@
 //! JSON values, and the schema test of the document checks these shapes against real
 //! answers (schemathesis in CI).
 
-#![allow(dead_code)]
+#![expect(dead_code, reason = "documentation types: described, never built")]
 
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -43,8 +43,10 @@ pub(crate) struct ErrorBody {
 }
 
 /// Error families (DECISIONS 6).
-// The variants are the wire names (`validation_error`, ...), which all end in `_error`.
-#[allow(clippy::enum_variant_names)]
+#[expect(
+    clippy::enum_variant_names,
+    reason = "the variants are the wire names (`validation_error`, ...), which all end in `_error`"
+)]
 #[derive(ToSchema)]
 #[schema(rename_all = "snake_case")]
 pub(crate) enum ErrorType {

@@ -377,21 +377,22 @@ async fn delete<S: Store>(
 }
 
 // The OpenAPI operations of handlers that serve more than one path.
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_list_transactions;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_list_invoices;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_list_bills;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_upload_transactions;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_upload_invoices;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_upload_bills;
+#[expect(
+    non_camel_case_types,
+    reason = "utoipa names the operation type of handler `x` `__path_x`"
+)]
+mod operations {
+    #[doc(hidden)]
+    pub(crate) struct __path_list_transactions;
+    #[doc(hidden)]
+    pub(crate) struct __path_list_invoices;
+    #[doc(hidden)]
+    pub(crate) struct __path_list_bills;
+    #[doc(hidden)]
+    pub(crate) struct __path_upload_transactions;
+    #[doc(hidden)]
+    pub(crate) struct __path_upload_invoices;
+    #[doc(hidden)]
+    pub(crate) struct __path_upload_bills;
+}
+pub(crate) use operations::*;

@@ -407,7 +407,7 @@ async fn webhook<S: Store>(
 
 /// Documentation types of the credit answers (see `openapi::schemas`): each mirrors a
 /// renderer of `ledger_domain::services::credits`, field for field. Never built.
-#[allow(dead_code)]
+#[expect(dead_code, reason = "documentation types: described, never built")]
 pub(crate) mod docs {
     use serde_json::json;
     use utoipa::openapi::{ContentBuilder, Ref, RefOr, ResponseBuilder, response::Response};

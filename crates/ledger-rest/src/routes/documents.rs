@@ -122,7 +122,10 @@ struct DocumentBody {
 #[derive(Deserialize, utoipa::ToSchema)]
 #[schema(as = InvoiceCreateRequest)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(
+    dead_code,
+    reason = "the OpenAPI schema of a body read as JSON, never built"
+)]
 struct InvoiceBody {
     #[schema(required = true, schema_with = crate::openapi::text)]
     contact_id: Option<String>,
@@ -141,7 +144,10 @@ struct InvoiceBody {
 #[derive(Deserialize, utoipa::ToSchema)]
 #[schema(as = InvoiceUpdateRequest)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(
+    dead_code,
+    reason = "the OpenAPI schema of a body read as JSON, never built"
+)]
 struct InvoiceUpdateBody {
     contact_id: Option<String>,
     #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
@@ -159,7 +165,10 @@ struct InvoiceUpdateBody {
 #[derive(Deserialize, utoipa::ToSchema)]
 #[schema(as = BillCreateRequest)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(
+    dead_code,
+    reason = "the OpenAPI schema of a body read as JSON, never built"
+)]
 struct BillBody {
     #[schema(required = true, schema_with = crate::openapi::text)]
     contact_id: Option<String>,
@@ -178,7 +187,10 @@ struct BillBody {
 #[derive(Deserialize, utoipa::ToSchema)]
 #[schema(as = BillUpdateRequest)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(
+    dead_code,
+    reason = "the OpenAPI schema of a body read as JSON, never built"
+)]
 struct BillUpdateBody {
     contact_id: Option<String>,
     #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
@@ -802,63 +814,50 @@ async fn list<S: Store, K: Kind>(
 }
 
 // The OpenAPI operations of handlers that serve more than one path.
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_invoices_list;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_bills_list;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_invoices_create;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_bills_create;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_invoices_get;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_bills_get;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_invoices_update;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_bills_update;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_invoices_delete;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_bills_delete;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_invoices_send;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_bills_approve;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_invoices_void;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_bills_void;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_invoices_payments;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_bills_payments;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_invoices_pay;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_bills_pay;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_invoices_history;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_bills_history;
+#[expect(
+    non_camel_case_types,
+    reason = "utoipa names the operation type of handler `x` `__path_x`"
+)]
+mod operations {
+    #[doc(hidden)]
+    pub(crate) struct __path_invoices_list;
+    #[doc(hidden)]
+    pub(crate) struct __path_bills_list;
+    #[doc(hidden)]
+    pub(crate) struct __path_invoices_create;
+    #[doc(hidden)]
+    pub(crate) struct __path_bills_create;
+    #[doc(hidden)]
+    pub(crate) struct __path_invoices_get;
+    #[doc(hidden)]
+    pub(crate) struct __path_bills_get;
+    #[doc(hidden)]
+    pub(crate) struct __path_invoices_update;
+    #[doc(hidden)]
+    pub(crate) struct __path_bills_update;
+    #[doc(hidden)]
+    pub(crate) struct __path_invoices_delete;
+    #[doc(hidden)]
+    pub(crate) struct __path_bills_delete;
+    #[doc(hidden)]
+    pub(crate) struct __path_invoices_send;
+    #[doc(hidden)]
+    pub(crate) struct __path_bills_approve;
+    #[doc(hidden)]
+    pub(crate) struct __path_invoices_void;
+    #[doc(hidden)]
+    pub(crate) struct __path_bills_void;
+    #[doc(hidden)]
+    pub(crate) struct __path_invoices_payments;
+    #[doc(hidden)]
+    pub(crate) struct __path_bills_payments;
+    #[doc(hidden)]
+    pub(crate) struct __path_invoices_pay;
+    #[doc(hidden)]
+    pub(crate) struct __path_bills_pay;
+    #[doc(hidden)]
+    pub(crate) struct __path_invoices_history;
+    #[doc(hidden)]
+    pub(crate) struct __path_bills_history;
+}
+pub(crate) use operations::*;

@@ -370,39 +370,34 @@ async fn delete<S: Store>(
 }
 
 // The OpenAPI operations of handlers that serve more than one path.
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_list_root;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_list_v1;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_create_root;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_create_v1;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_get_root;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_get_v1;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_update_root;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_update_v1;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_delete_root;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_delete_v1;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_rotate_root;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_rotate_v1;
+#[expect(
+    non_camel_case_types,
+    reason = "utoipa names the operation type of handler `x` `__path_x`"
+)]
+mod operations {
+    #[doc(hidden)]
+    pub(crate) struct __path_list_root;
+    #[doc(hidden)]
+    pub(crate) struct __path_list_v1;
+    #[doc(hidden)]
+    pub(crate) struct __path_create_root;
+    #[doc(hidden)]
+    pub(crate) struct __path_create_v1;
+    #[doc(hidden)]
+    pub(crate) struct __path_get_root;
+    #[doc(hidden)]
+    pub(crate) struct __path_get_v1;
+    #[doc(hidden)]
+    pub(crate) struct __path_update_root;
+    #[doc(hidden)]
+    pub(crate) struct __path_update_v1;
+    #[doc(hidden)]
+    pub(crate) struct __path_delete_root;
+    #[doc(hidden)]
+    pub(crate) struct __path_delete_v1;
+    #[doc(hidden)]
+    pub(crate) struct __path_rotate_root;
+    #[doc(hidden)]
+    pub(crate) struct __path_rotate_v1;
+}
+pub(crate) use operations::*;

@@ -223,12 +223,17 @@ fn pdf_document(
 }
 
 // The OpenAPI operations of handlers that serve more than one path.
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_invoices_pdf;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_bills_pdf;
+#[expect(
+    non_camel_case_types,
+    reason = "utoipa names the operation type of handler `x` `__path_x`"
+)]
+mod operations {
+    #[doc(hidden)]
+    pub(crate) struct __path_invoices_pdf;
+    #[doc(hidden)]
+    pub(crate) struct __path_bills_pdf;
+}
+pub(crate) use operations::*;
 
 #[cfg(test)]
 mod tests {

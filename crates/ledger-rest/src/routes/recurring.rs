@@ -1,6 +1,9 @@
 //! Recurring schedules (spec 2.9, 4.11; DECISIONS 7): synchronous create, read, list,
 //! update, pause, resume and soft delete through the write pipeline; a manual run; the
-//! runs history. `POST /organizations/{org}/recurring` (the spec's path) is the create too.
+//! runs history. Every route is served under the spec's `/organizations/{org}/recurring`
+//! and, with the same handler, under the deprecated `.../recurring-schedules`; the
+//! annotations document the spec's paths, and the document copies each operation to the
+//! alias as deprecated (`crate::openapi`'s `DEPRECATED_ALIASES`).
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -18,25 +21,27 @@ use crate::queued::{idempotency, submit};
 
 const RESOURCE: &str = "recurring_schedules";
 
+/// The spec's collection path (4.11); every route is served under it.
+pub(crate) const BASE: &str = "/organizations/{org}/recurring";
+/// The first collection path, kept as a deprecated alias: the same handlers answer the
+/// same requests under it.
+pub(crate) const LEGACY_BASE: &str = "/organizations/{org}/recurring-schedules";
+
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
-    let base = "/organizations/{org}/recurring-schedules";
-    r.add(at(base).get(list::<S>).post(create::<S>))
-        .add(
-            at("/organizations/{org}/recurring")
-                .get(list::<S>)
-                .post(create::<S>),
-        )
-        .add(
-            at(format!("{base}/{{id}}"))
-                .get(get::<S>)
-                .put(update::<S>)
-                .patch(update::<S>)
-                .delete(delete::<S>),
-        )
-        .add(at(format!("{base}/{{id}}/pause")).post(pause::<S>))
-        .add(at(format!("{base}/{{id}}/resume")).post(resume::<S>))
-        .add(at(format!("{base}/{{id}}/run")).post(run::<S>))
-        .add(at(format!("{base}/{{id}}/runs")).get(runs::<S>));
+    for base in [BASE, LEGACY_BASE] {
+        r.add(at(base).get(list::<S>).post(create::<S>))
+            .add(
+                at(format!("{base}/{{id}}"))
+                    .get(get::<S>)
+                    .put(update::<S>)
+                    .patch(update::<S>)
+                    .delete(delete::<S>),
+            )
+            .add(at(format!("{base}/{{id}}/pause")).post(pause::<S>))
+            .add(at(format!("{base}/{{id}}/resume")).post(resume::<S>))
+            .add(at(format!("{base}/{{id}}/run")).post(run::<S>))
+            .add(at(format!("{base}/{{id}}/runs")).get(runs::<S>));
+    }
 }
 
 /// A member that may be `null` (clear it) or a value; absent stays `None`.
@@ -88,30 +93,10 @@ impl From<Body> for RecurringScheduleInput {
 
 #[utoipa::path(
     post,
-    path = "/organizations/{org}/recurring-schedules",
-    operation_id = "recurring_schedules_create",
-    tag = "recurring",
-    impl_for = __path_create_schedule,
-    summary = "Create a recurring schedule",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
-    request_body(content = crate::openapi::RecurringScheduleCreateRequest, content_type = "application/json"),
-    responses(
-        (status = 201, description = "Created.", body = crate::openapi::schemas::RecurringSchedule),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
-)]
-#[utoipa::path(
-    post,
     path = "/organizations/{org}/recurring",
     operation_id = "recurring_create",
     tag = "recurring",
-    impl_for = __path_create_short,
-    summary = "Create a recurring schedule (short path)",
+    summary = "Create a recurring schedule",
     params(
         ("org" = String, Path, description = "The organization id (`org_...`)."),
         ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
@@ -146,8 +131,8 @@ async fn create<S: Store>(
 
 #[utoipa::path(
     get,
-    path = "/organizations/{org}/recurring-schedules/{id}",
-    operation_id = "recurring_schedules_get",
+    path = "/organizations/{org}/recurring/{id}",
+    operation_id = "recurring_get",
     tag = "recurring",
     summary = "Get a recurring schedule",
     params(
@@ -172,8 +157,8 @@ async fn get<S: Store>(
 
 #[utoipa::path(
     put,
-    path = "/organizations/{org}/recurring-schedules/{id}",
-    operation_id = "recurring_schedules_update",
+    path = "/organizations/{org}/recurring/{id}",
+    operation_id = "recurring_update",
     tag = "recurring",
     impl_for = __path_update_put,
     summary = "Update a recurring schedule",
@@ -192,8 +177,8 @@ async fn get<S: Store>(
 )]
 #[utoipa::path(
     patch,
-    path = "/organizations/{org}/recurring-schedules/{id}",
-    operation_id = "recurring_schedules_patch",
+    path = "/organizations/{org}/recurring/{id}",
+    operation_id = "recurring_patch",
     tag = "recurring",
     impl_for = __path_update_patch,
     summary = "Update a recurring schedule (partial)",
@@ -230,8 +215,8 @@ async fn update<S: Store>(
 /// Pause (`paused`) or resume (`active`): an update of the status alone.
 #[utoipa::path(
     post,
-    path = "/organizations/{org}/recurring-schedules/{id}/pause",
-    operation_id = "recurring_schedules_pause",
+    path = "/organizations/{org}/recurring/{id}/pause",
+    operation_id = "recurring_pause",
     tag = "recurring",
     summary = "Pause a recurring schedule",
     params(
@@ -253,8 +238,8 @@ async fn pause<S: Store>(
 
 #[utoipa::path(
     post,
-    path = "/organizations/{org}/recurring-schedules/{id}/resume",
-    operation_id = "recurring_schedules_resume",
+    path = "/organizations/{org}/recurring/{id}/resume",
+    operation_id = "recurring_resume",
     tag = "recurring",
     summary = "Resume a recurring schedule",
     params(
@@ -294,8 +279,8 @@ async fn set_status<S: Store>(
 
 #[utoipa::path(
     delete,
-    path = "/organizations/{org}/recurring-schedules/{id}",
-    operation_id = "recurring_schedules_delete",
+    path = "/organizations/{org}/recurring/{id}",
+    operation_id = "recurring_delete",
     tag = "recurring",
     summary = "Delete a recurring schedule",
     params(
@@ -325,8 +310,8 @@ async fn delete<S: Store>(
 /// it succeeded or failed (the run says which).
 #[utoipa::path(
     post,
-    path = "/organizations/{org}/recurring-schedules/{id}/run",
-    operation_id = "recurring_schedules_run",
+    path = "/organizations/{org}/recurring/{id}/run",
+    operation_id = "recurring_run",
     tag = "recurring",
     summary = "Run a recurring schedule now",
     params(
@@ -357,28 +342,10 @@ async fn run<S: Store>(
 
 #[utoipa::path(
     get,
-    path = "/organizations/{org}/recurring-schedules",
-    operation_id = "recurring_schedules_list",
-    tag = "recurring",
-    impl_for = __path_list_schedules,
-    summary = "List recurring schedules",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
-    ),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringScheduleList),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
-)]
-#[utoipa::path(
-    get,
     path = "/organizations/{org}/recurring",
     operation_id = "recurring_list",
     tag = "recurring",
-    impl_for = __path_list_short,
-    summary = "List recurring schedules (short path)",
+    summary = "List recurring schedules",
     params(
         ("org" = String, Path, description = "The organization id (`org_...`)."),
         ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
@@ -402,8 +369,8 @@ async fn list<S: Store>(
 
 #[utoipa::path(
     get,
-    path = "/organizations/{org}/recurring-schedules/{id}/runs",
-    operation_id = "recurring_schedules_runs",
+    path = "/organizations/{org}/recurring/{id}/runs",
+    operation_id = "recurring_runs",
     tag = "recurring",
     summary = "List the runs of a recurring schedule",
     params(
@@ -429,22 +396,15 @@ async fn runs<S: Store>(
     Ok(list_response(page, &result, |r| r.view()))
 }
 
-// The OpenAPI operations of handlers that serve more than one path.
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_list_schedules;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_list_short;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_create_schedule;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_create_short;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_update_put;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_update_patch;
+// The OpenAPI operations of the handler that serves PUT and PATCH.
+#[expect(
+    non_camel_case_types,
+    reason = "utoipa names the operation type of handler `x` `__path_x`"
+)]
+mod operations {
+    #[doc(hidden)]
+    pub(crate) struct __path_update_put;
+    #[doc(hidden)]
+    pub(crate) struct __path_update_patch;
+}
+pub(crate) use operations::*;

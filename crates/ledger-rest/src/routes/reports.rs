@@ -2,20 +2,24 @@
 //! includes the organization's owned descendants.
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use ledger_domain::DomainError;
 use ledger_domain::money::format_units;
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
-use ledger_domain::reports::{AccountRef, Section};
+use ledger_domain::reports::{AccountRef, PeriodFields, Section, income_statement_period};
 use ledger_domain::services::Channel;
 use ledger_domain::views::{self, amount};
 use serde::Serialize;
 use serde_json::{Value, json};
-use time::{Date, Month, Time};
 
 use super::{Routes, State, access, at};
 use crate::error::ApiError;
 use crate::input::{query_bool, query_date, query_param};
+
+/// The income statement's period members, as REST spells them.
+const PERIOD_FIELDS: PeriodFields = PeriodFields {
+    start: "start_date",
+    end: "end_date",
+};
 
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
     r.add(at("/organizations/{org}/reports/trial-balance").get(trial_balance::<S>))
@@ -224,20 +228,11 @@ async fn income_statement<S: Store>(
     let currency = report_currency.code();
     let consolidated = query_bool(&req, "consolidated")?.unwrap_or(false);
     let now = state.ledger.now();
-    // Default period: the current calendar year to date (DECISIONS 10).
-    let year_start = Date::from_calendar_date(now.year(), Month::January, 1)
-        .map(|d| d.with_time(Time::MIDNIGHT).assume_utc())
-        .unwrap_or(now);
     let start = query_date(&req, "start_date")?;
     let end = query_date(&req, "end_date")?;
-    let from = start.map_or(year_start, |d| d.at);
-    let until = end.map_or(now, |d| d.inclusive_until());
-    if until <= from {
-        return Err(ApiError(DomainError::inconsistent(
-            "end_date",
-            "must not be before start_date",
-        )));
-    }
+    // Default period: the current calendar year to date (DECISIONS 10); an end before
+    // its start is 400 `invalid_field`.
+    let (from, until) = income_statement_period(start, end, now, PERIOD_FIELDS)?;
     let is = state
         .ledger
         .income_statement(

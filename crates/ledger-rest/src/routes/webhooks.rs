@@ -367,9 +367,14 @@ async fn replay<S: Store>(
 }
 
 // The OpenAPI operations of handlers that serve more than one path.
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_update_put;
-#[allow(non_camel_case_types)]
-#[doc(hidden)]
-pub(crate) struct __path_update_patch;
+#[expect(
+    non_camel_case_types,
+    reason = "utoipa names the operation type of handler `x` `__path_x`"
+)]
+mod operations {
+    #[doc(hidden)]
+    pub(crate) struct __path_update_put;
+    #[doc(hidden)]
+    pub(crate) struct __path_update_patch;
+}
+pub(crate) use operations::*;

@@ -1,27 +1,23 @@
 //! The checks a write makes inside its transaction: locked accounts still live and
-//! active, named parties still live, preconditions refused with their domain error.
+//! active, named parties still live, preconditions reported as the facts they are.
 
-use ledger_domain::error::ErrorCode;
-use ledger_domain::{DomainError, Resource};
+use ledger_domain::ports::{State, Taken};
+use ledger_domain::{Resource, StoreError};
 
 use crate::db::{TxError, is_unique_violation};
 use crate::locks::AccountLocks;
 use crate::rows::{DocumentReferenceRow, EntryRow, TransactionRow};
 
 pub(super) fn changed_meanwhile(id: &str) -> TxError {
-    DomainError::concurrent_update(format!("{id} changed while the write was decided")).into()
+    StoreError::changed(id).into()
 }
 
 /// The refusal when a contact's reference is taken (the partial unique index fired).
 pub(super) fn duplicate_reference(e: diesel::result::Error, reference: Option<&String>) -> TxError {
     if is_unique_violation(&e) {
-        DomainError::duplicate_value(
-            "reference",
-            format!(
-                "a contact with reference '{}' already exists",
-                reference.map_or("", String::as_str)
-            ),
-        )
+        StoreError::Taken(Taken::ContactReference {
+            reference: reference.cloned().unwrap_or_default(),
+        })
         .into()
     } else {
         e.into()
@@ -34,20 +30,21 @@ pub(crate) fn check_locked(
     wanted: &[String],
     locked: &[(String, String)],
     any_status: bool,
-) -> Result<(), DomainError> {
+) -> Result<(), StoreError> {
     for id in wanted {
         match locked.iter().find(|(found, _)| found == id) {
             None => {
-                return Err(DomainError::Vanished {
+                return Err(StoreError::Vanished {
                     resource: Resource::Account,
                     id: id.clone(),
                 });
             }
             Some((_, status)) if !any_status && status != "active" => {
-                return Err(DomainError::rule(
-                    ErrorCode::AccountInactive,
-                    format!("account {id} is {status} and accepts no postings"),
-                ));
+                return Err(StoreError::Inactive {
+                    resource: Resource::Account,
+                    id: id.clone(),
+                    status: status.clone(),
+                });
             }
             Some(_) => {}
         }
@@ -65,13 +62,13 @@ pub(super) async fn lock_categories<C: AccountLocks>(
 ) -> Result<(), TxError> {
     for reference in references
         .iter()
-        .filter(|r| r.target_type == crate::references::CATEGORY_TARGET)
+        .filter(|r| r.target_type == crate::rows::CATEGORY_TARGET)
     {
         if !conn
             .lock_category(org, livemode, &reference.target_id, false)
             .await?
         {
-            return Err(DomainError::Vanished {
+            return Err(StoreError::Vanished {
                 resource: Resource::Category,
                 id: reference.target_id.clone(),
             }
@@ -92,7 +89,7 @@ pub(crate) async fn check_parties<C: AccountLocks>(
     if let Some(contact) = &row.contact_id
         && !conn.lock_contact(org, livemode, contact, false).await?
     {
-        return Err(DomainError::Vanished {
+        return Err(StoreError::Vanished {
             resource: Resource::Contact,
             id: contact.clone(),
         }
@@ -101,7 +98,7 @@ pub(crate) async fn check_parties<C: AccountLocks>(
     if let Some(category) = &row.category_id
         && !conn.lock_category(org, livemode, category, false).await?
     {
-        return Err(DomainError::Vanished {
+        return Err(StoreError::Vanished {
             resource: Resource::Category,
             id: category.clone(),
         }
@@ -118,9 +115,10 @@ pub(super) fn account_ids(entries: &[EntryRow]) -> Vec<String> {
     ids
 }
 
-pub(super) fn not_pending(id: &str) -> DomainError {
-    DomainError::rule(
-        ErrorCode::TransactionNotPending,
-        format!("transaction {id} is no longer pending"),
-    )
+pub(super) fn not_pending(id: &str) -> StoreError {
+    StoreError::status_changed(Resource::Transaction, id, State::Pending, None)
+}
+
+pub(super) fn not_posted(id: &str) -> StoreError {
+    StoreError::status_changed(Resource::Transaction, id, State::Posted, None)
 }

@@ -14,8 +14,6 @@ mod prepare;
 
 use std::future::Future;
 
-use ledger_domain::error::ErrorCode;
-
 use diesel::prelude::*;
 use diesel::result::QueryResult;
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
@@ -23,7 +21,7 @@ use ledger_domain::events::Event;
 use ledger_domain::jobs::Job;
 use ledger_domain::ports::{Effect, StoreResult};
 use ledger_domain::transactions::TransactionStatus;
-use ledger_domain::{DomainError, Resource};
+use ledger_domain::{Resource, StoreError};
 use time::{OffsetDateTime, PrimitiveDateTime};
 
 use crate::db::{Db, SqliteConn, is_unique_violation};
@@ -35,7 +33,9 @@ use crate::schema::{
     events, jobs, ledger_entries, transactions,
 };
 
-use checks::{account_ids, changed_meanwhile, duplicate_reference, lock_categories, not_pending};
+use checks::{
+    account_ids, changed_meanwhile, duplicate_reference, lock_categories, not_pending, not_posted,
+};
 pub(crate) use checks::{check_locked, check_parties};
 use prepare::{Prepared, PreparedDocument, prepare};
 
@@ -184,11 +184,7 @@ macro_rules! apply_document {
                         .execute($conn)
                         .await?;
                     if reversed == 0 {
-                        return Err(DomainError::rule(
-                            ErrorCode::TransactionNotPosted,
-                            format!("the posting {original} is no longer posted"),
-                        )
-                        .into());
+                        return Err(not_posted(original).into());
                     }
                 }
                 if let Some(payment) = payment {
@@ -240,7 +236,10 @@ pub(crate) async fn apply(
             .execute(conn)
             .await?;
         if completed == 0 {
-            return Err(DomainError::ClaimLost(job_id.clone()).into());
+            return Err(StoreError::ClaimLost {
+                job_id: job_id.clone(),
+            }
+            .into());
         }
         // The transaction rows an effect may touch: this tenant's, not deleted.
         let tenant_txn = |id: &str| {
@@ -382,11 +381,7 @@ pub(crate) async fn apply(
                     .execute(conn)
                     .await?;
                 if changed == 0 {
-                    return Err(DomainError::rule(
-                        ErrorCode::TransactionNotPosted,
-                        format!("transaction {id} is no longer posted"),
-                    )
-                    .into());
+                    return Err(not_posted(id).into());
                 }
                 // The reversed transaction's entries stay counted, beside the mirror's.
                 (Some(mirror), None)
@@ -418,7 +413,7 @@ pub(crate) async fn apply(
                     accounts,
                     live,
                     deletion,
-                    DomainError::not_found(Resource::Account, id.clone()).into(),
+                    StoreError::missing(Resource::Account, id.clone()).into(),
                     accounts::updated_at.eq(now),
                 );
                 (None, None)
@@ -457,11 +452,7 @@ pub(crate) async fn apply(
                     .await
                     .map_err(|e| duplicate_reference(e, row.reference.as_ref()))?;
                 if changed == 0 {
-                    return Err(DomainError::NotFound {
-                        resource: "contact",
-                        id: row.id.clone(),
-                    }
-                    .into());
+                    return Err(StoreError::missing(Resource::Contact, &row.id).into());
                 }
                 (None, None)
             }
@@ -481,7 +472,7 @@ pub(crate) async fn apply(
                     contacts,
                     live,
                     deletion,
-                    DomainError::not_found(Resource::Contact, id.clone()).into(),
+                    StoreError::missing(Resource::Contact, id.clone()).into(),
                     contacts::updated_at.eq(now),
                 );
                 (None, None)

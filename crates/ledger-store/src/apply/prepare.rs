@@ -26,8 +26,10 @@ impl NewTransaction {
 }
 
 /// The effect with its rows prepared outside the transaction.
-// One short-lived value per applied job: boxing would only add an allocation.
-#[allow(clippy::large_enum_variant)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one short-lived value per applied job: boxing would only add an allocation"
+)]
 pub(super) enum Prepared {
     Insert(NewTransaction),
     /// A batch's transactions, with every entry row of the batch in one list sorted by
@@ -64,7 +66,10 @@ pub(super) enum Prepared {
 }
 
 /// A document effect with its rows.
-#[allow(clippy::large_enum_variant)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one short-lived value per applied job: boxing would only add an allocation"
+)]
 pub(super) enum PreparedDocument {
     Insert {
         row: DocumentRow,

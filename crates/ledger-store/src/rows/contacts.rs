@@ -1,7 +1,7 @@
 //! Row struct of the contacts table.
 
 use diesel::prelude::*;
-use ledger_domain::DomainError;
+use ledger_domain::StoreError;
 use ledger_domain::contacts::{Contact, ContactFields, ContactType};
 use time::PrimitiveDateTime;
 
@@ -71,8 +71,8 @@ impl From<&Contact> for ContactRow {
 }
 
 impl TryFrom<ContactRow> for Contact {
-    type Error = DomainError;
-    fn try_from(r: ContactRow) -> Result<Self, DomainError> {
+    type Error = StoreError;
+    fn try_from(r: ContactRow) -> Result<Self, StoreError> {
         Ok(Contact {
             contact_type: ContactType::parse(&r.contact_type)
                 .ok_or_else(|| corrupt("contact type", &r.contact_type))?,

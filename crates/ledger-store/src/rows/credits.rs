@@ -1,7 +1,7 @@
 //! Rows of the credit pools, the credit ledger and purchases.
 
 use diesel::prelude::*;
-use ledger_domain::DomainError;
+use ledger_domain::StoreError;
 use ledger_domain::credits::{CreditPurchase, LedgerEntry, LedgerKind, PurchaseStatus};
 use time::PrimitiveDateTime;
 
@@ -50,7 +50,7 @@ impl CreditLedgerRow {
         }
     }
 
-    pub(crate) fn into_domain(self) -> Result<LedgerEntry, DomainError> {
+    pub(crate) fn into_domain(self) -> Result<LedgerEntry, StoreError> {
         Ok(LedgerEntry {
             kind: LedgerKind::parse(&self.kind)
                 .ok_or_else(|| corrupt("ledger kind", &self.kind))?,
@@ -118,7 +118,7 @@ impl From<&CreditPurchase> for CreditPurchaseRow {
 }
 
 impl CreditPurchaseRow {
-    pub(crate) fn into_domain(self) -> Result<CreditPurchase, DomainError> {
+    pub(crate) fn into_domain(self) -> Result<CreditPurchase, StoreError> {
         Ok(CreditPurchase {
             status: PurchaseStatus::parse(&self.status)
                 .ok_or_else(|| corrupt("purchase status", &self.status))?,

@@ -1,7 +1,7 @@
 //! Row structs of the invoice and bill tables.
 
 use diesel::prelude::*;
-use ledger_domain::DomainError;
+use ledger_domain::StoreError;
 use ledger_domain::documents::{
     Document, DocumentItem, DocumentKind, DocumentStatus, Payment, StatusChange, TaxLine,
 };
@@ -41,6 +41,11 @@ pub(crate) struct DocumentRow {
     pub recoverable_until: Option<PrimitiveDateTime>,
 }
 
+/// The `target_type` of a `document_references` row naming a tax.
+pub(crate) const TAX_TARGET: &str = "tax";
+/// The `target_type` of a `document_references` row naming a category.
+pub(crate) const CATEGORY_TARGET: &str = "category";
+
 /// What a document names besides its contact: one row per tax or category its items
 /// name (see [`crate::references`]).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Queryable, Selectable, Insertable)]
@@ -68,12 +73,8 @@ pub(crate) fn reference_rows(d: &Document) -> Vec<DocumentReferenceRow> {
         .flat_map(|i| {
             i.tax_ids
                 .iter()
-                .map(|t| row(crate::references::TAX_TARGET, t))
-                .chain(
-                    i.category_id
-                        .iter()
-                        .map(|c| row(crate::references::CATEGORY_TARGET, c)),
-                )
+                .map(|t| row(TAX_TARGET, t))
+                .chain(i.category_id.iter().map(|c| row(CATEGORY_TARGET, c)))
         })
         .collect();
     rows.sort();
@@ -85,8 +86,8 @@ fn to_json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_else(|_| "[]".to_owned())
 }
 
-fn from_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, DomainError> {
-    serde_json::from_str(text).map_err(|e| DomainError::Internal(format!("stored {what}: {e}")))
+fn from_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::Internal(format!("stored {what}: {e}")))
 }
 
 impl From<&Document> for DocumentRow {
@@ -122,8 +123,8 @@ impl From<&Document> for DocumentRow {
 }
 
 impl TryFrom<DocumentRow> for Document {
-    type Error = DomainError;
-    fn try_from(r: DocumentRow) -> Result<Self, DomainError> {
+    type Error = StoreError;
+    fn try_from(r: DocumentRow) -> Result<Self, StoreError> {
         let items: Vec<DocumentItem> = from_json("document items", &r.items)?;
         let taxes: Vec<TaxLine> = from_json("document taxes", &r.taxes)?;
         Ok(Document {
@@ -198,8 +199,8 @@ impl From<&Payment> for PaymentRow {
 }
 
 impl TryFrom<PaymentRow> for Payment {
-    type Error = DomainError;
-    fn try_from(r: PaymentRow) -> Result<Self, DomainError> {
+    type Error = StoreError;
+    fn try_from(r: PaymentRow) -> Result<Self, StoreError> {
         Ok(Payment {
             kind: DocumentKind::parse(&r.kind).ok_or_else(|| corrupt("payment kind", &r.kind))?,
             id: r.id,
@@ -248,8 +249,8 @@ impl From<&StatusChange> for StatusChangeRow {
 }
 
 impl TryFrom<StatusChangeRow> for StatusChange {
-    type Error = DomainError;
-    fn try_from(r: StatusChangeRow) -> Result<Self, DomainError> {
+    type Error = StoreError;
+    fn try_from(r: StatusChangeRow) -> Result<Self, StoreError> {
         Ok(StatusChange {
             status: DocumentStatus::parse(&r.status)
                 .ok_or_else(|| corrupt("document status", &r.status))?,

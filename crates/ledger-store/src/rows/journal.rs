@@ -1,11 +1,11 @@
 //! Row structs of the journal, the queue and the audit trail.
 
 use diesel::prelude::*;
-use ledger_domain::DomainError;
+use ledger_domain::StoreError;
 use ledger_domain::accounts::EntryType;
 use ledger_domain::events::{Deletion, Event};
 use ledger_domain::jobs::{Job, JobCommand, JobStatus};
-use ledger_domain::ports::IdempotencyRecord;
+use ledger_domain::ports::{AppliedWrite, IdempotencyRecord};
 use ledger_domain::transactions::{EntryLine, StoredEntry, Transaction, TransactionStatus};
 use time::PrimitiveDateTime;
 
@@ -73,7 +73,7 @@ impl From<&Transaction> for TransactionRow {
 
 impl TransactionRow {
     /// The transaction with its entries (already in line order).
-    pub(crate) fn into_domain(self, entries: Vec<EntryRow>) -> Result<Transaction, DomainError> {
+    pub(crate) fn into_domain(self, entries: Vec<EntryRow>) -> Result<Transaction, StoreError> {
         Ok(Transaction {
             status: TransactionStatus::parse(&self.status)
                 .ok_or_else(|| corrupt("transaction status", &self.status))?,
@@ -146,8 +146,8 @@ pub(crate) fn entry_rows(t: &Transaction) -> Vec<EntryRow> {
 }
 
 impl TryFrom<EntryRow> for StoredEntry {
-    type Error = DomainError;
-    fn try_from(r: EntryRow) -> Result<Self, DomainError> {
+    type Error = StoreError;
+    fn try_from(r: EntryRow) -> Result<Self, StoreError> {
         Ok(StoredEntry {
             line: EntryLine {
                 account_id: r.account_id,
@@ -188,9 +188,9 @@ pub(crate) struct JobRow {
 }
 
 impl JobRow {
-    pub(crate) fn from_domain(j: &Job) -> Result<Self, DomainError> {
+    pub(crate) fn from_domain(j: &Job) -> Result<Self, StoreError> {
         let command = serde_json::to_string(&j.command)
-            .map_err(|e| DomainError::Internal(format!("job command: {e}")))?;
+            .map_err(|e| StoreError::Internal(format!("job command: {e}")))?;
         let (resource_type, resource_id) = j.command.resource();
         Ok(Self {
             organization_id: j.organization_id.clone(),
@@ -217,10 +217,10 @@ impl JobRow {
 }
 
 impl TryFrom<JobRow> for Job {
-    type Error = DomainError;
-    fn try_from(r: JobRow) -> Result<Self, DomainError> {
+    type Error = StoreError;
+    fn try_from(r: JobRow) -> Result<Self, StoreError> {
         let command: JobCommand = serde_json::from_str(&r.command)
-            .map_err(|e| DomainError::Internal(format!("stored job command: {e}")))?;
+            .map_err(|e| StoreError::Internal(format!("stored job command: {e}")))?;
         Ok(Job {
             status: JobStatus::parse(&r.status).ok_or_else(|| corrupt("job status", &r.status))?,
             result: parse_opt_json(r.result.as_deref())?,
@@ -351,8 +351,8 @@ impl EventRow {
 }
 
 impl TryFrom<EventRow> for Event {
-    type Error = DomainError;
-    fn try_from(r: EventRow) -> Result<Self, DomainError> {
+    type Error = StoreError;
+    fn try_from(r: EventRow) -> Result<Self, StoreError> {
         Ok(Event {
             before_state: parse_opt_json(r.before_state.as_deref())?,
             after_state: parse_opt_json(r.after_state.as_deref())?,
@@ -400,5 +400,37 @@ impl From<&Deletion> for DeletionRow {
             deleted_by: d.deleted_by.clone(),
             recoverable_until: to_db(d.recoverable_until),
         }
+    }
+}
+
+/// The rows of one write of a batch.
+pub(crate) struct WriteRows {
+    pub(crate) idempotency: Option<IdempotencyRow>,
+    pub(crate) job: JobRow,
+    pub(crate) transaction: TransactionRow,
+    pub(crate) entries: Vec<EntryRow>,
+    pub(crate) events: Vec<EventRow>,
+}
+
+impl WriteRows {
+    /// Builds a write's rows. An event whose state is the job's result (a create's
+    /// `transaction.created` and `transaction.posted` carry the transaction's view, as
+    /// does the result) takes the result's JSON text instead of serializing it again.
+    pub(crate) fn of(w: &AppliedWrite) -> Result<Self, StoreError> {
+        let job = JobRow::from_domain(&w.job)?;
+        let events = w
+            .events
+            .iter()
+            .map(|e| {
+                EventRow::with_known_state(e, w.job.result.as_ref().zip(job.result.as_deref()))
+            })
+            .collect();
+        Ok(Self {
+            idempotency: w.idempotency.as_ref().map(IdempotencyRow::from),
+            transaction: TransactionRow::from(&w.transaction),
+            entries: entry_rows(&w.transaction),
+            job,
+            events,
+        })
     }
 }

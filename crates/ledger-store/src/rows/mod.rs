@@ -6,7 +6,7 @@
 //! `Internal` error, never a panic.
 
 use diesel::prelude::*;
-use ledger_domain::DomainError;
+use ledger_domain::StoreError;
 use ledger_domain::accounts::{Account, AccountStatus, AccountType};
 use ledger_domain::organizations::{ApiKey, Organization, Permission, Relationship, User};
 use time::{OffsetDateTime, PrimitiveDateTime, UtcOffset};
@@ -45,19 +45,19 @@ pub(super) fn opt_from_db(t: Option<PrimitiveDateTime>) -> Option<OffsetDateTime
     t.map(from_db)
 }
 
-pub(crate) fn corrupt(what: &str, value: &str) -> DomainError {
-    DomainError::Internal(format!("stored {what} '{value}' does not parse"))
+pub(crate) fn corrupt(what: &str, value: &str) -> StoreError {
+    StoreError::Internal(format!("stored {what} '{value}' does not parse"))
 }
 
 pub(crate) fn json_text(value: &serde_json::Value) -> String {
     value.to_string()
 }
 
-pub(crate) fn parse_json(text: &str) -> Result<serde_json::Value, DomainError> {
-    serde_json::from_str(text).map_err(|e| DomainError::Internal(format!("stored JSON: {e}")))
+pub(crate) fn parse_json(text: &str) -> Result<serde_json::Value, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::Internal(format!("stored JSON: {e}")))
 }
 
-pub(super) fn parse_opt_json(text: Option<&str>) -> Result<Option<serde_json::Value>, DomainError> {
+pub(super) fn parse_opt_json(text: Option<&str>) -> Result<Option<serde_json::Value>, StoreError> {
     text.map(parse_json).transpose()
 }
 
@@ -135,7 +135,7 @@ impl From<&Organization> for OrganizationRow {
 
 impl OrganizationRow {
     /// The organization.
-    pub(crate) fn into_domain(self) -> Result<Organization, DomainError> {
+    pub(crate) fn into_domain(self) -> Result<Organization, StoreError> {
         let relationship = match self.relationship.as_deref() {
             None => None,
             Some(text) => {
@@ -203,8 +203,8 @@ impl From<&ApiKey> for ApiKeyRow {
 }
 
 impl TryFrom<ApiKeyRow> for ApiKey {
-    type Error = DomainError;
-    fn try_from(r: ApiKeyRow) -> Result<Self, DomainError> {
+    type Error = StoreError;
+    fn try_from(r: ApiKeyRow) -> Result<Self, StoreError> {
         let texts: Vec<String> = serde_json::from_str(&r.permissions)
             .map_err(|_| corrupt("permissions", &r.permissions))?;
         let permissions = texts
@@ -279,8 +279,8 @@ impl From<&Account> for AccountRow {
 }
 
 impl TryFrom<AccountRow> for Account {
-    type Error = DomainError;
-    fn try_from(r: AccountRow) -> Result<Self, DomainError> {
+    type Error = StoreError;
+    fn try_from(r: AccountRow) -> Result<Self, StoreError> {
         Ok(Account {
             account_type: AccountType::parse(&r.account_type)
                 .ok_or_else(|| corrupt("account type", &r.account_type))?,

@@ -2,7 +2,7 @@
 //! `webhook_attempts`) and their conversions. An endpoint's event kinds are a JSON array.
 
 use diesel::prelude::*;
-use ledger_domain::DomainError;
+use ledger_domain::StoreError;
 use ledger_domain::webhooks::{DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint};
 use time::PrimitiveDateTime;
 
@@ -49,11 +49,11 @@ impl From<&WebhookEndpoint> for EndpointRow {
 }
 
 impl TryFrom<EndpointRow> for WebhookEndpoint {
-    type Error = DomainError;
+    type Error = StoreError;
 
-    fn try_from(r: EndpointRow) -> Result<Self, DomainError> {
+    fn try_from(r: EndpointRow) -> Result<Self, StoreError> {
         let event_types: Vec<String> = serde_json::from_str(&r.event_types).map_err(|e| {
-            DomainError::Internal(format!(
+            StoreError::Internal(format!(
                 "webhook endpoint {} has unreadable kinds: {e}",
                 r.id
             ))
@@ -128,11 +128,11 @@ impl From<&WebhookDelivery> for DeliveryRow {
 }
 
 impl TryFrom<DeliveryRow> for WebhookDelivery {
-    type Error = DomainError;
+    type Error = StoreError;
 
-    fn try_from(r: DeliveryRow) -> Result<Self, DomainError> {
+    fn try_from(r: DeliveryRow) -> Result<Self, StoreError> {
         let status = DeliveryStatus::parse(&r.status).ok_or_else(|| {
-            DomainError::Internal(format!(
+            StoreError::Internal(format!(
                 "webhook delivery {} has the unknown status '{}'",
                 r.id, r.status
             ))

@@ -1,7 +1,8 @@
 //! Accounts: duplicate codes, idempotency replay, updates and soft deletion.
 
-use ledger_domain::DomainError;
+use ledger_domain::StoreError;
 use ledger_domain::accounts::{AccountStatus, AccountType};
+use ledger_domain::ports::Taken;
 use ledger_domain::ports::{Effect, IdempotencyRecord, Store, Written};
 use ledger_domain::transactions::TransactionStatus;
 use serde_json::json;
@@ -38,7 +39,9 @@ async fn duplicate_codes_are_refused_per_tenant<S: Store>(db: &S, backend: &str)
     assert_eq!(err.code(), "duplicate_value", "{backend}");
     assert_eq!(
         err,
-        DomainError::duplicate_value("code", "an account with code 1000 already exists")
+        StoreError::Taken(Taken::AccountCode {
+            code: "1000".into()
+        })
     );
     // Nothing of the refused write remains, not even its event.
     assert!(db.get_account(&live, &dup.id).await.expect("get").is_none());

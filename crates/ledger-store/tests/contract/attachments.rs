@@ -2,10 +2,10 @@
 //! owner's list in upload order, soft deletes, idempotent replays and refused writes
 //! that leave nothing behind.
 
-use ledger_domain::DomainError;
 use ledger_domain::attachments::{Attachment, OwnerKind};
 use ledger_domain::ids::{IdKind, new_id};
 use ledger_domain::ports::{IdempotencyRecord, Store, Tenant, Written};
+use ledger_domain::{Resource, StoreError};
 use serde_json::json;
 
 use crate::{T0, charge, deletion, event, sign_up};
@@ -104,8 +104,8 @@ async fn attachments_are_written_read_listed_and_deleted_per_tenant<S: Store>(
     assert!(
         matches!(
             refused,
-            Err(DomainError::NotFound {
-                resource: "attachment",
+            Err(StoreError::Missing {
+                resource: Resource::Attachment,
                 ..
             })
         ),
@@ -142,7 +142,7 @@ async fn attachments_are_written_read_listed_and_deleted_per_tenant<S: Store>(
         )
         .await;
     assert!(
-        matches!(again, Err(DomainError::NotFound { .. })),
+        matches!(again, Err(StoreError::Missing { .. })),
         "{backend}"
     );
     assert_eq!(credits(db, &a.org.id).await, 496, "{backend}");
@@ -214,7 +214,7 @@ async fn an_attachment_without_credits_is_not_written<S: Store>(db: &S, backend:
         )
         .await;
     assert!(
-        matches!(refused, Err(DomainError::InsufficientCredits { .. })),
+        matches!(refused, Err(StoreError::CreditsShort { .. })),
         "{backend}: {refused:?}"
     );
     assert_eq!(

@@ -2,9 +2,10 @@
 //! tenant-scoped reads, filters and order, the "latest on or before" lookup, soft
 //! deletes and idempotent replays.
 
-use ledger_domain::DomainError;
+use ledger_domain::StoreError;
 use ledger_domain::exchange::ExchangeRate;
 use ledger_domain::ids::{IdKind, new_id};
+use ledger_domain::ports::Taken;
 use ledger_domain::ports::{
     ExchangeRateFilter, IdempotencyRecord, PageRequest, Store, Tenant, Written,
 };
@@ -270,7 +271,7 @@ async fn one_live_rate_per_pair_and_date<S: Store>(db: &S, backend: &str) {
         .await
         .expect_err("duplicate");
     assert!(
-        matches!(&err, DomainError::Validation { field: Some(f), .. } if f == "effective_date"),
+        matches!(&err, StoreError::Taken(Taken::ExchangeRate { .. })),
         "{backend}: {err:?}"
     );
     assert_eq!(err.code(), "duplicate_value");

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use ledger_domain::DomainError;
+use ledger_domain::StoreError;
 use ledger_domain::jobs::JobStatus;
 use ledger_domain::ports::{Effect, Store, Written};
 use serde_json::json;
@@ -34,7 +34,7 @@ async fn live_credits_are_taken_refused_and_refunded<S: Store>(db: &S, backend: 
         .expect_err("short");
     assert_eq!(
         err,
-        DomainError::InsufficientCredits {
+        StoreError::CreditsShort {
             required: 300,
             available: 200
         }

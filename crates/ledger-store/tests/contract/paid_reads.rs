@@ -1,7 +1,7 @@
 //! Batched balances (`totals_of_accounts`) and credits taken on their own
 //! (`spend_credits`), on every backend.
 
-use ledger_domain::DomainError;
+use ledger_domain::StoreError;
 use ledger_domain::accounts::Totals;
 use ledger_domain::ports::Store;
 use ledger_domain::transactions::TransactionStatus;
@@ -135,7 +135,7 @@ async fn spending_credits_alone_refuses_a_short_pool<S: Store>(db: &S, backend: 
         .expect_err("short");
     assert_eq!(
         err,
-        DomainError::InsufficientCredits {
+        StoreError::CreditsShort {
             required: 5,
             available: 2
         }

@@ -1,7 +1,7 @@
 //! Taxes and categories: writes with events and credits, tenant-scoped reads, filters,
 //! pagination and soft deletes (with the "in use" refusals of categories).
 
-use ledger_domain::DomainError;
+use ledger_domain::StoreError;
 use ledger_domain::categories::{Category, CategoryType};
 use ledger_domain::ids::{IdKind, new_id};
 use ledger_domain::ports::{CategoryFilter, PageRequest, Store, TaxFilter, Tenant, Written};
@@ -247,7 +247,7 @@ async fn a_short_pool_writes_nothing<S: Store>(db: &S, backend: &str) {
         .await
         .expect_err("short");
     assert!(
-        matches!(err, DomainError::InsufficientCredits { .. }),
+        matches!(err, StoreError::CreditsShort { .. }),
         "{backend}: {err:?}"
     );
     assert!(db.get_tax(&live, &vat.id).await.expect("get").is_none());

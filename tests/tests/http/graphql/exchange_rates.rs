@@ -162,11 +162,11 @@ async fn rates_and_conversions(app: &TestApp) {
         json!({"from": "USD", "to": "JPY", "amount": "1.005"}),
     )
     .await;
-    // More places than the source currency has: a rule across the arguments (422 in REST).
-    assert_eq!(code(&res), "BUSINESS_RULE_VIOLATION", "{}", res.body);
+    // More places than the source currency has: invalid input (400 in REST).
+    assert_eq!(code(&res), "VALIDATION_ERROR", "{}", res.body);
     assert_eq!(
         res.body["errors"][0]["extensions"]["reason"],
-        "inconsistent_fields"
+        "invalid_field"
     );
     assert_eq!(res.body["errors"][0]["extensions"]["field"], "amount");
     assert_eq!(credits(app, key).await, before - 2);

@@ -24,7 +24,10 @@ use super::title;
 
 impl<S: Store> Ledger<S> {
     /// A posted transaction of a document's job.
-    #[allow(clippy::too_many_arguments)]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the parts of a posting as each document job names them"
+    )]
     pub(super) fn document_posting(
         &self,
         job: &Job,

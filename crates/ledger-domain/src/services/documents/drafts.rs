@@ -25,8 +25,8 @@ use crate::services::Ledger;
 use crate::services::accounts::check_postable;
 
 use super::{
-    DocumentItemInput, MAX_ITEM_TAXES, MAX_ITEMS, RECOVERABLE_TAX_SETTING, amount_error,
-    check_text, system_account,
+    DocumentItemInput, MAX_ITEM_TAXES, MAX_ITEMS, RECOVERABLE_TAX_SETTING, check_text,
+    system_account,
 };
 
 impl<S: Store> Ledger<S> {
@@ -82,7 +82,10 @@ impl<S: Store> Ledger<S> {
     /// enabled customer or vendor of the tenant, whose currency the document takes), the
     /// items' accounts (default Sales or General Expenses, in the base currency `base`,
     /// where a foreign document's items are booked) and taxes.
-    #[allow(clippy::too_many_arguments)]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the parts of a draft as each write names them; a struct would only rename them"
+    )]
     pub(in crate::services) async fn check_draft_input(
         &self,
         tenant: &Tenant,
@@ -175,7 +178,8 @@ impl<S: Store> Ledger<S> {
                 .as_deref()
                 .ok_or_else(|| DomainError::missing_field(field("unit_price")))?;
             let unit_price = parse_units(price_text, decimals)
-                .map_err(|e| amount_error(field("unit_price"), &currency, e))?;
+                // The document's currency (its contact's) decides the places.
+                .map_err(|e| e.refusal(field("unit_price"), &currency))?;
             if unit_price < 0 {
                 return Err(DomainError::invalid_field(
                     field("unit_price"),

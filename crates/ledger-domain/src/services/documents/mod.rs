@@ -17,7 +17,6 @@ use time::Date;
 use crate::accounts::Account;
 use crate::documents::{Document, DocumentKind, Payment};
 use crate::error::{DomainError, DomainResult, ErrorCode};
-use crate::money::AmountError;
 
 /// Most items on one document.
 pub const MAX_ITEMS: usize = 200;
@@ -78,18 +77,6 @@ fn check_text(field: &str, value: Option<&str>, max: usize) -> DomainResult<Opti
             format!("must be at most {max} characters"),
         )),
         Some(text) => Ok(Some(text.to_owned())),
-    }
-}
-
-fn amount_error(field: String, currency: &str, err: AmountError) -> DomainError {
-    match err {
-        // The document's currency (its contact's) decides (422, as for a transaction's
-        // lines).
-        AmountError::TooManyDecimals(d) => DomainError::inconsistent(
-            field,
-            format!("{currency} allows at most {d} decimal places"),
-        ),
-        other => DomainError::invalid_field(field, other.to_string()),
     }
 }
 

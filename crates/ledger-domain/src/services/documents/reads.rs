@@ -123,9 +123,10 @@ impl<S: Store> Ledger<S> {
         id: &str,
     ) -> DomainResult<Vec<StatusChange>> {
         let document = self.get_document(access, kind, id).await?;
-        self.store
+        Ok(self
+            .store
             .document_history(&access.tenant, &document.id)
-            .await
+            .await?)
     }
 
     /// The JSON of a document as of now.

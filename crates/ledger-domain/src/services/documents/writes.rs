@@ -10,9 +10,7 @@ use crate::views;
 
 use crate::services::{Access, Dated, Ledger, WriteOptions};
 
-use super::{
-    DEFAULT_TERMS_DAYS, DocumentInput, DocumentItemInput, PaymentInput, amount_error, check_text,
-};
+use super::{DEFAULT_TERMS_DAYS, DocumentInput, DocumentItemInput, PaymentInput, check_text};
 
 /// The posting of issuing `document`, dated on its issue date.
 fn issue_dated(document: &crate::documents::Document) -> Dated {
@@ -186,7 +184,8 @@ impl<S: Store> Ledger<S> {
         let current = self.get_document(access, kind, id).await?;
         let decimals = views::decimals_of(&current.currency);
         let amount = parse_positive_units(&input.amount, decimals)
-            .map_err(|e| amount_error("amount".into(), &current.currency, e))?;
+            // The document's currency decides the places (400 past them).
+            .map_err(|e| e.refusal("amount", &current.currency))?;
         let payment_method = check_text("payment_method", input.payment_method.as_deref(), 100)?
             .ok_or_else(|| DomainError::missing_field("payment_method"))?;
         let payment_date = input

@@ -571,9 +571,10 @@ impl<S: Store> Ledger<S> {
         access: &Access,
         page: PageRequest,
     ) -> DomainResult<Page<RecurringSchedule>> {
-        self.store
+        Ok(self
+            .store
             .list_recurring_schedules(&access.tenant, page)
-            .await
+            .await?)
     }
 
     /// The runs of a live schedule of the tenant, newest occurrence first.
@@ -587,9 +588,10 @@ impl<S: Store> Ledger<S> {
         page: PageRequest,
     ) -> DomainResult<Page<RecurringRun>> {
         let schedule = self.get_recurring_schedule(access, id).await?;
-        self.store
+        Ok(self
+            .store
             .list_recurring_runs(&access.tenant, &schedule.id, page)
-            .await
+            .await?)
     }
 }
 
@@ -656,7 +658,8 @@ fn apply_fields(
         .end_date
         .is_some_and(|end| end < schedule.start_date)
     {
-        return Err(DomainError::inconsistent(
+        // Invalid request data (400), as every end before its start.
+        return Err(DomainError::invalid_field(
             "end_date",
             "must not be before start_date",
         ));

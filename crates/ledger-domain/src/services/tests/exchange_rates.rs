@@ -261,14 +261,12 @@ async fn conversions_round_to_the_minor_unit_and_refuse_what_they_cannot_do() {
     assert_eq!(show(&back)["converted_amount"], "100.00");
 
     let refusals = [
+        // More places than the source currency has: invalid input (400).
         (
             convert("USD", "JPY", "1.005", None),
-            ErrorCode::InconsistentFields,
+            ErrorCode::InvalidField,
         ),
-        (
-            convert("JPY", "USD", "1.5", None),
-            ErrorCode::InconsistentFields,
-        ),
+        (convert("JPY", "USD", "1.5", None), ErrorCode::InvalidField),
         (convert("USD", "JPY", "-1", None), ErrorCode::InvalidField),
         (
             convert("USD", "JPY", "1", Some("yesterday")),

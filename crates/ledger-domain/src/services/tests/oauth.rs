@@ -11,7 +11,7 @@ use time::macros::datetime;
 use crate::memory::runtime::TestRuntime;
 use crate::memory::{ManualClock, MemoryStore};
 use crate::oauth::{self, OAuthScope};
-use crate::ports::{BoxFuture, Mail, Mailer, StoreResult, TokenSource};
+use crate::ports::{BoxFuture, Mail, Mailer, TokenSource};
 use crate::services::{
     AuthorizationRequest, AuthorizeRefusal, ClientCredentials, IssuedKey, Ledger, MasterSignup,
     OAuthErrorCode,
@@ -40,7 +40,7 @@ impl TokenSource for CountingTokens {
 struct Outbox(Arc<Mutex<Vec<Mail>>>);
 
 impl Mailer for Outbox {
-    fn send(&self, mail: Mail) -> BoxFuture<'_, StoreResult<()>> {
+    fn send(&self, mail: Mail) -> BoxFuture<'_, Result<(), crate::error::DomainError>> {
         self.0.lock().expect("outbox").push(mail);
         Box::pin(async { Ok(()) })
     }

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use ledger_domain::DomainError;
-use ledger_domain::ports::{BoxFuture, Mail, Mailer, StoreResult};
+use ledger_domain::ports::{BoxFuture, Mail, Mailer};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc2822;
 
@@ -59,7 +59,7 @@ fn render(mail: &Mail, from: &str, id: &str, now: OffsetDateTime) -> String {
 }
 
 impl Mailer for OutboxMailer {
-    fn send(&self, mail: Mail) -> BoxFuture<'_, StoreResult<()>> {
+    fn send(&self, mail: Mail) -> BoxFuture<'_, Result<(), DomainError>> {
         Box::pin(async move {
             let failed = |e: std::io::Error| DomainError::Internal(format!("mail outbox: {e}"));
             let now = OffsetDateTime::now_utc();
