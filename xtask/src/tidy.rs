@@ -307,3 +307,40 @@ fn circles_and_paths_are_found() {
         [("a".to_owned(), BTreeSet::from(["b".to_owned()]))].into();
     assert_eq!(circle(&line), None);
 }
+
+/// The most lines a source file may have (STYLE.md 6: a file that passes it is asking to
+/// be split along a seam). Black-box suites (`tests/`, `crates/*/tests`) are scenarios,
+/// not modules, and are not held to it.
+const MAX_FILE_LINES: usize = 600;
+
+/// No source file of a crate or of xtask is over [`MAX_FILE_LINES`].
+#[test]
+fn source_files_stay_small() {
+    let root = root();
+    let mut dirs = vec![root.join("xtask/src")];
+    for entry in std::fs::read_dir(root.join("crates")).expect("crates/") {
+        let src = entry.expect("a crate").path().join("src");
+        if src.is_dir() {
+            dirs.push(src);
+        }
+    }
+    let mut found = Vec::new();
+    for dir in &dirs {
+        for file in rust_files(dir) {
+            let lines = std::fs::read_to_string(&file)
+                .expect("a readable source file")
+                .lines()
+                .count();
+            if lines > MAX_FILE_LINES {
+                let shown = file.strip_prefix(&root).unwrap_or(&file).display();
+                found.push(format!("{shown}: {lines} lines"));
+            }
+        }
+    }
+    assert!(dirs.len() > 10, "the crates were not found");
+    assert!(
+        found.is_empty(),
+        "over {MAX_FILE_LINES} lines; split along a seam:\n{}",
+        found.join("\n")
+    );
+}

@@ -7,8 +7,18 @@
 //! the REST envelope as a tool result) and never invent codes of their own. A refusal
 //! stored on a failed job is read back with [`DomainError::from_stored`] and keeps its
 //! code, and so its kind.
+//!
+//! The resources a refusal names and what keeps one in use are in `resource`; how an
+//! error reads outside the domain (details, public message, stored form) in `render`.
 
-use serde_json::{Value, json};
+mod render;
+mod resource;
+
+use serde_json::Value;
+
+use resource::advice;
+
+pub use resource::{Resource, UsedBy};
 
 /// How an interface should classify an error (maps to an HTTP status family).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -200,92 +210,6 @@ impl PartialEq<&str> for ErrorCode {
     }
 }
 
-/// A resource a refusal can be about (the singular names of DECISIONS 10).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Resource {
-    Account,
-    Transaction,
-    Contact,
-    Category,
-    Tax,
-    Invoice,
-    Bill,
-    ApiKey,
-    Request,
-    Organization,
-    /// A line of a posted transaction (`ent_...`).
-    Entry,
-    /// A reconciliation's imported statement line (`stl_...`).
-    StatementLine,
-    /// A credit package of the server's configuration (`credits_1000`).
-    CreditPackage,
-    CreditPurchase,
-    Attachment,
-    ExchangeRate,
-    OrganizationTransfer,
-    Reconciliation,
-    RecurringSchedule,
-    WebhookEndpoint,
-    WebhookDelivery,
-}
-
-impl Resource {
-    /// The singular snake_case name.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Account => "account",
-            Self::Transaction => "transaction",
-            Self::Contact => "contact",
-            Self::Category => "category",
-            Self::Tax => "tax",
-            Self::Invoice => "invoice",
-            Self::Bill => "bill",
-            Self::ApiKey => "api_key",
-            Self::Request => "request",
-            Self::Organization => "organization",
-            Self::Entry => "entry",
-            Self::StatementLine => "statement_line",
-            Self::CreditPackage => "credit_package",
-            Self::CreditPurchase => "credit_purchase",
-            Self::Attachment => "attachment",
-            Self::ExchangeRate => "exchange_rate",
-            Self::OrganizationTransfer => "organization_transfer",
-            Self::Reconciliation => "reconciliation",
-            Self::RecurringSchedule => "recurring_schedule",
-            Self::WebhookEndpoint => "webhook_endpoint",
-            Self::WebhookDelivery => "webhook_delivery",
-        }
-    }
-}
-
-/// What keeps a resource from being deleted (the "in use" rules of DECISIONS 10, one
-/// per kind of reference; the store checks each by ids, and [`crate::references`] says
-/// which apply to which resource).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum UsedBy {
-    /// Ledger entries post to the account (counted or not, of live or deleted
-    /// transactions: the journal never loses an account).
-    LedgerEntries,
-    /// A live transaction names it (`contact_id`, `category_id`).
-    Transactions,
-    /// A live invoice or bill names it (its contact, or an item's tax or category).
-    Documents,
-    /// A live subcategory has it as parent.
-    Subcategories,
-}
-
-impl UsedBy {
-    /// How the reference reads in a message.
-    pub const fn describe(self) -> &'static str {
-        match self {
-            Self::LedgerEntries => "has ledger entries",
-            Self::Transactions => "is used by transactions",
-            Self::Documents => "is used by invoices or bills",
-            Self::Subcategories => "has subcategories",
-        }
-    }
-}
-
 /// A refusal or failure, with everything needed to render it.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum DomainError {
@@ -376,17 +300,6 @@ pub enum DomainError {
     },
     #[error("internal error")]
     Internal(String),
-}
-
-/// What a client may do instead of deleting a resource that is in use.
-fn advice(resource: Resource) -> &'static str {
-    match resource {
-        Resource::Account => "set it inactive instead of deleting it",
-        Resource::Contact => "disable it instead",
-        Resource::Tax => "deactivate it instead",
-        Resource::Category => "set it inactive, or delete or move what uses it first",
-        _ => "remove what uses it first",
-    }
 }
 
 impl DomainError {
@@ -555,183 +468,10 @@ impl DomainError {
     pub fn kind(&self) -> ErrorKind {
         self.code().kind()
     }
-
-    /// Machine-readable details, when the error has any.
-    pub fn details(&self) -> Option<Value> {
-        match self {
-            Self::Validation {
-                field: Some(field), ..
-            } => Some(json!({ "field": field })),
-            Self::InsufficientPermissions { required } => Some(json!({ "required": required })),
-            Self::Unbalanced {
-                currency,
-                total_debits,
-                total_credits,
-                difference,
-            } => Some(json!({
-                "currency": currency, "total_debits": total_debits,
-                "total_credits": total_credits, "difference": difference,
-            })),
-            Self::InsufficientCredits {
-                required,
-                available,
-            } => Some(json!({ "required": required, "available": available })),
-            Self::NotFound { resource, id } => Some(json!({ "resource": resource, "id": id })),
-            Self::InUse { resource, id, .. } | Self::Vanished { resource, id } => {
-                Some(json!({ "resource": resource.as_str(), "id": id }))
-            }
-            Self::PeriodLocked { lock_date, .. } => Some(json!({ "lock_date": lock_date })),
-            Self::ReferenceNotFound {
-                field,
-                resource,
-                id,
-                ..
-            }
-            | Self::ReferenceNotUsable {
-                field,
-                resource,
-                id,
-                ..
-            } => Some(json!({ "field": field, "resource": resource.as_str(), "id": id })),
-            Self::Inconsistent { field, .. } => Some(json!({ "field": field })),
-            Self::Reported { details, .. } => details.clone(),
-            _ => None,
-        }
-    }
-
-    /// The message a client may see: internal causes never leak.
-    pub fn public_message(&self) -> String {
-        match self {
-            Self::Internal(_) | Self::ClaimLost(_) => {
-                "an internal error occurred; retry with backoff".to_owned()
-            }
-            other => other.to_string(),
-        }
-    }
-
-    /// Whether a job that failed with this error may succeed on a retry.
-    pub fn is_transient(&self) -> bool {
-        matches!(self, Self::Internal(_))
-    }
-
-    /// The error object stored on a failed job: `{code, message, details?}`.
-    pub fn to_stored(&self) -> Value {
-        let mut v = json!({ "code": self.code().as_str(), "message": self.public_message() });
-        if let Some(details) = self.details() {
-            v["details"] = details;
-        }
-        v
-    }
-
-    /// A stored error object read back (see [`DomainError::to_stored`]); it keeps its code
-    /// and so its kind. An object without a known code reads as an internal error.
-    pub fn from_stored(stored: &Value) -> Self {
-        let code = stored["code"]
-            .as_str()
-            .and_then(ErrorCode::parse)
-            .unwrap_or(ErrorCode::InternalError);
-        let message = stored["message"]
-            .as_str()
-            .unwrap_or("the request failed")
-            .to_owned();
-        Self::Reported {
-            code,
-            message,
-            details: stored.get("details").cloned(),
-        }
-    }
 }
 
 /// Shorthand for results carrying a [`DomainError`].
 pub type DomainResult<T> = Result<T, DomainError>;
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_code_parses_back_and_is_unique() {
-        let mut seen = std::collections::HashSet::new();
-        for code in ErrorCode::ALL {
-            assert_eq!(ErrorCode::parse(code.as_str()), Some(*code));
-            assert!(seen.insert(code.as_str()), "{code} twice");
-        }
-        assert_eq!(ErrorCode::parse("no_such_code"), None);
-    }
-
-    #[test]
-    fn stored_errors_keep_code_kind_and_details() {
-        let original = DomainError::Unbalanced {
-            currency: "USD".into(),
-            total_debits: "10.00".into(),
-            total_credits: "9.00".into(),
-            difference: "1.00".into(),
-        };
-        let back = DomainError::from_stored(&original.to_stored());
-        assert_eq!(back.code(), ErrorCode::UnbalancedTransaction);
-        assert_eq!(back.kind(), ErrorKind::BusinessRule);
-        assert_eq!(back.details(), original.details());
-        assert_eq!(back.public_message(), original.public_message());
-        let unknown = DomainError::from_stored(&json!({"code": "nonsense", "message": "x"}));
-        assert_eq!(unknown.kind(), ErrorKind::Internal);
-    }
-
-    #[test]
-    fn references_and_inconsistencies_are_business_rules_with_their_field() {
-        let missing =
-            DomainError::reference_not_found("entries[1].account_id", Resource::Account, "acc_9");
-        assert_eq!(missing.code(), ErrorCode::ReferenceNotFound);
-        assert_eq!(missing.kind(), ErrorKind::BusinessRule);
-        assert_eq!(
-            missing.to_string(),
-            "entries[1].account_id: no account 'acc_9' in this organization"
-        );
-        assert_eq!(
-            missing.details(),
-            Some(json!({"field": "entries[1].account_id", "resource": "account", "id": "acc_9"}))
-        );
-        let back = DomainError::from_stored(&missing.to_stored());
-        assert_eq!(back.code(), ErrorCode::ReferenceNotFound);
-        assert_eq!(back.details(), missing.details());
-
-        let inconsistent =
-            DomainError::inconsistent("to_currency_id", "must differ from from_currency_id");
-        assert_eq!(inconsistent.code(), ErrorCode::InconsistentFields);
-        assert_eq!(inconsistent.kind(), ErrorKind::BusinessRule);
-        assert_eq!(
-            inconsistent.to_string(),
-            "to_currency_id: must differ from from_currency_id"
-        );
-        assert_eq!(
-            inconsistent.details(),
-            Some(json!({"field": "to_currency_id"}))
-        );
-        // An end before its start is invalid input, with the same words and field.
-        let invalid = DomainError::invalid_field("end_date", "must not be before start_date");
-        assert_eq!(invalid.code(), ErrorCode::InvalidField);
-        assert_eq!(invalid.kind(), ErrorKind::Validation);
-        assert_eq!(
-            invalid.to_string(),
-            "end_date: must not be before start_date"
-        );
-        assert_eq!(invalid.details(), Some(json!({"field": "end_date"})));
-    }
-
-    #[test]
-    fn in_use_is_worded_once() {
-        let e = DomainError::InUse {
-            resource: Resource::Tax,
-            id: "tax_1".into(),
-            by: UsedBy::Documents,
-        };
-        assert_eq!(e.code(), ErrorCode::ResourceInUse);
-        assert_eq!(
-            e.to_string(),
-            "tax tax_1 is used by invoices or bills; deactivate it instead"
-        );
-        assert_eq!(
-            DomainError::ClaimLost("req_1".into()).kind(),
-            ErrorKind::Internal
-        );
-    }
-}
+mod tests;

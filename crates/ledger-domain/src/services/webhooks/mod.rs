@@ -1,0 +1,212 @@
+//! Webhooks (DECISIONS 9): endpoint management (synchronous writes through the
+//! pipeline, one credit each), the delivery log and replay, and the two steps the
+//! workers run: the fan-out of recorded events into deliveries, and the delivery of due
+//! ones through the [`crate::ports::WebhookTransport`].
+//!
+//! The retry schedule, giving up, the failure streak that disables an endpoint and the
+//! address rule live in [`crate::webhooks`]; the transport only signs, resolves and
+//! sends; the store only claims and records what it is told.
+//!
+//! The endpoint writes and the replay of a delivery are in [`endpoints`]; the fan-out and
+//! the delivery in [`delivery`].
+
+mod delivery;
+mod endpoints;
+
+use serde_json::{Value, json};
+
+use crate::error::{DomainError, DomainResult};
+use crate::events::Event;
+use crate::ids::{IdKind, parse_id};
+use crate::ports::{Page, PageRequest, Store};
+use crate::views::timestamp;
+use crate::webhooks::{
+    DeliveryStatus, MAX_DESCRIPTION_CHARS, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
+};
+
+use super::accounts::not_found;
+use super::{Access, Ledger};
+
+/// A new endpoint as a client gave it.
+#[derive(Debug, Clone, Default)]
+pub struct NewWebhookEndpointInput {
+    pub url: String,
+    pub description: Option<String>,
+    /// Empty or `["*"]`: every kind.
+    pub event_types: Vec<String>,
+    /// Default true.
+    pub enabled: Option<bool>,
+}
+
+/// Changes to an endpoint; `None` keeps the value (an empty description clears it).
+#[derive(Debug, Clone, Default)]
+pub struct WebhookEndpointChanges {
+    pub url: Option<String>,
+    pub description: Option<String>,
+    pub event_types: Option<Vec<String>>,
+    pub enabled: Option<bool>,
+}
+
+fn check_description(text: Option<String>) -> DomainResult<Option<String>> {
+    let Some(text) = text.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()) else {
+        return Ok(None);
+    };
+    if text.chars().count() > MAX_DESCRIPTION_CHARS {
+        return Err(DomainError::invalid_field(
+            "description",
+            format!("must be at most {MAX_DESCRIPTION_CHARS} characters"),
+        ));
+    }
+    Ok(Some(text))
+}
+
+/// The endpoint as clients see it; the secret only when `with_secret` (creation and
+/// rotation answers).
+pub fn endpoint_view(e: &WebhookEndpoint, with_secret: bool) -> Value {
+    let mut v = json!({
+        "id": e.id,
+        "object": "webhook_endpoint",
+        "organization_id": e.organization_id,
+        "livemode": e.livemode,
+        "url": e.url,
+        "description": e.description,
+        "event_types": if e.event_types.is_empty() { vec!["*".to_owned()] } else { e.event_types.clone() },
+        "enabled": e.enabled,
+        "disabled_reason": e.disabled_reason,
+        "failure_streak": e.failure_streak,
+        "created_at": timestamp(e.created_at),
+        "updated_at": timestamp(e.updated_at),
+    });
+    if with_secret {
+        v["secret"] = json!(e.secret);
+    }
+    v
+}
+
+/// A delivery as clients see it (the payload as JSON when it parses).
+pub fn delivery_view(d: &WebhookDelivery, attempts: Option<&[WebhookAttempt]>) -> Value {
+    let mut v = json!({
+        "id": d.id,
+        "object": "webhook_delivery",
+        "endpoint_id": d.endpoint_id,
+        "event_id": d.event_id,
+        "event_type": d.event_type,
+        "entity_type": d.entity_type,
+        "entity_id": d.entity_id,
+        "status": d.status.as_str(),
+        "attempts": d.attempts,
+        "next_attempt_at": (d.status == DeliveryStatus::Pending).then(|| timestamp(d.next_attempt_at)),
+        "last_status_code": d.last_status_code,
+        "last_error": d.last_error,
+        "delivered_at": d.delivered_at.map(timestamp),
+        "created_at": timestamp(d.created_at),
+        "payload": serde_json::from_str::<Value>(&d.payload).unwrap_or(Value::String(d.payload.clone())),
+    });
+    if let Some(attempts) = attempts {
+        v["attempt_log"] = attempts.iter().map(attempt_view).collect::<Vec<_>>().into();
+    }
+    v
+}
+
+/// One attempt of the delivery log.
+pub fn attempt_view(a: &WebhookAttempt) -> Value {
+    json!({
+        "id": a.id,
+        "attempt": a.attempt,
+        "started_at": timestamp(a.started_at),
+        "duration_ms": a.duration_ms,
+        "status_code": a.status_code,
+        "error": a.error,
+        "response_snippet": a.response_snippet,
+    })
+}
+
+impl<S: Store> Ledger<S> {
+    /// A live endpoint of the tenant.
+    ///
+    /// # Errors
+    /// `resource_not_found` when it does not exist in the tenant or is deleted.
+    pub async fn get_webhook_endpoint(
+        &self,
+        access: &Access,
+        id: &str,
+    ) -> DomainResult<WebhookEndpoint> {
+        let Some(parsed) = parse_id(IdKind::WebhookEndpoint, id) else {
+            return Err(not_found("webhook_endpoint", id));
+        };
+        self.store
+            .get_webhook_endpoint(&access.tenant, &parsed)
+            .await?
+            .ok_or_else(|| not_found("webhook_endpoint", id))
+    }
+
+    /// The tenant's live endpoints, oldest first.
+    ///
+    /// # Errors
+    /// Storage failures.
+    pub async fn list_webhook_endpoints(
+        &self,
+        access: &Access,
+        page: PageRequest,
+    ) -> DomainResult<Page<WebhookEndpoint>> {
+        Ok(self
+            .store
+            .list_webhook_endpoints(&access.tenant, page)
+            .await?)
+    }
+
+    /// The deliveries of an endpoint, newest event first.
+    ///
+    /// # Errors
+    /// `resource_not_found` for an endpoint outside the tenant.
+    pub async fn list_webhook_deliveries(
+        &self,
+        access: &Access,
+        endpoint_id: &str,
+        page: PageRequest,
+    ) -> DomainResult<Page<WebhookDelivery>> {
+        let endpoint = self.get_webhook_endpoint(access, endpoint_id).await?;
+        Ok(self
+            .store
+            .list_webhook_deliveries(&access.tenant, &endpoint.id, page)
+            .await?)
+    }
+
+    /// A delivery of an endpoint with its attempts.
+    ///
+    /// # Errors
+    /// `resource_not_found` for an endpoint or delivery outside the tenant.
+    pub async fn get_webhook_delivery(
+        &self,
+        access: &Access,
+        endpoint_id: &str,
+        delivery_id: &str,
+    ) -> DomainResult<(WebhookDelivery, Vec<WebhookAttempt>)> {
+        let endpoint = self.get_webhook_endpoint(access, endpoint_id).await?;
+        let Some(parsed) = parse_id(IdKind::WebhookDelivery, delivery_id) else {
+            return Err(not_found("webhook_delivery", delivery_id));
+        };
+        self.store
+            .get_webhook_delivery(&access.tenant, &endpoint.id, &parsed)
+            .await?
+            .ok_or_else(|| not_found("webhook_delivery", delivery_id))
+    }
+
+    fn endpoint_event(
+        &self,
+        access: &Access,
+        event_type: &str,
+        before: Option<&WebhookEndpoint>,
+        after: Option<&WebhookEndpoint>,
+        id: &str,
+    ) -> Event {
+        self.event(
+            access,
+            event_type,
+            "webhook_endpoint",
+            id,
+            before.map(|e| endpoint_view(e, false)),
+            after.map(|e| endpoint_view(e, false)),
+        )
+    }
+}

@@ -1,0 +1,57 @@
+//! Documentation types of the REST answers: each mirrors one renderer of
+//! `ledger_domain::views` (or a handler's own `json!`), field for field, so the OpenAPI
+//! document describes what the handlers send. They are never built: the handlers render
+//! JSON values, and the schema test of the document checks these shapes against real
+//! answers (schemathesis in CI).
+//!
+//! One module per family of resources; each declares its lists with [`list_of`].
+
+mod automation;
+mod documents;
+mod envelopes;
+mod journal;
+mod organizations;
+mod reconciliations;
+mod reference;
+mod system;
+
+pub(crate) use automation::{
+    RecurringRun, RecurringRunList, RecurringSchedule, RecurringScheduleList, WebhookDelivery,
+    WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList,
+};
+pub(crate) use documents::{
+    Attachment, AttachmentList, Contact, ContactSummary, Document, DocumentList, FileUpload,
+    Payment, PaymentList, StatusChangeList,
+};
+pub(crate) use envelopes::{Deleted, ErrorEnvelope, QueuedRequest};
+pub(crate) use journal::{
+    Account, AccountBalance, AccountHistory, AccountList, Report, Transaction, TransactionBatch,
+    TransactionList, Transfer, TransferList,
+};
+pub(crate) use organizations::{
+    ApiKey, ApiKeyList, Billing, Organization, OrganizationList, OrganizationTransfer,
+    OrganizationTransferList, Setting, Signup, TransferStats,
+};
+pub(crate) use reconciliations::{
+    Reconciliation, ReconciliationList, StatementImport, StatementLine, StatementLineList,
+};
+pub(crate) use reference::{
+    Category, CategoryList, Conversion, Currency, CurrencyList, ExchangeRate, ExchangeRateList,
+    Tax, TaxList,
+};
+pub(crate) use system::{DeletionList, Event, Readiness, SystemInfo};
+
+macro_rules! list_of {
+    ($($name:ident => $item:ty),* $(,)?) => {$(
+        /// One page of a list: `data`, whether more follow, and the total.
+        #[derive(ToSchema)]
+        pub(crate) struct $name {
+            #[schema(example = "list")]
+            object: String,
+            data: Vec<$item>,
+            has_more: bool,
+            total_count: i64,
+        }
+    )*};
+}
+pub(crate) use list_of;

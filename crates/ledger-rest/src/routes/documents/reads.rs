@@ -1,0 +1,222 @@
+//! The reads of invoices and bills: one document, its payments, its status history, and
+//! a page of the organization's documents of a kind.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use ledger_domain::documents::DocumentStatus;
+use ledger_domain::ids::{IdKind, parse_id};
+use ledger_domain::organizations::Scope;
+use ledger_domain::ports::{DocumentFilter, Store};
+use ledger_domain::views;
+use serde_json::json;
+
+use super::Kind;
+use super::operations::*;
+use crate::error::ApiError;
+use crate::input::{page, query_param};
+use crate::routes::{State, access};
+
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/invoices/{id}",
+    operation_id = "invoices_get",
+    tag = "invoices",
+    impl_for = __path_invoices_get,
+    summary = "Get an invoice",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/bills/{id}",
+    operation_id = "bills_get",
+    tag = "bills",
+    impl_for = __path_bills_get,
+    summary = "Get a bill",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
+pub(super) async fn get<S: Store, K: Kind>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (org, id) = path.into_inner();
+    let access = access(&state, &req, &org, Scope::Read, K::PLURAL).await?;
+    let view = state.ledger.document_view(&access, K::KIND, &id).await?;
+    Ok(HttpResponse::Ok().json(state.ledger.render_document(&view)))
+}
+
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/invoices/{id}/payments",
+    operation_id = "invoices_payments",
+    tag = "invoices",
+    impl_for = __path_invoices_payments,
+    summary = "List the payments of an invoice",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::PaymentList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/bills/{id}/payments",
+    operation_id = "bills_payments",
+    tag = "bills",
+    impl_for = __path_bills_payments,
+    summary = "List the payments of a bill",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::PaymentList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
+pub(super) async fn payments<S: Store, K: Kind>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (org, id) = path.into_inner();
+    let access = access(&state, &req, &org, Scope::Read, K::PLURAL).await?;
+    let view = state.ledger.document_view(&access, K::KIND, &id).await?;
+    let data: Vec<serde_json::Value> = view.payments.iter().map(views::payment).collect();
+    Ok(HttpResponse::Ok().json(json!({
+        "object": "list",
+        "total_count": data.len(),
+        "has_more": false,
+        "data": data,
+    })))
+}
+
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/invoices/{id}/history",
+    operation_id = "invoices_history",
+    tag = "invoices",
+    impl_for = __path_invoices_history,
+    summary = "List the status changes of an invoice",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::StatusChangeList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/bills/{id}/history",
+    operation_id = "bills_history",
+    tag = "bills",
+    impl_for = __path_bills_history,
+    summary = "List the status changes of a bill",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::StatusChangeList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
+pub(super) async fn history<S: Store, K: Kind>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (org, id) = path.into_inner();
+    let access = access(&state, &req, &org, Scope::Read, K::PLURAL).await?;
+    let rows = state.ledger.document_history(&access, K::KIND, &id).await?;
+    let data: Vec<serde_json::Value> = rows.iter().map(views::status_change).collect();
+    Ok(HttpResponse::Ok().json(json!({
+        "object": "list",
+        "total_count": data.len(),
+        "has_more": false,
+        "data": data,
+    })))
+}
+
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/invoices",
+    operation_id = "invoices_list",
+    tag = "invoices",
+    impl_for = __path_invoices_list,
+    summary = "List invoices",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("status" = Option<String>, Query, description = "Filter by status."),
+        ("contact_id" = Option<String>, Query, description = "Filter by contact id."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::DocumentList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/bills",
+    operation_id = "bills_list",
+    tag = "bills",
+    impl_for = __path_bills_list,
+    summary = "List bills",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("status" = Option<String>, Query, description = "Filter by status."),
+        ("contact_id" = Option<String>, Query, description = "Filter by contact id."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::DocumentList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
+pub(super) async fn list<S: Store, K: Kind>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let access = access(&state, &req, &path.into_inner(), Scope::Read, K::PLURAL).await?;
+    let page = page(&req, 20)?;
+    let status = query_param(&req, "status")
+        .map(|s| DocumentStatus::parse_filter(K::KIND, &s))
+        .transpose()?;
+    let filter = DocumentFilter {
+        status,
+        contact_id: query_param(&req, "contact_id")
+            .map(|c| parse_id(IdKind::Contact, &c).unwrap_or(c)),
+    };
+    let result = state
+        .ledger
+        .list_documents(&access, K::KIND, &filter, page)
+        .await?;
+    Ok(HttpResponse::Ok().json(json!({
+        "object": "list",
+        "data": result.items.iter().map(|v| state.ledger.render_document(v)).collect::<Vec<_>>(),
+        "has_more": page.offset + (result.items.len() as i64) < result.total_count,
+        "total_count": result.total_count,
+    })))
+}

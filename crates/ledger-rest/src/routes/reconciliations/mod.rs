@@ -1,0 +1,365 @@
+//! Bank reconciliations of an organization (spec 2.9, 4.11; DECISIONS 7): create, list,
+//! get, update (period, closing balance, match and unmatch) and delete while open,
+//! matches, completion, statement import, statement lines with proposed matches, and
+//! accepting a line or booking it as a transaction. Every write is synchronous, through
+//! the write pipeline.
+//!
+//! The statement (its import, its lines, accepting a line or booking it) is `statement`'s.
+
+pub(crate) mod statement;
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use ledger_domain::organizations::Scope;
+use ledger_domain::ports::Store;
+use ledger_domain::services::{NewReconciliationInput, ReconciliationChanges, Write};
+use ledger_domain::views;
+use serde::Deserialize;
+
+use self::statement::{accept, create_transaction, import, lines};
+use super::exchange_rates::required;
+use super::{Routes, State, access, at, list_response};
+use crate::error::ApiError;
+use crate::input::{DecimalText, page, parse_json, query_param, read_body};
+use crate::queued::submit;
+
+pub(crate) use self::statement::MAX_COLUMN;
+
+const RESOURCE: &str = "reconciliations";
+const BASE: &str = "/organizations/{org}/reconciliations";
+
+pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
+    r.add(at(BASE).get(list::<S>).post(create::<S>))
+        .add(
+            at(format!("{BASE}/{{id}}"))
+                .get(get::<S>)
+                .put(update::<S>)
+                .delete(delete::<S>),
+        )
+        .add(at(format!("{BASE}/{{id}}/matches")).post(add_matches::<S>))
+        .add(at(format!("{BASE}/{{id}}/matches/{{entry}}")).delete(remove_match::<S>))
+        .add(at(format!("{BASE}/{{id}}/complete")).post(complete::<S>))
+        .add(at(format!("{BASE}/{{id}}/statement")).post(import::<S>))
+        .add(at(format!("{BASE}/{{id}}/statement-lines")).get(lines::<S>))
+        .add(at(format!("{BASE}/{{id}}/statement-lines/{{line}}/accept")).post(accept::<S>))
+        .add(
+            at(format!(
+                "{BASE}/{{id}}/statement-lines/{{line}}/create-transaction"
+            ))
+            .post(create_transaction::<S>),
+        );
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = ReconciliationCreateRequest)]
+#[serde(deny_unknown_fields)]
+struct CreateBody {
+    #[schema(required = true, value_type = String)]
+    account_id: Option<String>,
+    #[schema(required = true, schema_with = crate::openapi::date_only)]
+    start_date: Option<String>,
+    #[schema(required = true, schema_with = crate::openapi::date_only)]
+    end_date: Option<String>,
+    #[schema(required = true, value_type = crate::openapi::Decimal)]
+    closing_balance: Option<DecimalText>,
+}
+
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/reconciliations",
+    operation_id = "reconciliations_create",
+    tag = "reconciliations",
+    summary = "Start a reconciliation",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = CreateBody, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Created.", body = crate::openapi::schemas::Reconciliation),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
+async fn create<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<String>,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let access = access(&state, &req, &path.into_inner(), Scope::Write, RESOURCE).await?;
+    let body = read_body(payload).await?;
+    let input: CreateBody = parse_json(&req, &body)?;
+    let input = NewReconciliationInput {
+        account_id: required(input.account_id, "account_id")?,
+        start_date: required(input.start_date, "start_date")?,
+        end_date: required(input.end_date, "end_date")?,
+        closing_balance: required(input.closing_balance, "closing_balance")?.0,
+    };
+    let write = Write::CreateReconciliation(input);
+    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+}
+
+/// Reconciliations latest end date first, optionally of one account or status.
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/reconciliations",
+    operation_id = "reconciliations_list",
+    tag = "reconciliations",
+    summary = "List reconciliations",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("account_id" = Option<String>, Query, description = "Filter by account id."),
+        ("status" = Option<String>, Query, description = "Filter by status."),
+        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
+        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::ReconciliationList),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
+async fn list<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let access = access(&state, &req, &path.into_inner(), Scope::Read, RESOURCE).await?;
+    let page = page(&req, 20)?;
+    let result = state
+        .ledger
+        .list_reconciliations(
+            &access,
+            query_param(&req, "account_id").as_deref(),
+            query_param(&req, "status").as_deref(),
+            page,
+        )
+        .await?;
+    Ok(list_response(page, &result, views::reconciliation))
+}
+
+#[utoipa::path(
+    get,
+    path = "/organizations/{org}/reconciliations/{id}",
+    operation_id = "reconciliations_get",
+    tag = "reconciliations",
+    summary = "Get a reconciliation",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Reconciliation),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
+)]
+async fn get<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (org, id) = path.into_inner();
+    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let r = state.ledger.get_reconciliation(&access, &id).await?;
+    Ok(HttpResponse::Ok().json(views::reconciliation(&r)))
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = ReconciliationUpdateRequest)]
+#[serde(deny_unknown_fields)]
+struct UpdateBody {
+    #[schema(schema_with = crate::openapi::optional_date_only)]
+    start_date: Option<String>,
+    #[schema(schema_with = crate::openapi::optional_date_only)]
+    end_date: Option<String>,
+    #[schema(value_type = Option<crate::openapi::Decimal>)]
+    closing_balance: Option<DecimalText>,
+    match_entry_ids: Option<Vec<String>>,
+    unmatch_entry_ids: Option<Vec<String>>,
+}
+
+#[utoipa::path(
+    put,
+    path = "/organizations/{org}/reconciliations/{id}",
+    operation_id = "reconciliations_update",
+    tag = "reconciliations",
+    summary = "Update a reconciliation",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = UpdateBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Reconciliation),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
+async fn update<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let (org, id) = path.into_inner();
+    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
+    let body = read_body(payload).await?;
+    let input: UpdateBody = parse_json(&req, &body)?;
+    let changes = ReconciliationChanges {
+        start_date: input.start_date,
+        end_date: input.end_date,
+        closing_balance: input.closing_balance.map(|b| b.0),
+        match_entry_ids: input.match_entry_ids.unwrap_or_default(),
+        unmatch_entry_ids: input.unmatch_entry_ids.unwrap_or_default(),
+    };
+    let write = Write::UpdateReconciliation { id, changes };
+    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+}
+
+#[utoipa::path(
+    delete,
+    path = "/organizations/{org}/reconciliations/{id}",
+    operation_id = "reconciliations_delete",
+    tag = "reconciliations",
+    summary = "Delete a reconciliation",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
+)]
+async fn delete<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (org, id) = path.into_inner();
+    let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
+    let write = Write::DeleteReconciliation { id };
+    submit(&state, &req, &access, b"", StatusCode::OK, write).await
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[schema(as = ReconciliationMatchRequest)]
+#[serde(deny_unknown_fields)]
+struct MatchBody {
+    #[schema(required = true, value_type = Vec<String>, min_items = 1)]
+    entry_ids: Option<Vec<String>>,
+    /// One more entry to match, with those of `entry_ids`.
+    #[schema(deprecated)]
+    entry_id: Option<String>,
+}
+
+/// Matches entries (`entry_ids`, or one `entry_id`); answers the reconciliation.
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/reconciliations/{id}/matches",
+    operation_id = "reconciliations_add_matches",
+    tag = "reconciliations",
+    summary = "Match entries",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    request_body(content = MatchBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Reconciliation),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
+async fn add_matches<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    payload: web::Payload,
+) -> Result<HttpResponse, ApiError> {
+    let (org, id) = path.into_inner();
+    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
+    let body = read_body(payload).await?;
+    let input: MatchBody = parse_json(&req, &body)?;
+    let mut ids = input.entry_ids.unwrap_or_default();
+    ids.extend(input.entry_id);
+    let ids = required(Some(ids).filter(|i| !i.is_empty()), "entry_ids")?;
+    let changes = ReconciliationChanges {
+        match_entry_ids: ids,
+        ..ReconciliationChanges::default()
+    };
+    let write = Write::UpdateReconciliation { id, changes };
+    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+}
+
+/// Unmatches one entry; answers the reconciliation.
+#[utoipa::path(
+    delete,
+    path = "/organizations/{org}/reconciliations/{id}/matches/{entry}",
+    operation_id = "reconciliations_remove_match",
+    tag = "reconciliations",
+    summary = "Unmatch an entry",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("entry" = String, Path, description = "The journal entry id."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Reconciliation),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
+async fn remove_match<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (org, id, entry) = path.into_inner();
+    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
+    let changes = ReconciliationChanges {
+        unmatch_entry_ids: vec![entry],
+        ..ReconciliationChanges::default()
+    };
+    let write = Write::UpdateReconciliation { id, changes };
+    submit(&state, &req, &access, b"", StatusCode::OK, write).await
+}
+
+#[utoipa::path(
+    post,
+    path = "/organizations/{org}/reconciliations/{id}/complete",
+    operation_id = "reconciliations_complete",
+    tag = "reconciliations",
+    summary = "Complete a reconciliation",
+    params(
+        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        ("id" = String, Path, description = "The id of the resource."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
+        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+    ),
+    responses(
+        (status = 200, description = "The resource.", body = crate::openapi::schemas::Reconciliation),
+        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
+    ),
+    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
+)]
+async fn complete<S: Store>(
+    state: State<S>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (org, id) = path.into_inner();
+    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
+    let write = Write::CompleteReconciliation { id };
+    submit(&state, &req, &access, b"", StatusCode::OK, write).await
+}
