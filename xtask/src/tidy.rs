@@ -115,10 +115,13 @@ fn module_graph(src: &str) -> BTreeMap<String, BTreeSet<String>> {
         let mut code = String::new();
         let mut lines = text.lines().peekable();
         while let Some(line) = lines.next() {
+            // An inline test module ends what is read; a `mod tests;` declaration (the
+            // tests in a file of their own, left out above) does not.
             if line.trim() == "#[cfg(test)]"
-                && lines
-                    .peek()
-                    .is_some_and(|next| next.trim_start().starts_with("mod tests"))
+                && lines.peek().is_some_and(|next| {
+                    let next = next.trim();
+                    next.starts_with("mod tests") && next.ends_with('{')
+                })
             {
                 break;
             }
