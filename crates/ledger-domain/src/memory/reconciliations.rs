@@ -4,11 +4,11 @@
 
 use crate::error::Resource;
 use crate::events::{Deletion, Event};
+use crate::ports::StoreError;
 use crate::ports::{
     CreditCharge, EntryFilter, IdempotencyRecord, Page, PageRequest, ReconciliationFilter,
     Reconciliations, StoreResult, Tenant, Written,
 };
-use crate::ports::{State as StoreState, StoreError, Taken};
 use crate::reconciliation::{
     JournalEntry, Reconciliation, ReconciliationChange, ReconciliationStatus, StatementLine, signed,
 };
@@ -17,37 +17,6 @@ use super::{Deleted, MemoryStore, State, in_tenant, page_of, push_new, tenant_of
 
 fn not_found(id: &str) -> StoreError {
     StoreError::missing(Resource::Reconciliation, id)
-}
-
-/// Reconciliation `id` is no longer open.
-fn not_open(id: &str) -> StoreError {
-    StoreError::status_changed(
-        Resource::Reconciliation,
-        id,
-        StoreState::Open,
-        Some("completed".to_owned()),
-    )
-}
-
-/// The account has an open reconciliation already.
-fn in_progress(account_id: &str) -> StoreError {
-    StoreError::Taken(Taken::OpenReconciliation {
-        account_id: account_id.to_owned(),
-    })
-}
-
-/// The entry is matched already.
-fn entry_matched(entry_id: &str) -> StoreError {
-    StoreError::Taken(Taken::MatchedEntry {
-        entry_id: entry_id.to_owned(),
-    })
-}
-
-/// The statement line is matched already.
-fn line_matched(line_id: &str) -> StoreError {
-    StoreError::Taken(Taken::MatchedStatementLine {
-        line_id: line_id.to_owned(),
-    })
 }
 
 fn tenant_of(r: &Reconciliation) -> Tenant {
@@ -98,7 +67,7 @@ impl Reconciliations for MemoryStore {
                 && r.value.status == ReconciliationStatus::Open
         });
         if open {
-            return Err(in_progress(&reconciliation.account_id));
+            return Err(StoreError::open_reconciliation(&reconciliation.account_id));
         }
         let same = |r: &Reconciliation| {
             r.organization_id == reconciliation.organization_id && r.id == reconciliation.id
@@ -131,7 +100,7 @@ impl Reconciliations for MemoryStore {
             .live_reconciliation(&tenant, &new.id)
             .ok_or_else(|| not_found(&new.id))?;
         if state.reconciliations[index].value.status != ReconciliationStatus::Open {
-            return Err(not_open(&new.id));
+            return Err(StoreError::reconciliation_completed(&new.id));
         }
         let current = &state.reconciliations[index].value;
         if current.updated_at != change.expected_updated_at {
@@ -156,7 +125,7 @@ impl Reconciliations for MemoryStore {
                     .count()
                     > 1
             {
-                return Err(entry_matched(&added.entry_id));
+                return Err(StoreError::entry_matched(&added.entry_id));
             }
             if let Some(line) = &added.statement_line_id {
                 let taken = kept
@@ -165,7 +134,7 @@ impl Reconciliations for MemoryStore {
                     .filter(|m| m.statement_line_id.as_ref() == Some(line))
                     .count();
                 if taken > 1 {
-                    return Err(line_matched(line));
+                    return Err(StoreError::line_matched(line));
                 }
             }
         }
@@ -202,7 +171,7 @@ impl Reconciliations for MemoryStore {
             .live_reconciliation(&tenant, reconciliation_id)
             .ok_or_else(|| not_found(reconciliation_id))?;
         if state.reconciliations[index].value.status != ReconciliationStatus::Open {
-            return Err(not_open(reconciliation_id));
+            return Err(StoreError::reconciliation_completed(reconciliation_id));
         }
         let row = &mut state.reconciliations[index];
         row.value.matches.clear();

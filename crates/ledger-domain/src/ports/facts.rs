@@ -156,6 +156,40 @@ impl StoreError {
     }
 }
 
+/// The facts of a reconciliation's writes, built alike by every store.
+impl StoreError {
+    /// Reconciliation `id` is no longer open: it is completed.
+    pub fn reconciliation_completed(id: &str) -> Self {
+        Self::status_changed(
+            Resource::Reconciliation,
+            id,
+            State::Open,
+            Some("completed".to_owned()),
+        )
+    }
+
+    /// The account has an open reconciliation already.
+    pub fn open_reconciliation(account_id: &str) -> Self {
+        Self::Taken(Taken::OpenReconciliation {
+            account_id: account_id.to_owned(),
+        })
+    }
+
+    /// The journal entry is matched in a reconciliation already.
+    pub fn entry_matched(entry_id: &str) -> Self {
+        Self::Taken(Taken::MatchedEntry {
+            entry_id: entry_id.to_owned(),
+        })
+    }
+
+    /// The statement line is matched to an entry already.
+    pub fn line_matched(line_id: &str) -> Self {
+        Self::Taken(Taken::MatchedStatementLine {
+            line_id: line_id.to_owned(),
+        })
+    }
+}
+
 impl From<StoreError> for DomainError {
     /// The refusal each fact is, worded once.
     fn from(fact: StoreError) -> Self {

@@ -9,7 +9,7 @@
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use ledger_domain::events::{Deletion, Event};
-use ledger_domain::ports::{CreditCharge, IdempotencyRecord, State, StoreResult, Taken, Written};
+use ledger_domain::ports::{CreditCharge, IdempotencyRecord, StoreResult, Written};
 use ledger_domain::reconciliation::{Reconciliation, ReconciliationChange};
 use ledger_domain::{Resource, StoreError};
 
@@ -23,39 +23,12 @@ fn not_found(id: &str) -> StoreError {
     StoreError::missing(Resource::Reconciliation, id)
 }
 
-fn not_open(id: &str) -> StoreError {
-    StoreError::status_changed(
-        Resource::Reconciliation,
-        id,
-        State::Open,
-        Some("completed".to_owned()),
-    )
-}
-
-fn in_progress(account_id: &str) -> StoreError {
-    StoreError::Taken(Taken::OpenReconciliation {
-        account_id: account_id.to_owned(),
-    })
-}
-
-fn entry_matched(entry_id: &str) -> StoreError {
-    StoreError::Taken(Taken::MatchedEntry {
-        entry_id: entry_id.to_owned(),
-    })
-}
-
-fn line_matched(line_id: &str) -> StoreError {
-    StoreError::Taken(Taken::MatchedStatementLine {
-        line_id: line_id.to_owned(),
-    })
-}
-
 /// Why a change of `id` updated no row: it is gone, completed, or changed meanwhile.
 fn unchanged(status: Option<String>, id: &str) -> TxError {
     match status.as_deref() {
         None => not_found(id).into(),
         Some("open") => StoreError::changed(id).into(),
-        Some(_) => not_open(id).into(),
+        Some(_) => StoreError::reconciliation_completed(id).into(),
     }
 }
 
@@ -106,7 +79,7 @@ macro_rules! change_matches {
                 .await
                 .optional()?;
             if let Some(entry) = taken {
-                return Err(entry_matched(&entry).into());
+                return Err(StoreError::entry_matched(&entry).into());
             }
             if !$added_lines.is_empty() {
                 let taken: Option<Option<String>> = reconciliation_matches::table
@@ -117,7 +90,7 @@ macro_rules! change_matches {
                     .await
                     .optional()?;
                 if let Some(Some(line)) = taken {
-                    return Err(line_matched(&line).into());
+                    return Err(StoreError::line_matched(&line).into());
                 }
             }
             for m in &$added {
@@ -127,7 +100,7 @@ macro_rules! change_matches {
                     .await
                     .map_err(|e| -> TxError {
                         if is_unique_violation(&e) {
-                            entry_matched(&m.entry_id).into()
+                            StoreError::entry_matched(&m.entry_id).into()
                         } else {
                             e.into()
                         }
@@ -156,7 +129,7 @@ impl Db {
                     .await
                     .map_err(|e| -> TxError {
                         if is_unique_violation(&e) {
-                            in_progress(&row.account_id).into()
+                            StoreError::open_reconciliation(&row.account_id).into()
                         } else {
                             e.into()
                         }
@@ -240,7 +213,7 @@ impl Db {
                 match status.as_deref() {
                     None => return Err(not_found(&id).into()),
                     Some("open") => {}
-                    Some(_) => return Err(not_open(&id).into()),
+                    Some(_) => return Err(StoreError::reconciliation_completed(&id).into()),
                 }
                 let live = reconciliations::table
                     .filter(tenant_of!(reconciliations, deletion_row))
