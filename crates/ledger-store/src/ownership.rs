@@ -135,7 +135,7 @@ impl TryFrom<TransferRow> for OrganizationTransfer {
 }
 
 fn no_longer_pending(id: &str) -> TxError {
-    StoreError::status_changed(Resource::OrganizationTransfer, id, State::Pending, None).into()
+    StoreError::status_changed(Resource::OrganizationTransfer, id, State::Pending).into()
 }
 
 /// The body of [`OrganizationTransfers::change_transfer`] for one backend; `$lock` says

@@ -339,7 +339,6 @@ impl Webhooks for Db {
                                 Resource::WebhookDelivery,
                                 delivery_id.as_str(),
                                 State::Finished,
-                                Some("pending".to_owned()),
                             )
                         }));
                     }

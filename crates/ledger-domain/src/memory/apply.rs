@@ -4,7 +4,7 @@
 //! Everything is checked first, in the order the SQL adapter's statements would refuse,
 //! and only then written: a refusal leaves the state as it was, like a rollback.
 
-use crate::ports::{State as StoreState, StoreError, Taken};
+use crate::ports::{StoreError, Taken};
 use time::OffsetDateTime;
 
 use crate::documents::{Document, DocumentStatus};
@@ -15,18 +15,6 @@ use crate::ports::{DocumentEffect, DocumentTransition, Effect, StoreResult, Tena
 use crate::transactions::{Transaction, TransactionStatus};
 
 use super::{Deleted, Row, State, in_tenant};
-
-fn changed_meanwhile(id: &str) -> StoreError {
-    StoreError::changed(id)
-}
-
-fn not_posted(id: &str) -> StoreError {
-    StoreError::status_changed(Resource::Transaction, id, StoreState::Posted, None)
-}
-
-fn not_pending(id: &str) -> StoreError {
-    StoreError::status_changed(Resource::Transaction, id, StoreState::Pending, None)
-}
 
 /// The distinct account ids of a transaction's entries, sorted.
 fn account_ids(t: &Transaction) -> Vec<String> {
@@ -256,18 +244,18 @@ impl State {
             Effect::InsertTransaction(_) | Effect::InsertTransactions(_) => {}
             Effect::ReplaceTransaction(t) => {
                 if status_of(&t.id) != Some(TransactionStatus::Pending) {
-                    return Err(not_pending(&t.id));
+                    return Err(StoreError::transaction_not_pending(&t.id));
                 }
             }
             Effect::PostTransaction { transaction_id, .. }
             | Effect::DeleteTransaction { transaction_id, .. } => {
                 if status_of(transaction_id) != Some(TransactionStatus::Pending) {
-                    return Err(not_pending(transaction_id));
+                    return Err(StoreError::transaction_not_pending(transaction_id));
                 }
             }
             Effect::ReverseTransaction { transaction_id, .. } => {
                 if status_of(transaction_id) != Some(TransactionStatus::Posted) {
-                    return Err(not_posted(transaction_id));
+                    return Err(StoreError::transaction_not_posted(transaction_id));
                 }
             }
             Effect::DeleteAccount { account_id, .. } => {
@@ -333,18 +321,18 @@ impl State {
                                 && d.value.sequence == document.sequence))
                 });
                 if clash {
-                    return Err(changed_meanwhile(&document.number));
+                    return Err(StoreError::changed(&document.number));
                 }
             }
             DocumentEffect::Replace(document) => {
                 self.check_categories(tenant, document)?;
                 if !draft(&document.id) {
-                    return Err(changed_meanwhile(&document.id));
+                    return Err(StoreError::changed(&document.id));
                 }
             }
             DocumentEffect::Delete { document_id, .. } => {
                 if !draft(document_id) {
-                    return Err(changed_meanwhile(document_id));
+                    return Err(StoreError::changed(document_id));
                 }
             }
             DocumentEffect::Transition(t) => {
@@ -353,7 +341,7 @@ impl State {
                     stored.status == t.expected_status && stored.amount_paid == t.expected_paid
                 });
                 if !unchanged {
-                    return Err(changed_meanwhile(&t.document.id));
+                    return Err(StoreError::changed(&t.document.id));
                 }
                 if let Some(reversal) = &t.reversal {
                     let posted = self
@@ -362,7 +350,7 @@ impl State {
                             self.transactions[i].value.status == TransactionStatus::Posted
                         });
                     if !posted {
-                        return Err(not_posted(&reversal.transaction_id));
+                        return Err(StoreError::transaction_not_posted(&reversal.transaction_id));
                     }
                 }
             }

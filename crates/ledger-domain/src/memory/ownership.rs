@@ -128,7 +128,6 @@ impl OrganizationTransfers for MemoryStore {
                 Resource::OrganizationTransfer,
                 &change.transfer_id,
                 StoreState::Pending,
-                None,
             ));
         };
         let organization_id = state.transfers[index].organization_id.clone();

@@ -226,7 +226,6 @@ impl Webhooks for MemoryStore {
                 Resource::WebhookDelivery,
                 delivery_id,
                 StoreState::Finished,
-                Some("pending".to_owned()),
             ));
         }
         delivery.status = DeliveryStatus::Pending;

@@ -46,8 +46,6 @@ pub enum StoreError {
         id: String,
         /// The state the write needs.
         expected: State,
-        /// The state the row is in, when the store read it.
-        found: Option<String>,
     },
     /// Something still references the row.
     InUse {
@@ -135,19 +133,23 @@ impl StoreError {
         Self::Changed { id: id.into() }
     }
 
-    /// Row `id` of `resource` is no longer `expected` (it is `found`, when known).
-    pub fn status_changed(
-        resource: Resource,
-        id: impl Into<String>,
-        expected: State,
-        found: Option<String>,
-    ) -> Self {
+    /// Row `id` of `resource` is no longer `expected`.
+    pub fn status_changed(resource: Resource, id: impl Into<String>, expected: State) -> Self {
         Self::StatusChanged {
             resource,
             id: id.into(),
             expected,
-            found,
         }
+    }
+
+    /// Transaction `id` is no longer pending.
+    pub fn transaction_not_pending(id: &str) -> Self {
+        Self::status_changed(Resource::Transaction, id, State::Pending)
+    }
+
+    /// Transaction `id` is no longer posted.
+    pub fn transaction_not_posted(id: &str) -> Self {
+        Self::status_changed(Resource::Transaction, id, State::Posted)
     }
 
     /// The code of the refusal the domain makes of this fact.
@@ -160,12 +162,7 @@ impl StoreError {
 impl StoreError {
     /// Reconciliation `id` is no longer open: it is completed.
     pub fn reconciliation_completed(id: &str) -> Self {
-        Self::status_changed(
-            Resource::Reconciliation,
-            id,
-            State::Open,
-            Some("completed".to_owned()),
-        )
+        Self::status_changed(Resource::Reconciliation, id, State::Open)
     }
 
     /// The account has an open reconciliation already.
@@ -201,7 +198,6 @@ impl From<StoreError> for DomainError {
                 resource,
                 id,
                 expected,
-                ..
             } => status_refusal(resource, &id, expected),
             StoreError::InUse { resource, id, by } => DomainError::InUse { resource, id, by },
             StoreError::Inactive {
@@ -348,7 +344,6 @@ mod tests {
                     resource: Resource::Transaction,
                     id: "txn_1".into(),
                     expected: State::Pending,
-                    found: None,
                 },
                 ErrorCode::TransactionNotPending,
             ),
@@ -357,7 +352,6 @@ mod tests {
                     resource: Resource::OrganizationTransfer,
                     id: "otr_1".into(),
                     expected: State::Pending,
-                    found: None,
                 },
                 ErrorCode::ConcurrentUpdate,
             ),

@@ -1,7 +1,7 @@
 //! The checks a write makes inside its transaction: locked accounts still live and
 //! active, named parties still live, preconditions reported as the facts they are.
 
-use ledger_domain::ports::{State, Taken};
+use ledger_domain::ports::Taken;
 use ledger_domain::{Resource, StoreError};
 
 use crate::db::{TxError, is_unique_violation};
@@ -113,12 +113,4 @@ pub(super) fn account_ids(entries: &[EntryRow]) -> Vec<String> {
     ids.sort();
     ids.dedup();
     ids
-}
-
-pub(super) fn not_pending(id: &str) -> StoreError {
-    StoreError::status_changed(Resource::Transaction, id, State::Pending, None)
-}
-
-pub(super) fn not_posted(id: &str) -> StoreError {
-    StoreError::status_changed(Resource::Transaction, id, State::Posted, None)
 }

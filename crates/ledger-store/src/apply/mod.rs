@@ -33,9 +33,7 @@ use crate::schema::{
     events, jobs, ledger_entries, transactions,
 };
 
-use checks::{
-    account_ids, changed_meanwhile, duplicate_reference, lock_categories, not_pending, not_posted,
-};
+use checks::{account_ids, changed_meanwhile, duplicate_reference, lock_categories};
 pub(crate) use checks::{check_locked, check_parties};
 use prepare::{Prepared, PreparedDocument, prepare};
 
@@ -184,7 +182,7 @@ macro_rules! apply_document {
                         .execute($conn)
                         .await?;
                     if reversed == 0 {
-                        return Err(not_posted(original).into());
+                        return Err(StoreError::transaction_not_posted(original).into());
                     }
                 }
                 if let Some(payment) = payment {
@@ -336,7 +334,7 @@ pub(crate) async fn apply(
                     .execute(conn)
                     .await?;
                 if changed == 0 {
-                    return Err(not_pending(&new.row.id).into());
+                    return Err(StoreError::transaction_not_pending(&new.row.id).into());
                 }
                 diesel::delete(
                     ledger_entries::table
@@ -358,7 +356,7 @@ pub(crate) async fn apply(
                     .execute(conn)
                     .await?;
                 if changed == 0 {
-                    return Err(not_pending(id).into());
+                    return Err(StoreError::transaction_not_pending(id).into());
                 }
                 // Entries of a posted transaction count in balances from now on.
                 diesel::update(ledger_entries::table)
@@ -381,7 +379,7 @@ pub(crate) async fn apply(
                     .execute(conn)
                     .await?;
                 if changed == 0 {
-                    return Err(not_posted(id).into());
+                    return Err(StoreError::transaction_not_posted(id).into());
                 }
                 // The reversed transaction's entries stay counted, beside the mirror's.
                 (Some(mirror), None)
@@ -393,7 +391,7 @@ pub(crate) async fn apply(
                     transactions,
                     pending,
                     deletion,
-                    not_pending(id).into(),
+                    StoreError::transaction_not_pending(id).into(),
                     transactions::updated_at.eq(now),
                 );
                 (None, None)
