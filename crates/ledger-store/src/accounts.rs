@@ -5,18 +5,16 @@ use diesel_async::RunQueryDsl;
 use ledger_domain::Resource;
 use ledger_domain::StoreError;
 use ledger_domain::accounts::{Account, Totals};
-use ledger_domain::events::Event;
 use ledger_domain::ports::Taken;
 use ledger_domain::ports::{
-    AccountFilter, Accounts, CreditCharge, HistoryPage, HistoryRow, IdempotencyRecord, Page,
-    PageRequest, StoreResult, Tenant, Written,
+    AccountFilter, Accounts, Audit, HistoryPage, HistoryRow, Page, PageRequest, StoreResult,
+    Tenant, Written,
 };
 use ledger_domain::reports::{AccountRef, ChartLine};
 use time::OffsetDateTime;
 
 use crate::db::{Db, is_unique_violation};
-use crate::idempotency::settle_idempotent;
-use crate::rows::{AccountRow, EventRow, IdempotencyRow, json_text, to_db};
+use crate::rows::{AccountRow, json_text, to_db};
 use crate::schema::accounts;
 
 /// An account row with its running totals (none before its first counted entry).
@@ -56,67 +54,51 @@ impl Accounts for Db {
     async fn insert_account(
         &self,
         account: Account,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<Account>> {
         let row = AccountRow::from(&account);
-        let event_row = EventRow::from(&event);
-        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
         let code = account.code.clone();
-        let written = db_write!(self, |conn| {
-            audited_write!(conn, &idem_row, &charge, &event_row, {
-                match diesel::insert_into(accounts::table)
-                    .values(&row)
-                    .execute(conn)
-                    .await
-                {
-                    Ok(_) => {}
-                    Err(e) if is_unique_violation(&e) => {
-                        return Err(
-                            StoreError::Taken(Taken::AccountCode { code: code.clone() }).into()
-                        );
-                    }
-                    Err(e) => return Err(e.into()),
+        audited!(self, audit, |conn| {
+            match diesel::insert_into(accounts::table)
+                .values(&row)
+                .execute(conn)
+                .await
+            {
+                Ok(_) => {}
+                Err(e) if is_unique_violation(&e) => {
+                    return Err(StoreError::Taken(Taken::AccountCode { code: code.clone() }).into());
                 }
-            });
-            Ok(Written::Done(account))
-        });
-        settle_idempotent(self, written, idempotency).await
+                Err(e) => return Err(e.into()),
+            }
+            account
+        })
     }
 
     async fn update_account(
         &self,
         account: Account,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<Account>> {
-        let event_row = EventRow::from(&event);
-        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
-        let written = db_write!(self, |conn| {
-            audited_write!(conn, &idem_row, &charge, &event_row, {
-                let changed = diesel::update(accounts::table)
-                    .filter(tenant_of!(accounts, account))
-                    .filter(accounts::id.eq(&account.id))
-                    .filter(accounts::deleted_at.is_null())
-                    .set((
-                        accounts::name.eq(&account.name),
-                        accounts::description.eq(&account.description),
-                        accounts::status.eq(account.status.as_str()),
-                        accounts::parent_id.eq(&account.parent_id),
-                        accounts::metadata.eq(json_text(&account.metadata)),
-                        accounts::updated_at.eq(to_db(account.updated_at)),
-                    ))
-                    .execute(conn)
-                    .await?;
-                if changed == 0 {
-                    return Err(StoreError::missing(Resource::Account, account.id).into());
-                }
-            });
-            Ok(Written::Done(account))
-        });
-        settle_idempotent(self, written, idempotency).await
+        audited!(self, audit, |conn| {
+            let changed = diesel::update(accounts::table)
+                .filter(tenant_of!(accounts, account))
+                .filter(accounts::id.eq(&account.id))
+                .filter(accounts::deleted_at.is_null())
+                .set((
+                    accounts::name.eq(&account.name),
+                    accounts::description.eq(&account.description),
+                    accounts::status.eq(account.status.as_str()),
+                    accounts::parent_id.eq(&account.parent_id),
+                    accounts::metadata.eq(json_text(&account.metadata)),
+                    accounts::updated_at.eq(to_db(account.updated_at)),
+                ))
+                .execute(conn)
+                .await?;
+            if changed == 0 {
+                return Err(StoreError::missing(Resource::Account, account.id).into());
+            }
+            account
+        })
     }
 
     async fn get_account(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Account>> {

@@ -6,15 +6,12 @@ use diesel_async::RunQueryDsl;
 use ledger_domain::Resource;
 use ledger_domain::StoreError;
 use ledger_domain::attachments::{Attachment, OwnerKind};
-use ledger_domain::events::{Deletion, Event};
-use ledger_domain::ports::{
-    Attachments, CreditCharge, IdempotencyRecord, StoreResult, Tenant, Written,
-};
+use ledger_domain::events::Deletion;
+use ledger_domain::ports::{Attachments, Audit, StoreResult, Tenant, Written};
 use time::PrimitiveDateTime;
 
 use crate::db::Db;
-use crate::idempotency::settle_idempotent;
-use crate::rows::{DeletionRow, EventRow, IdempotencyRow, from_db, to_db};
+use crate::rows::{DeletionRow, from_db, to_db};
 use crate::schema::attachments;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -89,23 +86,16 @@ impl Attachments for Db {
     async fn insert_attachment(
         &self,
         attachment: Attachment,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<Attachment>> {
         let row = AttachmentRow::from(&attachment);
-        let event_row = EventRow::from(&event);
-        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
-        let written = db_write!(self, |conn| {
-            audited_write!(conn, &idem_row, &charge, &event_row, {
-                diesel::insert_into(attachments::table)
-                    .values(&row)
-                    .execute(conn)
-                    .await?;
-            });
-            Ok(Written::Done(attachment))
-        });
-        settle_idempotent(self, written, idempotency).await
+        audited!(self, audit, |conn| {
+            diesel::insert_into(attachments::table)
+                .values(&row)
+                .execute(conn)
+                .await?;
+            attachment
+        })
     }
 
     async fn get_attachment(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Attachment>> {
@@ -147,30 +137,22 @@ impl Attachments for Db {
         &self,
         attachment_id: &str,
         deletion: Deletion,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<()>> {
         let attachment_id = attachment_id.to_owned();
         let deletion_row = DeletionRow::from(&deletion);
-        let event_row = EventRow::from(&event);
-        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
-        let written = db_write!(self, |conn| {
-            audited_write!(conn, &idem_row, &charge, &event_row, {
-                let live = attachments::table
-                    .filter(tenant_of!(attachments, deletion_row))
-                    .filter(attachments::id.eq(&attachment_id))
-                    .filter(attachments::deleted_at.is_null());
-                soft_delete!(
-                    conn,
-                    attachments,
-                    live,
-                    &deletion_row,
-                    attachment_not_found(&attachment_id).into()
-                );
-            });
-            Ok(Written::Done(()))
-        });
-        settle_idempotent(self, written, idempotency).await
+        audited!(self, audit, |conn| {
+            let live = attachments::table
+                .filter(tenant_of!(attachments, deletion_row))
+                .filter(attachments::id.eq(&attachment_id))
+                .filter(attachments::deleted_at.is_null());
+            soft_delete!(
+                conn,
+                attachments,
+                live,
+                &deletion_row,
+                attachment_not_found(&attachment_id).into()
+            );
+        })
     }
 }

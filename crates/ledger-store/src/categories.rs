@@ -6,17 +6,15 @@ use diesel_async::RunQueryDsl;
 use ledger_domain::Resource;
 use ledger_domain::StoreError;
 use ledger_domain::categories::{Category, CategoryType};
-use ledger_domain::events::{Deletion, Event};
+use ledger_domain::events::Deletion;
 use ledger_domain::ports::{
-    Categories, CategoryFilter, CreditCharge, IdempotencyRecord, Page, PageRequest, StoreResult,
-    Tenant, Written,
+    Audit, Categories, CategoryFilter, Page, PageRequest, StoreResult, Tenant, Written,
 };
 use time::PrimitiveDateTime;
 
 use crate::db::Db;
-use crate::idempotency::settle_idempotent;
 use crate::locks::AccountLocks;
-use crate::rows::{DeletionRow, EventRow, IdempotencyRow, corrupt, from_db, to_db};
+use crate::rows::{DeletionRow, corrupt, from_db, to_db};
 use crate::schema::categories;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -82,58 +80,44 @@ impl Categories for Db {
     async fn insert_category(
         &self,
         category: Category,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<Category>> {
         let row = CategoryRow::from(&category);
-        let event_row = EventRow::from(&event);
-        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
-        let written = db_write!(self, |conn| {
-            audited_write!(conn, &idem_row, &charge, &event_row, {
-                diesel::insert_into(categories::table)
-                    .values(&row)
-                    .execute(conn)
-                    .await?;
-            });
-            Ok(Written::Done(category))
-        });
-        settle_idempotent(self, written, idempotency).await
+        audited!(self, audit, |conn| {
+            diesel::insert_into(categories::table)
+                .values(&row)
+                .execute(conn)
+                .await?;
+            category
+        })
     }
 
     async fn update_category(
         &self,
         category: Category,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<Category>> {
         let row = CategoryRow::from(&category);
-        let event_row = EventRow::from(&event);
-        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
-        let written = db_write!(self, |conn| {
-            audited_write!(conn, &idem_row, &charge, &event_row, {
-                let changed = diesel::update(categories::table)
-                    .filter(tenant_of!(categories, row))
-                    .filter(categories::id.eq(&row.id))
-                    .filter(categories::deleted_at.is_null())
-                    .set((
-                        categories::name.eq(&row.name),
-                        categories::description.eq(&row.description),
-                        categories::color.eq(&row.color),
-                        categories::is_active.eq(row.is_active),
-                        categories::parent_id.eq(&row.parent_id),
-                        categories::updated_at.eq(row.updated_at),
-                    ))
-                    .execute(conn)
-                    .await?;
-                if changed == 0 {
-                    return Err(category_not_found(&row.id).into());
-                }
-            });
-            Ok(Written::Done(category))
-        });
-        settle_idempotent(self, written, idempotency).await
+        audited!(self, audit, |conn| {
+            let changed = diesel::update(categories::table)
+                .filter(tenant_of!(categories, row))
+                .filter(categories::id.eq(&row.id))
+                .filter(categories::deleted_at.is_null())
+                .set((
+                    categories::name.eq(&row.name),
+                    categories::description.eq(&row.description),
+                    categories::color.eq(&row.color),
+                    categories::is_active.eq(row.is_active),
+                    categories::parent_id.eq(&row.parent_id),
+                    categories::updated_at.eq(row.updated_at),
+                ))
+                .execute(conn)
+                .await?;
+            if changed == 0 {
+                return Err(category_not_found(&row.id).into());
+            }
+            category
+        })
     }
 
     async fn get_category(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Category>> {
@@ -199,42 +183,34 @@ impl Categories for Db {
         &self,
         category_id: &str,
         deletion: Deletion,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<()>> {
         let category_id = category_id.to_owned();
         let deletion_row = DeletionRow::from(&deletion);
-        let event_row = EventRow::from(&event);
-        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
-        let written = db_write!(self, |conn| {
-            audited_write!(conn, &idem_row, &charge, &event_row, {
-                let org = &deletion_row.organization_id;
-                let livemode = deletion_row.livemode;
-                // Exclusive lock first: postings naming the category finish before the
-                // in-use check below looks for them (see `locks`).
-                conn.lock_category(org, livemode, &category_id, true)
-                    .await?;
-                if let Some(refusal) = crate::references::in_use(
-                    conn,
-                    org,
-                    livemode,
-                    ledger_domain::Resource::Category,
-                    &category_id,
-                )
-                .await?
-                {
-                    return Err(refusal.into());
-                }
-                let live = categories::table
-                    .filter(tenant_of!(categories, org, livemode))
-                    .filter(categories::id.eq(&category_id))
-                    .filter(categories::deleted_at.is_null());
-                let refusal = category_not_found(&category_id).into();
-                soft_delete!(conn, categories, live, &deletion_row, refusal);
-            });
-            Ok(Written::Done(()))
-        });
-        settle_idempotent(self, written, idempotency).await
+        audited!(self, audit, |conn| {
+            let org = &deletion_row.organization_id;
+            let livemode = deletion_row.livemode;
+            // Exclusive lock first: postings naming the category finish before the
+            // in-use check below looks for them (see `locks`).
+            conn.lock_category(org, livemode, &category_id, true)
+                .await?;
+            if let Some(refusal) = crate::references::in_use(
+                conn,
+                org,
+                livemode,
+                ledger_domain::Resource::Category,
+                &category_id,
+            )
+            .await?
+            {
+                return Err(refusal.into());
+            }
+            let live = categories::table
+                .filter(tenant_of!(categories, org, livemode))
+                .filter(categories::id.eq(&category_id))
+                .filter(categories::deleted_at.is_null());
+            let refusal = category_not_found(&category_id).into();
+            soft_delete!(conn, categories, live, &deletion_row, refusal);
+        })
     }
 }

@@ -9,18 +9,16 @@ use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use ledger_domain::Resource;
 use ledger_domain::StoreError;
-use ledger_domain::events::{Deletion, Event};
+use ledger_domain::events::Deletion;
 use ledger_domain::exchange::ExchangeRate;
 use ledger_domain::ports::Taken;
 use ledger_domain::ports::{
-    CreditCharge, ExchangeRateFilter, ExchangeRates, IdempotencyRecord, Page, PageRequest,
-    StoreResult, Tenant, Written,
+    Audit, ExchangeRateFilter, ExchangeRates, Page, PageRequest, StoreResult, Tenant, Written,
 };
 use time::{Date, PrimitiveDateTime};
 
 use crate::db::{Db, TxError, is_unique_violation};
-use crate::idempotency::settle_idempotent;
-use crate::rows::{DeletionRow, EventRow, IdempotencyRow, from_db, to_db};
+use crate::rows::{DeletionRow, from_db, to_db};
 use crate::schema::exchange_rates;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -92,57 +90,43 @@ impl ExchangeRates for Db {
     async fn insert_exchange_rate(
         &self,
         rate: ExchangeRate,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<ExchangeRate>> {
         let row = ExchangeRateRow::from(&rate);
-        let event_row = EventRow::from(&event);
-        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
-        let written = db_write!(self, |conn| {
-            audited_write!(conn, &idem_row, &charge, &event_row, {
-                diesel::insert_into(exchange_rates::table)
-                    .values(&row)
-                    .execute(conn)
-                    .await
-                    .map_err(|e| write_error(e, &row))?;
-            });
-            Ok(Written::Done(rate))
-        });
-        settle_idempotent(self, written, idempotency).await
+        audited!(self, audit, |conn| {
+            diesel::insert_into(exchange_rates::table)
+                .values(&row)
+                .execute(conn)
+                .await
+                .map_err(|e| write_error(e, &row))?;
+            rate
+        })
     }
 
     async fn update_exchange_rate(
         &self,
         rate: ExchangeRate,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<ExchangeRate>> {
         let row = ExchangeRateRow::from(&rate);
-        let event_row = EventRow::from(&event);
-        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
-        let written = db_write!(self, |conn| {
-            audited_write!(conn, &idem_row, &charge, &event_row, {
-                let changed = diesel::update(exchange_rates::table)
-                    .filter(tenant_of!(exchange_rates, row))
-                    .filter(exchange_rates::id.eq(&row.id))
-                    .filter(exchange_rates::deleted_at.is_null())
-                    .set((
-                        exchange_rates::rate.eq(&row.rate),
-                        exchange_rates::effective_date.eq(row.effective_date),
-                        exchange_rates::updated_at.eq(row.updated_at),
-                    ))
-                    .execute(conn)
-                    .await
-                    .map_err(|e| write_error(e, &row))?;
-                if changed == 0 {
-                    return Err(rate_not_found(&row.id).into());
-                }
-            });
-            Ok(Written::Done(rate))
-        });
-        settle_idempotent(self, written, idempotency).await
+        audited!(self, audit, |conn| {
+            let changed = diesel::update(exchange_rates::table)
+                .filter(tenant_of!(exchange_rates, row))
+                .filter(exchange_rates::id.eq(&row.id))
+                .filter(exchange_rates::deleted_at.is_null())
+                .set((
+                    exchange_rates::rate.eq(&row.rate),
+                    exchange_rates::effective_date.eq(row.effective_date),
+                    exchange_rates::updated_at.eq(row.updated_at),
+                ))
+                .execute(conn)
+                .await
+                .map_err(|e| write_error(e, &row))?;
+            if changed == 0 {
+                return Err(rate_not_found(&row.id).into());
+            }
+            rate
+        })
     }
 
     async fn get_exchange_rate(
@@ -234,30 +218,22 @@ impl ExchangeRates for Db {
         &self,
         rate_id: &str,
         deletion: Deletion,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<()>> {
         let rate_id = rate_id.to_owned();
         let deletion_row = DeletionRow::from(&deletion);
-        let event_row = EventRow::from(&event);
-        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
-        let written = db_write!(self, |conn| {
-            audited_write!(conn, &idem_row, &charge, &event_row, {
-                let live = exchange_rates::table
-                    .filter(tenant_of!(exchange_rates, deletion_row))
-                    .filter(exchange_rates::id.eq(&rate_id))
-                    .filter(exchange_rates::deleted_at.is_null());
-                soft_delete!(
-                    conn,
-                    exchange_rates,
-                    live,
-                    &deletion_row,
-                    rate_not_found(&rate_id).into()
-                );
-            });
-            Ok(Written::Done(()))
-        });
-        settle_idempotent(self, written, idempotency).await
+        audited!(self, audit, |conn| {
+            let live = exchange_rates::table
+                .filter(tenant_of!(exchange_rates, deletion_row))
+                .filter(exchange_rates::id.eq(&rate_id))
+                .filter(exchange_rates::deleted_at.is_null());
+            soft_delete!(
+                conn,
+                exchange_rates,
+                live,
+                &deletion_row,
+                rate_not_found(&rate_id).into()
+            );
+        })
     }
 }

@@ -49,22 +49,43 @@ macro_rules! idempotency_guard {
     };
 }
 
-/// Inside a [`db_write!`] body: the steps every synchronous audited write shares. Replays
-/// an idempotency key the tenant already used (else records it, see
-/// [`idempotency_guard!`]), takes the credits, runs `$body` (the write itself), then inserts
-/// the audit event, all in the one transaction.
-macro_rules! audited_write {
-    ($conn:ident, $idem_row:expr, $charge:expr, $event_row:expr, $body:block) => {{
-        idempotency_guard!($conn, $idem_row);
-        if let Some(charge) = $charge {
-            $crate::credits::take_charge($conn, charge, &$event_row.id, None, $event_row.created_at)
+/// One audited write (the domain's [`Audit`](ledger_domain::ports::Audit)), in one write
+/// transaction ([`db_write!`]), in the one order every audited write shares: replay an
+/// idempotency key the tenant already used (else record it, see [`idempotency_guard!`]),
+/// take the credits, run `$body` (a block that writes the rows and evaluates to the written
+/// value; `?` and `return Err(..)` roll everything back), insert the audit event; then
+/// [`settle_idempotent`]. Evaluates to `StoreResult<Written<T>>`.
+macro_rules! audited {
+    ($db:expr, $audit:expr, |$conn:ident| $body:block) => {{
+        let ::ledger_domain::ports::Audit {
+            event,
+            idempotency,
+            charge,
+        } = $audit;
+        let event_row = $crate::rows::EventRow::from(&event);
+        let idem_row = idempotency
+            .as_ref()
+            .map($crate::rows::IdempotencyRow::from);
+        let written = db_write!($db, |$conn| {
+            idempotency_guard!($conn, &idem_row);
+            if let Some(charge) = &charge {
+                $crate::credits::take_charge(
+                    $conn,
+                    charge,
+                    &event_row.id,
+                    None,
+                    event_row.created_at,
+                )
                 .await?;
-        }
-        $body
-        diesel::insert_into($crate::schema::events::table)
-            .values($event_row)
-            .execute($conn)
-            .await?;
+            }
+            let value = $body;
+            diesel::insert_into($crate::schema::events::table)
+                .values(&event_row)
+                .execute($conn)
+                .await?;
+            Ok(::ledger_domain::ports::Written::Done(value))
+        });
+        $crate::idempotency::settle_idempotent($db, written, idempotency).await
     }};
 }
 

@@ -9,10 +9,9 @@ use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use ledger_domain::Resource;
 use ledger_domain::StoreError;
-use ledger_domain::events::{Deletion, Event};
+use ledger_domain::events::Deletion;
 use ledger_domain::ports::{
-    CreditCharge, IdempotencyRecord, Page, PageRequest, RecurringSchedules, StoreResult, Tenant,
-    Written,
+    Audit, Page, PageRequest, RecurringSchedules, StoreResult, Tenant, Written,
 };
 use ledger_domain::recurring::{
     Frequency, RecurableType, RecurringRun, RecurringSchedule, RunStatus, RunTrigger,
@@ -21,8 +20,7 @@ use ledger_domain::recurring::{
 use time::{Date, PrimitiveDateTime};
 
 use crate::db::Db;
-use crate::idempotency::settle_idempotent;
-use crate::rows::{DeletionRow, EventRow, IdempotencyRow, from_db, to_db};
+use crate::rows::{DeletionRow, from_db, to_db};
 use crate::schema::{recurring_runs, recurring_schedules};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -193,98 +191,76 @@ impl RecurringSchedules for Db {
     async fn insert_recurring_schedule(
         &self,
         schedule: RecurringSchedule,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<RecurringSchedule>> {
         let row = ScheduleRow::from(&schedule);
-        let event_row = EventRow::from(&event);
-        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
-        let written = db_write!(self, |conn| {
-            audited_write!(conn, &idem_row, &charge, &event_row, {
-                diesel::insert_into(recurring_schedules::table)
-                    .values(&row)
-                    .execute(conn)
-                    .await?;
-            });
-            Ok(Written::Done(schedule))
-        });
-        settle_idempotent(self, written, idempotency).await
+        audited!(self, audit, |conn| {
+            diesel::insert_into(recurring_schedules::table)
+                .values(&row)
+                .execute(conn)
+                .await?;
+            schedule
+        })
     }
 
     async fn update_recurring_schedule(
         &self,
         schedule: RecurringSchedule,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<RecurringSchedule>> {
         let row = ScheduleRow::from(&schedule);
-        let event_row = EventRow::from(&event);
-        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
-        let written = db_write!(self, |conn| {
-            audited_write!(conn, &idem_row, &charge, &event_row, {
-                use recurring_schedules as s;
-                let changed = diesel::update(s::table)
-                    .filter(tenant_of!(s, row))
-                    .filter(s::id.eq(&row.id))
-                    .filter(s::deleted_at.is_null())
-                    .set((
-                        s::name.eq(&row.name),
-                        s::template.eq(&row.template),
-                        s::frequency.eq(&row.frequency),
-                        s::interval_count.eq(row.interval_count),
-                        s::start_date.eq(row.start_date),
-                        s::end_date.eq(row.end_date),
-                        s::max_occurrences.eq(row.max_occurrences),
-                        s::auto_send.eq(row.auto_send),
-                        s::status.eq(&row.status),
-                        s::next_index.eq(row.next_index),
-                        s::next_run_date.eq(row.next_run_date),
-                        s::occurrences.eq(row.occurrences),
-                        s::last_run_date.eq(row.last_run_date),
-                        s::updated_at.eq(row.updated_at),
-                    ))
-                    .execute(conn)
-                    .await?;
-                if changed == 0 {
-                    return Err(schedule_not_found(&row.id).into());
-                }
-            });
-            Ok(Written::Done(schedule))
-        });
-        settle_idempotent(self, written, idempotency).await
+        audited!(self, audit, |conn| {
+            use recurring_schedules as s;
+            let changed = diesel::update(s::table)
+                .filter(tenant_of!(s, row))
+                .filter(s::id.eq(&row.id))
+                .filter(s::deleted_at.is_null())
+                .set((
+                    s::name.eq(&row.name),
+                    s::template.eq(&row.template),
+                    s::frequency.eq(&row.frequency),
+                    s::interval_count.eq(row.interval_count),
+                    s::start_date.eq(row.start_date),
+                    s::end_date.eq(row.end_date),
+                    s::max_occurrences.eq(row.max_occurrences),
+                    s::auto_send.eq(row.auto_send),
+                    s::status.eq(&row.status),
+                    s::next_index.eq(row.next_index),
+                    s::next_run_date.eq(row.next_run_date),
+                    s::occurrences.eq(row.occurrences),
+                    s::last_run_date.eq(row.last_run_date),
+                    s::updated_at.eq(row.updated_at),
+                ))
+                .execute(conn)
+                .await?;
+            if changed == 0 {
+                return Err(schedule_not_found(&row.id).into());
+            }
+            schedule
+        })
     }
 
     async fn delete_recurring_schedule(
         &self,
         schedule_id: &str,
         deletion: Deletion,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<()>> {
         let schedule_id = schedule_id.to_owned();
         let deletion_row = DeletionRow::from(&deletion);
-        let event_row = EventRow::from(&event);
-        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
-        let written = db_write!(self, |conn| {
-            audited_write!(conn, &idem_row, &charge, &event_row, {
-                let live = recurring_schedules::table
-                    .filter(tenant_of!(recurring_schedules, deletion_row))
-                    .filter(recurring_schedules::id.eq(&schedule_id))
-                    .filter(recurring_schedules::deleted_at.is_null());
-                soft_delete!(
-                    conn,
-                    recurring_schedules,
-                    live,
-                    &deletion_row,
-                    schedule_not_found(&schedule_id).into()
-                );
-            });
-            Ok(Written::Done(()))
-        });
-        settle_idempotent(self, written, idempotency).await
+        audited!(self, audit, |conn| {
+            let live = recurring_schedules::table
+                .filter(tenant_of!(recurring_schedules, deletion_row))
+                .filter(recurring_schedules::id.eq(&schedule_id))
+                .filter(recurring_schedules::deleted_at.is_null());
+            soft_delete!(
+                conn,
+                recurring_schedules,
+                live,
+                &deletion_row,
+                schedule_not_found(&schedule_id).into()
+            );
+        })
     }
 
     async fn get_recurring_schedule(

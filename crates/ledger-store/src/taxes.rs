@@ -4,17 +4,15 @@ use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use ledger_domain::Resource;
 use ledger_domain::StoreError;
-use ledger_domain::events::{Deletion, Event};
+use ledger_domain::events::Deletion;
 use ledger_domain::ports::{
-    CreditCharge, IdempotencyRecord, Page, PageRequest, StoreResult, TaxFilter, Taxes, Tenant,
-    Written,
+    Audit, Page, PageRequest, StoreResult, TaxFilter, Taxes, Tenant, Written,
 };
 use ledger_domain::tax::{Tax, TaxType};
 use time::PrimitiveDateTime;
 
 use crate::db::Db;
-use crate::idempotency::settle_idempotent;
-use crate::rows::{DeletionRow, EventRow, IdempotencyRow, corrupt, from_db, to_db};
+use crate::rows::{DeletionRow, corrupt, from_db, to_db};
 use crate::schema::taxes;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -77,62 +75,40 @@ fn tax_not_found(id: &str) -> StoreError {
 }
 
 impl Taxes for Db {
-    async fn insert_tax(
-        &self,
-        tax: Tax,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
-    ) -> StoreResult<Written<Tax>> {
+    async fn insert_tax(&self, tax: Tax, audit: Audit) -> StoreResult<Written<Tax>> {
         let row = TaxRow::from(&tax);
-        let event_row = EventRow::from(&event);
-        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
-        let written = db_write!(self, |conn| {
-            audited_write!(conn, &idem_row, &charge, &event_row, {
-                diesel::insert_into(taxes::table)
-                    .values(&row)
-                    .execute(conn)
-                    .await?;
-            });
-            Ok(Written::Done(tax))
-        });
-        settle_idempotent(self, written, idempotency).await
+        audited!(self, audit, |conn| {
+            diesel::insert_into(taxes::table)
+                .values(&row)
+                .execute(conn)
+                .await?;
+            tax
+        })
     }
 
-    async fn update_tax(
-        &self,
-        tax: Tax,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
-    ) -> StoreResult<Written<Tax>> {
+    async fn update_tax(&self, tax: Tax, audit: Audit) -> StoreResult<Written<Tax>> {
         let row = TaxRow::from(&tax);
-        let event_row = EventRow::from(&event);
-        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
-        let written = db_write!(self, |conn| {
-            audited_write!(conn, &idem_row, &charge, &event_row, {
-                let changed = diesel::update(taxes::table)
-                    .filter(tenant_of!(taxes, row))
-                    .filter(taxes::id.eq(&row.id))
-                    .filter(taxes::deleted_at.is_null())
-                    .set((
-                        taxes::name.eq(&row.name),
-                        taxes::description.eq(&row.description),
-                        taxes::rate.eq(row.rate),
-                        taxes::tax_type.eq(&row.tax_type),
-                        taxes::is_compound.eq(row.is_compound),
-                        taxes::is_active.eq(row.is_active),
-                        taxes::updated_at.eq(row.updated_at),
-                    ))
-                    .execute(conn)
-                    .await?;
-                if changed == 0 {
-                    return Err(tax_not_found(&row.id).into());
-                }
-            });
-            Ok(Written::Done(tax))
-        });
-        settle_idempotent(self, written, idempotency).await
+        audited!(self, audit, |conn| {
+            let changed = diesel::update(taxes::table)
+                .filter(tenant_of!(taxes, row))
+                .filter(taxes::id.eq(&row.id))
+                .filter(taxes::deleted_at.is_null())
+                .set((
+                    taxes::name.eq(&row.name),
+                    taxes::description.eq(&row.description),
+                    taxes::rate.eq(row.rate),
+                    taxes::tax_type.eq(&row.tax_type),
+                    taxes::is_compound.eq(row.is_compound),
+                    taxes::is_active.eq(row.is_active),
+                    taxes::updated_at.eq(row.updated_at),
+                ))
+                .execute(conn)
+                .await?;
+            if changed == 0 {
+                return Err(tax_not_found(&row.id).into());
+            }
+            tax
+        })
     }
 
     async fn get_tax(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Tax>> {
@@ -195,41 +171,33 @@ impl Taxes for Db {
         &self,
         tax_id: &str,
         deletion: Deletion,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<()>> {
         let tax_id = tax_id.to_owned();
         let deletion_row = DeletionRow::from(&deletion);
-        let event_row = EventRow::from(&event);
-        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
-        let written = db_write!(self, |conn| {
-            audited_write!(conn, &idem_row, &charge, &event_row, {
-                if let Some(refusal) = crate::references::in_use(
-                    conn,
-                    &deletion_row.organization_id,
-                    deletion_row.livemode,
-                    ledger_domain::Resource::Tax,
-                    &tax_id,
-                )
-                .await?
-                {
-                    return Err(refusal.into());
-                }
-                let live = taxes::table
-                    .filter(tenant_of!(taxes, deletion_row))
-                    .filter(taxes::id.eq(&tax_id))
-                    .filter(taxes::deleted_at.is_null());
-                soft_delete!(
-                    conn,
-                    taxes,
-                    live,
-                    &deletion_row,
-                    tax_not_found(&tax_id).into()
-                );
-            });
-            Ok(Written::Done(()))
-        });
-        settle_idempotent(self, written, idempotency).await
+        audited!(self, audit, |conn| {
+            if let Some(refusal) = crate::references::in_use(
+                conn,
+                &deletion_row.organization_id,
+                deletion_row.livemode,
+                ledger_domain::Resource::Tax,
+                &tax_id,
+            )
+            .await?
+            {
+                return Err(refusal.into());
+            }
+            let live = taxes::table
+                .filter(tenant_of!(taxes, deletion_row))
+                .filter(taxes::id.eq(&tax_id))
+                .filter(taxes::deleted_at.is_null());
+            soft_delete!(
+                conn,
+                taxes,
+                live,
+                &deletion_row,
+                tax_not_found(&tax_id).into()
+            );
+        })
     }
 }

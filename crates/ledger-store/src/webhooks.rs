@@ -10,17 +10,13 @@ use ledger_domain::StoreError;
 use ledger_domain::events::{Deletion, Event};
 use ledger_domain::ports::State;
 use ledger_domain::ports::{
-    AttemptOutcome, CreditCharge, IdempotencyRecord, Page, PageRequest, StoreResult, Tenant,
-    Webhooks, Written,
+    AttemptOutcome, Audit, Page, PageRequest, StoreResult, Tenant, Webhooks, Written,
 };
 use ledger_domain::webhooks::{DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookEndpoint};
 use time::{OffsetDateTime, PrimitiveDateTime};
 
 use crate::db::{Db, TxError};
-use crate::idempotency::settle_idempotent;
-use crate::rows::{
-    AttemptRow, DeletionRow, DeliveryRow, EndpointRow, EventRow, IdempotencyRow, to_db,
-};
+use crate::rows::{AttemptRow, DeletionRow, DeliveryRow, EndpointRow, EventRow, to_db};
 use crate::schema::{events, webhook_attempts, webhook_deliveries, webhook_endpoints};
 
 const PENDING: &str = "pending";
@@ -82,23 +78,16 @@ impl Webhooks for Db {
     async fn insert_webhook_endpoint(
         &self,
         endpoint: WebhookEndpoint,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<WebhookEndpoint>> {
         let row = EndpointRow::from(&endpoint);
-        let event_row = EventRow::from(&event);
-        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
-        let written = db_write!(self, |conn| {
-            audited_write!(conn, &idem_row, &charge, &event_row, {
-                diesel::insert_into(webhook_endpoints::table)
-                    .values(&row)
-                    .execute(conn)
-                    .await?;
-            });
-            Ok(Written::Done(endpoint))
-        });
-        settle_idempotent(self, written, idempotency).await
+        audited!(self, audit, |conn| {
+            diesel::insert_into(webhook_endpoints::table)
+                .values(&row)
+                .execute(conn)
+                .await?;
+            endpoint
+        })
     }
 
     async fn get_webhook_endpoint(
@@ -155,71 +144,56 @@ impl Webhooks for Db {
     async fn update_webhook_endpoint(
         &self,
         endpoint: WebhookEndpoint,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<WebhookEndpoint>> {
         let row = EndpointRow::from(&endpoint);
-        let event_row = EventRow::from(&event);
-        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
-        let written = db_write!(self, |conn| {
-            audited_write!(conn, &idem_row, &charge, &event_row, {
-                let changed = diesel::update(
-                    webhook_endpoints::table
-                        .filter(tenant_of!(webhook_endpoints, row))
-                        .filter(webhook_endpoints::id.eq(&row.id))
-                        .filter(webhook_endpoints::deleted_at.is_null()),
-                )
-                .set((
-                    webhook_endpoints::url.eq(&row.url),
-                    webhook_endpoints::description.eq(&row.description),
-                    webhook_endpoints::event_types.eq(&row.event_types),
-                    webhook_endpoints::enabled.eq(row.enabled),
-                    webhook_endpoints::disabled_reason.eq(&row.disabled_reason),
-                    webhook_endpoints::secret.eq(&row.secret),
-                    webhook_endpoints::failure_streak.eq(row.failure_streak),
-                    webhook_endpoints::updated_at.eq(row.updated_at),
-                ))
-                .execute(conn)
-                .await?;
-                if changed == 0 {
-                    return Err(endpoint_not_found(&row.id).into());
-                }
-            });
-            Ok(Written::Done(endpoint))
-        });
-        settle_idempotent(self, written, idempotency).await
+        audited!(self, audit, |conn| {
+            let changed = diesel::update(
+                webhook_endpoints::table
+                    .filter(tenant_of!(webhook_endpoints, row))
+                    .filter(webhook_endpoints::id.eq(&row.id))
+                    .filter(webhook_endpoints::deleted_at.is_null()),
+            )
+            .set((
+                webhook_endpoints::url.eq(&row.url),
+                webhook_endpoints::description.eq(&row.description),
+                webhook_endpoints::event_types.eq(&row.event_types),
+                webhook_endpoints::enabled.eq(row.enabled),
+                webhook_endpoints::disabled_reason.eq(&row.disabled_reason),
+                webhook_endpoints::secret.eq(&row.secret),
+                webhook_endpoints::failure_streak.eq(row.failure_streak),
+                webhook_endpoints::updated_at.eq(row.updated_at),
+            ))
+            .execute(conn)
+            .await?;
+            if changed == 0 {
+                return Err(endpoint_not_found(&row.id).into());
+            }
+            endpoint
+        })
     }
 
     async fn delete_webhook_endpoint(
         &self,
         endpoint_id: &str,
         deletion: Deletion,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<()>> {
         let endpoint_id = endpoint_id.to_owned();
         let deletion_row = DeletionRow::from(&deletion);
-        let event_row = EventRow::from(&event);
-        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
-        let written = db_write!(self, |conn| {
-            audited_write!(conn, &idem_row, &charge, &event_row, {
-                let live = webhook_endpoints::table
-                    .filter(tenant_of!(webhook_endpoints, deletion_row))
-                    .filter(webhook_endpoints::id.eq(&endpoint_id))
-                    .filter(webhook_endpoints::deleted_at.is_null());
-                soft_delete!(
-                    conn,
-                    webhook_endpoints,
-                    live,
-                    &deletion_row,
-                    endpoint_not_found(&endpoint_id).into()
-                );
-            });
-            Ok(Written::Done(()))
-        });
-        settle_idempotent(self, written, idempotency).await
+        audited!(self, audit, |conn| {
+            let live = webhook_endpoints::table
+                .filter(tenant_of!(webhook_endpoints, deletion_row))
+                .filter(webhook_endpoints::id.eq(&endpoint_id))
+                .filter(webhook_endpoints::deleted_at.is_null());
+            soft_delete!(
+                conn,
+                webhook_endpoints,
+                live,
+                &deletion_row,
+                endpoint_not_found(&endpoint_id).into()
+            );
+        })
     }
 
     async fn list_webhook_deliveries(
@@ -298,55 +272,51 @@ impl Webhooks for Db {
         endpoint_id: &str,
         delivery_id: &str,
         now: OffsetDateTime,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<WebhookDelivery>> {
         let endpoint_id = endpoint_id.to_owned();
         let delivery_id = delivery_id.to_owned();
         let now = to_db(now);
-        let event_row = EventRow::from(&event);
-        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
-        let written = db_write!(self, |conn| {
-            let row: DeliveryRow;
-            audited_write!(conn, &idem_row, &charge, &event_row, {
-                let of_endpoint = || {
-                    webhook_deliveries::table
-                        .filter(tenant_of!(webhook_deliveries, event_row))
-                        .filter(webhook_deliveries::endpoint_id.eq(&endpoint_id))
-                        .filter(webhook_deliveries::id.eq(&delivery_id))
-                };
-                let replayed: Option<DeliveryRow> =
-                    diesel::update(of_endpoint().filter(webhook_deliveries::status.ne(PENDING)))
-                        .set((
-                            webhook_deliveries::status.eq(PENDING),
-                            webhook_deliveries::next_attempt_at.eq(now),
-                            webhook_deliveries::locked_until.eq(None::<PrimitiveDateTime>),
-                            webhook_deliveries::updated_at.eq(now),
-                        ))
-                        .returning(DeliveryRow::as_returning())
-                        .get_result(conn)
-                        .await
-                        .optional()?;
-                row = match replayed {
-                    Some(row) => row,
-                    None => {
-                        let exists: i64 = of_endpoint().count().get_result(conn).await?;
-                        return Err(TxError::Fact(if exists == 0 {
-                            delivery_not_found(&delivery_id)
-                        } else {
-                            StoreError::status_changed(
-                                Resource::WebhookDelivery,
-                                delivery_id.as_str(),
-                                State::Finished,
-                            )
-                        }));
-                    }
-                };
-            });
-            Ok(Written::Done(row))
-        });
-        match settle_idempotent(self, written, idempotency).await? {
+        let tenant = Tenant {
+            organization_id: audit.event.organization_id.clone(),
+            livemode: audit.event.livemode,
+        };
+        let written = audited!(self, audit, |conn| {
+            let of_endpoint = || {
+                webhook_deliveries::table
+                    .filter(tenant_of!(webhook_deliveries, tenant))
+                    .filter(webhook_deliveries::endpoint_id.eq(&endpoint_id))
+                    .filter(webhook_deliveries::id.eq(&delivery_id))
+            };
+            let replayed: Option<DeliveryRow> =
+                diesel::update(of_endpoint().filter(webhook_deliveries::status.ne(PENDING)))
+                    .set((
+                        webhook_deliveries::status.eq(PENDING),
+                        webhook_deliveries::next_attempt_at.eq(now),
+                        webhook_deliveries::locked_until.eq(None::<PrimitiveDateTime>),
+                        webhook_deliveries::updated_at.eq(now),
+                    ))
+                    .returning(DeliveryRow::as_returning())
+                    .get_result(conn)
+                    .await
+                    .optional()?;
+            match replayed {
+                Some(row) => row,
+                None => {
+                    let exists: i64 = of_endpoint().count().get_result(conn).await?;
+                    return Err(TxError::Fact(if exists == 0 {
+                        delivery_not_found(&delivery_id)
+                    } else {
+                        StoreError::status_changed(
+                            Resource::WebhookDelivery,
+                            delivery_id.as_str(),
+                            State::Finished,
+                        )
+                    }));
+                }
+            }
+        })?;
+        match written {
             Written::Done(row) => Ok(Written::Done(WebhookDelivery::try_from(row)?)),
             Written::Replay(first) => Ok(Written::Replay(first)),
         }

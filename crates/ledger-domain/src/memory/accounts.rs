@@ -2,17 +2,16 @@
 //! and balances and history computed from the counted entries (those of posted and
 //! reversed transactions), as the SQL adapter's `balances` module computes them.
 
-use crate::ports::{StoreError, Taken};
+use crate::ports::{Audit, StoreError, Taken};
 use std::collections::BTreeMap;
 
 use time::OffsetDateTime;
 
 use crate::accounts::{Account, EntryType, Totals};
 use crate::error::Resource;
-use crate::events::Event;
 use crate::ports::{
-    AccountFilter, Accounts, CreditCharge, HistoryPage, HistoryRow, IdempotencyRecord, Journal,
-    Page, PageRequest, StoreResult, Tenant, Written,
+    AccountFilter, Accounts, HistoryPage, HistoryRow, Journal, Page, PageRequest, StoreResult,
+    Tenant, Written,
 };
 use crate::reports::{AccountRef, ChartLine};
 use crate::transactions::{Transaction, TransactionStatus};
@@ -147,61 +146,45 @@ impl Accounts for MemoryStore {
     async fn insert_account(
         &self,
         account: Account,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<Account>> {
-        let mut state = self.state();
-        if let Some(first) = state.replay_of(idempotency.as_ref()) {
-            return Ok(Written::Replay(first));
-        }
-        state.check_charge(charge.as_ref())?;
-        // The live-code index and the primary key both refuse the insert.
-        let taken = state.accounts.iter().any(|a| {
-            a.value.organization_id == account.organization_id
-                && (a.value.id == account.id
-                    || (a.is_live()
-                        && a.value.livemode == account.livemode
-                        && a.value.code == account.code))
-        });
-        if taken {
-            return Err(StoreError::Taken(Taken::AccountCode {
-                code: account.code.clone(),
-            }));
-        }
-        state.put_idempotency(idempotency);
-        state.take_charge(charge.as_ref());
-        state.accounts.push(Row::new(account.clone()));
-        state.events.push(event);
-        Ok(Written::Done(account))
+        self.state().audited(audit, |state| {
+            // The live-code index and the primary key both refuse the insert.
+            let taken = state.accounts.iter().any(|a| {
+                a.value.organization_id == account.organization_id
+                    && (a.value.id == account.id
+                        || (a.is_live()
+                            && a.value.livemode == account.livemode
+                            && a.value.code == account.code))
+            });
+            if taken {
+                return Err(StoreError::Taken(Taken::AccountCode {
+                    code: account.code.clone(),
+                }));
+            }
+            state.accounts.push(Row::new(account.clone()));
+            Ok(account)
+        })
     }
 
     async fn update_account(
         &self,
         account: Account,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<Account>> {
-        let mut state = self.state();
-        if let Some(first) = state.replay_of(idempotency.as_ref()) {
-            return Ok(Written::Replay(first));
-        }
-        state.check_charge(charge.as_ref())?;
-        let Some(index) = state.live_account(&tenant_of(&account), &account.id) else {
-            return Err(StoreError::missing(Resource::Account, &account.id));
-        };
-        state.put_idempotency(idempotency);
-        state.take_charge(charge.as_ref());
-        let stored = &mut state.accounts[index].value;
-        stored.name = account.name.clone();
-        stored.description = account.description.clone();
-        stored.status = account.status;
-        stored.parent_id = account.parent_id.clone();
-        stored.metadata = account.metadata.clone();
-        stored.updated_at = account.updated_at;
-        state.events.push(event);
-        Ok(Written::Done(account))
+        self.state().audited(audit, |state| {
+            let Some(index) = state.live_account(&tenant_of(&account), &account.id) else {
+                return Err(StoreError::missing(Resource::Account, &account.id));
+            };
+            let stored = &mut state.accounts[index].value;
+            stored.name = account.name.clone();
+            stored.description = account.description.clone();
+            stored.status = account.status;
+            stored.parent_id = account.parent_id.clone();
+            stored.metadata = account.metadata.clone();
+            stored.updated_at = account.updated_at;
+            Ok(account)
+        })
     }
 
     async fn get_account(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Account>> {

@@ -8,10 +8,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use crate::attachments::{Attachment, OwnerKind};
-use crate::events::{Deletion, Event};
-use crate::ports::{
-    Attachments, Blobs, BoxFuture, CreditCharge, IdempotencyRecord, StoreResult, Tenant, Written,
-};
+use crate::events::Deletion;
+use crate::ports::{Attachments, Audit, Blobs, BoxFuture, StoreResult, Tenant, Written};
 
 use super::{Deleted, MemoryStore, State, in_tenant, push_new, tenant_of_deletion};
 
@@ -33,26 +31,21 @@ impl Attachments for MemoryStore {
     async fn insert_attachment(
         &self,
         attachment: Attachment,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<Attachment>> {
-        let mut state = self.state();
-        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
-            return Ok(Written::Replay(first));
-        }
-        let same = |a: &Attachment| {
-            a.organization_id == attachment.organization_id && a.id == attachment.id
-        };
-        push_new(
-            &mut state.attachments,
-            attachment.clone(),
-            same,
-            "attachment",
-            &attachment.id,
-        )?;
-        state.commit_audited(idempotency, charge.as_ref(), event);
-        Ok(Written::Done(attachment))
+        self.state().audited(audit, |state| {
+            let same = |a: &Attachment| {
+                a.organization_id == attachment.organization_id && a.id == attachment.id
+            };
+            push_new(
+                &mut state.attachments,
+                attachment.clone(),
+                same,
+                "attachment",
+                &attachment.id,
+            )?;
+            Ok(attachment)
+        })
     }
 
     async fn get_attachment(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Attachment>> {
@@ -92,22 +85,17 @@ impl Attachments for MemoryStore {
         &self,
         attachment_id: &str,
         deletion: Deletion,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<()>> {
-        let mut state = self.state();
-        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
-            return Ok(Written::Replay(first));
-        }
-        let tenant = tenant_of_deletion(&deletion);
-        let Some(index) = state.live_attachment(&tenant, attachment_id) else {
-            return Err(attachment_not_found(attachment_id));
-        };
-        state.attachments[index].deleted = Some(Deleted::from(&deletion));
-        state.record_deletion(deletion);
-        state.commit_audited(idempotency, charge.as_ref(), event);
-        Ok(Written::Done(()))
+        self.state().audited(audit, |state| {
+            let tenant = tenant_of_deletion(&deletion);
+            let Some(index) = state.live_attachment(&tenant, attachment_id) else {
+                return Err(attachment_not_found(attachment_id));
+            };
+            state.attachments[index].deleted = Some(Deleted::from(&deletion));
+            state.record_deletion(deletion);
+            Ok(())
+        })
     }
 }
 

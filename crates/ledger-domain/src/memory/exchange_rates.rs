@@ -3,15 +3,14 @@
 //! replay, the credits, then the write's own refusals). The one-live-rate-per-pair-and-
 //! date rule is the SQL adapter's partial unique index.
 
-use crate::ports::{StoreError, Taken};
+use crate::ports::{Audit, StoreError, Taken};
 use time::Date;
 
 use crate::error::Resource;
-use crate::events::{Deletion, Event};
+use crate::events::Deletion;
 use crate::exchange::ExchangeRate;
 use crate::ports::{
-    CreditCharge, ExchangeRateFilter, ExchangeRates, IdempotencyRecord, Page, PageRequest,
-    StoreResult, Tenant, Written,
+    ExchangeRateFilter, ExchangeRates, Page, PageRequest, StoreResult, Tenant, Written,
 };
 
 use super::{Deleted, MemoryStore, State, in_tenant, page_of, push_new, tenant_of_deletion};
@@ -66,56 +65,47 @@ impl ExchangeRates for MemoryStore {
     async fn insert_exchange_rate(
         &self,
         rate: ExchangeRate,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<ExchangeRate>> {
-        let mut state = self.state();
-        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
-            return Ok(Written::Replay(first));
-        }
-        if state.clashes(&rate) {
-            return Err(duplicate(&rate));
-        }
-        let same = |r: &ExchangeRate| r.organization_id == rate.organization_id && r.id == rate.id;
-        push_new(
-            &mut state.exchange_rates,
-            rate.clone(),
-            same,
-            "exchange rate",
-            &rate.id,
-        )?;
-        state.commit_audited(idempotency, charge.as_ref(), event);
-        Ok(Written::Done(rate))
+        self.state().audited(audit, |state| {
+            if state.clashes(&rate) {
+                return Err(duplicate(&rate));
+            }
+            let same =
+                |r: &ExchangeRate| r.organization_id == rate.organization_id && r.id == rate.id;
+            push_new(
+                &mut state.exchange_rates,
+                rate.clone(),
+                same,
+                "exchange rate",
+                &rate.id,
+            )?;
+            Ok(rate)
+        })
     }
 
     async fn update_exchange_rate(
         &self,
         rate: ExchangeRate,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<ExchangeRate>> {
-        let mut state = self.state();
-        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
-            return Ok(Written::Replay(first));
-        }
-        let tenant = Tenant {
-            organization_id: rate.organization_id.clone(),
-            livemode: rate.livemode,
-        };
-        let Some(index) = state.live_rate(&tenant, &rate.id) else {
-            return Err(rate_not_found(&rate.id));
-        };
-        if state.clashes(&rate) {
-            return Err(duplicate(&rate));
-        }
-        let stored = &mut state.exchange_rates[index].value;
-        stored.rate = rate.rate.clone();
-        stored.effective_date = rate.effective_date;
-        stored.updated_at = rate.updated_at;
-        state.commit_audited(idempotency, charge.as_ref(), event);
-        Ok(Written::Done(rate))
+        self.state().audited(audit, |state| {
+            let tenant = Tenant {
+                organization_id: rate.organization_id.clone(),
+                livemode: rate.livemode,
+            };
+            let Some(index) = state.live_rate(&tenant, &rate.id) else {
+                return Err(rate_not_found(&rate.id));
+            };
+            if state.clashes(&rate) {
+                return Err(duplicate(&rate));
+            }
+            let stored = &mut state.exchange_rates[index].value;
+            stored.rate = rate.rate.clone();
+            stored.effective_date = rate.effective_date;
+            stored.updated_at = rate.updated_at;
+            Ok(rate)
+        })
     }
 
     async fn get_exchange_rate(
@@ -181,21 +171,16 @@ impl ExchangeRates for MemoryStore {
         &self,
         rate_id: &str,
         deletion: Deletion,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<()>> {
-        let mut state = self.state();
-        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
-            return Ok(Written::Replay(first));
-        }
-        let tenant = tenant_of_deletion(&deletion);
-        let Some(index) = state.live_rate(&tenant, rate_id) else {
-            return Err(rate_not_found(rate_id));
-        };
-        state.exchange_rates[index].deleted = Some(Deleted::from(&deletion));
-        state.record_deletion(deletion);
-        state.commit_audited(idempotency, charge.as_ref(), event);
-        Ok(Written::Done(()))
+        self.state().audited(audit, |state| {
+            let tenant = tenant_of_deletion(&deletion);
+            let Some(index) = state.live_rate(&tenant, rate_id) else {
+                return Err(rate_not_found(rate_id));
+            };
+            state.exchange_rates[index].deleted = Some(Deleted::from(&deletion));
+            state.record_deletion(deletion);
+            Ok(())
+        })
     }
 }

@@ -1,5 +1,5 @@
 //! Taxes and categories in memory: synchronous writes, each with its event, credits and
-//! idempotency record (the SQL adapter's `audited_write!`), and reads.
+//! idempotency record (`State::audited`, the SQL adapter's `audited!`), and reads.
 //!
 //! Order of the checks, as in the SQL adapter: the key's replay, the credits, then the
 //! write's own refusals ("in use" before "not found" for deletes).
@@ -9,8 +9,8 @@ use crate::error::Resource;
 use crate::events::{Deletion, Event};
 use crate::ports::StoreError;
 use crate::ports::{
-    Categories, CategoryFilter, CreditCharge, IdempotencyRecord, Page, PageRequest, StoreResult,
-    TaxFilter, Taxes, Tenant, Written,
+    Audit, Categories, CategoryFilter, CreditCharge, IdempotencyRecord, Page, PageRequest,
+    StoreResult, TaxFilter, Taxes, Tenant, Written,
 };
 use crate::tax::Tax;
 
@@ -51,6 +51,27 @@ impl State {
         self.take_charge(charge);
         self.events.push(event);
     }
+
+    /// One audited write ([`Audit`]), in the SQL store's order: a key already used
+    /// replays its first answer and writes nothing; short credits refuse; then `write`
+    /// runs, and only when it succeeds are the key, the credits and the event kept.
+    pub(super) fn audited<T>(
+        &mut self,
+        audit: Audit,
+        write: impl FnOnce(&mut Self) -> StoreResult<T>,
+    ) -> StoreResult<Written<T>> {
+        let Audit {
+            event,
+            idempotency,
+            charge,
+        } = audit;
+        if let Some(first) = self.begin_audited(idempotency.as_ref(), charge.as_ref())? {
+            return Ok(Written::Replay(first));
+        }
+        let value = write(self)?;
+        self.commit_audited(idempotency, charge.as_ref(), event);
+        Ok(Written::Done(value))
+    }
 }
 
 fn tenant_of(organization_id: &str, livemode: bool) -> Tenant {
@@ -61,48 +82,30 @@ fn tenant_of(organization_id: &str, livemode: bool) -> Tenant {
 }
 
 impl Taxes for MemoryStore {
-    async fn insert_tax(
-        &self,
-        tax: Tax,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
-    ) -> StoreResult<Written<Tax>> {
-        let mut state = self.state();
-        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
-            return Ok(Written::Replay(first));
-        }
-        let same = |t: &Tax| t.organization_id == tax.organization_id && t.id == tax.id;
-        push_new(&mut state.taxes, tax.clone(), same, "tax", &tax.id)?;
-        state.commit_audited(idempotency, charge.as_ref(), event);
-        Ok(Written::Done(tax))
+    async fn insert_tax(&self, tax: Tax, audit: Audit) -> StoreResult<Written<Tax>> {
+        self.state().audited(audit, |state| {
+            let same = |t: &Tax| t.organization_id == tax.organization_id && t.id == tax.id;
+            push_new(&mut state.taxes, tax.clone(), same, "tax", &tax.id)?;
+            Ok(tax)
+        })
     }
 
-    async fn update_tax(
-        &self,
-        tax: Tax,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
-    ) -> StoreResult<Written<Tax>> {
-        let mut state = self.state();
-        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
-            return Ok(Written::Replay(first));
-        }
-        let tenant = tenant_of(&tax.organization_id, tax.livemode);
-        let Some(index) = state.live_tax(&tenant, &tax.id) else {
-            return Err(StoreError::missing(Resource::Tax, &tax.id));
-        };
-        let stored = &mut state.taxes[index].value;
-        stored.name = tax.name.clone();
-        stored.description = tax.description.clone();
-        stored.rate = tax.rate;
-        stored.tax_type = tax.tax_type;
-        stored.is_compound = tax.is_compound;
-        stored.is_active = tax.is_active;
-        stored.updated_at = tax.updated_at;
-        state.commit_audited(idempotency, charge.as_ref(), event);
-        Ok(Written::Done(tax))
+    async fn update_tax(&self, tax: Tax, audit: Audit) -> StoreResult<Written<Tax>> {
+        self.state().audited(audit, |state| {
+            let tenant = tenant_of(&tax.organization_id, tax.livemode);
+            let Some(index) = state.live_tax(&tenant, &tax.id) else {
+                return Err(StoreError::missing(Resource::Tax, &tax.id));
+            };
+            let stored = &mut state.taxes[index].value;
+            stored.name = tax.name.clone();
+            stored.description = tax.description.clone();
+            stored.rate = tax.rate;
+            stored.tax_type = tax.tax_type;
+            stored.is_compound = tax.is_compound;
+            stored.is_active = tax.is_active;
+            stored.updated_at = tax.updated_at;
+            Ok(tax)
+        })
     }
 
     async fn get_tax(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Tax>> {
@@ -138,25 +141,20 @@ impl Taxes for MemoryStore {
         &self,
         tax_id: &str,
         deletion: Deletion,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<()>> {
-        let mut state = self.state();
-        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
-            return Ok(Written::Replay(first));
-        }
-        let tenant = tenant_of_deletion(&deletion);
-        if let Some(refusal) = state.in_use(&tenant, Resource::Tax, tax_id) {
-            return Err(refusal);
-        }
-        let Some(index) = state.live_tax(&tenant, tax_id) else {
-            return Err(StoreError::missing(Resource::Tax, tax_id));
-        };
-        state.taxes[index].deleted = Some(Deleted::from(&deletion));
-        state.record_deletion(deletion);
-        state.commit_audited(idempotency, charge.as_ref(), event);
-        Ok(Written::Done(()))
+        self.state().audited(audit, |state| {
+            let tenant = tenant_of_deletion(&deletion);
+            if let Some(refusal) = state.in_use(&tenant, Resource::Tax, tax_id) {
+                return Err(refusal);
+            }
+            let Some(index) = state.live_tax(&tenant, tax_id) else {
+                return Err(StoreError::missing(Resource::Tax, tax_id));
+            };
+            state.taxes[index].deleted = Some(Deleted::from(&deletion));
+            state.record_deletion(deletion);
+            Ok(())
+        })
     }
 }
 
@@ -164,51 +162,41 @@ impl Categories for MemoryStore {
     async fn insert_category(
         &self,
         category: Category,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<Category>> {
-        let mut state = self.state();
-        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
-            return Ok(Written::Replay(first));
-        }
-        let same =
-            |c: &Category| c.organization_id == category.organization_id && c.id == category.id;
-        push_new(
-            &mut state.categories,
-            category.clone(),
-            same,
-            "category",
-            &category.id,
-        )?;
-        state.commit_audited(idempotency, charge.as_ref(), event);
-        Ok(Written::Done(category))
+        self.state().audited(audit, |state| {
+            let same =
+                |c: &Category| c.organization_id == category.organization_id && c.id == category.id;
+            push_new(
+                &mut state.categories,
+                category.clone(),
+                same,
+                "category",
+                &category.id,
+            )?;
+            Ok(category)
+        })
     }
 
     async fn update_category(
         &self,
         category: Category,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<Category>> {
-        let mut state = self.state();
-        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
-            return Ok(Written::Replay(first));
-        }
-        let tenant = tenant_of(&category.organization_id, category.livemode);
-        let Some(index) = state.live_category(&tenant, &category.id) else {
-            return Err(StoreError::missing(Resource::Category, &category.id));
-        };
-        let stored = &mut state.categories[index].value;
-        stored.name = category.name.clone();
-        stored.description = category.description.clone();
-        stored.color = category.color.clone();
-        stored.is_active = category.is_active;
-        stored.parent_id = category.parent_id.clone();
-        stored.updated_at = category.updated_at;
-        state.commit_audited(idempotency, charge.as_ref(), event);
-        Ok(Written::Done(category))
+        self.state().audited(audit, |state| {
+            let tenant = tenant_of(&category.organization_id, category.livemode);
+            let Some(index) = state.live_category(&tenant, &category.id) else {
+                return Err(StoreError::missing(Resource::Category, &category.id));
+            };
+            let stored = &mut state.categories[index].value;
+            stored.name = category.name.clone();
+            stored.description = category.description.clone();
+            stored.color = category.color.clone();
+            stored.is_active = category.is_active;
+            stored.parent_id = category.parent_id.clone();
+            stored.updated_at = category.updated_at;
+            Ok(category)
+        })
     }
 
     async fn get_category(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Category>> {
@@ -250,24 +238,19 @@ impl Categories for MemoryStore {
         &self,
         category_id: &str,
         deletion: Deletion,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<()>> {
-        let mut state = self.state();
-        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
-            return Ok(Written::Replay(first));
-        }
-        let tenant = tenant_of_deletion(&deletion);
-        if let Some(refusal) = state.in_use(&tenant, Resource::Category, category_id) {
-            return Err(refusal);
-        }
-        let Some(index) = state.live_category(&tenant, category_id) else {
-            return Err(StoreError::missing(Resource::Category, category_id));
-        };
-        state.categories[index].deleted = Some(Deleted::from(&deletion));
-        state.record_deletion(deletion);
-        state.commit_audited(idempotency, charge.as_ref(), event);
-        Ok(Written::Done(()))
+        self.state().audited(audit, |state| {
+            let tenant = tenant_of_deletion(&deletion);
+            if let Some(refusal) = state.in_use(&tenant, Resource::Category, category_id) {
+                return Err(refusal);
+            }
+            let Some(index) = state.live_category(&tenant, category_id) else {
+                return Err(StoreError::missing(Resource::Category, category_id));
+            };
+            state.categories[index].deleted = Some(Deleted::from(&deletion));
+            state.record_deletion(deletion);
+            Ok(())
+        })
     }
 }

@@ -3,11 +3,11 @@
 //! per entry and per statement line). Matches live inside their reconciliation.
 
 use crate::error::Resource;
-use crate::events::{Deletion, Event};
+use crate::events::Deletion;
 use crate::ports::StoreError;
 use crate::ports::{
-    CreditCharge, EntryFilter, IdempotencyRecord, Page, PageRequest, ReconciliationFilter,
-    Reconciliations, StoreResult, Tenant, Written,
+    Audit, EntryFilter, Page, PageRequest, ReconciliationFilter, Reconciliations, StoreResult,
+    Tenant, Written,
 };
 use crate::reconciliation::{
     JournalEntry, Reconciliation, ReconciliationChange, ReconciliationStatus, StatementLine, signed,
@@ -51,134 +51,119 @@ impl Reconciliations for MemoryStore {
     async fn insert_reconciliation(
         &self,
         reconciliation: Reconciliation,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<Reconciliation>> {
-        let mut state = self.state();
-        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
-            return Ok(Written::Replay(first));
-        }
-        let tenant = tenant_of(&reconciliation);
-        let open = state.reconciliations.iter().any(|r| {
-            r.is_live()
-                && in_tenant(&tenant, &r.value.organization_id, r.value.livemode)
-                && r.value.account_id == reconciliation.account_id
-                && r.value.status == ReconciliationStatus::Open
-        });
-        if open {
-            return Err(StoreError::open_reconciliation(&reconciliation.account_id));
-        }
-        let same = |r: &Reconciliation| {
-            r.organization_id == reconciliation.organization_id && r.id == reconciliation.id
-        };
-        push_new(
-            &mut state.reconciliations,
-            reconciliation.clone(),
-            same,
-            "reconciliation",
-            &reconciliation.id,
-        )?;
-        state.commit_audited(idempotency, charge.as_ref(), event);
-        Ok(Written::Done(reconciliation))
+        self.state().audited(audit, |state| {
+            let tenant = tenant_of(&reconciliation);
+            let open = state.reconciliations.iter().any(|r| {
+                r.is_live()
+                    && in_tenant(&tenant, &r.value.organization_id, r.value.livemode)
+                    && r.value.account_id == reconciliation.account_id
+                    && r.value.status == ReconciliationStatus::Open
+            });
+            if open {
+                return Err(StoreError::open_reconciliation(&reconciliation.account_id));
+            }
+            let same = |r: &Reconciliation| {
+                r.organization_id == reconciliation.organization_id && r.id == reconciliation.id
+            };
+            push_new(
+                &mut state.reconciliations,
+                reconciliation.clone(),
+                same,
+                "reconciliation",
+                &reconciliation.id,
+            )?;
+            Ok(reconciliation)
+        })
     }
 
     async fn save_reconciliation(
         &self,
         change: ReconciliationChange,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<()>> {
-        let mut state = self.state();
-        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
-            return Ok(Written::Replay(first));
-        }
-        let new = &change.reconciliation;
-        let tenant = tenant_of(new);
-        let index = state
-            .live_reconciliation(&tenant, &new.id)
-            .ok_or_else(|| not_found(&new.id))?;
-        if state.reconciliations[index].value.status != ReconciliationStatus::Open {
-            return Err(StoreError::reconciliation_completed(&new.id));
-        }
-        let current = &state.reconciliations[index].value;
-        if current.updated_at != change.expected_updated_at {
-            return Err(StoreError::changed(&new.id));
-        }
-        let kept: Vec<_> = current
-            .matches
-            .iter()
-            .filter(|m| !change.remove.contains(&m.entry_id))
-            .cloned()
-            .collect();
-        for added in &change.add {
-            let elsewhere = state
-                .matched_in(&tenant, &added.entry_id)
-                .is_some_and(|r| r.id != new.id);
-            if elsewhere
-                || kept.iter().any(|m| m.entry_id == added.entry_id)
-                || change
-                    .add
-                    .iter()
-                    .filter(|a| a.entry_id == added.entry_id)
-                    .count()
-                    > 1
-            {
-                return Err(StoreError::entry_matched(&added.entry_id));
+        self.state().audited(audit, |state| {
+            let new = &change.reconciliation;
+            let tenant = tenant_of(new);
+            let index = state
+                .live_reconciliation(&tenant, &new.id)
+                .ok_or_else(|| not_found(&new.id))?;
+            if state.reconciliations[index].value.status != ReconciliationStatus::Open {
+                return Err(StoreError::reconciliation_completed(&new.id));
             }
-            if let Some(line) = &added.statement_line_id {
-                let taken = kept
-                    .iter()
-                    .chain(change.add.iter())
-                    .filter(|m| m.statement_line_id.as_ref() == Some(line))
-                    .count();
-                if taken > 1 {
-                    return Err(StoreError::line_matched(line));
+            let current = &state.reconciliations[index].value;
+            if current.updated_at != change.expected_updated_at {
+                return Err(StoreError::changed(&new.id));
+            }
+            let kept: Vec<_> = current
+                .matches
+                .iter()
+                .filter(|m| !change.remove.contains(&m.entry_id))
+                .cloned()
+                .collect();
+            for added in &change.add {
+                let elsewhere = state
+                    .matched_in(&tenant, &added.entry_id)
+                    .is_some_and(|r| r.id != new.id);
+                if elsewhere
+                    || kept.iter().any(|m| m.entry_id == added.entry_id)
+                    || change
+                        .add
+                        .iter()
+                        .filter(|a| a.entry_id == added.entry_id)
+                        .count()
+                        > 1
+                {
+                    return Err(StoreError::entry_matched(&added.entry_id));
+                }
+                if let Some(line) = &added.statement_line_id {
+                    let taken = kept
+                        .iter()
+                        .chain(change.add.iter())
+                        .filter(|m| m.statement_line_id.as_ref() == Some(line))
+                        .count();
+                    if taken > 1 {
+                        return Err(StoreError::line_matched(line));
+                    }
                 }
             }
-        }
-        let mut matches = kept;
-        matches.extend(change.add.iter().cloned());
-        matches.sort_by(|a, b| (a.date, &a.entry_id).cmp(&(b.date, &b.entry_id)));
-        let stored = &mut state.reconciliations[index].value;
-        stored.start_date = new.start_date;
-        stored.end_date = new.end_date;
-        stored.closing_balance = new.closing_balance;
-        stored.status = new.status;
-        stored.completed_at = new.completed_at;
-        stored.updated_at = new.updated_at;
-        stored.matches = matches;
-        state.statement_lines.extend(change.lines);
-        state.commit_audited(idempotency, charge.as_ref(), event);
-        Ok(Written::Done(()))
+            let mut matches = kept;
+            matches.extend(change.add.iter().cloned());
+            matches.sort_by(|a, b| (a.date, &a.entry_id).cmp(&(b.date, &b.entry_id)));
+            let stored = &mut state.reconciliations[index].value;
+            stored.start_date = new.start_date;
+            stored.end_date = new.end_date;
+            stored.closing_balance = new.closing_balance;
+            stored.status = new.status;
+            stored.completed_at = new.completed_at;
+            stored.updated_at = new.updated_at;
+            stored.matches = matches;
+            state.statement_lines.extend(change.lines);
+            Ok(())
+        })
     }
 
     async fn delete_reconciliation(
         &self,
         reconciliation_id: &str,
         deletion: Deletion,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<()>> {
-        let mut state = self.state();
-        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
-            return Ok(Written::Replay(first));
-        }
-        let tenant = tenant_of_deletion(&deletion);
-        let index = state
-            .live_reconciliation(&tenant, reconciliation_id)
-            .ok_or_else(|| not_found(reconciliation_id))?;
-        if state.reconciliations[index].value.status != ReconciliationStatus::Open {
-            return Err(StoreError::reconciliation_completed(reconciliation_id));
-        }
-        let row = &mut state.reconciliations[index];
-        row.value.matches.clear();
-        row.deleted = Some(Deleted::from(&deletion));
-        state.record_deletion(deletion);
-        state.commit_audited(idempotency, charge.as_ref(), event);
-        Ok(Written::Done(()))
+        self.state().audited(audit, |state| {
+            let tenant = tenant_of_deletion(&deletion);
+            let index = state
+                .live_reconciliation(&tenant, reconciliation_id)
+                .ok_or_else(|| not_found(reconciliation_id))?;
+            if state.reconciliations[index].value.status != ReconciliationStatus::Open {
+                return Err(StoreError::reconciliation_completed(reconciliation_id));
+            }
+            let row = &mut state.reconciliations[index];
+            row.value.matches.clear();
+            row.deleted = Some(Deleted::from(&deletion));
+            state.record_deletion(deletion);
+            Ok(())
+        })
     }
 
     async fn get_reconciliation(

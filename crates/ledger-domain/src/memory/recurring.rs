@@ -5,11 +5,8 @@ use crate::error::Resource;
 use crate::ports::StoreError;
 use time::Date;
 
-use crate::events::{Deletion, Event};
-use crate::ports::{
-    CreditCharge, IdempotencyRecord, Page, PageRequest, RecurringSchedules, StoreResult, Tenant,
-    Written,
-};
+use crate::events::Deletion;
+use crate::ports::{Audit, Page, PageRequest, RecurringSchedules, StoreResult, Tenant, Written};
 use crate::recurring::{RecurringRun, RecurringSchedule, ScheduleAdvance, ScheduleStatus};
 
 use super::{Deleted, MemoryStore, State, in_tenant, page_of, push_new, tenant_of_deletion};
@@ -39,72 +36,58 @@ impl RecurringSchedules for MemoryStore {
     async fn insert_recurring_schedule(
         &self,
         schedule: RecurringSchedule,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<RecurringSchedule>> {
-        let mut state = self.state();
-        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
-            return Ok(Written::Replay(first));
-        }
-        let same = |s: &RecurringSchedule| {
-            s.organization_id == schedule.organization_id && s.id == schedule.id
-        };
-        push_new(
-            &mut state.recurring_schedules,
-            schedule.clone(),
-            same,
-            "recurring schedule",
-            &schedule.id,
-        )?;
-        state.commit_audited(idempotency, charge.as_ref(), event);
-        Ok(Written::Done(schedule))
+        self.state().audited(audit, |state| {
+            let same = |s: &RecurringSchedule| {
+                s.organization_id == schedule.organization_id && s.id == schedule.id
+            };
+            push_new(
+                &mut state.recurring_schedules,
+                schedule.clone(),
+                same,
+                "recurring schedule",
+                &schedule.id,
+            )?;
+            Ok(schedule)
+        })
     }
 
     async fn update_recurring_schedule(
         &self,
         schedule: RecurringSchedule,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<RecurringSchedule>> {
-        let mut state = self.state();
-        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
-            return Ok(Written::Replay(first));
-        }
-        let Some(index) = state.live_schedule(&tenant_of(&schedule), &schedule.id) else {
-            return Err(schedule_not_found(&schedule.id));
-        };
-        let stored = &mut state.recurring_schedules[index].value;
-        let (created_by, created_at) = (stored.created_by.clone(), stored.created_at);
-        *stored = RecurringSchedule {
-            created_by,
-            created_at,
-            ..schedule.clone()
-        };
-        state.commit_audited(idempotency, charge.as_ref(), event);
-        Ok(Written::Done(schedule))
+        self.state().audited(audit, |state| {
+            let Some(index) = state.live_schedule(&tenant_of(&schedule), &schedule.id) else {
+                return Err(schedule_not_found(&schedule.id));
+            };
+            let stored = &mut state.recurring_schedules[index].value;
+            let (created_by, created_at) = (stored.created_by.clone(), stored.created_at);
+            *stored = RecurringSchedule {
+                created_by,
+                created_at,
+                ..schedule.clone()
+            };
+            Ok(schedule)
+        })
     }
 
     async fn delete_recurring_schedule(
         &self,
         schedule_id: &str,
         deletion: Deletion,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<()>> {
-        let mut state = self.state();
-        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
-            return Ok(Written::Replay(first));
-        }
-        let Some(index) = state.live_schedule(&tenant_of_deletion(&deletion), schedule_id) else {
-            return Err(schedule_not_found(schedule_id));
-        };
-        state.recurring_schedules[index].deleted = Some(Deleted::from(&deletion));
-        state.record_deletion(deletion);
-        state.commit_audited(idempotency, charge.as_ref(), event);
-        Ok(Written::Done(()))
+        self.state().audited(audit, |state| {
+            let Some(index) = state.live_schedule(&tenant_of_deletion(&deletion), schedule_id)
+            else {
+                return Err(schedule_not_found(schedule_id));
+            };
+            state.recurring_schedules[index].deleted = Some(Deleted::from(&deletion));
+            state.record_deletion(deletion);
+            Ok(())
+        })
     }
 
     async fn get_recurring_schedule(

@@ -3,7 +3,7 @@
 //! attempt log, and [`MemoryWebhookTransport`], a transport that records what it would
 //! send.
 
-use crate::ports::{State as StoreState, StoreError};
+use crate::ports::{Audit, State as StoreState, StoreError};
 use std::sync::{Arc, Mutex};
 
 use time::OffsetDateTime;
@@ -11,8 +11,8 @@ use time::OffsetDateTime;
 use crate::error::Resource;
 use crate::events::{Deletion, Event};
 use crate::ports::{
-    AttemptOutcome, BoxFuture, CreditCharge, IdempotencyRecord, OutgoingWebhook, Page, PageRequest,
-    StoreResult, Tenant, WebhookTransport, Webhooks, Written,
+    AttemptOutcome, BoxFuture, OutgoingWebhook, Page, PageRequest, StoreResult, Tenant,
+    WebhookTransport, Webhooks, Written,
 };
 use crate::webhooks::{
     DeliveryStatus, SendResult, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
@@ -51,24 +51,19 @@ impl Webhooks for MemoryStore {
     async fn insert_webhook_endpoint(
         &self,
         endpoint: WebhookEndpoint,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<WebhookEndpoint>> {
-        let mut state = self.state();
-        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
-            return Ok(Written::Replay(first));
-        }
-        let same = |e: &WebhookEndpoint| e.id == endpoint.id;
-        push_new(
-            &mut state.webhooks.endpoints,
-            endpoint.clone(),
-            same,
-            "webhook endpoint",
-            &endpoint.id,
-        )?;
-        state.commit_audited(idempotency, charge.as_ref(), event);
-        Ok(Written::Done(endpoint))
+        self.state().audited(audit, |state| {
+            let same = |e: &WebhookEndpoint| e.id == endpoint.id;
+            push_new(
+                &mut state.webhooks.endpoints,
+                endpoint.clone(),
+                same,
+                "webhook endpoint",
+                &endpoint.id,
+            )?;
+            Ok(endpoint)
+        })
     }
 
     async fn get_webhook_endpoint(
@@ -104,55 +99,45 @@ impl Webhooks for MemoryStore {
     async fn update_webhook_endpoint(
         &self,
         endpoint: WebhookEndpoint,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<WebhookEndpoint>> {
-        let mut state = self.state();
-        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
-            return Ok(Written::Replay(first));
-        }
-        let tenant = Tenant {
-            organization_id: endpoint.organization_id.clone(),
-            livemode: endpoint.livemode,
-        };
-        let Some(index) = state.live_endpoint(&tenant, &endpoint.id) else {
-            return Err(endpoint_not_found(&endpoint.id));
-        };
-        let stored = &mut state.webhooks.endpoints[index].value;
-        stored.url = endpoint.url.clone();
-        stored.description = endpoint.description.clone();
-        stored.event_types = endpoint.event_types.clone();
-        stored.enabled = endpoint.enabled;
-        stored.disabled_reason = endpoint.disabled_reason.clone();
-        stored.secret = endpoint.secret.clone();
-        stored.failure_streak = endpoint.failure_streak;
-        stored.updated_at = endpoint.updated_at;
-        let stored = stored.clone();
-        state.commit_audited(idempotency, charge.as_ref(), event);
-        Ok(Written::Done(stored))
+        self.state().audited(audit, |state| {
+            let tenant = Tenant {
+                organization_id: endpoint.organization_id.clone(),
+                livemode: endpoint.livemode,
+            };
+            let Some(index) = state.live_endpoint(&tenant, &endpoint.id) else {
+                return Err(endpoint_not_found(&endpoint.id));
+            };
+            let stored = &mut state.webhooks.endpoints[index].value;
+            stored.url = endpoint.url.clone();
+            stored.description = endpoint.description.clone();
+            stored.event_types = endpoint.event_types.clone();
+            stored.enabled = endpoint.enabled;
+            stored.disabled_reason = endpoint.disabled_reason.clone();
+            stored.secret = endpoint.secret.clone();
+            stored.failure_streak = endpoint.failure_streak;
+            stored.updated_at = endpoint.updated_at;
+            let stored = stored.clone();
+            Ok(stored)
+        })
     }
 
     async fn delete_webhook_endpoint(
         &self,
         endpoint_id: &str,
         deletion: Deletion,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<()>> {
-        let mut state = self.state();
-        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
-            return Ok(Written::Replay(first));
-        }
-        let tenant = tenant_of_deletion(&deletion);
-        let Some(index) = state.live_endpoint(&tenant, endpoint_id) else {
-            return Err(endpoint_not_found(endpoint_id));
-        };
-        state.webhooks.endpoints[index].deleted = Some(Deleted::from(&deletion));
-        state.record_deletion(deletion);
-        state.commit_audited(idempotency, charge.as_ref(), event);
-        Ok(Written::Done(()))
+        self.state().audited(audit, |state| {
+            let tenant = tenant_of_deletion(&deletion);
+            let Some(index) = state.live_endpoint(&tenant, endpoint_id) else {
+                return Err(endpoint_not_found(endpoint_id));
+            };
+            state.webhooks.endpoints[index].deleted = Some(Deleted::from(&deletion));
+            state.record_deletion(deletion);
+            Ok(())
+        })
     }
 
     async fn list_webhook_deliveries(
@@ -205,36 +190,33 @@ impl Webhooks for MemoryStore {
         endpoint_id: &str,
         delivery_id: &str,
         now: OffsetDateTime,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<WebhookDelivery>> {
-        let mut state = self.state();
-        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
-            return Ok(Written::Replay(first));
-        }
-        let Some(delivery) = state.webhooks.deliveries.iter_mut().find(|d| {
-            d.organization_id == event.organization_id
-                && d.livemode == event.livemode
-                && d.endpoint_id == endpoint_id
-                && d.id == delivery_id
-        }) else {
-            return Err(StoreError::missing(Resource::WebhookDelivery, delivery_id));
-        };
-        if delivery.status == DeliveryStatus::Pending {
-            return Err(StoreError::status_changed(
-                Resource::WebhookDelivery,
-                delivery_id,
-                StoreState::Finished,
-            ));
-        }
-        delivery.status = DeliveryStatus::Pending;
-        delivery.next_attempt_at = now;
-        delivery.locked_until = None;
-        delivery.updated_at = now;
-        let replayed = delivery.clone();
-        state.commit_audited(idempotency, charge.as_ref(), event);
-        Ok(Written::Done(replayed))
+        let (organization_id, livemode) =
+            (audit.event.organization_id.clone(), audit.event.livemode);
+        self.state().audited(audit, |state| {
+            let Some(delivery) = state.webhooks.deliveries.iter_mut().find(|d| {
+                d.organization_id == organization_id
+                    && d.livemode == livemode
+                    && d.endpoint_id == endpoint_id
+                    && d.id == delivery_id
+            }) else {
+                return Err(StoreError::missing(Resource::WebhookDelivery, delivery_id));
+            };
+            if delivery.status == DeliveryStatus::Pending {
+                return Err(StoreError::status_changed(
+                    Resource::WebhookDelivery,
+                    delivery_id,
+                    StoreState::Finished,
+                ));
+            }
+            delivery.status = DeliveryStatus::Pending;
+            delivery.next_attempt_at = now;
+            delivery.locked_until = None;
+            delivery.updated_at = now;
+            let replayed = delivery.clone();
+            Ok(replayed)
+        })
     }
 
     async fn endpoints_to_fan_out(&self) -> StoreResult<Vec<WebhookEndpoint>> {

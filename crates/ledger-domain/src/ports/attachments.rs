@@ -4,9 +4,9 @@
 use std::future::Future;
 
 use crate::attachments::{Attachment, OwnerKind};
-use crate::events::{Deletion, Event};
+use crate::events::Deletion;
 
-use super::{BoxFuture, CreditCharge, IdempotencyRecord, StoreResult, Tenant, Written};
+use super::{Audit, BoxFuture, StoreResult, Tenant, Written};
 
 /// Attachment rows (the metadata; the bytes are a [`Blobs`] concern).
 pub trait Attachments: Send + Sync + 'static {
@@ -21,9 +21,7 @@ pub trait Attachments: Send + Sync + 'static {
     fn insert_attachment(
         &self,
         attachment: Attachment,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> impl Future<Output = StoreResult<Written<Attachment>>> + Send;
 
     /// An attachment of the tenant that is not deleted.
@@ -51,9 +49,7 @@ pub trait Attachments: Send + Sync + 'static {
         &self,
         attachment_id: &str,
         deletion: Deletion,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> impl Future<Output = StoreResult<Written<()>>> + Send;
 }
 

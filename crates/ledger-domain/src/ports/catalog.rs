@@ -3,10 +3,10 @@
 use std::future::Future;
 
 use crate::categories::{Category, CategoryType};
-use crate::events::{Deletion, Event};
+use crate::events::Deletion;
 use crate::tax::{Tax, TaxType};
 
-use super::{CreditCharge, IdempotencyRecord, Page, PageRequest, StoreResult, Tenant, Written};
+use super::{Audit, Page, PageRequest, StoreResult, Tenant, Written};
 
 /// Filters of the tax list.
 #[derive(Debug, Clone, Default)]
@@ -26,9 +26,7 @@ pub trait Taxes: Send + Sync + 'static {
     fn insert_tax(
         &self,
         tax: Tax,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> impl Future<Output = StoreResult<Written<Tax>>> + Send;
 
     /// Saves the mutable fields of a tax (name, description, rate, tax_type, is_compound,
@@ -41,9 +39,7 @@ pub trait Taxes: Send + Sync + 'static {
     fn update_tax(
         &self,
         tax: Tax,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> impl Future<Output = StoreResult<Written<Tax>>> + Send;
 
     /// A tax of the tenant that is not deleted.
@@ -71,9 +67,7 @@ pub trait Taxes: Send + Sync + 'static {
         &self,
         tax_id: &str,
         deletion: Deletion,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> impl Future<Output = StoreResult<Written<()>>> + Send;
 }
 
@@ -96,9 +90,7 @@ pub trait Categories: Send + Sync + 'static {
     fn insert_category(
         &self,
         category: Category,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> impl Future<Output = StoreResult<Written<Category>>> + Send;
 
     /// Saves the mutable fields of a category (name, description, color, is_active,
@@ -111,9 +103,7 @@ pub trait Categories: Send + Sync + 'static {
     fn update_category(
         &self,
         category: Category,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> impl Future<Output = StoreResult<Written<Category>>> + Send;
 
     /// A category of the tenant that is not deleted.
@@ -143,8 +133,6 @@ pub trait Categories: Send + Sync + 'static {
         &self,
         category_id: &str,
         deletion: Deletion,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> impl Future<Output = StoreResult<Written<()>>> + Send;
 }

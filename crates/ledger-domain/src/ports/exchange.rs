@@ -5,10 +5,10 @@ use std::future::Future;
 
 use time::Date;
 
-use crate::events::{Deletion, Event};
+use crate::events::Deletion;
 use crate::exchange::ExchangeRate;
 
-use super::{CreditCharge, IdempotencyRecord, Page, PageRequest, StoreResult, Tenant, Written};
+use super::{Audit, Page, PageRequest, StoreResult, Tenant, Written};
 
 /// Filters of the exchange-rate list (ISO codes).
 #[derive(Debug, Clone, Default)]
@@ -31,9 +31,7 @@ pub trait ExchangeRates: Send + Sync + 'static {
     fn insert_exchange_rate(
         &self,
         rate: ExchangeRate,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> impl Future<Output = StoreResult<Written<ExchangeRate>>> + Send;
 
     /// Saves the mutable fields of a rate (rate, effective_date, updated_at) and its
@@ -46,9 +44,7 @@ pub trait ExchangeRates: Send + Sync + 'static {
     fn update_exchange_rate(
         &self,
         rate: ExchangeRate,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> impl Future<Output = StoreResult<Written<ExchangeRate>>> + Send;
 
     /// A rate of the tenant that is not deleted.
@@ -88,8 +84,6 @@ pub trait ExchangeRates: Send + Sync + 'static {
         &self,
         rate_id: &str,
         deletion: Deletion,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> impl Future<Output = StoreResult<Written<()>>> + Send;
 }

@@ -6,11 +6,10 @@ use std::future::Future;
 use time::OffsetDateTime;
 
 use crate::accounts::{Account, AccountStatus, AccountType, Totals};
-use crate::events::Event;
 use crate::reports::ChartLine;
 use crate::transactions::{Transaction, TransactionStatus};
 
-use super::{CreditCharge, IdempotencyRecord, Page, PageRequest, StoreResult, Tenant, Written};
+use super::{Audit, Page, PageRequest, StoreResult, Tenant, Written};
 
 /// Filters of the account list.
 #[derive(Debug, Clone, Default)]
@@ -52,9 +51,7 @@ pub trait Accounts: Send + Sync + 'static {
     fn insert_account(
         &self,
         account: Account,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> impl Future<Output = StoreResult<Written<Account>>> + Send;
 
     /// Saves changed fields of an account (name, description, status, parent, metadata,
@@ -67,9 +64,7 @@ pub trait Accounts: Send + Sync + 'static {
     fn update_account(
         &self,
         account: Account,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> impl Future<Output = StoreResult<Written<Account>>> + Send;
 
     /// An account that is not deleted.

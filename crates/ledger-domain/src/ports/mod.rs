@@ -61,7 +61,7 @@ pub use webhooks::{
     AttemptOutcome, NoWebhookTransport, OutgoingWebhook, WebhookTransport, Webhooks,
 };
 pub use writes::{
-    CreditCharge, IDEMPOTENCY_WINDOW, IdempotencyRecord, IdempotencyRecords, Written,
+    Audit, CreditCharge, IDEMPOTENCY_WINDOW, IdempotencyRecord, IdempotencyRecords, Written,
 };
 pub use x402::{LocalFacilitator, X402Authorization, X402Facilitator, X402Payments};
 

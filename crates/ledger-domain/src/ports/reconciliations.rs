@@ -6,12 +6,12 @@ use std::future::Future;
 
 use time::Date;
 
-use crate::events::{Deletion, Event};
+use crate::events::Deletion;
 use crate::reconciliation::{
     JournalEntry, Reconciliation, ReconciliationChange, ReconciliationStatus, StatementLine,
 };
 
-use super::{CreditCharge, IdempotencyRecord, Page, PageRequest, StoreResult, Tenant, Written};
+use super::{Audit, Page, PageRequest, StoreResult, Tenant, Written};
 
 /// Filters of the reconciliation list.
 #[derive(Debug, Clone, Default)]
@@ -44,9 +44,7 @@ pub trait Reconciliations: Send + Sync + 'static {
     fn insert_reconciliation(
         &self,
         reconciliation: Reconciliation,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> impl Future<Output = StoreResult<Written<Reconciliation>>> + Send;
 
     /// Applies `change` to a live open reconciliation: saves its header fields
@@ -62,9 +60,7 @@ pub trait Reconciliations: Send + Sync + 'static {
     fn save_reconciliation(
         &self,
         change: ReconciliationChange,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> impl Future<Output = StoreResult<Written<()>>> + Send;
 
     /// Soft-deletes a live open reconciliation with its deletion record and event, and
@@ -76,9 +72,7 @@ pub trait Reconciliations: Send + Sync + 'static {
         &self,
         reconciliation_id: &str,
         deletion: Deletion,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> impl Future<Output = StoreResult<Written<()>>> + Send;
 
     /// A live reconciliation of the tenant with its matches.

@@ -4,10 +4,10 @@ use std::future::Future;
 
 use time::Date;
 
-use crate::events::{Deletion, Event};
+use crate::events::Deletion;
 use crate::recurring::{RecurringRun, RecurringSchedule, ScheduleAdvance};
 
-use super::{CreditCharge, IdempotencyRecord, Page, PageRequest, StoreResult, Tenant, Written};
+use super::{Audit, Page, PageRequest, StoreResult, Tenant, Written};
 
 /// Recurring schedules: synchronous writes with their event and credits, the scheduler's
 /// reads across tenants, and the runs, each recorded once per occurrence.
@@ -20,9 +20,7 @@ pub trait RecurringSchedules: Send + Sync + 'static {
     fn insert_recurring_schedule(
         &self,
         schedule: RecurringSchedule,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> impl Future<Output = StoreResult<Written<RecurringSchedule>>> + Send;
 
     /// Saves every mutable field of a live schedule (all but its id, tenant, creator and
@@ -34,9 +32,7 @@ pub trait RecurringSchedules: Send + Sync + 'static {
     fn update_recurring_schedule(
         &self,
         schedule: RecurringSchedule,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> impl Future<Output = StoreResult<Written<RecurringSchedule>>> + Send;
 
     /// Soft-deletes a schedule with its deletion record and event, taking the credits; a
@@ -49,9 +45,7 @@ pub trait RecurringSchedules: Send + Sync + 'static {
         &self,
         schedule_id: &str,
         deletion: Deletion,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> impl Future<Output = StoreResult<Written<()>>> + Send;
 
     /// A live schedule of the tenant.

@@ -9,9 +9,7 @@ use time::OffsetDateTime;
 use crate::events::{Deletion, Event};
 use crate::webhooks::{SendResult, WebhookAttempt, WebhookDelivery, WebhookEndpoint};
 
-use super::{
-    BoxFuture, CreditCharge, IdempotencyRecord, Page, PageRequest, StoreResult, Tenant, Written,
-};
+use super::{Audit, BoxFuture, Page, PageRequest, StoreResult, Tenant, Written};
 
 /// How one attempt ended, as the service decided it (see [`Webhooks::record_attempt`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -37,9 +35,7 @@ pub trait Webhooks: Send + Sync + 'static {
     fn insert_webhook_endpoint(
         &self,
         endpoint: WebhookEndpoint,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> impl Future<Output = StoreResult<Written<WebhookEndpoint>>> + Send;
 
     /// A live (not deleted) endpoint of the tenant.
@@ -64,9 +60,7 @@ pub trait Webhooks: Send + Sync + 'static {
     fn update_webhook_endpoint(
         &self,
         endpoint: WebhookEndpoint,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> impl Future<Output = StoreResult<Written<WebhookEndpoint>>> + Send;
 
     /// Soft-deletes an endpoint (its deliveries stop) with its deletion record.
@@ -78,9 +72,7 @@ pub trait Webhooks: Send + Sync + 'static {
         &self,
         endpoint_id: &str,
         deletion: Deletion,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> impl Future<Output = StoreResult<Written<()>>> + Send;
 
     /// The deliveries of one endpoint of the tenant, newest event first.
@@ -111,9 +103,7 @@ pub trait Webhooks: Send + Sync + 'static {
         endpoint_id: &str,
         delivery_id: &str,
         now: OffsetDateTime,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> impl Future<Output = StoreResult<Written<WebhookDelivery>>> + Send;
 
     /// Every enabled live endpoint of every tenant (the fan-out's work list).

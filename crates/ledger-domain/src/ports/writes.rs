@@ -6,6 +6,7 @@ use std::future::Future;
 use time::OffsetDateTime;
 
 use super::{StoreResult, Tenant};
+use crate::events::Event;
 
 /// A record of an `Idempotency-Key` use, stored in the same transaction as the write.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,6 +66,29 @@ pub struct CreditCharge {
     pub pool_id: String,
     pub livemode: bool,
     pub credits: i64,
+}
+
+/// What an audited write stores with its rows, in the same transaction: the event that
+/// records it, the record of its `Idempotency-Key` (carrying the answer it replays), and
+/// the credits it takes. The store runs the steps in one order for every write: replay a
+/// key already used (nothing is written), take the credits (`CreditsShort` refuses the
+/// write), write the rows, insert the event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Audit {
+    pub event: Event,
+    pub idempotency: Option<IdempotencyRecord>,
+    pub charge: Option<CreditCharge>,
+}
+
+impl Audit {
+    /// An audit of `event` with no key and no price (set-up writes and tests).
+    pub fn of(event: Event) -> Self {
+        Self {
+            event,
+            idempotency: None,
+            charge: None,
+        }
+    }
 }
 
 /// Idempotency records.

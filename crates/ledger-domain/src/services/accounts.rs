@@ -14,7 +14,7 @@ use crate::jobs::{Job, JobCommand};
 use crate::money::Currency;
 use crate::ports::{AccountFilter, HistoryRow, Page, PageRequest, Store, Written};
 
-use super::{Access, Ledger, WriteOptions, with_result};
+use super::{Access, Ledger, WriteOptions};
 
 /// Fields of a new account.
 #[derive(Debug, Clone, Default)]
@@ -230,18 +230,10 @@ impl<S: Store> Ledger<S> {
             Some(after),
         );
         // The answer is known before the write, so a replay can return it verbatim.
-        let idempotency = with_result(
-            options.idempotency,
-            &crate::views::account(&account, Some(Totals::default())),
-        );
+        let view = crate::views::account(&account, Some(Totals::default()));
         Ok(self
             .store
-            .insert_account(
-                account,
-                event,
-                idempotency,
-                Some(self.charge(access, options.credits)),
-            )
+            .insert_account(account, self.audit(access, options, event, &view))
             .await?)
     }
 
@@ -303,15 +295,9 @@ impl<S: Store> Ledger<S> {
         );
         // An update leaves the balance as it is, so the answer is known before the write.
         let view = crate::views::account(&account, Some(balance.totals));
-        let idempotency = with_result(options.idempotency, &view);
         let updated = self
             .store
-            .update_account(
-                account,
-                event,
-                idempotency,
-                Some(self.charge(access, options.credits)),
-            )
+            .update_account(account, self.audit(access, options, event, &view))
             .await;
         self.forget_account(&access.tenant, id);
         Ok(updated?.map(|_| view))

@@ -16,7 +16,7 @@ use crate::ids::{IdKind, new_id, parse_id};
 use crate::ports::{Store, Tenant, Written};
 
 use super::accounts::not_found;
-use super::{Access, Ledger, WriteOptions, with_result};
+use super::{Access, Ledger, WriteOptions};
 
 /// An upload as a client gave it.
 #[derive(Clone)]
@@ -208,12 +208,7 @@ impl<S: Store> Ledger<S> {
         self.blobs.put(&key, input.bytes).await?;
         let written = self
             .store
-            .insert_attachment(
-                record,
-                event,
-                with_result(options.idempotency, &view),
-                Some(self.charge(access, options.credits)),
-            )
+            .insert_attachment(record, self.audit(access, options, event, &view))
             .await;
         match written {
             Ok(Written::Done(_)) => Ok(Written::Done(view)),
@@ -253,9 +248,7 @@ impl<S: Store> Ledger<S> {
             .delete_attachment(
                 &record.id,
                 deletion,
-                event,
-                with_result(options.idempotency, &view),
-                Some(self.charge(access, options.credits)),
+                self.audit(access, options, event, &view),
             )
             .await?;
         if matches!(written, Written::Done(())) {

@@ -12,7 +12,7 @@ use crate::ids::{IdKind, new_id, parse_id};
 use crate::ports::{CategoryFilter, Page, PageRequest, Store, Written};
 
 use super::accounts::not_found;
-use super::{Access, Ledger, WriteOptions, with_result};
+use super::{Access, Ledger, WriteOptions};
 
 /// Deepest parent chain walked when checking for loops; deeper trees are refused.
 pub const MAX_CATEGORY_DEPTH: usize = 32;
@@ -242,15 +242,9 @@ impl<S: Store> Ledger<S> {
             None,
             Some(crate::views::category(&category, None)),
         );
-        let idempotency = with_result(options.idempotency, &view);
         Ok(self
             .store
-            .insert_category(
-                category,
-                event,
-                idempotency,
-                Some(self.charge(access, options.credits)),
-            )
+            .insert_category(category, self.audit(access, options, event, &view))
             .await?)
     }
 
@@ -305,12 +299,7 @@ impl<S: Store> Ledger<S> {
         let view = crate::views::category(&after.category, Some(&after.subcategories));
         let written = self
             .store
-            .update_category(
-                after.category,
-                event,
-                with_result(options.idempotency, &view),
-                Some(self.charge(access, options.credits)),
-            )
+            .update_category(after.category, self.audit(access, options, event, &view))
             .await?;
         Ok(written.map(|_| view))
     }
@@ -372,9 +361,7 @@ impl<S: Store> Ledger<S> {
             .delete_category(
                 &category.id,
                 deletion,
-                event,
-                with_result(options.idempotency, &view),
-                Some(self.charge(access, options.credits)),
+                self.audit(access, options, event, &view),
             )
             .await?;
         Ok(written.map(|()| view))

@@ -19,7 +19,7 @@ use crate::money::{AmountError, Currency, parse_units};
 use crate::ports::{ExchangeRateFilter, Page, PageRequest, Store, Tenant, Written};
 
 use super::accounts::not_found;
-use super::{Access, Ledger, WriteOptions, with_result};
+use super::{Access, Ledger, WriteOptions};
 
 /// Fields of a new exchange rate, as a client gave them: currencies by id (`cur_EUR`)
 /// or ISO code, the rate as exact decimal text, the date as `YYYY-MM-DD`.
@@ -172,12 +172,7 @@ impl<S: Store> Ledger<S> {
         );
         Ok(self
             .store
-            .insert_exchange_rate(
-                record,
-                event,
-                with_result(options.idempotency, &view),
-                Some(self.charge(access, options.credits)),
-            )
+            .insert_exchange_rate(record, self.audit(access, options, event, &view))
             .await?)
     }
 
@@ -213,12 +208,7 @@ impl<S: Store> Ledger<S> {
         );
         let written = self
             .store
-            .update_exchange_rate(
-                record,
-                event,
-                with_result(options.idempotency, &view),
-                Some(self.charge(access, options.credits)),
-            )
+            .update_exchange_rate(record, self.audit(access, options, event, &view))
             .await?;
         Ok(written.map(|_| view))
     }
@@ -249,9 +239,7 @@ impl<S: Store> Ledger<S> {
             .delete_exchange_rate(
                 &record.id,
                 deletion,
-                event,
-                with_result(options.idempotency, &view),
-                Some(self.charge(access, options.credits)),
+                self.audit(access, options, event, &view),
             )
             .await?;
         Ok(written.map(|()| view))

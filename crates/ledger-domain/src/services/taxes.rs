@@ -12,7 +12,7 @@ use crate::ports::{Page, PageRequest, Store, TaxFilter, Written};
 use crate::tax::{RateError, Tax, TaxType, parse_rate};
 
 use super::accounts::not_found;
-use super::{Access, Ledger, WriteOptions, with_result};
+use super::{Access, Ledger, WriteOptions};
 
 /// Fields of a new tax; `rate` is the exact decimal text of a percentage.
 #[derive(Debug, Clone, Default)]
@@ -102,15 +102,9 @@ impl<S: Store> Ledger<S> {
             None,
             Some(view.clone()),
         );
-        let idempotency = with_result(options.idempotency, &view);
         Ok(self
             .store
-            .insert_tax(
-                tax,
-                event,
-                idempotency,
-                Some(self.charge(access, options.credits)),
-            )
+            .insert_tax(tax, self.audit(access, options, event, &view))
             .await?)
     }
 
@@ -151,12 +145,7 @@ impl<S: Store> Ledger<S> {
         let view = crate::views::tax(&tax);
         let written = self
             .store
-            .update_tax(
-                tax,
-                event,
-                with_result(options.idempotency, &view),
-                Some(self.charge(access, options.credits)),
-            )
+            .update_tax(tax, self.audit(access, options, event, &view))
             .await?;
         Ok(written.map(|_| view))
     }
@@ -205,13 +194,7 @@ impl<S: Store> Ledger<S> {
         let view = crate::views::deleted("tax", &tax.id, deletion.recoverable_until);
         let written = self
             .store
-            .delete_tax(
-                &tax.id,
-                deletion,
-                event,
-                with_result(options.idempotency, &view),
-                Some(self.charge(access, options.credits)),
-            )
+            .delete_tax(&tax.id, deletion, self.audit(access, options, event, &view))
             .await?;
         Ok(written.map(|()| view))
     }

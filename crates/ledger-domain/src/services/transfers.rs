@@ -9,7 +9,7 @@ use crate::error::{DomainError, DomainResult, Resource};
 use crate::ids::{IdKind, new_id};
 use crate::jobs::Job;
 use crate::money::{Currency, parse_positive_units};
-use crate::ports::{AccountFilter, Page, PageRequest, Store, Tenant, Written};
+use crate::ports::{AccountFilter, Audit, Page, PageRequest, Store, Tenant, Written};
 use crate::transactions::{Transaction, TransactionStatus};
 use crate::transfers::{SOURCE, exchange_account_code, exchange_account_name, lines};
 
@@ -233,7 +233,7 @@ impl<S: Store> Ledger<S> {
             None,
             Some(crate::views::account(&account, None)),
         );
-        match self.store.insert_account(account, event, None, None).await {
+        match self.store.insert_account(account, Audit::of(event)).await {
             Ok(Written::Done(account)) => Ok(account),
             // A concurrent write created it first: read that one.
             Ok(Written::Replay(_)) | Err(_) => {

@@ -16,10 +16,10 @@ mod writes;
 
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use ledger_domain::events::{Deletion, Event};
+use ledger_domain::events::Deletion;
 use ledger_domain::ports::{
-    CreditCharge, EntryFilter, IdempotencyRecord, Page, PageRequest, ReconciliationFilter,
-    Reconciliations, StoreResult, Tenant, Written,
+    Audit, EntryFilter, Page, PageRequest, ReconciliationFilter, Reconciliations, StoreResult,
+    Tenant, Written,
 };
 use ledger_domain::reconciliation::{
     JournalEntry, ReconciledEntry, Reconciliation, ReconciliationChange, ReconciliationStatus,
@@ -84,34 +84,26 @@ impl Reconciliations for Db {
     async fn insert_reconciliation(
         &self,
         reconciliation: Reconciliation,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<Reconciliation>> {
-        self.write_new_reconciliation(reconciliation, event, idempotency, charge)
-            .await
+        self.write_new_reconciliation(reconciliation, audit).await
     }
 
     async fn save_reconciliation(
         &self,
         change: ReconciliationChange,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<()>> {
-        self.write_reconciliation_change(change, event, idempotency, charge)
-            .await
+        self.write_reconciliation_change(change, audit).await
     }
 
     async fn delete_reconciliation(
         &self,
         reconciliation_id: &str,
         deletion: Deletion,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<()>> {
-        self.write_reconciliation_deletion(reconciliation_id, deletion, event, idempotency, charge)
+        self.write_reconciliation_deletion(reconciliation_id, deletion, audit)
             .await
     }
 

@@ -8,15 +8,14 @@
 
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
-use ledger_domain::events::{Deletion, Event};
-use ledger_domain::ports::{CreditCharge, IdempotencyRecord, StoreResult, Written};
+use ledger_domain::events::Deletion;
+use ledger_domain::ports::{Audit, StoreResult, Written};
 use ledger_domain::reconciliation::{Reconciliation, ReconciliationChange};
 use ledger_domain::{Resource, StoreError};
 
 use super::rows::{LineRow, MatchRow, ReconciliationRow};
 use crate::db::{Db, TxError, is_unique_violation};
-use crate::idempotency::settle_idempotent;
-use crate::rows::{DeletionRow, EventRow, IdempotencyRow, to_db};
+use crate::rows::{DeletionRow, to_db};
 use crate::schema::{reconciliation_matches, reconciliations, statement_lines};
 
 fn not_found(id: &str) -> StoreError {
@@ -114,38 +113,29 @@ impl Db {
     pub(super) async fn write_new_reconciliation(
         &self,
         reconciliation: Reconciliation,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<Reconciliation>> {
         let row = ReconciliationRow::from(&reconciliation);
-        let event_row = EventRow::from(&event);
-        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
-        let written = db_write!(self, |conn| {
-            audited_write!(conn, &idem_row, &charge, &event_row, {
-                diesel::insert_into(reconciliations::table)
-                    .values(&row)
-                    .execute(conn)
-                    .await
-                    .map_err(|e| -> TxError {
-                        if is_unique_violation(&e) {
-                            StoreError::open_reconciliation(&row.account_id).into()
-                        } else {
-                            e.into()
-                        }
-                    })?;
-            });
-            Ok(Written::Done(reconciliation))
-        });
-        settle_idempotent(self, written, idempotency).await
+        audited!(self, audit, |conn| {
+            diesel::insert_into(reconciliations::table)
+                .values(&row)
+                .execute(conn)
+                .await
+                .map_err(|e| -> TxError {
+                    if is_unique_violation(&e) {
+                        StoreError::open_reconciliation(&row.account_id).into()
+                    } else {
+                        e.into()
+                    }
+                })?;
+            reconciliation
+        })
     }
 
     pub(super) async fn write_reconciliation_change(
         &self,
         change: ReconciliationChange,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<()>> {
         let r = &change.reconciliation;
         let row = ReconciliationRow::from(r);
@@ -158,88 +148,73 @@ impl Db {
             .collect();
         let removed = change.remove.clone();
         let lines: Vec<LineRow> = change.lines.iter().map(LineRow::from).collect();
-        let event_row = EventRow::from(&event);
-        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
-        let written = db_write!(self, |conn| {
-            audited_write!(conn, &idem_row, &charge, &event_row, {
-                let changed = diesel::update(reconciliations::table)
-                    .filter(tenant_of!(reconciliations, row))
-                    .filter(reconciliations::id.eq(&row.id))
-                    .filter(reconciliations::deleted_at.is_null())
-                    .filter(reconciliations::status.eq("open"))
-                    .filter(reconciliations::updated_at.eq(expected))
-                    .set((
-                        reconciliations::start_date.eq(row.start_date),
-                        reconciliations::end_date.eq(row.end_date),
-                        reconciliations::closing_balance.eq(row.closing_balance),
-                        reconciliations::status.eq(&row.status),
-                        reconciliations::completed_at.eq(row.completed_at),
-                        reconciliations::updated_at.eq(row.updated_at),
-                    ))
+        audited!(self, audit, |conn| {
+            let changed = diesel::update(reconciliations::table)
+                .filter(tenant_of!(reconciliations, row))
+                .filter(reconciliations::id.eq(&row.id))
+                .filter(reconciliations::deleted_at.is_null())
+                .filter(reconciliations::status.eq("open"))
+                .filter(reconciliations::updated_at.eq(expected))
+                .set((
+                    reconciliations::start_date.eq(row.start_date),
+                    reconciliations::end_date.eq(row.end_date),
+                    reconciliations::closing_balance.eq(row.closing_balance),
+                    reconciliations::status.eq(&row.status),
+                    reconciliations::completed_at.eq(row.completed_at),
+                    reconciliations::updated_at.eq(row.updated_at),
+                ))
+                .execute(conn)
+                .await?;
+            if changed == 0 {
+                let status = live_status!(conn, row, &row.id);
+                return Err(unchanged(status, &row.id));
+            }
+            change_matches!(conn, row, removed, added, added_entries, added_lines);
+            for l in &lines {
+                diesel::insert_into(statement_lines::table)
+                    .values(l)
                     .execute(conn)
                     .await?;
-                if changed == 0 {
-                    let status = live_status!(conn, row, &row.id);
-                    return Err(unchanged(status, &row.id));
-                }
-                change_matches!(conn, row, removed, added, added_entries, added_lines);
-                for l in &lines {
-                    diesel::insert_into(statement_lines::table)
-                        .values(l)
-                        .execute(conn)
-                        .await?;
-                }
-            });
-            Ok(Written::Done(()))
-        });
-        settle_idempotent(self, written, idempotency).await
+            }
+        })
     }
 
     pub(super) async fn write_reconciliation_deletion(
         &self,
         reconciliation_id: &str,
         deletion: Deletion,
-        event: Event,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<CreditCharge>,
+        audit: Audit,
     ) -> StoreResult<Written<()>> {
         let id = reconciliation_id.to_owned();
         let deletion_row = DeletionRow::from(&deletion);
-        let event_row = EventRow::from(&event);
-        let idem_row = idempotency.as_ref().map(IdempotencyRow::from);
-        let written = db_write!(self, |conn| {
-            audited_write!(conn, &idem_row, &charge, &event_row, {
-                let status = live_status!(conn, deletion_row, &id);
-                match status.as_deref() {
-                    None => return Err(not_found(&id).into()),
-                    Some("open") => {}
-                    Some(_) => return Err(StoreError::reconciliation_completed(&id).into()),
-                }
-                let live = reconciliations::table
-                    .filter(tenant_of!(reconciliations, deletion_row))
-                    .filter(reconciliations::id.eq(&id))
-                    .filter(reconciliations::deleted_at.is_null())
-                    .filter(reconciliations::status.eq("open"));
-                soft_delete!(
-                    conn,
-                    reconciliations,
-                    live,
-                    &deletion_row,
-                    not_found(&id).into()
-                );
-                diesel::delete(
-                    reconciliation_matches::table
-                        .filter(
-                            reconciliation_matches::organization_id
-                                .eq(&deletion_row.organization_id),
-                        )
-                        .filter(reconciliation_matches::reconciliation_id.eq(&id)),
-                )
-                .execute(conn)
-                .await?;
-            });
-            Ok(Written::Done(()))
-        });
-        settle_idempotent(self, written, idempotency).await
+        audited!(self, audit, |conn| {
+            let status = live_status!(conn, deletion_row, &id);
+            match status.as_deref() {
+                None => return Err(not_found(&id).into()),
+                Some("open") => {}
+                Some(_) => return Err(StoreError::reconciliation_completed(&id).into()),
+            }
+            let live = reconciliations::table
+                .filter(tenant_of!(reconciliations, deletion_row))
+                .filter(reconciliations::id.eq(&id))
+                .filter(reconciliations::deleted_at.is_null())
+                .filter(reconciliations::status.eq("open"));
+            soft_delete!(
+                conn,
+                reconciliations,
+                live,
+                &deletion_row,
+                not_found(&id).into()
+            );
+            diesel::delete(
+                reconciliation_matches::table
+                    .filter(
+                        reconciliation_matches::organization_id.eq(&deletion_row.organization_id),
+                    )
+                    .filter(reconciliation_matches::reconciliation_id.eq(&id)),
+            )
+            .execute(conn)
+            .await?;
+        })
     }
 }

@@ -3,7 +3,7 @@
 use ledger_domain::StoreError;
 use ledger_domain::accounts::{AccountStatus, AccountType};
 use ledger_domain::ports::Taken;
-use ledger_domain::ports::{Effect, IdempotencyRecord, Store, Written};
+use ledger_domain::ports::{Audit, Effect, IdempotencyRecord, Store, Written};
 use ledger_domain::transactions::TransactionStatus;
 use serde_json::json;
 
@@ -30,9 +30,7 @@ async fn duplicate_codes_are_refused_per_tenant<S: Store>(db: &S, backend: &str)
     let err = db
         .insert_account(
             dup.clone(),
-            event(&live, "account.created", "account", &dup.id),
-            None,
-            None,
+            Audit::of(event(&live, "account.created", "account", &dup.id)),
         )
         .await
         .expect_err("duplicate");
@@ -57,7 +55,7 @@ async fn duplicate_codes_are_refused_per_tenant<S: Store>(db: &S, backend: &str)
         let tenant = org.tenant(livemode);
         let e = event(&tenant, "account.created", "account", &other.id);
         assert!(matches!(
-            db.insert_account(other, e, None, None)
+            db.insert_account(other, Audit::of(e))
                 .await
                 .expect("insert"),
             Written::Done(_)
@@ -73,7 +71,14 @@ async fn an_idempotency_key_replays_the_first_record<S: Store>(db: &S, backend: 
     let rec = record(&a.org.id, true, "key-1");
     let e = event(&live, "account.created", "account", &first.id);
     let done = db
-        .insert_account(first.clone(), e, Some(rec.clone()), None)
+        .insert_account(
+            first.clone(),
+            Audit {
+                event: e,
+                idempotency: Some(rec.clone()),
+                charge: None,
+            },
+        )
         .await
         .expect("first");
     assert_eq!(done, Written::Done(first.clone()));
@@ -83,7 +88,14 @@ async fn an_idempotency_key_replays_the_first_record<S: Store>(db: &S, backend: 
     let mut other = rec.clone();
     other.request_hash = "different".to_owned();
     let replay = db
-        .insert_account(second.clone(), e, Some(other), None)
+        .insert_account(
+            second.clone(),
+            Audit {
+                event: e,
+                idempotency: Some(other),
+                charge: None,
+            },
+        )
         .await
         .expect("replay");
     assert_eq!(replay, Written::Replay(rec.clone()), "{backend}");
@@ -148,7 +160,7 @@ async fn updates_change_the_stored_account<S: Store>(db: &S, backend: &str) {
     acct.updated_at = T0 + time::Duration::minutes(5);
     let e = event(&live, "account.updated", "account", &id);
     let saved = db
-        .update_account(acct.clone(), e, None, None)
+        .update_account(acct.clone(), Audit::of(e))
         .await
         .expect("update");
     assert_eq!(saved, Written::Done(acct.clone()));
@@ -163,7 +175,7 @@ async fn updates_change_the_stored_account<S: Store>(db: &S, backend: &str) {
     foreign.livemode = false;
     let e = event(&live, "account.updated", "account", &id);
     let err = db
-        .update_account(foreign, e, None, None)
+        .update_account(foreign, Audit::of(e))
         .await
         .expect_err("other mode");
     assert_eq!(err.code(), "resource_not_found");
@@ -177,9 +189,11 @@ async fn updates_change_the_stored_account<S: Store>(db: &S, backend: &str) {
     let first = db
         .update_account(
             renamed.clone(),
-            event(&live, "account.updated", "account", &id),
-            Some(rec.clone()),
-            charge(),
+            Audit {
+                event: event(&live, "account.updated", "account", &id),
+                idempotency: Some(rec.clone()),
+                charge: charge(),
+            },
         )
         .await
         .expect("keyed update");
@@ -189,9 +203,11 @@ async fn updates_change_the_stored_account<S: Store>(db: &S, backend: &str) {
     let second = db
         .update_account(
             again,
-            event(&live, "account.updated", "account", &id),
-            Some(rec.clone()),
-            charge(),
+            Audit {
+                event: event(&live, "account.updated", "account", &id),
+                idempotency: Some(rec.clone()),
+                charge: charge(),
+            },
         )
         .await
         .expect("replayed update");
@@ -273,7 +289,7 @@ async fn deleted_accounts_disappear_and_free_their_code<S: Store>(db: &S, backen
     // The code of a deleted account can be used again.
     let again = account(&a.org.id, true, "5000", AccountType::Expense);
     let e = event(&live, "account.created", "account", &again.id);
-    db.insert_account(again, e, None, None)
+    db.insert_account(again, Audit::of(e))
         .await
         .expect("code is free again");
 }
@@ -289,7 +305,15 @@ async fn concurrent_uses_of_one_key_write_once<S: Store>(db: &S, backend: &str) 
         let e = event(&live, "account.created", "account", &acct.id);
         let rec = record(&a.org.id, true, "same-key");
         tasks.push(tokio::spawn(async move {
-            db.insert_account(acct, e, Some(rec), None).await
+            db.insert_account(
+                acct,
+                Audit {
+                    event: e,
+                    idempotency: Some(rec),
+                    charge: None,
+                },
+            )
+            .await
         }));
     }
     let mut done = 0;

@@ -4,7 +4,7 @@
 
 use ledger_domain::attachments::{Attachment, OwnerKind};
 use ledger_domain::ids::{IdKind, new_id};
-use ledger_domain::ports::{IdempotencyRecord, Store, Tenant, Written};
+use ledger_domain::ports::{Audit, IdempotencyRecord, Store, Tenant, Written};
 use ledger_domain::{Resource, StoreError};
 use serde_json::json;
 
@@ -52,9 +52,11 @@ async fn attachments_are_written_read_listed_and_deleted_per_tenant<S: Store>(
         let written = db
             .insert_attachment(
                 att.clone(),
-                event(&live, "attachment.created", "attachment", &att.id),
-                None,
-                Some(charge(&a, true, 1)),
+                Audit {
+                    event: event(&live, "attachment.created", "attachment", &att.id),
+                    idempotency: None,
+                    charge: Some(charge(&a, true, 1)),
+                },
             )
             .await
             .expect("insert");
@@ -91,14 +93,16 @@ async fn attachments_are_written_read_listed_and_deleted_per_tenant<S: Store>(
         .delete_attachment(
             &first.id,
             deletion(&b.tenant(true), "attachment", &first.id),
-            event(
-                &b.tenant(true),
-                "attachment.deleted",
-                "attachment",
-                &first.id,
-            ),
-            None,
-            Some(charge(&b, true, 1)),
+            Audit {
+                event: event(
+                    &b.tenant(true),
+                    "attachment.deleted",
+                    "attachment",
+                    &first.id,
+                ),
+                idempotency: None,
+                charge: Some(charge(&b, true, 1)),
+            },
         )
         .await;
     assert!(
@@ -116,9 +120,11 @@ async fn attachments_are_written_read_listed_and_deleted_per_tenant<S: Store>(
     db.delete_attachment(
         &first.id,
         deletion(&live, "attachment", &first.id),
-        event(&live, "attachment.deleted", "attachment", &first.id),
-        None,
-        Some(charge(&a, true, 1)),
+        Audit {
+            event: event(&live, "attachment.deleted", "attachment", &first.id),
+            idempotency: None,
+            charge: Some(charge(&a, true, 1)),
+        },
     )
     .await
     .expect("delete");
@@ -136,9 +142,11 @@ async fn attachments_are_written_read_listed_and_deleted_per_tenant<S: Store>(
         .delete_attachment(
             &first.id,
             deletion(&live, "attachment", &first.id),
-            event(&live, "attachment.deleted", "attachment", &first.id),
-            None,
-            Some(charge(&a, true, 1)),
+            Audit {
+                event: event(&live, "attachment.deleted", "attachment", &first.id),
+                idempotency: None,
+                charge: Some(charge(&a, true, 1)),
+            },
         )
         .await;
     assert!(
@@ -165,9 +173,11 @@ async fn a_used_key_replays_the_first_attachment<S: Store>(db: &S, backend: &str
     let first = attachment(&live, OwnerKind::Invoice, &owner, 1);
     db.insert_attachment(
         first.clone(),
-        event(&live, "attachment.created", "attachment", &first.id),
-        Some(record(json!({"id": first.id}))),
-        Some(charge(&a, true, 1)),
+        Audit {
+            event: event(&live, "attachment.created", "attachment", &first.id),
+            idempotency: Some(record(json!({"id": first.id}))),
+            charge: Some(charge(&a, true, 1)),
+        },
     )
     .await
     .expect("insert");
@@ -175,9 +185,11 @@ async fn a_used_key_replays_the_first_attachment<S: Store>(db: &S, backend: &str
     let replay = db
         .insert_attachment(
             second.clone(),
-            event(&live, "attachment.created", "attachment", &second.id),
-            Some(record(json!({"id": second.id}))),
-            Some(charge(&a, true, 1)),
+            Audit {
+                event: event(&live, "attachment.created", "attachment", &second.id),
+                idempotency: Some(record(json!({"id": second.id}))),
+                charge: Some(charge(&a, true, 1)),
+            },
         )
         .await
         .expect("replay");
@@ -208,9 +220,11 @@ async fn an_attachment_without_credits_is_not_written<S: Store>(db: &S, backend:
     let refused = db
         .insert_attachment(
             att.clone(),
-            event(&live, "attachment.created", "attachment", &att.id),
-            None,
-            Some(charge(&a, true, 501)),
+            Audit {
+                event: event(&live, "attachment.created", "attachment", &att.id),
+                idempotency: None,
+                charge: Some(charge(&a, true, 501)),
+            },
         )
         .await;
     assert!(

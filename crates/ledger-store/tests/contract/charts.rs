@@ -4,7 +4,7 @@
 //! process) shows at once. Database stores only: the memory store keeps nothing.
 
 use ledger_domain::accounts::AccountType;
-use ledger_domain::ports::{Accounts, Tenant};
+use ledger_domain::ports::{Accounts, Audit, Tenant};
 use ledger_store::Db;
 
 use crate::harness::Probe;
@@ -75,9 +75,7 @@ async fn a_kept_chart_serves_only_until_the_chart_changes(db: &Db, other: &Db, b
     other
         .insert_account(
             added.clone(),
-            event(&live, "account.created", "account", &added.id),
-            None,
-            None,
+            Audit::of(event(&live, "account.created", "account", &added.id)),
         )
         .await
         .expect("insert");
@@ -92,9 +90,7 @@ async fn a_kept_chart_serves_only_until_the_chart_changes(db: &Db, other: &Db, b
     other
         .update_account(
             renamed.clone(),
-            event(&live, "account.updated", "account", &added.id),
-            None,
-            None,
+            Audit::of(event(&live, "account.updated", "account", &added.id)),
         )
         .await
         .expect("rename");
@@ -114,9 +110,7 @@ async fn a_kept_chart_serves_only_until_the_chart_changes(db: &Db, other: &Db, b
     other
         .update_account(
             described,
-            event(&live, "account.updated", "account", &added.id),
-            None,
-            None,
+            Audit::of(event(&live, "account.updated", "account", &added.id)),
         )
         .await
         .expect("describe");
@@ -130,9 +124,12 @@ async fn a_kept_chart_serves_only_until_the_chart_changes(db: &Db, other: &Db, b
     other
         .insert_account(
             theirs.clone(),
-            event(&b.tenant(true), "account.created", "account", &theirs.id),
-            None,
-            None,
+            Audit::of(event(
+                &b.tenant(true),
+                "account.created",
+                "account",
+                &theirs.id,
+            )),
         )
         .await
         .expect("insert B");

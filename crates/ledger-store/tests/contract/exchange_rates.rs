@@ -7,7 +7,7 @@ use ledger_domain::exchange::ExchangeRate;
 use ledger_domain::ids::{IdKind, new_id};
 use ledger_domain::ports::Taken;
 use ledger_domain::ports::{
-    ExchangeRateFilter, IdempotencyRecord, PageRequest, Store, Tenant, Written,
+    Audit, ExchangeRateFilter, IdempotencyRecord, PageRequest, Store, Tenant, Written,
 };
 use serde_json::json;
 use time::Date;
@@ -41,9 +41,12 @@ async fn insert<S: Store>(db: &S, r: &ExchangeRate) {
     };
     db.insert_exchange_rate(
         r.clone(),
-        event(&tenant, "exchange_rate.created", "exchange_rate", &r.id),
-        None,
-        None,
+        Audit::of(event(
+            &tenant,
+            "exchange_rate.created",
+            "exchange_rate",
+            &r.id,
+        )),
     )
     .await
     .expect("insert");
@@ -58,9 +61,11 @@ async fn rates_are_written_read_listed_and_deleted_per_tenant<S: Store>(db: &S, 
     let written = db
         .insert_exchange_rate(
             jan.clone(),
-            event(&live, "exchange_rate.created", "exchange_rate", &jan.id),
-            None,
-            Some(charge(&a, true, 1)),
+            Audit {
+                event: event(&live, "exchange_rate.created", "exchange_rate", &jan.id),
+                idempotency: None,
+                charge: Some(charge(&a, true, 1)),
+            },
         )
         .await
         .expect("insert");
@@ -150,12 +155,10 @@ async fn rates_are_written_read_listed_and_deleted_per_tenant<S: Store>(db: &S, 
     changed.updated_at = T0 + time::Duration::minutes(1);
     db.update_exchange_rate(
         changed.clone(),
-        at_minute(
+        Audit::of(at_minute(
             event(&live, "exchange_rate.updated", "exchange_rate", &jan.id),
             1,
-        ),
-        None,
-        None,
+        )),
     )
     .await
     .expect("update");
@@ -169,14 +172,12 @@ async fn rates_are_written_read_listed_and_deleted_per_tenant<S: Store>(db: &S, 
     let err = db
         .update_exchange_rate(
             foreign,
-            event(
+            Audit::of(event(
                 &b.tenant(true),
                 "exchange_rate.updated",
                 "exchange_rate",
                 &jan.id,
-            ),
-            None,
-            None,
+            )),
         )
         .await
         .expect_err("other tenant");
@@ -187,14 +188,12 @@ async fn rates_are_written_read_listed_and_deleted_per_tenant<S: Store>(db: &S, 
         .delete_exchange_rate(
             &jan.id,
             deletion(&b.tenant(true), "exchange_rate", &jan.id),
-            event(
+            Audit::of(event(
                 &b.tenant(true),
                 "exchange_rate.deleted",
                 "exchange_rate",
                 &jan.id,
-            ),
-            None,
-            None,
+            )),
         )
         .await
         .expect_err("other tenant");
@@ -202,12 +201,14 @@ async fn rates_are_written_read_listed_and_deleted_per_tenant<S: Store>(db: &S, 
     db.delete_exchange_rate(
         &jan.id,
         deletion(&live, "exchange_rate", &jan.id),
-        at_minute(
-            event(&live, "exchange_rate.deleted", "exchange_rate", &jan.id),
-            2,
-        ),
-        None,
-        Some(charge(&a, true, 1)),
+        Audit {
+            event: at_minute(
+                event(&live, "exchange_rate.deleted", "exchange_rate", &jan.id),
+                2,
+            ),
+            idempotency: None,
+            charge: Some(charge(&a, true, 1)),
+        },
     )
     .await
     .expect("delete");
@@ -221,9 +222,12 @@ async fn rates_are_written_read_listed_and_deleted_per_tenant<S: Store>(db: &S, 
         .delete_exchange_rate(
             &jan.id,
             deletion(&live, "exchange_rate", &jan.id),
-            event(&live, "exchange_rate.deleted", "exchange_rate", &jan.id),
-            None,
-            None,
+            Audit::of(event(
+                &live,
+                "exchange_rate.deleted",
+                "exchange_rate",
+                &jan.id,
+            )),
         )
         .await
         .expect_err("deleted");
@@ -264,9 +268,11 @@ async fn one_live_rate_per_pair_and_date<S: Store>(db: &S, backend: &str) {
     let err = db
         .insert_exchange_rate(
             twin.clone(),
-            event(&live, "exchange_rate.created", "exchange_rate", &twin.id),
-            None,
-            Some(charge(&a, true, 1)),
+            Audit {
+                event: event(&live, "exchange_rate.created", "exchange_rate", &twin.id),
+                idempotency: None,
+                charge: Some(charge(&a, true, 1)),
+            },
         )
         .await
         .expect_err("duplicate");
@@ -309,9 +315,12 @@ async fn one_live_rate_per_pair_and_date<S: Store>(db: &S, backend: &str) {
     let err = db
         .update_exchange_rate(
             moved,
-            event(&live, "exchange_rate.updated", "exchange_rate", &first.id),
-            None,
-            None,
+            Audit::of(event(
+                &live,
+                "exchange_rate.updated",
+                "exchange_rate",
+                &first.id,
+            )),
         )
         .await
         .expect_err("duplicate");
@@ -327,9 +336,12 @@ async fn one_live_rate_per_pair_and_date<S: Store>(db: &S, backend: &str) {
     db.delete_exchange_rate(
         &first.id,
         deletion(&live, "exchange_rate", &first.id),
-        event(&live, "exchange_rate.deleted", "exchange_rate", &first.id),
-        None,
-        None,
+        Audit::of(event(
+            &live,
+            "exchange_rate.deleted",
+            "exchange_rate",
+            &first.id,
+        )),
     )
     .await
     .expect("delete");
@@ -361,9 +373,12 @@ async fn the_latest_rate_on_or_before_a_date<S: Store>(db: &S, backend: &str) {
     db.delete_exchange_rate(
         &deleted.id,
         deletion(&live, "exchange_rate", &deleted.id),
-        event(&live, "exchange_rate.deleted", "exchange_rate", &deleted.id),
-        None,
-        None,
+        Audit::of(event(
+            &live,
+            "exchange_rate.deleted",
+            "exchange_rate",
+            &deleted.id,
+        )),
     )
     .await
     .expect("delete");
@@ -423,9 +438,11 @@ async fn a_used_key_replays_the_first_rate<S: Store>(db: &S, backend: &str) {
     let first = rate(&live, "EUR", "USD", "1.1", date!(2026 - 01 - 01));
     db.insert_exchange_rate(
         first.clone(),
-        event(&live, "exchange_rate.created", "exchange_rate", &first.id),
-        Some(record(json!({"id": first.id}))),
-        Some(charge(&a, true, 1)),
+        Audit {
+            event: event(&live, "exchange_rate.created", "exchange_rate", &first.id),
+            idempotency: Some(record(json!({"id": first.id}))),
+            charge: Some(charge(&a, true, 1)),
+        },
     )
     .await
     .expect("insert");
@@ -433,9 +450,11 @@ async fn a_used_key_replays_the_first_rate<S: Store>(db: &S, backend: &str) {
     let replay = db
         .insert_exchange_rate(
             second.clone(),
-            event(&live, "exchange_rate.created", "exchange_rate", &second.id),
-            Some(record(json!({"id": second.id}))),
-            Some(charge(&a, true, 1)),
+            Audit {
+                event: event(&live, "exchange_rate.created", "exchange_rate", &second.id),
+                idempotency: Some(record(json!({"id": second.id}))),
+                charge: Some(charge(&a, true, 1)),
+            },
         )
         .await
         .expect("replay");

@@ -2,7 +2,7 @@
 
 use ledger_domain::accounts::AccountStatus;
 use ledger_domain::jobs::{JobStatus, TransactionDraft};
-use ledger_domain::ports::{AppliedWrite, CreditCharge, IdempotencyRecord, Store, Written};
+use ledger_domain::ports::{AppliedWrite, Audit, CreditCharge, IdempotencyRecord, Store, Written};
 use ledger_domain::transactions::TransactionStatus;
 use serde_json::json;
 
@@ -88,9 +88,7 @@ async fn concurrent_writes_are_judged_one_by_one<S: Store>(db: &S, backend: &str
     suspended.status = AccountStatus::Suspended;
     db.update_account(
         suspended,
-        crate::event(&live, "account.updated", "account", &expenses),
-        None,
-        None,
+        Audit::of(crate::event(&live, "account.updated", "account", &expenses)),
     )
     .await
     .expect("suspend");

@@ -1,7 +1,7 @@
 //! The journal through jobs: insert, replace, post, reverse, delete; totals and history.
 
 use ledger_domain::accounts::Totals;
-use ledger_domain::ports::{Effect, PageRequest, Store, Tenant};
+use ledger_domain::ports::{Audit, Effect, PageRequest, Store, Tenant};
 use ledger_domain::transactions::{Transaction, TransactionStatus};
 use serde_json::json;
 use time::OffsetDateTime;
@@ -356,7 +356,7 @@ async fn entries_need_live_active_accounts_at_apply_time<S: Store>(db: &S, backe
     );
     let spare_id = spare.id.clone();
     let ev = crate::event(&live, "account.created", "account", &spare_id);
-    db.insert_account(spare, ev, None, None)
+    db.insert_account(spare, Audit::of(ev))
         .await
         .expect("spare");
     let del = deletion(&live, "account", &spare_id);
@@ -392,7 +392,7 @@ async fn entries_need_live_active_accounts_at_apply_time<S: Store>(db: &S, backe
         .expect("sales");
     acct.status = AccountStatus::Suspended;
     let ev = crate::event(&live, "account.updated", "account", &sales);
-    db.update_account(acct.clone(), ev, None, None)
+    db.update_account(acct.clone(), Audit::of(ev))
         .await
         .expect("suspend");
     let txn = crate::transaction(&live, day(5), TransactionStatus::Posted, &cash, &sales, 70);
@@ -405,9 +405,7 @@ async fn entries_need_live_active_accounts_at_apply_time<S: Store>(db: &S, backe
     acct.status = AccountStatus::Active;
     db.update_account(
         acct.clone(),
-        crate::event(&live, "account.updated", "account", &sales),
-        None,
-        None,
+        Audit::of(crate::event(&live, "account.updated", "account", &sales)),
     )
     .await
     .expect("activate");
@@ -415,9 +413,7 @@ async fn entries_need_live_active_accounts_at_apply_time<S: Store>(db: &S, backe
     acct.status = AccountStatus::Suspended;
     db.update_account(
         acct.clone(),
-        crate::event(&live, "account.updated", "account", &sales),
-        None,
-        None,
+        Audit::of(crate::event(&live, "account.updated", "account", &sales)),
     )
     .await
     .expect("suspend");

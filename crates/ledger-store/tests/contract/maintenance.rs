@@ -7,7 +7,7 @@ use ledger_domain::accounts::AccountType;
 use ledger_domain::ids::{IdKind, new_id};
 use ledger_domain::jobs::JobStatus;
 use ledger_domain::ports::{
-    Clock, Effect, IdempotencyRecord, PageRequest, PoolStats, PurgeReport, Store,
+    Audit, Clock, Effect, IdempotencyRecord, PageRequest, PoolStats, PurgeReport, Store,
 };
 use ledger_domain::services::{Ledger, LedgerConfig};
 use ledger_domain::transactions::TransactionStatus;
@@ -62,7 +62,7 @@ async fn purge_removes_only_what_expired<S: Store>(db: &S, backend: &str) {
     child.parent_id = Some(parent.id.clone());
     for acc in [&parent, &child] {
         let ev = event(&test, "account.created", "account", &acc.id);
-        db.insert_account(acc.clone(), ev, None, None)
+        db.insert_account(acc.clone(), Audit::of(ev))
             .await
             .expect("account");
     }
@@ -250,13 +250,13 @@ async fn system_figures<S: Probe>(db: &S, backend: &str) {
         let mut ev = event(&test, "account.created", "account", &format!("act_{n}"));
         ev.created_at = T0 + time::Duration::minutes(n);
         let acc = account(&a.org.id, false, &format!("7{n:03}"), AccountType::Asset);
-        db.insert_account(acc, ev, None, None)
+        db.insert_account(acc, Audit::of(ev))
             .await
             .expect("account");
     }
     let ev = event(&b.tenant(false), "account.created", "account", "act_b");
     let acc = account(&b.org.id, false, "7999", AccountType::Asset);
-    db.insert_account(acc, ev, None, None)
+    db.insert_account(acc, Audit::of(ev))
         .await
         .expect("account");
 

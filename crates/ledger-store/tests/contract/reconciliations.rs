@@ -6,7 +6,7 @@
 use ledger_domain::accounts::AccountType;
 use ledger_domain::ids::{IdKind, new_id};
 use ledger_domain::ports::{
-    EntryFilter, PageRequest, ReconciliationFilter, Store, Tenant, Written,
+    Audit, EntryFilter, PageRequest, ReconciliationFilter, Store, Tenant, Written,
 };
 use ledger_domain::reconciliation::{
     ReconciledEntry, Reconciliation, ReconciliationChange, ReconciliationStatus, StatementLine,
@@ -73,12 +73,19 @@ async fn reconciliations_match_complete_lock_and_delete<S: Store>(db: &S, backen
 
     let r = reconciliation(&live, &cash);
     let ev = || event(&live, "reconciliation.created", "reconciliation", "rec");
-    db.insert_reconciliation(r.clone(), ev(), None, Some(charge(&a, true, 1)))
-        .await
-        .expect("insert");
+    db.insert_reconciliation(
+        r.clone(),
+        Audit {
+            event: ev(),
+            idempotency: None,
+            charge: Some(charge(&a, true, 1)),
+        },
+    )
+    .await
+    .expect("insert");
     let twin = reconciliation(&live, &cash);
     let err = db
-        .insert_reconciliation(twin, ev(), None, None)
+        .insert_reconciliation(twin, Audit::of(ev()))
         .await
         .expect_err("one open per account");
     assert_eq!(
@@ -136,12 +143,12 @@ async fn reconciliations_match_complete_lock_and_delete<S: Store>(db: &S, backen
     let mut first = change(&r, vec![m.clone()], vec![]);
     first.lines = vec![line.clone()];
     let ev = || event(&live, "reconciliation.updated", "reconciliation", &r.id);
-    db.save_reconciliation(first.clone(), ev(), None, None)
+    db.save_reconciliation(first.clone(), Audit::of(ev()))
         .await
         .expect("matched");
     // A change decided on the old state is refused.
     let err = db
-        .save_reconciliation(change(&r, vec![], vec![]), ev(), None, None)
+        .save_reconciliation(change(&r, vec![], vec![]), Audit::of(ev()))
         .await
         .expect_err("stale");
     assert_eq!(err.code().as_str(), "concurrent_update", "{backend}");
@@ -179,7 +186,7 @@ async fn reconciliations_match_complete_lock_and_delete<S: Store>(db: &S, backen
     let mut done = change(&got, vec![], vec![]);
     done.reconciliation.status = ReconciliationStatus::Completed;
     done.reconciliation.completed_at = Some(T0);
-    db.save_reconciliation(done.clone(), ev(), None, None)
+    db.save_reconciliation(done.clone(), Audit::of(ev()))
         .await
         .expect("completed");
     assert_eq!(
@@ -201,7 +208,7 @@ async fn reconciliations_match_complete_lock_and_delete<S: Store>(db: &S, backen
         .expect("get")
         .expect("live");
     let err = db
-        .save_reconciliation(change(&completed, vec![], vec![]), ev(), None, None)
+        .save_reconciliation(change(&completed, vec![], vec![]), Audit::of(ev()))
         .await
         .expect_err("completed");
     assert_eq!(err.code().as_str(), "reconciliation_not_open", "{backend}");
@@ -209,9 +216,7 @@ async fn reconciliations_match_complete_lock_and_delete<S: Store>(db: &S, backen
         .delete_reconciliation(
             &r.id,
             deletion(&live, "reconciliation", &r.id),
-            ev(),
-            None,
-            None,
+            Audit::of(ev()),
         )
         .await
         .expect_err("completed");
@@ -219,11 +224,11 @@ async fn reconciliations_match_complete_lock_and_delete<S: Store>(db: &S, backen
 
     // The next one cannot match the same entry; deleting it frees what it matched.
     let next = reconciliation(&live, &cash);
-    db.insert_reconciliation(next.clone(), ev(), None, None)
+    db.insert_reconciliation(next.clone(), Audit::of(ev()))
         .await
         .expect("the next");
     let err = db
-        .save_reconciliation(change(&next, vec![m.clone()], vec![]), ev(), None, None)
+        .save_reconciliation(change(&next, vec![m.clone()], vec![]), Audit::of(ev()))
         .await
         .expect_err("matched elsewhere");
     assert_eq!(err.code().as_str(), "entry_already_matched", "{backend}");
@@ -244,9 +249,7 @@ async fn reconciliations_match_complete_lock_and_delete<S: Store>(db: &S, backen
         .delete_reconciliation(
             &next.id,
             deletion(&live, "reconciliation", &next.id),
-            ev(),
-            None,
-            None,
+            Audit::of(ev()),
         )
         .await
         .expect("deleted");

@@ -4,7 +4,7 @@
 use ledger_domain::StoreError;
 use ledger_domain::categories::{Category, CategoryType};
 use ledger_domain::ids::{IdKind, new_id};
-use ledger_domain::ports::{CategoryFilter, PageRequest, Store, TaxFilter, Tenant, Written};
+use ledger_domain::ports::{Audit, CategoryFilter, PageRequest, Store, TaxFilter, Tenant, Written};
 use ledger_domain::tax::{Tax, TaxType};
 
 use crate::{T0, at_minute, charge, deletion, event, sign_up};
@@ -55,9 +55,11 @@ async fn taxes_are_written_read_and_deleted_per_tenant<S: Store>(db: &S, backend
     let written = db
         .insert_tax(
             vat.clone(),
-            event(&live, "tax.created", "tax", &vat.id),
-            None,
-            Some(charge(&a, true, 1)),
+            Audit {
+                event: event(&live, "tax.created", "tax", &vat.id),
+                idempotency: None,
+                charge: Some(charge(&a, true, 1)),
+            },
         )
         .await
         .expect("insert");
@@ -66,9 +68,7 @@ async fn taxes_are_written_read_and_deleted_per_tenant<S: Store>(db: &S, backend
     sales.is_active = false;
     db.insert_tax(
         sales.clone(),
-        event(&live, "tax.created", "tax", &sales.id),
-        None,
-        None,
+        Audit::of(event(&live, "tax.created", "tax", &sales.id)),
     )
     .await
     .expect("insert");
@@ -155,9 +155,7 @@ async fn taxes_are_written_read_and_deleted_per_tenant<S: Store>(db: &S, backend
     changed.updated_at = T0 + time::Duration::minutes(1);
     db.update_tax(
         changed.clone(),
-        at_minute(event(&live, "tax.updated", "tax", &vat.id), 1),
-        None,
-        None,
+        Audit::of(at_minute(event(&live, "tax.updated", "tax", &vat.id), 1)),
     )
     .await
     .expect("update");
@@ -170,9 +168,7 @@ async fn taxes_are_written_read_and_deleted_per_tenant<S: Store>(db: &S, backend
     let err = db
         .update_tax(
             foreign,
-            event(&b.tenant(true), "tax.updated", "tax", &vat.id),
-            None,
-            None,
+            Audit::of(event(&b.tenant(true), "tax.updated", "tax", &vat.id)),
         )
         .await
         .expect_err("other tenant");
@@ -183,9 +179,7 @@ async fn taxes_are_written_read_and_deleted_per_tenant<S: Store>(db: &S, backend
         .delete_tax(
             &vat.id,
             deletion(&b.tenant(true), "tax", &vat.id),
-            event(&b.tenant(true), "tax.deleted", "tax", &vat.id),
-            None,
-            None,
+            Audit::of(event(&b.tenant(true), "tax.deleted", "tax", &vat.id)),
         )
         .await
         .expect_err("other tenant");
@@ -193,9 +187,11 @@ async fn taxes_are_written_read_and_deleted_per_tenant<S: Store>(db: &S, backend
     db.delete_tax(
         &vat.id,
         deletion(&live, "tax", &vat.id),
-        at_minute(event(&live, "tax.deleted", "tax", &vat.id), 2),
-        None,
-        Some(charge(&a, true, 1)),
+        Audit {
+            event: at_minute(event(&live, "tax.deleted", "tax", &vat.id), 2),
+            idempotency: None,
+            charge: Some(charge(&a, true, 1)),
+        },
     )
     .await
     .expect("delete");
@@ -211,9 +207,7 @@ async fn taxes_are_written_read_and_deleted_per_tenant<S: Store>(db: &S, backend
         .delete_tax(
             &vat.id,
             deletion(&live, "tax", &vat.id),
-            event(&live, "tax.deleted", "tax", &vat.id),
-            None,
-            None,
+            Audit::of(event(&live, "tax.deleted", "tax", &vat.id)),
         )
         .await
         .expect_err("deleted");
@@ -240,9 +234,11 @@ async fn a_short_pool_writes_nothing<S: Store>(db: &S, backend: &str) {
     let err = db
         .insert_tax(
             vat.clone(),
-            event(&live, "tax.created", "tax", &vat.id),
-            None,
-            Some(charge(&a, true, 501)),
+            Audit {
+                event: event(&live, "tax.created", "tax", &vat.id),
+                idempotency: None,
+                charge: Some(charge(&a, true, 501)),
+            },
         )
         .await
         .expect_err("short");
@@ -261,9 +257,11 @@ async fn a_short_pool_writes_nothing<S: Store>(db: &S, backend: &str) {
     let err = db
         .insert_category(
             cat.clone(),
-            event(&live, "category.created", "category", &cat.id),
-            None,
-            Some(charge(&a, true, 501)),
+            Audit {
+                event: event(&live, "category.created", "category", &cat.id),
+                idempotency: None,
+                charge: Some(charge(&a, true, 501)),
+            },
         )
         .await
         .expect_err("short");
@@ -289,9 +287,11 @@ async fn categories_nest_and_refuse_deletion_in_use<S: Store>(db: &S, backend: &
     for c in [&parent, &child, &other] {
         db.insert_category(
             c.clone(),
-            event(&test, "category.created", "category", &c.id),
-            None,
-            Some(charge(&a, false, 1)),
+            Audit {
+                event: event(&test, "category.created", "category", &c.id),
+                idempotency: None,
+                charge: Some(charge(&a, false, 1)),
+            },
         )
         .await
         .expect("insert");
@@ -375,9 +375,10 @@ async fn categories_nest_and_refuse_deletion_in_use<S: Store>(db: &S, backend: &
     moved.updated_at = T0 + time::Duration::minutes(1);
     db.update_category(
         moved.clone(),
-        at_minute(event(&test, "category.updated", "category", &child.id), 1),
-        None,
-        None,
+        Audit::of(at_minute(
+            event(&test, "category.updated", "category", &child.id),
+            1,
+        )),
     )
     .await
     .expect("update");
@@ -391,9 +392,7 @@ async fn categories_nest_and_refuse_deletion_in_use<S: Store>(db: &S, backend: &
         .delete_category(
             &parent.id,
             deletion(&test, "category", &parent.id),
-            event(&test, "category.deleted", "category", &parent.id),
-            None,
-            None,
+            Audit::of(event(&test, "category.deleted", "category", &parent.id)),
         )
         .await
         .expect_err("in use");
@@ -402,9 +401,12 @@ async fn categories_nest_and_refuse_deletion_in_use<S: Store>(db: &S, backend: &
         .delete_category(
             &child.id,
             deletion(&b.tenant(false), "category", &child.id),
-            event(&b.tenant(false), "category.deleted", "category", &child.id),
-            None,
-            None,
+            Audit::of(event(
+                &b.tenant(false),
+                "category.deleted",
+                "category",
+                &child.id,
+            )),
         )
         .await
         .expect_err("other tenant");
@@ -412,18 +414,21 @@ async fn categories_nest_and_refuse_deletion_in_use<S: Store>(db: &S, backend: &
     db.delete_category(
         &child.id,
         deletion(&test, "category", &child.id),
-        at_minute(event(&test, "category.deleted", "category", &child.id), 2),
-        None,
-        None,
+        Audit::of(at_minute(
+            event(&test, "category.deleted", "category", &child.id),
+            2,
+        )),
     )
     .await
     .expect("delete child");
     db.delete_category(
         &parent.id,
         deletion(&test, "category", &parent.id),
-        event(&test, "category.deleted", "category", &parent.id),
-        None,
-        Some(charge(&a, false, 1)),
+        Audit {
+            event: event(&test, "category.deleted", "category", &parent.id),
+            idempotency: None,
+            charge: Some(charge(&a, false, 1)),
+        },
     )
     .await
     .expect("delete parent");
@@ -460,9 +465,7 @@ async fn a_category_used_by_a_transaction_is_in_use<S: Store>(db: &S, backend: &
     let used = category(&test, "Consulting", None);
     db.insert_category(
         used.clone(),
-        event(&test, "category.created", "category", &used.id),
-        None,
-        None,
+        Audit::of(event(&test, "category.created", "category", &used.id)),
     )
     .await
     .expect("insert");
@@ -488,9 +491,7 @@ async fn a_category_used_by_a_transaction_is_in_use<S: Store>(db: &S, backend: &
         .delete_category(
             &used.id,
             deletion(&test, "category", &used.id),
-            event(&test, "category.deleted", "category", &used.id),
-            None,
-            None,
+            Audit::of(event(&test, "category.deleted", "category", &used.id)),
         )
         .await
         .expect_err("in use");
@@ -514,9 +515,7 @@ async fn expired_taxes_and_categories_are_purged<S: Store>(db: &S, backend: &str
     for x in [&gone_tax, &kept_tax] {
         db.insert_tax(
             x.clone(),
-            event(&test, "tax.created", "tax", &x.id),
-            None,
-            None,
+            Audit::of(event(&test, "tax.created", "tax", &x.id)),
         )
         .await
         .expect("insert");
@@ -524,9 +523,7 @@ async fn expired_taxes_and_categories_are_purged<S: Store>(db: &S, backend: &str
     for c in [&parent, &child] {
         db.insert_category(
             c.clone(),
-            event(&test, "category.created", "category", &c.id),
-            None,
-            None,
+            Audit::of(event(&test, "category.created", "category", &c.id)),
         )
         .await
         .expect("insert");
@@ -534,9 +531,7 @@ async fn expired_taxes_and_categories_are_purged<S: Store>(db: &S, backend: &str
     db.delete_tax(
         &gone_tax.id,
         deletion(&test, "tax", &gone_tax.id),
-        event(&test, "tax.deleted", "tax", &gone_tax.id),
-        None,
-        None,
+        Audit::of(event(&test, "tax.deleted", "tax", &gone_tax.id)),
     )
     .await
     .expect("delete");
@@ -545,9 +540,7 @@ async fn expired_taxes_and_categories_are_purged<S: Store>(db: &S, backend: &str
     db.delete_tax(
         &kept_tax.id,
         later,
-        event(&test, "tax.deleted", "tax", &kept_tax.id),
-        None,
-        None,
+        Audit::of(event(&test, "tax.deleted", "tax", &kept_tax.id)),
     )
     .await
     .expect("delete");
@@ -555,9 +548,7 @@ async fn expired_taxes_and_categories_are_purged<S: Store>(db: &S, backend: &str
         db.delete_category(
             &c.id,
             deletion(&test, "category", &c.id),
-            event(&test, "category.deleted", "category", &c.id),
-            None,
-            None,
+            Audit::of(event(&test, "category.deleted", "category", &c.id)),
         )
         .await
         .expect("delete");

@@ -1,7 +1,7 @@
 //! Sign-up, users, keys, events, health and tenant isolation.
 
 use ledger_domain::accounts::AccountType;
-use ledger_domain::ports::{AccountFilter, PageRequest, Store};
+use ledger_domain::ports::{AccountFilter, Audit, PageRequest, Store};
 use ledger_domain::transactions::TransactionStatus;
 
 use crate::{T0, account, account_id, event, sign_up};
@@ -200,7 +200,7 @@ async fn other_organizations_and_the_other_mode_are_invisible<S: Store>(db: &S, 
 
     let own = account(&a.org.id, true, "1500", AccountType::Asset);
     let e = event(&a_live, "account.created", "account", &own.id);
-    db.insert_account(own.clone(), e, None, None)
+    db.insert_account(own.clone(), Audit::of(e))
         .await
         .expect("insert");
     assert!(

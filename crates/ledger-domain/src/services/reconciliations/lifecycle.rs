@@ -12,7 +12,7 @@ use crate::ports::{PageRequest, ReconciliationFilter, Store, Written};
 use crate::reconciliation::{Reconciliation, ReconciliationStatus};
 use crate::views;
 
-use crate::services::{Access, Ledger, WriteOptions, with_result};
+use crate::services::{Access, Ledger, WriteOptions};
 
 use super::{
     NewReconciliationInput, ReconciliationChanges, check_balance, check_date, check_open,
@@ -69,12 +69,7 @@ impl<S: Store> Ledger<S> {
         );
         let written = self
             .store
-            .insert_reconciliation(
-                record,
-                event,
-                with_result(options.idempotency, &view),
-                Some(self.charge(access, options.credits)),
-            )
+            .insert_reconciliation(record, self.audit(access, options, event, &view))
             .await?;
         Ok(written.map(|_| view))
     }
@@ -297,9 +292,7 @@ impl<S: Store> Ledger<S> {
             .delete_reconciliation(
                 &record.id,
                 deletion,
-                event,
-                with_result(options.idempotency, &view),
-                Some(self.charge(access, options.credits)),
+                self.audit(access, options, event, &view),
             )
             .await?;
         Ok(written.map(|()| view))

@@ -22,7 +22,7 @@ use time::Date;
 use crate::error::{DomainError, DomainResult, ErrorCode, Resource};
 use crate::ids::{IdKind, parse_id};
 use crate::money::parse_units;
-use crate::ports::{Page, PageRequest, ReconciliationFilter, Store, Tenant, Written};
+use crate::ports::{Audit, Page, PageRequest, ReconciliationFilter, Store, Tenant, Written};
 use crate::reconciliation::statement::Column;
 use crate::reconciliation::{
     ReconciledEntry, Reconciliation, ReconciliationChange, ReconciliationStatus, StatementLine,
@@ -257,9 +257,11 @@ impl<S: Store> Ledger<S> {
                     remove,
                     lines,
                 },
-                event,
-                with_result(options.idempotency, &answer),
-                charge,
+                Audit {
+                    event,
+                    idempotency: with_result(options.idempotency, &answer),
+                    charge,
+                },
             )
             .await?;
         Ok(written.map(|()| answer))

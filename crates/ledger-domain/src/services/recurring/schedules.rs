@@ -9,7 +9,7 @@ use crate::ids::{IdKind, new_id};
 use crate::ports::{Store, Written};
 use crate::recurring::{Frequency, MAX_INTERVAL, RecurableType, RecurringSchedule, ScheduleStatus};
 
-use crate::services::{Access, Ledger, WriteOptions, with_result};
+use crate::services::{Access, Ledger, WriteOptions};
 
 use super::templates::check_template_kind;
 use super::{RecurringScheduleInput, check_date};
@@ -45,12 +45,7 @@ impl<S: Store> Ledger<S> {
         );
         Ok(self
             .store
-            .insert_recurring_schedule(
-                schedule,
-                event,
-                with_result(options.idempotency, &view),
-                Some(self.charge(access, options.credits)),
-            )
+            .insert_recurring_schedule(schedule, self.audit(access, options, event, &view))
             .await?
             .map(|s| s.view()))
     }
@@ -224,12 +219,7 @@ impl<S: Store> Ledger<S> {
         );
         Ok(self
             .store
-            .update_recurring_schedule(
-                schedule,
-                event,
-                with_result(options.idempotency, &view),
-                Some(self.charge(access, options.credits)),
-            )
+            .update_recurring_schedule(schedule, self.audit(access, options, event, &view))
             .await?
             .map(|s| s.view()))
     }
@@ -275,9 +265,7 @@ impl<S: Store> Ledger<S> {
             .delete_recurring_schedule(
                 &before.id,
                 deletion,
-                event,
-                with_result(options.idempotency, &view),
-                Some(self.charge(access, options.credits)),
+                self.audit(access, options, event, &view),
             )
             .await?
             .map(|()| view))

@@ -187,9 +187,7 @@ async fn a_refused_occurrence_is_a_failed_run_and_the_schedule_moves_on() {
     crate::ports::RecurringSchedules::update_recurring_schedule(
         w.store(),
         broken,
-        event,
-        None,
-        None,
+        crate::ports::Audit::of(event),
     )
     .await
     .expect("stored");

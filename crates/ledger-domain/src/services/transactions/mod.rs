@@ -11,9 +11,10 @@ mod entries;
 use time::OffsetDateTime;
 
 use crate::error::{DomainError, DomainResult};
+use crate::events::Event;
 use crate::ids::{IdKind, new_id, parse_id};
 use crate::jobs::{Job, JobCommand, JobStatus};
-use crate::ports::{CreditCharge, IdempotencyRecord, Page, PageRequest, Store, Written};
+use crate::ports::{Audit, CreditCharge, IdempotencyRecord, Page, PageRequest, Store, Written};
 use crate::transactions::{Transaction, TransactionStatus};
 
 use super::accounts::not_found;
@@ -136,6 +137,23 @@ impl<S: Store> Ledger<S> {
             pool_id: access.pool_id(),
             livemode: access.tenant.livemode,
             credits,
+        }
+    }
+
+    /// The audit of a synchronous write of the caller: its `event`, the key's record
+    /// carrying `answer` (the view a replay returns as it was), and the write's credits
+    /// from the caller's pool.
+    pub(super) fn audit(
+        &self,
+        access: &Access,
+        options: WriteOptions,
+        event: Event,
+        answer: &serde_json::Value,
+    ) -> Audit {
+        Audit {
+            event,
+            idempotency: with_result(options.idempotency, answer),
+            charge: Some(self.charge(access, options.credits)),
         }
     }
 

@@ -8,7 +8,7 @@ use crate::ids::{IdKind, new_id};
 use crate::ports::{Store, Written};
 use crate::webhooks::{DeliveryStatus, WebhookEndpoint, check_event_types, check_url};
 
-use crate::services::{Access, Ledger, WriteOptions, with_result};
+use crate::services::{Access, Ledger, WriteOptions};
 
 use super::{
     NewWebhookEndpointInput, WebhookEndpointChanges, check_description, delivery_view,
@@ -57,12 +57,7 @@ impl<S: Store> Ledger<S> {
         );
         let written = self
             .store
-            .insert_webhook_endpoint(
-                endpoint,
-                event,
-                with_result(options.idempotency, &view),
-                Some(self.charge(access, options.credits)),
-            )
+            .insert_webhook_endpoint(endpoint, self.audit(access, options, event, &view))
             .await?;
         Ok(written.map(|_| view))
     }
@@ -152,12 +147,7 @@ impl<S: Store> Ledger<S> {
         let event = self.endpoint_event(access, event_type, Some(&before), Some(&after), &after.id);
         let written = self
             .store
-            .update_webhook_endpoint(
-                after,
-                event,
-                with_result(options.idempotency, &view),
-                Some(self.charge(access, options.credits)),
-            )
+            .update_webhook_endpoint(after, self.audit(access, options, event, &view))
             .await?;
         Ok(written.map(|_| view))
     }
@@ -188,9 +178,7 @@ impl<S: Store> Ledger<S> {
             .delete_webhook_endpoint(
                 &endpoint.id,
                 deletion,
-                event,
-                with_result(options.idempotency, &view),
-                Some(self.charge(access, options.credits)),
+                self.audit(access, options, event, &view),
             )
             .await?;
         Ok(written.map(|()| view))
@@ -241,9 +229,7 @@ impl<S: Store> Ledger<S> {
                 &delivery.endpoint_id,
                 &delivery.id,
                 now,
-                event,
-                with_result(options.idempotency, &view),
-                Some(self.charge(access, options.credits)),
+                self.audit(access, options, event, &view),
             )
             .await?;
         Ok(written.map(|_| view))
