@@ -11,7 +11,7 @@ use ledger_domain::ports::{Attachments, Audit, StoreResult, Tenant, Written};
 use time::PrimitiveDateTime;
 
 use crate::db::Db;
-use crate::rows::{DeletionRow, from_db, to_db};
+use crate::rows::{from_db, to_db};
 use crate::schema::attachments;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -78,10 +78,6 @@ impl TryFrom<AttachmentRow> for Attachment {
     }
 }
 
-fn attachment_not_found(id: &str) -> StoreError {
-    StoreError::missing(Resource::Attachment, id)
-}
-
 impl Attachments for Db {
     async fn insert_attachment(
         &self,
@@ -139,20 +135,13 @@ impl Attachments for Db {
         deletion: Deletion,
         audit: Audit,
     ) -> StoreResult<Written<()>> {
-        let attachment_id = attachment_id.to_owned();
-        let deletion_row = DeletionRow::from(&deletion);
-        audited!(self, audit, |conn| {
-            let live = attachments::table
-                .filter(tenant_of!(attachments, deletion_row))
-                .filter(attachments::id.eq(&attachment_id))
-                .filter(attachments::deleted_at.is_null());
-            soft_delete!(
-                conn,
-                attachments,
-                live,
-                &deletion_row,
-                attachment_not_found(&attachment_id).into()
-            );
-        })
+        audited_soft_delete!(
+            self,
+            attachments,
+            Resource::Attachment,
+            attachment_id,
+            deletion,
+            audit
+        )
     }
 }

@@ -448,6 +448,40 @@ macro_rules! soft_delete {
     }};
 }
 
+/// A port's soft delete, as one [`audited!`] write: the live row `$id` of `$table` in the
+/// deletion's tenant is marked deleted and the deletion recorded; `Missing` (of
+/// `$resource`) when there is no such row. With `refuse_in_use`, a live record that
+/// references the row refuses first (`InUse`, see [`crate::references::in_use`]).
+macro_rules! audited_soft_delete {
+    ($db:expr, $table:ident, $resource:expr, $id:expr, $deletion:expr, $audit:expr) => {
+        audited_soft_delete!(@ false, $db, $table, $resource, $id, $deletion, $audit)
+    };
+    ($db:expr, $table:ident, $resource:expr, $id:expr, $deletion:expr, $audit:expr, refuse_in_use) => {
+        audited_soft_delete!(@ true, $db, $table, $resource, $id, $deletion, $audit)
+    };
+    (@ $refuse_in_use:literal, $db:expr, $table:ident, $resource:expr, $id:expr, $deletion:expr, $audit:expr) => {{
+        let id: String = $id.to_owned();
+        let resource: ::ledger_domain::Resource = $resource;
+        let deletion_row = $crate::rows::DeletionRow::from(&$deletion);
+        audited!($db, $audit, |conn| {
+            if $refuse_in_use {
+                let (org, livemode) = (&deletion_row.organization_id, deletion_row.livemode);
+                if let Some(refusal) =
+                    $crate::references::in_use(conn, org, livemode, resource, &id).await?
+                {
+                    return Err(refusal.into());
+                }
+            }
+            let live = $table::table
+                .filter(tenant_of!($table, deletion_row))
+                .filter($table::id.eq(&id))
+                .filter($table::deleted_at.is_null());
+            let refusal = ::ledger_domain::StoreError::missing(resource, &id).into();
+            soft_delete!(conn, $table, live, &deletion_row, refusal);
+        })
+    }};
+}
+
 /// A method inserting rows with one INSERT per row (SQLite, where diesel-async has no
 /// multi-row insert and statements cost no network round trip).
 macro_rules! insert_each {

@@ -18,7 +18,7 @@ use ledger_domain::ports::{
 use time::{Date, PrimitiveDateTime};
 
 use crate::db::{Db, TxError, is_unique_violation};
-use crate::rows::{DeletionRow, from_db, to_db};
+use crate::rows::{from_db, to_db};
 use crate::schema::exchange_rates;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -220,20 +220,13 @@ impl ExchangeRates for Db {
         deletion: Deletion,
         audit: Audit,
     ) -> StoreResult<Written<()>> {
-        let rate_id = rate_id.to_owned();
-        let deletion_row = DeletionRow::from(&deletion);
-        audited!(self, audit, |conn| {
-            let live = exchange_rates::table
-                .filter(tenant_of!(exchange_rates, deletion_row))
-                .filter(exchange_rates::id.eq(&rate_id))
-                .filter(exchange_rates::deleted_at.is_null());
-            soft_delete!(
-                conn,
-                exchange_rates,
-                live,
-                &deletion_row,
-                rate_not_found(&rate_id).into()
-            );
-        })
+        audited_soft_delete!(
+            self,
+            exchange_rates,
+            Resource::ExchangeRate,
+            rate_id,
+            deletion,
+            audit
+        )
     }
 }

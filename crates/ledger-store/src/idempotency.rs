@@ -63,9 +63,7 @@ macro_rules! audited {
             charge,
         } = $audit;
         let event_row = $crate::rows::EventRow::from(&event);
-        let idem_row = idempotency
-            .as_ref()
-            .map($crate::rows::IdempotencyRow::from);
+        let idem_row = idempotency.as_ref().map($crate::rows::IdempotencyRow::from);
         let written = db_write!($db, |$conn| {
             idempotency_guard!($conn, &idem_row);
             if let Some(charge) = &charge {

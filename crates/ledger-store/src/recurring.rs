@@ -20,7 +20,7 @@ use ledger_domain::recurring::{
 use time::{Date, PrimitiveDateTime};
 
 use crate::db::Db;
-use crate::rows::{DeletionRow, from_db, to_db};
+use crate::rows::{from_db, to_db};
 use crate::schema::{recurring_runs, recurring_schedules};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -246,21 +246,14 @@ impl RecurringSchedules for Db {
         deletion: Deletion,
         audit: Audit,
     ) -> StoreResult<Written<()>> {
-        let schedule_id = schedule_id.to_owned();
-        let deletion_row = DeletionRow::from(&deletion);
-        audited!(self, audit, |conn| {
-            let live = recurring_schedules::table
-                .filter(tenant_of!(recurring_schedules, deletion_row))
-                .filter(recurring_schedules::id.eq(&schedule_id))
-                .filter(recurring_schedules::deleted_at.is_null());
-            soft_delete!(
-                conn,
-                recurring_schedules,
-                live,
-                &deletion_row,
-                schedule_not_found(&schedule_id).into()
-            );
-        })
+        audited_soft_delete!(
+            self,
+            recurring_schedules,
+            Resource::RecurringSchedule,
+            schedule_id,
+            deletion,
+            audit
+        )
     }
 
     async fn get_recurring_schedule(

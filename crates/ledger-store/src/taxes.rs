@@ -12,7 +12,7 @@ use ledger_domain::tax::{Tax, TaxType};
 use time::PrimitiveDateTime;
 
 use crate::db::Db;
-use crate::rows::{DeletionRow, corrupt, from_db, to_db};
+use crate::rows::{corrupt, from_db, to_db};
 use crate::schema::taxes;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -173,31 +173,14 @@ impl Taxes for Db {
         deletion: Deletion,
         audit: Audit,
     ) -> StoreResult<Written<()>> {
-        let tax_id = tax_id.to_owned();
-        let deletion_row = DeletionRow::from(&deletion);
-        audited!(self, audit, |conn| {
-            if let Some(refusal) = crate::references::in_use(
-                conn,
-                &deletion_row.organization_id,
-                deletion_row.livemode,
-                ledger_domain::Resource::Tax,
-                &tax_id,
-            )
-            .await?
-            {
-                return Err(refusal.into());
-            }
-            let live = taxes::table
-                .filter(tenant_of!(taxes, deletion_row))
-                .filter(taxes::id.eq(&tax_id))
-                .filter(taxes::deleted_at.is_null());
-            soft_delete!(
-                conn,
-                taxes,
-                live,
-                &deletion_row,
-                tax_not_found(&tax_id).into()
-            );
-        })
+        audited_soft_delete!(
+            self,
+            taxes,
+            Resource::Tax,
+            tax_id,
+            deletion,
+            audit,
+            refuse_in_use
+        )
     }
 }

@@ -16,7 +16,7 @@ use ledger_domain::webhooks::{DeliveryStatus, WebhookAttempt, WebhookDelivery, W
 use time::{OffsetDateTime, PrimitiveDateTime};
 
 use crate::db::{Db, TxError};
-use crate::rows::{AttemptRow, DeletionRow, DeliveryRow, EndpointRow, EventRow, to_db};
+use crate::rows::{AttemptRow, DeliveryRow, EndpointRow, EventRow, to_db};
 use crate::schema::{events, webhook_attempts, webhook_deliveries, webhook_endpoints};
 
 const PENDING: &str = "pending";
@@ -179,21 +179,14 @@ impl Webhooks for Db {
         deletion: Deletion,
         audit: Audit,
     ) -> StoreResult<Written<()>> {
-        let endpoint_id = endpoint_id.to_owned();
-        let deletion_row = DeletionRow::from(&deletion);
-        audited!(self, audit, |conn| {
-            let live = webhook_endpoints::table
-                .filter(tenant_of!(webhook_endpoints, deletion_row))
-                .filter(webhook_endpoints::id.eq(&endpoint_id))
-                .filter(webhook_endpoints::deleted_at.is_null());
-            soft_delete!(
-                conn,
-                webhook_endpoints,
-                live,
-                &deletion_row,
-                endpoint_not_found(&endpoint_id).into()
-            );
-        })
+        audited_soft_delete!(
+            self,
+            webhook_endpoints,
+            Resource::WebhookEndpoint,
+            endpoint_id,
+            deletion,
+            audit
+        )
     }
 
     async fn list_webhook_deliveries(

@@ -16,6 +16,7 @@ use crate::ports::{
 use crate::reports::{AccountRef, ChartLine};
 use crate::transactions::{Transaction, TransactionStatus};
 
+use super::tenanted::live_in;
 use super::{MemoryStore, Row, State, in_tenant, page_of};
 
 /// One counted ledger entry, with what history rows show of it.
@@ -103,20 +104,12 @@ impl State {
 
     /// The live account `id` of the tenant, by position.
     pub(crate) fn live_account(&self, tenant: &Tenant, id: &str) -> Option<usize> {
-        self.accounts.iter().position(|a| {
-            a.is_live()
-                && a.value.id == id
-                && in_tenant(tenant, &a.value.organization_id, a.value.livemode)
-        })
+        live_in(&self.accounts, tenant, id)
     }
 
     /// The live transaction `id` of the tenant, by position.
     pub(crate) fn live_transaction(&self, tenant: &Tenant, id: &str) -> Option<usize> {
-        self.transactions.iter().position(|t| {
-            t.is_live()
-                && t.value.id == id
-                && in_tenant(tenant, &t.value.organization_id, t.value.livemode)
-        })
+        live_in(&self.transactions, tenant, id)
     }
 
     /// Whether a transaction with this id exists in the organization (the primary key).

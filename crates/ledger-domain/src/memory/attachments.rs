@@ -3,7 +3,6 @@
 //! [`MemoryBlobs`], a blob store in a map.
 
 use crate::error::Resource;
-use crate::ports::StoreError;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -11,19 +10,12 @@ use crate::attachments::{Attachment, OwnerKind};
 use crate::events::Deletion;
 use crate::ports::{Attachments, Audit, Blobs, BoxFuture, StoreResult, Tenant, Written};
 
-use super::{Deleted, MemoryStore, State, in_tenant, push_new, tenant_of_deletion};
-
-fn attachment_not_found(id: &str) -> StoreError {
-    StoreError::missing(Resource::Attachment, id)
-}
+use super::tenanted::live_in;
+use super::{MemoryStore, State, in_tenant, push_new};
 
 impl State {
     fn live_attachment(&self, tenant: &Tenant, id: &str) -> Option<usize> {
-        self.attachments.iter().position(|r| {
-            r.is_live()
-                && r.value.id == id
-                && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
-        })
+        live_in(&self.attachments, tenant, id)
     }
 }
 
@@ -88,13 +80,12 @@ impl Attachments for MemoryStore {
         audit: Audit,
     ) -> StoreResult<Written<()>> {
         self.state().audited(audit, |state| {
-            let tenant = tenant_of_deletion(&deletion);
-            let Some(index) = state.live_attachment(&tenant, attachment_id) else {
-                return Err(attachment_not_found(attachment_id));
-            };
-            state.attachments[index].deleted = Some(Deleted::from(&deletion));
-            state.record_deletion(deletion);
-            Ok(())
+            state.soft_delete(
+                |s| &mut s.attachments,
+                Resource::Attachment,
+                attachment_id,
+                deletion,
+            )
         })
     }
 }

@@ -13,7 +13,8 @@ use crate::ports::{
     ExchangeRateFilter, ExchangeRates, Page, PageRequest, StoreResult, Tenant, Written,
 };
 
-use super::{Deleted, MemoryStore, State, in_tenant, page_of, push_new, tenant_of_deletion};
+use super::tenanted::live_in;
+use super::{MemoryStore, State, in_tenant, page_of, push_new};
 
 fn rate_not_found(id: &str) -> StoreError {
     StoreError::missing(Resource::ExchangeRate, id)
@@ -39,11 +40,7 @@ impl State {
     }
 
     fn live_rate(&self, tenant: &Tenant, id: &str) -> Option<usize> {
-        self.exchange_rates.iter().position(|r| {
-            r.is_live()
-                && r.value.id == id
-                && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
-        })
+        live_in(&self.exchange_rates, tenant, id)
     }
 
     /// Whether another live rate of the tenant has `rate`'s pair and effective date.
@@ -174,13 +171,12 @@ impl ExchangeRates for MemoryStore {
         audit: Audit,
     ) -> StoreResult<Written<()>> {
         self.state().audited(audit, |state| {
-            let tenant = tenant_of_deletion(&deletion);
-            let Some(index) = state.live_rate(&tenant, rate_id) else {
-                return Err(rate_not_found(rate_id));
-            };
-            state.exchange_rates[index].deleted = Some(Deleted::from(&deletion));
-            state.record_deletion(deletion);
-            Ok(())
+            state.soft_delete(
+                |s| &mut s.exchange_rates,
+                Resource::ExchangeRate,
+                rate_id,
+                deletion,
+            )
         })
     }
 }

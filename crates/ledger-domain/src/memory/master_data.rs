@@ -14,15 +14,12 @@ use crate::ports::{
 };
 use crate::tax::Tax;
 
-use super::{Deleted, MemoryStore, State, in_tenant, page_of, push_new, tenant_of_deletion};
+use super::tenanted::live_in;
+use super::{MemoryStore, State, in_tenant, page_of, push_new, tenant_of_deletion};
 
 impl State {
     fn live_tax(&self, tenant: &Tenant, id: &str) -> Option<usize> {
-        self.taxes.iter().position(|t| {
-            t.is_live()
-                && t.value.id == id
-                && in_tenant(tenant, &t.value.organization_id, t.value.livemode)
-        })
+        live_in(&self.taxes, tenant, id)
     }
 
     /// The shared start of an audited write: `Some(first)` when the key replays, else the
@@ -144,16 +141,12 @@ impl Taxes for MemoryStore {
         audit: Audit,
     ) -> StoreResult<Written<()>> {
         self.state().audited(audit, |state| {
-            let tenant = tenant_of_deletion(&deletion);
-            if let Some(refusal) = state.in_use(&tenant, Resource::Tax, tax_id) {
+            if let Some(refusal) =
+                state.in_use(&tenant_of_deletion(&deletion), Resource::Tax, tax_id)
+            {
                 return Err(refusal);
             }
-            let Some(index) = state.live_tax(&tenant, tax_id) else {
-                return Err(StoreError::missing(Resource::Tax, tax_id));
-            };
-            state.taxes[index].deleted = Some(Deleted::from(&deletion));
-            state.record_deletion(deletion);
-            Ok(())
+            state.soft_delete(|s| &mut s.taxes, Resource::Tax, tax_id, deletion)
         })
     }
 }
@@ -241,16 +234,19 @@ impl Categories for MemoryStore {
         audit: Audit,
     ) -> StoreResult<Written<()>> {
         self.state().audited(audit, |state| {
-            let tenant = tenant_of_deletion(&deletion);
-            if let Some(refusal) = state.in_use(&tenant, Resource::Category, category_id) {
+            if let Some(refusal) = state.in_use(
+                &tenant_of_deletion(&deletion),
+                Resource::Category,
+                category_id,
+            ) {
                 return Err(refusal);
             }
-            let Some(index) = state.live_category(&tenant, category_id) else {
-                return Err(StoreError::missing(Resource::Category, category_id));
-            };
-            state.categories[index].deleted = Some(Deleted::from(&deletion));
-            state.record_deletion(deletion);
-            Ok(())
+            state.soft_delete(
+                |s| &mut s.categories,
+                Resource::Category,
+                category_id,
+                deletion,
+            )
         })
     }
 }

@@ -29,6 +29,7 @@ mod reconciliations;
 mod recurring;
 #[cfg(test)]
 pub(crate) mod runtime;
+mod tenanted;
 mod webhooks;
 mod x402;
 

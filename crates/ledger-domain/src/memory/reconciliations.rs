@@ -13,6 +13,7 @@ use crate::reconciliation::{
     JournalEntry, Reconciliation, ReconciliationChange, ReconciliationStatus, StatementLine, signed,
 };
 
+use super::tenanted::live_in;
 use super::{Deleted, MemoryStore, State, in_tenant, page_of, push_new, tenant_of_deletion};
 
 fn not_found(id: &str) -> StoreError {
@@ -28,11 +29,7 @@ fn tenant_of(r: &Reconciliation) -> Tenant {
 
 impl State {
     fn live_reconciliation(&self, tenant: &Tenant, id: &str) -> Option<usize> {
-        self.reconciliations.iter().position(|r| {
-            r.is_live()
-                && r.value.id == id
-                && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
-        })
+        live_in(&self.reconciliations, tenant, id)
     }
 
     /// The live reconciliation of the tenant that matched `entry_id`.

@@ -9,7 +9,8 @@ use crate::events::Deletion;
 use crate::ports::{Audit, Page, PageRequest, RecurringSchedules, StoreResult, Tenant, Written};
 use crate::recurring::{RecurringRun, RecurringSchedule, ScheduleAdvance, ScheduleStatus};
 
-use super::{Deleted, MemoryStore, State, in_tenant, page_of, push_new, tenant_of_deletion};
+use super::tenanted::live_in;
+use super::{MemoryStore, State, in_tenant, page_of, push_new};
 
 fn schedule_not_found(id: &str) -> StoreError {
     StoreError::missing(Resource::RecurringSchedule, id)
@@ -17,11 +18,7 @@ fn schedule_not_found(id: &str) -> StoreError {
 
 impl State {
     fn live_schedule(&self, tenant: &Tenant, id: &str) -> Option<usize> {
-        self.recurring_schedules.iter().position(|r| {
-            r.is_live()
-                && r.value.id == id
-                && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
-        })
+        live_in(&self.recurring_schedules, tenant, id)
     }
 }
 
@@ -80,13 +77,12 @@ impl RecurringSchedules for MemoryStore {
         audit: Audit,
     ) -> StoreResult<Written<()>> {
         self.state().audited(audit, |state| {
-            let Some(index) = state.live_schedule(&tenant_of_deletion(&deletion), schedule_id)
-            else {
-                return Err(schedule_not_found(schedule_id));
-            };
-            state.recurring_schedules[index].deleted = Some(Deleted::from(&deletion));
-            state.record_deletion(deletion);
-            Ok(())
+            state.soft_delete(
+                |s| &mut s.recurring_schedules,
+                Resource::RecurringSchedule,
+                schedule_id,
+                deletion,
+            )
         })
     }
 

@@ -18,7 +18,8 @@ use crate::webhooks::{
     DeliveryStatus, SendResult, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
 };
 
-use super::{Deleted, MemoryStore, State, in_tenant, page_of, push_new, tenant_of_deletion};
+use super::tenanted::live_in;
+use super::{MemoryStore, State, in_tenant, page_of, push_new};
 
 fn endpoint_not_found(id: &str) -> StoreError {
     StoreError::missing(Resource::WebhookEndpoint, id)
@@ -34,11 +35,7 @@ pub(crate) struct WebhookState {
 
 impl State {
     fn live_endpoint(&self, tenant: &Tenant, id: &str) -> Option<usize> {
-        self.webhooks.endpoints.iter().position(|r| {
-            r.is_live()
-                && r.value.id == id
-                && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
-        })
+        live_in(&self.webhooks.endpoints, tenant, id)
     }
 }
 
@@ -130,13 +127,12 @@ impl Webhooks for MemoryStore {
         audit: Audit,
     ) -> StoreResult<Written<()>> {
         self.state().audited(audit, |state| {
-            let tenant = tenant_of_deletion(&deletion);
-            let Some(index) = state.live_endpoint(&tenant, endpoint_id) else {
-                return Err(endpoint_not_found(endpoint_id));
-            };
-            state.webhooks.endpoints[index].deleted = Some(Deleted::from(&deletion));
-            state.record_deletion(deletion);
-            Ok(())
+            state.soft_delete(
+                |s| &mut s.webhooks.endpoints,
+                Resource::WebhookEndpoint,
+                endpoint_id,
+                deletion,
+            )
         })
     }
 

@@ -233,23 +233,18 @@ impl<S: Store> Ledger<S> {
         options: WriteOptions,
     ) -> DomainResult<Written<Value>> {
         let record = self.get_attachment(access, id).await?;
-        let deletion = self.soft_deletion(access, "attachment", &record.id, &record.file_name);
-        let event = self.event(
+        let before = crate::views::attachment(&record);
+        let (deletion, audit, view) = self.deleting(
             access,
-            "attachment.deleted",
+            options,
             "attachment",
             &record.id,
-            Some(crate::views::attachment(&record)),
-            None,
+            &record.file_name,
+            before,
         );
-        let view = crate::views::deleted("attachment", &record.id, deletion.recoverable_until);
         let written = self
             .store
-            .delete_attachment(
-                &record.id,
-                deletion,
-                self.audit(access, options, event, &view),
-            )
+            .delete_attachment(&record.id, deletion, audit)
             .await?;
         if matches!(written, Written::Done(())) {
             // The row is gone for every reader; a failure here leaves an orphan blob

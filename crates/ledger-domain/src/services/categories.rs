@@ -346,23 +346,18 @@ impl<S: Store> Ledger<S> {
         options: WriteOptions,
     ) -> DomainResult<Written<Value>> {
         let category = self.get_category(access, id).await?;
-        let deletion = self.soft_deletion(access, "category", &category.id, &category.name);
-        let event = self.event(
+        let before = crate::views::category(&category, None);
+        let (deletion, audit, view) = self.deleting(
             access,
-            "category.deleted",
+            options,
             "category",
             &category.id,
-            Some(crate::views::category(&category, None)),
-            None,
+            &category.name,
+            before,
         );
-        let view = crate::views::deleted("category", &category.id, deletion.recoverable_until);
         let written = self
             .store
-            .delete_category(
-                &category.id,
-                deletion,
-                self.audit(access, options, event, &view),
-            )
+            .delete_category(&category.id, deletion, audit)
             .await?;
         Ok(written.map(|()| view))
     }

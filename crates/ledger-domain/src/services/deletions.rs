@@ -2,15 +2,65 @@
 
 use crate::error::DomainResult;
 use crate::events::Deletion;
+use crate::ids::{IdKind, new_id};
 use crate::organizations::Scope;
-use crate::ports::{Page, PageRequest, PurgeReport, Store};
+use crate::ports::{Audit, Page, PageRequest, PurgeReport, Store};
+use serde_json::Value;
 
-use super::{Access, Ledger, Principal};
+use super::{Access, Ledger, Principal, WriteOptions};
 
 /// How long an `Idempotency-Key` is remembered (DECISIONS 4).
 const IDEMPOTENCY_WINDOW: time::Duration = time::Duration::hours(24);
 
 impl<S: Store> Ledger<S> {
+    /// A soft-deletion record of the access's tenant and key, stamped now.
+    pub(super) fn soft_deletion(
+        &self,
+        access: &Access,
+        resource_type: &str,
+        resource_id: &str,
+        name: &str,
+    ) -> Deletion {
+        let now = self.now();
+        Deletion {
+            id: new_id(IdKind::Deletion),
+            organization_id: access.tenant.organization_id.clone(),
+            livemode: access.tenant.livemode,
+            resource_type: resource_type.to_owned(),
+            resource_id: resource_id.to_owned(),
+            name: name.to_owned(),
+            deleted_at: now,
+            deleted_by: access.key_id.clone(),
+            recoverable_until: now + time::Duration::days(self.config.retention_days),
+        }
+    }
+
+    /// What a soft delete of the record `kind` `id` (shown as `name`, `before` its view)
+    /// hands the store, and what it answers: the deletion record, the audit carrying the
+    /// `<kind>.deleted` event, and the answer (`views::deleted`).
+    pub(super) fn deleting(
+        &self,
+        access: &Access,
+        options: WriteOptions,
+        kind: &str,
+        id: &str,
+        name: &str,
+        before: Value,
+    ) -> (Deletion, Audit, Value) {
+        let deletion = self.soft_deletion(access, kind, id, name);
+        let event = self.event(
+            access,
+            &format!("{kind}.deleted"),
+            kind,
+            id,
+            Some(before),
+            None,
+        );
+        let view = crate::views::deleted(kind, id, deletion.recoverable_until);
+        let audit = self.audit(access, options, event, &view);
+        (deletion, audit, view)
+    }
+
     /// Refuses to delete `resource` `id` while something references it (DECISIONS 10,
     /// [`crate::references`]).
     ///

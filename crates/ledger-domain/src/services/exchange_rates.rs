@@ -224,23 +224,18 @@ impl<S: Store> Ledger<S> {
         options: WriteOptions,
     ) -> DomainResult<Written<Value>> {
         let record = self.get_exchange_rate(access, id).await?;
-        let deletion = self.soft_deletion(access, "exchange_rate", &record.id, &record.label());
-        let event = self.event(
+        let before = crate::views::exchange_rate(&record);
+        let (deletion, audit, view) = self.deleting(
             access,
-            "exchange_rate.deleted",
+            options,
             "exchange_rate",
             &record.id,
-            Some(crate::views::exchange_rate(&record)),
-            None,
+            &record.label(),
+            before,
         );
-        let view = crate::views::deleted("exchange_rate", &record.id, deletion.recoverable_until);
         let written = self
             .store
-            .delete_exchange_rate(
-                &record.id,
-                deletion,
-                self.audit(access, options, event, &view),
-            )
+            .delete_exchange_rate(&record.id, deletion, audit)
             .await?;
         Ok(written.map(|()| view))
     }

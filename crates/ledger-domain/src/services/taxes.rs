@@ -6,7 +6,6 @@
 use serde_json::Value;
 
 use crate::error::{DomainError, DomainResult};
-use crate::events::Deletion;
 use crate::ids::{IdKind, new_id, parse_id};
 use crate::ports::{Page, PageRequest, Store, TaxFilter, Written};
 use crate::tax::{RateError, Tax, TaxType, parse_rate};
@@ -182,42 +181,10 @@ impl<S: Store> Ledger<S> {
         options: WriteOptions,
     ) -> DomainResult<Written<Value>> {
         let tax = self.get_tax(access, id).await?;
-        let deletion = self.soft_deletion(access, "tax", &tax.id, &tax.name);
-        let event = self.event(
-            access,
-            "tax.deleted",
-            "tax",
-            &tax.id,
-            Some(crate::views::tax(&tax)),
-            None,
-        );
-        let view = crate::views::deleted("tax", &tax.id, deletion.recoverable_until);
-        let written = self
-            .store
-            .delete_tax(&tax.id, deletion, self.audit(access, options, event, &view))
-            .await?;
+        let before = crate::views::tax(&tax);
+        let (deletion, audit, view) =
+            self.deleting(access, options, "tax", &tax.id, &tax.name, before);
+        let written = self.store.delete_tax(&tax.id, deletion, audit).await?;
         Ok(written.map(|()| view))
-    }
-
-    /// A soft-deletion record of the access's tenant and key, stamped now.
-    pub(super) fn soft_deletion(
-        &self,
-        access: &Access,
-        resource_type: &str,
-        resource_id: &str,
-        name: &str,
-    ) -> Deletion {
-        let now = self.now();
-        Deletion {
-            id: new_id(IdKind::Deletion),
-            organization_id: access.tenant.organization_id.clone(),
-            livemode: access.tenant.livemode,
-            resource_type: resource_type.to_owned(),
-            resource_id: resource_id.to_owned(),
-            name: name.to_owned(),
-            deleted_at: now,
-            deleted_by: access.key_id.clone(),
-            recoverable_until: now + time::Duration::days(self.config.retention_days),
-        }
     }
 }

@@ -277,23 +277,18 @@ impl<S: Store> Ledger<S> {
     ) -> DomainResult<Written<Value>> {
         let record = self.get_reconciliation(access, id).await?;
         check_open(&record)?;
-        let deletion = self.soft_deletion(access, "reconciliation", &record.id, &record.label());
-        let event = self.event(
+        let before = views::reconciliation(&record);
+        let (deletion, audit, view) = self.deleting(
             access,
-            "reconciliation.deleted",
+            options,
             "reconciliation",
             &record.id,
-            Some(views::reconciliation(&record)),
-            None,
+            &record.label(),
+            before,
         );
-        let view = views::deleted("reconciliation", &record.id, deletion.recoverable_until);
         let written = self
             .store
-            .delete_reconciliation(
-                &record.id,
-                deletion,
-                self.audit(access, options, event, &view),
-            )
+            .delete_reconciliation(&record.id, deletion, audit)
             .await?;
         Ok(written.map(|()| view))
     }

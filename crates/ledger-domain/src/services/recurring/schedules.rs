@@ -235,40 +235,23 @@ impl<S: Store> Ledger<S> {
         options: WriteOptions,
     ) -> DomainResult<Written<Value>> {
         let before = self.get_recurring_schedule(access, id).await?;
-        let now = self.now();
-        let deletion = crate::events::Deletion {
-            id: new_id(IdKind::Deletion),
-            organization_id: before.organization_id.clone(),
-            livemode: before.livemode,
-            resource_type: "recurring_schedule".into(),
-            resource_id: before.id.clone(),
-            name: before
-                .name
-                .clone()
-                .unwrap_or_else(|| format!("{} schedule", before.recurable_type.as_str())),
-            deleted_at: now,
-            deleted_by: access.key_id.clone(),
-            recoverable_until: now + time::Duration::days(self.config.retention_days),
-        };
-        let view =
-            crate::views::deleted("recurring_schedule", &before.id, deletion.recoverable_until);
-        let event = self.event(
+        let name = before
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("{} schedule", before.recurable_type.as_str()));
+        let (deletion, audit, view) = self.deleting(
             access,
-            "recurring_schedule.deleted",
+            options,
             "recurring_schedule",
             &before.id,
-            Some(before.view()),
-            None,
+            &name,
+            before.view(),
         );
-        Ok(self
+        let written = self
             .store
-            .delete_recurring_schedule(
-                &before.id,
-                deletion,
-                self.audit(access, options, event, &view),
-            )
-            .await?
-            .map(|()| view))
+            .delete_recurring_schedule(&before.id, deletion, audit)
+            .await?;
+        Ok(written.map(|()| view))
     }
 }
 

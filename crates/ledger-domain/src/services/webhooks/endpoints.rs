@@ -163,23 +163,18 @@ impl<S: Store> Ledger<S> {
         options: WriteOptions,
     ) -> DomainResult<Written<Value>> {
         let endpoint = self.get_webhook_endpoint(access, id).await?;
-        let deletion = self.soft_deletion(access, "webhook_endpoint", &endpoint.id, &endpoint.url);
-        let event = self.endpoint_event(
+        let before = endpoint_view(&endpoint, false);
+        let (deletion, audit, view) = self.deleting(
             access,
-            "webhook_endpoint.deleted",
-            Some(&endpoint),
-            None,
+            options,
+            "webhook_endpoint",
             &endpoint.id,
+            &endpoint.url,
+            before,
         );
-        let view =
-            crate::views::deleted("webhook_endpoint", &endpoint.id, deletion.recoverable_until);
         let written = self
             .store
-            .delete_webhook_endpoint(
-                &endpoint.id,
-                deletion,
-                self.audit(access, options, event, &view),
-            )
+            .delete_webhook_endpoint(&endpoint.id, deletion, audit)
             .await?;
         Ok(written.map(|()| view))
     }
