@@ -172,7 +172,7 @@ use super::schemas;
         crate::routes::webhooks::replay
     ),
     components(
-        schemas(schemas::ErrorEnvelope),
+        schemas(schemas::ErrorEnvelope, schemas::QueuedRequest),
         responses(
             crate::routes::credits::docs::ServiceUnavailable,
             crate::routes::x402::docs::X402PaymentRequired,

@@ -61,9 +61,7 @@ struct CreateBody {
     tag = "api-keys",
     impl_for = __path_create_root,
     summary = "Create an API key (the answer shows its secret once)",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-    ),
+    params(crate::openapi::params::OrgPath),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::ApiKey),
@@ -77,9 +75,7 @@ struct CreateBody {
     tag = "api-keys",
     impl_for = __path_create_v1,
     summary = "Create an API key (the answer shows its secret once)",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-    ),
+    params(crate::openapi::params::OrgPath),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::ApiKey),
@@ -122,11 +118,7 @@ async fn create<S: Store>(
     tag = "api-keys",
     impl_for = __path_list_root,
     summary = "List API keys",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::ApiKeyList),
     ),
@@ -139,11 +131,7 @@ async fn create<S: Store>(
     tag = "api-keys",
     impl_for = __path_list_v1,
     summary = "List API keys",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::ApiKeyList),
     ),
@@ -181,7 +169,7 @@ async fn list<S: Store>(
     impl_for = __path_get_root,
     summary = "Get an API key",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("key_id" = String, Path, description = "The API key id."),
     ),
     responses(
@@ -197,7 +185,7 @@ async fn list<S: Store>(
     impl_for = __path_get_v1,
     summary = "Get an API key",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("key_id" = String, Path, description = "The API key id."),
     ),
     responses(
@@ -224,7 +212,7 @@ async fn get<S: Store>(
     impl_for = __path_rotate_root,
     summary = "Rotate an API key (the answer shows the new secret once)",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("key_id" = String, Path, description = "The API key id."),
     ),
     responses(
@@ -240,7 +228,7 @@ async fn get<S: Store>(
     impl_for = __path_rotate_v1,
     summary = "Rotate an API key (the answer shows the new secret once)",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("key_id" = String, Path, description = "The API key id."),
     ),
     responses(
@@ -279,7 +267,7 @@ struct UpdateBody {
     impl_for = __path_update_root,
     summary = "Update an API key",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("key_id" = String, Path, description = "The API key id."),
     ),
     request_body(content = UpdateBody, content_type = "application/json"),
@@ -296,7 +284,7 @@ struct UpdateBody {
     impl_for = __path_update_v1,
     summary = "Update an API key",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("key_id" = String, Path, description = "The API key id."),
     ),
     request_body(content = UpdateBody, content_type = "application/json"),
@@ -334,7 +322,7 @@ async fn update<S: Store>(
     impl_for = __path_delete_root,
     summary = "Revoke an API key",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("key_id" = String, Path, description = "The API key id."),
     ),
     responses(
@@ -350,7 +338,7 @@ async fn update<S: Store>(
     impl_for = __path_delete_v1,
     summary = "Revoke an API key",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("key_id" = String, Path, description = "The API key id."),
     ),
     responses(

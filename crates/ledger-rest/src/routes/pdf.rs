@@ -23,10 +23,7 @@ use crate::error::ApiError;
     tag = "invoices",
     impl_for = __path_invoices_pdf,
     summary = "Render an invoice as PDF",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The PDF.", content_type = "application/pdf", body = String),
     ),
@@ -39,10 +36,7 @@ use crate::error::ApiError;
     tag = "bills",
     impl_for = __path_bills_pdf,
     summary = "Render a bill as PDF",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The PDF.", content_type = "application/pdf", body = String),
     ),

@@ -51,7 +51,7 @@ fn section(s: &Section, currency: &str) -> Value {
     tag = "reports",
     summary = "Trial balance",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("currency" = Option<String>, Query, description = "Filter by currency."),
         ("consolidated" = Option<bool>, Query, description = "true or false."),
         ("as_of" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
@@ -148,7 +148,7 @@ struct TrialBalanceOut<'a> {
     tag = "reports",
     summary = "Balance sheet",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("currency" = Option<String>, Query, description = "Filter by currency."),
         ("consolidated" = Option<bool>, Query, description = "true or false."),
         ("as_of" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
@@ -205,7 +205,7 @@ async fn balance_sheet<S: Store>(
     tag = "reports",
     summary = "Income statement",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("currency" = Option<String>, Query, description = "Filter by currency."),
         ("consolidated" = Option<bool>, Query, description = "true or false."),
         ("start_date" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),

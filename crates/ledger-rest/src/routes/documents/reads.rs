@@ -22,10 +22,7 @@ use crate::routes::{State, access};
     tag = "invoices",
     impl_for = __path_invoices_get,
     summary = "Get an invoice",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
     ),
@@ -38,10 +35,7 @@ use crate::routes::{State, access};
     tag = "bills",
     impl_for = __path_bills_get,
     summary = "Get a bill",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
     ),
@@ -65,10 +59,7 @@ pub(super) async fn get<S: Store, K: Kind>(
     tag = "invoices",
     impl_for = __path_invoices_payments,
     summary = "List the payments of an invoice",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::PaymentList),
     ),
@@ -81,10 +72,7 @@ pub(super) async fn get<S: Store, K: Kind>(
     tag = "bills",
     impl_for = __path_bills_payments,
     summary = "List the payments of a bill",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::PaymentList),
     ),
@@ -114,10 +102,7 @@ pub(super) async fn payments<S: Store, K: Kind>(
     tag = "invoices",
     impl_for = __path_invoices_history,
     summary = "List the status changes of an invoice",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::StatusChangeList),
     ),
@@ -130,10 +115,7 @@ pub(super) async fn payments<S: Store, K: Kind>(
     tag = "bills",
     impl_for = __path_bills_history,
     summary = "List the status changes of a bill",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::StatusChangeList),
     ),
@@ -164,11 +146,10 @@ pub(super) async fn history<S: Store, K: Kind>(
     impl_for = __path_invoices_list,
     summary = "List invoices",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("status" = Option<String>, Query, description = "Filter by status."),
         ("contact_id" = Option<String>, Query, description = "Filter by contact id."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+        crate::openapi::params::Paging,
     ),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::DocumentList),
@@ -183,11 +164,10 @@ pub(super) async fn history<S: Store, K: Kind>(
     impl_for = __path_bills_list,
     summary = "List bills",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("status" = Option<String>, Query, description = "Filter by status."),
         ("contact_id" = Option<String>, Query, description = "Filter by contact id."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+        crate::openapi::params::Paging,
     ),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::DocumentList),
