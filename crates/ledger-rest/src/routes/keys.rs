@@ -59,21 +59,6 @@ struct CreateBody {
     path = "/organizations/{org}/api-keys",
     operation_id = "api_keys_create",
     tag = "api-keys",
-    impl_for = __path_create_root,
-    summary = "Create an API key (the answer shows its secret once)",
-    params(crate::openapi::params::OrgPath),
-    request_body(content = CreateBody, content_type = "application/json"),
-    responses(
-        (status = 201, description = "Created.", body = crate::openapi::schemas::ApiKey),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
-)]
-#[utoipa::path(
-    post,
-    path = "/api/v1/organizations/{org}/api-keys",
-    operation_id = "api_keys_create_v1",
-    tag = "api-keys",
-    impl_for = __path_create_v1,
     summary = "Create an API key (the answer shows its secret once)",
     params(crate::openapi::params::OrgPath),
     request_body(content = CreateBody, content_type = "application/json"),
@@ -116,20 +101,6 @@ async fn create<S: Store>(
     path = "/organizations/{org}/api-keys",
     operation_id = "api_keys_list",
     tag = "api-keys",
-    impl_for = __path_list_root,
-    summary = "List API keys",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::ApiKeyList),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
-)]
-#[utoipa::path(
-    get,
-    path = "/api/v1/organizations/{org}/api-keys",
-    operation_id = "api_keys_list_v1",
-    tag = "api-keys",
-    impl_for = __path_list_v1,
     summary = "List API keys",
     params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
     responses(
@@ -166,23 +137,6 @@ async fn list<S: Store>(
     path = "/organizations/{org}/api-keys/{key_id}",
     operation_id = "api_keys_get",
     tag = "api-keys",
-    impl_for = __path_get_root,
-    summary = "Get an API key",
-    params(
-        crate::openapi::params::OrgPath,
-        ("key_id" = String, Path, description = "The API key id."),
-    ),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::ApiKey),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
-)]
-#[utoipa::path(
-    get,
-    path = "/api/v1/organizations/{org}/api-keys/{key_id}",
-    operation_id = "api_keys_get_v1",
-    tag = "api-keys",
-    impl_for = __path_get_v1,
     summary = "Get an API key",
     params(
         crate::openapi::params::OrgPath,
@@ -209,23 +163,6 @@ async fn get<S: Store>(
     path = "/organizations/{org}/api-keys/{key_id}/rotate",
     operation_id = "api_keys_rotate",
     tag = "api-keys",
-    impl_for = __path_rotate_root,
-    summary = "Rotate an API key (the answer shows the new secret once)",
-    params(
-        crate::openapi::params::OrgPath,
-        ("key_id" = String, Path, description = "The API key id."),
-    ),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::ApiKey),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
-)]
-#[utoipa::path(
-    post,
-    path = "/api/v1/organizations/{org}/api-keys/{key_id}/rotate",
-    operation_id = "api_keys_rotate_v1",
-    tag = "api-keys",
-    impl_for = __path_rotate_v1,
     summary = "Rotate an API key (the answer shows the new secret once)",
     params(
         crate::openapi::params::OrgPath,
@@ -264,24 +201,6 @@ struct UpdateBody {
     path = "/organizations/{org}/api-keys/{key_id}",
     operation_id = "api_keys_update",
     tag = "api-keys",
-    impl_for = __path_update_root,
-    summary = "Update an API key",
-    params(
-        crate::openapi::params::OrgPath,
-        ("key_id" = String, Path, description = "The API key id."),
-    ),
-    request_body(content = UpdateBody, content_type = "application/json"),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::ApiKey),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
-)]
-#[utoipa::path(
-    put,
-    path = "/api/v1/organizations/{org}/api-keys/{key_id}",
-    operation_id = "api_keys_update_v1",
-    tag = "api-keys",
-    impl_for = __path_update_v1,
     summary = "Update an API key",
     params(
         crate::openapi::params::OrgPath,
@@ -319,23 +238,6 @@ async fn update<S: Store>(
     path = "/organizations/{org}/api-keys/{key_id}",
     operation_id = "api_keys_delete",
     tag = "api-keys",
-    impl_for = __path_delete_root,
-    summary = "Revoke an API key",
-    params(
-        crate::openapi::params::OrgPath,
-        ("key_id" = String, Path, description = "The API key id."),
-    ),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
-)]
-#[utoipa::path(
-    delete,
-    path = "/api/v1/organizations/{org}/api-keys/{key_id}",
-    operation_id = "api_keys_delete_v1",
-    tag = "api-keys",
-    impl_for = __path_delete_v1,
     summary = "Revoke an API key",
     params(
         crate::openapi::params::OrgPath,
@@ -356,36 +258,3 @@ async fn delete<S: Store>(
     let id = state.ledger.delete_key(&principal, &org, &id).await?;
     Ok(HttpResponse::Ok().json(json!({ "id": id, "object": "api_key", "deleted": true })))
 }
-
-// The OpenAPI operations of handlers that serve more than one path.
-#[expect(
-    non_camel_case_types,
-    reason = "utoipa names the operation type of handler `x` `__path_x`"
-)]
-mod operations {
-    #[doc(hidden)]
-    pub(crate) struct __path_list_root;
-    #[doc(hidden)]
-    pub(crate) struct __path_list_v1;
-    #[doc(hidden)]
-    pub(crate) struct __path_create_root;
-    #[doc(hidden)]
-    pub(crate) struct __path_create_v1;
-    #[doc(hidden)]
-    pub(crate) struct __path_get_root;
-    #[doc(hidden)]
-    pub(crate) struct __path_get_v1;
-    #[doc(hidden)]
-    pub(crate) struct __path_update_root;
-    #[doc(hidden)]
-    pub(crate) struct __path_update_v1;
-    #[doc(hidden)]
-    pub(crate) struct __path_delete_root;
-    #[doc(hidden)]
-    pub(crate) struct __path_delete_v1;
-    #[doc(hidden)]
-    pub(crate) struct __path_rotate_root;
-    #[doc(hidden)]
-    pub(crate) struct __path_rotate_v1;
-}
-pub(crate) use operations::*;
