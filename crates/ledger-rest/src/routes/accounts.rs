@@ -10,9 +10,10 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
+use super::resource::queue_json;
 use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
-use crate::input::{page, parse_json, query_bool, query_date, query_param, read_body};
+use crate::input::{page, query_bool, query_date, query_param};
 use crate::queued::submit;
 
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
@@ -77,29 +78,36 @@ async fn create<S: Store>(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Write, "accounts").await?;
-    let body = read_body(payload).await?;
-    let input: CreateBody = parse_json(&req, &body)?;
-    let required = |v: Option<String>, name: &str| {
-        v.ok_or_else(|| {
-            validation(
-                ErrorCode::MissingField,
-                Some(name.into()),
-                format!("{name} is required"),
-            )
-        })
-    };
-    let input = NewAccountInput {
-        code: required(input.code, "code")?,
-        name: required(input.name, "name")?,
-        account_type: required(input.account_type.or(input.type_alias), "account_type")?,
-        subtype: input.subtype,
-        currency: input.currency_id.or(input.currency),
-        description: input.description,
-        parent_id: input.parent_account_id.or(input.parent_id),
-        metadata: input.metadata,
-    };
-    let write = Write::CreateAccount(input);
-    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::CREATED,
+        |input: CreateBody| {
+            let required = |v: Option<String>, name: &str| {
+                v.ok_or_else(|| {
+                    validation(
+                        ErrorCode::MissingField,
+                        Some(name.into()),
+                        format!("{name} is required"),
+                    )
+                })
+            };
+            let input = NewAccountInput {
+                code: required(input.code, "code")?,
+                name: required(input.name, "name")?,
+                account_type: required(input.account_type.or(input.type_alias), "account_type")?,
+                subtype: input.subtype,
+                currency: input.currency_id.or(input.currency),
+                description: input.description,
+                parent_id: input.parent_account_id.or(input.parent_id),
+                metadata: input.metadata,
+            };
+            Ok(Write::CreateAccount(input))
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -162,18 +170,25 @@ async fn update<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Write, "accounts").await?;
-    let body = read_body(payload).await?;
-    let input: UpdateBody = parse_json(&req, &body)?;
-    let changes = AccountChanges {
-        name: input.name,
-        description: input.description,
-        is_active: input.is_active,
-        status: input.status,
-        parent_id: input.parent_account_id,
-        metadata: input.metadata,
-    };
-    let write = Write::UpdateAccount { id, changes };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: UpdateBody| {
+            let changes = AccountChanges {
+                name: input.name,
+                description: input.description,
+                is_active: input.is_active,
+                status: input.status,
+                parent_id: input.parent_account_id,
+                metadata: input.metadata,
+            };
+            Ok(Write::UpdateAccount { id, changes })
+        },
+    )
+    .await
 }
 
 #[utoipa::path(

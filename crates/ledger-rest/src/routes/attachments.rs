@@ -16,7 +16,8 @@ use ledger_domain::services::{NewAttachmentInput, Write};
 use ledger_domain::views;
 use serde_json::json;
 
-use super::{Routes, State, access, at};
+use super::resource::{queue_admin_write, resource_access};
+use super::{Routes, State, at};
 use crate::error::{ApiError, validation};
 use crate::queued::submit;
 
@@ -161,8 +162,7 @@ async fn upload<S: Store>(
     kind: web::Data<OwnerKind>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, owner_id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
+    let (access, owner_id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
     let limit = state.ledger.config.max_attachment_bytes;
     let parts = Multipart::new(req.headers(), payload.into_inner());
     let (file_name, bytes) = read_file(parts, limit).await?;
@@ -231,8 +231,7 @@ async fn list<S: Store>(
     path: web::Path<(String, String)>,
     kind: web::Data<OwnerKind>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, owner_id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, owner_id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let found = state
         .ledger
         .list_attachments(&access, *kind.get_ref(), &owner_id)
@@ -263,8 +262,7 @@ async fn get<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let attachment = state.ledger.get_attachment(&access, &id).await?;
     Ok(HttpResponse::Ok().json(views::attachment(&attachment)))
 }
@@ -287,8 +285,7 @@ async fn content<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let (attachment, bytes) = state.ledger.attachment_content(&access, &id).await?;
     let etag = format!("\"{}\"", attachment.sha256);
     let unchanged = req
@@ -331,10 +328,10 @@ async fn delete<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
-    let write = Write::DeleteAttachment { id };
-    submit(&state, &req, &access, b"", StatusCode::OK, write).await
+    queue_admin_write(&state, &req, path, RESOURCE, |id| Write::DeleteAttachment {
+        id,
+    })
+    .await
 }
 
 // The OpenAPI operations of handlers that serve more than one path.

@@ -3,7 +3,6 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
-use ledger_domain::error::ErrorCode;
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
 use ledger_domain::services::{CategoryChanges, NewCategoryInput, Write};
@@ -11,10 +10,10 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{Routes, State, access, at};
-use crate::error::{ApiError, validation};
-use crate::input::{page, parse_json, query_bool, query_param, read_body};
-use crate::queued::submit;
+use super::resource::{present, queue_admin_write, queue_json, required, resource_access};
+use super::{Routes, State, access, at, list_response};
+use crate::error::ApiError;
+use crate::input::{page, query_bool, query_param};
 
 const RESOURCE: &str = "categories";
 
@@ -30,16 +29,6 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
             .put(update::<S>)
             .delete(delete::<S>),
     );
-}
-
-fn required<T>(value: Option<T>, name: &str) -> Result<T, ApiError> {
-    value.ok_or_else(|| {
-        validation(
-            ErrorCode::MissingField,
-            Some(name.into()),
-            format!("{name} is required"),
-        )
-    })
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -78,18 +67,25 @@ async fn create<S: Store>(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: CreateBody = parse_json(&req, &body)?;
-    let input = NewCategoryInput {
-        name: required(input.name, "name")?,
-        category_type: required(input.category_type, "category_type")?,
-        description: input.description,
-        color: input.color,
-        parent_id: input.parent_id,
-        is_active: input.is_active,
-    };
-    let write = Write::CreateCategory(input);
-    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::CREATED,
+        |input: CreateBody| {
+            let input = NewCategoryInput {
+                name: required(input.name, "name")?,
+                category_type: required(input.category_type, "category_type")?,
+                description: input.description,
+                color: input.color,
+                parent_id: input.parent_id,
+                is_active: input.is_active,
+            };
+            Ok(Write::CreateCategory(input))
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -109,8 +105,7 @@ async fn get<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let view = state.ledger.category_view(&access, &id).await?;
     Ok(HttpResponse::Ok().json(views::category(&view.category, Some(&view.subcategories))))
 }
@@ -128,11 +123,6 @@ struct UpdateBody {
     is_active: Option<bool>,
     #[serde(default, deserialize_with = "present")]
     parent_id: Option<Option<String>>,
-}
-
-/// A field that may be given as `null` (clear it) or a value; absent stays `None`.
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
-    Option::<String>::deserialize(d).map(Some)
 }
 
 #[utoipa::path(
@@ -154,19 +144,25 @@ async fn update<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: UpdateBody = parse_json(&req, &body)?;
-    let changes = CategoryChanges {
-        name: input.name,
-        description: input.description,
-        color: input.color,
-        is_active: input.is_active,
-        parent_id: input.parent_id,
-    };
-    let write = Write::UpdateCategory { id, changes };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: UpdateBody| {
+            let changes = CategoryChanges {
+                name: input.name,
+                description: input.description,
+                color: input.color,
+                is_active: input.is_active,
+                parent_id: input.parent_id,
+            };
+            Ok(Write::UpdateCategory { id, changes })
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -186,10 +182,10 @@ async fn delete<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
-    let write = Write::DeleteCategory { id };
-    submit(&state, &req, &access, b"", StatusCode::OK, write).await
+    queue_admin_write(&state, &req, path, RESOURCE, |id| Write::DeleteCategory {
+        id,
+    })
+    .await
 }
 
 #[utoipa::path(
@@ -227,25 +223,15 @@ async fn list<S: Store>(
             page,
         )
         .await?;
-    let data: Vec<serde_json::Value> = result
-        .items
-        .iter()
-        .map(|c| {
-            json!({
-                "id": c.id,
-                "object": "category",
-                "name": c.name,
-                "category_type": c.category_type.as_str(),
-                "color": c.color,
-                "is_active": c.is_active,
-                "parent_id": c.parent_id,
-            })
+    Ok(list_response(page, &result, |c| {
+        json!({
+            "id": c.id,
+            "object": "category",
+            "name": c.name,
+            "category_type": c.category_type.as_str(),
+            "color": c.color,
+            "is_active": c.is_active,
+            "parent_id": c.parent_id,
         })
-        .collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "list",
-        "data": data,
-        "has_more": page.offset + (result.items.len() as i64) < result.total_count,
-        "total_count": result.total_count,
-    })))
+    }))
 }

@@ -11,9 +11,10 @@ use ledger_domain::services::{NewContactInput, Write};
 use ledger_domain::views;
 use serde::Deserialize;
 
+use super::resource::{queue_json, required};
 use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
-use crate::input::{page, parse_json, query_bool, query_param, read_body};
+use crate::input::{page, query_bool, query_param};
 use crate::queued::submit;
 
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
@@ -65,16 +66,6 @@ struct CreateBody {
     metadata: Option<serde_json::Value>,
 }
 
-fn required(value: Option<String>, name: &str) -> Result<String, ApiError> {
-    value.ok_or_else(|| {
-        validation(
-            ErrorCode::MissingField,
-            Some(name.into()),
-            format!("{name} is required"),
-        )
-    })
-}
-
 #[utoipa::path(
     post,
     path = "/organizations/{org}/contacts",
@@ -95,26 +86,33 @@ async fn create<S: Store>(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Write, "contacts").await?;
-    let body = read_body(payload).await?;
-    let input: CreateBody = parse_json(&req, &body)?;
-    let input = NewContactInput {
-        contact_type: required(input.contact_type, "contact_type")?,
-        name: required(input.name, "name")?,
-        email: input.email,
-        phone: input.phone,
-        website: input.website,
-        tax_number: input.tax_number,
-        reference: input.reference,
-        address: input.address,
-        city: input.city,
-        state: input.state,
-        zip_code: input.zip_code,
-        country: input.country,
-        currency_id: input.currency_id,
-        metadata: input.metadata,
-    };
-    let write = Write::CreateContact(input);
-    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::CREATED,
+        |input: CreateBody| {
+            let input = NewContactInput {
+                contact_type: required(input.contact_type, "contact_type")?,
+                name: required(input.name, "name")?,
+                email: input.email,
+                phone: input.phone,
+                website: input.website,
+                tax_number: input.tax_number,
+                reference: input.reference,
+                address: input.address,
+                city: input.city,
+                state: input.state,
+                zip_code: input.zip_code,
+                country: input.country,
+                currency_id: input.currency_id,
+                metadata: input.metadata,
+            };
+            Ok(Write::CreateContact(input))
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -254,33 +252,40 @@ async fn update<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Write, "contacts").await?;
-    let body = read_body(payload).await?;
-    let input: UpdateBody = parse_json(&req, &body)?;
-    if input.contact_type.is_some() {
-        return Err(validation(
-            ErrorCode::InvalidField,
-            Some("contact_type".into()),
-            "contact_type cannot be changed",
-        ));
-    }
-    let changes = ContactChanges {
-        name: input.name,
-        email: input.email,
-        phone: input.phone,
-        website: input.website,
-        tax_number: input.tax_number,
-        reference: input.reference,
-        address: input.address,
-        city: input.city,
-        state: input.state,
-        zip_code: input.zip_code,
-        country: input.country,
-        currency_id: input.currency_id,
-        enabled: input.enabled,
-        metadata: input.metadata,
-    };
-    let write = Write::UpdateContact { id, changes };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: UpdateBody| {
+            if input.contact_type.is_some() {
+                return Err(validation(
+                    ErrorCode::InvalidField,
+                    Some("contact_type".into()),
+                    "contact_type cannot be changed",
+                ));
+            }
+            let changes = ContactChanges {
+                name: input.name,
+                email: input.email,
+                phone: input.phone,
+                website: input.website,
+                tax_number: input.tax_number,
+                reference: input.reference,
+                address: input.address,
+                city: input.city,
+                state: input.state,
+                zip_code: input.zip_code,
+                country: input.country,
+                currency_id: input.currency_id,
+                enabled: input.enabled,
+                metadata: input.metadata,
+            };
+            Ok(Write::UpdateContact { id, changes })
+        },
+    )
+    .await
 }
 
 #[utoipa::path(

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::State;
-use super::exchange_rates::required;
+use super::resource::required;
 use super::{Routes, at};
 use crate::auth::authenticate;
 use crate::error::ApiError;

@@ -11,12 +11,11 @@ use ledger_domain::ports::Store;
 use ledger_domain::services::{ExchangeRateChanges, NewExchangeRateInput, Write};
 use ledger_domain::views;
 use serde::Deserialize;
-use serde_json::json;
 
-use super::{Routes, State, access, at};
+use super::resource::{queue_admin_write, queue_json, required, resource_access};
+use super::{Routes, State, access, at, list_response};
 use crate::error::{ApiError, validation};
-use crate::input::{DecimalText, page, parse_json, query_param, read_body};
-use crate::queued::submit;
+use crate::input::{DecimalText, page, query_param};
 
 const RESOURCE: &str = "exchange_rates";
 
@@ -32,17 +31,6 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
             .put(update::<S>)
             .delete(delete::<S>),
     );
-}
-
-/// A required body member, or `missing_field` naming it.
-pub(super) fn required<T>(value: Option<T>, name: &str) -> Result<T, ApiError> {
-    value.ok_or_else(|| {
-        validation(
-            ErrorCode::MissingField,
-            Some(name.into()),
-            format!("{name} is required"),
-        )
-    })
 }
 
 /// A currency given as `<side>_currency_id` or by its alias `<side>_currency`: either
@@ -107,20 +95,27 @@ async fn create<S: Store>(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: CreateBody = parse_json(&req, &body)?;
-    let input = NewExchangeRateInput {
-        from_currency: currency(
-            input.from_currency_id,
-            input.from_currency,
-            "from_currency_id",
-        )?,
-        to_currency: currency(input.to_currency_id, input.to_currency, "to_currency_id")?,
-        rate: required(input.rate, "rate")?.0,
-        effective_date: required(input.effective_date, "effective_date")?,
-    };
-    let write = Write::CreateExchangeRate(input);
-    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::CREATED,
+        |input: CreateBody| {
+            let input = NewExchangeRateInput {
+                from_currency: currency(
+                    input.from_currency_id,
+                    input.from_currency,
+                    "from_currency_id",
+                )?,
+                to_currency: currency(input.to_currency_id, input.to_currency, "to_currency_id")?,
+                rate: required(input.rate, "rate")?.0,
+                effective_date: required(input.effective_date, "effective_date")?,
+            };
+            Ok(Write::CreateExchangeRate(input))
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -140,8 +135,7 @@ async fn get<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let rate = state.ledger.get_exchange_rate(&access, &id).await?;
     Ok(HttpResponse::Ok().json(views::exchange_rate(&rate)))
 }
@@ -175,16 +169,22 @@ async fn update<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: UpdateBody = parse_json(&req, &body)?;
-    let changes = ExchangeRateChanges {
-        rate: input.rate.map(|r| r.0),
-        effective_date: input.effective_date,
-    };
-    let write = Write::UpdateExchangeRate { id, changes };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: UpdateBody| {
+            let changes = ExchangeRateChanges {
+                rate: input.rate.map(|r| r.0),
+                effective_date: input.effective_date,
+            };
+            Ok(Write::UpdateExchangeRate { id, changes })
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -204,10 +204,10 @@ async fn delete<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
-    let write = Write::DeleteExchangeRate { id };
-    submit(&state, &req, &access, b"", StatusCode::OK, write).await
+    queue_admin_write(&state, &req, path, RESOURCE, |id| {
+        Write::DeleteExchangeRate { id }
+    })
+    .await
 }
 
 /// Rates newest effective date first, optionally of one source or target currency.
@@ -244,11 +244,5 @@ async fn list<S: Store>(
             page,
         )
         .await?;
-    let data: Vec<serde_json::Value> = result.items.iter().map(views::exchange_rate).collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "list",
-        "data": data,
-        "has_more": page.offset + (result.items.len() as i64) < result.total_count,
-        "total_count": result.total_count,
-    })))
+    Ok(list_response(page, &result, views::exchange_rate))
 }

@@ -8,8 +8,8 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::State;
 use super::{Routes, at};
+use super::{State, list_response};
 use crate::auth::{authenticate, generate_key};
 use crate::error::{ApiError, validation};
 use crate::input::{FlexDate, page, parse_json, read_body};
@@ -119,17 +119,7 @@ async fn list<S: Store>(
         .ledger
         .list_keys(&principal, &path.into_inner(), page)
         .await?;
-    let data: Vec<serde_json::Value> = result
-        .items
-        .iter()
-        .map(|k| views::api_key(k, None))
-        .collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "list",
-        "data": data,
-        "has_more": page.offset + (result.items.len() as i64) < result.total_count,
-        "total_count": result.total_count,
-    })))
+    Ok(list_response(page, &result, |k| views::api_key(k, None)))
 }
 
 #[utoipa::path(

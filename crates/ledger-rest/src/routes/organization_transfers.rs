@@ -13,6 +13,7 @@ use ledger_domain::services::{OrganizationTransferInput, Write};
 use serde::Deserialize;
 use serde_json::json;
 
+use super::resource::{queue_json, resource_access};
 use super::{Routes, State, access, at};
 use crate::error::ApiError;
 use crate::input::{page, parse_json, read_body};
@@ -63,13 +64,22 @@ async fn initiate<S: Store>(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Admin, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: InitiateBody = parse_json(&req, &body)?;
-    let write = Write::InitiateOrganizationTransfer(OrganizationTransferInput {
-        to_provider_username: input.to_provider_username,
-        to_email: input.to_email,
-    });
-    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::CREATED,
+        |input: InitiateBody| {
+            Ok(Write::InitiateOrganizationTransfer(
+                OrganizationTransferInput {
+                    to_provider_username: input.to_provider_username,
+                    to_email: input.to_email,
+                },
+            ))
+        },
+    )
+    .await
 }
 
 fn list_answer(
@@ -149,8 +159,7 @@ async fn get<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let view = state.ledger.get_organization_transfer(&access, &id).await?;
     Ok(HttpResponse::Ok().json(view))
 }
@@ -172,8 +181,7 @@ async fn stats<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let view = state
         .ledger
         .organization_transfer_stats(&access, &id)
@@ -207,15 +215,21 @@ async fn accept<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: AcceptBody = parse_json(&req, &body)?;
-    let write = Write::AcceptOrganizationTransfer {
-        id,
-        relationship: input.relationship,
-    };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    let (access, id) = resource_access(&state, &req, path, Scope::Admin, RESOURCE).await?;
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: AcceptBody| {
+            Ok(Write::AcceptOrganizationTransfer {
+                id,
+                relationship: input.relationship,
+            })
+        },
+    )
+    .await
 }
 
 /// An empty body, or an empty JSON object (reject and cancel take nothing).

@@ -14,9 +14,10 @@ use ledger_domain::services::{Channel, RecurringScheduleInput, Write};
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::resource::{present, queue_admin_write, queue_json, resource_access};
 use super::{Routes, State, access, at, list_response};
 use crate::error::{ApiError, validation};
-use crate::input::{WholeNumber, page, parse_json, read_body, whole};
+use crate::input::{WholeNumber, page, read_body, whole};
 use crate::queued::{idempotency, submit};
 
 const RESOURCE: &str = "recurring_schedules";
@@ -42,15 +43,6 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
             .add(at(format!("{base}/{{id}}/run")).post(run::<S>))
             .add(at(format!("{base}/{{id}}/runs")).get(runs::<S>));
     }
-}
-
-/// A member that may be `null` (clear it) or a value; absent stays `None`.
-fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    Option::<T>::deserialize(d).map(Some)
 }
 
 /// The body of a create or an update; the document describes each
@@ -111,17 +103,24 @@ async fn create<S: Store>(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: Body = parse_json(&req, &body)?;
-    if input.status.is_some() {
-        return Err(validation(
-            ErrorCode::UnknownField,
-            Some("status".into()),
-            "a new schedule is active; pause it afterwards",
-        ));
-    }
-    let write = Write::CreateRecurringSchedule(input.into());
-    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::CREATED,
+        |input: Body| {
+            if input.status.is_some() {
+                return Err(validation(
+                    ErrorCode::UnknownField,
+                    Some("status".into()),
+                    "a new schedule is active; pause it afterwards",
+                ));
+            }
+            Ok(Write::CreateRecurringSchedule(input.into()))
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -141,8 +140,7 @@ async fn get<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let schedule = state.ledger.get_recurring_schedule(&access, &id).await?;
     Ok(HttpResponse::Ok().json(schedule.view()))
 }
@@ -181,15 +179,21 @@ async fn update<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: Body = parse_json(&req, &body)?;
-    let write = Write::UpdateRecurringSchedule {
-        id,
-        input: input.into(),
-    };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: Body| {
+            Ok(Write::UpdateRecurringSchedule {
+                id,
+                input: input.into(),
+            })
+        },
+    )
+    .await
 }
 
 /// Pause (`paused`) or resume (`active`): an update of the status alone.
@@ -239,8 +243,7 @@ async fn set_status<S: Store>(
     path: web::Path<(String, String)>,
     status: &'static str,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
     let write = Write::UpdateRecurringSchedule {
         id,
         input: RecurringScheduleInput {
@@ -268,10 +271,10 @@ async fn delete<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
-    let write = Write::DeleteRecurringSchedule { id };
-    submit(&state, &req, &access, b"", StatusCode::OK, write).await
+    queue_admin_write(&state, &req, path, RESOURCE, |id| {
+        Write::DeleteRecurringSchedule { id }
+    })
+    .await
 }
 
 /// Generates the schedule's document now (dated today), answering the run: 201 whether
@@ -294,8 +297,7 @@ async fn run<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
     let body = read_body(payload).await?;
     let key = idempotency(&req, &body)?;
     let run = state
@@ -345,8 +347,7 @@ async fn runs<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let page = page(&req, 20)?;
     let result = state.ledger.list_recurring_runs(&access, &id, page).await?;
     Ok(list_response(page, &result, |r| r.view()))

@@ -2,7 +2,6 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
-use ledger_domain::error::ErrorCode;
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
 use ledger_domain::services::{NewTaxInput, TaxChanges, Write};
@@ -11,10 +10,10 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{Routes, State, access, at};
-use crate::error::{ApiError, validation};
-use crate::input::{DecimalText, page, parse_json, query_bool, query_param, read_body};
-use crate::queued::submit;
+use super::resource::{queue_admin_write, queue_json, required, resource_access};
+use super::{Routes, State, access, at, list_response};
+use crate::error::ApiError;
+use crate::input::{DecimalText, page, query_bool, query_param};
 
 const RESOURCE: &str = "taxes";
 
@@ -30,16 +29,6 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
             .put(update::<S>)
             .delete(delete::<S>),
     );
-}
-
-fn required<T>(value: Option<T>, name: &str) -> Result<T, ApiError> {
-    value.ok_or_else(|| {
-        validation(
-            ErrorCode::MissingField,
-            Some(name.into()),
-            format!("{name} is required"),
-        )
-    })
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -77,18 +66,24 @@ async fn create<S: Store>(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: CreateBody = parse_json(&req, &body)?;
-    let input = NewTaxInput {
-        name: required(input.name, "name")?,
-        rate: required(input.rate, "rate")?.0,
-        tax_type: required(input.tax_type, "tax_type")?,
-        description: input.description,
-        is_compound: input.is_compound,
-        is_active: input.is_active,
-    };
-    let write = Write::CreateTax(input);
-    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::CREATED,
+        |input: CreateBody| {
+            Ok(Write::CreateTax(NewTaxInput {
+                name: required(input.name, "name")?,
+                rate: required(input.rate, "rate")?.0,
+                tax_type: required(input.tax_type, "tax_type")?,
+                description: input.description,
+                is_compound: input.is_compound,
+                is_active: input.is_active,
+            }))
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -108,8 +103,7 @@ async fn get<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let tax = state.ledger.get_tax(&access, &id).await?;
     Ok(HttpResponse::Ok().json(views::tax(&tax)))
 }
@@ -145,18 +139,24 @@ async fn update<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: UpdateBody = parse_json(&req, &body)?;
-    let changes = TaxChanges {
-        name: input.name,
-        description: input.description,
-        rate: input.rate.map(|r| r.0),
-        is_active: input.is_active,
-    };
-    let write = Write::UpdateTax { id, changes };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: UpdateBody| {
+            let changes = TaxChanges {
+                name: input.name,
+                description: input.description,
+                rate: input.rate.map(|r| r.0),
+                is_active: input.is_active,
+            };
+            Ok(Write::UpdateTax { id, changes })
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -176,17 +176,7 @@ async fn delete<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
-    submit(
-        &state,
-        &req,
-        &access,
-        b"",
-        StatusCode::OK,
-        Write::DeleteTax { id },
-    )
-    .await
+    queue_admin_write(&state, &req, path, RESOURCE, |id| Write::DeleteTax { id }).await
 }
 
 #[utoipa::path(
@@ -222,25 +212,15 @@ async fn list<S: Store>(
             page,
         )
         .await?;
-    let data: Vec<serde_json::Value> = result
-        .items
-        .iter()
-        .map(|t| {
-            json!({
-                "id": t.id,
-                "object": "tax",
-                "name": t.name,
-                "rate": format_rate(t.rate),
-                "tax_type": t.tax_type.as_str(),
-                "is_compound": t.is_compound,
-                "is_active": t.is_active,
-            })
+    Ok(list_response(page, &result, |t| {
+        json!({
+            "id": t.id,
+            "object": "tax",
+            "name": t.name,
+            "rate": format_rate(t.rate),
+            "tax_type": t.tax_type.as_str(),
+            "is_compound": t.is_compound,
+            "is_active": t.is_active,
         })
-        .collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "list",
-        "data": data,
-        "has_more": page.offset + (result.items.len() as i64) < result.total_count,
-        "total_count": result.total_count,
-    })))
+    }))
 }

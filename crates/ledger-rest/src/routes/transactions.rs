@@ -11,6 +11,7 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
+use super::resource::queue_json;
 use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
 use crate::input::{DecimalText, FlexDate, page, parse_json, query_date, query_param, read_body};
@@ -186,28 +187,35 @@ async fn create_batch<S: Store>(
         "transactions",
     )
     .await?;
-    let body = read_body(payload).await?;
-    let input: BatchBody = parse_json(&req, &body)?;
-    let items = input.transactions.ok_or_else(|| {
-        validation(
-            ErrorCode::MissingField,
-            Some("transactions".into()),
-            "transactions is required",
-        )
-    })?;
-    let mut inputs = Vec::with_capacity(items.len());
-    for (i, item) in items.into_iter().enumerate() {
-        if item.dry_run {
-            return Err(validation(
-                ErrorCode::InvalidField,
-                Some(format!("transactions[{i}].dry_run")),
-                "a batch is written all or none; dry_run applies to single creates",
-            ));
-        }
-        inputs.push(input_of(item, &format!("transactions[{i}]."))?);
-    }
-    let write = Write::CreateTransactionBatch(inputs);
-    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::CREATED,
+        |input: BatchBody| {
+            let items = input.transactions.ok_or_else(|| {
+                validation(
+                    ErrorCode::MissingField,
+                    Some("transactions".into()),
+                    "transactions is required",
+                )
+            })?;
+            let mut inputs = Vec::with_capacity(items.len());
+            for (i, item) in items.into_iter().enumerate() {
+                if item.dry_run {
+                    return Err(validation(
+                        ErrorCode::InvalidField,
+                        Some(format!("transactions[{i}].dry_run")),
+                        "a batch is written all or none; dry_run applies to single creates",
+                    ));
+                }
+                inputs.push(input_of(item, &format!("transactions[{i}]."))?);
+            }
+            Ok(Write::CreateTransactionBatch(inputs))
+        },
+    )
+    .await
 }
 
 /// A boolean query flag: `true` or `false`, absent = false.
@@ -337,20 +345,27 @@ async fn update<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Write, "transactions").await?;
-    let body = read_body(payload).await?;
-    let input: UpdateBody = parse_json(&req, &body)?;
-    let changes = TransactionChanges {
-        description: input.description,
-        date: input.date.map(|d| d.at),
-        entries: input
-            .entries
-            .map(|e| e.into_iter().map(Into::into).collect()),
-        metadata: input.metadata,
-        contact_id: input.contact_id,
-        category_id: input.category_id,
-    };
-    let write = Write::UpdateTransaction { id, changes };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: UpdateBody| {
+            let changes = TransactionChanges {
+                description: input.description,
+                date: input.date.map(|d| d.at),
+                entries: input
+                    .entries
+                    .map(|e| e.into_iter().map(Into::into).collect()),
+                metadata: input.metadata,
+                contact_id: input.contact_id,
+                category_id: input.category_id,
+            };
+            Ok(Write::UpdateTransaction { id, changes })
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -414,13 +429,20 @@ async fn reverse<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Write, "transactions").await?;
-    let body = read_body(payload).await?;
-    let input: ReverseBody = parse_json(&req, &body)?;
-    let write = Write::ReverseTransaction {
-        id,
-        reason: input.reason,
-    };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: ReverseBody| {
+            Ok(Write::ReverseTransaction {
+                id,
+                reason: input.reason,
+            })
+        },
+    )
+    .await
 }
 
 #[utoipa::path(

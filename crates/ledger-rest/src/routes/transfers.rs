@@ -12,9 +12,10 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
+use super::resource::{queue_json, required, resource_access};
 use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
-use crate::input::{DecimalText, FlexDate, page, parse_json, query_param, read_body};
+use crate::input::{DecimalText, FlexDate, page, query_param, read_body};
 use crate::queued::submit;
 
 const RESOURCE: &str = "transfers";
@@ -51,16 +52,6 @@ struct CreateBody {
     auto_post: bool,
 }
 
-fn required<T>(value: Option<T>, field: &str) -> Result<T, ApiError> {
-    value.ok_or_else(|| {
-        validation(
-            ErrorCode::MissingField,
-            Some(field.into()),
-            format!("{field} is required"),
-        )
-    })
-}
-
 #[utoipa::path(
     post,
     path = "/organizations/{org}/transfers",
@@ -81,21 +72,28 @@ async fn create<S: Store>(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: CreateBody = parse_json(&req, &body)?;
-    let input = TransferInput {
-        from_account_id: required(input.from_account_id, "from_account_id")?,
-        to_account_id: required(input.to_account_id, "to_account_id")?,
-        amount: required(input.amount, "amount")?.0,
-        to_amount: input.to_amount.map(|a| a.0),
-        date: input.date.map(|d| d.at),
-        description: input.description,
-        reference: input.reference,
-        metadata: input.metadata,
-        auto_post: input.auto_post,
-    };
-    let write = Write::CreateTransfer(input);
-    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::CREATED,
+        |input: CreateBody| {
+            let input = TransferInput {
+                from_account_id: required(input.from_account_id, "from_account_id")?,
+                to_account_id: required(input.to_account_id, "to_account_id")?,
+                amount: required(input.amount, "amount")?.0,
+                to_amount: input.to_amount.map(|a| a.0),
+                date: input.date.map(|d| d.at),
+                description: input.description,
+                reference: input.reference,
+                metadata: input.metadata,
+                auto_post: input.auto_post,
+            };
+            Ok(Write::CreateTransfer(input))
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -115,8 +113,7 @@ async fn get<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let txn = state.ledger.get_transfer(&access, &id).await?;
     Ok(HttpResponse::Ok().json(views::journal(&txn)))
 }
@@ -182,8 +179,7 @@ async fn post<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
     let body = read_body(payload).await?;
     let write = Write::PostTransfer { id };
     submit(&state, &req, &access, &body, StatusCode::OK, write).await
@@ -215,13 +211,19 @@ async fn reverse<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: ReverseBody = parse_json(&req, &body)?;
-    let write = Write::ReverseTransfer {
-        id,
-        reason: input.reason,
-    };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: ReverseBody| {
+            Ok(Write::ReverseTransfer {
+                id,
+                reason: input.reason,
+            })
+        },
+    )
+    .await
 }

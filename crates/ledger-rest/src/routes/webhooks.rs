@@ -12,10 +12,10 @@ use ledger_domain::services::{
 };
 use serde::Deserialize;
 
-use super::exchange_rates::required;
+use super::resource::{queue_admin_write, queue_json, required, resource_access};
 use super::{Routes, State, access, at, list_response};
 use crate::error::ApiError;
-use crate::input::{page, parse_json, read_body};
+use crate::input::page;
 use crate::queued::submit;
 
 const RESOURCE: &str = "webhooks";
@@ -71,16 +71,23 @@ async fn create<S: Store>(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Admin, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: CreateBody = parse_json(&req, &body)?;
-    let input = NewWebhookEndpointInput {
-        url: required(input.url, "url")?,
-        description: input.description,
-        event_types: input.event_types.unwrap_or_default(),
-        enabled: input.enabled,
-    };
-    let write = Write::CreateWebhookEndpoint(input);
-    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::CREATED,
+        |input: CreateBody| {
+            let input = NewWebhookEndpointInput {
+                url: required(input.url, "url")?,
+                description: input.description,
+                event_types: input.event_types.unwrap_or_default(),
+                enabled: input.enabled,
+            };
+            Ok(Write::CreateWebhookEndpoint(input))
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -123,8 +130,7 @@ async fn get<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let endpoint = state.ledger.get_webhook_endpoint(&access, &id).await?;
     Ok(HttpResponse::Ok().json(endpoint_view(&endpoint, false)))
 }
@@ -175,18 +181,24 @@ async fn update<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: UpdateBody = parse_json(&req, &body)?;
-    let changes = WebhookEndpointChanges {
-        url: input.url,
-        description: input.description,
-        event_types: input.event_types,
-        enabled: input.enabled,
-    };
-    let write = Write::UpdateWebhookEndpoint { id, changes };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    let (access, id) = resource_access(&state, &req, path, Scope::Admin, RESOURCE).await?;
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: UpdateBody| {
+            let changes = WebhookEndpointChanges {
+                url: input.url,
+                description: input.description,
+                event_types: input.event_types,
+                enabled: input.enabled,
+            };
+            Ok(Write::UpdateWebhookEndpoint { id, changes })
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -206,10 +218,10 @@ async fn delete<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
-    let write = Write::DeleteWebhookEndpoint { id };
-    submit(&state, &req, &access, b"", StatusCode::OK, write).await
+    queue_admin_write(&state, &req, path, RESOURCE, |id| {
+        Write::DeleteWebhookEndpoint { id }
+    })
+    .await
 }
 
 #[utoipa::path(
@@ -229,10 +241,10 @@ async fn rotate<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
-    let write = Write::RotateWebhookSecret { id };
-    submit(&state, &req, &access, b"", StatusCode::OK, write).await
+    queue_admin_write(&state, &req, path, RESOURCE, |id| {
+        Write::RotateWebhookSecret { id }
+    })
+    .await
 }
 
 #[utoipa::path(
@@ -252,8 +264,7 @@ async fn deliveries<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let page = page(&req, 20)?;
     let result = state
         .ledger
