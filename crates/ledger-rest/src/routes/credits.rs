@@ -19,6 +19,7 @@ use serde_json::json;
 
 use super::{Routes, State, access, at, list_response};
 use crate::error::ApiError;
+use crate::html::escape;
 use crate::input::{WholeNumber, page, parse_json, read_body, whole};
 
 /// The JSON operations, on the REST registrar (route table, OpenAPI document, 405).
@@ -232,22 +233,6 @@ async fn get_purchase<S: Store>(
     let access = access(&state, &req, &org, Scope::Read, "credits").await?;
     let purchase = state.ledger.get_purchase(&access, &id).await?;
     Ok(HttpResponse::Ok().json(purchase_view(&purchase, state.ledger.now())))
-}
-
-/// Text for HTML.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 fn html(status: actix_web::http::StatusCode, title: &str, body: &str) -> HttpResponse {
