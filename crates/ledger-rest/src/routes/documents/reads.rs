@@ -13,6 +13,7 @@ use super::Kind;
 use super::operations::*;
 use crate::error::ApiError;
 use crate::input::{page, query_param};
+use crate::routes::resource::resource_access;
 use crate::routes::{State, access};
 
 #[utoipa::path(
@@ -46,8 +47,7 @@ pub(super) async fn get<S: Store, K: Kind>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, K::PLURAL).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, K::PLURAL).await?;
     let view = state.ledger.document_view(&access, K::KIND, &id).await?;
     Ok(HttpResponse::Ok().json(state.ledger.render_document(&view)))
 }
@@ -83,8 +83,7 @@ pub(super) async fn payments<S: Store, K: Kind>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, K::PLURAL).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, K::PLURAL).await?;
     let view = state.ledger.document_view(&access, K::KIND, &id).await?;
     let data: Vec<serde_json::Value> = view.payments.iter().map(views::payment).collect();
     Ok(HttpResponse::Ok().json(json!({
@@ -126,8 +125,7 @@ pub(super) async fn history<S: Store, K: Kind>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, K::PLURAL).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, K::PLURAL).await?;
     let rows = state.ledger.document_history(&access, K::KIND, &id).await?;
     let data: Vec<serde_json::Value> = rows.iter().map(views::status_change).collect();
     Ok(HttpResponse::Ok().json(json!({

@@ -16,6 +16,7 @@ use super::operations::*;
 use crate::error::{ApiError, validation};
 use crate::input::{DecimalText, FlexDate, parse_json, read_body};
 use crate::queued::{submit, submit_synchronous};
+use crate::routes::resource::resource_access;
 use crate::routes::{State, access};
 
 #[utoipa::path(
@@ -96,8 +97,7 @@ pub(super) async fn update<S: Store, K: Kind>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, K::PLURAL).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, K::PLURAL).await?;
     let body = read_body(payload).await?;
     let input = document_input::<K>(parse_json(&req, &body)?)?;
     let write = Write::UpdateDocument {
@@ -295,8 +295,7 @@ pub(super) async fn pay<S: Store, K: Kind>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, K::PLURAL).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, K::PLURAL).await?;
     let body = read_body(payload).await?;
     let input: PaymentBody = parse_json(&req, &body)?;
     let input = PaymentInput {
