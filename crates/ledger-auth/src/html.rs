@@ -6,21 +6,7 @@ use actix_web::http::StatusCode;
 use ledger_domain::oauth::OAuthScope;
 use ledger_domain::organizations::Organization;
 
-/// Escapes text for HTML element content and quoted attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use ledger_http::html::escape;
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:36rem;margin:2rem auto;\
 padding:0 1rem;line-height:1.5;color:#1a1a1a}fieldset{margin:1rem 0;border:1px solid #999;\

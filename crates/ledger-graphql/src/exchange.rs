@@ -11,7 +11,7 @@ use juniper::{DefaultScalarValue, ID, graphql_object};
 use ledger_domain::exchange::{Conversion, ExchangeRate};
 use ledger_domain::money::format_units;
 use ledger_domain::organizations::Scope;
-use ledger_domain::ports::{PageRequest, Store};
+use ledger_domain::ports::Store;
 use ledger_domain::services::{ConversionInput, ExchangeRateChanges, NewExchangeRateInput, Write};
 use ledger_domain::views;
 use time::{Date, Time};
@@ -124,7 +124,7 @@ pub(crate) async fn list<St: Store>(
     offset: Option<i32>,
 ) -> GqlResult<Vec<ExchangeRateNode>> {
     let access = context.access(org_id, Scope::Read, RESOURCE).await?;
-    let page = PageRequest::bounded(limit.map(i64::from), offset.map(i64::from), 20).gql()?;
+    let page = crate::nodes::list_page(limit, offset)?;
     let list = context
         .ledger
         .list_exchange_rates(

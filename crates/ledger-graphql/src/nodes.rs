@@ -28,6 +28,11 @@ pub(crate) fn page(limit: Option<i32>, default: i64) -> GqlResult<PageRequest> {
     PageRequest::bounded(limit.map(i64::from), None, default).gql()
 }
 
+/// The page of a list field with `limit` and `offset` (20 items unless told).
+pub(crate) fn list_page(limit: Option<i32>, offset: Option<i32>) -> GqlResult<PageRequest> {
+    PageRequest::bounded(limit.map(i64::from), offset.map(i64::from), 20).gql()
+}
+
 /// An `i64` count as a GraphQL `Int` (32-bit), refusing rather than wrapping.
 pub(crate) fn int(value: i64) -> GqlResult<i32> {
     i32::try_from(value).map_err(|_| {

@@ -5,7 +5,7 @@
 use juniper::{DefaultScalarValue, GraphQLEnum, ID, graphql_object};
 use ledger_domain::DomainError;
 use ledger_domain::organizations::Scope;
-use ledger_domain::ports::{PageRequest, Store};
+use ledger_domain::ports::Store;
 use ledger_domain::services::{OrganizationTransferInput, Write};
 use serde_json::Value;
 use time::OffsetDateTime;
@@ -164,44 +164,40 @@ fn count(value: &Value) -> i32 {
 }
 
 /// What a transfer would move: the subtree's figures in the caller's mode.
-pub struct OrganizationTransferStatsNode(pub Value);
-
-/// What a transfer would move: the subtree's figures in the caller's mode.
-#[graphql_object(name = "OrganizationTransferStatsNode", scalar = DefaultScalarValue)]
-impl OrganizationTransferStatsNode {
-    fn transfer_id(&self) -> ID {
-        ID::new(self.0["transfer_id"].as_str().unwrap_or_default())
-    }
-    fn descendant_organizations(&self) -> i32 {
-        count(&self.0["descendant_organizations"])
-    }
-    fn total_organizations(&self) -> i32 {
-        count(&self.0["total_organizations"])
-    }
-    fn accounts(&self) -> i32 {
-        count(&self.0["accounts"])
-    }
-    fn transactions(&self) -> i32 {
-        count(&self.0["transactions"])
-    }
-    fn invoices(&self) -> i32 {
-        count(&self.0["invoices"])
-    }
-    fn bills(&self) -> i32 {
-        count(&self.0["bills"])
-    }
-    fn contacts(&self) -> i32 {
-        count(&self.0["contacts"])
-    }
-    fn categories(&self) -> i32 {
-        count(&self.0["categories"])
-    }
+#[derive(juniper::GraphQLObject)]
+#[graphql(name = "OrganizationTransferStatsNode")]
+pub struct OrganizationTransferStatsNode {
+    transfer_id: ID,
+    descendant_organizations: i32,
+    total_organizations: i32,
+    accounts: i32,
+    transactions: i32,
+    invoices: i32,
+    bills: i32,
+    contacts: i32,
+    categories: i32,
     /// Line items of the invoices and bills.
-    fn items(&self) -> i32 {
-        count(&self.0["items"])
-    }
-    fn api_keys(&self) -> i32 {
-        count(&self.0["api_keys"])
+    items: i32,
+    api_keys: i32,
+}
+
+impl OrganizationTransferStatsNode {
+    /// The node of the domain's stats view (a JSON object of counts).
+    fn of(view: &Value) -> Self {
+        let figure = |name: &str| count(&view[name]);
+        Self {
+            transfer_id: ID::new(view["transfer_id"].as_str().unwrap_or_default()),
+            descendant_organizations: figure("descendant_organizations"),
+            total_organizations: figure("total_organizations"),
+            accounts: figure("accounts"),
+            transactions: figure("transactions"),
+            invoices: figure("invoices"),
+            bills: figure("bills"),
+            contacts: figure("contacts"),
+            categories: figure("categories"),
+            items: figure("items"),
+            api_keys: figure("api_keys"),
+        }
     }
 }
 
@@ -238,7 +234,7 @@ pub(crate) async fn outgoing<St: Store>(
     offset: Option<i32>,
 ) -> GqlResult<Vec<OrganizationTransferNode>> {
     let access = access_in(context, organization_id, Scope::Read).await?;
-    let page = PageRequest::bounded(limit.map(i64::from), offset.map(i64::from), 20).gql()?;
+    let page = crate::nodes::list_page(limit, offset)?;
     let found = context
         .ledger
         .list_outgoing_transfers(&access, page)
@@ -258,7 +254,7 @@ pub(crate) async fn incoming<St: Store>(
     offset: Option<i32>,
 ) -> GqlResult<Vec<OrganizationTransferNode>> {
     let access = context.own(Scope::Read, RESOURCE).await?;
-    let page = PageRequest::bounded(limit.map(i64::from), offset.map(i64::from), 20).gql()?;
+    let page = crate::nodes::list_page(limit, offset)?;
     let found = context
         .ledger
         .list_incoming_transfers(&access, page)
@@ -282,7 +278,7 @@ pub(crate) async fn stats<St: Store>(
         .organization_transfer_stats(&access, id)
         .await
         .gql()?;
-    Ok(OrganizationTransferStatsNode(view))
+    Ok(OrganizationTransferStatsNode::of(&view))
 }
 
 /// Initiates the transfer of `organization_id` (default the key's own organization).

@@ -20,7 +20,6 @@ use crate::nodes::{
 use crate::scalars::{DateTime, Decimal};
 use crate::transfers::TransferNode;
 use ledger_domain::documents::DocumentKind;
-use ledger_domain::ports::PageRequest;
 
 /// Resource not found in the tenant reads as `null` (not an error).
 fn absent<T>(result: Result<T, DomainError>) -> GqlResult<Option<T>> {
@@ -102,7 +101,7 @@ impl<St: Store> Query<St> {
         offset: Option<i32>,
     ) -> GqlResult<Vec<TransferNode<St>>> {
         let access = context.own(Scope::Read, "transfers").await?;
-        let page = PageRequest::bounded(limit.map(i64::from), offset.map(i64::from), 20).gql()?;
+        let page = crate::nodes::list_page(limit, offset)?;
         let found = context
             .ledger
             .list_transfers(&access, status.map(TransactionStatus::domain), page)

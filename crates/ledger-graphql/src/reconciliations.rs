@@ -5,7 +5,7 @@
 
 use juniper::{DefaultScalarValue, ID, graphql_object};
 use ledger_domain::organizations::Scope;
-use ledger_domain::ports::{PageRequest, Store};
+use ledger_domain::ports::Store;
 use ledger_domain::reconciliation::statement::Column;
 use ledger_domain::reconciliation::{ReconciledEntry, Reconciliation};
 use ledger_domain::services::{
@@ -233,7 +233,7 @@ pub(crate) async fn list<St: Store>(
     offset: Option<i32>,
 ) -> GqlResult<Vec<ReconciliationNode>> {
     let access = context.own(Scope::Read, RESOURCE).await?;
-    let page = PageRequest::bounded(limit.map(i64::from), offset.map(i64::from), 20).gql()?;
+    let page = crate::nodes::list_page(limit, offset)?;
     let list = context
         .ledger
         .list_reconciliations(&access, account_id.as_deref(), status.as_deref(), page)

@@ -9,7 +9,7 @@
 
 use juniper::{DefaultScalarValue, GraphQLInputObject, ID, graphql_object};
 use ledger_domain::organizations::Scope;
-use ledger_domain::ports::{PageRequest, Store};
+use ledger_domain::ports::Store;
 use ledger_domain::recurring::{RecurringRun, RecurringSchedule};
 use ledger_domain::services::{Channel, RecurringScheduleInput, Write};
 use time::{Date, Time};
@@ -106,7 +106,7 @@ impl<St: Store> RecurringScheduleNode<St> {
         let access = context
             .access(&self.0.organization_id, Scope::Read, RESOURCE)
             .await?;
-        let page = PageRequest::bounded(limit.map(i64::from), offset.map(i64::from), 20).gql()?;
+        let page = crate::nodes::list_page(limit, offset)?;
         let runs = context
             .ledger
             .list_recurring_runs(&access, &self.0.id, page)
@@ -208,7 +208,7 @@ pub(crate) async fn list<St: Store>(
     let access = context
         .access(&org_of(context, organization_id), Scope::Read, RESOURCE)
         .await?;
-    let page = PageRequest::bounded(limit.map(i64::from), offset.map(i64::from), 20).gql()?;
+    let page = crate::nodes::list_page(limit, offset)?;
     let found = context
         .ledger
         .list_recurring_schedules(&access, page)

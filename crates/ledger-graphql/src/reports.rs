@@ -3,6 +3,7 @@
 //! account type's normal direction.
 
 use juniper::{GraphQLObject, ID};
+use ledger_domain::money::Currency;
 use ledger_domain::ports::Store;
 use ledger_domain::reports::{AccountRef, PeriodFields, Section, income_statement_period};
 use ledger_domain::services::{Access, Channel};
@@ -116,6 +117,17 @@ fn section(s: &Section, currency: &str) -> ReportSectionNode {
     }
 }
 
+/// The currency a report is in (`currency`, else the organization's base) and its code.
+fn report_currency<St: Store>(
+    ctx: &Ctx<St>,
+    access: &Access,
+    currency: Option<&str>,
+) -> GqlResult<(Currency, String)> {
+    let report_currency = ctx.ledger.report_currency(access, currency).gql()?;
+    let code = report_currency.code();
+    Ok((report_currency, code))
+}
+
 /// The reported instant and the exclusive bound of entries counted up to it.
 fn as_of_bounds<St: Store>(
     ctx: &Ctx<St>,
@@ -137,11 +149,7 @@ pub(crate) async fn trial_balance<St: Store>(
     currency: Option<String>,
     consolidated: bool,
 ) -> GqlResult<TrialBalanceNode> {
-    let report_currency = ctx
-        .ledger
-        .report_currency(access, currency.as_deref())
-        .gql()?;
-    let currency = report_currency.code();
+    let (report_currency, currency) = report_currency(ctx, access, currency.as_deref())?;
     let (shown, until) = as_of_bounds(ctx, as_of);
     let tb = ctx
         .ledger
@@ -183,11 +191,7 @@ pub(crate) async fn balance_sheet<St: Store>(
     currency: Option<String>,
     consolidated: bool,
 ) -> GqlResult<BalanceSheetNode> {
-    let report_currency = ctx
-        .ledger
-        .report_currency(access, currency.as_deref())
-        .gql()?;
-    let currency = report_currency.code();
+    let (report_currency, currency) = report_currency(ctx, access, currency.as_deref())?;
     let (shown, until) = as_of_bounds(ctx, as_of);
     let bs = ctx
         .ledger
@@ -223,11 +227,7 @@ pub(crate) async fn income_statement<St: Store>(
     currency: Option<String>,
     consolidated: bool,
 ) -> GqlResult<IncomeStatementNode> {
-    let report_currency = ctx
-        .ledger
-        .report_currency(access, currency.as_deref())
-        .gql()?;
-    let currency = report_currency.code();
+    let (report_currency, currency) = report_currency(ctx, access, currency.as_deref())?;
     let now = ctx.ledger.now();
     // Default period: the current calendar year to date (DECISIONS 10); an end before
     // its start is a `VALIDATION_ERROR` (`reason: invalid_field`), as in REST.

@@ -5,7 +5,7 @@
 
 use juniper::{DefaultScalarValue, ID, graphql_object};
 use ledger_domain::organizations::Scope;
-use ledger_domain::ports::{PageRequest, Store};
+use ledger_domain::ports::Store;
 use ledger_domain::services::{NewWebhookEndpointInput, WebhookEndpointChanges, Write};
 use ledger_domain::webhooks::{WebhookAttempt, WebhookDelivery, WebhookEndpoint};
 
@@ -155,10 +155,6 @@ impl WebhookAttemptNode {
     }
 }
 
-fn page(limit: Option<i32>, offset: Option<i32>) -> GqlResult<PageRequest> {
-    PageRequest::bounded(limit.map(i64::from), offset.map(i64::from), 20).gql()
-}
-
 /// The endpoints of the key's organization, oldest first.
 pub(crate) async fn list<St: Store>(
     context: &Ctx<St>,
@@ -168,7 +164,7 @@ pub(crate) async fn list<St: Store>(
     let access = context.own(Scope::Read, RESOURCE).await?;
     let found = context
         .ledger
-        .list_webhook_endpoints(&access, page(limit, offset)?)
+        .list_webhook_endpoints(&access, crate::nodes::list_page(limit, offset)?)
         .await
         .gql()?;
     Ok(found.items.into_iter().map(WebhookEndpointNode).collect())
@@ -197,7 +193,11 @@ pub(crate) async fn deliveries<St: Store>(
     let access = context.own(Scope::Read, RESOURCE).await?;
     let found = context
         .ledger
-        .list_webhook_deliveries(&access, endpoint_id, page(limit, offset)?)
+        .list_webhook_deliveries(
+            &access,
+            endpoint_id,
+            crate::nodes::list_page(limit, offset)?,
+        )
         .await
         .gql()?;
     Ok(found

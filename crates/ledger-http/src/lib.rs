@@ -1,11 +1,12 @@
 //! `ledger-http`: the HTTP edge every interface shares (REST, GraphQL, MCP): the
 //! application state, bearer authentication with rate limits, the error envelope and the
 //! request id that ties a response to logs, the transport policy (HTTPS in production),
-//! and request parsing helpers. It holds no business rule and no route: the interface
-//! crates depend on it instead of on each other.
+//! request parsing helpers and the escaping of HTML pages. It holds no business rule and
+//! no route: the interface crates depend on it instead of on each other.
 
 pub mod auth;
 pub mod error;
+pub mod html;
 pub mod input;
 pub mod limits;
 pub mod limits_redis;

@@ -78,6 +78,17 @@ fn finish(caller: &Caller, mut result: Value, cache: Option<(u64, &str)>) -> Val
     result
 }
 
+/// How long a client may keep a listing (tools, prompts, resources): an hour, shared.
+const LISTING_CACHE: (u64, &str) = (3_600_000, "public");
+
+/// The items of a listing that is the same for every caller.
+type ListingItems = fn() -> Vec<Value>;
+
+/// The result of a listing: [`finish`]ed with [`LISTING_CACHE`].
+fn listing(caller: &Caller, result: Value) -> Value {
+    finish(caller, result, Some(LISTING_CACHE))
+}
+
 const INSTRUCTIONS: &str = "Double-entry bookkeeping for one organization (the API key's). \
 Find account ids with list_accounts before create_transaction; entries must balance \
 (debits = credits) and amounts are decimal strings like \"100.00\". Transactions stay \
@@ -409,24 +420,12 @@ fn register(module: &mut RpcModule<Shared>) -> Result<(), jsonrpsee::core::Regis
         let tools: Vec<Value> = tools::listed(caller.directory)
             .map(tools::Tool::describe)
             .collect();
-        Ok(finish(
-            &caller,
-            json!({ "tools": tools }),
-            Some((3_600_000, "public")),
-        ))
+        Ok(listing(&caller, json!({ "tools": tools })))
     })?;
     module.register_async_method("tools/call", |params, shared, ext| async move {
         let caller = caller(&ext)?;
         let params = params_object(&params);
         call_tool(&shared, &caller, &params).await
-    })?;
-    module.register_method("prompts/list", |_, _, ext| -> RpcResult {
-        let caller = caller(ext)?;
-        Ok(finish(
-            &caller,
-            json!({ "prompts": content::prompt_list() }),
-            Some((3_600_000, "public")),
-        ))
     })?;
     module.register_async_method("prompts/get", |params, shared, ext| async move {
         let caller = caller(&ext)?;
@@ -434,24 +433,20 @@ fn register(module: &mut RpcModule<Shared>) -> Result<(), jsonrpsee::core::Regis
         let result = content::get_prompt(&shared.rest, &caller, &params).await?;
         Ok::<Value, ErrorObjectOwned>(finish(&caller, result, None))
     })?;
-    module.register_method("resources/list", |_, _, ext| -> RpcResult {
-        let caller = caller(ext)?;
-        Ok(finish(
-            &caller,
-            json!({ "resources": content::resource_list() }),
-            Some((3_600_000, "public")),
-        ))
-    })?;
-    module.register_method("resources/templates/list", |_, _, ext| -> RpcResult {
-        let caller = caller(ext)?;
-        // Every resource has a fixed URI; there are no templates (yet), and saying so
-        // beats an unknown method for a server that declares `resources`.
-        Ok(finish(
-            &caller,
-            json!({ "resourceTemplates": [] }),
-            Some((3_600_000, "public")),
-        ))
-    })?;
+    // The listings that are the same for every caller: the method, the member and its
+    // items. Every resource has a fixed URI; there are no templates (yet), and saying so
+    // beats an unknown method for a server that declares `resources`.
+    let listings: [(&'static str, &'static str, ListingItems); 3] = [
+        ("prompts/list", "prompts", content::prompt_list),
+        ("resources/list", "resources", content::resource_list),
+        ("resources/templates/list", "resourceTemplates", Vec::new),
+    ];
+    for (method, member, items) in listings {
+        module.register_method(method, move |_, _, ext| -> RpcResult {
+            let caller = caller(ext)?;
+            Ok(listing(&caller, json!({ member: items() })))
+        })?;
+    }
     module.register_async_method("resources/read", |params, shared, ext| async move {
         let caller = caller(&ext)?;
         let params = params_object(&params);

@@ -14,7 +14,7 @@ mod routes;
 use actix_web::web;
 use ledger_domain::ports::Store;
 // The shared HTTP edge, under the names the routes use.
-use ledger_http::{AppState, auth, error, input};
+use ledger_http::{AppState, auth, error, html, input};
 
 pub use routes::RouteEntry;
 

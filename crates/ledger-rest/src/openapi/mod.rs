@@ -17,6 +17,7 @@
 mod api_doc;
 mod conventions;
 mod fields;
+pub(crate) mod params;
 mod render;
 pub(crate) mod schemas;
 

@@ -10,9 +10,10 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
+use super::resource::queue_json;
 use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
-use crate::input::{page, parse_json, query_bool, query_date, query_param, read_body};
+use crate::input::{page, query_bool, query_date, query_param};
 use crate::queued::submit;
 
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
@@ -63,15 +64,10 @@ struct CreateBody {
     operation_id = "accounts_create",
     tag = "accounts",
     summary = "Create an account",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Account),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -82,29 +78,36 @@ async fn create<S: Store>(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Write, "accounts").await?;
-    let body = read_body(payload).await?;
-    let input: CreateBody = parse_json(&req, &body)?;
-    let required = |v: Option<String>, name: &str| {
-        v.ok_or_else(|| {
-            validation(
-                ErrorCode::MissingField,
-                Some(name.into()),
-                format!("{name} is required"),
-            )
-        })
-    };
-    let input = NewAccountInput {
-        code: required(input.code, "code")?,
-        name: required(input.name, "name")?,
-        account_type: required(input.account_type.or(input.type_alias), "account_type")?,
-        subtype: input.subtype,
-        currency: input.currency_id.or(input.currency),
-        description: input.description,
-        parent_id: input.parent_account_id.or(input.parent_id),
-        metadata: input.metadata,
-    };
-    let write = Write::CreateAccount(input);
-    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::CREATED,
+        |input: CreateBody| {
+            let required = |v: Option<String>, name: &str| {
+                v.ok_or_else(|| {
+                    validation(
+                        ErrorCode::MissingField,
+                        Some(name.into()),
+                        format!("{name} is required"),
+                    )
+                })
+            };
+            let input = NewAccountInput {
+                code: required(input.code, "code")?,
+                name: required(input.name, "name")?,
+                account_type: required(input.account_type.or(input.type_alias), "account_type")?,
+                subtype: input.subtype,
+                currency: input.currency_id.or(input.currency),
+                description: input.description,
+                parent_id: input.parent_account_id.or(input.parent_id),
+                metadata: input.metadata,
+            };
+            Ok(Write::CreateAccount(input))
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -113,10 +116,7 @@ async fn create<S: Store>(
     operation_id = "accounts_get",
     tag = "accounts",
     summary = "Get an account with its balance",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Account),
     ),
@@ -155,16 +155,10 @@ struct UpdateBody {
     operation_id = "accounts_update",
     tag = "accounts",
     summary = "Update an account",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = UpdateBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Account),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -176,18 +170,25 @@ async fn update<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Write, "accounts").await?;
-    let body = read_body(payload).await?;
-    let input: UpdateBody = parse_json(&req, &body)?;
-    let changes = AccountChanges {
-        name: input.name,
-        description: input.description,
-        is_active: input.is_active,
-        status: input.status,
-        parent_id: input.parent_account_id,
-        metadata: input.metadata,
-    };
-    let write = Write::UpdateAccount { id, changes };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: UpdateBody| {
+            let changes = AccountChanges {
+                name: input.name,
+                description: input.description,
+                is_active: input.is_active,
+                status: input.status,
+                parent_id: input.parent_account_id,
+                metadata: input.metadata,
+            };
+            Ok(Write::UpdateAccount { id, changes })
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -196,15 +197,9 @@ async fn update<S: Store>(
     operation_id = "accounts_delete",
     tag = "accounts",
     summary = "Delete an account (soft)",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
 )]
@@ -226,12 +221,11 @@ async fn delete<S: Store>(
     tag = "accounts",
     summary = "List accounts",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("include_hierarchy" = Option<bool>, Query, description = "true or false."),
         ("account_type" = Option<String>, Query, description = "Filter by account type."),
         ("status" = Option<String>, Query, description = "Filter by status."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+        crate::openapi::params::Paging,
     ),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::AccountList),
@@ -291,8 +285,7 @@ async fn list<S: Store>(
     tag = "accounts",
     summary = "Get an account balance at a date",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
+        crate::openapi::params::ResourcePath,
         ("as_of" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
         ("currency" = Option<String>, Query, description = "Filter by currency."),
     ),
@@ -349,12 +342,10 @@ async fn balance<S: Store>(
     tag = "accounts",
     summary = "List the postings of an account with a running balance",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
+        crate::openapi::params::ResourcePath,
         ("from_date" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
         ("to_date" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+        crate::openapi::params::Paging,
     ),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::AccountHistory),

@@ -16,7 +16,8 @@ use ledger_domain::services::{NewAttachmentInput, Write};
 use ledger_domain::views;
 use serde_json::json;
 
-use super::{Routes, State, access, at};
+use super::resource::{queue_admin_write, resource_access};
+use super::{Routes, State, at};
 use crate::error::{ApiError, validation};
 use crate::queued::submit;
 
@@ -119,16 +120,10 @@ async fn read_file(mut parts: Multipart, limit: usize) -> Result<(String, Vec<u8
     tag = "attachments",
     impl_for = __path_upload_transactions,
     summary = "Attach a file to a transaction",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = crate::openapi::schemas::FileUpload, content_type = "multipart/form-data", description = "The file, as one multipart part."),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Attachment),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -139,16 +134,10 @@ async fn read_file(mut parts: Multipart, limit: usize) -> Result<(String, Vec<u8
     tag = "attachments",
     impl_for = __path_upload_invoices,
     summary = "Attach a file to an invoice",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = crate::openapi::schemas::FileUpload, content_type = "multipart/form-data", description = "The file, as one multipart part."),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Attachment),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -159,16 +148,10 @@ async fn read_file(mut parts: Multipart, limit: usize) -> Result<(String, Vec<u8
     tag = "attachments",
     impl_for = __path_upload_bills,
     summary = "Attach a file to a bill",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = crate::openapi::schemas::FileUpload, content_type = "multipart/form-data", description = "The file, as one multipart part."),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Attachment),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -179,8 +162,7 @@ async fn upload<S: Store>(
     kind: web::Data<OwnerKind>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, owner_id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
+    let (access, owner_id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
     let limit = state.ledger.config.max_attachment_bytes;
     let parts = Multipart::new(req.headers(), payload.into_inner());
     let (file_name, bytes) = read_file(parts, limit).await?;
@@ -211,10 +193,7 @@ async fn upload<S: Store>(
     tag = "attachments",
     impl_for = __path_list_transactions,
     summary = "List the attachments of a transaction",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::AttachmentList),
     ),
@@ -227,10 +206,7 @@ async fn upload<S: Store>(
     tag = "attachments",
     impl_for = __path_list_invoices,
     summary = "List the attachments of an invoice",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::AttachmentList),
     ),
@@ -243,10 +219,7 @@ async fn upload<S: Store>(
     tag = "attachments",
     impl_for = __path_list_bills,
     summary = "List the attachments of a bill",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::AttachmentList),
     ),
@@ -258,8 +231,7 @@ async fn list<S: Store>(
     path: web::Path<(String, String)>,
     kind: web::Data<OwnerKind>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, owner_id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, owner_id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let found = state
         .ledger
         .list_attachments(&access, *kind.get_ref(), &owner_id)
@@ -279,10 +251,7 @@ async fn list<S: Store>(
     operation_id = "attachments_get",
     tag = "attachments",
     summary = "Get an attachment",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Attachment),
     ),
@@ -293,8 +262,7 @@ async fn get<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let attachment = state.ledger.get_attachment(&access, &id).await?;
     Ok(HttpResponse::Ok().json(views::attachment(&attachment)))
 }
@@ -306,10 +274,7 @@ async fn get<S: Store>(
     operation_id = "attachments_content",
     tag = "attachments",
     summary = "Download an attachment",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The file's bytes, with its content type.", content_type = "application/octet-stream", body = String),
     ),
@@ -320,8 +285,7 @@ async fn content<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let (attachment, bytes) = state.ledger.attachment_content(&access, &id).await?;
     let etag = format!("\"{}\"", attachment.sha256);
     let unchanged = req
@@ -353,15 +317,9 @@ async fn content<S: Store>(
     operation_id = "attachments_delete",
     tag = "attachments",
     summary = "Delete an attachment",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
 )]
@@ -370,10 +328,10 @@ async fn delete<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
-    let write = Write::DeleteAttachment { id };
-    submit(&state, &req, &access, b"", StatusCode::OK, write).await
+    queue_admin_write(&state, &req, path, RESOURCE, |id| Write::DeleteAttachment {
+        id,
+    })
+    .await
 }
 
 // The OpenAPI operations of handlers that serve more than one path.

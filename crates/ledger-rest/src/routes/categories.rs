@@ -3,7 +3,6 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
-use ledger_domain::error::ErrorCode;
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
 use ledger_domain::services::{CategoryChanges, NewCategoryInput, Write};
@@ -11,10 +10,10 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{Routes, State, access, at};
-use crate::error::{ApiError, validation};
-use crate::input::{page, parse_json, query_bool, query_param, read_body};
-use crate::queued::submit;
+use super::resource::{present, queue_admin_write, queue_json, required, resource_access};
+use super::{Routes, State, access, at, list_response};
+use crate::error::ApiError;
+use crate::input::{page, query_bool, query_param};
 
 const RESOURCE: &str = "categories";
 
@@ -30,16 +29,6 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
             .put(update::<S>)
             .delete(delete::<S>),
     );
-}
-
-fn required<T>(value: Option<T>, name: &str) -> Result<T, ApiError> {
-    value.ok_or_else(|| {
-        validation(
-            ErrorCode::MissingField,
-            Some(name.into()),
-            format!("{name} is required"),
-        )
-    })
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -64,15 +53,10 @@ struct CreateBody {
     operation_id = "categories_create",
     tag = "categories",
     summary = "Create a category",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Category),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -83,18 +67,25 @@ async fn create<S: Store>(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: CreateBody = parse_json(&req, &body)?;
-    let input = NewCategoryInput {
-        name: required(input.name, "name")?,
-        category_type: required(input.category_type, "category_type")?,
-        description: input.description,
-        color: input.color,
-        parent_id: input.parent_id,
-        is_active: input.is_active,
-    };
-    let write = Write::CreateCategory(input);
-    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::CREATED,
+        |input: CreateBody| {
+            let input = NewCategoryInput {
+                name: required(input.name, "name")?,
+                category_type: required(input.category_type, "category_type")?,
+                description: input.description,
+                color: input.color,
+                parent_id: input.parent_id,
+                is_active: input.is_active,
+            };
+            Ok(Write::CreateCategory(input))
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -103,10 +94,7 @@ async fn create<S: Store>(
     operation_id = "categories_get",
     tag = "categories",
     summary = "Get a category",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Category),
     ),
@@ -117,8 +105,7 @@ async fn get<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let view = state.ledger.category_view(&access, &id).await?;
     Ok(HttpResponse::Ok().json(views::category(&view.category, Some(&view.subcategories))))
 }
@@ -138,27 +125,16 @@ struct UpdateBody {
     parent_id: Option<Option<String>>,
 }
 
-/// A field that may be given as `null` (clear it) or a value; absent stays `None`.
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
-    Option::<String>::deserialize(d).map(Some)
-}
-
 #[utoipa::path(
     put,
     path = "/organizations/{org}/categories/{id}",
     operation_id = "categories_update",
     tag = "categories",
     summary = "Update a category",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = UpdateBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Category),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -168,19 +144,25 @@ async fn update<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: UpdateBody = parse_json(&req, &body)?;
-    let changes = CategoryChanges {
-        name: input.name,
-        description: input.description,
-        color: input.color,
-        is_active: input.is_active,
-        parent_id: input.parent_id,
-    };
-    let write = Write::UpdateCategory { id, changes };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: UpdateBody| {
+            let changes = CategoryChanges {
+                name: input.name,
+                description: input.description,
+                color: input.color,
+                is_active: input.is_active,
+                parent_id: input.parent_id,
+            };
+            Ok(Write::UpdateCategory { id, changes })
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -189,15 +171,9 @@ async fn update<S: Store>(
     operation_id = "categories_delete",
     tag = "categories",
     summary = "Delete a category",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
 )]
@@ -206,10 +182,10 @@ async fn delete<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
-    let write = Write::DeleteCategory { id };
-    submit(&state, &req, &access, b"", StatusCode::OK, write).await
+    queue_admin_write(&state, &req, path, RESOURCE, |id| Write::DeleteCategory {
+        id,
+    })
+    .await
 }
 
 #[utoipa::path(
@@ -219,12 +195,11 @@ async fn delete<S: Store>(
     tag = "categories",
     summary = "List categories",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("category_type" = Option<String>, Query, description = "Filter by category type."),
         ("is_active" = Option<bool>, Query, description = "true or false."),
         ("parent_id" = Option<String>, Query, description = "Filter by parent id."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+        crate::openapi::params::Paging,
     ),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::CategoryList),
@@ -248,25 +223,15 @@ async fn list<S: Store>(
             page,
         )
         .await?;
-    let data: Vec<serde_json::Value> = result
-        .items
-        .iter()
-        .map(|c| {
-            json!({
-                "id": c.id,
-                "object": "category",
-                "name": c.name,
-                "category_type": c.category_type.as_str(),
-                "color": c.color,
-                "is_active": c.is_active,
-                "parent_id": c.parent_id,
-            })
+    Ok(list_response(page, &result, |c| {
+        json!({
+            "id": c.id,
+            "object": "category",
+            "name": c.name,
+            "category_type": c.category_type.as_str(),
+            "color": c.color,
+            "is_active": c.is_active,
+            "parent_id": c.parent_id,
         })
-        .collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "list",
-        "data": data,
-        "has_more": page.offset + (result.items.len() as i64) < result.total_count,
-        "total_count": result.total_count,
-    })))
+    }))
 }

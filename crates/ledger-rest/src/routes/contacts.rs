@@ -11,9 +11,10 @@ use ledger_domain::services::{NewContactInput, Write};
 use ledger_domain::views;
 use serde::Deserialize;
 
+use super::resource::{queue_json, required};
 use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
-use crate::input::{page, parse_json, query_bool, query_param, read_body};
+use crate::input::{page, query_bool, query_param};
 use crate::queued::submit;
 
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
@@ -65,31 +66,16 @@ struct CreateBody {
     metadata: Option<serde_json::Value>,
 }
 
-fn required(value: Option<String>, name: &str) -> Result<String, ApiError> {
-    value.ok_or_else(|| {
-        validation(
-            ErrorCode::MissingField,
-            Some(name.into()),
-            format!("{name} is required"),
-        )
-    })
-}
-
 #[utoipa::path(
     post,
     path = "/organizations/{org}/contacts",
     operation_id = "contacts_create",
     tag = "contacts",
     summary = "Create a contact",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Contact),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -100,26 +86,33 @@ async fn create<S: Store>(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Write, "contacts").await?;
-    let body = read_body(payload).await?;
-    let input: CreateBody = parse_json(&req, &body)?;
-    let input = NewContactInput {
-        contact_type: required(input.contact_type, "contact_type")?,
-        name: required(input.name, "name")?,
-        email: input.email,
-        phone: input.phone,
-        website: input.website,
-        tax_number: input.tax_number,
-        reference: input.reference,
-        address: input.address,
-        city: input.city,
-        state: input.state,
-        zip_code: input.zip_code,
-        country: input.country,
-        currency_id: input.currency_id,
-        metadata: input.metadata,
-    };
-    let write = Write::CreateContact(input);
-    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::CREATED,
+        |input: CreateBody| {
+            let input = NewContactInput {
+                contact_type: required(input.contact_type, "contact_type")?,
+                name: required(input.name, "name")?,
+                email: input.email,
+                phone: input.phone,
+                website: input.website,
+                tax_number: input.tax_number,
+                reference: input.reference,
+                address: input.address,
+                city: input.city,
+                state: input.state,
+                zip_code: input.zip_code,
+                country: input.country,
+                currency_id: input.currency_id,
+                metadata: input.metadata,
+            };
+            Ok(Write::CreateContact(input))
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -128,10 +121,7 @@ async fn create<S: Store>(
     operation_id = "contacts_get",
     tag = "contacts",
     summary = "Get a contact",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Contact),
     ),
@@ -155,13 +145,12 @@ async fn get<S: Store>(
     tag = "contacts",
     summary = "List contacts",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("contact_type" = Option<String>, Query, description = "Filter by contact type."),
         ("type" = Option<String>, Query, description = "Filter by type."),
         ("enabled" = Option<String>, Query, description = "Filter by enabled."),
         ("search" = Option<String>, Query, description = "Filter by search."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+        crate::openapi::params::Paging,
     ),
     responses(
         (status = 200, description = "The contacts of the page, as summaries (a bare array, spec 4.7).", body = [crate::openapi::schemas::ContactSummary]),
@@ -248,16 +237,10 @@ struct UpdateBody {
     operation_id = "contacts_update",
     tag = "contacts",
     summary = "Update a contact",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = UpdateBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Contact),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -269,33 +252,40 @@ async fn update<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Write, "contacts").await?;
-    let body = read_body(payload).await?;
-    let input: UpdateBody = parse_json(&req, &body)?;
-    if input.contact_type.is_some() {
-        return Err(validation(
-            ErrorCode::InvalidField,
-            Some("contact_type".into()),
-            "contact_type cannot be changed",
-        ));
-    }
-    let changes = ContactChanges {
-        name: input.name,
-        email: input.email,
-        phone: input.phone,
-        website: input.website,
-        tax_number: input.tax_number,
-        reference: input.reference,
-        address: input.address,
-        city: input.city,
-        state: input.state,
-        zip_code: input.zip_code,
-        country: input.country,
-        currency_id: input.currency_id,
-        enabled: input.enabled,
-        metadata: input.metadata,
-    };
-    let write = Write::UpdateContact { id, changes };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: UpdateBody| {
+            if input.contact_type.is_some() {
+                return Err(validation(
+                    ErrorCode::InvalidField,
+                    Some("contact_type".into()),
+                    "contact_type cannot be changed",
+                ));
+            }
+            let changes = ContactChanges {
+                name: input.name,
+                email: input.email,
+                phone: input.phone,
+                website: input.website,
+                tax_number: input.tax_number,
+                reference: input.reference,
+                address: input.address,
+                city: input.city,
+                state: input.state,
+                zip_code: input.zip_code,
+                country: input.country,
+                currency_id: input.currency_id,
+                enabled: input.enabled,
+                metadata: input.metadata,
+            };
+            Ok(Write::UpdateContact { id, changes })
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -304,15 +294,9 @@ async fn update<S: Store>(
     operation_id = "contacts_delete",
     tag = "contacts",
     summary = "Delete a contact",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
 )]

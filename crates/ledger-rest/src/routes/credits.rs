@@ -19,6 +19,7 @@ use serde_json::json;
 
 use super::{Routes, State, access, at, list_response};
 use crate::error::ApiError;
+use crate::html::escape;
 use crate::input::{WholeNumber, page, parse_json, read_body, whole};
 
 /// The JSON operations, on the REST registrar (route table, OpenAPI document, 405).
@@ -55,9 +56,7 @@ pub(super) fn configure_pages<S: Store>(cfg: &mut web::ServiceConfig) {
     tag = "credits",
     summary = "Get the credit balance",
     description = "The balance of the pool that pays for the organization's live writes (its root organization's): the monthly allowance left, the purchased credits left, and when the allowance is reset.",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-    ),
+    params(crate::openapi::params::OrgPath),
     responses(
         (status = 200, description = "The balance.", body = docs::CreditBalance),
     ),
@@ -79,9 +78,7 @@ async fn balance<S: Store>(
     operation_id = "credits_packages",
     tag = "credits",
     summary = "List the credit packages on sale",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-    ),
+    params(crate::openapi::params::OrgPath),
     responses(
         (status = 200, description = "Every package, in one page.", body = docs::CreditPackageList),
     ),
@@ -112,11 +109,7 @@ async fn packages<S: Store>(
     tag = "credits",
     summary = "List the credit ledger",
     description = "Every grant, charge, refund, reset and purchase of the pool as a signed row, newest first; the rows sum to `credits_remaining`.",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
     responses(
         (status = 200, description = "One page of rows.", body = docs::CreditLedgerEntryList),
     ),
@@ -159,9 +152,7 @@ struct PurchaseBody {
     tag = "credits",
     summary = "Buy a credit package through a hosted checkout",
     description = "Opens a checkout at the payment provider (test keys: always the development provider, no money moves) and answers the pending purchase with its `checkout_url`, to be paid before `expires_at`. The credits are added once the payment is confirmed, exactly once. Free; not in the write pipeline, so `Idempotency-Key` does not apply.",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-    ),
+    params(crate::openapi::params::OrgPath),
     request_body(content = PurchaseBody, content_type = "application/json", example = json!({"credit_amount": 1000, "success_url": "https://example.com/paid", "cancel_url": "https://example.com/cancelled"})),
     responses(
         (status = 201, description = "The pending purchase.", body = docs::CreditPurchase),
@@ -200,11 +191,7 @@ async fn purchase<S: Store>(
     tag = "credits",
     summary = "List credit purchases",
     description = "Hosted and x402 purchases of the organization, newest first; a pending purchase past `expires_at` reads `expired`.",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
     responses(
         (status = 200, description = "One page of purchases.", body = docs::CreditPurchaseList),
     ),
@@ -229,7 +216,7 @@ async fn list_purchases<S: Store>(
     tag = "credits",
     summary = "Get a credit purchase",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("purchase_id" = String, Path, description = "The purchase id (`cpur_...`)."),
     ),
     responses(
@@ -246,22 +233,6 @@ async fn get_purchase<S: Store>(
     let access = access(&state, &req, &org, Scope::Read, "credits").await?;
     let purchase = state.ledger.get_purchase(&access, &id).await?;
     Ok(HttpResponse::Ok().json(purchase_view(&purchase, state.ledger.now())))
-}
-
-/// Text for HTML.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 fn html(status: actix_web::http::StatusCode, title: &str, body: &str) -> HttpResponse {

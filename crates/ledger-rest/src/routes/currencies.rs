@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::State;
-use super::exchange_rates::required;
+use super::resource::required;
 use super::{Routes, at};
 use crate::auth::authenticate;
 use crate::error::ApiError;
@@ -34,10 +34,7 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
     operation_id = "currencies_list",
     tag = "currencies",
     summary = "List currencies",
-    params(
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
-    ),
+    params(crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::CurrencyList),
     ),

@@ -33,11 +33,7 @@ fn list(result: &Page<Deletion>, page: PageRequest) -> HttpResponse {
     operation_id = "deletions_of_organization",
     tag = "deletions",
     summary = "List what was deleted in an organization and can be restored",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::DeletionList),
     ),
@@ -60,10 +56,7 @@ async fn of_organization<S: Store>(
     operation_id = "deletions_of_caller",
     tag = "deletions",
     summary = "List what the caller deleted and can restore",
-    params(
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
-    ),
+    params(crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::DeletionList),
     ),

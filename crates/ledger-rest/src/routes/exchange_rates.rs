@@ -11,12 +11,11 @@ use ledger_domain::ports::Store;
 use ledger_domain::services::{ExchangeRateChanges, NewExchangeRateInput, Write};
 use ledger_domain::views;
 use serde::Deserialize;
-use serde_json::json;
 
-use super::{Routes, State, access, at};
+use super::resource::{queue_admin_write, queue_json, required, resource_access};
+use super::{Routes, State, access, at, list_response};
 use crate::error::{ApiError, validation};
-use crate::input::{DecimalText, page, parse_json, query_param, read_body};
-use crate::queued::submit;
+use crate::input::{DecimalText, page, query_param};
 
 const RESOURCE: &str = "exchange_rates";
 
@@ -32,17 +31,6 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
             .put(update::<S>)
             .delete(delete::<S>),
     );
-}
-
-/// A required body member, or `missing_field` naming it.
-pub(super) fn required<T>(value: Option<T>, name: &str) -> Result<T, ApiError> {
-    value.ok_or_else(|| {
-        validation(
-            ErrorCode::MissingField,
-            Some(name.into()),
-            format!("{name} is required"),
-        )
-    })
 }
 
 /// A currency given as `<side>_currency_id` or by its alias `<side>_currency`: either
@@ -93,15 +81,10 @@ struct CreateBody {
     operation_id = "exchange_rates_create",
     tag = "exchange-rates",
     summary = "Create an exchange rate",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::ExchangeRate),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -112,20 +95,27 @@ async fn create<S: Store>(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: CreateBody = parse_json(&req, &body)?;
-    let input = NewExchangeRateInput {
-        from_currency: currency(
-            input.from_currency_id,
-            input.from_currency,
-            "from_currency_id",
-        )?,
-        to_currency: currency(input.to_currency_id, input.to_currency, "to_currency_id")?,
-        rate: required(input.rate, "rate")?.0,
-        effective_date: required(input.effective_date, "effective_date")?,
-    };
-    let write = Write::CreateExchangeRate(input);
-    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::CREATED,
+        |input: CreateBody| {
+            let input = NewExchangeRateInput {
+                from_currency: currency(
+                    input.from_currency_id,
+                    input.from_currency,
+                    "from_currency_id",
+                )?,
+                to_currency: currency(input.to_currency_id, input.to_currency, "to_currency_id")?,
+                rate: required(input.rate, "rate")?.0,
+                effective_date: required(input.effective_date, "effective_date")?,
+            };
+            Ok(Write::CreateExchangeRate(input))
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -134,10 +124,7 @@ async fn create<S: Store>(
     operation_id = "exchange_rates_get",
     tag = "exchange-rates",
     summary = "Get an exchange rate",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::ExchangeRate),
     ),
@@ -148,8 +135,7 @@ async fn get<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let rate = state.ledger.get_exchange_rate(&access, &id).await?;
     Ok(HttpResponse::Ok().json(views::exchange_rate(&rate)))
 }
@@ -170,16 +156,10 @@ struct UpdateBody {
     operation_id = "exchange_rates_update",
     tag = "exchange-rates",
     summary = "Update an exchange rate",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = UpdateBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::ExchangeRate),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -189,16 +169,22 @@ async fn update<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: UpdateBody = parse_json(&req, &body)?;
-    let changes = ExchangeRateChanges {
-        rate: input.rate.map(|r| r.0),
-        effective_date: input.effective_date,
-    };
-    let write = Write::UpdateExchangeRate { id, changes };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: UpdateBody| {
+            let changes = ExchangeRateChanges {
+                rate: input.rate.map(|r| r.0),
+                effective_date: input.effective_date,
+            };
+            Ok(Write::UpdateExchangeRate { id, changes })
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -207,15 +193,9 @@ async fn update<S: Store>(
     operation_id = "exchange_rates_delete",
     tag = "exchange-rates",
     summary = "Delete an exchange rate",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
 )]
@@ -224,10 +204,10 @@ async fn delete<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
-    let write = Write::DeleteExchangeRate { id };
-    submit(&state, &req, &access, b"", StatusCode::OK, write).await
+    queue_admin_write(&state, &req, path, RESOURCE, |id| {
+        Write::DeleteExchangeRate { id }
+    })
+    .await
 }
 
 /// Rates newest effective date first, optionally of one source or target currency.
@@ -238,11 +218,10 @@ async fn delete<S: Store>(
     tag = "exchange-rates",
     summary = "List exchange rates",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("from_currency" = Option<String>, Query, description = "Filter by from currency."),
         ("to_currency" = Option<String>, Query, description = "Filter by to currency."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+        crate::openapi::params::Paging,
     ),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::ExchangeRateList),
@@ -265,11 +244,5 @@ async fn list<S: Store>(
             page,
         )
         .await?;
-    let data: Vec<serde_json::Value> = result.items.iter().map(views::exchange_rate).collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "list",
-        "data": data,
-        "has_more": page.offset + (result.items.len() as i64) < result.total_count,
-        "total_count": result.total_count,
-    })))
+    Ok(list_response(page, &result, views::exchange_rate))
 }

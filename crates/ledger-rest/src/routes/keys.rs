@@ -8,8 +8,8 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::State;
 use super::{Routes, at};
+use super::{State, list_response};
 use crate::auth::{authenticate, generate_key};
 use crate::error::{ApiError, validation};
 use crate::input::{FlexDate, page, parse_json, read_body};
@@ -59,27 +59,8 @@ struct CreateBody {
     path = "/organizations/{org}/api-keys",
     operation_id = "api_keys_create",
     tag = "api-keys",
-    impl_for = __path_create_root,
     summary = "Create an API key (the answer shows its secret once)",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-    ),
-    request_body(content = CreateBody, content_type = "application/json"),
-    responses(
-        (status = 201, description = "Created.", body = crate::openapi::schemas::ApiKey),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
-)]
-#[utoipa::path(
-    post,
-    path = "/api/v1/organizations/{org}/api-keys",
-    operation_id = "api_keys_create_v1",
-    tag = "api-keys",
-    impl_for = __path_create_v1,
-    summary = "Create an API key (the answer shows its secret once)",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-    ),
+    params(crate::openapi::params::OrgPath),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::ApiKey),
@@ -120,30 +101,8 @@ async fn create<S: Store>(
     path = "/organizations/{org}/api-keys",
     operation_id = "api_keys_list",
     tag = "api-keys",
-    impl_for = __path_list_root,
     summary = "List API keys",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
-    ),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::ApiKeyList),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
-)]
-#[utoipa::path(
-    get,
-    path = "/api/v1/organizations/{org}/api-keys",
-    operation_id = "api_keys_list_v1",
-    tag = "api-keys",
-    impl_for = __path_list_v1,
-    summary = "List API keys",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::ApiKeyList),
     ),
@@ -160,17 +119,7 @@ async fn list<S: Store>(
         .ledger
         .list_keys(&principal, &path.into_inner(), page)
         .await?;
-    let data: Vec<serde_json::Value> = result
-        .items
-        .iter()
-        .map(|k| views::api_key(k, None))
-        .collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "list",
-        "data": data,
-        "has_more": page.offset + (result.items.len() as i64) < result.total_count,
-        "total_count": result.total_count,
-    })))
+    Ok(list_response(page, &result, |k| views::api_key(k, None)))
 }
 
 #[utoipa::path(
@@ -178,26 +127,9 @@ async fn list<S: Store>(
     path = "/organizations/{org}/api-keys/{key_id}",
     operation_id = "api_keys_get",
     tag = "api-keys",
-    impl_for = __path_get_root,
     summary = "Get an API key",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("key_id" = String, Path, description = "The API key id."),
-    ),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::ApiKey),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
-)]
-#[utoipa::path(
-    get,
-    path = "/api/v1/organizations/{org}/api-keys/{key_id}",
-    operation_id = "api_keys_get_v1",
-    tag = "api-keys",
-    impl_for = __path_get_v1,
-    summary = "Get an API key",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("key_id" = String, Path, description = "The API key id."),
     ),
     responses(
@@ -221,26 +153,9 @@ async fn get<S: Store>(
     path = "/organizations/{org}/api-keys/{key_id}/rotate",
     operation_id = "api_keys_rotate",
     tag = "api-keys",
-    impl_for = __path_rotate_root,
     summary = "Rotate an API key (the answer shows the new secret once)",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("key_id" = String, Path, description = "The API key id."),
-    ),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::ApiKey),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
-)]
-#[utoipa::path(
-    post,
-    path = "/api/v1/organizations/{org}/api-keys/{key_id}/rotate",
-    operation_id = "api_keys_rotate_v1",
-    tag = "api-keys",
-    impl_for = __path_rotate_v1,
-    summary = "Rotate an API key (the answer shows the new secret once)",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("key_id" = String, Path, description = "The API key id."),
     ),
     responses(
@@ -276,27 +191,9 @@ struct UpdateBody {
     path = "/organizations/{org}/api-keys/{key_id}",
     operation_id = "api_keys_update",
     tag = "api-keys",
-    impl_for = __path_update_root,
     summary = "Update an API key",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("key_id" = String, Path, description = "The API key id."),
-    ),
-    request_body(content = UpdateBody, content_type = "application/json"),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::ApiKey),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
-)]
-#[utoipa::path(
-    put,
-    path = "/api/v1/organizations/{org}/api-keys/{key_id}",
-    operation_id = "api_keys_update_v1",
-    tag = "api-keys",
-    impl_for = __path_update_v1,
-    summary = "Update an API key",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("key_id" = String, Path, description = "The API key id."),
     ),
     request_body(content = UpdateBody, content_type = "application/json"),
@@ -331,26 +228,9 @@ async fn update<S: Store>(
     path = "/organizations/{org}/api-keys/{key_id}",
     operation_id = "api_keys_delete",
     tag = "api-keys",
-    impl_for = __path_delete_root,
     summary = "Revoke an API key",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("key_id" = String, Path, description = "The API key id."),
-    ),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
-)]
-#[utoipa::path(
-    delete,
-    path = "/api/v1/organizations/{org}/api-keys/{key_id}",
-    operation_id = "api_keys_delete_v1",
-    tag = "api-keys",
-    impl_for = __path_delete_v1,
-    summary = "Revoke an API key",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("key_id" = String, Path, description = "The API key id."),
     ),
     responses(
@@ -368,36 +248,3 @@ async fn delete<S: Store>(
     let id = state.ledger.delete_key(&principal, &org, &id).await?;
     Ok(HttpResponse::Ok().json(json!({ "id": id, "object": "api_key", "deleted": true })))
 }
-
-// The OpenAPI operations of handlers that serve more than one path.
-#[expect(
-    non_camel_case_types,
-    reason = "utoipa names the operation type of handler `x` `__path_x`"
-)]
-mod operations {
-    #[doc(hidden)]
-    pub(crate) struct __path_list_root;
-    #[doc(hidden)]
-    pub(crate) struct __path_list_v1;
-    #[doc(hidden)]
-    pub(crate) struct __path_create_root;
-    #[doc(hidden)]
-    pub(crate) struct __path_create_v1;
-    #[doc(hidden)]
-    pub(crate) struct __path_get_root;
-    #[doc(hidden)]
-    pub(crate) struct __path_get_v1;
-    #[doc(hidden)]
-    pub(crate) struct __path_update_root;
-    #[doc(hidden)]
-    pub(crate) struct __path_update_v1;
-    #[doc(hidden)]
-    pub(crate) struct __path_delete_root;
-    #[doc(hidden)]
-    pub(crate) struct __path_delete_v1;
-    #[doc(hidden)]
-    pub(crate) struct __path_rotate_root;
-    #[doc(hidden)]
-    pub(crate) struct __path_rotate_v1;
-}
-pub(crate) use operations::*;

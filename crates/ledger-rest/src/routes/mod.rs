@@ -16,6 +16,7 @@ pub(crate) mod pdf;
 pub(crate) mod reconciliations;
 pub(crate) mod recurring;
 pub(crate) mod reports;
+mod resource;
 pub(crate) mod revaluations;
 pub(crate) mod settings;
 pub(crate) mod system;

@@ -13,6 +13,7 @@ use ledger_domain::services::{OrganizationTransferInput, Write};
 use serde::Deserialize;
 use serde_json::json;
 
+use super::resource::{queue_json, resource_access};
 use super::{Routes, State, access, at};
 use crate::error::ApiError;
 use crate::input::{page, parse_json, read_body};
@@ -49,15 +50,10 @@ struct InitiateBody {
     operation_id = "organization_transfers_initiate",
     tag = "organization-transfers",
     summary = "Offer an organization to another user",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = InitiateBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::OrganizationTransfer),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
 )]
@@ -68,13 +64,22 @@ async fn initiate<S: Store>(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Admin, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: InitiateBody = parse_json(&req, &body)?;
-    let write = Write::InitiateOrganizationTransfer(OrganizationTransferInput {
-        to_provider_username: input.to_provider_username,
-        to_email: input.to_email,
-    });
-    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::CREATED,
+        |input: InitiateBody| {
+            Ok(Write::InitiateOrganizationTransfer(
+                OrganizationTransferInput {
+                    to_provider_username: input.to_provider_username,
+                    to_email: input.to_email,
+                },
+            ))
+        },
+    )
+    .await
 }
 
 fn list_answer(
@@ -96,11 +101,7 @@ fn list_answer(
     operation_id = "organization_transfers_list_outgoing",
     tag = "organization-transfers",
     summary = "List the outgoing transfers of an organization",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationTransferList),
     ),
@@ -124,11 +125,7 @@ async fn list_outgoing<S: Store>(
     operation_id = "organization_transfers_list_incoming",
     tag = "organization-transfers",
     summary = "List the transfers offered to the caller",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationTransferList),
     ),
@@ -151,10 +148,7 @@ async fn list_incoming<S: Store>(
     operation_id = "organization_transfers_get",
     tag = "organization-transfers",
     summary = "Get an organization transfer",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationTransfer),
     ),
@@ -165,8 +159,7 @@ async fn get<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let view = state.ledger.get_organization_transfer(&access, &id).await?;
     Ok(HttpResponse::Ok().json(view))
 }
@@ -177,10 +170,7 @@ async fn get<S: Store>(
     operation_id = "organization_transfers_stats",
     tag = "organization-transfers",
     summary = "Count what an organization transfer moves",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::TransferStats),
     ),
@@ -191,8 +181,7 @@ async fn stats<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let view = state
         .ledger
         .organization_transfer_stats(&access, &id)
@@ -213,16 +202,10 @@ struct AcceptBody {
     operation_id = "organization_transfers_accept",
     tag = "organization-transfers",
     summary = "Accept an organization transfer",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = AcceptBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationTransfer),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
 )]
@@ -232,15 +215,21 @@ async fn accept<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: AcceptBody = parse_json(&req, &body)?;
-    let write = Write::AcceptOrganizationTransfer {
-        id,
-        relationship: input.relationship,
-    };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    let (access, id) = resource_access(&state, &req, path, Scope::Admin, RESOURCE).await?;
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: AcceptBody| {
+            Ok(Write::AcceptOrganizationTransfer {
+                id,
+                relationship: input.relationship,
+            })
+        },
+    )
+    .await
 }
 
 /// An empty body, or an empty JSON object (reject and cancel take nothing).
@@ -270,10 +259,7 @@ async fn answer<S: Store>(
     operation_id = "organization_transfers_reject",
     tag = "organization-transfers",
     summary = "Reject an organization transfer",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     request_body(content = NoBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationTransfer),
@@ -303,10 +289,7 @@ async fn reject<S: Store>(
     operation_id = "organization_transfers_cancel",
     tag = "organization-transfers",
     summary = "Cancel an organization transfer",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     request_body(content = NoBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationTransfer),

@@ -153,9 +153,7 @@ async fn sub<S: Store>(
     operation_id = "organizations_get_organization",
     tag = "organizations",
     summary = "Get an organization",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-    ),
+    params(crate::openapi::params::OrgPath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Organization),
     ),
@@ -187,11 +185,7 @@ async fn get_organization<S: Store>(
     operation_id = "organizations_sub_organizations",
     tag = "organizations",
     summary = "List the sub-organizations",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationList),
     ),

@@ -12,8 +12,9 @@ use ledger_domain::services::DocumentView;
 use ledger_domain::views;
 use ledger_pdf::{DocumentLine, DocumentPayment, InvoiceDocument, Party};
 
+use super::State;
 use super::documents::Kind;
-use super::{State, access};
+use super::resource::resource_access;
 use crate::error::ApiError;
 
 #[utoipa::path(
@@ -23,10 +24,7 @@ use crate::error::ApiError;
     tag = "invoices",
     impl_for = __path_invoices_pdf,
     summary = "Render an invoice as PDF",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The PDF.", content_type = "application/pdf", body = String),
     ),
@@ -39,10 +37,7 @@ use crate::error::ApiError;
     tag = "bills",
     impl_for = __path_bills_pdf,
     summary = "Render a bill as PDF",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The PDF.", content_type = "application/pdf", body = String),
     ),
@@ -53,8 +48,7 @@ pub(super) async fn pdf<S: Store, K: Kind>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, K::PLURAL).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, K::PLURAL).await?;
     let view = state.ledger.document_view(&access, K::KIND, &id).await?;
     // The contact cannot be deleted while the document lives; if it is gone anyway, the
     // PDF still renders with its id.

@@ -14,9 +14,10 @@ use ledger_domain::services::{Channel, RecurringScheduleInput, Write};
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::resource::{present, queue_admin_write, queue_json, resource_access};
 use super::{Routes, State, access, at, list_response};
 use crate::error::{ApiError, validation};
-use crate::input::{WholeNumber, page, parse_json, read_body, whole};
+use crate::input::{WholeNumber, page, read_body, whole};
 use crate::queued::{idempotency, submit};
 
 const RESOURCE: &str = "recurring_schedules";
@@ -42,15 +43,6 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
             .add(at(format!("{base}/{{id}}/run")).post(run::<S>))
             .add(at(format!("{base}/{{id}}/runs")).get(runs::<S>));
     }
-}
-
-/// A member that may be `null` (clear it) or a value; absent stays `None`.
-fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    Option::<T>::deserialize(d).map(Some)
 }
 
 /// The body of a create or an update; the document describes each
@@ -97,15 +89,10 @@ impl From<Body> for RecurringScheduleInput {
     operation_id = "recurring_create",
     tag = "recurring",
     summary = "Create a recurring schedule",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = crate::openapi::RecurringScheduleCreateRequest, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::RecurringSchedule),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -116,17 +103,24 @@ async fn create<S: Store>(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: Body = parse_json(&req, &body)?;
-    if input.status.is_some() {
-        return Err(validation(
-            ErrorCode::UnknownField,
-            Some("status".into()),
-            "a new schedule is active; pause it afterwards",
-        ));
-    }
-    let write = Write::CreateRecurringSchedule(input.into());
-    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::CREATED,
+        |input: Body| {
+            if input.status.is_some() {
+                return Err(validation(
+                    ErrorCode::UnknownField,
+                    Some("status".into()),
+                    "a new schedule is active; pause it afterwards",
+                ));
+            }
+            Ok(Write::CreateRecurringSchedule(input.into()))
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -135,10 +129,7 @@ async fn create<S: Store>(
     operation_id = "recurring_get",
     tag = "recurring",
     summary = "Get a recurring schedule",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringSchedule),
     ),
@@ -149,8 +140,7 @@ async fn get<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let schedule = state.ledger.get_recurring_schedule(&access, &id).await?;
     Ok(HttpResponse::Ok().json(schedule.view()))
 }
@@ -162,16 +152,10 @@ async fn get<S: Store>(
     tag = "recurring",
     impl_for = __path_update_put,
     summary = "Update a recurring schedule",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = crate::openapi::RecurringScheduleUpdateRequest, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringSchedule),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -182,16 +166,10 @@ async fn get<S: Store>(
     tag = "recurring",
     impl_for = __path_update_patch,
     summary = "Update a recurring schedule (partial)",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = crate::openapi::RecurringScheduleUpdateRequest, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringSchedule),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -201,15 +179,21 @@ async fn update<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: Body = parse_json(&req, &body)?;
-    let write = Write::UpdateRecurringSchedule {
-        id,
-        input: input.into(),
-    };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: Body| {
+            Ok(Write::UpdateRecurringSchedule {
+                id,
+                input: input.into(),
+            })
+        },
+    )
+    .await
 }
 
 /// Pause (`paused`) or resume (`active`): an update of the status alone.
@@ -219,10 +203,7 @@ async fn update<S: Store>(
     operation_id = "recurring_pause",
     tag = "recurring",
     summary = "Pause a recurring schedule",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringSchedule),
     ),
@@ -242,10 +223,7 @@ async fn pause<S: Store>(
     operation_id = "recurring_resume",
     tag = "recurring",
     summary = "Resume a recurring schedule",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringSchedule),
     ),
@@ -265,8 +243,7 @@ async fn set_status<S: Store>(
     path: web::Path<(String, String)>,
     status: &'static str,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
     let write = Write::UpdateRecurringSchedule {
         id,
         input: RecurringScheduleInput {
@@ -283,15 +260,9 @@ async fn set_status<S: Store>(
     operation_id = "recurring_delete",
     tag = "recurring",
     summary = "Delete a recurring schedule",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
 )]
@@ -300,10 +271,10 @@ async fn delete<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
-    let write = Write::DeleteRecurringSchedule { id };
-    submit(&state, &req, &access, b"", StatusCode::OK, write).await
+    queue_admin_write(&state, &req, path, RESOURCE, |id| {
+        Write::DeleteRecurringSchedule { id }
+    })
+    .await
 }
 
 /// Generates the schedule's document now (dated today), answering the run: 201 whether
@@ -314,10 +285,7 @@ async fn delete<S: Store>(
     operation_id = "recurring_run",
     tag = "recurring",
     summary = "Run a recurring schedule now",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::RecurringRun),
     ),
@@ -329,8 +297,7 @@ async fn run<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
     let body = read_body(payload).await?;
     let key = idempotency(&req, &body)?;
     let run = state
@@ -346,11 +313,7 @@ async fn run<S: Store>(
     operation_id = "recurring_list",
     tag = "recurring",
     summary = "List recurring schedules",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringScheduleList),
     ),
@@ -373,12 +336,7 @@ async fn list<S: Store>(
     operation_id = "recurring_runs",
     tag = "recurring",
     summary = "List the runs of a recurring schedule",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringRunList),
     ),
@@ -389,8 +347,7 @@ async fn runs<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let page = page(&req, 20)?;
     let result = state.ledger.list_recurring_runs(&access, &id, page).await?;
     Ok(list_response(page, &result, |r| r.view()))

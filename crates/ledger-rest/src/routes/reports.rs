@@ -2,16 +2,17 @@
 //! includes the organization's owned descendants.
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use ledger_domain::money::format_units;
+use ledger_domain::money::{Currency, format_units};
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
 use ledger_domain::reports::{AccountRef, PeriodFields, Section, income_statement_period};
-use ledger_domain::services::Channel;
+use ledger_domain::services::{Access, Channel};
 use ledger_domain::views::{self, amount};
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::{Routes, State, access, at};
+use crate::AppState;
 use crate::error::ApiError;
 use crate::input::{query_bool, query_date, query_param};
 
@@ -25,6 +26,21 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
     r.add(at("/organizations/{org}/reports/trial-balance").get(trial_balance::<S>))
         .add(at("/organizations/{org}/reports/balance-sheet").get(balance_sheet::<S>))
         .add(at("/organizations/{org}/reports/income-statement").get(income_statement::<S>));
+}
+
+/// What every report's query asks for: the currency it is in (`currency`, else the
+/// organization's base) with its code, and whether it consolidates the subsidiaries.
+fn report_query<S: Store>(
+    state: &AppState<S>,
+    req: &HttpRequest,
+    access: &Access,
+) -> Result<(Currency, String, bool), ApiError> {
+    let report_currency = state
+        .ledger
+        .report_currency(access, query_param(req, "currency").as_deref())?;
+    let code = report_currency.code();
+    let consolidated = query_bool(req, "consolidated")?.unwrap_or(false);
+    Ok((report_currency, code, consolidated))
 }
 
 fn row(a: &AccountRef) -> Value {
@@ -51,7 +67,7 @@ fn section(s: &Section, currency: &str) -> Value {
     tag = "reports",
     summary = "Trial balance",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("currency" = Option<String>, Query, description = "Filter by currency."),
         ("consolidated" = Option<bool>, Query, description = "true or false."),
         ("as_of" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
@@ -67,11 +83,7 @@ async fn trial_balance<S: Store>(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Read, "reports").await?;
-    let report_currency = state
-        .ledger
-        .report_currency(&access, query_param(&req, "currency").as_deref())?;
-    let currency = report_currency.code();
-    let consolidated = query_bool(&req, "consolidated")?.unwrap_or(false);
+    let (report_currency, currency, consolidated) = report_query(&state, &req, &access)?;
     let as_of = query_date(&req, "as_of")?;
     let tb = state
         .ledger
@@ -148,7 +160,7 @@ struct TrialBalanceOut<'a> {
     tag = "reports",
     summary = "Balance sheet",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("currency" = Option<String>, Query, description = "Filter by currency."),
         ("consolidated" = Option<bool>, Query, description = "true or false."),
         ("as_of" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
@@ -164,11 +176,7 @@ async fn balance_sheet<S: Store>(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Read, "reports").await?;
-    let report_currency = state
-        .ledger
-        .report_currency(&access, query_param(&req, "currency").as_deref())?;
-    let currency = report_currency.code();
-    let consolidated = query_bool(&req, "consolidated")?.unwrap_or(false);
+    let (report_currency, currency, consolidated) = report_query(&state, &req, &access)?;
     let as_of = query_date(&req, "as_of")?;
     let bs = state
         .ledger
@@ -205,7 +213,7 @@ async fn balance_sheet<S: Store>(
     tag = "reports",
     summary = "Income statement",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("currency" = Option<String>, Query, description = "Filter by currency."),
         ("consolidated" = Option<bool>, Query, description = "true or false."),
         ("start_date" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
@@ -222,11 +230,7 @@ async fn income_statement<S: Store>(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Read, "reports").await?;
-    let report_currency = state
-        .ledger
-        .report_currency(&access, query_param(&req, "currency").as_deref())?;
-    let currency = report_currency.code();
-    let consolidated = query_bool(&req, "consolidated")?.unwrap_or(false);
+    let (report_currency, currency, consolidated) = report_query(&state, &req, &access)?;
     let now = state.ledger.now();
     let start = query_date(&req, "start_date")?;
     let end = query_date(&req, "end_date")?;

@@ -32,15 +32,10 @@ struct Body {
     operation_id = "revaluations_create",
     tag = "revaluations",
     summary = "Revalue foreign-currency balances (posts the unrealized gain or loss)",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = Body, content_type = "application/json", description = "Optional: an empty body takes the defaults."),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Transaction),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]

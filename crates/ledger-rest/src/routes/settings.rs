@@ -26,7 +26,7 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
     tag = "settings",
     summary = "Get a setting",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("setting_key" = String, Path, description = "The setting name."),
     ),
     responses(
@@ -72,7 +72,7 @@ fn nullable<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D:
     tag = "settings",
     summary = "Set a setting",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("setting_key" = String, Path, description = "The setting name."),
     ),
     request_body(content = PutBody, content_type = "application/json"),
@@ -104,9 +104,7 @@ async fn put<S: Store>(
     operation_id = "settings_billing",
     tag = "settings",
     summary = "Get the billing record",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-    ),
+    params(crate::openapi::params::OrgPath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Billing),
     ),

@@ -123,7 +123,7 @@ async fn metrics<S: Store>(state: State<S>, req: HttpRequest) -> Result<HttpResp
     tag = "system",
     summary = "Get the status of a queued write",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("request_id" = String, Path, description = "The request id of the queued write (`req_...`)."),
     ),
     responses(

@@ -2,7 +2,6 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
-use ledger_domain::error::ErrorCode;
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
 use ledger_domain::services::{NewTaxInput, TaxChanges, Write};
@@ -11,10 +10,10 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{Routes, State, access, at};
-use crate::error::{ApiError, validation};
-use crate::input::{DecimalText, page, parse_json, query_bool, query_param, read_body};
-use crate::queued::submit;
+use super::resource::{queue_admin_write, queue_json, required, resource_access};
+use super::{Routes, State, access, at, list_response};
+use crate::error::ApiError;
+use crate::input::{DecimalText, page, query_bool, query_param};
 
 const RESOURCE: &str = "taxes";
 
@@ -30,16 +29,6 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
             .put(update::<S>)
             .delete(delete::<S>),
     );
-}
-
-fn required<T>(value: Option<T>, name: &str) -> Result<T, ApiError> {
-    value.ok_or_else(|| {
-        validation(
-            ErrorCode::MissingField,
-            Some(name.into()),
-            format!("{name} is required"),
-        )
-    })
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -63,15 +52,10 @@ struct CreateBody {
     operation_id = "taxes_create",
     tag = "taxes",
     summary = "Create a tax",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Tax),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -82,18 +66,24 @@ async fn create<S: Store>(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: CreateBody = parse_json(&req, &body)?;
-    let input = NewTaxInput {
-        name: required(input.name, "name")?,
-        rate: required(input.rate, "rate")?.0,
-        tax_type: required(input.tax_type, "tax_type")?,
-        description: input.description,
-        is_compound: input.is_compound,
-        is_active: input.is_active,
-    };
-    let write = Write::CreateTax(input);
-    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::CREATED,
+        |input: CreateBody| {
+            Ok(Write::CreateTax(NewTaxInput {
+                name: required(input.name, "name")?,
+                rate: required(input.rate, "rate")?.0,
+                tax_type: required(input.tax_type, "tax_type")?,
+                description: input.description,
+                is_compound: input.is_compound,
+                is_active: input.is_active,
+            }))
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -102,10 +92,7 @@ async fn create<S: Store>(
     operation_id = "taxes_get",
     tag = "taxes",
     summary = "Get a tax",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Tax),
     ),
@@ -116,8 +103,7 @@ async fn get<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let tax = state.ledger.get_tax(&access, &id).await?;
     Ok(HttpResponse::Ok().json(views::tax(&tax)))
 }
@@ -140,16 +126,10 @@ struct UpdateBody {
     operation_id = "taxes_update",
     tag = "taxes",
     summary = "Update a tax",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = UpdateBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Tax),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -159,18 +139,24 @@ async fn update<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: UpdateBody = parse_json(&req, &body)?;
-    let changes = TaxChanges {
-        name: input.name,
-        description: input.description,
-        rate: input.rate.map(|r| r.0),
-        is_active: input.is_active,
-    };
-    let write = Write::UpdateTax { id, changes };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: UpdateBody| {
+            let changes = TaxChanges {
+                name: input.name,
+                description: input.description,
+                rate: input.rate.map(|r| r.0),
+                is_active: input.is_active,
+            };
+            Ok(Write::UpdateTax { id, changes })
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -179,15 +165,9 @@ async fn update<S: Store>(
     operation_id = "taxes_delete",
     tag = "taxes",
     summary = "Delete a tax",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
 )]
@@ -196,17 +176,7 @@ async fn delete<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
-    submit(
-        &state,
-        &req,
-        &access,
-        b"",
-        StatusCode::OK,
-        Write::DeleteTax { id },
-    )
-    .await
+    queue_admin_write(&state, &req, path, RESOURCE, |id| Write::DeleteTax { id }).await
 }
 
 #[utoipa::path(
@@ -216,11 +186,10 @@ async fn delete<S: Store>(
     tag = "taxes",
     summary = "List taxes",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("tax_type" = Option<String>, Query, description = "Filter by tax type."),
         ("is_active" = Option<bool>, Query, description = "true or false."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+        crate::openapi::params::Paging,
     ),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::TaxList),
@@ -243,25 +212,15 @@ async fn list<S: Store>(
             page,
         )
         .await?;
-    let data: Vec<serde_json::Value> = result
-        .items
-        .iter()
-        .map(|t| {
-            json!({
-                "id": t.id,
-                "object": "tax",
-                "name": t.name,
-                "rate": format_rate(t.rate),
-                "tax_type": t.tax_type.as_str(),
-                "is_compound": t.is_compound,
-                "is_active": t.is_active,
-            })
+    Ok(list_response(page, &result, |t| {
+        json!({
+            "id": t.id,
+            "object": "tax",
+            "name": t.name,
+            "rate": format_rate(t.rate),
+            "tax_type": t.tax_type.as_str(),
+            "is_compound": t.is_compound,
+            "is_active": t.is_active,
         })
-        .collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "list",
-        "data": data,
-        "has_more": page.offset + (result.items.len() as i64) < result.total_count,
-        "total_count": result.total_count,
-    })))
+    }))
 }

@@ -11,6 +11,7 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
+use super::resource::queue_json;
 use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
 use crate::input::{DecimalText, FlexDate, page, parse_json, query_date, query_param, read_body};
@@ -87,15 +88,10 @@ struct CreateBody {
     operation_id = "transactions_create",
     tag = "transactions",
     summary = "Create a transaction (balanced entries)",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Transaction),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -170,15 +166,10 @@ struct BatchBody {
     operation_id = "transactions_create_batch",
     tag = "transactions",
     summary = "Create several transactions at once",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = BatchBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::TransactionBatch),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -196,28 +187,35 @@ async fn create_batch<S: Store>(
         "transactions",
     )
     .await?;
-    let body = read_body(payload).await?;
-    let input: BatchBody = parse_json(&req, &body)?;
-    let items = input.transactions.ok_or_else(|| {
-        validation(
-            ErrorCode::MissingField,
-            Some("transactions".into()),
-            "transactions is required",
-        )
-    })?;
-    let mut inputs = Vec::with_capacity(items.len());
-    for (i, item) in items.into_iter().enumerate() {
-        if item.dry_run {
-            return Err(validation(
-                ErrorCode::InvalidField,
-                Some(format!("transactions[{i}].dry_run")),
-                "a batch is written all or none; dry_run applies to single creates",
-            ));
-        }
-        inputs.push(input_of(item, &format!("transactions[{i}]."))?);
-    }
-    let write = Write::CreateTransactionBatch(inputs);
-    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::CREATED,
+        |input: BatchBody| {
+            let items = input.transactions.ok_or_else(|| {
+                validation(
+                    ErrorCode::MissingField,
+                    Some("transactions".into()),
+                    "transactions is required",
+                )
+            })?;
+            let mut inputs = Vec::with_capacity(items.len());
+            for (i, item) in items.into_iter().enumerate() {
+                if item.dry_run {
+                    return Err(validation(
+                        ErrorCode::InvalidField,
+                        Some(format!("transactions[{i}].dry_run")),
+                        "a batch is written all or none; dry_run applies to single creates",
+                    ));
+                }
+                inputs.push(input_of(item, &format!("transactions[{i}]."))?);
+            }
+            Ok(Write::CreateTransactionBatch(inputs))
+        },
+    )
+    .await
 }
 
 /// A boolean query flag: `true` or `false`, absent = false.
@@ -239,10 +237,7 @@ fn query_flag(req: &HttpRequest, name: &str) -> Result<bool, ApiError> {
     operation_id = "transactions_get",
     tag = "transactions",
     summary = "Get a transaction",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Transaction),
     ),
@@ -266,12 +261,11 @@ async fn get<S: Store>(
     tag = "transactions",
     summary = "List transactions",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("start_date" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
         ("end_date" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
         ("status" = Option<String>, Query, description = "Filter by status."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+        crate::openapi::params::Paging,
     ),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::TransactionList),
@@ -336,16 +330,10 @@ struct UpdateBody {
     operation_id = "transactions_update",
     tag = "transactions",
     summary = "Update a draft transaction",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = UpdateBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Transaction),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -357,20 +345,27 @@ async fn update<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Write, "transactions").await?;
-    let body = read_body(payload).await?;
-    let input: UpdateBody = parse_json(&req, &body)?;
-    let changes = TransactionChanges {
-        description: input.description,
-        date: input.date.map(|d| d.at),
-        entries: input
-            .entries
-            .map(|e| e.into_iter().map(Into::into).collect()),
-        metadata: input.metadata,
-        contact_id: input.contact_id,
-        category_id: input.category_id,
-    };
-    let write = Write::UpdateTransaction { id, changes };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: UpdateBody| {
+            let changes = TransactionChanges {
+                description: input.description,
+                date: input.date.map(|d| d.at),
+                entries: input
+                    .entries
+                    .map(|e| e.into_iter().map(Into::into).collect()),
+                metadata: input.metadata,
+                contact_id: input.contact_id,
+                category_id: input.category_id,
+            };
+            Ok(Write::UpdateTransaction { id, changes })
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -379,15 +374,9 @@ async fn update<S: Store>(
     operation_id = "transactions_post",
     tag = "transactions",
     summary = "Post a draft transaction",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Transaction),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -425,16 +414,10 @@ struct ReverseBody {
     operation_id = "transactions_reverse",
     tag = "transactions",
     summary = "Reverse a posted transaction",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = ReverseBody, content_type = "application/json", description = "Why the transaction is reversed."),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Transaction),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -446,13 +429,20 @@ async fn reverse<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Write, "transactions").await?;
-    let body = read_body(payload).await?;
-    let input: ReverseBody = parse_json(&req, &body)?;
-    let write = Write::ReverseTransaction {
-        id,
-        reason: input.reason,
-    };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: ReverseBody| {
+            Ok(Write::ReverseTransaction {
+                id,
+                reason: input.reason,
+            })
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -461,15 +451,9 @@ async fn reverse<S: Store>(
     operation_id = "transactions_delete",
     tag = "transactions",
     summary = "Delete a draft transaction",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]

@@ -12,9 +12,10 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
+use super::resource::{queue_json, required, resource_access};
 use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
-use crate::input::{DecimalText, FlexDate, page, parse_json, query_param, read_body};
+use crate::input::{DecimalText, FlexDate, page, query_param, read_body};
 use crate::queued::submit;
 
 const RESOURCE: &str = "transfers";
@@ -51,31 +52,16 @@ struct CreateBody {
     auto_post: bool,
 }
 
-fn required<T>(value: Option<T>, field: &str) -> Result<T, ApiError> {
-    value.ok_or_else(|| {
-        validation(
-            ErrorCode::MissingField,
-            Some(field.into()),
-            format!("{field} is required"),
-        )
-    })
-}
-
 #[utoipa::path(
     post,
     path = "/organizations/{org}/transfers",
     operation_id = "transfers_create",
     tag = "transfers",
     summary = "Create a transfer between two accounts",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Transfer),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -86,21 +72,28 @@ async fn create<S: Store>(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: CreateBody = parse_json(&req, &body)?;
-    let input = TransferInput {
-        from_account_id: required(input.from_account_id, "from_account_id")?,
-        to_account_id: required(input.to_account_id, "to_account_id")?,
-        amount: required(input.amount, "amount")?.0,
-        to_amount: input.to_amount.map(|a| a.0),
-        date: input.date.map(|d| d.at),
-        description: input.description,
-        reference: input.reference,
-        metadata: input.metadata,
-        auto_post: input.auto_post,
-    };
-    let write = Write::CreateTransfer(input);
-    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::CREATED,
+        |input: CreateBody| {
+            let input = TransferInput {
+                from_account_id: required(input.from_account_id, "from_account_id")?,
+                to_account_id: required(input.to_account_id, "to_account_id")?,
+                amount: required(input.amount, "amount")?.0,
+                to_amount: input.to_amount.map(|a| a.0),
+                date: input.date.map(|d| d.at),
+                description: input.description,
+                reference: input.reference,
+                metadata: input.metadata,
+                auto_post: input.auto_post,
+            };
+            Ok(Write::CreateTransfer(input))
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -109,10 +102,7 @@ async fn create<S: Store>(
     operation_id = "transfers_get",
     tag = "transfers",
     summary = "Get a transfer",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Transfer),
     ),
@@ -123,8 +113,7 @@ async fn get<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let txn = state.ledger.get_transfer(&access, &id).await?;
     Ok(HttpResponse::Ok().json(views::journal(&txn)))
 }
@@ -136,10 +125,9 @@ async fn get<S: Store>(
     tag = "transfers",
     summary = "List transfers",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("status" = Option<String>, Query, description = "Filter by status."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+        crate::openapi::params::Paging,
     ),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::TransferList),
@@ -179,15 +167,9 @@ async fn list<S: Store>(
     operation_id = "transfers_post",
     tag = "transfers",
     summary = "Post a draft transfer",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Transfer),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -197,8 +179,7 @@ async fn post<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
     let body = read_body(payload).await?;
     let write = Write::PostTransfer { id };
     submit(&state, &req, &access, &body, StatusCode::OK, write).await
@@ -217,16 +198,10 @@ struct ReverseBody {
     operation_id = "transfers_reverse",
     tag = "transfers",
     summary = "Reverse a transfer",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = ReverseBody, content_type = "application/json", description = "Optional: an empty body takes the defaults."),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Transfer),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -236,13 +211,19 @@ async fn reverse<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: ReverseBody = parse_json(&req, &body)?;
-    let write = Write::ReverseTransfer {
-        id,
-        reason: input.reason,
-    };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: ReverseBody| {
+            Ok(Write::ReverseTransfer {
+                id,
+                reason: input.reason,
+            })
+        },
+    )
+    .await
 }

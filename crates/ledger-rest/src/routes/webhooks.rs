@@ -12,10 +12,10 @@ use ledger_domain::services::{
 };
 use serde::Deserialize;
 
-use super::exchange_rates::required;
+use super::resource::{queue_admin_write, queue_json, required, resource_access};
 use super::{Routes, State, access, at, list_response};
 use crate::error::ApiError;
-use crate::input::{page, parse_json, read_body};
+use crate::input::page;
 use crate::queued::submit;
 
 const RESOURCE: &str = "webhooks";
@@ -57,15 +57,10 @@ struct CreateBody {
     operation_id = "webhooks_create",
     tag = "webhooks",
     summary = "Create a webhook endpoint (the answer shows its secret once)",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::WebhookEndpoint),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
 )]
@@ -76,16 +71,23 @@ async fn create<S: Store>(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Admin, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: CreateBody = parse_json(&req, &body)?;
-    let input = NewWebhookEndpointInput {
-        url: required(input.url, "url")?,
-        description: input.description,
-        event_types: input.event_types.unwrap_or_default(),
-        enabled: input.enabled,
-    };
-    let write = Write::CreateWebhookEndpoint(input);
-    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::CREATED,
+        |input: CreateBody| {
+            let input = NewWebhookEndpointInput {
+                url: required(input.url, "url")?,
+                description: input.description,
+                event_types: input.event_types.unwrap_or_default(),
+                enabled: input.enabled,
+            };
+            Ok(Write::CreateWebhookEndpoint(input))
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -94,11 +96,7 @@ async fn create<S: Store>(
     operation_id = "webhooks_list",
     tag = "webhooks",
     summary = "List webhook endpoints",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookEndpointList),
     ),
@@ -121,10 +119,7 @@ async fn list<S: Store>(
     operation_id = "webhooks_get",
     tag = "webhooks",
     summary = "Get a webhook endpoint",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookEndpoint),
     ),
@@ -135,8 +130,7 @@ async fn get<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let endpoint = state.ledger.get_webhook_endpoint(&access, &id).await?;
     Ok(HttpResponse::Ok().json(endpoint_view(&endpoint, false)))
 }
@@ -160,16 +154,10 @@ struct UpdateBody {
     tag = "webhooks",
     impl_for = __path_update_put,
     summary = "Update a webhook endpoint",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = UpdateBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookEndpoint),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
 )]
@@ -180,16 +168,10 @@ struct UpdateBody {
     tag = "webhooks",
     impl_for = __path_update_patch,
     summary = "Update a webhook endpoint (partial)",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = UpdateBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookEndpoint),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
 )]
@@ -199,18 +181,24 @@ async fn update<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: UpdateBody = parse_json(&req, &body)?;
-    let changes = WebhookEndpointChanges {
-        url: input.url,
-        description: input.description,
-        event_types: input.event_types,
-        enabled: input.enabled,
-    };
-    let write = Write::UpdateWebhookEndpoint { id, changes };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    let (access, id) = resource_access(&state, &req, path, Scope::Admin, RESOURCE).await?;
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: UpdateBody| {
+            let changes = WebhookEndpointChanges {
+                url: input.url,
+                description: input.description,
+                event_types: input.event_types,
+                enabled: input.enabled,
+            };
+            Ok(Write::UpdateWebhookEndpoint { id, changes })
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -219,15 +207,9 @@ async fn update<S: Store>(
     operation_id = "webhooks_delete",
     tag = "webhooks",
     summary = "Delete a webhook endpoint",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
 )]
@@ -236,10 +218,10 @@ async fn delete<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
-    let write = Write::DeleteWebhookEndpoint { id };
-    submit(&state, &req, &access, b"", StatusCode::OK, write).await
+    queue_admin_write(&state, &req, path, RESOURCE, |id| {
+        Write::DeleteWebhookEndpoint { id }
+    })
+    .await
 }
 
 #[utoipa::path(
@@ -248,15 +230,9 @@ async fn delete<S: Store>(
     operation_id = "webhooks_rotate",
     tag = "webhooks",
     summary = "Rotate the signing secret of a webhook endpoint",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookEndpoint),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
 )]
@@ -265,10 +241,10 @@ async fn rotate<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
-    let write = Write::RotateWebhookSecret { id };
-    submit(&state, &req, &access, b"", StatusCode::OK, write).await
+    queue_admin_write(&state, &req, path, RESOURCE, |id| {
+        Write::RotateWebhookSecret { id }
+    })
+    .await
 }
 
 #[utoipa::path(
@@ -277,12 +253,7 @@ async fn rotate<S: Store>(
     operation_id = "webhooks_deliveries",
     tag = "webhooks",
     summary = "List the deliveries of a webhook endpoint",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookDeliveryList),
     ),
@@ -293,8 +264,7 @@ async fn deliveries<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let page = page(&req, 20)?;
     let result = state
         .ledger
@@ -310,8 +280,7 @@ async fn deliveries<S: Store>(
     tag = "webhooks",
     summary = "Get a webhook delivery",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
+        crate::openapi::params::ResourcePath,
         ("delivery" = String, Path, description = "The delivery id."),
     ),
     responses(
@@ -340,15 +309,12 @@ async fn delivery<S: Store>(
     tag = "webhooks",
     summary = "Deliver an event again",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
+        crate::openapi::params::ResourcePath,
         ("delivery" = String, Path, description = "The delivery id."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+        crate::openapi::params::QueuedWrite,
     ),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookDelivery),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
 )]

@@ -1,5 +1,6 @@
 //! Paths served twice: the document lists each operation of an aliased path as a
-//! deprecated copy of the specification's.
+//! deprecated copy of the specification's, and each of a path served under a second
+//! prefix as an equal copy.
 
 /// A path served twice: every route under `spec` is served by the same handler under
 /// `path` too, which the document lists as a deprecated copy of the spec's operation, its
@@ -17,6 +18,55 @@ const DEPRECATED_ALIASES: &[Alias] = &[Alias {
     spec: crate::routes::recurring::BASE,
     spec_operation_prefix: "recurring_",
 }];
+
+/// A family of paths served under a second prefix as well, as an equal (spec 9): the
+/// copies' operation ids end in `operation_suffix`.
+struct Prefixed {
+    family: &'static str,
+    prefix: &'static str,
+    operation_suffix: &'static str,
+}
+
+const PREFIXED: &[Prefixed] = &[Prefixed {
+    family: "/organizations/{org}/api-keys",
+    prefix: "/api/v1",
+    operation_suffix: "_v1",
+}];
+
+/// Adds the operations of every [`PREFIXED`] family under its prefix: each a copy of the
+/// unprefixed one, its id with the suffix.
+pub(super) fn add_prefixed_copies(openapi: &mut utoipa::openapi::OpenApi) {
+    for family in PREFIXED {
+        let copies: Vec<(String, utoipa::openapi::PathItem)> = openapi
+            .paths
+            .paths
+            .iter()
+            .filter(|(path, _)| {
+                path.strip_prefix(family.family)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+            })
+            .map(|(path, item)| (format!("{}{path}", family.prefix), item.clone()))
+            .collect();
+        for (path, mut item) in copies {
+            for operation in [
+                item.get.as_mut(),
+                item.put.as_mut(),
+                item.post.as_mut(),
+                item.delete.as_mut(),
+                item.patch.as_mut(),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                operation.operation_id = operation
+                    .operation_id
+                    .as_deref()
+                    .map(|id| format!("{id}{}", family.operation_suffix));
+            }
+            openapi.paths.paths.insert(path, item);
+        }
+    }
+}
 
 /// Adds the operations of every [`DEPRECATED_ALIASES`] path: each a copy of the spec's
 /// one, deprecated, with a summary and a description that name the one to use.

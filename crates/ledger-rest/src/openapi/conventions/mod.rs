@@ -1,13 +1,15 @@
 //! The conventions applied to every operation here instead of being repeated on each:
-//! the security schemes, the shared error responses ([`errors`]), the deprecated copies of
-//! aliased paths ([`aliases`]), the constraints of the shared parameters
-//! ([`parameters`]) and the links from a create or a queued write ([`links`]); and the
+//! the security schemes, the shared error responses ([`errors`]), the copies of paths served
+//! twice ([`aliases`]), the constraints of the shared parameters
+//! ([`parameters`]), the 202 answer of a queued write ([`queued`]) and the links from a
+//! create or a queued write ([`links`]); and the
 //! transaction schemas derived from the create body.
 
 mod aliases;
 mod errors;
 mod links;
 mod parameters;
+mod queued;
 
 use utoipa::Modify;
 use utoipa::openapi::schema::Schema;
@@ -46,6 +48,7 @@ impl Modify for Conventions {
         add_transaction_variants(components);
         errors::add_responses(components);
         aliases::add_deprecated_aliases(openapi);
+        aliases::add_prefixed_copies(openapi);
         let get_operations = links::get_operation_ids(openapi);
         for (path, item) in openapi.paths.paths.iter_mut() {
             for (method, operation) in [
@@ -57,6 +60,7 @@ impl Modify for Conventions {
             ] {
                 if let Some(operation) = operation {
                     parameters::constrain_parameters(path, operation);
+                    queued::add_queued_answer(operation);
                     errors::add_errors(method, operation);
                     links::add_links(path, operation, &get_operations);
                 }

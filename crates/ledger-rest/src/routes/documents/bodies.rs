@@ -9,6 +9,7 @@ use serde::Deserialize;
 use super::Kind;
 use crate::error::{ApiError, validation};
 use crate::input::{DecimalText, FlexDate};
+use crate::routes::resource::present;
 
 #[derive(Deserialize, utoipa::ToSchema)]
 #[schema(as = DocumentItemRequest)]
@@ -141,11 +142,6 @@ pub(super) struct BillUpdateBody {
     items: Option<Vec<ItemBody>>,
     #[schema(schema_with = crate::openapi::optional_text_5000)]
     notes: Option<String>,
-}
-
-/// A field that may be given as `null` (clear it) or a value; absent stays `None`.
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
-    Option::<String>::deserialize(d).map(Some)
 }
 
 pub(super) fn document_input<K: Kind>(body: DocumentBody) -> Result<DocumentInput, ApiError> {

@@ -13,6 +13,7 @@ use super::Kind;
 use super::operations::*;
 use crate::error::ApiError;
 use crate::input::{page, query_param};
+use crate::routes::resource::resource_access;
 use crate::routes::{State, access};
 
 #[utoipa::path(
@@ -22,10 +23,7 @@ use crate::routes::{State, access};
     tag = "invoices",
     impl_for = __path_invoices_get,
     summary = "Get an invoice",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
     ),
@@ -38,10 +36,7 @@ use crate::routes::{State, access};
     tag = "bills",
     impl_for = __path_bills_get,
     summary = "Get a bill",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
     ),
@@ -52,8 +47,7 @@ pub(super) async fn get<S: Store, K: Kind>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, K::PLURAL).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, K::PLURAL).await?;
     let view = state.ledger.document_view(&access, K::KIND, &id).await?;
     Ok(HttpResponse::Ok().json(state.ledger.render_document(&view)))
 }
@@ -65,10 +59,7 @@ pub(super) async fn get<S: Store, K: Kind>(
     tag = "invoices",
     impl_for = __path_invoices_payments,
     summary = "List the payments of an invoice",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::PaymentList),
     ),
@@ -81,10 +72,7 @@ pub(super) async fn get<S: Store, K: Kind>(
     tag = "bills",
     impl_for = __path_bills_payments,
     summary = "List the payments of a bill",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::PaymentList),
     ),
@@ -95,8 +83,7 @@ pub(super) async fn payments<S: Store, K: Kind>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, K::PLURAL).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, K::PLURAL).await?;
     let view = state.ledger.document_view(&access, K::KIND, &id).await?;
     let data: Vec<serde_json::Value> = view.payments.iter().map(views::payment).collect();
     Ok(HttpResponse::Ok().json(json!({
@@ -114,10 +101,7 @@ pub(super) async fn payments<S: Store, K: Kind>(
     tag = "invoices",
     impl_for = __path_invoices_history,
     summary = "List the status changes of an invoice",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::StatusChangeList),
     ),
@@ -130,10 +114,7 @@ pub(super) async fn payments<S: Store, K: Kind>(
     tag = "bills",
     impl_for = __path_bills_history,
     summary = "List the status changes of a bill",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::StatusChangeList),
     ),
@@ -144,8 +125,7 @@ pub(super) async fn history<S: Store, K: Kind>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, K::PLURAL).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, K::PLURAL).await?;
     let rows = state.ledger.document_history(&access, K::KIND, &id).await?;
     let data: Vec<serde_json::Value> = rows.iter().map(views::status_change).collect();
     Ok(HttpResponse::Ok().json(json!({
@@ -164,11 +144,10 @@ pub(super) async fn history<S: Store, K: Kind>(
     impl_for = __path_invoices_list,
     summary = "List invoices",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("status" = Option<String>, Query, description = "Filter by status."),
         ("contact_id" = Option<String>, Query, description = "Filter by contact id."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+        crate::openapi::params::Paging,
     ),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::DocumentList),
@@ -183,11 +162,10 @@ pub(super) async fn history<S: Store, K: Kind>(
     impl_for = __path_bills_list,
     summary = "List bills",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("status" = Option<String>, Query, description = "Filter by status."),
         ("contact_id" = Option<String>, Query, description = "Filter by contact id."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+        crate::openapi::params::Paging,
     ),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::DocumentList),

@@ -16,6 +16,7 @@ use super::operations::*;
 use crate::error::{ApiError, validation};
 use crate::input::{DecimalText, FlexDate, parse_json, read_body};
 use crate::queued::{submit, submit_synchronous};
+use crate::routes::resource::resource_access;
 use crate::routes::{State, access};
 
 #[utoipa::path(
@@ -25,15 +26,10 @@ use crate::routes::{State, access};
     tag = "invoices",
     impl_for = __path_invoices_create,
     summary = "Create a draft invoice",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = InvoiceBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Document),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -44,15 +40,10 @@ use crate::routes::{State, access};
     tag = "bills",
     impl_for = __path_bills_create,
     summary = "Create a draft bill",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = BillBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Document),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -79,16 +70,10 @@ pub(super) async fn create<S: Store, K: Kind>(
     tag = "invoices",
     impl_for = __path_invoices_update,
     summary = "Update a draft invoice",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = InvoiceUpdateBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -99,16 +84,10 @@ pub(super) async fn create<S: Store, K: Kind>(
     tag = "bills",
     impl_for = __path_bills_update,
     summary = "Update a draft bill",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = BillUpdateBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -118,8 +97,7 @@ pub(super) async fn update<S: Store, K: Kind>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, K::PLURAL).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, K::PLURAL).await?;
     let body = read_body(payload).await?;
     let input = document_input::<K>(parse_json(&req, &body)?)?;
     let write = Write::UpdateDocument {
@@ -145,15 +123,9 @@ enum Action {
     tag = "invoices",
     impl_for = __path_invoices_delete,
     summary = "Delete a draft invoice",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
 )]
@@ -164,10 +136,7 @@ enum Action {
     tag = "bills",
     impl_for = __path_bills_delete,
     summary = "Delete a draft bill",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
     ),
@@ -188,15 +157,9 @@ pub(super) async fn delete<S: Store, K: Kind>(
     tag = "invoices",
     impl_for = __path_invoices_send,
     summary = "Send a draft invoice (posts it)",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -207,15 +170,9 @@ pub(super) async fn delete<S: Store, K: Kind>(
     tag = "bills",
     impl_for = __path_bills_approve,
     summary = "Approve a draft bill (posts it)",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -234,15 +191,9 @@ pub(super) async fn issue<S: Store, K: Kind>(
     tag = "invoices",
     impl_for = __path_invoices_void,
     summary = "Void an invoice",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -253,15 +204,9 @@ pub(super) async fn issue<S: Store, K: Kind>(
     tag = "bills",
     impl_for = __path_bills_void,
     summary = "Void a bill",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -321,8 +266,7 @@ struct PaymentBody {
     impl_for = __path_invoices_pay,
     summary = "Record a payment of an invoice",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
+        crate::openapi::params::ResourcePath,
         ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
     ),
     request_body(content = PaymentBody, content_type = "application/json"),
@@ -338,16 +282,10 @@ struct PaymentBody {
     tag = "bills",
     impl_for = __path_bills_pay,
     summary = "Record a payment of a bill",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = PaymentBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Payment),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -357,8 +295,7 @@ pub(super) async fn pay<S: Store, K: Kind>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, K::PLURAL).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, K::PLURAL).await?;
     let body = read_body(payload).await?;
     let input: PaymentBody = parse_json(&req, &body)?;
     let input = PaymentInput {

@@ -17,11 +17,11 @@ use ledger_domain::views;
 use serde::Deserialize;
 
 use self::statement::{accept, create_transaction, import, lines};
-use super::exchange_rates::required;
 use super::{Routes, State, access, at, list_response};
 use crate::error::ApiError;
-use crate::input::{DecimalText, page, parse_json, query_param, read_body};
+use crate::input::{DecimalText, page, query_param};
 use crate::queued::submit;
+use crate::routes::resource::{queue_admin_write, queue_json, required, resource_access};
 
 pub(crate) use self::statement::MAX_COLUMN;
 
@@ -70,15 +70,10 @@ struct CreateBody {
     operation_id = "reconciliations_create",
     tag = "reconciliations",
     summary = "Start a reconciliation",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Reconciliation),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -89,16 +84,23 @@ async fn create<S: Store>(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: CreateBody = parse_json(&req, &body)?;
-    let input = NewReconciliationInput {
-        account_id: required(input.account_id, "account_id")?,
-        start_date: required(input.start_date, "start_date")?,
-        end_date: required(input.end_date, "end_date")?,
-        closing_balance: required(input.closing_balance, "closing_balance")?.0,
-    };
-    let write = Write::CreateReconciliation(input);
-    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::CREATED,
+        |input: CreateBody| {
+            let input = NewReconciliationInput {
+                account_id: required(input.account_id, "account_id")?,
+                start_date: required(input.start_date, "start_date")?,
+                end_date: required(input.end_date, "end_date")?,
+                closing_balance: required(input.closing_balance, "closing_balance")?.0,
+            };
+            Ok(Write::CreateReconciliation(input))
+        },
+    )
+    .await
 }
 
 /// Reconciliations latest end date first, optionally of one account or status.
@@ -109,11 +111,10 @@ async fn create<S: Store>(
     tag = "reconciliations",
     summary = "List reconciliations",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
+        crate::openapi::params::OrgPath,
         ("account_id" = Option<String>, Query, description = "Filter by account id."),
         ("status" = Option<String>, Query, description = "Filter by status."),
-        ("limit" = Option<i64>, Query, description = "Page size (1 to 100).", minimum = 1, maximum = 100),
-        ("offset" = Option<i64>, Query, description = "Items to skip.", minimum = 0),
+        crate::openapi::params::Paging,
     ),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::ReconciliationList),
@@ -145,10 +146,7 @@ async fn list<S: Store>(
     operation_id = "reconciliations_get",
     tag = "reconciliations",
     summary = "Get a reconciliation",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Reconciliation),
     ),
@@ -159,8 +157,7 @@ async fn get<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let r = state.ledger.get_reconciliation(&access, &id).await?;
     Ok(HttpResponse::Ok().json(views::reconciliation(&r)))
 }
@@ -185,16 +182,10 @@ struct UpdateBody {
     operation_id = "reconciliations_update",
     tag = "reconciliations",
     summary = "Update a reconciliation",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = UpdateBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Reconciliation),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -204,19 +195,25 @@ async fn update<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: UpdateBody = parse_json(&req, &body)?;
-    let changes = ReconciliationChanges {
-        start_date: input.start_date,
-        end_date: input.end_date,
-        closing_balance: input.closing_balance.map(|b| b.0),
-        match_entry_ids: input.match_entry_ids.unwrap_or_default(),
-        unmatch_entry_ids: input.unmatch_entry_ids.unwrap_or_default(),
-    };
-    let write = Write::UpdateReconciliation { id, changes };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: UpdateBody| {
+            let changes = ReconciliationChanges {
+                start_date: input.start_date,
+                end_date: input.end_date,
+                closing_balance: input.closing_balance.map(|b| b.0),
+                match_entry_ids: input.match_entry_ids.unwrap_or_default(),
+                unmatch_entry_ids: input.unmatch_entry_ids.unwrap_or_default(),
+            };
+            Ok(Write::UpdateReconciliation { id, changes })
+        },
+    )
+    .await
 }
 
 #[utoipa::path(
@@ -225,15 +222,9 @@ async fn update<S: Store>(
     operation_id = "reconciliations_delete",
     tag = "reconciliations",
     summary = "Delete a reconciliation",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
 )]
@@ -242,10 +233,10 @@ async fn delete<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
-    let write = Write::DeleteReconciliation { id };
-    submit(&state, &req, &access, b"", StatusCode::OK, write).await
+    queue_admin_write(&state, &req, path, RESOURCE, |id| {
+        Write::DeleteReconciliation { id }
+    })
+    .await
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -266,16 +257,10 @@ struct MatchBody {
     operation_id = "reconciliations_add_matches",
     tag = "reconciliations",
     summary = "Match entries",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = MatchBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Reconciliation),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -285,19 +270,25 @@ async fn add_matches<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: MatchBody = parse_json(&req, &body)?;
-    let mut ids = input.entry_ids.unwrap_or_default();
-    ids.extend(input.entry_id);
-    let ids = required(Some(ids).filter(|i| !i.is_empty()), "entry_ids")?;
-    let changes = ReconciliationChanges {
-        match_entry_ids: ids,
-        ..ReconciliationChanges::default()
-    };
-    let write = Write::UpdateReconciliation { id, changes };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::OK,
+        |input: MatchBody| {
+            let mut ids = input.entry_ids.unwrap_or_default();
+            ids.extend(input.entry_id);
+            let ids = required(Some(ids).filter(|i| !i.is_empty()), "entry_ids")?;
+            let changes = ReconciliationChanges {
+                match_entry_ids: ids,
+                ..ReconciliationChanges::default()
+            };
+            Ok(Write::UpdateReconciliation { id, changes })
+        },
+    )
+    .await
 }
 
 /// Unmatches one entry; answers the reconciliation.
@@ -308,15 +299,12 @@ async fn add_matches<S: Store>(
     tag = "reconciliations",
     summary = "Unmatch an entry",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
+        crate::openapi::params::ResourcePath,
         ("entry" = String, Path, description = "The journal entry id."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+        crate::openapi::params::QueuedWrite,
     ),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Reconciliation),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -341,15 +329,9 @@ async fn remove_match<S: Store>(
     operation_id = "reconciliations_complete",
     tag = "reconciliations",
     summary = "Complete a reconciliation",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Reconciliation),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -358,8 +340,7 @@ async fn complete<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
     let write = Write::CompleteReconciliation { id };
     submit(&state, &req, &access, b"", StatusCode::OK, write).await
 }

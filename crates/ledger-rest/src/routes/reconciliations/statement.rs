@@ -17,7 +17,8 @@ use super::RESOURCE;
 use crate::error::ApiError;
 use crate::input::{parse_json, read_body};
 use crate::queued::submit;
-use crate::routes::exchange_rates::required;
+
+use crate::routes::resource::{queue_json, required, resource_access};
 use crate::routes::{State, access};
 
 /// The widest a statement can be: a column number above this is refused as malformed
@@ -108,16 +109,10 @@ struct ImportBody {
     operation_id = "reconciliations_import",
     tag = "reconciliations",
     summary = "Import a bank statement (CSV text in JSON)",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
-    ),
+    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = ImportBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::StatementImport),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -127,28 +122,34 @@ pub(super) async fn import<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: ImportBody = parse_json(&req, &body)?;
-    let input = StatementImportInput {
-        content: required(input.content, "content")?,
-        format: input.format,
-        mapping: input.mapping.map(|m| StatementMappingInput {
-            date: m.date.map(Into::into),
-            amount: m.amount.map(Into::into),
-            debit: m.debit.map(Into::into),
-            credit: m.credit.map(Into::into),
-            description: m.description.map(Into::into),
-            reference: m.reference.map(Into::into),
-            date_format: m.date_format,
-            has_header: m.has_header,
-            delimiter: m.delimiter,
-            decimal_separator: m.decimal_separator,
-        }),
-    };
-    let write = Write::ImportStatement { id, input };
-    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::CREATED,
+        |input: ImportBody| {
+            let input = StatementImportInput {
+                content: required(input.content, "content")?,
+                format: input.format,
+                mapping: input.mapping.map(|m| StatementMappingInput {
+                    date: m.date.map(Into::into),
+                    amount: m.amount.map(Into::into),
+                    debit: m.debit.map(Into::into),
+                    credit: m.credit.map(Into::into),
+                    description: m.description.map(Into::into),
+                    reference: m.reference.map(Into::into),
+                    date_format: m.date_format,
+                    has_header: m.has_header,
+                    delimiter: m.delimiter,
+                    decimal_separator: m.decimal_separator,
+                }),
+            };
+            Ok(Write::ImportStatement { id, input })
+        },
+    )
+    .await
 }
 
 /// The statement lines, each matched or with its proposed match.
@@ -158,10 +159,7 @@ pub(super) async fn import<S: Store>(
     operation_id = "reconciliations_lines",
     tag = "reconciliations",
     summary = "List the statement lines with match proposals",
-    params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
-    ),
+    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::StatementLineList),
     ),
@@ -172,8 +170,7 @@ pub(super) async fn lines<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, RESOURCE).await?;
+    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let data = state.ledger.list_statement_lines(&access, &id).await?;
     Ok(HttpResponse::Ok().json(json!({
         "object": "list",
@@ -198,16 +195,13 @@ struct AcceptBody {
     tag = "reconciliations",
     summary = "Accept the proposed match of a statement line",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
+        crate::openapi::params::ResourcePath,
         ("line" = String, Path, description = "The statement line id."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+        crate::openapi::params::QueuedWrite,
     ),
     request_body(content = AcceptBody, content_type = "application/json", description = "Optional: an empty body takes the defaults."),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::StatementLine),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -251,16 +245,13 @@ struct TransactionBody {
     tag = "reconciliations",
     summary = "Record a transaction for a statement line and match it",
     params(
-        ("org" = String, Path, description = "The organization id (`org_...`)."),
-        ("id" = String, Path, description = "The id of the resource."),
+        crate::openapi::params::ResourcePath,
         ("line" = String, Path, description = "The statement line id."),
-        ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
-        ("Prefer" = Option<String>, Header, description = "`wait=N` (seconds, at most 30): wait for the queued write and answer its final resource."),
+        crate::openapi::params::QueuedWrite,
     ),
     request_body(content = TransactionBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::StatementLine),
-        (status = 202, description = "Queued: the write runs in the background; follow `Location`.", body = crate::openapi::schemas::QueuedRequest, headers(("Location" = String, description = "The status URL of the queued write."))),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
@@ -272,12 +263,19 @@ pub(super) async fn create_transaction<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (org, id, line_id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let input: TransactionBody = parse_json(&req, &body)?;
-    let input = StatementTransactionInput {
-        counter_account_id: required(input.counter_account_id, "counter_account_id")?,
-        description: input.description,
-    };
-    let write = Write::CreateStatementTransaction { id, line_id, input };
-    submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
+    queue_json(
+        &state,
+        &req,
+        &access,
+        payload,
+        StatusCode::CREATED,
+        |input: TransactionBody| {
+            let input = StatementTransactionInput {
+                counter_account_id: required(input.counter_account_id, "counter_account_id")?,
+                description: input.description,
+            };
+            Ok(Write::CreateStatementTransaction { id, line_id, input })
+        },
+    )
+    .await
 }

@@ -1,0 +1,82 @@
+//! The steps the handlers of an organization's resources share: clearing the access to
+//! one resource, queuing the write made of a JSON body or of an id alone, and the body
+//! members a write requires. A handler keeps only what is its own: its body type, the
+//! write it builds and the read it makes.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use ledger_domain::error::ErrorCode;
+use ledger_domain::organizations::Scope;
+use ledger_domain::ports::Store;
+use ledger_domain::services::{Access, Write};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+use super::access;
+use crate::AppState;
+use crate::error::{ApiError, validation};
+use crate::input::{parse_json, read_body};
+use crate::queued::submit;
+
+/// A required body member, or `missing_field` naming it.
+pub(crate) fn required<T>(value: Option<T>, name: &str) -> Result<T, ApiError> {
+    value.ok_or_else(|| {
+        validation(
+            ErrorCode::MissingField,
+            Some(name.into()),
+            format!("{name} is required"),
+        )
+    })
+}
+
+/// A member that may be given as `null` (clear it) or a value; absent stays `None`
+/// (`#[serde(default, deserialize_with = "present")]`).
+pub(crate) fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// Authenticates the request to `/organizations/{org}/<resource>/{id}` and clears it for
+/// `needed`; answers the access and the id.
+pub(crate) async fn resource_access<S: Store>(
+    state: &AppState<S>,
+    req: &HttpRequest,
+    path: web::Path<(String, String)>,
+    needed: Scope,
+    resource: &str,
+) -> Result<(Access, String), ApiError> {
+    let (org, id) = path.into_inner();
+    let access = access(state, req, &org, needed, resource).await?;
+    Ok((access, id))
+}
+
+/// Reads the JSON body, builds the write of it with `build` and queues it (answering
+/// `success` once it is done).
+pub(crate) async fn queue_json<S: Store, B: DeserializeOwned>(
+    state: &AppState<S>,
+    req: &HttpRequest,
+    access: &Access,
+    payload: web::Payload,
+    success: StatusCode,
+    build: impl FnOnce(B) -> Result<Write, ApiError>,
+) -> Result<HttpResponse, ApiError> {
+    let body = read_body(payload).await?;
+    let input: B = parse_json(req, &body)?;
+    submit(state, req, access, &body, success, build(input)?).await
+}
+
+/// A write on one resource that takes no body and needs `admin` (a delete, a secret
+/// rotation): the write `build` makes of the id, queued, 200 once it is done.
+pub(crate) async fn queue_admin_write<S: Store>(
+    state: &AppState<S>,
+    req: &HttpRequest,
+    path: web::Path<(String, String)>,
+    resource: &str,
+    build: impl FnOnce(String) -> Write,
+) -> Result<HttpResponse, ApiError> {
+    let (access, id) = resource_access(state, req, path, Scope::Admin, resource).await?;
+    submit(state, req, &access, b"", StatusCode::OK, build(id)).await
+}
