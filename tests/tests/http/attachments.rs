@@ -8,7 +8,7 @@ use ledger_tests::{Answer, Org, TestApp, both};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::exchange_rates::{credits, delete, refused};
+use ledger_tests::refused;
 
 const BOUNDARY: &str = "ledger-test-boundary-7MA4YWxkTrZu0gW";
 
@@ -107,19 +107,18 @@ fn blob_files(app: &TestApp) -> Vec<std::path::PathBuf> {
 }
 
 async fn transaction(app: &TestApp, org: &Org, key: &str) -> String {
-    let cash = app.account_id(org, key, "1000").await;
-    let sales = app.account_id(org, key, "4000").await;
+    let [cash, sales] = app.account_ids(org, key, ["1000", "4000"]).await;
     let entries = json!([{"account_id": cash, "entry_type": "debit", "amount": "12.50"},
                          {"account_id": sales, "entry_type": "credit", "amount": "12.50"}]);
     let res = app
         .post_wait(
             key,
-            &format!("/organizations/{}/transactions", org.id),
+            &org.path("transactions"),
             json!({"description": "Paper", "date": "2026-03-01", "entries": entries}),
         )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body["id"].as_str().expect("id").to_owned()
+    res.id()
 }
 
 async fn document(app: &TestApp, org: &Org, key: &str, kind: &str) -> String {
@@ -136,7 +135,7 @@ async fn document(app: &TestApp, org: &Org, key: &str, kind: &str) -> String {
     let contact = app
         .post_wait(
             key,
-            &format!("/organizations/{}/contacts", org.id),
+            &org.path("contacts"),
             json!({"contact_type": contact_type, "name": format!("{kind} contact")}),
         )
         .await;
@@ -148,7 +147,7 @@ async fn document(app: &TestApp, org: &Org, key: &str, kind: &str) -> String {
         .post_wait(key, &format!("/organizations/{}/{kind}", org.id), body)
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body["id"].as_str().expect("id").to_owned()
+    res.id()
 }
 
 async fn upload_list_download_replay_and_delete(app: &TestApp) {
@@ -156,7 +155,7 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     let key = &org.live_key;
     let txn = transaction(app, &org, key).await;
     let on_txn = format!("/organizations/{}/transactions/{txn}/attachments", org.id);
-    let before = credits(app, &org).await;
+    let before = app.credits(&org).await;
 
     // A PDF sent as octet-stream is still a PDF: the bytes decide.
     let pdf = upload(
@@ -170,7 +169,7 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     )
     .await;
     assert_eq!(pdf.status, StatusCode::CREATED, "{}", pdf.body);
-    let pdf_id = pdf.body["id"].as_str().expect("id").to_owned();
+    let pdf_id = pdf.id();
     assert!(pdf_id.starts_with("att_"), "{pdf_id}");
     assert_eq!(pdf.body["object"], "attachment");
     assert_eq!(pdf.body["owner_type"], "transaction");
@@ -183,7 +182,7 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
         pdf.body["download_url"],
         format!("/organizations/{}/attachments/{pdf_id}/content", org.id)
     );
-    assert_eq!(credits(app, &org).await, before - 1);
+    assert_eq!(app.credits(&org).await, before - 1);
 
     let csv = upload(
         app,
@@ -197,7 +196,7 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     .await;
     assert_eq!(csv.status, StatusCode::CREATED, "{}", csv.body);
     assert_eq!(csv.body["content_type"], "text/csv");
-    assert_eq!(credits(app, &org).await, before - 2);
+    assert_eq!(app.credits(&org).await, before - 2);
     assert_eq!(blob_files(app).len(), 2);
 
     // The same upload with the same key answers the first one again: no charge, no blob.
@@ -232,7 +231,7 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     )
     .await;
     refused(&other, StatusCode::CONFLICT, "idempotency_key_reused");
-    assert_eq!(credits(app, &org).await, before - 2);
+    assert_eq!(app.credits(&org).await, before - 2);
     assert_eq!(blob_files(app).len(), 2);
 
     let list = app.get(key, &on_txn).await;
@@ -290,14 +289,7 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     assert_eq!(cached.status, StatusCode::NOT_MODIFIED);
 
     // GraphQL reads them on the transaction (uploads stay REST-only).
-    let res = app
-        .call(
-            Method::POST,
-            "/graphql",
-            Some(key),
-            Some(json!({"query": "query($id: ID!) { transaction(id: $id) { attachments { id ownerType ownerId fileName contentType size sha256 downloadUrl } } }", "variables": {"id": txn}})),
-            &[],
-        )
+    let res = app.post(key, "/graphql", json!({"query": "query($id: ID!) { transaction(id: $id) { attachments { id ownerType ownerId fileName contentType size sha256 downloadUrl } } }", "variables": {"id": txn}}))
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     let nodes = &res.body["data"]["transaction"]["attachments"];
@@ -328,7 +320,7 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
 
     // Delete (admin), once.
     let meta_path = format!("/organizations/{}/attachments/{pdf_id}", org.id);
-    let res = delete(app, key, &meta_path).await;
+    let res = app.delete(key, &meta_path).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["deleted"], true);
     refused(
@@ -339,7 +331,7 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     let (gone, _) = raw(app, Method::GET, key, &content, None, &[]).await;
     refused(&gone, StatusCode::NOT_FOUND, "resource_not_found");
     refused(
-        &delete(app, key, &meta_path).await,
+        &app.delete(key, &meta_path).await,
         StatusCode::NOT_FOUND,
         "resource_not_found",
     );
@@ -374,7 +366,7 @@ async fn refused_uploads_leave_nothing_behind(app: &TestApp) {
     let key = &org.live_key;
     let txn = transaction(app, &org, key).await;
     let path = format!("/organizations/{}/transactions/{txn}/attachments", org.id);
-    let before = credits(app, &org).await;
+    let before = app.credits(&org).await;
 
     // Mislabelled: an archive and an executable claiming to be a PDF.
     let zip = upload(app, key, &path, "receipt.pdf", "application/pdf", ZIP, &[]).await;
@@ -459,7 +451,7 @@ async fn refused_uploads_leave_nothing_behind(app: &TestApp) {
     assert!(blob_files(app).is_empty(), "{:?}", blob_files(app));
     let list = app.get(key, &path).await;
     assert_eq!(list.body["data"], json!([]), "{}", list.body);
-    assert_eq!(credits(app, &org).await, before);
+    assert_eq!(app.credits(&org).await, before);
 }
 both!(attachments_refused, refused_uploads_leave_nothing_behind);
 
@@ -479,7 +471,7 @@ async fn other_tenants_and_modes_see_nothing(app: &TestApp) {
     )
     .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let id = res.body["id"].as_str().expect("id").to_owned();
+    let id = res.id();
     let meta = format!("/organizations/{}/attachments/{id}", owner.id);
     let content = format!("{meta}/content");
 
@@ -495,7 +487,7 @@ async fn other_tenants_and_modes_see_nothing(app: &TestApp) {
             );
         }
         refused(
-            &delete(app, key, &meta).await,
+            &app.delete(key, &meta).await,
             StatusCode::NOT_FOUND,
             "organization_not_found",
         );
@@ -514,7 +506,7 @@ async fn other_tenants_and_modes_see_nothing(app: &TestApp) {
         "resource_not_found",
     );
     refused(
-        &delete(app, &stranger.live_key, &theirs).await,
+        &app.delete(&stranger.live_key, &theirs).await,
         StatusCode::NOT_FOUND,
         "resource_not_found",
     );
@@ -552,7 +544,7 @@ async fn other_tenants_and_modes_see_nothing(app: &TestApp) {
     let res = upload(app, &reader, &on_txn, "r.pdf", "application/pdf", PDF, &[]).await;
     refused(&res, StatusCode::FORBIDDEN, "insufficient_permissions");
     refused(
-        &delete(app, &writer, &meta).await,
+        &app.delete(&writer, &meta).await,
         StatusCode::FORBIDDEN,
         "insufficient_permissions",
     );
@@ -631,7 +623,7 @@ async fn attachments_in_an_s3_bucket() {
     let path = format!("/organizations/{}/transactions/{txn}/attachments", org.id);
     let res = upload(&app, key, &path, "receipt.pdf", "application/pdf", PDF, &[]).await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let id = res.body["id"].as_str().expect("id").to_owned();
+    let id = res.id();
     let storage_key = format!("{}/{id}", org.id);
     use ledger_domain::ports::Blobs;
     assert_eq!(
@@ -650,12 +642,9 @@ async fn attachments_in_an_s3_bucket() {
         StatusCode::UNSUPPORTED_MEDIA_TYPE,
         "unsupported_media_type",
     );
-    let res = delete(
-        &app,
-        key,
-        &format!("/organizations/{}/attachments/{id}", org.id),
-    )
-    .await;
+    let res = app
+        .delete(key, &format!("/organizations/{}/attachments/{id}", org.id))
+        .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(s3.get(&storage_key).await.expect("get"), None);
     app.finish().await;

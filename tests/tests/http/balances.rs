@@ -73,7 +73,7 @@ fn body(rng: &mut Rng, accounts: &[String], auto_post: bool, label: &str) -> Val
 /// One client's random walk over the transaction lifecycle, every write waited for.
 async fn client(app: &TestApp, org: &Org, accounts: &[String], seed: u64) {
     let key = org.test_key.as_str();
-    let base = format!("/organizations/{}/transactions", org.id);
+    let base = org.path("transactions");
     let wait = [("Prefer", "wait=20")];
     let mut rng = Rng(seed);
     let mut pending: Vec<String> = Vec::new();
@@ -130,7 +130,7 @@ async fn client(app: &TestApp, org: &Org, accounts: &[String], seed: u64) {
             res.body
         );
         if method == Method::POST && path == base {
-            let id = res.body["id"].as_str().expect("id").to_owned();
+            let id = res.id();
             if res.body["status"] == "pending" {
                 pending.push(id);
             } else {
@@ -363,7 +363,4 @@ async fn random_interleavings_keep_balances_exact(app: &TestApp) {
         res.body
     );
 }
-both!(
-    random_interleavings_keep_balances_exact,
-    random_interleavings_keep_balances_exact
-);
+both!(random_interleavings_keep_balances_exact);

@@ -2,38 +2,23 @@
 //! validation, numbering under concurrency, racing payments, tenancy, "in use" checks,
 //! and the books balancing with A/R and A/P equal to what is still owed.
 
-use ledger_tests::{Answer, Org, TestApp, both};
+use ledger_tests::{Answer, Org, TestApp, both, refused, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 fn invoices(org: &Org) -> String {
-    format!("/organizations/{}/invoices", org.id)
+    org.path("invoices")
 }
 
 fn bills(org: &Org) -> String {
-    format!("/organizations/{}/bills", org.id)
-}
-
-fn refused(res: &Answer, status: StatusCode, code: &str) {
-    assert_eq!((res.status, res.code()), (status, code), "{}", res.body);
-}
-
-async fn call_wait(
-    app: &TestApp,
-    method: Method,
-    key: &str,
-    path: &str,
-    body: Option<Value>,
-) -> Answer {
-    app.call(method, path, Some(key), body, &[("Prefer", "wait=10")])
-        .await
+    org.path("bills")
 }
 
 async fn contact(app: &TestApp, org: &Org, key: &str, contact_type: &str, name: &str) -> String {
     let res = app
         .post_wait(
             key,
-            &format!("/organizations/{}/contacts", org.id),
+            &org.path("contacts"),
             json!({"contact_type": contact_type, "name": name}),
         )
         .await;
@@ -52,7 +37,7 @@ async fn tax(
     let res = app
         .post(
             key,
-            &format!("/organizations/{}/taxes", org.id),
+            &org.path("taxes"),
             json!({"name": name, "rate": rate, "tax_type": "sales_tax", "is_compound": compound}),
         )
         .await;
@@ -74,12 +59,7 @@ async fn net(app: &TestApp, org: &Org, key: &str, code: &str) -> String {
 }
 
 async fn trial_balance_balances(app: &TestApp, org: &Org, key: &str) {
-    let res = app
-        .get(
-            key,
-            &format!("/organizations/{}/reports/trial-balance", org.id),
-        )
-        .await;
+    let res = app.get(key, &org.path("reports/trial-balance")).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(
         res.body["total_debits"], res.body["total_credits"],
@@ -95,7 +75,7 @@ async fn create_invoice(app: &TestApp, org: &Org, key: &str, body: Value) -> Val
 }
 
 async fn act(app: &TestApp, key: &str, path: &str) -> Answer {
-    call_wait(app, Method::POST, key, path, None).await
+    app.call_wait(Method::POST, key, path, None).await
 }
 
 async fn pay(app: &TestApp, key: &str, path: &str, amount: &str) -> Answer {
@@ -171,9 +151,7 @@ async fn invoice_lifecycle_posts_to_the_books(app: &TestApp) {
     );
 
     // Update the draft (queued): one item replaced.
-    let res = call_wait(
-        app,
-        Method::PUT,
+    let res = app.call_wait(Method::PUT,
         key,
         &path,
         Some(json!({"items": [{"description": "Consulting", "quantity": "1.5", "unit_price": "100.00", "tax_ids": [vat]}]})),
@@ -211,12 +189,13 @@ async fn invoice_lifecycle_posts_to_the_books(app: &TestApp) {
 
     // Sent: no more edits or deletes, no second send.
     refused(
-        &call_wait(app, Method::PUT, key, &path, Some(json!({"notes": "x"}))).await,
+        &app.call_wait(Method::PUT, key, &path, Some(json!({"notes": "x"})))
+            .await,
         StatusCode::UNPROCESSABLE_ENTITY,
         "invoice_not_draft",
     );
     refused(
-        &call_wait(app, Method::DELETE, key, &path, None).await,
+        &app.call_wait(Method::DELETE, key, &path, None).await,
         StatusCode::UNPROCESSABLE_ENTITY,
         "invoice_not_draft",
     );
@@ -283,12 +262,7 @@ async fn invoice_lifecycle_posts_to_the_books(app: &TestApp) {
     // History: every status change, with time and key.
     let history = app.get(key, &format!("{path}/history")).await;
     assert_eq!(history.status, StatusCode::OK, "{}", history.body);
-    let statuses: Vec<&str> = history.body["data"]
-        .as_array()
-        .expect("rows")
-        .iter()
-        .filter_map(|r| r["status"].as_str())
-        .collect();
+    let statuses = strs(&history.body["data"], "status");
     assert_eq!(statuses, ["draft", "sent", "partially_paid", "paid"]);
     assert!(
         history.body["data"][0]["api_key_id"]
@@ -304,13 +278,7 @@ async fn invoice_lifecycle_posts_to_the_books(app: &TestApp) {
     // Events of the invoice.
     let events = app.get(key, &format!("/events/invoice/{id}")).await;
     assert_eq!(events.status, StatusCode::OK, "{}", events.body);
-    let kinds: Vec<&str> = events
-        .body
-        .as_array()
-        .expect("events")
-        .iter()
-        .filter_map(|e| e["event_type"].as_str())
-        .collect();
+    let kinds = strs(&events.body, "event_type");
     for kind in [
         "invoice.created",
         "invoice.updated",
@@ -405,7 +373,7 @@ async fn void_and_delete_follow_the_rules(app: &TestApp) {
     let two = create_invoice(app, &org, key, body.clone()).await;
     assert_eq!(two["invoice_number"], "INV-000003");
     let path = format!("{}/{}", invoices(&org), two["id"].as_str().expect("id"));
-    let deleted = call_wait(app, Method::DELETE, key, &path, None).await;
+    let deleted = app.call_wait(Method::DELETE, key, &path, None).await;
     assert_eq!(deleted.status, StatusCode::OK, "{}", deleted.body);
     assert_eq!(deleted.body["deleted"], true);
     refused(
@@ -413,9 +381,7 @@ async fn void_and_delete_follow_the_rules(app: &TestApp) {
         StatusCode::NOT_FOUND,
         "resource_not_found",
     );
-    let trail = app
-        .get(key, &format!("/organizations/{}/recently-deleted", org.id))
-        .await;
+    let trail = app.get(key, &org.path("recently-deleted")).await;
     assert!(
         trail
             .body
@@ -501,15 +467,13 @@ async fn bills_post_expenses_and_payables(app: &TestApp) {
     // With a recoverable-tax account set, bill tax is debited there.
     let recoverable = app.account_id(&org, key, "2100").await;
     let res = app
-        .call(
-            Method::PUT,
+        .put(
+            key,
             &format!(
                 "/organizations/{}/settings/recoverable_tax_account_id",
                 org.id
             ),
-            Some(key),
-            Some(json!({"value": recoverable})),
-            &[],
+            json!({"value": recoverable}),
         )
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
@@ -651,9 +615,7 @@ async fn bad_documents_are_refused_and_change_nothing(app: &TestApp) {
         "resource_not_found",
     );
     // Credits: refused writes cost nothing.
-    let billing = app
-        .get(&org.live_key, &format!("/organizations/{}/billing", org.id))
-        .await;
+    let billing = app.get(&org.live_key, &org.path("billing")).await;
     assert_eq!(billing.status, StatusCode::OK, "{}", billing.body);
 }
 both!(invoice_errors, bad_documents_are_refused_and_change_nothing);
@@ -663,12 +625,10 @@ async fn numbers_stay_gap_free_under_concurrency(app: &TestApp) {
     let key = &org.test_key;
     let customer = contact(app, &org, key, "customer", "Many Invoices").await;
     let res = app
-        .call(
-            Method::PUT,
-            &format!("/organizations/{}/settings/invoice_number_prefix", org.id),
-            Some(key),
-            Some(json!({"value": "ACME-"})),
-            &[],
+        .put(
+            key,
+            &org.path("settings/invoice_number_prefix"),
+            json!({"value": "ACME-"}),
         )
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
@@ -778,8 +738,7 @@ async fn tenants_and_modes_are_isolated(app: &TestApp) {
         "resource_not_found",
     );
     refused(
-        &call_wait(
-            app,
+        &app.call_wait(
             Method::DELETE,
             &b.test_key,
             &format!("{}/{id}", invoices(&b)),
@@ -810,7 +769,7 @@ async fn tenants_and_modes_are_isolated(app: &TestApp) {
     let res = app
         .post(
             &a.test_key,
-            &format!("/organizations/{}/api-keys", a.id),
+            &a.path("api-keys"),
             json!({"name": "reader", "permissions": ["read"]}),
         )
         .await;
@@ -843,8 +802,7 @@ async fn contacts_and_taxes_in_use_cannot_be_deleted(app: &TestApp) {
     )
     .await;
     refused(
-        &call_wait(
-            app,
+        &app.call_wait(
             Method::DELETE,
             key,
             &format!("/organizations/{}/contacts/{customer}", org.id),
@@ -855,14 +813,8 @@ async fn contacts_and_taxes_in_use_cannot_be_deleted(app: &TestApp) {
         "resource_in_use",
     );
     refused(
-        &app.call(
-            Method::DELETE,
-            &format!("/organizations/{}/taxes/{vat}", org.id),
-            Some(key),
-            None,
-            &[],
-        )
-        .await,
+        &app.delete(key, &format!("/organizations/{}/taxes/{vat}", org.id))
+            .await,
         StatusCode::UNPROCESSABLE_ENTITY,
         "resource_in_use",
     );
@@ -979,13 +931,13 @@ async fn invoice_pdf_renders_the_document(app: &TestApp) {
     let res = app
         .post_wait(
             key,
-            &format!("/organizations/{}/contacts", org.id),
+            &org.path("contacts"),
             json!({"contact_type": "customer", "name": "Müller GmbH", "address": "Königstraße 1",
                    "city": "Łódź", "country": "PL", "email": "ap@mueller.example"}),
         )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let customer = res.body["id"].as_str().expect("id").to_owned();
+    let customer = res.id();
     let vat = tax(app, &org, key, "VAT", "20", false).await;
     let inv = create_invoice(
         app,
@@ -1004,10 +956,7 @@ async fn invoice_pdf_renders_the_document(app: &TestApp) {
         pay(app, key, &path, "500.00").await.status,
         StatusCode::CREATED
     );
-    let credits_before = app
-        .get(&org.live_key, &format!("/organizations/{}/billing", org.id))
-        .await
-        .body;
+    let credits_before = app.get(&org.live_key, &org.path("billing")).await.body;
 
     let res = app
         .client
@@ -1048,10 +997,7 @@ async fn invoice_pdf_renders_the_document(app: &TestApp) {
         );
     }
     // Reading the PDF costs no credits.
-    let credits_after = app
-        .get(&org.live_key, &format!("/organizations/{}/billing", org.id))
-        .await
-        .body;
+    let credits_after = app.get(&org.live_key, &org.path("billing")).await.body;
     assert_eq!(credits_before, credits_after);
     // Another tenant cannot read it.
     let other = app.signup("PDF Other").await;

@@ -3,12 +3,12 @@
 
 use std::time::Duration;
 
-use ledger_tests::{Answer, Org, TestApp, both};
+use ledger_tests::{Org, TestApp, both, refused, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 fn keys_path(org: &Org) -> String {
-    format!("/organizations/{}/api-keys", org.id)
+    org.path("api-keys")
 }
 
 /// Creates a key with `permissions` using `key`; returns (id, secret).
@@ -27,13 +27,9 @@ pub async fn make_key(
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     (
-        res.body["id"].as_str().expect("id").to_owned(),
+        res.id(),
         res.body["key"].as_str().expect("secret").to_owned(),
     )
-}
-
-fn refused(res: &Answer, status: StatusCode, code: &str) {
-    assert_eq!((res.status, res.code()), (status, code), "{}", res.body);
 }
 
 async fn create_list_and_get(app: &TestApp) {
@@ -47,7 +43,7 @@ async fn create_list_and_get(app: &TestApp) {
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     let secret = res.body["key"].as_str().expect("secret").to_owned();
-    let id = res.body["id"].as_str().expect("id").to_owned();
+    let id = res.id();
     assert!(secret.starts_with("ha_test_"));
     assert!(id.starts_with("key_"));
     assert_eq!(res.body["object"], "api_key");
@@ -58,7 +54,7 @@ async fn create_list_and_get(app: &TestApp) {
     assert!(res.body.get("key_hash").is_none());
 
     // The new key reads but cannot write.
-    let accounts = format!("/organizations/{}/accounts", org.id);
+    let accounts = org.path("accounts");
     assert_eq!(app.get(&secret, &accounts).await.status, StatusCode::OK);
     let res = app
         .post(
@@ -147,7 +143,7 @@ async fn create_list_and_get(app: &TestApp) {
             .starts_with("ha_live_")
     );
 }
-both!(create_list_and_get, create_list_and_get);
+both!(create_list_and_get);
 
 async fn creation_refusals(app: &TestApp) {
     let org = app.signup("Refuse Co").await;
@@ -271,20 +267,11 @@ async fn creation_refusals(app: &TestApp) {
         )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let sub = app
-        .post(
-            &org.test_key,
-            "/accounts/sub",
-            json!({"parent_organization_id": org.id, "name": "Branch", "relationship_type": "owned"}),
-        )
-        .await;
-    assert_eq!(sub.status, StatusCode::CREATED, "{}", sub.body);
-    let sub_id = sub.body["organization"]["id"].as_str().expect("id");
-    let sub_key = sub.body["api_key"]["key"].as_str().expect("key");
+    let (sub_id, sub_key) = app.sub_org(&org.test_key, &org.id, "Branch", "owned").await;
     let sub_path = format!("/organizations/{sub_id}/api-keys");
     let res = app
         .post(
-            sub_key,
+            &sub_key,
             &sub_path,
             json!({"name": "s", "permissions": ["system"]}),
         )
@@ -295,7 +282,7 @@ async fn creation_refusals(app: &TestApp) {
     let res = app.get(&org.test_key, &sub_path).await;
     assert_eq!(res.status, StatusCode::OK);
     assert_eq!(res.body["total_count"], 1);
-    let res = app.get(sub_key, &path).await;
+    let res = app.get(&sub_key, &path).await;
     refused(&res, StatusCode::NOT_FOUND, "organization_not_found");
 
     // Unknown and malformed key ids.
@@ -304,7 +291,7 @@ async fn creation_refusals(app: &TestApp) {
         refused(&res, StatusCode::NOT_FOUND, "resource_not_found");
     }
 }
-both!(creation_refusals, creation_refusals);
+both!(creation_refusals);
 
 async fn another_organization_reaches_nothing(app: &TestApp) {
     let a = app.signup("Alpha Keys").await;
@@ -340,10 +327,7 @@ async fn another_organization_reaches_nothing(app: &TestApp) {
     let res = app.get(&a.test_key, &item).await;
     assert_eq!(res.body["disabled"], false, "untouched");
 }
-both!(
-    another_organization_reaches_nothing,
-    another_organization_reaches_nothing
-);
+both!(another_organization_reaches_nothing);
 
 async fn rotate(app: &TestApp, org: &Org, id: &str) -> Value {
     let res = app
@@ -368,7 +352,7 @@ async fn rotation_keeps_the_old_secret_for_the_grace_period(app: &TestApp) {
     assert_eq!(body["id"], id.as_str());
     assert_eq!(body["last4"], new[new.len() - 4..]);
     assert!(body["previous_key_expires_at"].is_string());
-    let accounts = format!("/organizations/{}/accounts", org.id);
+    let accounts = org.path("accounts");
     // Default grace is 24 hours: both secrets work.
     assert_eq!(app.get(&old, &accounts).await.status, StatusCode::OK);
     assert_eq!(app.get(&new, &accounts).await.status, StatusCode::OK);
@@ -387,13 +371,7 @@ async fn rotation_keeps_the_old_secret_for_the_grace_period(app: &TestApp) {
     let events = app
         .get(&org.test_key, &format!("/events/api_key/{id}"))
         .await;
-    let types: Vec<&str> = events
-        .body
-        .as_array()
-        .expect("events")
-        .iter()
-        .filter_map(|e| e["event_type"].as_str())
-        .collect();
+    let types = strs(&events.body, "event_type");
     assert_eq!(
         types,
         ["api_key.created", "api_key.rotated", "api_key.rotated"]
@@ -403,10 +381,7 @@ async fn rotation_keeps_the_old_secret_for_the_grace_period(app: &TestApp) {
         "secrets never reach events"
     );
 }
-both!(
-    rotation_keeps_the_old_secret_for_the_grace_period,
-    rotation_keeps_the_old_secret_for_the_grace_period
-);
+both!(rotation_keeps_the_old_secret_for_the_grace_period);
 
 async fn grace_ends(backend: ledger_tests::Backend) {
     let Some(app) = TestApp::spawn_with(backend, |c| c.key_grace_seconds = 1).await else {
@@ -418,7 +393,7 @@ async fn grace_ends(backend: ledger_tests::Backend) {
         .as_str()
         .expect("secret")
         .to_owned();
-    let accounts = format!("/organizations/{}/accounts", org.id);
+    let accounts = org.path("accounts");
     assert_eq!(app.get(&old, &accounts).await.status, StatusCode::OK);
     tokio::time::sleep(Duration::from_millis(1_500)).await;
     refused(
@@ -431,23 +406,15 @@ async fn grace_ends(backend: ledger_tests::Backend) {
 }
 
 mod rotation_grace_ends {
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn sqlite() {
-        super::grace_ends(ledger_tests::Backend::Sqlite).await;
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn postgres() {
-        super::grace_ends(ledger_tests::Backend::Postgres).await;
-    }
+    ledger_tests::on_backends!(super::grace_ends);
 }
 
 async fn disable_enable_rename_and_delete(app: &TestApp) {
     let org = app.signup("Disable Co").await;
     let (id, secret) = make_key(app, &org, &org.test_key, &["read"]).await;
     let item = format!("{}/{id}", keys_path(&org));
-    let accounts = format!("/organizations/{}/accounts", org.id);
-    let put = |body: Value| app.call(Method::PUT, &item, Some(&org.test_key), Some(body), &[]);
+    let accounts = org.path("accounts");
+    let put = |body: Value| app.put(&org.test_key, &item, body);
 
     // Used first, so the server holds a copy of the key (LEDGER_KEY_CACHE_MS): disabling
     // it through the server must still refuse the very next request.
@@ -483,9 +450,7 @@ async fn disable_enable_rename_and_delete(app: &TestApp) {
         "invalid_field",
     );
 
-    let res = app
-        .call(Method::DELETE, &item, Some(&org.test_key), None, &[])
-        .await;
+    let res = app.delete(&org.test_key, &item).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(
         res.body,
@@ -506,20 +471,13 @@ async fn disable_enable_rename_and_delete(app: &TestApp) {
         StatusCode::NOT_FOUND,
         "resource_not_found",
     );
-    let again = app
-        .call(Method::DELETE, &item, Some(&org.test_key), None, &[])
-        .await;
+    let again = app.delete(&org.test_key, &item).await;
     refused(&again, StatusCode::NOT_FOUND, "resource_not_found");
     let list = app.get(&org.test_key, &keys_path(&org)).await;
     assert_eq!(list.body["total_count"], 1);
 
     // The deletion is in the organization's audit trail and in the deleting key's.
-    let trail = app
-        .get(
-            &org.test_key,
-            &format!("/organizations/{}/recently-deleted", org.id),
-        )
-        .await;
+    let trail = app.get(&org.test_key, &org.path("recently-deleted")).await;
     assert_eq!(trail.status, StatusCode::OK, "{}", trail.body);
     assert_eq!(trail.body["object"], "list");
     assert_eq!(trail.body["total_count"], 1);
@@ -541,12 +499,7 @@ async fn disable_enable_rename_and_delete(app: &TestApp) {
     // Other keys and the other mode did not delete it.
     let live = app.get(&org.live_key, "/recently-deleted").await;
     assert_eq!(live.body["total_count"], 0);
-    let live_trail = app
-        .get(
-            &org.live_key,
-            &format!("/organizations/{}/recently-deleted", org.id),
-        )
-        .await;
+    let live_trail = app.get(&org.live_key, &org.path("recently-deleted")).await;
     assert_eq!(live_trail.body["total_count"], 0);
     let (_, reader) = make_key(app, &org, &org.test_key, &["read"]).await;
     assert_eq!(
@@ -561,24 +514,15 @@ async fn disable_enable_rename_and_delete(app: &TestApp) {
     );
     let other = app.signup("Other Deleter").await;
     refused(
-        &app.get(
-            &other.test_key,
-            &format!("/organizations/{}/recently-deleted", org.id),
-        )
-        .await,
+        &app.get(&other.test_key, &org.path("recently-deleted"))
+            .await,
         StatusCode::NOT_FOUND,
         "organization_not_found",
     );
     let events = app
         .get(&org.test_key, &format!("/events/api_key/{id}"))
         .await;
-    let types: Vec<&str> = events
-        .body
-        .as_array()
-        .expect("events")
-        .iter()
-        .filter_map(|e| e["event_type"].as_str())
-        .collect();
+    let types = strs(&events.body, "event_type");
     assert_eq!(
         types,
         [
@@ -589,7 +533,4 @@ async fn disable_enable_rename_and_delete(app: &TestApp) {
         ]
     );
 }
-both!(
-    disable_enable_rename_and_delete,
-    disable_enable_rename_and_delete
-);
+both!(disable_enable_rename_and_delete);

@@ -1,12 +1,12 @@
 //! Rate limits: headers on every authenticated answer, 429 past the budget.
 
-use ledger_tests::{Backend, TestApp};
+use ledger_tests::{Backend, TestApp, refused};
 use reqwest::StatusCode;
 
 async fn budget_then_refusal(app: &TestApp) {
     let org = app.signup("Limited").await;
     let other = app.signup("Unlimited").await;
-    let path = format!("/organizations/{}/accounts", org.id);
+    let path = org.path("accounts");
     for remaining in ["2", "1", "0"] {
         let res = app.get(&org.test_key, &path).await;
         assert_eq!(res.status, StatusCode::OK);
@@ -28,10 +28,7 @@ async fn budget_then_refusal(app: &TestApp) {
         assert!(reset >= now && reset <= now + 61, "reset {reset} now {now}");
     }
     let res = app.get(&org.test_key, &path).await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::TOO_MANY_REQUESTS, "rate_limit_exceeded")
-    );
+    refused(&res, StatusCode::TOO_MANY_REQUESTS, "rate_limit_exceeded");
     assert_eq!(res.body["error"]["type"], "rate_limit_error");
     let retry_after = res.body["error"]["retry_after"]
         .as_u64()
@@ -49,12 +46,7 @@ async fn budget_then_refusal(app: &TestApp) {
     );
     // Another organization's key has its own budget; the live key of the same
     // organization has the live budget.
-    let res = app
-        .get(
-            &other.test_key,
-            &format!("/organizations/{}/accounts", other.id),
-        )
-        .await;
+    let res = app.get(&other.test_key, &other.path("accounts")).await;
     assert_eq!(res.status, StatusCode::OK);
     let res = app.get(&org.live_key, &path).await;
     assert_eq!(res.status, StatusCode::OK);
@@ -78,15 +70,7 @@ async fn run(backend: Backend) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sqlite() {
-    run(Backend::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn postgres() {
-    run(Backend::Postgres).await;
-}
+ledger_tests::on_backends!(run);
 
 /// Two replicas sharing Redis draw from one budget per key.
 async fn replicas_share_the_budget(backend: Backend) {
@@ -114,7 +98,7 @@ async fn replicas_share_the_budget(backend: Backend) {
     let org = first.signup("Shared").await;
     // The second replica serves the same database.
     let second = first.replica(tweak).await;
-    let path = format!("/organizations/{}/accounts", org.id);
+    let path = org.path("accounts");
     let mut remaining = Vec::new();
     for app in [&first, &second, &first, &second] {
         let res = app.get(&org.test_key, &path).await;
@@ -130,21 +114,12 @@ async fn replicas_share_the_budget(backend: Backend) {
     assert_eq!(remaining, ["3", "2", "1", "0"]);
     for app in [&first, &second] {
         let res = app.get(&org.test_key, &path).await;
-        assert_eq!(
-            (res.status, res.code()),
-            (StatusCode::TOO_MANY_REQUESTS, "rate_limit_exceeded")
-        );
+        refused(&res, StatusCode::TOO_MANY_REQUESTS, "rate_limit_exceeded");
     }
     second.finish().await;
     first.finish().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn shared_sqlite() {
-    replicas_share_the_budget(Backend::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn shared_postgres() {
-    replicas_share_the_budget(Backend::Postgres).await;
+mod shared {
+    ledger_tests::on_backends!(super::replicas_share_the_budget);
 }

@@ -3,58 +3,11 @@
 
 use std::collections::HashSet;
 
-use ledger_tests::{Answer, TestApp, both};
+use ledger_tests::{Answer, TestApp, both, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-const MODERN: &str = "2026-07-28";
-
-fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientCapabilities": {},
-    })
-}
-
-/// A modern-era request with the headers derived from the body.
-async fn modern(app: &TestApp, key: &str, method: &str, mut params: Value) -> Answer {
-    params["_meta"] = meta();
-    let name = params["name"]
-        .as_str()
-        .or(params["uri"].as_str())
-        .map(str::to_owned);
-    let mut headers = vec![("MCP-Protocol-Version", MODERN), ("Mcp-Method", method)];
-    if let Some(name) = &name {
-        headers.push(("Mcp-Name", name));
-    }
-    app.call(
-        Method::POST,
-        "/mcp",
-        Some(key),
-        Some(json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})),
-        &headers,
-    )
-    .await
-}
-
-/// Calls a tool (modern era) and returns its result.
-pub(crate) async fn tool(app: &TestApp, key: &str, name: &str, arguments: Value) -> Value {
-    let res = modern(
-        app,
-        key,
-        "tools/call",
-        json!({"name": name, "arguments": arguments}),
-    )
-    .await;
-    assert_eq!(res.status, StatusCode::OK, "{name}: {}", res.body);
-    assert_eq!(res.body["result"]["resultType"], "complete");
-    res.body["result"].clone()
-}
-
-pub(crate) fn ok(result: &Value) -> &Value {
-    assert_eq!(result["isError"], false, "{result}");
-    &result["structuredContent"]
-}
+use ledger_tests::mcp::{MODERN, meta, modern, ok, tool};
 
 async fn raw(app: &TestApp, key: Option<&str>, body: Value, headers: &[(&str, &str)]) -> Answer {
     app.call(Method::POST, "/mcp", key, Some(body), headers)
@@ -902,12 +855,7 @@ async fn mcp_keeps_tenants_apart(app: &TestApp) {
         );
     }
     // Organization B is unchanged; A's default organization is its own.
-    let res = app
-        .get(
-            &b.test_key,
-            &format!("/organizations/{}/accounts?limit=100", b.id),
-        )
-        .await;
+    let res = app.get(&b.test_key, &b.path("accounts?limit=100")).await;
     let accounts = res.body["data"].as_array().expect("accounts");
     assert!(accounts.iter().all(|acc| acc["code"] != "1999"));
     assert!(accounts.iter().any(|acc| acc["id"] == b_cash.as_str()));
@@ -967,17 +915,11 @@ both!(mcp_tenants, mcp_keeps_tenants_apart);
 async fn mcp_prompts_and_resources_read_real_data(app: &TestApp) {
     let org = app.signup("Mcp Prompts").await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let equity = app.account_id(&org, key, "3000").await;
+    let [cash, equity] = app.account_ids(&org, key, ["1000", "3000"]).await;
     app.post_transfer(&org, key, &cash, &equity, "1234.56")
         .await;
     let res = modern(app, key, "resources/list", json!({})).await;
-    let uris: Vec<&str> = res.body["result"]["resources"]
-        .as_array()
-        .expect("resources")
-        .iter()
-        .filter_map(|r| r["uri"].as_str())
-        .collect();
+    let uris = strs(&res.body["result"]["resources"], "uri");
     assert!(
         uris.contains(&"ledger://chart-of-accounts")
             && uris.contains(&"ledger://reports/trial-balance")
@@ -1028,12 +970,7 @@ async fn mcp_prompts_and_resources_read_real_data(app: &TestApp) {
     let res = modern(app, key, "resources/read", json!({"uri": "ledger://nope"})).await;
     assert_eq!(rpc_code(&res), -32002);
     let res = modern(app, key, "prompts/list", json!({})).await;
-    let names: Vec<&str> = res.body["result"]["prompts"]
-        .as_array()
-        .expect("prompts")
-        .iter()
-        .filter_map(|p| p["name"].as_str())
-        .collect();
+    let names = strs(&res.body["result"]["prompts"], "name");
     assert_eq!(
         names,
         [
@@ -1103,8 +1040,7 @@ both!(mcp_prompts, mcp_prompts_and_resources_read_real_data);
 async fn mcp_tool_calls_run_concurrently(app: &TestApp) {
     let org = app.signup("Mcp Concurrent").await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
+    let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
     let calls = (1..=20).map(|i| {
         let (cash, sales) = (cash.clone(), sales.clone());
         async move {

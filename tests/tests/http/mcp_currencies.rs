@@ -5,7 +5,7 @@
 use ledger_tests::{TestApp, both};
 use serde_json::json;
 
-use crate::mcp::{ok, tool};
+use ledger_tests::mcp::{ok, tool};
 
 async fn mcp_currency_tools(app: &TestApp) {
     let org = app.signup("Mcp Fx").await;
@@ -156,4 +156,4 @@ async fn mcp_currency_tools(app: &TestApp) {
     // Three rate writes (create, create, update) and a delete; reads and conversions free.
     assert_eq!(credits().await, before - 4);
 }
-both!(mcp_currency_tools, mcp_currency_tools);
+both!(mcp_currency_tools);

@@ -53,8 +53,7 @@ pub(crate) async fn fixtures(app: &TestApp) -> Fixtures {
     let org = app.signup("Mcp Required").await;
     let key = org.test_key.clone();
     let base = format!("/organizations/{}", org.id);
-    let cash = app.account_id(&org, &key, "1000").await;
-    let sales = app.account_id(&org, &key, "4000").await;
+    let [cash, sales] = app.account_ids(&org, &key, ["1000", "4000"]).await;
     let savings = app
         .post_wait(
             &key,

@@ -75,7 +75,7 @@ async fn post(app: &TestApp, org: &Org, bank: &str, income: &str) {
     let res = app
         .post_wait(
             &org.test_key,
-            &format!("/organizations/{}/transactions", org.id),
+            &org.path("transactions"),
             json!({"description": "Sale", "date": "2026-01-15", "auto_post": true, "entries": [
                 {"account_id": bank, "entry_type": "debit", "amount": "10.00"},
                 {"account_id": income, "entry_type": "credit", "amount": "10.00"},
@@ -88,12 +88,7 @@ async fn post(app: &TestApp, org: &Org, bank: &str, income: &str) {
 async fn metrics_are_measured_and_lint_clean(app: &TestApp) {
     let org = app.signup("Metrics").await;
     // Like /system: no key, a bogus key, a key without `system` are refused.
-    let res = app
-        .client
-        .get(format!("{}/metrics", app.base))
-        .send()
-        .await
-        .expect("metrics");
+    let res = app.fetch("/metrics").await;
     assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
     let (status, _, body) = scrape(app, &org.test_key).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
@@ -103,15 +98,9 @@ async fn metrics_are_measured_and_lint_clean(app: &TestApp) {
     let (status, content_type, before) = scrape(app, &system_key).await;
     assert_eq!(status, StatusCode::OK, "{before}");
     assert!(content_type.starts_with("text/plain"), "{content_type}");
-    let listed = app
-        .get(
-            &org.test_key,
-            &format!("/organizations/{}/accounts", org.id),
-        )
-        .await;
+    let listed = app.get(&org.test_key, &org.path("accounts")).await;
     assert_eq!(listed.status, StatusCode::OK);
-    let bank = app.account_id(&org, &org.test_key, "1000").await;
-    let income = app.account_id(&org, &org.test_key, "4000").await;
+    let [bank, income] = app.account_ids(&org, &org.test_key, ["1000", "4000"]).await;
     post(app, &org, &bank, &income).await;
     post(app, &org, &bank, &income).await;
 

@@ -48,23 +48,15 @@ async fn world(backend: Backend) -> Option<World> {
 macro_rules! oauth_both {
     ($name:ident, $scenario:ident) => {
         mod $name {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() {
-                if let Some(w) = super::world(ledger_tests::Backend::Sqlite).await {
+            async fn run(backend: ledger_tests::Backend) {
+                if let Some(w) = super::world(backend).await {
                     super::$scenario(&w).await;
                     let _ = std::fs::remove_dir_all(&w.outbox);
                     w.app.finish().await;
                 }
             }
 
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() {
-                if let Some(w) = super::world(ledger_tests::Backend::Postgres).await {
-                    super::$scenario(&w).await;
-                    let _ = std::fs::remove_dir_all(&w.outbox);
-                    w.app.finish().await;
-                }
-            }
+            ledger_tests::on_backends!(run);
         }
     };
 }
@@ -123,25 +115,7 @@ fn newest_mail(outbox: &Path) -> String {
 impl World {
     /// Signs up an organization owned by the e-mail user `OWNER`.
     async fn signup(&self, name: &str) -> String {
-        let res = self
-            .app
-            .call(
-                Method::POST,
-                "/accounts/master",
-                None,
-                Some(json!({
-                    "name": name,
-                    "user_provider_id": format!("email:{OWNER}"),
-                    "user_email": OWNER,
-                })),
-                &[],
-            )
-            .await;
-        assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-        res.body["organization"]["id"]
-            .as_str()
-            .expect("id")
-            .to_owned()
+        self.app.signup_owned_by(name, OWNER).await.id
     }
 
     async fn register(&self, body: Value) -> reqwest::Response {
@@ -527,10 +501,7 @@ async fn the_whole_flow_reaches_rest_graphql_and_mcp(w: &World) {
     assert_eq!(res.body["livemode"], true, "{}", res.body);
     // Another organization is out of reach.
     let other = w.app.signup("Other Co").await;
-    let res = w
-        .app
-        .get(&token, &format!("/organizations/{}/accounts", other.id))
-        .await;
+    let res = w.app.get(&token, &other.path("accounts")).await;
     assert_eq!(res.status, StatusCode::NOT_FOUND);
 
     // GraphQL.

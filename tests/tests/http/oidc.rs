@@ -107,15 +107,7 @@ async fn world(
 macro_rules! oidc_both {
     ($name:ident, $scenario:ident) => {
         mod $name {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() {
-                super::$scenario(ledger_tests::Backend::Sqlite).await;
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() {
-                super::$scenario(ledger_tests::Backend::Postgres).await;
-            }
+            ledger_tests::on_backends!(super::$scenario);
         }
     };
 }

@@ -5,23 +5,16 @@
 
 use std::sync::Arc;
 
-use ledger_tests::{Answer, Backend, Org, ShiftedClock, TestApp, both};
+use ledger_tests::{Answer, Backend, Org, ShiftedClock, TestApp, both, refused};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::keys::make_key;
+use ledger_tests::mcp;
 
 /// Sends one GraphQL operation.
 pub(crate) async fn graphql(app: &TestApp, key: &str, query: &str, variables: Value) -> Value {
-    let res = app
-        .call(
-            Method::POST,
-            "/graphql",
-            Some(key),
-            Some(json!({ "query": query, "variables": variables })),
-            &[],
-        )
-        .await;
+    let res = app.gql(Some(key), query, variables).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     res.body
 }
@@ -41,53 +34,8 @@ pub(crate) async fn graphql_reason(
         .to_owned()
 }
 
-/// A GraphQL operation that must succeed; returns `data`.
-pub(crate) async fn graphql_data(app: &TestApp, key: &str, query: &str, variables: Value) -> Value {
-    let body = graphql(app, key, query, variables).await;
-    assert!(body.get("errors").is_none(), "{body}");
-    body["data"].clone()
-}
-
-/// An MCP tool call (modern era); returns the tool result.
-pub(crate) async fn mcp_tool(app: &TestApp, key: &str, name: &str, arguments: Value) -> Value {
-    let params = json!({
-        "name": name,
-        "arguments": arguments,
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-        },
-    });
-    let res = app
-        .call(
-            Method::POST,
-            "/mcp",
-            Some(key),
-            Some(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})),
-            &[
-                ("MCP-Protocol-Version", "2026-07-28"),
-                ("Mcp-Method", "tools/call"),
-                ("Mcp-Name", name),
-            ],
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::OK, "{name}: {}", res.body);
-    res.body["result"].clone()
-}
-
-/// The error code of a failed tool call (`""` when it succeeded).
-pub(crate) fn mcp_code(result: &Value) -> String {
-    if result["isError"] != true {
-        return String::new();
-    }
-    result["structuredContent"]["error"]["code"]
-        .as_str()
-        .unwrap_or("")
-        .to_owned()
-}
-
 fn accounts(org: &Org) -> String {
-    format!("/organizations/{}/accounts", org.id)
+    org.path("accounts")
 }
 
 async fn new_account(app: &TestApp, org: &Org, code: &str, account_type: &str) -> String {
@@ -99,21 +47,20 @@ async fn new_account(app: &TestApp, org: &Org, code: &str, account_type: &str) -
         )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body["id"].as_str().expect("id").to_owned()
+    res.id()
 }
 
 /// The same refusals, driven through each interface, answer the same code.
 async fn one_refusal_one_code_on_every_interface(app: &TestApp) {
     let org = app.signup("Parity").await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
+    let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
 
     // Unbalanced: 422 unbalanced_transaction everywhere.
     let rest = app
         .post(
             key,
-            &format!("/organizations/{}/transactions", org.id),
+            &org.path("transactions"),
             json!({"description": "lopsided", "date": "2026-01-15", "entries": [
                 {"account_id": cash, "entry_type": "debit", "amount": "10.00"},
                 {"account_id": sales, "entry_type": "credit", "amount": "9.00"},
@@ -136,8 +83,8 @@ async fn one_refusal_one_code_on_every_interface(app: &TestApp) {
         ]}),
     )
     .await;
-    let mcp = mcp_code(
-        &mcp_tool(
+    let mcp = mcp::code(
+        &mcp::tool(
             app,
             key,
             "create_transaction",
@@ -162,7 +109,7 @@ async fn one_refusal_one_code_on_every_interface(app: &TestApp) {
     let res = app
         .post_wait(
             key,
-            &format!("/organizations/{}/transactions", org.id),
+            &org.path("transactions"),
             json!({"description": "pending", "date": "2026-01-15", "entries": [
                 {"account_id": used, "entry_type": "debit", "amount": "5.00"},
                 {"account_id": sales, "entry_type": "credit", "amount": "5.00"},
@@ -171,15 +118,7 @@ async fn one_refusal_one_code_on_every_interface(app: &TestApp) {
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     assert_eq!(res.body["status"], "pending");
-    let rest = app
-        .call(
-            Method::DELETE,
-            &format!("{}/{used}", accounts(&org)),
-            Some(key),
-            None,
-            &[],
-        )
-        .await;
+    let rest = app.delete(key, &format!("{}/{used}", accounts(&org))).await;
     let gql = graphql_reason(
         app,
         key,
@@ -187,7 +126,7 @@ async fn one_refusal_one_code_on_every_interface(app: &TestApp) {
         json!({"id": used}),
     )
     .await;
-    let mcp = mcp_code(&mcp_tool(app, key, "delete_account", json!({"accountId": used})).await);
+    let mcp = mcp::code(&mcp::tool(app, key, "delete_account", json!({"accountId": used})).await);
     assert_eq!(
         (rest.status, rest.code(), gql.as_str(), mcp.as_str()),
         (
@@ -208,12 +147,10 @@ async fn one_refusal_one_code_on_every_interface(app: &TestApp) {
     let (_, writer) = make_key(app, &org, key, &["read", "write"]).await;
     let target = new_account(app, &org, "1020", "asset").await;
     let rest = app
-        .call(
-            Method::PUT,
+        .put(
+            &writer,
             &format!("{}/{target}", accounts(&org)),
-            Some(&writer),
-            Some(json!({"status": "suspended"})),
-            &[],
+            json!({"status": "suspended"}),
         )
         .await;
     let gql = graphql_reason(
@@ -223,8 +160,8 @@ async fn one_refusal_one_code_on_every_interface(app: &TestApp) {
         json!({"id": target}),
     )
     .await;
-    let mcp = mcp_code(
-        &mcp_tool(
+    let mcp = mcp::code(
+        &mcp::tool(
             app,
             &writer,
             "update_account",
@@ -246,22 +183,18 @@ async fn one_refusal_one_code_on_every_interface(app: &TestApp) {
     assert_eq!(rest.body["error"]["details"]["required"], "admin");
     // The writer may still rename it and set it inactive; an admin key may suspend it.
     let res = app
-        .call(
-            Method::PUT,
+        .put(
+            &writer,
             &format!("{}/{target}", accounts(&org)),
-            Some(&writer),
-            Some(json!({"name": "Renamed", "status": "inactive"})),
-            &[],
+            json!({"name": "Renamed", "status": "inactive"}),
         )
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     let res = app
-        .call(
-            Method::PUT,
+        .put(
+            key,
             &format!("{}/{target}", accounts(&org)),
-            Some(key),
-            Some(json!({"status": "suspended"})),
-            &[],
+            json!({"status": "suspended"}),
         )
         .await;
     assert_eq!(
@@ -272,44 +205,39 @@ async fn one_refusal_one_code_on_every_interface(app: &TestApp) {
     );
     // Lifting the suspension is an admin act too.
     let res = app
-        .call(
-            Method::PUT,
+        .put(
+            &writer,
             &format!("{}/{target}", accounts(&org)),
-            Some(&writer),
-            Some(json!({"status": "active"})),
-            &[],
+            json!({"status": "active"}),
         )
         .await;
     assert_eq!(res.code(), "insufficient_permissions", "{}", res.body);
 }
 
-both!(
-    one_refusal_one_code_on_every_interface,
-    one_refusal_one_code_on_every_interface
-);
+both!(one_refusal_one_code_on_every_interface);
 
 async fn contact(app: &TestApp, org: &Org, contact_type: &str, name: &str) -> String {
     let res = app
         .post_wait(
             &org.test_key,
-            &format!("/organizations/{}/contacts", org.id),
+            &org.path("contacts"),
             json!({"contact_type": contact_type, "name": name}),
         )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body["id"].as_str().expect("id").to_owned()
+    res.id()
 }
 
 async fn category(app: &TestApp, org: &Org, name: &str) -> String {
     let res = app
         .post(
             &org.test_key,
-            &format!("/organizations/{}/categories", org.id),
+            &org.path("categories"),
             json!({"name": name, "category_type": "income"}),
         )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body["id"].as_str().expect("id").to_owned()
+    res.id()
 }
 
 /// Items name a category on every interface, and a category an item names is in use.
@@ -325,7 +253,7 @@ async fn items_name_categories(app: &TestApp) {
     let res = app
         .post_wait(
             key,
-            &format!("/organizations/{}/invoices", org.id),
+            &org.path("invoices"),
             json!({"contact_id": customer, "invoice_date": "2026-01-10", "items": [
                 {"description": "Advice", "quantity": 1, "unit_price": "100.00", "category_id": by_rest},
             ]}),
@@ -334,9 +262,7 @@ async fn items_name_categories(app: &TestApp) {
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     assert_eq!(res.body["items"][0]["category_id"], json!(by_rest));
 
-    let data = graphql_data(
-        app,
-        key,
+    let data = app.gql_data(key,
         "mutation($c: ID!, $items: [InvoiceItemInput!]!) {
            createInvoice(contactId: $c, invoiceDate: \"2026-01-10\", dueDate: \"2026-02-10\", items: $items) {
              id items { categoryId }
@@ -352,7 +278,7 @@ async fn items_name_categories(app: &TestApp) {
         json!(by_graphql)
     );
 
-    let result = mcp_tool(
+    let result = mcp::tool(
         app,
         key,
         "create_invoice",
@@ -361,7 +287,7 @@ async fn items_name_categories(app: &TestApp) {
         ]}),
     )
     .await;
-    assert_eq!(mcp_code(&result), "", "{result}");
+    assert_eq!(mcp::code(&result), "", "{result}");
     assert_eq!(
         result["structuredContent"]["items"][0]["category_id"],
         json!(by_mcp)
@@ -371,7 +297,7 @@ async fn items_name_categories(app: &TestApp) {
     let res = app
         .post(
             key,
-            &format!("/organizations/{}/invoices", org.id),
+            &org.path("invoices"),
             json!({"contact_id": customer, "items": [
                 {"description": "Ghost", "quantity": 1, "unit_price": "1.00", "category_id": "cat_01JAAAAAAAAAAAAAAAAAAAAAAA"},
             ]}),
@@ -395,20 +321,9 @@ async fn items_name_categories(app: &TestApp) {
     // Categories the items name are in use; the unused one deletes.
     for used in [&by_rest, &by_graphql, &by_mcp] {
         let res = app
-            .call(
-                Method::DELETE,
-                &format!("/organizations/{}/categories/{used}", org.id),
-                Some(key),
-                None,
-                &[],
-            )
+            .delete(key, &format!("/organizations/{}/categories/{used}", org.id))
             .await;
-        assert_eq!(
-            (res.status, res.code()),
-            (StatusCode::UNPROCESSABLE_ENTITY, "resource_in_use"),
-            "{}",
-            res.body
-        );
+        refused(&res, StatusCode::UNPROCESSABLE_ENTITY, "resource_in_use");
         assert!(
             res.body["error"]["message"]
                 .as_str()
@@ -418,18 +333,15 @@ async fn items_name_categories(app: &TestApp) {
         );
     }
     let res = app
-        .call(
-            Method::DELETE,
+        .delete(
+            key,
             &format!("/organizations/{}/categories/{unused}", org.id),
-            Some(key),
-            None,
-            &[],
         )
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
 }
 
-both!(items_name_categories, items_name_categories);
+both!(items_name_categories);
 
 /// A draft bill's delete answers 200 with the deletion, synchronously.
 async fn bill_deletes_answer_synchronously(app: &TestApp) {
@@ -439,23 +351,17 @@ async fn bill_deletes_answer_synchronously(app: &TestApp) {
     let res = app
         .post_wait(
             key,
-            &format!("/organizations/{}/bills", org.id),
+            &org.path("bills"),
             json!({"contact_id": vendor, "bill_date": "2026-01-10", "items": [
                 {"description": "Paper", "quantity": 1, "unit_price": "5.00"},
             ]}),
         )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let id = res.body["id"].as_str().expect("id").to_owned();
+    let id = res.id();
     // No Prefer header: still the final answer, not a 202 envelope.
     let res = app
-        .call(
-            Method::DELETE,
-            &format!("/organizations/{}/bills/{id}", org.id),
-            Some(key),
-            None,
-            &[],
-        )
+        .delete(key, &format!("/organizations/{}/bills/{id}", org.id))
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(
@@ -470,20 +376,12 @@ async fn bill_deletes_answer_synchronously(app: &TestApp) {
     assert_eq!(gone.status, StatusCode::NOT_FOUND, "{}", gone.body);
 }
 
-both!(
-    bill_deletes_answer_synchronously,
-    bill_deletes_answer_synchronously
-);
+both!(bill_deletes_answer_synchronously);
 
 /// `HEAD` answers like `GET`, without a body.
 async fn head_answers_like_get(app: &TestApp) {
     for path in ["/health", "/graphql/playground"] {
-        let get = app
-            .client
-            .get(format!("{}{path}", app.base))
-            .send()
-            .await
-            .expect("GET");
+        let get = app.fetch(path).await;
         let head = app
             .client
             .head(format!("{}{path}", app.base))
@@ -502,14 +400,14 @@ async fn head_answers_like_get(app: &TestApp) {
     }
 }
 
-both!(head_answers_like_get, head_answers_like_get);
+both!(head_answers_like_get);
 
 /// An `Idempotency-Key` answers its first outcome for 24 hours (the domain's window),
 /// refuses another request, and is free again afterwards, on both kinds of write.
 async fn idempotency_keys_live_for_their_window(app: &TestApp, clock: &ShiftedClock) {
     let org = app.signup("Windows").await;
     let key = &org.test_key;
-    let taxes = format!("/organizations/{}/taxes", org.id);
+    let taxes = org.path("taxes");
     let body = json!({"name": "VAT", "rate": "20", "tax_type": "sales_tax"});
     let send = |body: Value, idem: &'static str| {
         let taxes = taxes.clone();
@@ -535,13 +433,10 @@ async fn idempotency_keys_live_for_their_window(app: &TestApp, clock: &ShiftedCl
         "tax-once",
     )
     .await;
-    assert_eq!(
-        (other.status, other.code()),
-        (StatusCode::CONFLICT, "idempotency_key_reused")
-    );
+    refused(&other, StatusCode::CONFLICT, "idempotency_key_reused");
 
     // A queued write with a key.
-    let contacts = format!("/organizations/{}/contacts", org.id);
+    let contacts = org.path("contacts");
     let queued = |idem: &'static str| {
         let contacts = contacts.clone();
         async move {
@@ -617,15 +512,7 @@ async fn window_on(backend: Backend) {
 }
 
 mod idempotency_window {
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn sqlite() {
-        super::window_on(ledger_tests::Backend::Sqlite).await;
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn postgres() {
-        super::window_on(ledger_tests::Backend::Postgres).await;
-    }
+    ledger_tests::on_backends!(super::window_on);
 }
 
 /// Updates and deletes of accounts, taxes and categories go through the pipeline too: an
@@ -702,13 +589,8 @@ async fn synchronous_updates_and_deletes_take_keys(app: &TestApp) {
     assert_eq!(replayed.status, StatusCode::OK, "{}", replayed.body);
     assert_eq!(replayed.body, deleted.body);
     // Without the key, the second delete finds nothing.
-    let gone = app
-        .call(Method::DELETE, &cat_path, Some(key), None, &[])
-        .await;
+    let gone = app.delete(key, &cat_path).await;
     assert_eq!(gone.status, StatusCode::NOT_FOUND, "{}", gone.body);
 }
 
-both!(
-    synchronous_updates_and_deletes_take_keys,
-    synchronous_updates_and_deletes_take_keys
-);
+both!(synchronous_updates_and_deletes_take_keys);

@@ -25,26 +25,18 @@ macro_rules! with_clock {
                 }
             }
 
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() {
-                on(Backend::Sqlite).await;
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() {
-                on(Backend::Postgres).await;
-            }
+            ledger_tests::on_backends!(on);
         }
     };
 }
 
 fn schedules(org: &Org) -> String {
-    format!("/organizations/{}/recurring-schedules", org.id)
+    org.path("recurring-schedules")
 }
 
 /// The spec's collection path (4.11); every route is served under both.
 fn spec_schedules(org: &Org) -> String {
-    format!("/organizations/{}/recurring", org.id)
+    org.path("recurring")
 }
 
 fn at(date: &str) -> time::OffsetDateTime {
@@ -60,7 +52,7 @@ async fn customer(app: &TestApp, org: &Org, key: &str) -> String {
     let res = app
         .post_wait(
             key,
-            &format!("/organizations/{}/contacts", org.id),
+            &org.path("contacts"),
             json!({"contact_type": "customer", "name": "Acme"}),
         )
         .await;
@@ -99,12 +91,7 @@ fn invoice_template(contact: &str, date: &str, due: &str) -> Value {
 
 /// Transactions of the tenant with `description`, by date.
 async fn transactions(app: &TestApp, org: &Org, key: &str, description: &str) -> Vec<Value> {
-    let res = app
-        .get(
-            key,
-            &format!("/organizations/{}/transactions?limit=100", org.id),
-        )
-        .await;
+    let res = app.get(key, &org.path("transactions?limit=100")).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     let mut found: Vec<Value> = res.body["data"]
         .as_array()
@@ -235,8 +222,7 @@ with_clock!(
 async fn leap_day_catch_up(app: &TestApp, clock: &ManualClock) {
     let org = app.signup("Leap").await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let expense = app.account_id(&org, key, "5000").await;
+    let [cash, expense] = app.account_ids(&org, key, ["1000", "5000"]).await;
     let created = create(
         app,
         &org,
@@ -283,8 +269,7 @@ with_clock!(
 async fn racing_schedulers(app: &TestApp, clock: &ManualClock) {
     let org = app.signup("Race").await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let expense = app.account_id(&org, key, "5000").await;
+    let [cash, expense] = app.account_ids(&org, key, ["1000", "5000"]).await;
     let created = create(
         app,
         &org,
@@ -342,7 +327,7 @@ async fn failing_occurrence(app: &TestApp, clock: &ManualClock) {
     let res = app
         .post(
             key,
-            &format!("/organizations/{}/accounts", org.id),
+            &org.path("accounts"),
             json!({"name": "Software", "code": "5100", "account_type": "expense"}),
         )
         .await;
@@ -539,8 +524,7 @@ fn without_ids(body: &Value) -> Value {
 async fn spec_and_legacy_paths(app: &TestApp, _clock: &ManualClock) {
     let org = app.signup("Both Paths").await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let expense = app.account_id(&org, key, "5000").await;
+    let [cash, expense] = app.account_ids(&org, key, ["1000", "5000"]).await;
     let body = json!({
         "recurable_type": "transaction",
         "frequency": "monthly",
@@ -549,11 +533,11 @@ async fn spec_and_legacy_paths(app: &TestApp, _clock: &ManualClock) {
     });
     let created = app.post(key, &spec_schedules(&org), body.clone()).await;
     assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
-    let id = created.body["id"].as_str().expect("id").to_owned();
+    let id = created.id();
     let second = app.post(key, &schedules(&org), body).await;
     assert_eq!(second.status, StatusCode::CREATED, "{}", second.body);
     assert_eq!(without_ids(&second.body), without_ids(&created.body));
-    let other_id = second.body["id"].as_str().expect("id").to_owned();
+    let other_id = second.id();
     let spec = format!("{}/{id}", spec_schedules(&org));
     let legacy = format!("{}/{id}", schedules(&org));
 
@@ -630,18 +614,12 @@ async fn spec_and_legacy_paths(app: &TestApp, _clock: &ManualClock) {
     assert_eq!((same.status, &same.body), (listed.status, &listed.body));
 
     // Delete (admin), one schedule under each path; then both paths answer 404.
-    let a = app.call(Method::DELETE, &spec, Some(key), None, &[]).await;
+    let a = app.delete(key, &spec).await;
     assert_eq!(a.status, StatusCode::OK, "{}", a.body);
     assert_eq!(a.body["deleted"], true, "{}", a.body);
     assert_eq!(a.body["id"], json!(id));
     let b = app
-        .call(
-            Method::DELETE,
-            &format!("{}/{other_id}", schedules(&org)),
-            Some(key),
-            None,
-            &[],
-        )
+        .delete(key, &format!("{}/{other_id}", schedules(&org)))
         .await;
     assert_eq!(b.status, StatusCode::OK, "{}", b.body);
     assert_eq!(without_ids(&b.body), without_ids(&a.body));
@@ -670,8 +648,7 @@ async fn validation_and_tenancy(app: &TestApp, _clock: &ManualClock) {
     let org = app.signup("Owner").await;
     let other = app.signup("Stranger").await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let expense = app.account_id(&org, key, "5000").await;
+    let [cash, expense] = app.account_ids(&org, key, ["1000", "5000"]).await;
     let refused = |res: &ledger_tests::Answer, status: StatusCode, code: &str, field: &str| {
         assert_eq!((res.status, res.code()), (status, code), "{}", res.body);
         if !field.is_empty() {
@@ -786,7 +763,7 @@ async fn validation_and_tenancy(app: &TestApp, _clock: &ManualClock) {
         )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let id = res.body["id"].as_str().expect("id").to_owned();
+    let id = res.id();
     // An end set before the stored start: the same 400.
     let res = app
         .call(
@@ -870,20 +847,9 @@ with_clock!(
 async fn graphql_and_mcp(app: &TestApp, clock: &ManualClock) {
     let org = app.signup("Agents").await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let expense = app.account_id(&org, key, "5000").await;
-    let gql = |query: String, variables: Value| async move {
-        let res = app
-            .post(
-                key,
-                "/graphql",
-                json!({ "query": query, "variables": variables }),
-            )
-            .await;
-        assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-        assert!(res.body["errors"].is_null(), "{}", res.body);
-        res.body["data"].clone()
-    };
+    let [cash, expense] = app.account_ids(&org, key, ["1000", "5000"]).await;
+    let gql =
+        |query: String, variables: Value| async move { app.gql_data(key, &query, variables).await };
     let data = gql(
         format!(
             r#"mutation($t: Json!) {{ createRecurringSchedule(organizationId: "{}", input: {{ recurableType: "transaction", frequency: "monthly", startDate: "2027-10-31" }}, template: $t) {{ id status nextRunDate frequency interval }} }}"#,
@@ -942,8 +908,8 @@ async fn graphql_and_mcp(app: &TestApp, clock: &ManualClock) {
 
     // MCP: list, get, update (resume), run, runs, create, delete.
     let mcp = |name: &'static str, arguments: Value| async move {
-        let result = crate::mcp::tool(app, key, name, arguments).await;
-        crate::mcp::ok(&result).clone()
+        let result = ledger_tests::mcp::tool(app, key, name, arguments).await;
+        ledger_tests::mcp::ok(&result).clone()
     };
     let listed = mcp(
         "list_recurring_schedules",

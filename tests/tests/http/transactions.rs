@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use ledger_tests::{Org, TestApp, both};
+use ledger_tests::{Org, TestApp, both, refused, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -29,10 +29,9 @@ async fn wait_completed(app: &TestApp, org: &Org, request_id: &str) -> Value {
 
 async fn queued_create_answers_the_envelope(app: &TestApp) {
     let org = app.signup("Queue").await;
-    let cash = app.account_id(&org, &org.test_key, "1000").await;
-    let sales = app.account_id(&org, &org.test_key, "4000").await;
+    let [cash, sales] = app.account_ids(&org, &org.test_key, ["1000", "4000"]).await;
     let res = app
-        .post(&org.test_key, &format!("/organizations/{}/transactions", org.id), json!({"description": "Sale", "date": "2026-03-01T10:00:00Z", "entries": entries(&cash, &sales, json!(0.1))}))
+        .post(&org.test_key, &org.path("transactions"), json!({"description": "Sale", "date": "2026-03-01T10:00:00Z", "entries": entries(&cash, &sales, json!(0.1))}))
         .await;
     assert_eq!(res.status, StatusCode::ACCEPTED, "{}", res.body);
     let request_id = res.body["request_id"]
@@ -65,29 +64,24 @@ async fn queued_create_answers_the_envelope(app: &TestApp) {
     assert_eq!(res.body["amount"], "0.10", "0.1 stays exactly 0.1");
     assert_eq!(res.body["entries"][0]["amount"], "0.10");
 }
-both!(
-    queued_create_answers_the_envelope,
-    queued_create_answers_the_envelope
-);
+both!(queued_create_answers_the_envelope);
 
 async fn lifecycle_create_post_reverse(app: &TestApp) {
     let org = app.signup("Life").await;
     let key = &org.test_key;
-    let base = format!("/organizations/{}/transactions", org.id);
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
+    let base = org.path("transactions");
+    let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
     let res = app.post_wait(key, &base, json!({"description": "Invoice 1", "date": "2026-03-01", "entries": entries(&cash, &sales, json!("250.00"))})).await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     assert_eq!(res.body["status"], "pending");
-    let id = res.body["id"].as_str().expect("id").to_owned();
+    let id = res.id();
     // Pending transactions do not move balances.
     let res = app
         .get(key, &format!("/organizations/{}/accounts/{cash}", org.id))
         .await;
     assert_eq!(res.body["balance"]["net"], "0.00");
     // Update while pending.
-    let res = app
-        .call(Method::PUT, &format!("{base}/{id}"), Some(key), Some(json!({"description": "Invoice 1 (fixed)", "entries": entries(&cash, &sales, json!("200.00"))})), &[("Prefer", "wait=10")])
+    let res = app.put_wait(key, &format!("{base}/{id}"), json!({"description": "Invoice 1 (fixed)", "entries": entries(&cash, &sales, json!("200.00"))}))
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(
@@ -110,38 +104,22 @@ async fn lifecycle_create_post_reverse(app: &TestApp) {
     let res = app
         .post_wait(key, &format!("{base}/{id}/post"), json!({}))
         .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::UNPROCESSABLE_ENTITY, "transaction_not_pending")
+    refused(
+        &res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "transaction_not_pending",
     );
     let res = app
-        .call(
-            Method::PUT,
-            &format!("{base}/{id}"),
-            Some(key),
-            Some(json!({"description": "no"})),
-            &[],
-        )
+        .put(key, &format!("{base}/{id}"), json!({"description": "no"}))
         .await;
     assert_eq!(res.code(), "transaction_not_pending");
-    let res = app
-        .call(
-            Method::DELETE,
-            &format!("{base}/{id}"),
-            Some(key),
-            None,
-            &[],
-        )
-        .await;
+    let res = app.delete(key, &format!("{base}/{id}")).await;
     assert_eq!(res.code(), "transaction_not_pending");
     // Reverse needs a reason.
     let res = app
         .post_wait(key, &format!("{base}/{id}/reverse"), json!({}))
         .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::BAD_REQUEST, "missing_field")
-    );
+    refused(&res, StatusCode::BAD_REQUEST, "missing_field");
     let res = app
         .post_wait(
             key,
@@ -177,13 +155,7 @@ async fn lifecycle_create_post_reverse(app: &TestApp) {
         .await;
     assert_eq!(res.code(), "transaction_not_posted");
     let res = app.get(key, &format!("/events/transaction/{id}")).await;
-    let kinds: Vec<&str> = res
-        .body
-        .as_array()
-        .expect("events")
-        .iter()
-        .filter_map(|e| e["event_type"].as_str())
-        .collect();
+    let kinds = strs(&res.body, "event_type");
     assert_eq!(
         kinds,
         [
@@ -206,25 +178,16 @@ async fn lifecycle_create_post_reverse(app: &TestApp) {
     let res = app.get(key, &base).await;
     assert_eq!(res.body["total_count"], 2);
 }
-both!(lifecycle_create_post_reverse, lifecycle_create_post_reverse);
+both!(lifecycle_create_post_reverse);
 
 async fn pending_transactions_can_be_deleted(app: &TestApp) {
     let org = app.signup("Del").await;
     let key = &org.test_key;
-    let base = format!("/organizations/{}/transactions", org.id);
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
+    let base = org.path("transactions");
+    let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
     let res = app.post_wait(key, &base, json!({"description": "Draft", "date": "2026-03-01", "entries": entries(&cash, &sales, json!(5))})).await;
-    let id = res.body["id"].as_str().expect("id").to_owned();
-    let res = app
-        .call(
-            Method::DELETE,
-            &format!("{base}/{id}"),
-            Some(key),
-            None,
-            &[("Prefer", "wait=10")],
-        )
-        .await;
+    let id = res.id();
+    let res = app.delete_wait(key, &format!("{base}/{id}")).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["deleted"], true);
     let res = app.get(key, &format!("{base}/{id}")).await;
@@ -232,24 +195,21 @@ async fn pending_transactions_can_be_deleted(app: &TestApp) {
     let res = app.get(key, &base).await;
     assert_eq!(res.body["total_count"], 0);
 }
-both!(
-    pending_transactions_can_be_deleted,
-    pending_transactions_can_be_deleted
-);
+both!(pending_transactions_can_be_deleted);
 
 async fn unbalanced_and_invalid_entries_change_nothing(app: &TestApp) {
     let org = app.signup("Unbalanced").await;
     let key = &org.live_key;
-    let base = format!("/organizations/{}/transactions", org.id);
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
+    let base = org.path("transactions");
+    let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
     let res = app
         .post(key, &base, json!({"description": "Bad", "date": "2026-03-01", "entries": [
             {"account_id": cash, "entry_type": "debit", "amount": "100.00"}, {"account_id": sales, "entry_type": "credit", "amount": "90.00"}]}))
         .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::UNPROCESSABLE_ENTITY, "unbalanced_transaction")
+    refused(
+        &res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "unbalanced_transaction",
     );
     assert_eq!(res.body["error"]["type"], "business_rule_error");
     assert_eq!(
@@ -352,17 +312,13 @@ async fn unbalanced_and_invalid_entries_change_nothing(app: &TestApp) {
     let res = app.get(key, &format!("/organizations/{}", org.id)).await;
     assert_eq!(res.body["credits_remaining"], 500);
 }
-both!(
-    unbalanced_and_invalid_entries_change_nothing,
-    unbalanced_and_invalid_entries_change_nothing
-);
+both!(unbalanced_and_invalid_entries_change_nothing);
 
 async fn idempotency_key_replays_and_refuses_reuse(app: &TestApp) {
     let org = app.signup("Idem").await;
     let key = &org.live_key;
-    let base = format!("/organizations/{}/transactions", org.id);
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
+    let base = org.path("transactions");
+    let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
     let body = json!({"description": "Once", "date": "2026-03-01", "auto_post": true, "entries": entries(&cash, &sales, json!(7))});
     let first = app
         .call(
@@ -414,10 +370,7 @@ async fn idempotency_key_replays_and_refuses_reuse(app: &TestApp) {
             &[("Idempotency-Key", "order-42")],
         )
         .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::CONFLICT, "idempotency_key_reused")
-    );
+    refused(&res, StatusCode::CONFLICT, "idempotency_key_reused");
     assert_eq!(res.body["error"]["type"], "idempotency_error");
     let res = app.get(key, &base).await;
     assert_eq!(res.body["total_count"], 1, "posted once");
@@ -432,7 +385,7 @@ async fn idempotency_key_replays_and_refuses_reuse(app: &TestApp) {
     let a1 = app
         .call(
             Method::POST,
-            &format!("/organizations/{}/accounts", org.id),
+            &org.path("accounts"),
             Some(key),
             Some(acct.clone()),
             &[("Idempotency-Key", "acct-1")],
@@ -441,7 +394,7 @@ async fn idempotency_key_replays_and_refuses_reuse(app: &TestApp) {
     let a2 = app
         .call(
             Method::POST,
-            &format!("/organizations/{}/accounts", org.id),
+            &org.path("accounts"),
             Some(key),
             Some(acct),
             &[("Idempotency-Key", "acct-1")],
@@ -453,17 +406,13 @@ async fn idempotency_key_replays_and_refuses_reuse(app: &TestApp) {
     );
     assert_eq!(a1.body["id"], a2.body["id"]);
 }
-both!(
-    idempotency_key_replays_and_refuses_reuse,
-    idempotency_key_replays_and_refuses_reuse
-);
+both!(idempotency_key_replays_and_refuses_reuse);
 
 async fn concurrent_retries_with_one_key_post_once(app: &TestApp) {
     let org = app.signup("Retry").await;
     let key = org.test_key.clone();
-    let base = format!("/organizations/{}/transactions", org.id);
-    let cash = app.account_id(&org, &key, "1000").await;
-    let sales = app.account_id(&org, &key, "4000").await;
+    let base = org.path("transactions");
+    let [cash, sales] = app.account_ids(&org, &key, ["1000", "4000"]).await;
     let body = json!({"description": "Retry", "date": "2026-03-01", "auto_post": true, "entries": entries(&cash, &sales, json!(3))});
     let calls = (0..8).map(|_| {
         app.call(
@@ -483,7 +432,4 @@ async fn concurrent_retries_with_one_key_post_once(app: &TestApp) {
         .await;
     assert_eq!(res.body["balance"]["net"], "3.00");
 }
-both!(
-    concurrent_retries_with_one_key_post_once,
-    concurrent_retries_with_one_key_post_once
-);
+both!(concurrent_retries_with_one_key_post_once);

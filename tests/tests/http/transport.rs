@@ -1,7 +1,7 @@
 //! Production transport (DECISIONS 1): HTTPS only, natively (rustls) or from a trusted
 //! proxy; a plain-HTTP request is refused before any handler runs and changes nothing.
 
-use ledger_tests::{Backend, TestApp};
+use ledger_tests::{Backend, TestApp, refused};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
@@ -29,12 +29,7 @@ async fn trusted_proxy_scenario(backend: Backend) {
             &[],
         )
         .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::FORBIDDEN, "https_required"),
-        "{}",
-        res.body
-    );
+    refused(&res, StatusCode::FORBIDDEN, "https_required");
     assert_eq!(res.body["error"]["type"], "authorization_error");
     assert!(res.headers.contains_key("x-request-id"));
     // The proxy saying http is refused too.
@@ -75,15 +70,7 @@ async fn trusted_proxy_scenario(backend: Backend) {
     // A write over plain HTTP is refused before the key is even checked, and never runs.
     let accounts = format!("/organizations/{org}/accounts");
     let account = json!({"code": "1999", "name": "Never", "account_type": "asset"});
-    let res = app
-        .call(
-            Method::POST,
-            &accounts,
-            Some(&key),
-            Some(account.clone()),
-            &[],
-        )
-        .await;
+    let res = app.post(&key, &accounts, account.clone()).await;
     assert_eq!(res.code(), "https_required", "{}", res.body);
     let res = app
         .call(Method::GET, &accounts, Some(&key), None, &https)
@@ -122,14 +109,8 @@ async fn trusted_proxy_scenario(backend: Backend) {
     app.finish().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn production_refuses_plain_http_sqlite() {
-    trusted_proxy_scenario(Backend::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn production_refuses_plain_http_postgres() {
-    trusted_proxy_scenario(Backend::Postgres).await;
+mod production_refuses_plain_http {
+    ledger_tests::on_backends!(super::trusted_proxy_scenario);
 }
 
 async fn native_tls_scenario(backend: Backend) {
@@ -183,14 +164,8 @@ async fn native_tls_scenario(backend: Backend) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn production_serves_native_tls_sqlite() {
-    native_tls_scenario(Backend::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn production_serves_native_tls_postgres() {
-    native_tls_scenario(Backend::Postgres).await;
+mod production_serves_native_tls {
+    ledger_tests::on_backends!(super::native_tls_scenario);
 }
 
 #[test]
