@@ -5,8 +5,9 @@
 
 mod fixtures;
 pub mod mcp;
+pub mod pages;
 mod python;
-pub use fixtures::{refused, strs};
+pub use fixtures::{entries, invalid, refused, refused_on, strs};
 pub use python::{ScriptOutput, python_imports, require_python, run_python, workspace};
 
 use std::net::TcpListener;
@@ -125,26 +126,39 @@ impl TestApp {
                 }
             },
         };
-        let mut config = server::Config::with_database(&db.url);
         let blob_dir = std::env::temp_dir().join(format!(
             "ledger-blobs-{}",
             ledger_domain::ids::new_id(ledger_domain::ids::IdKind::Request)
         ));
+        let mut app = Self::start(&db, backend, blob_dir, tweak, clock).await;
+        app.db = Some(db);
+        Some(app)
+    }
+
+    /// Starts a server over `db` keeping attachment bytes in `blob_dir`; the answer owns
+    /// no database (the caller gives it one when it is the owner).
+    async fn start(
+        db: &TestDb,
+        backend: Backend,
+        blob_dir: std::path::PathBuf,
+        tweak: impl FnOnce(&mut server::Config),
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        let mut config = server::Config::with_database(&db.url);
         config.blob_dir = blob_dir.to_string_lossy().into_owned();
         tweak(&mut config);
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
         let running = server::start(&config, db.db.clone(), listener, clock)
             .await
             .expect("start the server");
-        let base = format!("http://{}", running.addr);
-        Some(Self {
-            base,
+        Self {
+            base: format!("http://{}", running.addr),
             client: Client::new(),
             backend,
             blob_dir,
             running: Some(running),
-            db: Some(db),
-        })
+            db: None,
+        }
     }
 
     /// A client of a server started elsewhere (for example on a restored copy of a
@@ -174,22 +188,7 @@ impl TestApp {
         clock: Arc<dyn Clock>,
     ) -> Self {
         let db = self.db.as_ref().expect("database");
-        let mut config = server::Config::with_database(&db.url);
-        config.blob_dir = self.blob_dir.to_string_lossy().into_owned();
-        tweak(&mut config);
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
-        let running = server::start(&config, db.db.clone(), listener, clock)
-            .await
-            .expect("start the replica");
-        let base = format!("http://{}", running.addr);
-        Self {
-            base,
-            client: Client::new(),
-            backend: self.backend,
-            blob_dir: self.blob_dir.clone(),
-            running: Some(running),
-            db: None,
-        }
+        Self::start(db, self.backend, self.blob_dir.clone(), tweak, clock).await
     }
 
     /// Runs the monthly credit reset now (the sweep every replica runs every few
@@ -351,12 +350,16 @@ impl TestApp {
         .await
     }
 
+    /// POSTs the sign-up `body` (no key) with `headers`, answered as it comes.
+    pub async fn post_signup(&self, body: Value, headers: &[(&str, &str)]) -> Answer {
+        self.call(Method::POST, "/accounts/master", None, Some(body), headers)
+            .await
+    }
+
     /// Signs up a new root organization with the whole sign-up `body` (its owner, e-mail
     /// and provider username as the test needs them).
     pub async fn signup_as(&self, body: Value) -> Org {
-        let res = self
-            .call(Method::POST, "/accounts/master", None, Some(body), &[])
-            .await;
+        let res = self.post_signup(body, &[]).await;
         assert_eq!(res.status, StatusCode::CREATED, "sign-up: {}", res.body);
         let key = |which: &str| {
             res.body[which]["key"]
@@ -389,22 +392,35 @@ impl TestApp {
         credit: &str,
         amount: &str,
     ) -> Value {
+        self.post_dated(org, key, "transfer", "2026-01-15", (debit, credit), amount)
+            .await
+    }
+
+    /// Creates and posts (`auto_post`) a two-line transaction of `amount` with its
+    /// `description` and `date`, waiting for its jobs; answers the posted transaction.
+    pub async fn post_dated(
+        &self,
+        org: &Org,
+        key: &str,
+        description: &str,
+        date: &str,
+        (debit, credit): (&str, &str),
+        amount: &str,
+    ) -> Value {
         let res = self
             .post_wait(
                 key,
                 &format!("/organizations/{}/transactions", org.id),
                 json!({
-                    "description": "transfer",
-                    "date": "2026-01-15",
+                    "description": description,
+                    "date": date,
                     "auto_post": true,
-                    "entries": [
-                        { "account_id": debit, "entry_type": "debit", "amount": amount },
-                        { "account_id": credit, "entry_type": "credit", "amount": amount },
-                    ],
+                    "entries": entries(debit, credit, amount),
                 }),
             )
             .await;
         assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+        assert_eq!(res.body["status"], "posted", "{}", res.body);
         res.body
     }
 

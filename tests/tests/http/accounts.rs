@@ -1,6 +1,6 @@
 //! Chart of accounts: create, read, update, filters, pagination, balance, history, delete.
 
-use ledger_tests::{TestApp, both, refused, strs};
+use ledger_tests::{TestApp, both, entries, refused, refused_on, strs};
 use reqwest::StatusCode;
 use serde_json::json;
 
@@ -32,8 +32,7 @@ async fn create_read_update_and_filter(app: &TestApp) {
             json!({"code": "1010", "name": "Again", "account_type": "asset"}),
         )
         .await;
-    refused(&res, StatusCode::BAD_REQUEST, "duplicate_value");
-    assert_eq!(res.body["error"]["details"]["field"], "code");
+    refused_on(&res, StatusCode::BAD_REQUEST, "duplicate_value", "code");
     // Ids are accepted in any prefix case.
     let upper = id.replacen("act_", "ACT_", 1);
     let res = app.get(key, &format!("{base}/{upper}")).await;
@@ -62,47 +61,41 @@ async fn create_read_update_and_filter(app: &TestApp) {
     assert_eq!(codes, ["5000", "6000"]);
     let res = app.get(key, &format!("{base}?limit=3&offset=3")).await;
     assert_eq!(res.body["data"].as_array().map(Vec::len), Some(3));
-    assert_eq!(
-        (
-            res.body["has_more"].as_bool(),
-            res.body["total_count"].as_i64()
-        ),
-        (Some(true), Some(9))
-    );
+    assert_eq!(res.page(), (Some(true), Some(9)));
     let res = app.get(key, &format!("{base}?limit=101")).await;
     assert_eq!(res.code(), "invalid_field");
     let res = app.get(key, &format!("{base}?account_type=cash")).await;
     assert_eq!(res.code(), "invalid_field");
-    let res = app.get(key, &format!("/events/account/{id}")).await;
-    let kinds = strs(&res.body, "event_type");
-    assert_eq!(kinds, ["account.created", "account.updated"]);
+    assert_eq!(
+        app.event_kinds(key, "account", &id).await,
+        ["account.created", "account.updated"]
+    );
 }
 both!(create_read_update_and_filter);
 
 async fn inactive_accounts_refuse_postings(app: &TestApp) {
-    let org = app.signup("Inactive").await;
+    let (org, [cash, sales]) = app.signup_with_accounts("Inactive", ["1000", "4000"]).await;
     let key = &org.test_key;
-    let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
     let res = app
         .put(
             key,
-            &format!("/organizations/{}/accounts/{sales}", org.id),
+            &org.path(&format!("accounts/{sales}")),
             json!({"status": "suspended"}),
         )
         .await;
     assert_eq!(res.body["status"], "suspended");
     let res = app
-        .post(key, &org.path("transactions"), json!({"description": "x", "date": "2026-01-01", "entries": [
-            {"account_id": cash, "entry_type": "debit", "amount": "5"}, {"account_id": sales, "entry_type": "credit", "amount": "5"}]}))
+        .post(key, &org.path("transactions"), json!({"description": "x", "date": "2026-01-01", "entries": entries(&cash, &sales, "5")}))
         .await;
     refused(&res, StatusCode::UNPROCESSABLE_ENTITY, "account_inactive");
 }
 both!(inactive_accounts_refuse_postings);
 
 async fn balance_as_of_and_history_with_running_balance(app: &TestApp) {
-    let org = app.signup("History").await;
+    let (org, [cash, sales, expenses]) = app
+        .signup_with_accounts("History", ["1000", "4000", "5000"])
+        .await;
     let key = &org.test_key;
-    let [cash, sales, expenses] = app.account_ids(&org, key, ["1000", "4000", "5000"]).await;
     for (date, debit, credit, amount) in [
         ("2026-01-10", &cash, &sales, "100.00"),
         ("2026-02-10", &expenses, &cash, "30.50"),
@@ -115,10 +108,7 @@ async fn balance_as_of_and_history_with_running_balance(app: &TestApp) {
         assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     }
     let res = app
-        .get(
-            key,
-            &format!("/organizations/{}/accounts/{cash}/balance", org.id),
-        )
+        .get(key, &org.path(&format!("accounts/{cash}/balance")))
         .await;
     assert_eq!(
         res.body["balance"],
@@ -127,20 +117,14 @@ async fn balance_as_of_and_history_with_running_balance(app: &TestApp) {
     let res = app
         .get(
             key,
-            &format!(
-                "/organizations/{}/accounts/{cash}/balance?as_of=2026-02-10",
-                org.id
-            ),
+            &org.path(&format!("accounts/{cash}/balance?as_of=2026-02-10")),
         )
         .await;
     assert_eq!(res.body["balance"]["net"], "69.50");
     let res = app
         .get(
             key,
-            &format!(
-                "/organizations/{}/accounts/{sales}/balance?as_of=2026-01-31",
-                org.id
-            ),
+            &org.path(&format!("accounts/{sales}/balance?as_of=2026-01-31")),
         )
         .await;
     assert_eq!(
@@ -148,10 +132,7 @@ async fn balance_as_of_and_history_with_running_balance(app: &TestApp) {
         "revenue is credit-positive"
     );
     let res = app
-        .get(
-            key,
-            &format!("/organizations/{}/accounts/{cash}/transactions", org.id),
-        )
+        .get(key, &org.path(&format!("accounts/{cash}/transactions")))
         .await;
     let balances = strs(&res.body["transactions"], "balance");
     assert_eq!(balances, ["100.00", "69.50", "69.60"]);
@@ -160,21 +141,19 @@ async fn balance_as_of_and_history_with_running_balance(app: &TestApp) {
     let res = app
         .get(
             key,
-            &format!(
-                "/organizations/{}/accounts/{cash}/transactions?limit=1&offset=2",
-                org.id
-            ),
+            &org.path(&format!("accounts/{cash}/transactions?limit=1&offset=2")),
         )
         .await;
     assert_eq!(res.body["transactions"][0]["balance"], "69.60");
-    assert_eq!(
-        (
-            res.body["has_more"].as_bool(),
-            res.body["total_count"].as_i64()
-        ),
-        (Some(false), Some(3))
-    );
-    let res = app.get(key, &format!("/organizations/{}/accounts/{cash}/transactions?from_date=2026-02-01&to_date=2026-02-28", org.id)).await;
+    assert_eq!(res.page(), (Some(false), Some(3)));
+    let res = app
+        .get(
+            key,
+            &org.path(&format!(
+                "accounts/{cash}/transactions?from_date=2026-02-01&to_date=2026-02-28"
+            )),
+        )
+        .await;
     assert_eq!(res.body["total_count"], 1);
     assert_eq!(res.body["transactions"][0]["balance"], "69.50");
 }

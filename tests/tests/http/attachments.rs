@@ -110,15 +110,12 @@ async fn transaction(app: &TestApp, org: &Org, key: &str) -> String {
     let [cash, sales] = app.account_ids(org, key, ["1000", "4000"]).await;
     let entries = json!([{"account_id": cash, "entry_type": "debit", "amount": "12.50"},
                          {"account_id": sales, "entry_type": "credit", "amount": "12.50"}]);
-    let res = app
-        .post_wait(
-            key,
-            &org.path("transactions"),
-            json!({"description": "Paper", "date": "2026-03-01", "entries": entries}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.id()
+    app.create_id_wait(
+        key,
+        &org.path("transactions"),
+        json!({"description": "Paper", "date": "2026-03-01", "entries": entries}),
+    )
+    .await
 }
 
 async fn document(app: &TestApp, org: &Org, key: &str, kind: &str) -> String {
@@ -143,18 +140,14 @@ async fn document(app: &TestApp, org: &Org, key: &str, kind: &str) -> String {
     let mut body = body;
     body["contact_id"] = contact.body["id"].clone();
     body["items"] = json!([{"description": "Paper", "quantity": 1, "unit_price": "12.50"}]);
-    let res = app
-        .post_wait(key, &format!("/organizations/{}/{kind}", org.id), body)
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.id()
+    app.create_id_wait(key, &org.path(kind), body).await
 }
 
 async fn upload_list_download_replay_and_delete(app: &TestApp) {
     let org = app.signup("Receipts").await;
     let key = &org.live_key;
     let txn = transaction(app, &org, key).await;
-    let on_txn = format!("/organizations/{}/transactions/{txn}/attachments", org.id);
+    let on_txn = org.path(&format!("transactions/{txn}/attachments"));
     let before = app.credits(&org).await;
 
     // A PDF sent as octet-stream is still a PDF: the bytes decide.
@@ -180,7 +173,7 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     assert_eq!(pdf.body["sha256"], sha256_hex(PDF));
     assert_eq!(
         pdf.body["download_url"],
-        format!("/organizations/{}/attachments/{pdf_id}/content", org.id)
+        org.path(&format!("attachments/{pdf_id}/content"))
     );
     assert_eq!(app.credits(&org).await, before - 1);
 
@@ -212,13 +205,7 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     .await;
     assert_eq!(again.status, StatusCode::CREATED, "{}", again.body);
     assert_eq!(again.body["id"], csv.body["id"]);
-    assert_eq!(
-        again
-            .headers
-            .get("Idempotent-Replayed")
-            .and_then(|v| v.to_str().ok()),
-        Some("true")
-    );
+    assert_eq!(again.header("Idempotent-Replayed"), Some("true"));
     // Another file under the same key is refused.
     let other = upload(
         app,
@@ -246,15 +233,12 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     assert_eq!(ids, [pdf_id.as_str(), csv.body["id"].as_str().expect("id")]);
 
     let meta = app
-        .get(
-            key,
-            &format!("/organizations/{}/attachments/{pdf_id}", org.id),
-        )
+        .get(key, &org.path(&format!("attachments/{pdf_id}")))
         .await;
     assert_eq!(meta.status, StatusCode::OK, "{}", meta.body);
     assert_eq!(meta.body, pdf.body);
 
-    let content = format!("/organizations/{}/attachments/{pdf_id}/content", org.id);
+    let content = org.path(&format!("attachments/{pdf_id}/content"));
     let (res, bytes) = raw(app, Method::GET, key, &content, None, &[]).await;
     assert_eq!(res.status, StatusCode::OK);
     assert_eq!(bytes, PDF, "the download is byte-identical");
@@ -305,7 +289,7 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     // Invoices and bills take attachments too.
     for kind in ["invoices", "bills"] {
         let id = document(app, &org, key, kind).await;
-        let path = format!("/organizations/{}/{kind}/{id}/attachments", org.id);
+        let path = org.path(&format!("{kind}/{id}/attachments"));
         let res = upload(app, key, &path, "scan.pdf", "application/pdf", PDF, &[]).await;
         assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
         assert_eq!(res.body["owner_type"], &kind[..kind.len() - 1]);
@@ -319,7 +303,7 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     }
 
     // Delete (admin), once.
-    let meta_path = format!("/organizations/{}/attachments/{pdf_id}", org.id);
+    let meta_path = org.path(&format!("attachments/{pdf_id}"));
     let res = app.delete(key, &meta_path).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["deleted"], true);
@@ -365,7 +349,7 @@ async fn refused_uploads_leave_nothing_behind(app: &TestApp) {
     let org = app.signup("Refusals").await;
     let key = &org.live_key;
     let txn = transaction(app, &org, key).await;
-    let path = format!("/organizations/{}/transactions/{txn}/attachments", org.id);
+    let path = org.path(&format!("transactions/{txn}/attachments"));
     let before = app.credits(&org).await;
 
     // Mislabelled: an archive and an executable claiming to be a PDF.
@@ -418,10 +402,7 @@ async fn refused_uploads_leave_nothing_behind(app: &TestApp) {
     let res = upload(
         app,
         key,
-        &format!(
-            "/organizations/{}/transactions/txn_01JAAAAAAAAAAAAAAAAAAAAAAA/attachments",
-            org.id
-        ),
+        &org.path("transactions/txn_01JAAAAAAAAAAAAAAAAAAAAAAA/attachments"),
         "r.pdf",
         "application/pdf",
         PDF,
@@ -459,7 +440,7 @@ async fn other_tenants_and_modes_see_nothing(app: &TestApp) {
     let owner = app.signup("Owner").await;
     let stranger = app.signup("Stranger").await;
     let txn = transaction(app, &owner, &owner.live_key).await;
-    let on_txn = format!("/organizations/{}/transactions/{txn}/attachments", owner.id);
+    let on_txn = owner.path(&format!("transactions/{txn}/attachments"));
     let res = upload(
         app,
         &owner.live_key,
@@ -472,7 +453,7 @@ async fn other_tenants_and_modes_see_nothing(app: &TestApp) {
     .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     let id = res.id();
-    let meta = format!("/organizations/{}/attachments/{id}", owner.id);
+    let meta = owner.path(&format!("attachments/{id}"));
     let content = format!("{meta}/content");
 
     // The stranger's key on the owner's paths: the organization does not exist for it.
@@ -493,7 +474,7 @@ async fn other_tenants_and_modes_see_nothing(app: &TestApp) {
         );
     }
     // The stranger's own organization with the owner's ids: not found.
-    let theirs = format!("/organizations/{}/attachments/{id}", stranger.id);
+    let theirs = stranger.path(&format!("attachments/{id}"));
     refused(
         &app.get(&stranger.live_key, &theirs).await,
         StatusCode::NOT_FOUND,
@@ -513,10 +494,7 @@ async fn other_tenants_and_modes_see_nothing(app: &TestApp) {
     let res = upload(
         app,
         &stranger.live_key,
-        &format!(
-            "/organizations/{}/transactions/{txn}/attachments",
-            stranger.id
-        ),
+        &stranger.path(&format!("transactions/{txn}/attachments")),
         "r.pdf",
         "application/pdf",
         PDF,
@@ -536,8 +514,10 @@ async fn other_tenants_and_modes_see_nothing(app: &TestApp) {
         "resource_not_found",
     );
     // Permissions (DECISIONS 3): read lists and downloads, write uploads, admin deletes.
-    let (_, reader) = crate::keys::make_key(app, &owner, &owner.live_key, &["read"]).await;
-    let (_, writer) = crate::keys::make_key(app, &owner, &owner.live_key, &["read", "write"]).await;
+    let (_, reader) = app.make_key(&owner, &owner.live_key, &["read"]).await;
+    let (_, writer) = app
+        .make_key(&owner, &owner.live_key, &["read", "write"])
+        .await;
     assert_eq!(app.get(&reader, &on_txn).await.status, StatusCode::OK);
     let (res, _) = raw(app, Method::GET, &reader, &content, None, &[]).await;
     assert_eq!(res.status, StatusCode::OK);
@@ -620,7 +600,7 @@ async fn attachments_in_an_s3_bucket() {
     let org = app.signup("S3").await;
     let key = &org.live_key;
     let txn = transaction(&app, &org, key).await;
-    let path = format!("/organizations/{}/transactions/{txn}/attachments", org.id);
+    let path = org.path(&format!("transactions/{txn}/attachments"));
     let res = upload(&app, key, &path, "receipt.pdf", "application/pdf", PDF, &[]).await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     let id = res.id();
@@ -631,7 +611,7 @@ async fn attachments_in_an_s3_bucket() {
         Some(PDF)
     );
     assert!(blob_files(&app).is_empty(), "nothing in the directory");
-    let content = format!("/organizations/{}/attachments/{id}/content", org.id);
+    let content = org.path(&format!("attachments/{id}/content"));
     let (res, bytes) = raw(&app, Method::GET, key, &content, None, &[]).await;
     assert_eq!(res.status, StatusCode::OK);
     assert_eq!(bytes, PDF);
@@ -643,7 +623,7 @@ async fn attachments_in_an_s3_bucket() {
         "unsupported_media_type",
     );
     let res = app
-        .delete(key, &format!("/organizations/{}/attachments/{id}", org.id))
+        .delete(key, &org.path(&format!("attachments/{id}")))
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(s3.get(&storage_key).await.expect("get"), None);

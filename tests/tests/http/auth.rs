@@ -29,11 +29,7 @@ async fn bad_or_missing_keys_are_refused(app: &TestApp) {
     let res = app.call(Method::GET, &path, None, None, &[]).await;
     refused(&res, StatusCode::UNAUTHORIZED, "missing_api_key");
     assert_eq!(res.body["error"]["type"], "authentication_error");
-    let header = res
-        .headers
-        .get("x-request-id")
-        .and_then(|v| v.to_str().ok())
-        .expect("request id header");
+    let header = res.header("x-request-id").expect("request id header");
     assert_eq!(res.body["error"]["request_id"], header);
     let res = app.get("ha_test_notarealkey", &path).await;
     refused(&res, StatusCode::UNAUTHORIZED, "invalid_api_key");
@@ -53,8 +49,8 @@ async fn another_organization_is_invisible(app: &TestApp) {
     // B's key on A's paths: the organization does not exist for it.
     for path in [
         a.path("accounts"),
-        format!("/organizations/{}/accounts/{cash_a}", a.id),
-        format!("/organizations/{}/transactions/{txn_id}", a.id),
+        a.path(&format!("accounts/{cash_a}")),
+        a.path(&format!("transactions/{txn_id}")),
         a.path("reports/trial-balance"),
     ] {
         let res = app.get(&b.test_key, &path).await;
@@ -75,24 +71,18 @@ async fn another_organization_is_invisible(app: &TestApp) {
     let res = app
         .post(
             &b.test_key,
-            &format!("/organizations/{}/transactions/{txn_id}/reverse", a.id),
+            &a.path(&format!("transactions/{txn_id}/reverse")),
             json!({"reason": "x"}),
         )
         .await;
     assert_eq!(res.code(), "organization_not_found");
     // B's key on its own path with A's ids: no such resource.
     let res = app
-        .get(
-            &b.test_key,
-            &format!("/organizations/{}/accounts/{cash_a}", b.id),
-        )
+        .get(&b.test_key, &b.path(&format!("accounts/{cash_a}")))
         .await;
     refused(&res, StatusCode::NOT_FOUND, "resource_not_found");
     let res = app
-        .get(
-            &b.test_key,
-            &format!("/organizations/{}/transactions/{txn_id}", b.id),
-        )
+        .get(&b.test_key, &b.path(&format!("transactions/{txn_id}")))
         .await;
     assert_eq!(res.code(), "resource_not_found");
     let res = app
@@ -109,10 +99,7 @@ async fn another_organization_is_invisible(app: &TestApp) {
     assert_eq!(res.code(), "organization_not_found");
     // Nothing of A changed.
     let res = app
-        .get(
-            &a.test_key,
-            &format!("/organizations/{}/accounts/{cash_a}", a.id),
-        )
+        .get(&a.test_key, &a.path(&format!("accounts/{cash_a}")))
         .await;
     assert_eq!(res.body["balance"]["net"], "10.00");
 }
@@ -124,10 +111,7 @@ async fn live_and_test_data_are_separate(app: &TestApp) {
     let live_cash = app.account_id(&org, &org.live_key, "1000").await;
     assert_ne!(test_cash, live_cash);
     let res = app
-        .get(
-            &org.live_key,
-            &format!("/organizations/{}/accounts/{test_cash}", org.id),
-        )
+        .get(&org.live_key, &org.path(&format!("accounts/{test_cash}")))
         .await;
     assert_eq!(res.code(), "resource_not_found");
     let sales = app.account_id(&org, &org.test_key, "4000").await;

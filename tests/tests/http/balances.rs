@@ -211,10 +211,7 @@ async fn random_interleavings_keep_balances_exact(app: &TestApp) {
         let expected = sums(&journal, until);
         for account in &accounts {
             let query = as_of.map_or_else(String::new, |a| format!("?as_of={a}"));
-            let path = format!(
-                "/organizations/{}/accounts/{account}/balance{query}",
-                org.id
-            );
+            let path = org.path(&format!("accounts/{account}/balance{query}"));
             let res = app.get(&key, &path).await;
             assert_eq!(res.status, StatusCode::OK, "{}", res.body);
             let (debit, credit) = expected.get(account).copied().unwrap_or_default();
@@ -250,10 +247,7 @@ async fn random_interleavings_keep_balances_exact(app: &TestApp) {
                 Some("2026-03-04T18:45:30.000001Z"),
             ),
         ] {
-            let path = format!(
-                "/organizations/{}/accounts/{account}/transactions{query}",
-                org.id
-            );
+            let path = org.path(&format!("accounts/{account}/transactions{query}"));
             let res = app.get(&key, &path).await;
             assert_eq!(res.status, StatusCode::OK, "{}", res.body);
             assert_eq!(
@@ -340,10 +334,9 @@ async fn random_interleavings_keep_balances_exact(app: &TestApp) {
     // from their lines.
     let from = "2026-03-02T06:15:00Z";
     let to = "2026-03-04T18:45:30Z";
-    let path = format!(
-        "/organizations/{}/reports/income-statement?start_date={from}&end_date={to}",
-        org.id
-    );
+    let path = org.path(&format!(
+        "reports/income-statement?start_date={from}&end_date={to}"
+    ));
     let res = app.get(&key, &path).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     let before_end = sums(&journal, Some("2026-03-04T18:45:30.000001Z"));

@@ -2,7 +2,7 @@
 //! all or none under one `Idempotency-Key`, names a refused item by its index, and
 //! charges one create per transaction; GraphQL's `createTransactions` does the same.
 
-use ledger_tests::{Answer, Org, TestApp, both, refused};
+use ledger_tests::{Answer, Org, TestApp, both, invalid, refused};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -41,9 +41,8 @@ async fn written(app: &TestApp, org: &Org) -> (Value, Value) {
 }
 
 async fn a_batch_is_written_all_or_none(app: &TestApp) {
-    let org = app.signup("Batches").await;
+    let (org, [cash, sales]) = app.signup_with_accounts("Batches", ["1000", "4000"]).await;
     let key = &org.test_key;
-    let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
     let (count0, used0) = written(app, &org).await;
 
     let body = json!({"transactions": [
@@ -73,10 +72,7 @@ async fn a_batch_is_written_all_or_none(app: &TestApp) {
         "one credit each"
     );
     let balance = app
-        .get(
-            key,
-            &format!("/organizations/{}/accounts/{cash}/balance", org.id),
-        )
+        .get(key, &org.path(&format!("accounts/{cash}/balance")))
         .await;
     assert_eq!(
         balance.body["balance"]["debit"], "40.00",
@@ -123,15 +119,11 @@ async fn a_batch_is_written_all_or_none(app: &TestApp) {
     // A validation error names the item's field.
     let body = json!({"transactions": [item(&cash, &sales, "1.00", true), item(&cash, &sales, "1.001", true)]});
     let res = post_batch(app, &org, body, None).await;
-    refused(&res, StatusCode::BAD_REQUEST, "invalid_field");
-    assert_eq!(
-        res.body["error"]["type"], "validation_error",
-        "{}",
-        res.body
-    );
-    assert_eq!(
-        res.body["error"]["details"]["field"],
-        "transactions[1].entries[0].amount"
+    invalid(
+        &res,
+        "invalid_field",
+        "transactions[1].entries[0].amount",
+        None,
     );
     let body = json!({"transactions": [{"date": "2026-06-01", "entries": []}]});
     let res = post_batch(app, &org, body, None).await;
@@ -173,9 +165,10 @@ both!(a_batch_is_written_all_or_none);
 
 async fn graphql_creates_transactions_in_one_batch(app: &TestApp) {
     use crate::pipeline::graphql_reason;
-    let org = app.signup("GraphQL Batches").await;
+    let (org, [cash, sales]) = app
+        .signup_with_accounts("GraphQL Batches", ["1000", "4000"])
+        .await;
     let key = &org.test_key;
-    let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
     let query = "mutation($items: [TransactionInput!]!) { createTransactions(transactions: $items) { id status amount } }";
     let entry = |account: &str, side: &str, amount: &str| json!({"accountId": account, "entryType": side, "amount": amount});
     let items = json!([

@@ -1,20 +1,16 @@
 //! Categories (spec 2.6, 4.8): create, read with subcategories, list, update, soft delete,
 //! the transaction link, refusals, tenancy, modes, credits and events.
 
-use ledger_tests::{Answer, Org, TestApp, both, refused, strs};
+use ledger_tests::{Answer, Org, TestApp, both, entries, refused, strs};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-
-use crate::keys::make_key;
 
 fn categories_path(org: &Org) -> String {
     org.path("categories")
 }
 
 async fn create(app: &TestApp, key: &str, org: &Org, body: Value) -> String {
-    let res = app.post(key, &categories_path(org), body).await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.id()
+    app.create_id(key, &categories_path(org), body).await
 }
 
 fn names(list: &Answer) -> Vec<&str> {
@@ -140,34 +136,20 @@ async fn create_read_update_and_list(app: &TestApp) {
     );
     let res = app.get(key, &format!("{base}?limit=2&offset=2")).await;
     assert_eq!(names(&res), ["Travel"]);
-    assert_eq!(
-        (
-            res.body["has_more"].as_bool(),
-            res.body["total_count"].as_i64()
-        ),
-        (Some(false), Some(3))
-    );
+    assert_eq!(res.page(), (Some(false), Some(3)));
     let res = app.get(key, &format!("{base}?limit=2")).await;
     assert_eq!(res.body["has_more"], true);
-    refused(
-        &app.get(key, &format!("{base}?category_type=cost")).await,
-        StatusCode::BAD_REQUEST,
-        "invalid_field",
-    );
-    refused(
-        &app.get(key, &format!("{base}?parent_id=nope")).await,
-        StatusCode::BAD_REQUEST,
-        "invalid_field",
-    );
-    refused(
-        &app.get(key, &format!("{base}?limit=0")).await,
-        StatusCode::BAD_REQUEST,
-        "invalid_field",
-    );
+    app.queries_refused(
+        key,
+        &base,
+        &["category_type=cost", "parent_id=nope", "limit=0"],
+    )
+    .await;
 
-    let res = app.get(key, &format!("/events/category/{flights}")).await;
-    let kinds = strs(&res.body, "event_type");
-    assert_eq!(kinds, ["category.created", "category.updated"]);
+    assert_eq!(
+        app.event_kinds(key, "category", &flights).await,
+        ["category.created", "category.updated"]
+    );
 }
 both!(create_read_update_and_list);
 
@@ -238,11 +220,7 @@ async fn refusals(app: &TestApp) {
             "parent",
         ),
     ];
-    for (body, code, field) in cases {
-        let res = app.post(key, &base, body.clone()).await;
-        refused(&res, StatusCode::BAD_REQUEST, code);
-        assert_eq!(res.body["error"]["details"]["field"], field, "{body}");
-    }
+    app.posts_refused(key, &base, cases).await;
     // A parent that is not there, or of the other type: well formed, refused by the
     // books (422).
     for (body, code) in [
@@ -295,8 +273,8 @@ async fn refusals(app: &TestApp) {
         "resource_not_found",
     );
 
-    let (_, reader) = make_key(app, &org, key, &["read"]).await;
-    let (_, writer) = make_key(app, &org, key, &["read", "write"]).await;
+    let (_, reader) = app.make_key(&org, key, &["read"]).await;
+    let (_, writer) = app.make_key(&org, key, &["read", "write"]).await;
     assert_eq!(app.get(&reader, &item).await.status, StatusCode::OK);
     refused(
         &app.post(
@@ -409,9 +387,10 @@ async fn soft_delete(app: &TestApp) {
         rows.contains(&("category", "Parent")) && rows.contains(&("category", "Child")),
         "{rows:?}"
     );
-    let res = app.get(key, &format!("/events/category/{child}")).await;
-    let kinds = strs(&res.body, "event_type");
-    assert_eq!(kinds, ["category.created", "category.deleted"]);
+    assert_eq!(
+        app.event_kinds(key, "category", &child).await,
+        ["category.created", "category.deleted"]
+    );
 }
 both!(soft_delete);
 
@@ -431,39 +410,23 @@ async fn tenants_and_modes_are_isolated(app: &TestApp) {
         StatusCode::NOT_FOUND,
         "organization_not_found",
     );
-    refused(
-        &app.get(&b.test_key, &item_a).await,
+    app.item_refused(
+        &b.test_key,
+        &item_a,
+        json!({"name": "stolen"}),
         StatusCode::NOT_FOUND,
         "organization_not_found",
-    );
-    refused(
-        &app.put(&b.test_key, &item_a, json!({"name": "stolen"}))
-            .await,
-        StatusCode::NOT_FOUND,
-        "organization_not_found",
-    );
-    refused(
-        &app.delete(&b.test_key, &item_a).await,
-        StatusCode::NOT_FOUND,
-        "organization_not_found",
-    );
+    )
+    .await;
     let item_b = format!("{}/{id}", categories_path(&b));
-    refused(
-        &app.get(&b.test_key, &item_b).await,
+    app.item_refused(
+        &b.test_key,
+        &item_b,
+        json!({"name": "stolen"}),
         StatusCode::NOT_FOUND,
         "resource_not_found",
-    );
-    refused(
-        &app.put(&b.test_key, &item_b, json!({"name": "stolen"}))
-            .await,
-        StatusCode::NOT_FOUND,
-        "resource_not_found",
-    );
-    refused(
-        &app.delete(&b.test_key, &item_b).await,
-        StatusCode::NOT_FOUND,
-        "resource_not_found",
-    );
+    )
+    .await;
     // Another tenant's category is no parent.
     refused(
         &app.post(
@@ -546,11 +509,7 @@ async fn transactions_carry_a_category(app: &TestApp) {
     )
     .await;
     let txns = org.path("transactions");
-    let body = |category: &str| {
-        json!({"description": "Advice", "date": "2026-02-01", "category_id": category, "entries": [
-            {"account_id": cash, "entry_type": "debit", "amount": "50.00"},
-            {"account_id": sales, "entry_type": "credit", "amount": "50.00"}]})
-    };
+    let body = |category: &str| json!({"description": "Advice", "date": "2026-02-01", "category_id": category, "entries": entries(&cash, &sales, "50.00")});
     let res = app
         .post_wait(key, &txns, body(&consulting.replacen("cat_", "CAT_", 1)))
         .await;

@@ -36,9 +36,7 @@ async fn concurrent_posts_lose_nothing(app: &TestApp) {
             }
         }
     }
-    let res = app
-        .get(&key, &format!("/organizations/{}/accounts/{cash}", org.id))
-        .await;
+    let res = app.get(&key, &org.path(&format!("accounts/{cash}"))).await;
     let net = res.body["balance"]["net"].as_str().expect("net").to_owned();
     assert_eq!(
         net,

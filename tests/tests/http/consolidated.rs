@@ -4,7 +4,7 @@
 //! parent's currency with the parent's rates, on REST, GraphQL and MCP.
 
 use ledger_tests::{Org, TestApp, both};
-use reqwest::{Method, StatusCode};
+use reqwest::StatusCode;
 use serde_json::json;
 
 use crate::organization_transfers::{signup_user, transfers};
@@ -33,14 +33,7 @@ async fn consolidated_reports_add_the_owned_members(app: &TestApp) {
     sale(app, &l, &l_key, "1000.00").await;
     sale(app, &l1, &l1_key, "5000.00").await;
     // A member keeping its books in euros: a subtree transferred in from a euro group.
-    let res = app
-        .call(
-            Method::POST,
-            "/accounts/master",
-            None,
-            Some(json!({"name": "Euro Group", "user_provider_id": "prov-euro", "user_email": "euro@example.com", "base_currency": "EUR"})),
-            &[],
-        )
+    let res = app.post_signup(json!({"name": "Euro Group", "user_provider_id": "prov-euro", "user_email": "euro@example.com", "base_currency": "EUR"}), &[])
         .await;
     let euro_root = res.body["organization"]["id"]
         .as_str()
@@ -131,10 +124,7 @@ async fn consolidated_reports_add_the_owned_members(app: &TestApp) {
     let res = app
         .get(
             key,
-            &format!(
-                "/organizations/{}/reports/balance-sheet?as_of=2026-12-31&consolidated=true",
-                parent.id
-            ),
+            &parent.path("reports/balance-sheet?as_of=2026-12-31&consolidated=true"),
         )
         .await;
     assert_eq!(res.body["total_assets"], "171.00", "{}", res.body);

@@ -1,31 +1,12 @@
 //! Contacts: queued writes, validation, the bare-array list, disable vs delete, the
 //! "in use" refusal, idempotency, tenancy and modes, events and the deletion trail.
 
-use std::time::Duration;
-
-use ledger_tests::{Answer, Org, TestApp, both, refused, strs};
+use ledger_tests::{Answer, Org, TestApp, both, refused, refused_on, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 fn contacts(org: &Org) -> String {
     org.path("contacts")
-}
-
-async fn wait_final(app: &TestApp, org: &Org, key: &str, request_id: &str) -> Value {
-    for _ in 0..200 {
-        let res = app
-            .get(
-                key,
-                &format!("/organizations/{}/requests/{request_id}", org.id),
-            )
-            .await;
-        assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-        if res.body["data"]["status"] == "completed" || res.body["data"]["status"] == "failed" {
-            return res.body;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("request {request_id} did not finish");
 }
 
 /// Creates a contact, waiting for it; returns the contact object.
@@ -58,11 +39,8 @@ async fn contact_create_is_queued_and_completes(app: &TestApp) {
         .expect("resource id")
         .to_owned();
     assert!(id.starts_with("con_"), "{id}");
-    let request_id = res.body["request_id"]
-        .as_str()
-        .expect("request id")
-        .to_owned();
-    let done = wait_final(app, &org, key, &request_id).await;
+    let request_id = res.request_id();
+    let done = app.wait_request(&org, key, &request_id).await;
     assert_eq!(done["data"]["status"], "completed", "{done}");
     assert_eq!(done["data"]["result"]["id"], id.as_str());
 
@@ -171,11 +149,7 @@ async fn contact_validation_refuses_synchronously(app: &TestApp) {
             "metadata",
         ),
     ];
-    for (body, code, field) in cases {
-        let res = app.post(key, &path, body.clone()).await;
-        refused(&res, StatusCode::BAD_REQUEST, code);
-        assert_eq!(res.body["error"]["details"]["field"], field, "{body}");
-    }
+    app.posts_refused(key, &path, cases).await;
     // 255 characters is fine.
     create(
         app,
@@ -199,8 +173,12 @@ async fn contact_validation_refuses_synchronously(app: &TestApp) {
             json!({"contact_type": "vendor", "name": "B", "reference": "R-1"}),
         )
         .await;
-    refused(&res, StatusCode::BAD_REQUEST, "duplicate_value");
-    assert_eq!(res.body["error"]["details"]["field"], "reference");
+    refused_on(
+        &res,
+        StatusCode::BAD_REQUEST,
+        "duplicate_value",
+        "reference",
+    );
     // Nothing refused entered the queue or cost credits: only the two creates exist.
     let res = app.get(key, &format!("{path}?enabled=all")).await;
     assert_eq!(res.body.as_array().map(Vec::len), Some(2), "{}", res.body);
@@ -292,16 +270,8 @@ async fn contact_list_filters_search_and_pages(app: &TestApp) {
     let res = app.get(key, &format!("{path}?limit=2&offset=1")).await;
     let page = strs(&res.body, "id");
     assert_eq!(page, [ids[1].as_str(), ids[2].as_str()]);
-    refused(
-        &app.get(key, &format!("{path}?limit=101")).await,
-        StatusCode::BAD_REQUEST,
-        "invalid_field",
-    );
-    refused(
-        &app.get(key, &format!("{path}?enabled=maybe")).await,
-        StatusCode::BAD_REQUEST,
-        "invalid_field",
-    );
+    app.queries_refused(key, &path, &["limit=101", "enabled=maybe"])
+        .await;
 }
 both!(contact_list_filters_search_and_pages);
 
@@ -314,8 +284,8 @@ async fn contact_update_disable_and_delete(app: &TestApp) {
     // Queued without Prefer.
     let res = app.put(key, &one, json!({"name": "New"})).await;
     assert_eq!(res.status, StatusCode::ACCEPTED, "{}", res.body);
-    let request_id = res.body["request_id"].as_str().expect("request").to_owned();
-    let done = wait_final(app, &org, key, &request_id).await;
+    let request_id = res.request_id();
+    let done = app.wait_request(&org, key, &request_id).await;
     assert_eq!(done["data"]["result"]["name"], "New");
     // Omitted fields stay; an empty string clears an optional field.
     let res = app
@@ -384,21 +354,14 @@ async fn contact_update_disable_and_delete(app: &TestApp) {
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["deleted"], true);
     assert_eq!(res.body["object"], "contact");
-    refused(
-        &app.get(key, &one).await,
+    app.item_refused_queued(
+        key,
+        &one,
+        json!({"name": "x"}),
         StatusCode::NOT_FOUND,
         "resource_not_found",
-    );
-    refused(
-        &app.delete_wait(key, &one).await,
-        StatusCode::NOT_FOUND,
-        "resource_not_found",
-    );
-    refused(
-        &app.put_wait(key, &one, json!({"name": "x"})).await,
-        StatusCode::NOT_FOUND,
-        "resource_not_found",
-    );
+    )
+    .await;
     let trail = app.get(key, &org.path("recently-deleted")).await;
     assert_eq!(trail.status, StatusCode::OK, "{}", trail.body);
     let row = &trail.body["data"][0];
@@ -483,12 +446,12 @@ async fn contact_in_use_cannot_be_deleted(app: &TestApp) {
             json!({"description": "Sale", "date": "2026-03-01", "entries": entries, "contact_id": id}),
         )
         .await;
-    refused(
+    refused_on(
         &res,
         StatusCode::UNPROCESSABLE_ENTITY,
         "reference_not_usable",
+        "contact_id",
     );
-    assert_eq!(res.body["error"]["details"]["field"], "contact_id");
     // Once the (pending) transaction is deleted, the contact may go.
     let res = app.delete_wait(key, &format!("{txns}/{txn_id}")).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
@@ -551,13 +514,7 @@ async fn contact_idempotency_replays(app: &TestApp) {
     let again = send(body.clone()).await;
     assert_eq!(again.status, StatusCode::CREATED, "{}", again.body);
     assert_eq!(again.body["id"], first.body["id"]);
-    assert_eq!(
-        again
-            .headers
-            .get("idempotent-replayed")
-            .and_then(|v| v.to_str().ok()),
-        Some("true")
-    );
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
     let other = send(json!({"contact_type": "customer", "name": "Twice"})).await;
     refused(&other, StatusCode::CONFLICT, "idempotency_key_reused");
     let list = app.get(key, &contacts(&org)).await;
@@ -613,21 +570,14 @@ async fn contact_tenancy_modes_and_permissions(app: &TestApp) {
     );
     // A's id on B's own path: resource_not_found.
     let on_b = format!("{}/{id}", contacts(&b));
-    refused(
-        &app.get(&b.test_key, &on_b).await,
+    app.item_refused_queued(
+        &b.test_key,
+        &on_b,
+        json!({"name": "x"}),
         StatusCode::NOT_FOUND,
         "resource_not_found",
-    );
-    refused(
-        &app.put_wait(&b.test_key, &on_b, json!({"name": "x"})).await,
-        StatusCode::NOT_FOUND,
-        "resource_not_found",
-    );
-    refused(
-        &app.delete_wait(&b.test_key, &on_b).await,
-        StatusCode::NOT_FOUND,
-        "resource_not_found",
-    );
+    )
+    .await;
     assert_eq!(app.get(&b.test_key, &contacts(&b)).await.body, json!([]));
     // Nothing changed for A.
     let res = app.get(&a.test_key, &on_a).await;

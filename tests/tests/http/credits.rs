@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use ledger_domain::ports::Clock;
-use ledger_tests::{Backend, Org, ShiftedClock, TestApp, both, strs};
+use ledger_tests::{Backend, Org, ShiftedClock, TestApp, both, entries, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -333,15 +333,7 @@ async fn credits_are_tenant_scoped(app: &TestApp) {
     assert_eq!(res.status(), StatusCode::NOT_FOUND);
     assert_eq!(balance(app, &b).await["credits_remaining"], 500);
     // Buying needs admin; reading needs read.
-    let res = app
-        .post(
-            &a.live_key,
-            &a.path("api-keys"),
-            json!({"name": "writer", "permissions": ["read", "write"]}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let writer = res.body["key"].as_str().expect("secret").to_owned();
+    let (_, writer) = app.make_key(&a, &a.live_key, &["read", "write"]).await;
     let res = app
         .post(
             &writer,
@@ -403,9 +395,7 @@ async fn reset_races_with_writes(app: &TestApp, clock: Arc<ShiftedClock>) {
                 app.post_wait(
                     &org.live_key,
                     &org.path("transactions"),
-                    json!({"description": "during the reset", "date": "2026-01-15", "entries": [
-                        {"account_id": cash, "entry_type": "debit", "amount": "1.00"},
-                        {"account_id": sales, "entry_type": "credit", "amount": "1.00"}]}),
+                    json!({"description": "during the reset", "date": "2026-01-15", "entries": entries(cash, sales, "1.00")}),
                 )
                 .await
             };
@@ -654,16 +644,8 @@ async fn graphql_purchase_and_balance(app: &TestApp) {
         .await;
     assert_eq!(res.body["data"]["purchaseCredits"], Value::Null);
     // A size no package has names no package: a business rule, as in REST.
-    assert_eq!(
-        res.body["errors"][0]["extensions"]["code"], "BUSINESS_RULE_VIOLATION",
-        "{}",
-        res.body
-    );
-    assert_eq!(
-        res.body["errors"][0]["extensions"]["reason"], "reference_not_found",
-        "{}",
-        res.body
-    );
+    assert_eq!(res.gql_code(), "BUSINESS_RULE_VIOLATION", "{}", res.body);
+    assert_eq!(res.gql_reason(), "reference_not_found", "{}", res.body);
     let read = app.post(&org.live_key, "/graphql", json!({"query": "{ organization { creditBalance { creditsRemaining monthlyAllowance purchasedCreditsRemaining nextResetAt } creditPackages { id credits priceCents currency } } }"}))
         .await;
     assert!(read.body.get("errors").is_none(), "{}", read.body);

@@ -7,7 +7,6 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::exchange_rates::{convert, create};
-use crate::keys::make_key;
 use ledger_tests::refused;
 
 async fn currencies_are_global_reference_data(app: &TestApp) {
@@ -64,13 +63,13 @@ async fn currencies_are_global_reference_data(app: &TestApp) {
     );
     // A key narrowed to another resource does not read currencies; one narrowed to
     // currencies does.
-    let (_, invoices_only) = make_key(app, &org, key, &["invoices:read"]).await;
+    let (_, invoices_only) = app.make_key(&org, key, &["invoices:read"]).await;
     refused(
         &app.get(&invoices_only, "/currencies/USD").await,
         StatusCode::FORBIDDEN,
         "insufficient_permissions",
     );
-    let (_, currencies_only) = make_key(app, &org, key, &["currencies:read"]).await;
+    let (_, currencies_only) = app.make_key(&org, key, &["currencies:read"]).await;
     assert_eq!(
         app.get(&currencies_only, "/currencies/USD").await.status,
         StatusCode::OK

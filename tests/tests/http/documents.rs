@@ -14,18 +14,6 @@ fn bills(org: &Org) -> String {
     org.path("bills")
 }
 
-async fn contact(app: &TestApp, org: &Org, key: &str, contact_type: &str, name: &str) -> String {
-    let res = app
-        .post_wait(
-            key,
-            &org.path("contacts"),
-            json!({"contact_type": contact_type, "name": name}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body["id"].as_str().expect("contact id").to_owned()
-}
-
 async fn tax(
     app: &TestApp,
     org: &Org,
@@ -34,25 +22,19 @@ async fn tax(
     rate: &str,
     compound: bool,
 ) -> String {
-    let res = app
-        .post(
-            key,
-            &org.path("taxes"),
-            json!({"name": name, "rate": rate, "tax_type": "sales_tax", "is_compound": compound}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body["id"].as_str().expect("tax id").to_owned()
+    app.create_id(
+        key,
+        &org.path("taxes"),
+        json!({"name": name, "rate": rate, "tax_type": "sales_tax", "is_compound": compound}),
+    )
+    .await
 }
 
 /// Net balance of the account with `code`, in its normal direction.
 async fn net(app: &TestApp, org: &Org, key: &str, code: &str) -> String {
     let id = app.account_id(org, key, code).await;
     let res = app
-        .get(
-            key,
-            &format!("/organizations/{}/accounts/{id}/balance", org.id),
-        )
+        .get(key, &org.path(&format!("accounts/{id}/balance")))
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     res.body["balance"]["net"].as_str().expect("net").to_owned()
@@ -90,7 +72,7 @@ async fn pay(app: &TestApp, key: &str, path: &str, amount: &str) -> Answer {
 async fn invoice_lifecycle_posts_to_the_books(app: &TestApp) {
     let org = app.signup("Invoice Books").await;
     let key = &org.test_key;
-    let customer = contact(app, &org, key, "customer", "Acme Corp").await;
+    let customer = app.contact(&org, key, "customer", "Acme Corp").await;
     let vat = tax(app, &org, key, "State", "8", false).await;
     let surcharge = tax(app, &org, key, "City", "5", true).await;
 
@@ -174,10 +156,7 @@ async fn invoice_lifecycle_posts_to_the_books(app: &TestApp) {
         .expect("posting")
         .to_owned();
     let txn = app
-        .get(
-            key,
-            &format!("/organizations/{}/transactions/{posting}", org.id),
-        )
+        .get(key, &org.path(&format!("transactions/{posting}")))
         .await;
     assert_eq!(txn.body["status"], "posted");
     assert_eq!(txn.body["amount"], "162.00");
@@ -312,7 +291,7 @@ both!(invoice_lifecycle, invoice_lifecycle_posts_to_the_books);
 async fn void_and_delete_follow_the_rules(app: &TestApp) {
     let org = app.signup("Invoice Void").await;
     let key = &org.test_key;
-    let customer = contact(app, &org, key, "customer", "Void Co").await;
+    let customer = app.contact(&org, key, "customer", "Void Co").await;
     let body = json!({"contact_id": customer, "invoice_date": "2026-03-01", "due_date": "2026-03-31",
                       "items": [{"description": "Widget", "quantity": 3, "unit_price": "9.99"}]});
     let one = create_invoice(app, &org, key, body.clone()).await;
@@ -332,10 +311,7 @@ async fn void_and_delete_follow_the_rules(app: &TestApp) {
         .as_str()
         .expect("posting");
     let txn = app
-        .get(
-            key,
-            &format!("/organizations/{}/transactions/{posting}", org.id),
-        )
+        .get(key, &org.path(&format!("transactions/{posting}")))
         .await;
     assert_eq!(txn.body["status"], "reversed");
     refused(
@@ -354,10 +330,7 @@ async fn void_and_delete_follow_the_rules(app: &TestApp) {
     refused(
         &app.post(
             key,
-            &format!(
-                "/organizations/{}/transactions/{again_posting}/reverse",
-                org.id
-            ),
+            &org.path(&format!("transactions/{again_posting}/reverse")),
             json!({"reason": "oops"}),
         )
         .await,
@@ -400,8 +373,8 @@ both!(invoice_void_and_delete, void_and_delete_follow_the_rules);
 async fn bills_post_expenses_and_payables(app: &TestApp) {
     let org = app.signup("Bill Books").await;
     let key = &org.test_key;
-    let vendor = contact(app, &org, key, "vendor", "Paper Supplies").await;
-    let customer = contact(app, &org, key, "customer", "Not A Vendor").await;
+    let vendor = app.contact(&org, key, "vendor", "Paper Supplies").await;
+    let customer = app.contact(&org, key, "customer", "Not A Vendor").await;
     let vat = tax(app, &org, key, "VAT", "20", false).await;
     let body = json!({"contact_id": vendor, "bill_date": "2026-01-05", "due_date": "2026-01-20",
                       "items": [{"description": "Paper", "quantity": 10, "unit_price": "5.00", "tax_ids": [vat]}]});
@@ -469,10 +442,7 @@ async fn bills_post_expenses_and_payables(app: &TestApp) {
     let res = app
         .put(
             key,
-            &format!(
-                "/organizations/{}/settings/recoverable_tax_account_id",
-                org.id
-            ),
+            &org.path("settings/recoverable_tax_account_id"),
             json!({"value": recoverable}),
         )
         .await;
@@ -508,7 +478,7 @@ both!(bill_lifecycle, bills_post_expenses_and_payables);
 async fn bad_documents_are_refused_and_change_nothing(app: &TestApp) {
     let org = app.signup("Invoice Errors").await;
     let key = &org.test_key;
-    let customer = contact(app, &org, key, "customer", "Errors Inc").await;
+    let customer = app.contact(&org, key, "customer", "Errors Inc").await;
     let expense = app.account_id(&org, key, "5000").await;
     let item = json!({"description": "A", "quantity": 1, "unit_price": "10.00"});
     let cases = [
@@ -593,9 +563,7 @@ async fn bad_documents_are_refused_and_change_nothing(app: &TestApp) {
         );
         assert_eq!(
             res.body["error"]["request_id"].as_str(),
-            res.headers
-                .get("x-request-id")
-                .and_then(|v| v.to_str().ok())
+            res.header("x-request-id")
         );
     }
     let list = app.get(key, &invoices(&org)).await;
@@ -623,7 +591,7 @@ both!(invoice_errors, bad_documents_are_refused_and_change_nothing);
 async fn numbers_stay_gap_free_under_concurrency(app: &TestApp) {
     let org = app.signup("Invoice Numbers").await;
     let key = &org.test_key;
-    let customer = contact(app, &org, key, "customer", "Many Invoices").await;
+    let customer = app.contact(&org, key, "customer", "Many Invoices").await;
     let res = app
         .put(
             key,
@@ -660,7 +628,7 @@ both!(invoice_numbers, numbers_stay_gap_free_under_concurrency);
 async fn racing_payments_never_overpay(app: &TestApp) {
     let org = app.signup("Invoice Race").await;
     let key = &org.test_key;
-    let customer = contact(app, &org, key, "customer", "Racer").await;
+    let customer = app.contact(&org, key, "customer", "Racer").await;
     let inv = create_invoice(
         app,
         &org,
@@ -700,7 +668,9 @@ both!(invoice_payment_race, racing_payments_never_overpay);
 async fn tenants_and_modes_are_isolated(app: &TestApp) {
     let a = app.signup("Invoice Tenant A").await;
     let b = app.signup("Invoice Tenant B").await;
-    let customer = contact(app, &a, &a.test_key, "customer", "Shared Name").await;
+    let customer = app
+        .contact(&a, &a.test_key, "customer", "Shared Name")
+        .await;
     let inv = create_invoice(
         app,
         &a,
@@ -766,15 +736,7 @@ async fn tenants_and_modes_are_isolated(app: &TestApp) {
         0
     );
     // A read-only key may read but not write.
-    let res = app
-        .post(
-            &a.test_key,
-            &a.path("api-keys"),
-            json!({"name": "reader", "permissions": ["read"]}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let reader = res.body["key"].as_str().expect("secret").to_owned();
+    let (_, reader) = app.make_key(&a, &a.test_key, &["read"]).await;
     assert_eq!(
         app.get(&reader, &format!("{}/{id}", invoices(&a)))
             .await
@@ -792,7 +754,7 @@ both!(invoice_tenancy, tenants_and_modes_are_isolated);
 async fn contacts_and_taxes_in_use_cannot_be_deleted(app: &TestApp) {
     let org = app.signup("Invoice In Use").await;
     let key = &org.test_key;
-    let customer = contact(app, &org, key, "customer", "Busy").await;
+    let customer = app.contact(&org, key, "customer", "Busy").await;
     let vat = tax(app, &org, key, "VAT", "10", false).await;
     create_invoice(
         app,
@@ -805,7 +767,7 @@ async fn contacts_and_taxes_in_use_cannot_be_deleted(app: &TestApp) {
         &app.call_wait(
             Method::DELETE,
             key,
-            &format!("/organizations/{}/contacts/{customer}", org.id),
+            &org.path(&format!("contacts/{customer}")),
             None,
         )
         .await,
@@ -813,8 +775,7 @@ async fn contacts_and_taxes_in_use_cannot_be_deleted(app: &TestApp) {
         "resource_in_use",
     );
     refused(
-        &app.delete(key, &format!("/organizations/{}/taxes/{vat}", org.id))
-            .await,
+        &app.delete(key, &org.path(&format!("taxes/{vat}"))).await,
         StatusCode::UNPROCESSABLE_ENTITY,
         "resource_in_use",
     );
@@ -826,8 +787,8 @@ both!(invoice_in_use, contacts_and_taxes_in_use_cannot_be_deleted);
 async fn receivables_and_payables_match_open_documents(app: &TestApp) {
     let org = app.signup("Invoice Totals").await;
     let key = &org.test_key;
-    let customer = contact(app, &org, key, "customer", "Buyer").await;
-    let vendor = contact(app, &org, key, "vendor", "Seller").await;
+    let customer = app.contact(&org, key, "customer", "Buyer").await;
+    let vendor = app.contact(&org, key, "vendor", "Seller").await;
     let gst = tax(app, &org, key, "GST", "7.5", false).await;
     let mut open_ar: i64 = 0;
     let mut open_ap: i64 = 0;
@@ -928,16 +889,14 @@ fn ulid_like() -> String {
 async fn invoice_pdf_renders_the_document(app: &TestApp) {
     let org = app.signup("PDF Seller").await;
     let key = &org.test_key;
-    let res = app
-        .post_wait(
+    let customer = app
+        .create_id_wait(
             key,
             &org.path("contacts"),
             json!({"contact_type": "customer", "name": "Müller GmbH", "address": "Königstraße 1",
                    "city": "Łódź", "country": "PL", "email": "ap@mueller.example"}),
         )
         .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let customer = res.id();
     let vat = tax(app, &org, key, "VAT", "20", false).await;
     let inv = create_invoice(
         app,

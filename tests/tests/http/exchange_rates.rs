@@ -6,17 +6,13 @@ use ledger_tests::{Answer, Org, TestApp, both, refused, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::keys::make_key;
-
 pub(crate) fn rates_path(org: &Org) -> String {
     org.path("exchange-rates")
 }
 
 /// Creates a rate and answers its id.
 pub(crate) async fn create(app: &TestApp, org: &Org, key: &str, body: Value) -> String {
-    let res = app.post(key, &rates_path(org), body).await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.id()
+    app.create_id(key, &rates_path(org), body).await
 }
 
 pub(crate) async fn convert(app: &TestApp, key: &str, body: Value) -> Answer {
@@ -74,13 +70,7 @@ async fn create_read_update_list_and_delete(app: &TestApp) {
     assert_eq!(ids(&res), std::slice::from_ref(&yen));
     let res = app.get(key, &format!("{base}?limit=1&offset=1")).await;
     assert_eq!(ids(&res), std::slice::from_ref(&yen));
-    assert_eq!(
-        (
-            res.body["has_more"].as_bool(),
-            res.body["total_count"].as_i64()
-        ),
-        (Some(true), Some(3))
-    );
+    assert_eq!(res.page(), (Some(true), Some(3)));
     refused(
         &app.get(key, &format!("{base}?from_currency=XYZ")).await,
         StatusCode::BAD_REQUEST,
@@ -219,13 +209,7 @@ async fn refusals_change_nothing(app: &TestApp) {
         ),
         (with("note", json!("x")), "unknown_field", "note"),
     ];
-    for (body, code, field) in cases {
-        let res = app.post(key, &base, body.clone()).await;
-        refused(&res, StatusCode::BAD_REQUEST, code);
-        assert_eq!(res.body["error"]["type"], "validation_error", "{body}");
-        assert_eq!(res.body["error"]["details"]["field"], field, "{body}");
-        assert!(res.body["error"]["request_id"].is_string(), "{}", res.body);
-    }
+    app.posts_refused(key, &base, cases).await;
     // Members that are each valid but contradict each other: 422 `inconsistent_fields`.
     for (body, field) in [
         (with("to_currency_id", json!("EUR")), "to_currency_id"),
@@ -292,8 +276,8 @@ async fn refusals_change_nothing(app: &TestApp) {
     );
 
     // Permissions: read reads, write creates and updates, only admin deletes.
-    let (_, reader) = make_key(app, &org, key, &["read"]).await;
-    let (_, writer) = make_key(app, &org, key, &["read", "write"]).await;
+    let (_, reader) = app.make_key(&org, key, &["read"]).await;
+    let (_, writer) = app.make_key(&org, key, &["read", "write"]).await;
     assert_eq!(app.get(&reader, &item).await.status, StatusCode::OK);
     let res = app
         .post(&reader, &base, with("effective_date", json!("2026-03-01")))
@@ -320,21 +304,14 @@ async fn tenants_and_modes_are_isolated(app: &TestApp) {
         (&item_a, "organization_not_found"),
         (&item_b, "resource_not_found"),
     ] {
-        refused(
-            &app.get(&b.test_key, path).await,
+        app.item_refused(
+            &b.test_key,
+            path,
+            json!({"rate": "9"}),
             StatusCode::NOT_FOUND,
             code,
-        );
-        refused(
-            &app.put(&b.test_key, path, json!({"rate": "9"})).await,
-            StatusCode::NOT_FOUND,
-            code,
-        );
-        refused(
-            &app.delete(&b.test_key, path).await,
-            StatusCode::NOT_FOUND,
-            code,
-        );
+        )
+        .await;
     }
     assert_eq!(
         app.get(&b.test_key, &rates_path(&b)).await.body["total_count"],
@@ -344,16 +321,7 @@ async fn tenants_and_modes_are_isolated(app: &TestApp) {
     create(app, &b, &b.test_key, body.clone()).await;
     create(app, &a, &a.live_key, body).await;
     // The live key does not see the test rate, nor change it.
-    refused(
-        &app.get(&a.live_key, &item_a).await,
-        StatusCode::NOT_FOUND,
-        "resource_not_found",
-    );
-    refused(
-        &app.delete(&a.live_key, &item_a).await,
-        StatusCode::NOT_FOUND,
-        "resource_not_found",
-    );
+    app.item_hidden(&a.live_key, &item_a).await;
     assert_eq!(
         app.get(&a.live_key, &rates_path(&a)).await.body["total_count"],
         1
@@ -400,13 +368,7 @@ async fn idempotent_writes(app: &TestApp) {
         (again.status, &again.body),
         (StatusCode::CREATED, &first.body)
     );
-    assert_eq!(
-        again
-            .headers
-            .get("idempotent-replayed")
-            .and_then(|v| v.to_str().ok()),
-        Some("true")
-    );
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
     let other = json!({"from_currency_id": "GBP", "to_currency_id": "USD", "rate": "1.28", "effective_date": "2026-01-02"});
     let res = app
         .call(Method::POST, &base, Some(key), Some(other), &headers)

@@ -18,15 +18,9 @@ async fn rate(app: &TestApp, org: &Org, from: &str, rate: &str, date: &str) {
 }
 
 async fn contact(app: &TestApp, org: &Org, contact_type: &str, currency: &str) -> String {
-    let res = app
-        .post_wait(
-            &org.test_key,
+    app.create_id_wait(&org.test_key,
             &org.path("contacts"),
-            json!({"contact_type": contact_type, "name": format!("{contact_type} in {currency}"), "currency_id": currency}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body["id"].as_str().expect("contact id").to_owned()
+            json!({"contact_type": contact_type, "name": format!("{contact_type} in {currency}"), "currency_id": currency})).await
 }
 
 async fn wait(app: &TestApp, org: &Org, method: Method, path: &str, body: Option<Value>) -> Value {
@@ -47,34 +41,22 @@ async fn wait(app: &TestApp, org: &Org, method: Method, path: &str, body: Option
 async fn net(app: &TestApp, org: &Org, code: &str) -> String {
     let id = app.account_id(org, &org.test_key, code).await;
     let res = app
-        .get(
-            &org.test_key,
-            &format!("/organizations/{}/accounts/{id}/balance", org.id),
-        )
+        .get(&org.test_key, &org.path(&format!("accounts/{id}/balance")))
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     res.body["balance"]["net"].as_str().expect("net").to_owned()
 }
 
 async fn transaction(app: &TestApp, org: &Org, id: &str) -> Value {
-    let res = app
-        .get(
-            &org.test_key,
-            &format!("/organizations/{}/transactions/{id}", org.id),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    res.body
+    app.read(&org.test_key, &org.path(&format!("transactions/{id}")))
+        .await
 }
 
 async fn balanced(app: &TestApp, org: &Org, as_of: &str) {
     let res = app
         .get(
             &org.test_key,
-            &format!(
-                "/organizations/{}/reports/trial-balance?as_of={as_of}",
-                org.id
-            ),
+            &org.path(&format!("reports/trial-balance?as_of={as_of}")),
         )
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
@@ -170,10 +152,7 @@ async fn a_foreign_invoice_realises_its_gains_on_payment(app: &TestApp) {
     let history = app
         .get(
             &org.test_key,
-            &format!(
-                "/organizations/{}/accounts/{receivable}/transactions",
-                org.id
-            ),
+            &org.path(&format!("accounts/{receivable}/transactions")),
         )
         .await;
     let posting_id = history.body["transactions"][0]["transaction_id"]

@@ -7,15 +7,9 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 async fn account(app: &TestApp, org: &Org, code: &str, kind: &str, currency: &str) -> String {
-    let res = app
-        .post(
-            &org.test_key,
+    app.create_id(&org.test_key,
             &org.path("accounts"),
-            json!({"code": code, "name": format!("{kind} {currency}"), "account_type": kind, "currency": currency}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.id()
+            json!({"code": code, "name": format!("{kind} {currency}"), "account_type": kind, "currency": currency})).await
 }
 
 async fn rate(app: &TestApp, org: &Org, rate: &str, date: &str) {
@@ -55,14 +49,8 @@ fn row<'a>(report: &'a Value, section: &str, id: &str) -> &'a Value {
 }
 
 async fn report(app: &TestApp, org: &Org, query: &str) -> Value {
-    let res = app
-        .get(
-            &org.test_key,
-            &format!("/organizations/{}/reports/{query}", org.id),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::OK, "{query}: {}", res.body);
-    res.body
+    app.read(&org.test_key, &org.path(&format!("reports/{query}")))
+        .await
 }
 
 async fn reports_convert_by_the_documented_rules(app: &TestApp) {
@@ -128,10 +116,7 @@ async fn reports_convert_by_the_documented_rules(app: &TestApp) {
     let res = app
         .get(
             &org.test_key,
-            &format!(
-                "/organizations/{}/reports/balance-sheet?currency=JPY",
-                org.id
-            ),
+            &org.path("reports/balance-sheet?currency=JPY"),
         )
         .await;
     refused(
@@ -142,10 +127,7 @@ async fn reports_convert_by_the_documented_rules(app: &TestApp) {
     let res = app
         .get(
             &org.test_key,
-            &format!(
-                "/organizations/{}/reports/trial-balance?currency=XYZ",
-                org.id
-            ),
+            &org.path("reports/trial-balance?currency=XYZ"),
         )
         .await;
     assert_eq!(res.code(), "invalid_field", "{}", res.body);
@@ -155,10 +137,9 @@ async fn reports_convert_by_the_documented_rules(app: &TestApp) {
     let res = app
         .get(
             &org.test_key,
-            &format!(
-                "/organizations/{}/accounts/{bank}/balance?as_of=2026-02-28&currency=USD",
-                org.id
-            ),
+            &org.path(&format!(
+                "accounts/{bank}/balance?as_of=2026-02-28&currency=USD"
+            )),
         )
         .await;
     assert_eq!(res.body["balance"]["net"], "150.00", "{}", res.body);
@@ -173,20 +154,16 @@ async fn reports_convert_by_the_documented_rules(app: &TestApp) {
     let res = app
         .get(
             &org.test_key,
-            &format!(
-                "/organizations/{}/accounts/{bank}/balance?as_of=2026-01-20&currency=USD",
-                org.id
-            ),
+            &org.path(&format!(
+                "accounts/{bank}/balance?as_of=2026-01-20&currency=USD"
+            )),
         )
         .await;
     assert_eq!(res.body["converted"]["net"], "110.00", "{}", res.body);
     let res = app
         .get(
             &org.test_key,
-            &format!(
-                "/organizations/{}/accounts/{bank}/balance?currency=GBP",
-                org.id
-            ),
+            &org.path(&format!("accounts/{bank}/balance?currency=GBP")),
         )
         .await;
     assert_eq!(res.code(), "exchange_rate_not_found", "{}", res.body);

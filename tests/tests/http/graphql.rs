@@ -33,9 +33,10 @@ fn entries(debit: &str, credit: &str, amount: &str) -> Value {
 }
 
 async fn reads(app: &TestApp) {
-    let org = app.signup("Gql Reads").await;
+    let (org, [cash, sales]) = app
+        .signup_with_accounts("Gql Reads", ["1000", "4000"])
+        .await;
     let key = &org.test_key;
-    let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
     app.post_transfer(&org, key, &cash, &sales, "125.50").await;
     let d = app
         .gql_data(
@@ -104,15 +105,13 @@ async fn reads(app: &TestApp) {
     assert_eq!(d["missing"], Value::Null);
 
     // Contacts: one made over REST reads back here.
-    let res = app
-        .post_wait(
+    let contact_id = app
+        .create_id_wait(
             key,
             &org.path("contacts"),
             json!({ "contact_type": "vendor", "name": "Paper Co", "tax_number": "VAT-9" }),
         )
         .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let contact_id = res.body["id"].as_str().expect("contact id").to_owned();
     let d = app.gql_data(key,
         "query($c: ID!) { contact(id: $c) { id name contactType taxId enabled currencyId createdBy }
            organization { contacts { id name } } currencies { code name symbol decimalPlaces } }",
@@ -164,14 +163,13 @@ async fn reads(app: &TestApp) {
             .flatten()
             .all(|a| a["balance"]["amount"] == "0.00")
     );
-    let res = app
-        .gql(
-            Some(&child_key),
-            "query($id: ID!) { organizationById(id: $id) { name } }",
-            json!({ "id": org.id }),
-        )
-        .await;
-    assert_eq!(res.gql_code(), "FORBIDDEN", "{}", res.body);
+    app.gql_refused(
+        Some(&child_key),
+        "query($id: ID!) { organizationById(id: $id) { name } }",
+        json!({ "id": org.id }),
+        "FORBIDDEN",
+    )
+    .await;
 }
 both!(graphql_reads, reads);
 
@@ -215,11 +213,7 @@ async fn reports(app: &TestApp) {
     .await;
     // Two dates in the wrong order: invalid input, as in REST (400 `invalid_field`).
     assert_eq!(res.gql_code(), "VALIDATION_ERROR", "{}", res.body);
-    assert_eq!(
-        res.body["errors"][0]["extensions"]["reason"], "invalid_field",
-        "{}",
-        res.body
-    );
+    assert_eq!(res.gql_reason(), "invalid_field", "{}", res.body);
     assert_eq!(
         res.body["errors"][0]["extensions"]["field"], "endDate",
         "{}",

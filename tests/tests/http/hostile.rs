@@ -238,10 +238,7 @@ async fn rest_hostile_bodies(app: &TestApp) {
         ("reports/balance-sheet", "currency=%ff"),
     ] {
         let res = app
-            .get(
-                &org.test_key,
-                &format!("/organizations/{}/{path}?{query}", org.id),
-            )
+            .get(&org.test_key, &org.path(&format!("{path}?{query}")))
             .await;
         assert_refused(&format!("query {query}"), res.status, &res.body);
     }
@@ -256,24 +253,19 @@ both!(rest_hostile_bodies);
 /// NUL is refused in every string of a body but inside `metadata`: free JSON kept as JSON
 /// text, where it is stored escaped and reads back as it was sent, on either database.
 async fn metadata_keeps_any_json_string(app: &TestApp) {
-    let org = app.signup("Metadata NUL").await;
+    let (org, [cash, sales]) = app
+        .signup_with_accounts("Metadata NUL", ["1000", "4000"])
+        .await;
     let key = &org.test_key;
-    let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
     let tx = org.path("transactions");
     let entries = json!([
         {"account_id": cash, "entry_type": "debit", "amount": "1.00"},
         {"account_id": sales, "entry_type": "credit", "amount": "1.00"},
     ]);
     let metadata = json!({"k\u{0}": "v\u{0}", "deep": [{"x": "\u{0}"}]});
-    let res = app
-        .post_wait(
-            key,
+    let id = app.create_id_wait(key,
             &tx,
-            json!({"description": "Sale", "date": "2026-01-05", "entries": entries, "auto_post": true, "metadata": metadata}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let id = res.id();
+            json!({"description": "Sale", "date": "2026-01-05", "entries": entries, "auto_post": true, "metadata": metadata})).await;
     let read = app.get(key, &format!("{tx}/{id}")).await;
     assert_eq!(read.status, StatusCode::OK, "{}", read.body);
     assert_eq!(read.body["metadata"], metadata);

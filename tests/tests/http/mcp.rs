@@ -7,7 +7,7 @@ use ledger_tests::{Answer, TestApp, both, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use ledger_tests::mcp::{MODERN, meta, modern, ok, tool};
+use ledger_tests::mcp::{self, MODERN, meta, modern, ok, tool};
 
 async fn raw(app: &TestApp, key: Option<&str>, body: Value, headers: &[(&str, &str)]) -> Answer {
     app.call(Method::POST, "/mcp", key, Some(body), headers)
@@ -377,10 +377,7 @@ async fn mcp_keeps_the_books_end_to_end(app: &TestApp) {
     )
     .await;
     assert_eq!(bad["isError"], true);
-    assert_eq!(
-        bad["structuredContent"]["error"]["code"],
-        "unbalanced_transaction"
-    );
+    assert_eq!(mcp::code(&bad), "unbalanced_transaction", "{bad}");
     // A line naming no account of the organization: the REST refusal, 422
     // `reference_not_found` on the line's member, as a tool error.
     let ghost = tool(
@@ -845,10 +842,7 @@ async fn mcp_keeps_tenants_apart(app: &TestApp) {
     ] {
         let result = tool(app, &a.test_key, name, args).await;
         assert_eq!(result["isError"], true, "{name}: {result}");
-        assert_eq!(
-            result["structuredContent"]["error"]["code"], "organization_not_found",
-            "{name}"
-        );
+        assert_eq!(mcp::code(&result), "organization_not_found", "{result}");
         assert_eq!(
             result["structuredContent"]["error"]["status"], 404,
             "{name}"
@@ -893,10 +887,7 @@ async fn mcp_keeps_tenants_apart(app: &TestApp) {
         json!({"organizationId": sub_id}),
     )
     .await;
-    assert_eq!(
-        denied["structuredContent"]["error"]["code"],
-        "organization_not_found"
-    );
+    assert_eq!(mcp::code(&denied), "organization_not_found", "{denied}");
     // Resources and prompts read only the caller's books.
     let res = modern(
         app,
@@ -913,9 +904,10 @@ async fn mcp_keeps_tenants_apart(app: &TestApp) {
 both!(mcp_tenants, mcp_keeps_tenants_apart);
 
 async fn mcp_prompts_and_resources_read_real_data(app: &TestApp) {
-    let org = app.signup("Mcp Prompts").await;
+    let (org, [cash, equity]) = app
+        .signup_with_accounts("Mcp Prompts", ["1000", "3000"])
+        .await;
     let key = &org.test_key;
-    let [cash, equity] = app.account_ids(&org, key, ["1000", "3000"]).await;
     app.post_transfer(&org, key, &cash, &equity, "1234.56")
         .await;
     let res = modern(app, key, "resources/list", json!({})).await;
@@ -1038,9 +1030,10 @@ async fn mcp_prompts_and_resources_read_real_data(app: &TestApp) {
 both!(mcp_prompts, mcp_prompts_and_resources_read_real_data);
 
 async fn mcp_tool_calls_run_concurrently(app: &TestApp) {
-    let org = app.signup("Mcp Concurrent").await;
+    let (org, [cash, sales]) = app
+        .signup_with_accounts("Mcp Concurrent", ["1000", "4000"])
+        .await;
     let key = &org.test_key;
-    let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
     let calls = (1..=20).map(|i| {
         let (cash, sales) = (cash.clone(), sales.clone());
         async move {

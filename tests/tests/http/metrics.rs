@@ -2,11 +2,9 @@
 //! requests, group commits, the queue, the pools and the caches are measured, and that
 //! `promtool check metrics` (Prometheus' own linter) finds nothing to fault.
 
-use ledger_tests::{Org, TestApp, both};
+use ledger_tests::{Org, TestApp, both, entries};
 use reqwest::StatusCode;
 use serde_json::json;
-
-use crate::keys::make_key;
 
 async fn scrape(app: &TestApp, key: &str) -> (StatusCode, String, String) {
     let res = app
@@ -76,10 +74,7 @@ async fn post(app: &TestApp, org: &Org, bank: &str, income: &str) {
         .post_wait(
             &org.test_key,
             &org.path("transactions"),
-            json!({"description": "Sale", "date": "2026-01-15", "auto_post": true, "entries": [
-                {"account_id": bank, "entry_type": "debit", "amount": "10.00"},
-                {"account_id": income, "entry_type": "credit", "amount": "10.00"},
-            ]}),
+            json!({"description": "Sale", "date": "2026-01-15", "auto_post": true, "entries": entries(bank, income, "10.00")}),
         )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
@@ -92,7 +87,7 @@ async fn metrics_are_measured_and_lint_clean(app: &TestApp) {
     assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
     let (status, _, body) = scrape(app, &org.test_key).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
-    let (_, system_key) = make_key(app, &org, &org.test_key, &["system"]).await;
+    let (_, system_key) = app.make_key(&org, &org.test_key, &["system"]).await;
 
     let route = "ledger_http_requests_total{method=\"GET\",route=\"/organizations/{org}/accounts\",status=\"200\"}";
     let (status, content_type, before) = scrape(app, &system_key).await;

@@ -51,15 +51,13 @@ async fn a_three_level_subtree_moves_with_its_keys(app: &TestApp) {
     let txn = app
         .post_transfer(&a2_org, &a2_key, &cash, &sales, "25.00")
         .await;
-    let res = app
-        .post_wait(
+    let customer = app
+        .create_id_wait(
             &a2_key,
             &format!("/organizations/{a2}/contacts"),
             json!({"contact_type": "customer", "name": "Moved Customer"}),
         )
         .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let customer = res.body["id"].as_str().expect("contact").to_owned();
     let res = app
         .post_wait(
             &a2_key,
@@ -124,15 +122,7 @@ async fn a_three_level_subtree_moves_with_its_keys(app: &TestApp) {
         "ambiguous_recipient",
     );
     // Ownership transfers need admin.
-    let res = app
-        .post(
-            s_key,
-            &sender.path("api-keys"),
-            json!({"name": "writer", "permissions": ["read", "write"]}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let writer = res.body["key"].as_str().expect("secret").to_owned();
+    let (_, writer) = app.make_key(&sender, s_key, &["read", "write"]).await;
     let res = app
         .post(
             &writer,
@@ -550,15 +540,13 @@ async fn reject_cancel_and_one_winner_of_a_race(app: &TestApp) {
         let (c, _) = app
             .sub_org(s_key, &sender.id, &format!("C{round}"), "owned")
             .await;
-        let res = app
-            .post(
+        let id = app
+            .create_id(
                 s_key,
                 &transfers(&c),
                 json!({"to_provider_username": "race-recipient"}),
             )
             .await;
-        assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-        let id = res.id();
         let accept_path = act(&recipient.id, &id, "accept");
         // Under the sender's root, which its key reaches whoever wins.
         let cancel_path = act(&sender.id, &id, "cancel");
@@ -665,15 +653,13 @@ async fn expiry(backend: Backend) {
     );
     // A new transfer of the same organization is possible at once (the stale one is
     // stored expired first).
-    let res = app
-        .post(
+    let second = app
+        .create_id(
             &d_key,
             &transfers(&d),
             json!({"to_email": "er@example.com"}),
         )
         .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let second = res.id();
     assert_eq!(
         app.expire_transfers().await,
         0,

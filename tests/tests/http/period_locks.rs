@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use ledger_tests::{Answer, Backend, Org, TestApp, both};
+use ledger_tests::{Answer, Backend, Org, TestApp, both, entries};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -45,30 +45,19 @@ async fn transaction(
     date: &str,
     auto_post: bool,
 ) -> String {
-    let res = app
-        .post_wait(
-            &org.test_key,
+    app.create_id_wait(&org.test_key,
             &transactions(org),
-            json!({"description": "sale", "date": date, "auto_post": auto_post, "entries": [
-                {"account_id": cash, "entry_type": "debit", "amount": "10.00"},
-                {"account_id": sales, "entry_type": "credit", "amount": "10.00"},
-            ]}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.id()
+            json!({"description": "sale", "date": date, "auto_post": auto_post, "entries": entries(cash, sales, "10.00")})).await
 }
 
 /// The debit total of `account`, as decimal text.
 async fn debits(app: &TestApp, org: &Org, account: &str) -> Value {
-    let res = app
-        .get(
-            &org.test_key,
-            &format!("/organizations/{}/accounts/{account}/balance", org.id),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    res.body["balance"]["debit"].clone()
+    app.read(
+        &org.test_key,
+        &org.path(&format!("accounts/{account}/balance")),
+    )
+    .await["balance"]["debit"]
+        .clone()
 }
 
 /// A REST refusal: 422 `business_rule_error` `period_locked` naming the lock date.
@@ -155,9 +144,8 @@ async fn invoice(app: &TestApp, org: &Org, customer: &str, date: &str) -> String
     let body = json!({"contact_id": customer, "invoice_date": date, "items": [
         {"description": "Advice", "quantity": 1, "unit_price": "100.00"},
     ]});
-    let res = app.post_wait(&org.test_key, &invoices(org), body).await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body["id"].as_str().expect("invoice").to_owned()
+    app.create_id_wait(&org.test_key, &invoices(org), body)
+        .await
 }
 
 /// Moves the transaction at `path` to `date`, waiting.
@@ -179,9 +167,10 @@ async fn graphql_refused(app: &TestApp, key: &str, query: &str, variables: Value
 }
 
 async fn a_closed_period_is_refused_on_every_interface(app: &TestApp) {
-    let org = app.signup("Closed Books").await;
+    let (org, [cash, sales]) = app
+        .signup_with_accounts("Closed Books", ["1000", "4000"])
+        .await;
     let key = &org.test_key;
-    let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
     let posted = transaction(app, &org, &cash, &sales, "2026-01-05", true).await;
     let pending = transaction(app, &org, &cash, &sales, "2026-01-10T23:59:00Z", false).await;
     let pending_after = transaction(app, &org, &cash, &sales, "2026-01-20", false).await;
@@ -387,9 +376,10 @@ async fn a_queued_post_meets_the_lock_set_before_it_runs(backend: Backend) {
     else {
         return;
     };
-    let org = app.signup("Late Lock").await;
+    let (org, [cash, sales]) = app
+        .signup_with_accounts("Late Lock", ["1000", "4000"])
+        .await;
     let key = &org.test_key;
-    let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
     // The pending transaction is written by a server that runs its jobs inline.
     let inline = app.replica(|c| c.workers = 0).await;
     let pending = transaction(&inline, &org, &cash, &sales, "2026-01-05", false).await;
@@ -402,14 +392,11 @@ async fn a_queued_post_meets_the_lock_set_before_it_runs(backend: Backend) {
         )
         .await;
     assert_eq!(res.status, StatusCode::ACCEPTED, "{}", res.body);
-    let request_id = res.body["request_id"]
-        .as_str()
-        .expect("request id")
-        .to_owned();
+    let request_id = res.request_id();
     lock(&app, &org, json!(LOCK)).await;
 
     let workers = app.replica(|_| {}).await;
-    let path = format!("/organizations/{}/requests/{request_id}", org.id);
+    let path = org.path(&format!("requests/{request_id}"));
     let mut job = Value::Null;
     for _ in 0..400 {
         job = app.get(key, &path).await.body;

@@ -5,11 +5,10 @@
 
 use std::sync::Arc;
 
-use ledger_tests::{Answer, Backend, Org, ShiftedClock, TestApp, both, refused};
+use ledger_tests::{Answer, Backend, Org, ShiftedClock, TestApp, both, entries, refused};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::keys::make_key;
 use ledger_tests::mcp;
 
 /// Sends one GraphQL operation.
@@ -39,22 +38,18 @@ fn accounts(org: &Org) -> String {
 }
 
 async fn new_account(app: &TestApp, org: &Org, code: &str, account_type: &str) -> String {
-    let res = app
-        .post(
-            &org.test_key,
-            &accounts(org),
-            json!({"code": code, "name": format!("Account {code}"), "account_type": account_type}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.id()
+    app.create_id(
+        &org.test_key,
+        &accounts(org),
+        json!({"code": code, "name": format!("Account {code}"), "account_type": account_type}),
+    )
+    .await
 }
 
 /// The same refusals, driven through each interface, answer the same code.
 async fn one_refusal_one_code_on_every_interface(app: &TestApp) {
-    let org = app.signup("Parity").await;
+    let (org, [cash, sales]) = app.signup_with_accounts("Parity", ["1000", "4000"]).await;
     let key = &org.test_key;
-    let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
 
     // Unbalanced: 422 unbalanced_transaction everywhere.
     let rest = app
@@ -110,10 +105,7 @@ async fn one_refusal_one_code_on_every_interface(app: &TestApp) {
         .post_wait(
             key,
             &org.path("transactions"),
-            json!({"description": "pending", "date": "2026-01-15", "entries": [
-                {"account_id": used, "entry_type": "debit", "amount": "5.00"},
-                {"account_id": sales, "entry_type": "credit", "amount": "5.00"},
-            ]}),
+            json!({"description": "pending", "date": "2026-01-15", "entries": entries(&used, &sales, "5.00")}),
         )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
@@ -144,7 +136,7 @@ async fn one_refusal_one_code_on_every_interface(app: &TestApp) {
     );
 
     // Suspending an account needs admin (DECISIONS 10): 403 insufficient_permissions.
-    let (_, writer) = make_key(app, &org, key, &["read", "write"]).await;
+    let (_, writer) = app.make_key(&org, key, &["read", "write"]).await;
     let target = new_account(app, &org, "1020", "asset").await;
     let rest = app
         .put(
@@ -216,35 +208,20 @@ async fn one_refusal_one_code_on_every_interface(app: &TestApp) {
 
 both!(one_refusal_one_code_on_every_interface);
 
-async fn contact(app: &TestApp, org: &Org, contact_type: &str, name: &str) -> String {
-    let res = app
-        .post_wait(
-            &org.test_key,
-            &org.path("contacts"),
-            json!({"contact_type": contact_type, "name": name}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.id()
-}
-
 async fn category(app: &TestApp, org: &Org, name: &str) -> String {
-    let res = app
-        .post(
-            &org.test_key,
-            &org.path("categories"),
-            json!({"name": name, "category_type": "income"}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.id()
+    app.create_id(
+        &org.test_key,
+        &org.path("categories"),
+        json!({"name": name, "category_type": "income"}),
+    )
+    .await
 }
 
 /// Items name a category on every interface, and a category an item names is in use.
 async fn items_name_categories(app: &TestApp) {
     let org = app.signup("Item Categories").await;
     let key = &org.test_key;
-    let customer = contact(app, &org, "customer", "Acme").await;
+    let customer = app.contact(&org, &org.test_key, "customer", "Acme").await;
     let by_rest = category(app, &org, "Consulting").await;
     let by_graphql = category(app, &org, "Training").await;
     let by_mcp = category(app, &org, "Support").await;
@@ -321,7 +298,7 @@ async fn items_name_categories(app: &TestApp) {
     // Categories the items name are in use; the unused one deletes.
     for used in [&by_rest, &by_graphql, &by_mcp] {
         let res = app
-            .delete(key, &format!("/organizations/{}/categories/{used}", org.id))
+            .delete(key, &org.path(&format!("categories/{used}")))
             .await;
         refused(&res, StatusCode::UNPROCESSABLE_ENTITY, "resource_in_use");
         assert!(
@@ -333,10 +310,7 @@ async fn items_name_categories(app: &TestApp) {
         );
     }
     let res = app
-        .delete(
-            key,
-            &format!("/organizations/{}/categories/{unused}", org.id),
-        )
+        .delete(key, &org.path(&format!("categories/{unused}")))
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
 }
@@ -347,9 +321,9 @@ both!(items_name_categories);
 async fn bill_deletes_answer_synchronously(app: &TestApp) {
     let org = app.signup("Bill Deletes").await;
     let key = &org.test_key;
-    let vendor = contact(app, &org, "vendor", "Paper Co").await;
-    let res = app
-        .post_wait(
+    let vendor = app.contact(&org, &org.test_key, "vendor", "Paper Co").await;
+    let id = app
+        .create_id_wait(
             key,
             &org.path("bills"),
             json!({"contact_id": vendor, "bill_date": "2026-01-10", "items": [
@@ -357,12 +331,8 @@ async fn bill_deletes_answer_synchronously(app: &TestApp) {
             ]}),
         )
         .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let id = res.id();
     // No Prefer header: still the final answer, not a 202 envelope.
-    let res = app
-        .delete(key, &format!("/organizations/{}/bills/{id}", org.id))
-        .await;
+    let res = app.delete(key, &org.path(&format!("bills/{id}"))).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(
         (&res.body["id"], &res.body["object"], &res.body["deleted"]),
@@ -370,9 +340,7 @@ async fn bill_deletes_answer_synchronously(app: &TestApp) {
         "{}",
         res.body
     );
-    let gone = app
-        .get(key, &format!("/organizations/{}/bills/{id}", org.id))
-        .await;
+    let gone = app.get(key, &org.path(&format!("bills/{id}"))).await;
     assert_eq!(gone.status, StatusCode::NOT_FOUND, "{}", gone.body);
 }
 
@@ -497,10 +465,7 @@ async fn idempotency_keys_live_for_their_window(app: &TestApp, clock: &ShiftedCl
 }
 
 fn replayed(answer: &Answer) -> Option<&str> {
-    answer
-        .headers
-        .get("idempotent-replayed")
-        .and_then(|v| v.to_str().ok())
+    answer.header("idempotent-replayed")
 }
 
 async fn window_on(backend: Backend) {
@@ -521,7 +486,7 @@ async fn synchronous_updates_and_deletes_take_keys(app: &TestApp) {
     let org = app.signup("Keyed Updates").await;
     let key = &org.test_key;
     let account = new_account(app, &org, "6100", "expense").await;
-    let path = format!("/organizations/{}/accounts/{account}", org.id);
+    let path = org.path(&format!("accounts/{account}"));
     let put = |body: Value, idem: &'static str| {
         let path = path.clone();
         async move {
@@ -558,7 +523,7 @@ async fn synchronous_updates_and_deletes_take_keys(app: &TestApp) {
     // A category delete answers what was deleted and until when; its replay answers the
     // same, though the category is gone.
     let cat = category(app, &org, "Consulting").await;
-    let cat_path = format!("/organizations/{}/categories/{cat}", org.id);
+    let cat_path = org.path(&format!("categories/{cat}"));
     let delete = || {
         app.call(
             Method::DELETE,

@@ -3,12 +3,12 @@
 //! zero; the lock on reconciled transactions; refusals of malformed statements; tenancy;
 //! and the GraphQL and MCP paths.
 
-use ledger_tests::{Answer, Org, TestApp, both};
+use ledger_tests::{Answer, Org, TestApp, both, refused_on};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::pipeline::graphql_reason;
-use ledger_tests::mcp::{ok, tool};
+use ledger_tests::mcp::{self, ok, tool};
 use ledger_tests::refused;
 
 /// A January statement of a checking account as a US bank exports it (OFX 1.02 SGML):
@@ -17,36 +17,6 @@ const OFX: &str = "OFXHEADER:100\r\nDATA:OFXSGML\r\nVERSION:102\r\nSECURITY:NONE
 
 fn base(org: &Org) -> String {
     org.path("reconciliations")
-}
-
-/// Creates and posts a transaction of two lines (Dr `debit`, Cr `credit`); answers it.
-async fn posted(
-    app: &TestApp,
-    org: &Org,
-    key: &str,
-    description: &str,
-    date: &str,
-    (debit, credit): (&str, &str),
-    amount: &str,
-) -> Value {
-    let res = app
-        .post_wait(
-            key,
-            &org.path("transactions"),
-            json!({
-                "description": description,
-                "date": date,
-                "auto_post": true,
-                "entries": [
-                    {"account_id": debit, "entry_type": "debit", "amount": amount},
-                    {"account_id": credit, "entry_type": "credit", "amount": amount},
-                ],
-            }),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    assert_eq!(res.body["status"], "posted", "{}", res.body);
-    res.body
 }
 
 /// The id of the entry of `txn` on `account`.
@@ -79,29 +49,28 @@ async fn ofx_statement_to_completion(app: &TestApp) {
     let org = app.signup("Recon Ofx").await;
     let key = &org.live_key;
     let [cash, sales, expenses] = app.account_ids(&org, key, ["1000", "4000", "5000"]).await;
-    let payroll = posted(
-        app,
-        &org,
-        key,
-        "Payroll deposit ACME",
-        "2026-01-05",
-        (&cash, &sales),
-        "1500.00",
-    )
-    .await;
-    let water = posted(
-        app,
-        &org,
-        key,
-        "City water bill",
-        "2026-01-12",
-        (&expenses, &cash),
-        "75.50",
-    )
-    .await;
+    let payroll = app
+        .post_dated(
+            &org,
+            key,
+            "Payroll deposit ACME",
+            "2026-01-05",
+            (&cash, &sales),
+            "1500.00",
+        )
+        .await;
+    let water = app
+        .post_dated(
+            &org,
+            key,
+            "City water bill",
+            "2026-01-12",
+            (&expenses, &cash),
+            "75.50",
+        )
+        .await;
     // An entry outside the window of any line is never proposed.
-    posted(
-        app,
+    app.post_dated(
         &org,
         key,
         "Cash sale",
@@ -317,39 +286,40 @@ async fn ofx_statement_to_completion(app: &TestApp) {
 both!(ofx_statement_to_completion);
 
 async fn csv_statement_to_completion(app: &TestApp) {
-    let org = app.signup("Recon Csv").await;
+    let (org, [cash, sales, expenses]) = app
+        .signup_with_accounts("Recon Csv", ["1000", "4000", "5000"])
+        .await;
     let key = &org.test_key;
-    let [cash, sales, expenses] = app.account_ids(&org, key, ["1000", "4000", "5000"]).await;
-    let rent = posted(
-        app,
-        &org,
-        key,
-        "Office rent March",
-        "2026-03-01",
-        (&expenses, &cash),
-        "1200.00",
-    )
-    .await;
-    let sale = posted(
-        app,
-        &org,
-        key,
-        "Invoice 1042 paid",
-        "2026-03-03",
-        (&cash, &sales),
-        "350.25",
-    )
-    .await;
-    let coffee = posted(
-        app,
-        &org,
-        key,
-        "Coffee beans",
-        "2026-03-10",
-        (&expenses, &cash),
-        "20.00",
-    )
-    .await;
+    let rent = app
+        .post_dated(
+            &org,
+            key,
+            "Office rent March",
+            "2026-03-01",
+            (&expenses, &cash),
+            "1200.00",
+        )
+        .await;
+    let sale = app
+        .post_dated(
+            &org,
+            key,
+            "Invoice 1042 paid",
+            "2026-03-03",
+            (&cash, &sales),
+            "350.25",
+        )
+        .await;
+    let coffee = app
+        .post_dated(
+            &org,
+            key,
+            "Coffee beans",
+            "2026-03-10",
+            (&expenses, &cash),
+            "20.00",
+        )
+        .await;
 
     let rec = create(app, &org, key, json!({"account_id": cash, "start_date": "2026-03-01", "end_date": "2026-03-31", "closing_balance": -849.75})).await;
     let id = rec["id"].as_str().expect("id").to_owned();
@@ -500,16 +470,16 @@ async fn refusals_and_tenancy(app: &TestApp) {
     let [other_cash, other_sales] = app
         .account_ids(&other, &other.live_key, ["1000", "4000"])
         .await;
-    let foreign = posted(
-        app,
-        &other,
-        &other.live_key,
-        "Theirs",
-        "2026-01-05",
-        (&other_cash, &other_sales),
-        "10.00",
-    )
-    .await;
+    let foreign = app
+        .post_dated(
+            &other,
+            &other.live_key,
+            "Theirs",
+            "2026-01-05",
+            (&other_cash, &other_sales),
+            "10.00",
+        )
+        .await;
 
     let body = |account: &str| json!({"account_id": account, "start_date": "2026-01-01", "end_date": "2026-01-31", "closing_balance": "10.00"});
     // Well formed, refused by the books (422): an account of another type, another
@@ -561,12 +531,12 @@ async fn refusals_and_tenancy(app: &TestApp) {
             json!({"match_entry_ids": [entry_on(&foreign, &other_cash)]}),
         )
         .await;
-    refused(
+    refused_on(
         &res,
         StatusCode::UNPROCESSABLE_ENTITY,
         "reference_not_found",
+        "match_entry_ids[0]",
     );
-    assert_eq!(res.body["error"]["details"]["field"], "match_entry_ids[0]");
     assert_eq!(res.body["error"]["details"]["resource"], "entry");
     // Statements their format or mapping cannot read are 422 `inconsistent_fields` on the
     // member at fault; a format or a date format that is none is 400. Nothing is added.
@@ -659,7 +629,7 @@ async fn refusals_and_tenancy(app: &TestApp) {
         (&other.live_key, base(&org)),
         (
             &other.live_key,
-            format!("/organizations/{}/reconciliations/{id}", other.id),
+            other.path(&format!("reconciliations/{id}")),
         ),
     ] {
         let res = app.get(who, &route).await;
@@ -669,7 +639,7 @@ async fn refusals_and_tenancy(app: &TestApp) {
         &post_empty(
             app,
             &other.live_key,
-            &format!("/organizations/{}/reconciliations/{id}/complete", other.id),
+            &other.path(&format!("reconciliations/{id}/complete")),
         )
         .await,
         StatusCode::NOT_FOUND,
@@ -683,7 +653,7 @@ async fn refusals_and_tenancy(app: &TestApp) {
     let theirs = app.get(&other.live_key, &base(&other)).await;
     assert_eq!(theirs.body["total_count"], 0, "{}", theirs.body);
     // Deleting needs admin.
-    let (_, reader) = crate::keys::make_key(app, &org, key, &["read", "write"]).await;
+    let (_, reader) = app.make_key(&org, key, &["read", "write"]).await;
     refused(
         &app.delete(&reader, &path).await,
         StatusCode::FORBIDDEN,
@@ -697,16 +667,16 @@ async fn graphql_and_mcp(app: &TestApp) {
     let org = app.signup("Recon Agents").await;
     let key = &org.live_key;
     let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
-    let sale = posted(
-        app,
-        &org,
-        key,
-        "Card sale",
-        "2026-02-02",
-        (&cash, &sales),
-        "99.90",
-    )
-    .await;
+    let sale = app
+        .post_dated(
+            &org,
+            key,
+            "Card sale",
+            "2026-02-02",
+            (&cash, &sales),
+            "99.90",
+        )
+        .await;
 
     // GraphQL: create, import a CSV with default columns, read the proposal, accept it.
     let data = app.gql_data(key,
@@ -769,16 +739,9 @@ async fn graphql_and_mcp(app: &TestApp) {
     assert_eq!(data["completeReconciliation"]["status"], "completed");
 
     // MCP: the six tools, next month.
-    let refund = posted(
-        app,
-        &org,
-        key,
-        "Refund",
-        "2026-03-04",
-        (&sales, &cash),
-        "9.90",
-    )
-    .await;
+    let refund = app
+        .post_dated(&org, key, "Refund", "2026-03-04", (&sales, &cash), "9.90")
+        .await;
     let created = tool(
         app,
         key,
@@ -804,10 +767,10 @@ async fn graphql_and_mcp(app: &TestApp) {
         json!({"reconciliationId": rid}),
     )
     .await;
-    assert_eq!(refused_call["isError"], true, "{refused_call}");
     assert_eq!(
-        refused_call["structuredContent"]["error"]["code"],
-        "reconciliation_not_balanced"
+        mcp::code(&refused_call),
+        "reconciliation_not_balanced",
+        "{refused_call}"
     );
     let updated = tool(
         app,
@@ -840,10 +803,7 @@ async fn graphql_and_mcp(app: &TestApp) {
         json!({"reconciliationId": rid}),
     )
     .await;
-    assert_eq!(
-        gone["structuredContent"]["error"]["code"], "reconciliation_not_open",
-        "{gone}"
-    );
+    assert_eq!(mcp::code(&gone), "reconciliation_not_open", "{gone}");
     let fresh = tool(
         app,
         key,

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use ledger_domain::memory::ManualClock;
-use ledger_tests::{Backend, Org, TestApp};
+use ledger_tests::{Backend, Org, TestApp, invalid};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use time::macros::datetime;
@@ -49,15 +49,7 @@ fn at(date: &str) -> time::OffsetDateTime {
 }
 
 async fn customer(app: &TestApp, org: &Org, key: &str) -> String {
-    let res = app
-        .post_wait(
-            key,
-            &org.path("contacts"),
-            json!({"contact_type": "customer", "name": "Acme"}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body["id"].as_str().expect("contact id").to_owned()
+    app.contact(org, key, "customer", "Acme").await
 }
 
 async fn create(app: &TestApp, org: &Org, key: &str, body: Value) -> Value {
@@ -75,9 +67,7 @@ async fn runs(app: &TestApp, org: &Org, key: &str, id: &str) -> Vec<Value> {
 }
 
 async fn schedule(app: &TestApp, org: &Org, key: &str, id: &str) -> Value {
-    let res = app.get(key, &format!("{}/{id}", schedules(org))).await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    res.body
+    app.read(key, &format!("{}/{id}", schedules(org))).await
 }
 
 fn invoice_template(contact: &str, date: &str, due: &str) -> Value {
@@ -166,10 +156,7 @@ async fn month_ends(app: &TestApp, clock: &ManualClock, year: i32) {
         assert_eq!(run["trigger"], "scheduled");
         let invoice_id = run["document_id"].as_str().expect("document id");
         let invoice = app
-            .get(
-                key,
-                &format!("/organizations/{}/invoices/{invoice_id}", org.id),
-            )
+            .get(key, &org.path(&format!("invoices/{invoice_id}")))
             .await;
         assert_eq!(invoice.status, StatusCode::OK, "{}", invoice.body);
         assert_eq!(invoice.body["invoice_date"], run["occurrence_date"]);
@@ -220,9 +207,8 @@ with_clock!(
 /// A yearly transaction anchored on a leap day, with the server down for three years:
 /// one pass generates every missed occurrence (February 28 in common years), once.
 async fn leap_day_catch_up(app: &TestApp, clock: &ManualClock) {
-    let org = app.signup("Leap").await;
+    let (org, [cash, expense]) = app.signup_with_accounts("Leap", ["1000", "5000"]).await;
     let key = &org.test_key;
-    let [cash, expense] = app.account_ids(&org, key, ["1000", "5000"]).await;
     let created = create(
         app,
         &org,
@@ -267,9 +253,8 @@ with_clock!(
 /// Two servers on one database run their schedulers at once on the same due occurrences:
 /// each occurrence is one transaction and one run.
 async fn racing_schedulers(app: &TestApp, clock: &ManualClock) {
-    let org = app.signup("Race").await;
+    let (org, [cash, expense]) = app.signup_with_accounts("Race", ["1000", "5000"]).await;
     let key = &org.test_key;
-    let [cash, expense] = app.account_ids(&org, key, ["1000", "5000"]).await;
     let created = create(
         app,
         &org,
@@ -324,15 +309,13 @@ async fn failing_occurrence(app: &TestApp, clock: &ManualClock) {
     let org = app.signup("Failing").await;
     let key = &org.test_key;
     let cash = app.account_id(&org, key, "1000").await;
-    let res = app
-        .post(
+    let software = app
+        .create_id(
             key,
             &org.path("accounts"),
             json!({"name": "Software", "code": "5100", "account_type": "expense"}),
         )
         .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let software = res.body["id"].as_str().expect("account id").to_owned();
     let created = create(
         app,
         &org,
@@ -348,7 +331,7 @@ async fn failing_occurrence(app: &TestApp, clock: &ManualClock) {
     )
     .await;
     let id = created["id"].as_str().expect("id").to_owned();
-    let account = format!("/organizations/{}/accounts/{software}", org.id);
+    let account = org.path(&format!("accounts/{software}"));
     let res = app
         .call(
             reqwest::Method::PUT,
@@ -522,9 +505,10 @@ fn without_ids(body: &Value) -> Value {
 /// `/recurring-schedules` by the same handler: each read, update, pause, resume, run and
 /// delete answers the same under both.
 async fn spec_and_legacy_paths(app: &TestApp, _clock: &ManualClock) {
-    let org = app.signup("Both Paths").await;
+    let (org, [cash, expense]) = app
+        .signup_with_accounts("Both Paths", ["1000", "5000"])
+        .await;
     let key = &org.test_key;
-    let [cash, expense] = app.account_ids(&org, key, ["1000", "5000"]).await;
     let body = json!({
         "recurable_type": "transaction",
         "frequency": "monthly",
@@ -742,28 +726,21 @@ async fn validation_and_tenancy(app: &TestApp, _clock: &ManualClock) {
                 with(json!({"template": template.clone(), "start_date": "2027-04-01", "end_date": "2027-03-31"})),
             )
             .await;
-        refused(&res, StatusCode::BAD_REQUEST, "invalid_field", "end_date");
-        assert_eq!(
-            res.body["error"]["type"], "validation_error",
-            "{}",
-            res.body
-        );
-        assert_eq!(
-            res.body["error"]["message"], "end_date: must not be before start_date",
-            "{}",
-            res.body
+        invalid(
+            &res,
+            "invalid_field",
+            "end_date",
+            Some("end_date: must not be before start_date"),
         );
     }
     // The spec's path creates too.
-    let res = app
-        .post(
+    let id = app
+        .create_id(
             key,
             &spec_schedules(&org),
             with(json!({"template": template.clone(), "start_date": "2027-03-01"})),
         )
         .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let id = res.id();
     // An end set before the stored start: the same 400.
     let res = app
         .call(
@@ -845,9 +822,8 @@ with_clock!(
 
 /// GraphQL queries and mutations, and the MCP tools, over the same schedules.
 async fn graphql_and_mcp(app: &TestApp, clock: &ManualClock) {
-    let org = app.signup("Agents").await;
+    let (org, [cash, expense]) = app.signup_with_accounts("Agents", ["1000", "5000"]).await;
     let key = &org.test_key;
-    let [cash, expense] = app.account_ids(&org, key, ["1000", "5000"]).await;
     let gql =
         |query: String, variables: Value| async move { app.gql_data(key, &query, variables).await };
     let data = gql(

@@ -1,6 +1,6 @@
 //! Reports: trial balance, balance sheet and income statement from posted entries.
 
-use ledger_tests::{TestApp, both, refused};
+use ledger_tests::{TestApp, both, invalid};
 use reqwest::StatusCode;
 use serde_json::json;
 
@@ -64,13 +64,7 @@ async fn reports_balance_and_follow_dates(app: &TestApp) {
     assert_eq!(res.body["revenue"]["accounts"][0]["balance"], "400.00");
     // Before the first posting everything is zero.
     let res = app
-        .get(
-            key,
-            &format!(
-                "/organizations/{}/reports/trial-balance?as_of=2025-12-31",
-                org.id
-            ),
-        )
+        .get(key, &org.path("reports/trial-balance?as_of=2025-12-31"))
         .await;
     assert_eq!(res.body["total_debits"], "0.00");
     let res = app
@@ -87,30 +81,14 @@ async fn reports_balance_and_follow_dates(app: &TestApp) {
         )
         .await;
     // An end before its start: invalid request data (400 `invalid_field` on `end_date`).
-    refused(&res, StatusCode::BAD_REQUEST, "invalid_field");
-    assert_eq!(
-        res.body["error"]["type"], "validation_error",
-        "{}",
-        res.body
-    );
-    assert_eq!(
-        res.body["error"]["details"]["field"], "end_date",
-        "{}",
-        res.body
-    );
-    assert_eq!(
-        res.body["error"]["message"], "end_date: must not be before start_date",
-        "{}",
-        res.body
+    invalid(
+        &res,
+        "invalid_field",
+        "end_date",
+        Some("end_date: must not be before start_date"),
     );
     let res = app
-        .get(
-            key,
-            &format!(
-                "/organizations/{}/reports/balance-sheet?as_of=banana",
-                org.id
-            ),
-        )
+        .get(key, &org.path("reports/balance-sheet?as_of=banana"))
         .await;
     assert_eq!(res.code(), "invalid_field");
     let _ = json!(null);

@@ -4,10 +4,8 @@ use ledger_tests::{Org, TestApp, both, refused};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use crate::keys::make_key;
-
 fn setting_path(org: &Org, key: &str) -> String {
-    format!("/organizations/{}/settings/{key}", org.id)
+    org.path(&format!("settings/{key}"))
 }
 
 async fn settings_round_trip_and_refusals(app: &TestApp) {
@@ -111,7 +109,7 @@ async fn settings_round_trip_and_refusals(app: &TestApp) {
     refused(&res, StatusCode::BAD_REQUEST, "invalid_field");
 
     // Reading needs read; writing needs admin.
-    let (_, writer) = make_key(app, &org, &org.test_key, &["write"]).await;
+    let (_, writer) = app.make_key(&org, &org.test_key, &["write"]).await;
     assert_eq!(app.get(&writer, &path).await.status, StatusCode::OK);
     let res = app.put(&writer, &path, json!({"value": "USD"})).await;
     refused(&res, StatusCode::FORBIDDEN, "insufficient_permissions");
@@ -191,15 +189,13 @@ async fn recently_deleted_lists_the_organizations_deletions(app: &TestApp) {
     let accounts = org.path("accounts");
     let mut ids = Vec::new();
     for code in ["6100", "6200"] {
-        let res = app
-            .post(
+        let id = app
+            .create_id(
                 &org.test_key,
                 &accounts,
                 json!({"code": code, "name": format!("Expense {code}"), "account_type": "expense"}),
             )
             .await;
-        assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-        let id = res.id();
         let res = app
             .delete_wait(&org.test_key, &format!("{accounts}/{id}"))
             .await;

@@ -4,8 +4,6 @@ use ledger_tests::{TestApp, both, refused};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use crate::keys::make_key;
-
 async fn system_needs_the_system_permission(app: &TestApp) {
     let org = app.signup("System Co").await;
     let res = app.call(Method::GET, "/system", None, None, &[]).await;
@@ -21,12 +19,12 @@ async fn system_needs_the_system_permission(app: &TestApp) {
         refused(&res, StatusCode::FORBIDDEN, "insufficient_permissions");
         assert_eq!(res.body["error"]["details"]["required"], "system");
     }
-    let (system_id, system_key) = make_key(app, &org, &org.test_key, &["system"]).await;
+    let (system_id, system_key) = app.make_key(&org, &org.test_key, &["system"]).await;
     // `system` covers only /system.
     let res = app.get(&system_key, &org.path("accounts")).await;
     assert_eq!(res.status, StatusCode::FORBIDDEN);
     // A disabled system key keeps its precise code.
-    let item = format!("/organizations/{}/api-keys/{system_id}", org.id);
+    let item = org.path(&format!("api-keys/{system_id}"));
     let res = app
         .put(&org.test_key, &item, json!({"disabled": true}))
         .await;
@@ -60,7 +58,7 @@ async fn system_reports_real_figures(app: &TestApp) {
         )
         .await;
     assert_eq!(res.status, StatusCode::OK);
-    let (_, system_key) = make_key(app, &org, &org.test_key, &["system", "read"]).await;
+    let (_, system_key) = app.make_key(&org, &org.test_key, &["system", "read"]).await;
 
     let res = app.get(&system_key, "/system").await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);

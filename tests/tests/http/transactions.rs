@@ -1,31 +1,8 @@
 //! Transactions: queued writes, the state machine, reversal, idempotency, events.
 
-use std::time::Duration;
-
-use ledger_tests::{Org, TestApp, both, refused, strs};
+use ledger_tests::{TestApp, both, entries, invalid, refused, strs};
 use reqwest::{Method, StatusCode};
-use serde_json::{Value, json};
-
-fn entries(debit: &str, credit: &str, amount: Value) -> Value {
-    json!([{"account_id": debit, "entry_type": "debit", "amount": amount}, {"account_id": credit, "entry_type": "credit", "amount": amount}])
-}
-
-async fn wait_completed(app: &TestApp, org: &Org, request_id: &str) -> Value {
-    for _ in 0..200 {
-        let res = app
-            .get(
-                &org.test_key,
-                &format!("/organizations/{}/requests/{request_id}", org.id),
-            )
-            .await;
-        assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-        if res.body["data"]["status"] == "completed" || res.body["data"]["status"] == "failed" {
-            return res.body;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("request {request_id} did not finish");
-}
+use serde_json::json;
 
 async fn queued_create_answers_the_envelope(app: &TestApp) {
     let org = app.signup("Queue").await;
@@ -34,10 +11,7 @@ async fn queued_create_answers_the_envelope(app: &TestApp) {
         .post(&org.test_key, &org.path("transactions"), json!({"description": "Sale", "date": "2026-03-01T10:00:00Z", "entries": entries(&cash, &sales, json!(0.1))}))
         .await;
     assert_eq!(res.status, StatusCode::ACCEPTED, "{}", res.body);
-    let request_id = res.body["request_id"]
-        .as_str()
-        .expect("request id")
-        .to_owned();
+    let request_id = res.request_id();
     assert!(request_id.starts_with("req_"));
     assert_eq!(res.body["success"], true);
     assert_eq!(res.body["credit_cost"], 1);
@@ -49,16 +23,13 @@ async fn queued_create_answers_the_envelope(app: &TestApp) {
     assert!(txn_id.starts_with("txn_"));
     assert_eq!(
         res.body["data"]["status_url"],
-        format!("/organizations/{}/requests/{request_id}", org.id)
+        org.path(&format!("requests/{request_id}"))
     );
-    let done = wait_completed(app, &org, &request_id).await;
+    let done = app.wait_request(&org, &org.test_key, &request_id).await;
     assert_eq!(done["data"]["status"], "completed");
     assert_eq!(done["data"]["result"]["id"], txn_id.as_str());
     let res = app
-        .get(
-            &org.test_key,
-            &format!("/organizations/{}/transactions/{txn_id}", org.id),
-        )
+        .get(&org.test_key, &org.path(&format!("transactions/{txn_id}")))
         .await;
     assert_eq!(res.body["status"], "pending");
     assert_eq!(res.body["amount"], "0.10", "0.1 stays exactly 0.1");
@@ -76,9 +47,7 @@ async fn lifecycle_create_post_reverse(app: &TestApp) {
     assert_eq!(res.body["status"], "pending");
     let id = res.id();
     // Pending transactions do not move balances.
-    let res = app
-        .get(key, &format!("/organizations/{}/accounts/{cash}", org.id))
-        .await;
+    let res = app.get(key, &org.path(&format!("accounts/{cash}"))).await;
     assert_eq!(res.body["balance"]["net"], "0.00");
     // Update while pending.
     let res = app.put_wait(key, &format!("{base}/{id}"), json!({"description": "Invoice 1 (fixed)", "entries": entries(&cash, &sales, json!("200.00"))}))
@@ -96,9 +65,7 @@ async fn lifecycle_create_post_reverse(app: &TestApp) {
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["status"], "posted");
-    let res = app
-        .get(key, &format!("/organizations/{}/accounts/{cash}", org.id))
-        .await;
+    let res = app.get(key, &org.path(&format!("accounts/{cash}"))).await;
     assert_eq!(res.body["balance"]["net"], "200.00");
     // Posted transactions are final.
     let res = app
@@ -139,9 +106,7 @@ async fn lifecycle_create_post_reverse(app: &TestApp) {
         (Some("posted"), Some(id.as_str()))
     );
     assert_eq!(res.body["entries"][0]["entry_type"], "credit");
-    let res = app
-        .get(key, &format!("/organizations/{}/accounts/{cash}", org.id))
-        .await;
+    let res = app.get(key, &org.path(&format!("accounts/{cash}"))).await;
     assert_eq!(
         res.body["balance"],
         json!({"debit": "200.00", "credit": "200.00", "net": "0.00"})
@@ -268,26 +233,11 @@ async fn unbalanced_and_invalid_entries_change_nothing(app: &TestApp) {
     // `invalid_field` on the line's amount, in the currency's words.
     let body = json!({"description": "x", "date": "2026-03-01", "entries": entries(&cash, &sales, json!("1.005"))});
     let res = app.post(key, &base, body.clone()).await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::BAD_REQUEST, "invalid_field"),
-        "{body} -> {}",
-        res.body
-    );
-    assert_eq!(
-        res.body["error"]["type"], "validation_error",
-        "{}",
-        res.body
-    );
-    assert_eq!(
-        res.body["error"]["details"]["field"], "entries[0].amount",
-        "{}",
-        res.body
-    );
-    assert_eq!(
-        res.body["error"]["message"], "entries[0].amount: USD allows at most 2 decimal places",
-        "{}",
-        res.body
+    invalid(
+        &res,
+        "invalid_field",
+        "entries[0].amount",
+        Some("entries[0].amount: USD allows at most 2 decimal places"),
     );
     // A line naming no account of the organization, whatever the id's shape, is a
     // well-formed request the books refuse: 422 `reference_not_found` on the line.
@@ -341,13 +291,7 @@ async fn idempotency_key_replays_and_refuses_reuse(app: &TestApp) {
         .await;
     assert_eq!(again.status, StatusCode::CREATED, "{}", again.body);
     assert_eq!(again.body["id"], first.body["id"]);
-    assert_eq!(
-        again
-            .headers
-            .get("idempotent-replayed")
-            .and_then(|v| v.to_str().ok()),
-        Some("true")
-    );
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
     // Without waiting, the replay is the envelope of the same request.
     let envelope = app
         .call(
@@ -374,9 +318,7 @@ async fn idempotency_key_replays_and_refuses_reuse(app: &TestApp) {
     assert_eq!(res.body["error"]["type"], "idempotency_error");
     let res = app.get(key, &base).await;
     assert_eq!(res.body["total_count"], 1, "posted once");
-    let res = app
-        .get(key, &format!("/organizations/{}/accounts/{cash}", org.id))
-        .await;
+    let res = app.get(key, &org.path(&format!("accounts/{cash}"))).await;
     assert_eq!(res.body["balance"]["net"], "7.00");
     let res = app.get(key, &format!("/organizations/{}", org.id)).await;
     assert_eq!(res.body["credits_remaining"], 499, "charged once");
@@ -427,9 +369,7 @@ async fn concurrent_retries_with_one_key_post_once(app: &TestApp) {
     for a in &answers {
         assert!(a.status == StatusCode::CREATED, "{} {}", a.status, a.body);
     }
-    let res = app
-        .get(&key, &format!("/organizations/{}/accounts/{cash}", org.id))
-        .await;
+    let res = app.get(&key, &org.path(&format!("accounts/{cash}"))).await;
     assert_eq!(res.body["balance"]["net"], "3.00");
 }
 both!(concurrent_retries_with_one_key_post_once);

@@ -3,7 +3,7 @@
 //! it passes through an exchange account per currency, so every currency balances on
 //! its own and the rate used is read back; amounts follow each currency's minor unit.
 
-use ledger_tests::{Answer, Org, TestApp, both};
+use ledger_tests::{Answer, Org, TestApp, both, entries};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -13,27 +13,19 @@ fn transfers(org: &Org) -> String {
 
 /// Creates an account of `currency`; its id.
 async fn account(app: &TestApp, org: &Org, code: &str, currency: &str) -> String {
-    let res = app
-        .post(
-            &org.test_key,
+    app.create_id(&org.test_key,
             &org.path("accounts"),
-            json!({"code": code, "name": format!("Bank {currency} {code}"), "account_type": "asset", "currency": currency}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body["id"].as_str().expect("account id").to_owned()
+            json!({"code": code, "name": format!("Bank {currency} {code}"), "account_type": "asset", "currency": currency})).await
 }
 
 /// The balance object of an account.
 async fn balance(app: &TestApp, org: &Org, account: &str) -> Value {
-    let res = app
-        .get(
-            &org.test_key,
-            &format!("/organizations/{}/accounts/{account}/balance", org.id),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    res.body["balance"].clone()
+    app.read(
+        &org.test_key,
+        &org.path(&format!("accounts/{account}/balance")),
+    )
+    .await["balance"]
+        .clone()
 }
 
 fn assert_code(res: &Answer, status: StatusCode, code: &str, what: &str) {
@@ -189,10 +181,7 @@ async fn a_transfer_is_created_pending_then_posted_and_reversed(app: &TestApp) {
         (&json!("251.00"), &json!("250.00"))
     );
     let res = app
-        .get(
-            key,
-            &format!("/organizations/{}/transactions/{mirror}", org.id),
-        )
+        .get(key, &org.path(&format!("transactions/{mirror}")))
         .await;
     assert_eq!(res.body["reversal_of"], json!(id));
     let res = app
@@ -349,10 +338,7 @@ async fn transfers_between_currencies_balance_in_each(app: &TestApp) {
     assert_eq!(balance(app, &org, &usd_exchange).await["debit"], "100.00");
     assert_eq!(balance(app, &org, &eur_exchange).await["credit"], "92.50");
     let res = app
-        .get(
-            key,
-            &format!("/organizations/{}/accounts/{eur_exchange}", org.id),
-        )
+        .get(key, &org.path(&format!("accounts/{eur_exchange}")))
         .await;
     assert_eq!(
         (
@@ -402,10 +388,7 @@ async fn transfers_between_currencies_balance_in_each(app: &TestApp) {
         .post_wait(
             key,
             &org.path("transactions"),
-            json!({"description": "crossed", "date": "2026-04-04", "entries": [
-                {"account_id": euro, "entry_type": "debit", "amount": "10.00"},
-                {"account_id": cash, "entry_type": "credit", "amount": "10.00"},
-            ]}),
+            json!({"description": "crossed", "date": "2026-04-04", "entries": ledger_tests::entries(&euro, &cash, "10.00")}),
         )
         .await;
     assert_code(
@@ -439,10 +422,7 @@ async fn transfers_between_currencies_balance_in_each(app: &TestApp) {
         .post_wait(
             key,
             &org.path("transactions"),
-            json!({"description": "yen decimals", "date": "2026-04-04", "entries": [
-                {"account_id": yen, "entry_type": "debit", "amount": "5.5"},
-                {"account_id": dinar, "entry_type": "credit", "amount": "5.5"},
-            ]}),
+            json!({"description": "yen decimals", "date": "2026-04-04", "entries": ledger_tests::entries(&yen, &dinar, "5.5")}),
         )
         .await;
     assert_code(
@@ -567,10 +547,7 @@ async fn transfers_and_dry_runs_on_graphql_and_mcp(app: &TestApp) {
     let billing = org.path("billing");
     let used_before = app.get(key, &billing).await.body;
     let before = app.get(key, &org.path("transactions")).await.body["total_count"].clone();
-    let body = json!({"description": "what if", "date": "2026-05-02", "auto_post": true, "entries": [
-        {"account_id": cash, "entry_type": "debit", "amount": "3.00"},
-        {"account_id": euro, "entry_type": "credit", "amount": "3.00"},
-    ]});
+    let body = json!({"description": "what if", "date": "2026-05-02", "auto_post": true, "entries": entries(&cash, &euro, "3.00")});
     let res = app
         .post(key, &org.path("transactions?dry_run=true"), body.clone())
         .await;
@@ -581,10 +558,7 @@ async fn transfers_and_dry_runs_on_graphql_and_mcp(app: &TestApp) {
         "dry crossed",
     );
     let cash_only = app.account_id(&org, key, "4000").await;
-    let good = json!({"description": "what if", "date": "2026-05-02", "auto_post": true, "dry_run": true, "entries": [
-        {"account_id": cash, "entry_type": "debit", "amount": "3.00"},
-        {"account_id": cash_only, "entry_type": "credit", "amount": "3.00"},
-    ]});
+    let good = json!({"description": "what if", "date": "2026-05-02", "auto_post": true, "dry_run": true, "entries": entries(&cash, &cash_only, "3.00")});
     let res = app.post(key, &org.path("transactions"), good).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(
@@ -597,10 +571,7 @@ async fn transfers_and_dry_runs_on_graphql_and_mcp(app: &TestApp) {
     );
     let dry_id = res.id();
     let res = app
-        .get(
-            key,
-            &format!("/organizations/{}/transactions/{dry_id}", org.id),
-        )
+        .get(key, &org.path(&format!("transactions/{dry_id}")))
         .await;
     assert_eq!(
         res.status,

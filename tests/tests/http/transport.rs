@@ -20,27 +20,13 @@ async fn trusted_proxy_scenario(backend: Backend) {
         return;
     };
     // Plain HTTP (no proxy header): refused, with the envelope and a request id.
-    let res = app
-        .call(
-            Method::POST,
-            "/accounts/master",
-            None,
-            Some(signup_body("Plain")),
-            &[],
-        )
-        .await;
+    let res = app.post_signup(signup_body("Plain"), &[]).await;
     refused(&res, StatusCode::FORBIDDEN, "https_required");
     assert_eq!(res.body["error"]["type"], "authorization_error");
     assert!(res.headers.contains_key("x-request-id"));
     // The proxy saying http is refused too.
     let res = app
-        .call(
-            Method::POST,
-            "/accounts/master",
-            None,
-            Some(signup_body("Plain")),
-            &[("X-Forwarded-Proto", "http")],
-        )
+        .post_signup(signup_body("Plain"), &[("X-Forwarded-Proto", "http")])
         .await;
     assert_eq!(res.code(), "https_required", "{}", res.body);
     // Health and readiness stay open for plain-HTTP probes; metrics (a key) do not.
@@ -52,15 +38,7 @@ async fn trusted_proxy_scenario(backend: Backend) {
     assert_eq!(res.code(), "https_required", "{}", res.body);
     // Through the trusted proxy with TLS: served.
     let https = [("X-Forwarded-Proto", "https")];
-    let res = app
-        .call(
-            Method::POST,
-            "/accounts/master",
-            None,
-            Some(signup_body("Proxied")),
-            &https,
-        )
-        .await;
+    let res = app.post_signup(signup_body("Proxied"), &https).await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     let key = res.body["api_key"]["key"].as_str().expect("key").to_owned();
     let org = res.body["organization"]["id"]

@@ -212,15 +212,13 @@ async fn all_delivered(
 /// `account.updated` twice, then `account.created`. Answers the two account ids.
 async fn account_events(app: &TestApp, org: &Org, key: &str) -> (String, String) {
     let base = org.path("accounts");
-    let res = app
-        .post(
+    let first = app
+        .create_id(
             key,
             &base,
             json!({"code": "1010", "name": "Checking", "account_type": "asset"}),
         )
         .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let first = res.id();
     for name in ["Checking 2", "Checking 3"] {
         let res = app
             .put(key, &format!("{base}/{first}"), json!({ "name": name }))
@@ -470,7 +468,7 @@ async fn delivered_in_order_once_signed(app: &TestApp) {
     let res = app
         .put(
             key,
-            &format!("/organizations/{}/accounts/{second}", org.id),
+            &org.path(&format!("accounts/{second}")),
             json!({"name": "Savings 2"}),
         )
         .await;
@@ -766,14 +764,7 @@ async fn ssrf_guard(backend: Backend) {
         return;
     };
     let https = [("X-Forwarded-Proto", "https")];
-    let res = app
-        .call(
-            Method::POST,
-            "/accounts/master",
-            None,
-            Some(json!({"name": "Prod Hooks", "user_provider_id": "prov-prod-hooks", "user_email": "prod@example.com"})),
-            &https,
-        )
+    let res = app.post_signup(json!({"name": "Prod Hooks", "user_provider_id": "prov-prod-hooks", "user_email": "prod@example.com"}), &https)
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     let org = res.body["organization"]["id"]

@@ -348,15 +348,7 @@ async fn refusals_change_nothing(app: &TestApp) {
     assert!(res.headers.get("PAYMENT-REQUIRED").is_none());
     let res = app.post(&org.live_key, &x402_path(&org), json!({})).await;
     assert_eq!(res.code(), "missing_field", "{}", res.body);
-    let reader = app
-        .post(
-            &org.live_key,
-            &org.path("api-keys"),
-            json!({"name": "reader", "permissions": ["read"]}),
-        )
-        .await;
-    assert_eq!(reader.status, StatusCode::CREATED, "{}", reader.body);
-    let reader_key = reader.body["key"].as_str().expect("key").to_owned();
+    let (_, reader_key) = app.make_key(&org, &org.live_key, &["read"]).await;
     let res = ask(app, &org, &reader_key, None).await;
     assert_eq!(res.status, StatusCode::FORBIDDEN, "{}", res.body);
 }
@@ -679,15 +671,7 @@ async fn graphql_pair_pays_once(app: &TestApp) {
 
     // Permissions as REST: a key without admin, and another organization's key (naming
     // this organization), are refused and change nothing.
-    let reader = app
-        .post(
-            &org.live_key,
-            &org.path("api-keys"),
-            json!({"name": "reader", "permissions": ["read"]}),
-        )
-        .await;
-    assert_eq!(reader.status, StatusCode::CREATED, "{}", reader.body);
-    let reader_key = reader.body["key"].as_str().expect("key").to_owned();
+    let (_, reader_key) = app.make_key(&org, &org.live_key, &["read"]).await;
     let res = app
         .gql(Some(&reader_key), GQL_START, json!({"n": 1000}))
         .await;

@@ -57,25 +57,23 @@ async fn rates_and_conversions(app: &TestApp) {
 
     // The same pair and date again: refused, free.
     let res = app
-        .gql(Some(key), CREATE, rate("USD", "JPY", "150", "2026-01-01"))
+        .gql_refused(
+            Some(key),
+            CREATE,
+            rate("USD", "JPY", "150", "2026-01-01"),
+            "VALIDATION_ERROR",
+        )
         .await;
-    assert_eq!(res.gql_code(), "VALIDATION_ERROR", "{}", res.body);
-    assert_eq!(
-        res.body["errors"][0]["extensions"]["reason"],
-        "duplicate_value"
-    );
+    assert_eq!(res.gql_reason(), "duplicate_value");
     assert_eq!(
         res.body["errors"][0]["extensions"]["field"],
         "effective_date"
     );
     assert_eq!(res.body["data"]["createExchangeRate"], Value::Null);
     // A float rate is refused by the Decimal scalar before anything runs.
-    let res = app.gql(Some(key),
+    app.gql_refused(Some(key),
         "mutation { createExchangeRate(fromCurrencyId: \"EUR\", toCurrencyId: \"USD\", rate: 1.1, effectiveDate: \"2026-01-01\") { id } }",
-        json!({}),
-    )
-    .await;
-    assert_eq!(res.gql_code(), "GRAPHQL_VALIDATION_FAILED", "{}", res.body);
+        json!({}), "GRAPHQL_VALIDATION_FAILED").await;
     assert_eq!(credits(app, key).await, before - 2);
 
     // Reads: one rate, the organization's list, currencies by code or id.
@@ -133,17 +131,14 @@ async fn rates_and_conversions(app: &TestApp) {
         assert_eq!(c["effectiveDate"], "2026-01-01T00:00:00Z");
     }
     let res = app
-        .gql(
+        .gql_refused(
             Some(key),
             CONVERT,
             json!({"from": "USD", "to": "EUR", "amount": "1"}),
+            "BUSINESS_RULE_VIOLATION",
         )
         .await;
-    assert_eq!(res.gql_code(), "BUSINESS_RULE_VIOLATION", "{}", res.body);
-    assert_eq!(
-        res.body["errors"][0]["extensions"]["reason"],
-        "exchange_rate_not_found"
-    );
+    assert_eq!(res.gql_reason(), "exchange_rate_not_found");
     let res = app
         .gql(
             Some(key),
@@ -153,10 +148,7 @@ async fn rates_and_conversions(app: &TestApp) {
         .await;
     // More places than the source currency has: invalid input (400 in REST).
     assert_eq!(res.gql_code(), "VALIDATION_ERROR", "{}", res.body);
-    assert_eq!(
-        res.body["errors"][0]["extensions"]["reason"],
-        "invalid_field"
-    );
+    assert_eq!(res.gql_reason(), "invalid_field");
     assert_eq!(res.body["errors"][0]["extensions"]["field"], "amount");
     assert_eq!(credits(app, key).await, before - 2);
 
@@ -210,25 +202,21 @@ async fn other_organizations_and_keys_are_refused(app: &TestApp) {
         .await;
     assert_eq!(d["exchangeRate"], Value::Null);
     let res = app
-        .gql(
+        .gql_refused(
             Some(&b.test_key),
             "mutation($id: ID!) { updateExchangeRate(id: $id, rate: \"9\") { id } }",
             json!({"id": id}),
+            "VALIDATION_ERROR",
         )
         .await;
-    assert_eq!(res.gql_code(), "VALIDATION_ERROR", "{}", res.body);
-    assert_eq!(
-        res.body["errors"][0]["extensions"]["reason"],
-        "resource_not_found"
-    );
-    let res = app
-        .gql(
-            Some(&b.test_key),
-            "query($org: ID!) { organizationById(id: $org) { exchangeRates { id } } }",
-            json!({"org": a.id}),
-        )
-        .await;
-    assert_eq!(res.gql_code(), "FORBIDDEN", "{}", res.body);
+    assert_eq!(res.gql_reason(), "resource_not_found");
+    app.gql_refused(
+        Some(&b.test_key),
+        "query($org: ID!) { organizationById(id: $org) { exchangeRates { id } } }",
+        json!({"org": a.id}),
+        "FORBIDDEN",
+    )
+    .await;
     // The live key of the same organization has no such rate either.
     let d = app
         .gql_data(
@@ -239,22 +227,15 @@ async fn other_organizations_and_keys_are_refused(app: &TestApp) {
         .await;
     assert_eq!(d["exchangeRate"], Value::Null);
     // Deletes need admin.
+    let (_, writer) = app.make_key(&a, &a.test_key, &["read", "write"]).await;
     let res = app
-        .post(
-            &a.test_key,
-            &a.path("api-keys"),
-            json!({"name": "writer", "permissions": ["read", "write"]}),
-        )
-        .await;
-    let writer = res.body["key"].as_str().expect("secret").to_owned();
-    let res = app
-        .gql(
+        .gql_refused(
             Some(&writer),
             "mutation($id: ID!) { deleteExchangeRate(id: $id) }",
             json!({"id": id}),
+            "FORBIDDEN",
         )
         .await;
-    assert_eq!(res.gql_code(), "FORBIDDEN", "{}", res.body);
     assert_eq!(res.body["errors"][0]["extensions"]["required"], "admin");
 }
 both!(other_organizations_and_keys_are_refused);

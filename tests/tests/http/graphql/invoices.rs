@@ -121,13 +121,13 @@ async fn invoice_flow(app: &TestApp) {
 
     // A payment on a draft is refused and costs nothing.
     let res = app
-        .gql(
+        .gql_refused(
             Some(key),
             PAY_INVOICE,
             json!({ "id": id, "amount": "10.00" }),
+            "BUSINESS_RULE_VIOLATION",
         )
         .await;
-    assert_eq!(res.gql_code(), "BUSINESS_RULE_VIOLATION", "{}", res.body);
     assert_eq!(reason(&res), "invalid_state_transition", "{}", res.body);
     assert_eq!(res.body["data"]["recordInvoicePayment"], Value::Null);
     assert_eq!(credits(app, key).await, start - 5);
@@ -163,26 +163,26 @@ async fn invoice_flow(app: &TestApp) {
 
     // Overpaying is a business rule; nothing is charged or written.
     let res = app
-        .gql(
+        .gql_refused(
             Some(key),
             PAY_INVOICE,
             json!({ "id": id, "amount": "75.01" }),
+            "BUSINESS_RULE_VIOLATION",
         )
         .await;
-    assert_eq!(res.gql_code(), "BUSINESS_RULE_VIOLATION", "{}", res.body);
     assert_eq!(reason(&res), "overpayment", "{}", res.body);
     // A bad amount is a validation error.
-    let res = app
-        .gql(Some(key), PAY_INVOICE, json!({ "id": id, "amount": "-1" }))
-        .await;
-    assert_eq!(res.gql_code(), "VALIDATION_ERROR", "{}", res.body);
-    // A float amount never reaches the resolver.
-    let res = app.gql(Some(key),
-        "mutation($id: ID!) { recordInvoicePayment(invoiceId: $id, amount: 1.5, paymentDate: \"2026-03-15\", paymentMethod: \"cash\") { id } }",
-        json!({ "id": id }),
+    app.gql_refused(
+        Some(key),
+        PAY_INVOICE,
+        json!({ "id": id, "amount": "-1" }),
+        "VALIDATION_ERROR",
     )
     .await;
-    assert_eq!(res.gql_code(), "GRAPHQL_VALIDATION_FAILED", "{}", res.body);
+    // A float amount never reaches the resolver.
+    app.gql_refused(Some(key),
+        "mutation($id: ID!) { recordInvoicePayment(invoiceId: $id, amount: 1.5, paymentDate: \"2026-03-15\", paymentMethod: \"cash\") { id } }",
+        json!({ "id": id }), "GRAPHQL_VALIDATION_FAILED").await;
     assert_eq!(credits(app, key).await, start - 8);
 
     let d = app.gql_data(key, READ_INVOICE, json!({ "id": id })).await;
@@ -206,13 +206,13 @@ async fn invoice_flow(app: &TestApp) {
     assert_eq!(d["invoice"]["balanceDue"], "0.00");
     assert_eq!(d["invoice"]["payments"].as_array().map(Vec::len), Some(2));
     let res = app
-        .gql(
+        .gql_refused(
             Some(key),
             PAY_INVOICE,
             json!({ "id": id, "amount": "1.00" }),
+            "BUSINESS_RULE_VIOLATION",
         )
         .await;
-    assert_eq!(res.gql_code(), "BUSINESS_RULE_VIOLATION", "{}", res.body);
     assert_eq!(reason(&res), "invalid_state_transition", "{}", res.body);
     assert_eq!(credits(app, key).await, start - 10);
 
@@ -238,32 +238,28 @@ async fn invoice_flow(app: &TestApp) {
     );
     assert_eq!(d["organization"]["draft"], json!([]));
     assert_eq!(d["organization"]["bills"], json!([]));
-    let res = app
-        .gql(
-            Some(key),
-            "{ organization { invoices(status: \"open\") { id } } }",
-            json!({}),
-        )
-        .await;
-    assert_eq!(res.gql_code(), "VALIDATION_ERROR", "{}", res.body);
+    app.gql_refused(
+        Some(key),
+        "{ organization { invoices(status: \"open\") { id } } }",
+        json!({}),
+        "VALIDATION_ERROR",
+    )
+    .await;
 
     // Input errors: unknown contact, zero quantity; nothing is charged.
     let before = credits(app, key).await;
     let res = app
-        .gql(
+        .gql_refused(
             Some(key),
             CREATE_INVOICE,
             json!({ "c": "con_nothing", "items": items() }),
+            "BUSINESS_RULE_VIOLATION",
         )
         .await;
-    assert_eq!(res.gql_code(), "BUSINESS_RULE_VIOLATION", "{}", res.body);
     assert_eq!(reason(&res), "reference_not_found", "{}", res.body);
-    let res = app.gql(Some(key),
+    app.gql_refused(Some(key),
         CREATE_INVOICE,
-        json!({ "c": customer, "items": [{ "description": "x", "quantity": "0", "unitPrice": "1.00" }] }),
-    )
-    .await;
-    assert_eq!(res.gql_code(), "VALIDATION_ERROR", "{}", res.body);
+        json!({ "c": customer, "items": [{ "description": "x", "quantity": "0", "unitPrice": "1.00" }] }), "VALIDATION_ERROR").await;
     assert_eq!(credits(app, key).await, before);
     // `invoice` of an unknown id is null, not an error.
     let d = app
@@ -316,10 +312,13 @@ async fn bill_flow(app: &TestApp) {
     assert_eq!(p["paymentDate"], "2026-04-10T00:00:00Z");
     assert_eq!(p["paymentMethod"], "check");
     assert_eq!(credits(app, key).await, start - 8);
-    let res = app
-        .gql(Some(key), PAY_BILL, json!({ "id": id, "amount": "1.00" }))
-        .await;
-    assert_eq!(res.gql_code(), "BUSINESS_RULE_VIOLATION", "{}", res.body);
+    app.gql_refused(
+        Some(key),
+        PAY_BILL,
+        json!({ "id": id, "amount": "1.00" }),
+        "BUSINESS_RULE_VIOLATION",
+    )
+    .await;
 
     let d = app.gql_data(key,
         "query($id: ID!) { bill(id: $id) { billNumber status amountPaid balanceDue contact { name }
@@ -381,41 +380,39 @@ async fn isolation(app: &TestApp) {
         )
         .await;
     assert_eq!(d["organization"]["invoices"], json!([]));
-    let res = app
-        .gql(
-            Some(&b.live_key),
-            "query($org: ID!) { organizationById(id: $org) { invoices { id } } }",
-            json!({ "org": a.id }),
-        )
-        .await;
-    assert_eq!(res.gql_code(), "FORBIDDEN", "{}", res.body);
+    app.gql_refused(
+        Some(&b.live_key),
+        "query($org: ID!) { organizationById(id: $org) { invoices { id } } }",
+        json!({ "org": a.id }),
+        "FORBIDDEN",
+    )
+    .await;
     let b_start = credits(app, &b.live_key).await;
     let res = app
-        .gql(
+        .gql_refused(
             Some(&b.live_key),
             PAY_INVOICE,
             json!({ "id": id, "amount": "1.00" }),
+            "VALIDATION_ERROR",
         )
         .await;
-    assert_eq!(res.gql_code(), "VALIDATION_ERROR", "{}", res.body);
     assert_eq!(reason(&res), "resource_not_found", "{}", res.body);
-    let res = app
-        .gql(
-            Some(&b.live_key),
-            "mutation($id: ID!) { sendInvoice(id: $id) { id } }",
-            json!({ "id": id }),
-        )
-        .await;
-    assert_eq!(res.gql_code(), "VALIDATION_ERROR", "{}", res.body);
+    app.gql_refused(
+        Some(&b.live_key),
+        "mutation($id: ID!) { sendInvoice(id: $id) { id } }",
+        json!({ "id": id }),
+        "VALIDATION_ERROR",
+    )
+    .await;
     // Another organization's contact cannot be invoiced: none of B's contacts.
     let res = app
-        .gql(
+        .gql_refused(
             Some(&b.live_key),
             CREATE_INVOICE,
             json!({ "c": customer, "items": items() }),
+            "BUSINESS_RULE_VIOLATION",
         )
         .await;
-    assert_eq!(res.gql_code(), "BUSINESS_RULE_VIOLATION", "{}", res.body);
     assert_eq!(reason(&res), "reference_not_found", "{}", res.body);
     assert_eq!(credits(app, &b.live_key).await, b_start);
     // The test mode of the owner does not see live documents either.
@@ -484,13 +481,13 @@ async fn document_credit_refusals(app: &TestApp) {
     assert_eq!(credits(app, key).await, 1);
     // A second invoice costs 5 with 1 left.
     let res = app
-        .gql(
+        .gql_refused(
             Some(key),
             CREATE_INVOICE,
             json!({ "c": customer, "items": items() }),
+            "CREDIT_LIMIT_EXCEEDED",
         )
         .await;
-    assert_eq!(res.gql_code(), "CREDIT_LIMIT_EXCEEDED", "{}", res.body);
     assert_eq!(res.body["errors"][0]["extensions"]["required"], 5);
     assert_eq!(res.body["errors"][0]["extensions"]["available"], 1);
     app.gql_data(
@@ -501,13 +498,13 @@ async fn document_credit_refusals(app: &TestApp) {
     .await;
     // A payment costs 2 with none left; nothing is written.
     let res = app
-        .gql(
+        .gql_refused(
             Some(key),
             PAY_INVOICE,
             json!({ "id": id, "amount": "1.00" }),
+            "CREDIT_LIMIT_EXCEEDED",
         )
         .await;
-    assert_eq!(res.gql_code(), "CREDIT_LIMIT_EXCEEDED", "{}", res.body);
     assert_eq!(res.body["errors"][0]["extensions"]["required"], 2);
     let d = app
         .gql_data(

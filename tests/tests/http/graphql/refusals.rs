@@ -1,7 +1,7 @@
 //! GraphQL refusals: every error code of spec 7.2, partial results of aliases, and
 //! tenant isolation.
 
-use ledger_tests::{Org, TestApp, both};
+use ledger_tests::{TestApp, both};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -34,19 +34,23 @@ async fn errors(app: &TestApp) {
             .contains("nope")
     );
     // A syntax error and a float where a Decimal is due are validation failures too.
-    let res = app.gql(Some(key), "{ organization { ", json!({})).await;
-    assert_eq!(res.gql_code(), "GRAPHQL_VALIDATION_FAILED", "{}", res.body);
+    app.gql_refused(
+        Some(key),
+        "{ organization { ",
+        json!({}),
+        "GRAPHQL_VALIDATION_FAILED",
+    )
+    .await;
     let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
-    let res = app
-        .gql(
-            Some(key),
-            CREATE_TXN,
-            json!({ "d": "float", "e": [
+    app.gql_refused(
+        Some(key),
+        CREATE_TXN,
+        json!({ "d": "float", "e": [
             { "accountId": cash, "entryType": "DEBIT", "amount": 1.5 },
             { "accountId": sales, "entryType": "CREDIT", "amount": "1.50" } ] }),
-        )
-        .await;
-    assert_eq!(res.gql_code(), "GRAPHQL_VALIDATION_FAILED", "{}", res.body);
+        "GRAPHQL_VALIDATION_FAILED",
+    )
+    .await;
     // A body that is not a GraphQL request.
     let res = app.post(key, "/graphql", json!([1, 2])).await;
     assert_eq!(res.status, StatusCode::BAD_REQUEST);
@@ -57,27 +61,24 @@ async fn errors(app: &TestApp) {
     assert_eq!(res.gql_code(), "GRAPHQL_VALIDATION_FAILED");
 
     // Duplicate account code: VALIDATION_ERROR naming the field.
-    let res = app.gql(Some(key),
+    let res = app.gql_refused(Some(key),
         "mutation { createAccount(code: \"1000\", name: \"Again\", accountType: ASSET) { id } }",
-        json!({}),
-    )
-    .await;
-    assert_eq!(res.gql_code(), "VALIDATION_ERROR", "{}", res.body);
+        json!({}), "VALIDATION_ERROR").await;
     assert_eq!(res.body["errors"][0]["extensions"]["field"], "code");
     assert_eq!(res.body["errors"][0]["path"], json!(["createAccount"]));
     assert_eq!(res.body["data"]["createAccount"], Value::Null);
 
     // Unbalanced: the message states both totals; nothing is written or charged.
     let res = app
-        .gql(
+        .gql_refused(
             Some(key),
             CREATE_TXN,
             json!({ "d": "lopsided", "e": [
             { "accountId": cash, "entryType": "DEBIT", "amount": "10.00" },
             { "accountId": sales, "entryType": "CREDIT", "amount": "9.00" } ] }),
+            "BUSINESS_RULE_VIOLATION",
         )
         .await;
-    assert_eq!(res.gql_code(), "BUSINESS_RULE_VIOLATION", "{}", res.body);
     let message = res.body["errors"][0]["message"].as_str().unwrap_or("");
     assert!(
         message.contains("debits 10.00") && message.contains("credits 9.00"),
@@ -111,46 +112,33 @@ async fn errors(app: &TestApp) {
 
     // A system account cannot be deleted: a business rule.
     let res = app
-        .gql(
+        .gql_refused(
             Some(key),
             "mutation($id: ID!) { deleteAccount(id: $id) }",
             json!({ "id": cash }),
+            "BUSINESS_RULE_VIOLATION",
         )
         .await;
-    assert_eq!(res.gql_code(), "BUSINESS_RULE_VIOLATION", "{}", res.body);
-    assert_eq!(
-        res.body["errors"][0]["extensions"]["reason"],
-        "resource_in_use"
-    );
+    assert_eq!(res.gql_reason(), "resource_in_use");
 
     // A read-only key cannot write: FORBIDDEN.
-    let res = app
-        .post(
-            key,
-            &org.path("api-keys"),
-            json!({ "name": "reader", "permissions": ["read"] }),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let reader = res.body["key"].as_str().expect("secret").to_owned();
-    let res = app
-        .gql(
-            Some(&reader),
-            "mutation { createAccount(code: \"1700\", name: \"No\", accountType: ASSET) { id } }",
-            json!({}),
-        )
-        .await;
-    assert_eq!(res.gql_code(), "FORBIDDEN", "{}", res.body);
+    let (reader_id, reader) = app.make_key(&org, key, &["read"]).await;
+    app.gql_refused(
+        Some(&reader),
+        "mutation { createAccount(code: \"1700\", name: \"No\", accountType: ASSET) { id } }",
+        json!({}),
+        "FORBIDDEN",
+    )
+    .await;
     let d = app
         .gql_data(&reader, "{ organization { name } }", json!({}))
         .await;
     assert_eq!(d["organization"]["name"], "Gql Errors");
     // A disabled key is UNAUTHENTICATED (DECISIONS 6).
-    let reader_id = res_key_id(app, &org, key, "reader").await;
     let res = app
         .put(
             key,
-            &format!("/organizations/{}/api-keys/{reader_id}", org.id),
+            &org.path(&format!("api-keys/{reader_id}")),
             json!({ "disabled": true }),
         )
         .await;
@@ -160,23 +148,9 @@ async fn errors(app: &TestApp) {
         .await;
     assert_eq!(res.status, StatusCode::UNAUTHORIZED);
     assert_eq!(res.gql_code(), "UNAUTHENTICATED", "{}", res.body);
-    assert_eq!(
-        res.body["errors"][0]["extensions"]["reason"],
-        "disabled_api_key"
-    );
+    assert_eq!(res.gql_reason(), "disabled_api_key");
 }
 
-/// The id of the key named `name` in the organization.
-async fn res_key_id(app: &TestApp, org: &Org, key: &str, name: &str) -> String {
-    let res = app.get(key, &org.path("api-keys")).await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    res.body["data"]
-        .as_array()
-        .and_then(|keys| keys.iter().find(|k| k["name"] == name))
-        .and_then(|k| k["id"].as_str())
-        .expect("key id")
-        .to_owned()
-}
 both!(graphql_errors, errors);
 
 async fn tenants(app: &TestApp) {
@@ -207,23 +181,22 @@ async fn tenants(app: &TestApp) {
         json!({ "account": null, "transaction": null, "contact": null })
     );
     let res = app
-        .gql(
+        .gql_refused(
             Some(&b.test_key),
             "query($id: ID!) { organizationById(id: $id) { name } }",
             json!({ "id": a.id }),
+            "FORBIDDEN",
         )
         .await;
-    assert_eq!(res.gql_code(), "FORBIDDEN", "{}", res.body);
     assert_eq!(res.body["data"]["organizationById"], Value::Null);
     // An id that exists nowhere answers the same.
-    let res = app
-        .gql(
-            Some(&b.test_key),
-            "{ organizationById(id: \"org_01JZZZZZZZZZZZZZZZZZZZZZZZ\") { name } }",
-            json!({}),
-        )
-        .await;
-    assert_eq!(res.gql_code(), "FORBIDDEN", "{}", res.body);
+    app.gql_refused(
+        Some(&b.test_key),
+        "{ organizationById(id: \"org_01JZZZZZZZZZZZZZZZZZZZZZZZ\") { name } }",
+        json!({}),
+        "FORBIDDEN",
+    )
+    .await;
 
     // B changes nothing of A's.
     let res = app.gql(Some(&b.test_key),
@@ -253,11 +226,7 @@ async fn tenants(app: &TestApp) {
         .await;
     // None of B's accounts: the same refusal as an id that names nothing anywhere.
     assert_eq!(res.gql_code(), "BUSINESS_RULE_VIOLATION", "{}", res.body);
-    assert_eq!(
-        res.body["errors"][0]["extensions"]["reason"], "reference_not_found",
-        "{}",
-        res.body
-    );
+    assert_eq!(res.gql_reason(), "reference_not_found", "{}", res.body);
     let d = app.gql_data(&a.test_key,
         "query($a: ID!, $c: ID!) { account(id: $a) { name balance { amount } } contact(id: $c) { name } }",
         json!({ "a": a_cash, "c": contact }),
