@@ -149,11 +149,17 @@ impl TestApp {
 
     /// A plain GET of `path` without a key, answered as it came (pages, health, metrics).
     pub async fn fetch(&self, path: &str) -> reqwest::Response {
-        self.client
-            .get(format!("{}{path}", self.base))
-            .send()
-            .await
-            .expect("request reaches the server")
+        self.fetch_with(None, path).await
+    }
+
+    /// A GET of `path` with the bearer `key` (when one is given), answered as it came
+    /// (not JSON: a PDF, the metrics text).
+    pub async fn fetch_with(&self, key: Option<&str>, path: &str) -> reqwest::Response {
+        let mut req = self.client.get(format!("{}{path}", self.base));
+        if let Some(key) = key {
+            req = req.bearer_auth(key);
+        }
+        req.send().await.expect("request reaches the server")
     }
 
     /// Any method, waiting for queued work to finish.

@@ -590,20 +590,9 @@ async fn contact_tenancy_modes_and_permissions(app: &TestApp) {
     );
     assert_eq!(app.get(&a.live_key, &contacts(&a)).await.body, json!([]));
     // A read-only key reads but cannot write; a write key cannot delete.
-    let keys = a.path("api-keys");
-    let mut secrets = Vec::new();
-    for perm in ["read", "write"] {
-        let res = app
-            .post(
-                &a.test_key,
-                &keys,
-                json!({"name": perm, "permissions": [perm]}),
-            )
-            .await;
-        assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-        secrets.push(res.body["key"].as_str().expect("secret").to_owned());
-    }
-    let (read, write) = (&secrets[0], &secrets[1]);
+    let (_, read) = app.make_key(&a, &a.test_key, &["read"]).await;
+    let (_, write) = app.make_key(&a, &a.test_key, &["write"]).await;
+    let (read, write) = (&read, &write);
     assert_eq!(app.get(read, &on_a).await.status, StatusCode::OK);
     refused(
         &app.post(

@@ -917,13 +917,7 @@ async fn invoice_pdf_renders_the_document(app: &TestApp) {
     );
     let credits_before = app.get(&org.live_key, &org.path("billing")).await.body;
 
-    let res = app
-        .client
-        .get(format!("{}{path}/pdf", app.base))
-        .bearer_auth(key)
-        .send()
-        .await
-        .expect("pdf request");
+    let res = app.fetch_with(Some(key), &format!("{path}/pdf")).await;
     assert_eq!(res.status(), StatusCode::OK);
     assert_eq!(
         res.headers()

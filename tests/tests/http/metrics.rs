@@ -7,13 +7,7 @@ use reqwest::StatusCode;
 use serde_json::json;
 
 async fn scrape(app: &TestApp, key: &str) -> (StatusCode, String, String) {
-    let res = app
-        .client
-        .get(format!("{}/metrics", app.base))
-        .bearer_auth(key)
-        .send()
-        .await
-        .expect("metrics");
+    let res = app.fetch_with(Some(key), "/metrics").await;
     let status = res.status();
     let content_type = res
         .headers()
