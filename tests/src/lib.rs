@@ -3,7 +3,11 @@
 //! Every suite runs each scenario on SQLite and, when `LEDGER_TEST_PG_URL` names a
 //! PostgreSQL server, on a fresh PostgreSQL database created and dropped by the test.
 
+mod fixtures;
+pub mod mcp;
+pub mod pages;
 mod python;
+pub use fixtures::{entries, invalid, refused, refused_on, strs};
 pub use python::{ScriptOutput, python_imports, require_python, run_python, workspace};
 
 use std::net::TcpListener;
@@ -122,26 +126,39 @@ impl TestApp {
                 }
             },
         };
-        let mut config = server::Config::with_database(&db.url);
         let blob_dir = std::env::temp_dir().join(format!(
             "ledger-blobs-{}",
             ledger_domain::ids::new_id(ledger_domain::ids::IdKind::Request)
         ));
+        let mut app = Self::start(&db, backend, blob_dir, tweak, clock).await;
+        app.db = Some(db);
+        Some(app)
+    }
+
+    /// Starts a server over `db` keeping attachment bytes in `blob_dir`; the answer owns
+    /// no database (the caller gives it one when it is the owner).
+    async fn start(
+        db: &TestDb,
+        backend: Backend,
+        blob_dir: std::path::PathBuf,
+        tweak: impl FnOnce(&mut server::Config),
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        let mut config = server::Config::with_database(&db.url);
         config.blob_dir = blob_dir.to_string_lossy().into_owned();
         tweak(&mut config);
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
         let running = server::start(&config, db.db.clone(), listener, clock)
             .await
             .expect("start the server");
-        let base = format!("http://{}", running.addr);
-        Some(Self {
-            base,
+        Self {
+            base: format!("http://{}", running.addr),
             client: Client::new(),
             backend,
             blob_dir,
             running: Some(running),
-            db: Some(db),
-        })
+            db: None,
+        }
     }
 
     /// A client of a server started elsewhere (for example on a restored copy of a
@@ -162,23 +179,16 @@ impl TestApp {
     /// A second server over the same database (another replica); its `finish` leaves
     /// the database to this one.
     pub async fn replica(&self, tweak: impl FnOnce(&mut server::Config)) -> Self {
+        self.replica_full(tweak, Arc::new(SystemClock)).await
+    }
+
+    async fn replica_full(
+        &self,
+        tweak: impl FnOnce(&mut server::Config),
+        clock: Arc<dyn Clock>,
+    ) -> Self {
         let db = self.db.as_ref().expect("database");
-        let mut config = server::Config::with_database(&db.url);
-        config.blob_dir = self.blob_dir.to_string_lossy().into_owned();
-        tweak(&mut config);
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
-        let running = server::start(&config, db.db.clone(), listener, Arc::new(SystemClock))
-            .await
-            .expect("start the replica");
-        let base = format!("http://{}", running.addr);
-        Self {
-            base,
-            client: Client::new(),
-            backend: self.backend,
-            blob_dir: self.blob_dir.clone(),
-            running: Some(running),
-            db: None,
-        }
+        Self::start(db, self.backend, self.blob_dir.clone(), tweak, clock).await
     }
 
     /// Runs the monthly credit reset now (the sweep every replica runs every few
@@ -262,22 +272,7 @@ impl TestApp {
     /// A second server over the same database reading time from `clock` (another replica
     /// with its own scheduler); its `finish` leaves the database to this one.
     pub async fn replica_with_clock(&self, clock: Arc<dyn Clock>) -> Self {
-        let db = self.db.as_ref().expect("database");
-        let mut config = server::Config::with_database(&db.url);
-        config.blob_dir = self.blob_dir.to_string_lossy().into_owned();
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
-        let running = server::start(&config, db.db.clone(), listener, clock)
-            .await
-            .expect("start the replica");
-        let base = format!("http://{}", running.addr);
-        Self {
-            base,
-            client: Client::new(),
-            backend: self.backend,
-            blob_dir: self.blob_dir.clone(),
-            running: Some(running),
-            db: None,
-        }
+        self.replica_full(|_| {}, clock).await
     }
 
     /// Sends a request with an optional key and JSON body.
@@ -336,47 +331,56 @@ impl TestApp {
 
     /// Signs up a new root organization.
     pub async fn signup(&self, name: &str) -> Org {
-        let res = self
-            .call(
-                Method::POST,
-                "/accounts/master",
-                None,
-                Some(json!({ "name": name, "user_provider_id": format!("prov-{name}"), "user_email": format!("{}@example.com", name.to_lowercase().replace(' ', "")) })),
-                &[],
-            )
-            .await;
+        self.signup_as(json!({
+            "name": name,
+            "user_provider_id": format!("prov-{name}"),
+            "user_email": format!("{}@example.com", name.to_lowercase().replace(' ', "")),
+        }))
+        .await
+    }
+
+    /// Signs up a new root organization owned by the e-mail user `email` (the user the
+    /// console's e-mail sign-in knows).
+    pub async fn signup_owned_by(&self, name: &str, email: &str) -> Org {
+        self.signup_as(json!({
+            "name": name,
+            "user_provider_id": format!("email:{email}"),
+            "user_email": email,
+        }))
+        .await
+    }
+
+    /// POSTs the sign-up `body` (no key) with `headers`, answered as it comes.
+    pub async fn post_signup(&self, body: Value, headers: &[(&str, &str)]) -> Answer {
+        self.call(Method::POST, "/accounts/master", None, Some(body), headers)
+            .await
+    }
+
+    /// Signs up a new root organization with the whole sign-up `body` (its owner, e-mail
+    /// and provider username as the test needs them).
+    pub async fn signup_as(&self, body: Value) -> Org {
+        let res = self.post_signup(body, &[]).await;
         assert_eq!(res.status, StatusCode::CREATED, "sign-up: {}", res.body);
+        let key = |which: &str| {
+            res.body[which]["key"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{which}: {}", res.body))
+                .to_owned()
+        };
         Org {
             id: res.body["organization"]["id"]
                 .as_str()
                 .expect("org id")
                 .to_owned(),
-            test_key: res.body["api_key"]["key"]
-                .as_str()
-                .expect("test key")
-                .to_owned(),
-            live_key: res.body["live_api_key"]["key"]
-                .as_str()
-                .expect("live key")
-                .to_owned(),
+            test_key: key("api_key"),
+            live_key: key("live_api_key"),
         }
     }
 
     /// The id of the account with `code` visible to `key`.
     pub async fn account_id(&self, org: &Org, key: &str, code: &str) -> String {
-        let res = self
-            .get(
-                key,
-                &format!("/organizations/{}/accounts?limit=100", org.id),
-            )
-            .await;
-        assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-        res.body["data"]
-            .as_array()
-            .and_then(|a| a.iter().find(|acc| acc["code"] == code))
-            .and_then(|acc| acc["id"].as_str())
-            .unwrap_or_else(|| panic!("no account {code}"))
-            .to_owned()
+        let [id] = self.account_ids(org, key, [code]).await;
+        id
     }
 
     /// Creates and posts a two-line transaction, waiting for both jobs.
@@ -388,22 +392,35 @@ impl TestApp {
         credit: &str,
         amount: &str,
     ) -> Value {
+        self.post_dated(org, key, "transfer", "2026-01-15", (debit, credit), amount)
+            .await
+    }
+
+    /// Creates and posts (`auto_post`) a two-line transaction of `amount` with its
+    /// `description` and `date`, waiting for its jobs; answers the posted transaction.
+    pub async fn post_dated(
+        &self,
+        org: &Org,
+        key: &str,
+        description: &str,
+        date: &str,
+        (debit, credit): (&str, &str),
+        amount: &str,
+    ) -> Value {
         let res = self
             .post_wait(
                 key,
                 &format!("/organizations/{}/transactions", org.id),
                 json!({
-                    "description": "transfer",
-                    "date": "2026-01-15",
+                    "description": description,
+                    "date": date,
                     "auto_post": true,
-                    "entries": [
-                        { "account_id": debit, "entry_type": "debit", "amount": amount },
-                        { "account_id": credit, "entry_type": "credit", "amount": amount },
-                    ],
+                    "entries": entries(debit, credit, amount),
                 }),
             )
             .await;
         assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+        assert_eq!(res.body["status"], "posted", "{}", res.body);
         res.body
     }
 
@@ -455,26 +472,44 @@ impl TestApp {
 }
 
 /// Runs a scenario on SQLite and PostgreSQL: `both!(name, scenario_fn)` makes the tests
-/// `name::sqlite` and `name::postgres`.
+/// `name::sqlite` and `name::postgres`; `both!(scenario_fn)` names them after the scenario;
+/// `both!(name, scenario_fn, |config| ...)` starts the servers with a tweaked configuration
+/// (a path in the closure is seen from inside the module `name`).
 #[macro_export]
 macro_rules! both {
+    ($scenario:ident) => {
+        $crate::both!($scenario, $scenario);
+    };
     ($name:ident, $scenario:ident) => {
+        $crate::both!($name, $scenario, |_| {});
+    };
+    ($name:ident, $scenario:ident, $tweak:expr) => {
         mod $name {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() {
-                if let Some(app) = $crate::TestApp::spawn($crate::Backend::Sqlite).await {
+            async fn run(backend: $crate::Backend) {
+                if let Some(app) = $crate::TestApp::spawn_with(backend, $tweak).await {
                     super::$scenario(&app).await;
                     app.finish().await;
                 }
             }
 
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() {
-                if let Some(app) = $crate::TestApp::spawn($crate::Backend::Postgres).await {
-                    super::$scenario(&app).await;
-                    app.finish().await;
-                }
-            }
+            $crate::on_backends!(run);
+        }
+    };
+}
+
+/// The tests `sqlite` and `postgres` of a scenario that starts its own server:
+/// `on_backends!(run)` calls `run(Backend::Sqlite)` and `run(Backend::Postgres)`.
+#[macro_export]
+macro_rules! on_backends {
+    ($run:path) => {
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn sqlite() {
+            $run($crate::Backend::Sqlite).await;
+        }
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn postgres() {
+            $run($crate::Backend::Postgres).await;
         }
     };
 }

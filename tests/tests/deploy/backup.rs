@@ -99,8 +99,7 @@ async fn seed(app: &TestApp, org: &Org, key: &str) -> String {
         .as_str()
         .expect("revenue id")
         .to_owned();
-    let equity = app.account_id(org, key, "3000").await;
-    let expenses = app.account_id(org, key, "5000").await;
+    let [equity, expenses] = app.account_ids(org, key, ["3000", "5000"]).await;
     app.post_transfer(org, key, &bank, &equity, "10000.00")
         .await;
     app.post_transfer(org, key, &bank, &consulting, "1500.25")
@@ -274,8 +273,9 @@ async fn pg_dump_and_pg_restore_give_identical_books() {
         assert_eq!(before, after, "GET {path} differs after the restore");
     }
     // The copy takes writes and keeps its books: a new posting on the restored database.
-    let bank = copy.account_id(&org, &org.live_key, "1010").await;
-    let equity = copy.account_id(&org, &org.live_key, "3000").await;
+    let [bank, equity] = copy
+        .account_ids(&org, &org.live_key, ["1010", "3000"])
+        .await;
     copy.post_transfer(&org, &org.live_key, &bank, &equity, "1.00")
         .await;
     running.stop().await;

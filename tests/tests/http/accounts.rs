@@ -1,20 +1,20 @@
 //! Chart of accounts: create, read, update, filters, pagination, balance, history, delete.
 
-use ledger_tests::{TestApp, both};
-use reqwest::{Method, StatusCode};
+use ledger_tests::{TestApp, both, entries, refused, refused_on, strs};
+use reqwest::StatusCode;
 use serde_json::json;
 
 async fn create_read_update_and_filter(app: &TestApp) {
     let org = app.signup("Chart").await;
     let key = &org.test_key;
-    let base = format!("/organizations/{}/accounts", org.id);
+    let base = org.path("accounts");
     let res = app.post(key, &base, json!({"code": "1010", "name": "Checking", "account_type": "asset", "description": "Main bank"})).await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     assert_eq!(res.body["object"], "account");
     assert_eq!(res.body["type"], "asset");
     assert_eq!(res.body["is_active"], true);
     assert_eq!(res.body["currency"], "USD");
-    let id = res.body["id"].as_str().expect("id").to_owned();
+    let id = res.id();
     assert!(id.starts_with("act_"));
     // `type` is accepted as an alias of `account_type`.
     let res = app
@@ -32,11 +32,7 @@ async fn create_read_update_and_filter(app: &TestApp) {
             json!({"code": "1010", "name": "Again", "account_type": "asset"}),
         )
         .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::BAD_REQUEST, "duplicate_value")
-    );
-    assert_eq!(res.body["error"]["details"]["field"], "code");
+    refused_on(&res, StatusCode::BAD_REQUEST, "duplicate_value", "code");
     // Ids are accepted in any prefix case.
     let upper = id.replacen("act_", "ACT_", 1);
     let res = app.get(key, &format!("{base}/{upper}")).await;
@@ -47,12 +43,10 @@ async fn create_read_update_and_filter(app: &TestApp) {
         json!({"debit": "0.00", "credit": "0.00", "net": "0.00"})
     );
     let res = app
-        .call(
-            Method::PUT,
+        .put(
+            key,
             &format!("{base}/{id}"),
-            Some(key),
-            Some(json!({"name": "Checking (old)", "is_active": false})),
-            &[],
+            json!({"name": "Checking (old)", "is_active": false}),
         )
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
@@ -63,89 +57,58 @@ async fn create_read_update_and_filter(app: &TestApp) {
     let res = app.get(key, &format!("{base}?status=inactive")).await;
     assert_eq!(res.body["total_count"], 1);
     let res = app.get(key, &format!("{base}?account_type=expense")).await;
-    let codes: Vec<&str> = res.body["data"]
-        .as_array()
-        .expect("list")
-        .iter()
-        .filter_map(|a| a["code"].as_str())
-        .collect();
+    let codes = strs(&res.body["data"], "code");
     assert_eq!(codes, ["5000", "6000"]);
     let res = app.get(key, &format!("{base}?limit=3&offset=3")).await;
     assert_eq!(res.body["data"].as_array().map(Vec::len), Some(3));
-    assert_eq!(
-        (
-            res.body["has_more"].as_bool(),
-            res.body["total_count"].as_i64()
-        ),
-        (Some(true), Some(9))
-    );
+    assert_eq!(res.page(), (Some(true), Some(9)));
     let res = app.get(key, &format!("{base}?limit=101")).await;
     assert_eq!(res.code(), "invalid_field");
     let res = app.get(key, &format!("{base}?account_type=cash")).await;
     assert_eq!(res.code(), "invalid_field");
-    let res = app.get(key, &format!("/events/account/{id}")).await;
-    let kinds: Vec<&str> = res
-        .body
-        .as_array()
-        .expect("events")
-        .iter()
-        .filter_map(|e| e["event_type"].as_str())
-        .collect();
-    assert_eq!(kinds, ["account.created", "account.updated"]);
+    assert_eq!(
+        app.event_kinds(key, "account", &id).await,
+        ["account.created", "account.updated"]
+    );
 }
-both!(create_read_update_and_filter, create_read_update_and_filter);
+both!(create_read_update_and_filter);
 
 async fn inactive_accounts_refuse_postings(app: &TestApp) {
-    let org = app.signup("Inactive").await;
+    let (org, [cash, sales]) = app.signup_with_accounts("Inactive", ["1000", "4000"]).await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
     let res = app
-        .call(
-            Method::PUT,
-            &format!("/organizations/{}/accounts/{sales}", org.id),
-            Some(key),
-            Some(json!({"status": "suspended"})),
-            &[],
+        .put(
+            key,
+            &org.path(&format!("accounts/{sales}")),
+            json!({"status": "suspended"}),
         )
         .await;
     assert_eq!(res.body["status"], "suspended");
     let res = app
-        .post(key, &format!("/organizations/{}/transactions", org.id), json!({"description": "x", "date": "2026-01-01", "entries": [
-            {"account_id": cash, "entry_type": "debit", "amount": "5"}, {"account_id": sales, "entry_type": "credit", "amount": "5"}]}))
+        .post(key, &org.path("transactions"), json!({"description": "x", "date": "2026-01-01", "entries": entries(&cash, &sales, "5")}))
         .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::UNPROCESSABLE_ENTITY, "account_inactive")
-    );
+    refused(&res, StatusCode::UNPROCESSABLE_ENTITY, "account_inactive");
 }
-both!(
-    inactive_accounts_refuse_postings,
-    inactive_accounts_refuse_postings
-);
+both!(inactive_accounts_refuse_postings);
 
 async fn balance_as_of_and_history_with_running_balance(app: &TestApp) {
-    let org = app.signup("History").await;
+    let (org, [cash, sales, expenses]) = app
+        .signup_with_accounts("History", ["1000", "4000", "5000"])
+        .await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
-    let expenses = app.account_id(&org, key, "5000").await;
     for (date, debit, credit, amount) in [
         ("2026-01-10", &cash, &sales, "100.00"),
         ("2026-02-10", &expenses, &cash, "30.50"),
         ("2026-03-10", &cash, &sales, "0.10"),
     ] {
         let res = app
-            .post_wait(key, &format!("/organizations/{}/transactions", org.id), json!({"description": format!("on {date}"), "date": date, "auto_post": true, "entries": [
+            .post_wait(key, &org.path("transactions"), json!({"description": format!("on {date}"), "date": date, "auto_post": true, "entries": [
                 {"account_id": debit, "entry_type": "debit", "amount": amount}, {"account_id": credit, "entry_type": "credit", "amount": amount}]}))
             .await;
         assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     }
     let res = app
-        .get(
-            key,
-            &format!("/organizations/{}/accounts/{cash}/balance", org.id),
-        )
+        .get(key, &org.path(&format!("accounts/{cash}/balance")))
         .await;
     assert_eq!(
         res.body["balance"],
@@ -154,20 +117,14 @@ async fn balance_as_of_and_history_with_running_balance(app: &TestApp) {
     let res = app
         .get(
             key,
-            &format!(
-                "/organizations/{}/accounts/{cash}/balance?as_of=2026-02-10",
-                org.id
-            ),
+            &org.path(&format!("accounts/{cash}/balance?as_of=2026-02-10")),
         )
         .await;
     assert_eq!(res.body["balance"]["net"], "69.50");
     let res = app
         .get(
             key,
-            &format!(
-                "/organizations/{}/accounts/{sales}/balance?as_of=2026-01-31",
-                org.id
-            ),
+            &org.path(&format!("accounts/{sales}/balance?as_of=2026-01-31")),
         )
         .await;
     assert_eq!(
@@ -175,50 +132,37 @@ async fn balance_as_of_and_history_with_running_balance(app: &TestApp) {
         "revenue is credit-positive"
     );
     let res = app
-        .get(
-            key,
-            &format!("/organizations/{}/accounts/{cash}/transactions", org.id),
-        )
+        .get(key, &org.path(&format!("accounts/{cash}/transactions")))
         .await;
-    let balances: Vec<&str> = res.body["transactions"]
-        .as_array()
-        .expect("rows")
-        .iter()
-        .filter_map(|r| r["balance"].as_str())
-        .collect();
+    let balances = strs(&res.body["transactions"], "balance");
     assert_eq!(balances, ["100.00", "69.50", "69.60"]);
     assert_eq!(res.body["transactions"][1]["credit"], "30.50");
     // The running balance carries over pages.
     let res = app
         .get(
             key,
-            &format!(
-                "/organizations/{}/accounts/{cash}/transactions?limit=1&offset=2",
-                org.id
-            ),
+            &org.path(&format!("accounts/{cash}/transactions?limit=1&offset=2")),
         )
         .await;
     assert_eq!(res.body["transactions"][0]["balance"], "69.60");
-    assert_eq!(
-        (
-            res.body["has_more"].as_bool(),
-            res.body["total_count"].as_i64()
-        ),
-        (Some(false), Some(3))
-    );
-    let res = app.get(key, &format!("/organizations/{}/accounts/{cash}/transactions?from_date=2026-02-01&to_date=2026-02-28", org.id)).await;
+    assert_eq!(res.page(), (Some(false), Some(3)));
+    let res = app
+        .get(
+            key,
+            &org.path(&format!(
+                "accounts/{cash}/transactions?from_date=2026-02-01&to_date=2026-02-28"
+            )),
+        )
+        .await;
     assert_eq!(res.body["total_count"], 1);
     assert_eq!(res.body["transactions"][0]["balance"], "69.50");
 }
-both!(
-    balance_as_of_and_history_with_running_balance,
-    balance_as_of_and_history_with_running_balance
-);
+both!(balance_as_of_and_history_with_running_balance);
 
 async fn delete_only_without_transactions(app: &TestApp) {
     let org = app.signup("Deletes").await;
     let key = &org.test_key;
-    let base = format!("/organizations/{}/accounts", org.id);
+    let base = org.path("accounts");
     let res = app
         .post(
             key,
@@ -226,7 +170,7 @@ async fn delete_only_without_transactions(app: &TestApp) {
             json!({"code": "1200", "name": "Petty cash", "account_type": "asset"}),
         )
         .await;
-    let petty = res.body["id"].as_str().expect("id").to_owned();
+    let petty = res.id();
     let res = app
         .post(
             key,
@@ -234,42 +178,15 @@ async fn delete_only_without_transactions(app: &TestApp) {
             json!({"code": "1300", "name": "Unused", "account_type": "asset"}),
         )
         .await;
-    let unused = res.body["id"].as_str().expect("id").to_owned();
+    let unused = res.id();
     let sales = app.account_id(&org, key, "4000").await;
     app.post_transfer(&org, key, &petty, &sales, "3.00").await;
-    let res = app
-        .call(
-            Method::DELETE,
-            &format!("{base}/{petty}"),
-            Some(key),
-            None,
-            &[],
-        )
-        .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::UNPROCESSABLE_ENTITY, "resource_in_use")
-    );
+    let res = app.delete(key, &format!("{base}/{petty}")).await;
+    refused(&res, StatusCode::UNPROCESSABLE_ENTITY, "resource_in_use");
     let cash = app.account_id(&org, key, "1000").await;
-    let res = app
-        .call(
-            Method::DELETE,
-            &format!("{base}/{cash}"),
-            Some(key),
-            None,
-            &[],
-        )
-        .await;
+    let res = app.delete(key, &format!("{base}/{cash}")).await;
     assert_eq!(res.code(), "resource_in_use", "system accounts stay");
-    let res = app
-        .call(
-            Method::DELETE,
-            &format!("{base}/{unused}"),
-            Some(key),
-            None,
-            &[("Prefer", "wait=10")],
-        )
-        .await;
+    let res = app.delete_wait(key, &format!("{base}/{unused}")).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["deleted"], true);
     let res = app.get(key, &format!("{base}/{unused}")).await;
@@ -284,7 +201,4 @@ async fn delete_only_without_transactions(app: &TestApp) {
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
 }
-both!(
-    delete_only_without_transactions,
-    delete_only_without_transactions
-);
+both!(delete_only_without_transactions);

@@ -8,7 +8,7 @@ use ledger_tests::{Answer, Org, TestApp, both};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::exchange_rates::{credits, delete, refused};
+use ledger_tests::refused;
 
 const BOUNDARY: &str = "ledger-test-boundary-7MA4YWxkTrZu0gW";
 
@@ -107,19 +107,15 @@ fn blob_files(app: &TestApp) -> Vec<std::path::PathBuf> {
 }
 
 async fn transaction(app: &TestApp, org: &Org, key: &str) -> String {
-    let cash = app.account_id(org, key, "1000").await;
-    let sales = app.account_id(org, key, "4000").await;
+    let [cash, sales] = app.account_ids(org, key, ["1000", "4000"]).await;
     let entries = json!([{"account_id": cash, "entry_type": "debit", "amount": "12.50"},
                          {"account_id": sales, "entry_type": "credit", "amount": "12.50"}]);
-    let res = app
-        .post_wait(
-            key,
-            &format!("/organizations/{}/transactions", org.id),
-            json!({"description": "Paper", "date": "2026-03-01", "entries": entries}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body["id"].as_str().expect("id").to_owned()
+    app.create_id_wait(
+        key,
+        &org.path("transactions"),
+        json!({"description": "Paper", "date": "2026-03-01", "entries": entries}),
+    )
+    .await
 }
 
 async fn document(app: &TestApp, org: &Org, key: &str, kind: &str) -> String {
@@ -136,7 +132,7 @@ async fn document(app: &TestApp, org: &Org, key: &str, kind: &str) -> String {
     let contact = app
         .post_wait(
             key,
-            &format!("/organizations/{}/contacts", org.id),
+            &org.path("contacts"),
             json!({"contact_type": contact_type, "name": format!("{kind} contact")}),
         )
         .await;
@@ -144,19 +140,15 @@ async fn document(app: &TestApp, org: &Org, key: &str, kind: &str) -> String {
     let mut body = body;
     body["contact_id"] = contact.body["id"].clone();
     body["items"] = json!([{"description": "Paper", "quantity": 1, "unit_price": "12.50"}]);
-    let res = app
-        .post_wait(key, &format!("/organizations/{}/{kind}", org.id), body)
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body["id"].as_str().expect("id").to_owned()
+    app.create_id_wait(key, &org.path(kind), body).await
 }
 
 async fn upload_list_download_replay_and_delete(app: &TestApp) {
     let org = app.signup("Receipts").await;
     let key = &org.live_key;
     let txn = transaction(app, &org, key).await;
-    let on_txn = format!("/organizations/{}/transactions/{txn}/attachments", org.id);
-    let before = credits(app, &org).await;
+    let on_txn = org.path(&format!("transactions/{txn}/attachments"));
+    let before = app.credits(&org).await;
 
     // A PDF sent as octet-stream is still a PDF: the bytes decide.
     let pdf = upload(
@@ -170,7 +162,7 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     )
     .await;
     assert_eq!(pdf.status, StatusCode::CREATED, "{}", pdf.body);
-    let pdf_id = pdf.body["id"].as_str().expect("id").to_owned();
+    let pdf_id = pdf.id();
     assert!(pdf_id.starts_with("att_"), "{pdf_id}");
     assert_eq!(pdf.body["object"], "attachment");
     assert_eq!(pdf.body["owner_type"], "transaction");
@@ -181,9 +173,9 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     assert_eq!(pdf.body["sha256"], sha256_hex(PDF));
     assert_eq!(
         pdf.body["download_url"],
-        format!("/organizations/{}/attachments/{pdf_id}/content", org.id)
+        org.path(&format!("attachments/{pdf_id}/content"))
     );
-    assert_eq!(credits(app, &org).await, before - 1);
+    assert_eq!(app.credits(&org).await, before - 1);
 
     let csv = upload(
         app,
@@ -197,7 +189,7 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     .await;
     assert_eq!(csv.status, StatusCode::CREATED, "{}", csv.body);
     assert_eq!(csv.body["content_type"], "text/csv");
-    assert_eq!(credits(app, &org).await, before - 2);
+    assert_eq!(app.credits(&org).await, before - 2);
     assert_eq!(blob_files(app).len(), 2);
 
     // The same upload with the same key answers the first one again: no charge, no blob.
@@ -213,13 +205,7 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     .await;
     assert_eq!(again.status, StatusCode::CREATED, "{}", again.body);
     assert_eq!(again.body["id"], csv.body["id"]);
-    assert_eq!(
-        again
-            .headers
-            .get("Idempotent-Replayed")
-            .and_then(|v| v.to_str().ok()),
-        Some("true")
-    );
+    assert_eq!(again.header("Idempotent-Replayed"), Some("true"));
     // Another file under the same key is refused.
     let other = upload(
         app,
@@ -232,7 +218,7 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     )
     .await;
     refused(&other, StatusCode::CONFLICT, "idempotency_key_reused");
-    assert_eq!(credits(app, &org).await, before - 2);
+    assert_eq!(app.credits(&org).await, before - 2);
     assert_eq!(blob_files(app).len(), 2);
 
     let list = app.get(key, &on_txn).await;
@@ -247,15 +233,12 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     assert_eq!(ids, [pdf_id.as_str(), csv.body["id"].as_str().expect("id")]);
 
     let meta = app
-        .get(
-            key,
-            &format!("/organizations/{}/attachments/{pdf_id}", org.id),
-        )
+        .get(key, &org.path(&format!("attachments/{pdf_id}")))
         .await;
     assert_eq!(meta.status, StatusCode::OK, "{}", meta.body);
     assert_eq!(meta.body, pdf.body);
 
-    let content = format!("/organizations/{}/attachments/{pdf_id}/content", org.id);
+    let content = org.path(&format!("attachments/{pdf_id}/content"));
     let (res, bytes) = raw(app, Method::GET, key, &content, None, &[]).await;
     assert_eq!(res.status, StatusCode::OK);
     assert_eq!(bytes, PDF, "the download is byte-identical");
@@ -290,14 +273,7 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     assert_eq!(cached.status, StatusCode::NOT_MODIFIED);
 
     // GraphQL reads them on the transaction (uploads stay REST-only).
-    let res = app
-        .call(
-            Method::POST,
-            "/graphql",
-            Some(key),
-            Some(json!({"query": "query($id: ID!) { transaction(id: $id) { attachments { id ownerType ownerId fileName contentType size sha256 downloadUrl } } }", "variables": {"id": txn}})),
-            &[],
-        )
+    let res = app.post(key, "/graphql", json!({"query": "query($id: ID!) { transaction(id: $id) { attachments { id ownerType ownerId fileName contentType size sha256 downloadUrl } } }", "variables": {"id": txn}}))
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     let nodes = &res.body["data"]["transaction"]["attachments"];
@@ -313,7 +289,7 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     // Invoices and bills take attachments too.
     for kind in ["invoices", "bills"] {
         let id = document(app, &org, key, kind).await;
-        let path = format!("/organizations/{}/{kind}/{id}/attachments", org.id);
+        let path = org.path(&format!("{kind}/{id}/attachments"));
         let res = upload(app, key, &path, "scan.pdf", "application/pdf", PDF, &[]).await;
         assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
         assert_eq!(res.body["owner_type"], &kind[..kind.len() - 1]);
@@ -327,8 +303,8 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     }
 
     // Delete (admin), once.
-    let meta_path = format!("/organizations/{}/attachments/{pdf_id}", org.id);
-    let res = delete(app, key, &meta_path).await;
+    let meta_path = org.path(&format!("attachments/{pdf_id}"));
+    let res = app.delete(key, &meta_path).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["deleted"], true);
     refused(
@@ -339,7 +315,7 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     let (gone, _) = raw(app, Method::GET, key, &content, None, &[]).await;
     refused(&gone, StatusCode::NOT_FOUND, "resource_not_found");
     refused(
-        &delete(app, key, &meta_path).await,
+        &app.delete(key, &meta_path).await,
         StatusCode::NOT_FOUND,
         "resource_not_found",
     );
@@ -373,8 +349,8 @@ async fn refused_uploads_leave_nothing_behind(app: &TestApp) {
     let org = app.signup("Refusals").await;
     let key = &org.live_key;
     let txn = transaction(app, &org, key).await;
-    let path = format!("/organizations/{}/transactions/{txn}/attachments", org.id);
-    let before = credits(app, &org).await;
+    let path = org.path(&format!("transactions/{txn}/attachments"));
+    let before = app.credits(&org).await;
 
     // Mislabelled: an archive and an executable claiming to be a PDF.
     let zip = upload(app, key, &path, "receipt.pdf", "application/pdf", ZIP, &[]).await;
@@ -426,10 +402,7 @@ async fn refused_uploads_leave_nothing_behind(app: &TestApp) {
     let res = upload(
         app,
         key,
-        &format!(
-            "/organizations/{}/transactions/txn_01JAAAAAAAAAAAAAAAAAAAAAAA/attachments",
-            org.id
-        ),
+        &org.path("transactions/txn_01JAAAAAAAAAAAAAAAAAAAAAAA/attachments"),
         "r.pdf",
         "application/pdf",
         PDF,
@@ -459,7 +432,7 @@ async fn refused_uploads_leave_nothing_behind(app: &TestApp) {
     assert!(blob_files(app).is_empty(), "{:?}", blob_files(app));
     let list = app.get(key, &path).await;
     assert_eq!(list.body["data"], json!([]), "{}", list.body);
-    assert_eq!(credits(app, &org).await, before);
+    assert_eq!(app.credits(&org).await, before);
 }
 both!(attachments_refused, refused_uploads_leave_nothing_behind);
 
@@ -467,7 +440,7 @@ async fn other_tenants_and_modes_see_nothing(app: &TestApp) {
     let owner = app.signup("Owner").await;
     let stranger = app.signup("Stranger").await;
     let txn = transaction(app, &owner, &owner.live_key).await;
-    let on_txn = format!("/organizations/{}/transactions/{txn}/attachments", owner.id);
+    let on_txn = owner.path(&format!("transactions/{txn}/attachments"));
     let res = upload(
         app,
         &owner.live_key,
@@ -479,8 +452,8 @@ async fn other_tenants_and_modes_see_nothing(app: &TestApp) {
     )
     .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let id = res.body["id"].as_str().expect("id").to_owned();
-    let meta = format!("/organizations/{}/attachments/{id}", owner.id);
+    let id = res.id();
+    let meta = owner.path(&format!("attachments/{id}"));
     let content = format!("{meta}/content");
 
     // The stranger's key on the owner's paths: the organization does not exist for it.
@@ -495,13 +468,13 @@ async fn other_tenants_and_modes_see_nothing(app: &TestApp) {
             );
         }
         refused(
-            &delete(app, key, &meta).await,
+            &app.delete(key, &meta).await,
             StatusCode::NOT_FOUND,
             "organization_not_found",
         );
     }
     // The stranger's own organization with the owner's ids: not found.
-    let theirs = format!("/organizations/{}/attachments/{id}", stranger.id);
+    let theirs = stranger.path(&format!("attachments/{id}"));
     refused(
         &app.get(&stranger.live_key, &theirs).await,
         StatusCode::NOT_FOUND,
@@ -514,17 +487,14 @@ async fn other_tenants_and_modes_see_nothing(app: &TestApp) {
         "resource_not_found",
     );
     refused(
-        &delete(app, &stranger.live_key, &theirs).await,
+        &app.delete(&stranger.live_key, &theirs).await,
         StatusCode::NOT_FOUND,
         "resource_not_found",
     );
     let res = upload(
         app,
         &stranger.live_key,
-        &format!(
-            "/organizations/{}/transactions/{txn}/attachments",
-            stranger.id
-        ),
+        &stranger.path(&format!("transactions/{txn}/attachments")),
         "r.pdf",
         "application/pdf",
         PDF,
@@ -544,15 +514,17 @@ async fn other_tenants_and_modes_see_nothing(app: &TestApp) {
         "resource_not_found",
     );
     // Permissions (DECISIONS 3): read lists and downloads, write uploads, admin deletes.
-    let (_, reader) = crate::keys::make_key(app, &owner, &owner.live_key, &["read"]).await;
-    let (_, writer) = crate::keys::make_key(app, &owner, &owner.live_key, &["read", "write"]).await;
+    let (_, reader) = app.make_key(&owner, &owner.live_key, &["read"]).await;
+    let (_, writer) = app
+        .make_key(&owner, &owner.live_key, &["read", "write"])
+        .await;
     assert_eq!(app.get(&reader, &on_txn).await.status, StatusCode::OK);
     let (res, _) = raw(app, Method::GET, &reader, &content, None, &[]).await;
     assert_eq!(res.status, StatusCode::OK);
     let res = upload(app, &reader, &on_txn, "r.pdf", "application/pdf", PDF, &[]).await;
     refused(&res, StatusCode::FORBIDDEN, "insufficient_permissions");
     refused(
-        &delete(app, &writer, &meta).await,
+        &app.delete(&writer, &meta).await,
         StatusCode::FORBIDDEN,
         "insufficient_permissions",
     );
@@ -628,10 +600,10 @@ async fn attachments_in_an_s3_bucket() {
     let org = app.signup("S3").await;
     let key = &org.live_key;
     let txn = transaction(&app, &org, key).await;
-    let path = format!("/organizations/{}/transactions/{txn}/attachments", org.id);
+    let path = org.path(&format!("transactions/{txn}/attachments"));
     let res = upload(&app, key, &path, "receipt.pdf", "application/pdf", PDF, &[]).await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let id = res.body["id"].as_str().expect("id").to_owned();
+    let id = res.id();
     let storage_key = format!("{}/{id}", org.id);
     use ledger_domain::ports::Blobs;
     assert_eq!(
@@ -639,7 +611,7 @@ async fn attachments_in_an_s3_bucket() {
         Some(PDF)
     );
     assert!(blob_files(&app).is_empty(), "nothing in the directory");
-    let content = format!("/organizations/{}/attachments/{id}/content", org.id);
+    let content = org.path(&format!("attachments/{id}/content"));
     let (res, bytes) = raw(&app, Method::GET, key, &content, None, &[]).await;
     assert_eq!(res.status, StatusCode::OK);
     assert_eq!(bytes, PDF);
@@ -650,12 +622,9 @@ async fn attachments_in_an_s3_bucket() {
         StatusCode::UNSUPPORTED_MEDIA_TYPE,
         "unsupported_media_type",
     );
-    let res = delete(
-        &app,
-        key,
-        &format!("/organizations/{}/attachments/{id}", org.id),
-    )
-    .await;
+    let res = app
+        .delete(key, &org.path(&format!("attachments/{id}")))
+        .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(s3.get(&storage_key).await.expect("get"), None);
     app.finish().await;

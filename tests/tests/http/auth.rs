@@ -1,6 +1,6 @@
 //! Sign-up, keys, tenant isolation and live/test separation.
 
-use ledger_tests::{TestApp, both};
+use ledger_tests::{TestApp, both, refused, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
@@ -10,16 +10,9 @@ async fn signup_gives_keys_and_default_chart(app: &TestApp) {
     assert!(org.test_key.starts_with("ha_test_"));
     assert!(org.live_key.starts_with("ha_live_"));
     for key in [&org.test_key, &org.live_key] {
-        let res = app
-            .get(key, &format!("/organizations/{}/accounts", org.id))
-            .await;
+        let res = app.get(key, &org.path("accounts")).await;
         assert_eq!(res.status, StatusCode::OK);
-        let codes: Vec<&str> = res.body["data"]
-            .as_array()
-            .expect("list")
-            .iter()
-            .filter_map(|a| a["code"].as_str())
-            .collect();
+        let codes = strs(&res.body["data"], "code");
         assert_eq!(
             codes,
             ["1000", "1100", "2000", "2100", "3000", "4000", "5000"]
@@ -28,57 +21,37 @@ async fn signup_gives_keys_and_default_chart(app: &TestApp) {
         assert_eq!(res.body["total_count"], 7);
     }
 }
-both!(
-    signup_gives_keys_and_default_chart,
-    signup_gives_keys_and_default_chart
-);
+both!(signup_gives_keys_and_default_chart);
 
 async fn bad_or_missing_keys_are_refused(app: &TestApp) {
     let org = app.signup("Keys").await;
-    let path = format!("/organizations/{}/accounts", org.id);
+    let path = org.path("accounts");
     let res = app.call(Method::GET, &path, None, None, &[]).await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::UNAUTHORIZED, "missing_api_key")
-    );
+    refused(&res, StatusCode::UNAUTHORIZED, "missing_api_key");
     assert_eq!(res.body["error"]["type"], "authentication_error");
-    let header = res
-        .headers
-        .get("x-request-id")
-        .and_then(|v| v.to_str().ok())
-        .expect("request id header");
+    let header = res.header("x-request-id").expect("request id header");
     assert_eq!(res.body["error"]["request_id"], header);
     let res = app.get("ha_test_notarealkey", &path).await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::UNAUTHORIZED, "invalid_api_key")
-    );
+    refused(&res, StatusCode::UNAUTHORIZED, "invalid_api_key");
     let res = app.get("sk_something", &path).await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::UNAUTHORIZED, "invalid_api_key")
-    );
+    refused(&res, StatusCode::UNAUTHORIZED, "invalid_api_key");
 }
-both!(
-    bad_or_missing_keys_are_refused,
-    bad_or_missing_keys_are_refused
-);
+both!(bad_or_missing_keys_are_refused);
 
 async fn another_organization_is_invisible(app: &TestApp) {
     let a = app.signup("Alpha").await;
     let b = app.signup("Beta").await;
-    let cash_a = app.account_id(&a, &a.test_key, "1000").await;
-    let sales_a = app.account_id(&a, &a.test_key, "4000").await;
+    let [cash_a, sales_a] = app.account_ids(&a, &a.test_key, ["1000", "4000"]).await;
     let txn = app
         .post_transfer(&a, &a.test_key, &cash_a, &sales_a, "10.00")
         .await;
     let txn_id = txn["id"].as_str().expect("id");
     // B's key on A's paths: the organization does not exist for it.
     for path in [
-        format!("/organizations/{}/accounts", a.id),
-        format!("/organizations/{}/accounts/{cash_a}", a.id),
-        format!("/organizations/{}/transactions/{txn_id}", a.id),
-        format!("/organizations/{}/reports/trial-balance", a.id),
+        a.path("accounts"),
+        a.path(&format!("accounts/{cash_a}")),
+        a.path(&format!("transactions/{txn_id}")),
+        a.path("reports/trial-balance"),
     ] {
         let res = app.get(&b.test_key, &path).await;
         assert_eq!(
@@ -90,7 +63,7 @@ async fn another_organization_is_invisible(app: &TestApp) {
     let res = app
         .post(
             &b.test_key,
-            &format!("/organizations/{}/accounts", a.id),
+            &a.path("accounts"),
             json!({"code": "1500", "name": "X", "account_type": "asset"}),
         )
         .await;
@@ -98,27 +71,18 @@ async fn another_organization_is_invisible(app: &TestApp) {
     let res = app
         .post(
             &b.test_key,
-            &format!("/organizations/{}/transactions/{txn_id}/reverse", a.id),
+            &a.path(&format!("transactions/{txn_id}/reverse")),
             json!({"reason": "x"}),
         )
         .await;
     assert_eq!(res.code(), "organization_not_found");
     // B's key on its own path with A's ids: no such resource.
     let res = app
-        .get(
-            &b.test_key,
-            &format!("/organizations/{}/accounts/{cash_a}", b.id),
-        )
+        .get(&b.test_key, &b.path(&format!("accounts/{cash_a}")))
         .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::NOT_FOUND, "resource_not_found")
-    );
+    refused(&res, StatusCode::NOT_FOUND, "resource_not_found");
     let res = app
-        .get(
-            &b.test_key,
-            &format!("/organizations/{}/transactions/{txn_id}", b.id),
-        )
+        .get(&b.test_key, &b.path(&format!("transactions/{txn_id}")))
         .await;
     assert_eq!(res.code(), "resource_not_found");
     let res = app
@@ -135,17 +99,11 @@ async fn another_organization_is_invisible(app: &TestApp) {
     assert_eq!(res.code(), "organization_not_found");
     // Nothing of A changed.
     let res = app
-        .get(
-            &a.test_key,
-            &format!("/organizations/{}/accounts/{cash_a}", a.id),
-        )
+        .get(&a.test_key, &a.path(&format!("accounts/{cash_a}")))
         .await;
     assert_eq!(res.body["balance"]["net"], "10.00");
 }
-both!(
-    another_organization_is_invisible,
-    another_organization_is_invisible
-);
+both!(another_organization_is_invisible);
 
 async fn live_and_test_data_are_separate(app: &TestApp) {
     let org = app.signup("Modes").await;
@@ -153,21 +111,13 @@ async fn live_and_test_data_are_separate(app: &TestApp) {
     let live_cash = app.account_id(&org, &org.live_key, "1000").await;
     assert_ne!(test_cash, live_cash);
     let res = app
-        .get(
-            &org.live_key,
-            &format!("/organizations/{}/accounts/{test_cash}", org.id),
-        )
+        .get(&org.live_key, &org.path(&format!("accounts/{test_cash}")))
         .await;
     assert_eq!(res.code(), "resource_not_found");
     let sales = app.account_id(&org, &org.test_key, "4000").await;
     app.post_transfer(&org, &org.test_key, &test_cash, &sales, "5.00")
         .await;
-    let res = app
-        .get(
-            &org.live_key,
-            &format!("/organizations/{}/transactions", org.id),
-        )
-        .await;
+    let res = app.get(&org.live_key, &org.path("transactions")).await;
     assert_eq!(res.body["total_count"], 0);
     // Test writes never touch the live credit pool.
     let res = app
@@ -175,10 +125,7 @@ async fn live_and_test_data_are_separate(app: &TestApp) {
         .await;
     assert_eq!(res.body["credits_remaining"], 500);
 }
-both!(
-    live_and_test_data_are_separate,
-    live_and_test_data_are_separate
-);
+both!(live_and_test_data_are_separate);
 
 async fn sub_organizations_are_reached_from_the_parent_only(app: &TestApp) {
     let parent = app.signup("Parent").await;
@@ -204,35 +151,23 @@ async fn sub_organizations_are_reached_from_the_parent_only(app: &TestApp) {
         )
         .await;
     assert_eq!(res.status, StatusCode::OK);
-    let res = app
-        .get(
-            &child_key,
-            &format!("/organizations/{}/accounts", parent.id),
-        )
-        .await;
+    let res = app.get(&child_key, &parent.path("accounts")).await;
     assert_eq!(res.code(), "organization_not_found");
     let res = app
         .get(&child_key, &format!("/organizations/{child_id}/accounts"))
         .await;
     assert_eq!(res.body["total_count"], 7);
     let res = app.post(&parent.test_key, "/accounts/sub", json!({"parent_organization_id": parent.id, "name": "Bad", "relationship_type": "cousin"})).await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::BAD_REQUEST, "invalid_field")
-    );
+    refused(&res, StatusCode::BAD_REQUEST, "invalid_field");
     let other = app.signup("Other").await;
     let res = app.post(&other.test_key, "/accounts/sub", json!({"parent_organization_id": parent.id, "name": "Sneaky", "relationship_type": "owned"})).await;
     assert_eq!(res.code(), "organization_not_found");
 }
-both!(
-    sub_organizations_are_reached_from_the_parent_only,
-    sub_organizations_are_reached_from_the_parent_only
-);
+both!(sub_organizations_are_reached_from_the_parent_only);
 
 async fn live_writes_spend_credits_and_stop_at_zero(app: &TestApp) {
     let org = app.signup("Credits").await;
-    let cash = app.account_id(&org, &org.live_key, "1000").await;
-    let sales = app.account_id(&org, &org.live_key, "4000").await;
+    let [cash, sales] = app.account_ids(&org, &org.live_key, ["1000", "4000"]).await;
     app.post_transfer(&org, &org.live_key, &cash, &sales, "1.00")
         .await;
     let res = app
@@ -240,7 +175,7 @@ async fn live_writes_spend_credits_and_stop_at_zero(app: &TestApp) {
         .await;
     assert_eq!(res.body["credits_remaining"], 499);
     // Synchronous writes cost a credit too; a refused one costs nothing.
-    let accounts = format!("/organizations/{}/accounts", org.id);
+    let accounts = org.path("accounts");
     let res = app
         .post(
             &org.live_key,
@@ -249,7 +184,7 @@ async fn live_writes_spend_credits_and_stop_at_zero(app: &TestApp) {
         )
         .await;
     assert_eq!(res.status, StatusCode::CREATED);
-    let id = res.body["id"].as_str().expect("id").to_owned();
+    let id = res.id();
     let res = app
         .post(
             &org.live_key,
@@ -259,12 +194,10 @@ async fn live_writes_spend_credits_and_stop_at_zero(app: &TestApp) {
         .await;
     assert_eq!(res.code(), "duplicate_value");
     let res = app
-        .call(
-            Method::PUT,
+        .put(
+            &org.live_key,
             &format!("{accounts}/{id}"),
-            Some(&org.live_key),
-            Some(json!({"name": "Savings 2"})),
-            &[],
+            json!({"name": "Savings 2"}),
         )
         .await;
     assert_eq!(res.status, StatusCode::OK);
@@ -273,15 +206,11 @@ async fn live_writes_spend_credits_and_stop_at_zero(app: &TestApp) {
         .await;
     assert_eq!(res.body["credits_remaining"], 497);
 }
-both!(
-    live_writes_spend_credits_and_stop_at_zero,
-    live_writes_spend_credits_and_stop_at_zero
-);
+both!(live_writes_spend_credits_and_stop_at_zero);
 
 async fn exhausted_pool_refuses_with_402(app: &TestApp) {
     let org = app.signup("Broke").await;
-    let cash = app.account_id(&org, &org.live_key, "1000").await;
-    let sales = app.account_id(&org, &org.live_key, "4000").await;
+    let [cash, sales] = app.account_ids(&org, &org.live_key, ["1000", "4000"]).await;
     app.post_transfer(&org, &org.live_key, &cash, &sales, "1.00")
         .await;
     app.post_transfer(&org, &org.live_key, &cash, &sales, "1.00")
@@ -289,18 +218,9 @@ async fn exhausted_pool_refuses_with_402(app: &TestApp) {
     let body = json!({"description": "x", "date": "2026-01-01", "entries": [
         {"account_id": cash, "entry_type": "debit", "amount": 1}, {"account_id": sales, "entry_type": "credit", "amount": 1}]});
     let res = app
-        .post(
-            &org.live_key,
-            &format!("/organizations/{}/transactions", org.id),
-            body.clone(),
-        )
+        .post(&org.live_key, &org.path("transactions"), body.clone())
         .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::PAYMENT_REQUIRED, "insufficient_credits"),
-        "{}",
-        res.body
-    );
+    refused(&res, StatusCode::PAYMENT_REQUIRED, "insufficient_credits");
     assert_eq!(
         res.body["error"]["details"],
         json!({"required": 1, "available": 0})
@@ -308,47 +228,26 @@ async fn exhausted_pool_refuses_with_402(app: &TestApp) {
     let res = app
         .post(
             &org.live_key,
-            &format!("/organizations/{}/accounts", org.id),
+            &org.path("accounts"),
             json!({"code": "1500", "name": "X", "account_type": "asset"}),
         )
         .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::PAYMENT_REQUIRED, "insufficient_credits")
-    );
+    refused(&res, StatusCode::PAYMENT_REQUIRED, "insufficient_credits");
     let res = app
-        .get(
-            &org.live_key,
-            &format!("/organizations/{}/accounts?limit=100", org.id),
-        )
+        .get(&org.live_key, &org.path("accounts?limit=100"))
         .await;
     assert_eq!(
         res.body["total_count"], 7,
         "the refused account was not created"
     );
     // Test keys are never refused for credits.
-    let tcash = app.account_id(&org, &org.test_key, "1000").await;
-    let tsales = app.account_id(&org, &org.test_key, "4000").await;
+    let [tcash, tsales] = app.account_ids(&org, &org.test_key, ["1000", "4000"]).await;
     app.post_transfer(&org, &org.test_key, &tcash, &tsales, "1.00")
         .await;
 }
 
-mod exhausted_pool_refuses_with_402 {
-    use ledger_tests::{Backend, TestApp};
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn sqlite() {
-        if let Some(app) = TestApp::spawn_with(Backend::Sqlite, |c| c.signup_credits = 2).await {
-            super::exhausted_pool_refuses_with_402(&app).await;
-            app.finish().await;
-        }
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn postgres() {
-        if let Some(app) = TestApp::spawn_with(Backend::Postgres, |c| c.signup_credits = 2).await {
-            super::exhausted_pool_refuses_with_402(&app).await;
-            app.finish().await;
-        }
-    }
-}
+both!(
+    exhausted_pool_refuses_with_402,
+    exhausted_pool_refuses_with_402,
+    |c| c.signup_credits = 2
+);

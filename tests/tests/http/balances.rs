@@ -73,7 +73,7 @@ fn body(rng: &mut Rng, accounts: &[String], auto_post: bool, label: &str) -> Val
 /// One client's random walk over the transaction lifecycle, every write waited for.
 async fn client(app: &TestApp, org: &Org, accounts: &[String], seed: u64) {
     let key = org.test_key.as_str();
-    let base = format!("/organizations/{}/transactions", org.id);
+    let base = org.path("transactions");
     let wait = [("Prefer", "wait=20")];
     let mut rng = Rng(seed);
     let mut pending: Vec<String> = Vec::new();
@@ -130,7 +130,7 @@ async fn client(app: &TestApp, org: &Org, accounts: &[String], seed: u64) {
             res.body
         );
         if method == Method::POST && path == base {
-            let id = res.body["id"].as_str().expect("id").to_owned();
+            let id = res.id();
             if res.body["status"] == "pending" {
                 pending.push(id);
             } else {
@@ -211,10 +211,7 @@ async fn random_interleavings_keep_balances_exact(app: &TestApp) {
         let expected = sums(&journal, until);
         for account in &accounts {
             let query = as_of.map_or_else(String::new, |a| format!("?as_of={a}"));
-            let path = format!(
-                "/organizations/{}/accounts/{account}/balance{query}",
-                org.id
-            );
+            let path = org.path(&format!("accounts/{account}/balance{query}"));
             let res = app.get(&key, &path).await;
             assert_eq!(res.status, StatusCode::OK, "{}", res.body);
             let (debit, credit) = expected.get(account).copied().unwrap_or_default();
@@ -250,10 +247,7 @@ async fn random_interleavings_keep_balances_exact(app: &TestApp) {
                 Some("2026-03-04T18:45:30.000001Z"),
             ),
         ] {
-            let path = format!(
-                "/organizations/{}/accounts/{account}/transactions{query}",
-                org.id
-            );
+            let path = org.path(&format!("accounts/{account}/transactions{query}"));
             let res = app.get(&key, &path).await;
             assert_eq!(res.status, StatusCode::OK, "{}", res.body);
             assert_eq!(
@@ -340,10 +334,9 @@ async fn random_interleavings_keep_balances_exact(app: &TestApp) {
     // from their lines.
     let from = "2026-03-02T06:15:00Z";
     let to = "2026-03-04T18:45:30Z";
-    let path = format!(
-        "/organizations/{}/reports/income-statement?start_date={from}&end_date={to}",
-        org.id
-    );
+    let path = org.path(&format!(
+        "reports/income-statement?start_date={from}&end_date={to}"
+    ));
     let res = app.get(&key, &path).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     let before_end = sums(&journal, Some("2026-03-04T18:45:30.000001Z"));
@@ -363,7 +356,4 @@ async fn random_interleavings_keep_balances_exact(app: &TestApp) {
         res.body
     );
 }
-both!(
-    random_interleavings_keep_balances_exact,
-    random_interleavings_keep_balances_exact
-);
+both!(random_interleavings_keep_balances_exact);

@@ -2,12 +2,12 @@
 //! all or none under one `Idempotency-Key`, names a refused item by its index, and
 //! charges one create per transaction; GraphQL's `createTransactions` does the same.
 
-use ledger_tests::{Answer, Org, TestApp, both};
+use ledger_tests::{Answer, Org, TestApp, both, invalid, refused};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 fn batch_path(org: &Org) -> String {
-    format!("/organizations/{}/transactions/batch", org.id)
+    org.path("transactions/batch")
 }
 
 fn item(debit: &str, credit: &str, amount: &str, auto_post: bool) -> Value {
@@ -35,26 +35,14 @@ async fn post_batch(app: &TestApp, org: &Org, body: Value, key: Option<&str>) ->
 
 /// Transactions of the organization and test credits used so far.
 async fn written(app: &TestApp, org: &Org) -> (Value, Value) {
-    let count = app
-        .get(
-            &org.test_key,
-            &format!("/organizations/{}/transactions", org.id),
-        )
-        .await
-        .body["total_count"]
-        .clone();
-    let billing = app
-        .get(&org.test_key, &format!("/organizations/{}/billing", org.id))
-        .await
-        .body;
+    let count = app.get(&org.test_key, &org.path("transactions")).await.body["total_count"].clone();
+    let billing = app.get(&org.test_key, &org.path("billing")).await.body;
     (count, billing["test_credits_used"].clone())
 }
 
 async fn a_batch_is_written_all_or_none(app: &TestApp) {
-    let org = app.signup("Batches").await;
+    let (org, [cash, sales]) = app.signup_with_accounts("Batches", ["1000", "4000"]).await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
     let (count0, used0) = written(app, &org).await;
 
     let body = json!({"transactions": [
@@ -84,10 +72,7 @@ async fn a_batch_is_written_all_or_none(app: &TestApp) {
         "one credit each"
     );
     let balance = app
-        .get(
-            key,
-            &format!("/organizations/{}/accounts/{cash}/balance", org.id),
-        )
+        .get(key, &org.path(&format!("accounts/{cash}/balance")))
         .await;
     assert_eq!(
         balance.body["balance"]["debit"], "40.00",
@@ -113,11 +98,10 @@ async fn a_batch_is_written_all_or_none(app: &TestApp) {
         item(&cash, "act_01JZZZZZZZZZZZZZZZZZZZZZZZ", "5.00", true),
     ]});
     let res = post_batch(app, &org, body, None).await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::UNPROCESSABLE_ENTITY, "unbalanced_transaction"),
-        "{}",
-        res.body
+    refused(
+        &res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "unbalanced_transaction",
     );
     let details = &res.body["error"]["details"];
     assert_eq!(details["index"], 1, "{}", res.body);
@@ -135,20 +119,11 @@ async fn a_batch_is_written_all_or_none(app: &TestApp) {
     // A validation error names the item's field.
     let body = json!({"transactions": [item(&cash, &sales, "1.00", true), item(&cash, &sales, "1.001", true)]});
     let res = post_batch(app, &org, body, None).await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::BAD_REQUEST, "invalid_field"),
-        "{}",
-        res.body
-    );
-    assert_eq!(
-        res.body["error"]["type"], "validation_error",
-        "{}",
-        res.body
-    );
-    assert_eq!(
-        res.body["error"]["details"]["field"],
-        "transactions[1].entries[0].amount"
+    invalid(
+        &res,
+        "invalid_field",
+        "transactions[1].entries[0].amount",
+        None,
     );
     let body = json!({"transactions": [{"date": "2026-06-01", "entries": []}]});
     let res = post_batch(app, &org, body, None).await;
@@ -177,28 +152,23 @@ async fn a_batch_is_written_all_or_none(app: &TestApp) {
     // Another organization's key cannot post into this one.
     let stranger = app.signup("Batch Stranger").await;
     let res = app
-        .call(
-            Method::POST,
+        .post(
+            &stranger.test_key,
             &batch_path(&org),
-            Some(&stranger.test_key),
-            Some(json!({"transactions": [item(&cash, &sales, "1.00", true)]})),
-            &[],
+            json!({"transactions": [item(&cash, &sales, "1.00", true)]}),
         )
         .await;
     assert_eq!(res.code(), "organization_not_found", "{}", res.body);
 }
 
-both!(
-    a_batch_is_written_all_or_none,
-    a_batch_is_written_all_or_none
-);
+both!(a_batch_is_written_all_or_none);
 
 async fn graphql_creates_transactions_in_one_batch(app: &TestApp) {
-    use crate::pipeline::{graphql_data, graphql_reason};
-    let org = app.signup("GraphQL Batches").await;
+    use crate::pipeline::graphql_reason;
+    let (org, [cash, sales]) = app
+        .signup_with_accounts("GraphQL Batches", ["1000", "4000"])
+        .await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
     let query = "mutation($items: [TransactionInput!]!) { createTransactions(transactions: $items) { id status amount } }";
     let entry = |account: &str, side: &str, amount: &str| json!({"accountId": account, "entryType": side, "amount": amount});
     let items = json!([
@@ -207,7 +177,7 @@ async fn graphql_creates_transactions_in_one_batch(app: &TestApp) {
         {"description": "g2", "date": "2026-06-02",
          "entries": [entry(&cash, "DEBIT", "8.00"), entry(&sales, "CREDIT", "8.00")]},
     ]);
-    let data = graphql_data(app, key, query, json!({ "items": items })).await;
+    let data = app.gql_data(key, query, json!({ "items": items })).await;
     let created = data["createTransactions"].as_array().expect("list");
     assert_eq!(created.len(), 2, "{data}");
     assert_eq!(
@@ -228,7 +198,4 @@ async fn graphql_creates_transactions_in_one_batch(app: &TestApp) {
     assert_eq!(written(app, &org).await, (json!(2), json!(4)));
 }
 
-both!(
-    graphql_creates_transactions_in_one_batch,
-    graphql_creates_transactions_in_one_batch
-);
+both!(graphql_creates_transactions_in_one_batch);

@@ -4,10 +4,10 @@
 //! parent's currency with the parent's rates, on REST, GraphQL and MCP.
 
 use ledger_tests::{Org, TestApp, both};
-use reqwest::{Method, StatusCode};
+use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::organization_transfers::{signup_user, sub, transfers};
+use crate::organization_transfers::{signup_user, transfers};
 
 /// Posts a sale of `amount` (Cash 1000 / Sales 4000) in `org` with its own key.
 async fn sale(app: &TestApp, org: &str, key: &str, amount: &str) {
@@ -16,39 +16,31 @@ async fn sale(app: &TestApp, org: &str, key: &str, amount: &str) {
         test_key: key.to_owned(),
         live_key: String::new(),
     };
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
+    let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
     app.post_transfer(&org, key, &cash, &sales, amount).await;
 }
 
 async fn consolidated_reports_add_the_owned_members(app: &TestApp) {
     let parent = signup_user(app, "Group Parent", "group-parent", "gp@example.com").await;
     let key = &parent.test_key;
-    let (a, a_key) = sub(app, key, &parent.id, "A", "owned").await;
-    let (a1, a1_key) = sub(app, key, &a, "A1", "owned").await;
-    let (l, l_key) = sub(app, key, &parent.id, "L", "linked").await;
-    let (l1, l1_key) = sub(app, key, &l, "L1", "owned").await;
+    let (a, a_key) = app.sub_org(key, &parent.id, "A", "owned").await;
+    let (a1, a1_key) = app.sub_org(key, &a, "A1", "owned").await;
+    let (l, l_key) = app.sub_org(key, &parent.id, "L", "linked").await;
+    let (l1, l1_key) = app.sub_org(key, &l, "L1", "owned").await;
     sale(app, &parent.id, key, "100.00").await;
     sale(app, &a, &a_key, "10.00").await;
     sale(app, &a1, &a1_key, "1.00").await;
     sale(app, &l, &l_key, "1000.00").await;
     sale(app, &l1, &l1_key, "5000.00").await;
     // A member keeping its books in euros: a subtree transferred in from a euro group.
-    let res = app
-        .call(
-            Method::POST,
-            "/accounts/master",
-            None,
-            Some(json!({"name": "Euro Group", "user_provider_id": "prov-euro", "user_email": "euro@example.com", "base_currency": "EUR"})),
-            &[],
-        )
+    let res = app.post_signup(json!({"name": "Euro Group", "user_provider_id": "prov-euro", "user_email": "euro@example.com", "base_currency": "EUR"}), &[])
         .await;
     let euro_root = res.body["organization"]["id"]
         .as_str()
         .expect("id")
         .to_owned();
     let euro_key = res.body["api_key"]["key"].as_str().expect("key").to_owned();
-    let (x, x_key) = sub(app, &euro_key, &euro_root, "X", "owned").await;
+    let (x, x_key) = app.sub_org(&euro_key, &euro_root, "X", "owned").await;
     sale(app, &x, &x_key, "50.00").await;
     let res = app
         .post(
@@ -57,7 +49,7 @@ async fn consolidated_reports_add_the_owned_members(app: &TestApp) {
             json!({"to_provider_username": "group-parent"}),
         )
         .await;
-    let id = res.body["id"].as_str().expect("id").to_owned();
+    let id = res.id();
     let res = app
         .post(
             key,
@@ -76,7 +68,7 @@ async fn consolidated_reports_add_the_owned_members(app: &TestApp) {
     let res = app
         .post(
             key,
-            &format!("/organizations/{}/exchange-rates", parent.id),
+            &parent.path("exchange-rates"),
             json!({"from_currency": "EUR", "to_currency": "USD", "rate": "1.2", "effective_date": "2026-01-01"}),
         )
         .await;
@@ -132,10 +124,7 @@ async fn consolidated_reports_add_the_owned_members(app: &TestApp) {
     let res = app
         .get(
             key,
-            &format!(
-                "/organizations/{}/reports/balance-sheet?as_of=2026-12-31&consolidated=true",
-                parent.id
-            ),
+            &parent.path("reports/balance-sheet?as_of=2026-12-31&consolidated=true"),
         )
         .await;
     assert_eq!(res.body["total_assets"], "171.00", "{}", res.body);
@@ -145,7 +134,7 @@ async fn consolidated_reports_add_the_owned_members(app: &TestApp) {
         res.body
     );
     let res = app
-        .get(key, &format!("/organizations/{}/reports/income-statement?start_date=2026-01-01&end_date=2026-12-31&consolidated=true", parent.id))
+        .get(key, &parent.path("reports/income-statement?start_date=2026-01-01&end_date=2026-12-31&consolidated=true"))
         .await;
     assert_eq!(res.body["total_revenue"], "171.00", "{}", res.body);
     assert_eq!(res.body["net_income"], "171.00", "{}", res.body);
@@ -161,9 +150,7 @@ async fn consolidated_reports_add_the_owned_members(app: &TestApp) {
     assert_eq!(res.code(), "organization_not_found", "{}", res.body);
 
     // GraphQL and MCP answer the same figures.
-    let data = crate::pipeline::graphql_data(
-        app,
-        key,
+    let data = app.gql_data(key,
         "{ organization { trialBalance(asOf: \"2026-12-31\", consolidated: true) { totalDebits totalCredits } incomeStatement(startDate: \"2026-01-01\", endDate: \"2026-12-31\", consolidated: true) { netIncome } balanceSheet(asOf: \"2026-12-31\") { totalAssets } } }",
         json!({}),
     )
@@ -172,7 +159,7 @@ async fn consolidated_reports_add_the_owned_members(app: &TestApp) {
     assert_eq!(org["trialBalance"]["totalDebits"], "171.00", "{data}");
     assert_eq!(org["incomeStatement"]["netIncome"], "171.00", "{data}");
     assert_eq!(org["balanceSheet"]["totalAssets"], "100.00", "{data}");
-    let tool = crate::pipeline::mcp_tool(
+    let tool = ledger_tests::mcp::tool(
         app,
         key,
         "get_trial_balance",
@@ -185,7 +172,4 @@ async fn consolidated_reports_add_the_owned_members(app: &TestApp) {
     );
 }
 
-both!(
-    consolidated_reports_add_the_owned_members,
-    consolidated_reports_add_the_owned_members
-);
+both!(consolidated_reports_add_the_owned_members);

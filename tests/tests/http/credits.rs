@@ -9,15 +9,15 @@
 use std::sync::Arc;
 
 use ledger_domain::ports::Clock;
-use ledger_tests::{Backend, Org, ShiftedClock, TestApp, both};
+use ledger_tests::{Backend, Org, ShiftedClock, TestApp, both, entries, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::mcp::{ok, tool};
+use ledger_tests::mcp::{ok, tool};
 
 fn credits_path(org: &Org) -> String {
-    format!("/organizations/{}/credits", org.id)
+    org.path("credits")
 }
 
 /// Every row of the pool's ledger (newest first), paging through.
@@ -128,7 +128,7 @@ async fn signup_balance_packages_and_ledger(app: &TestApp) {
         let res = app
             .post(
                 key,
-                &format!("/organizations/{}/accounts", org.id),
+                &org.path("accounts"),
                 json!({"code": code, "name": format!("Acct {code}"), "account_type": "asset"}),
             )
             .await;
@@ -142,9 +142,7 @@ async fn signup_balance_packages_and_ledger(app: &TestApp) {
     assert_eq!(rows[0]["kind"], "charge");
     assert_eq!(rows[0]["credits"], -1);
     // The billing record agrees.
-    let billing = app
-        .get(&org.live_key, &format!("/organizations/{}/billing", org.id))
-        .await;
+    let billing = app.get(&org.live_key, &org.path("billing")).await;
     assert_eq!(billing.body["credits_remaining"], 499);
 }
 both!(
@@ -335,15 +333,7 @@ async fn credits_are_tenant_scoped(app: &TestApp) {
     assert_eq!(res.status(), StatusCode::NOT_FOUND);
     assert_eq!(balance(app, &b).await["credits_remaining"], 500);
     // Buying needs admin; reading needs read.
-    let res = app
-        .post(
-            &a.live_key,
-            &format!("/organizations/{}/api-keys", a.id),
-            json!({"name": "writer", "permissions": ["read", "write"]}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let writer = res.body["key"].as_str().expect("secret").to_owned();
+    let (_, writer) = app.make_key(&a, &a.live_key, &["read", "write"]).await;
     let res = app
         .post(
             &writer,
@@ -358,15 +348,7 @@ async fn credits_are_tenant_scoped(app: &TestApp) {
         StatusCode::OK
     );
     // A sub-organization reads (and buys for) its root's pool.
-    let sub = app
-        .post(
-            &a.live_key,
-            "/accounts/sub",
-            json!({"parent_organization_id": a.id, "name": "Credit Sub", "relationship_type": "owned"}),
-        )
-        .await;
-    assert_eq!(sub.status, StatusCode::CREATED, "{}", sub.body);
-    let sub_id = sub.body["organization"]["id"].as_str().expect("sub id");
+    let (sub_id, _) = app.sub_org(&a.live_key, &a.id, "Credit Sub", "owned").await;
     let res = app
         .get(&a.live_key, &format!("/organizations/{sub_id}/credits"))
         .await;
@@ -383,7 +365,7 @@ async fn reset_races_with_writes(app: &TestApp, clock: Arc<ShiftedClock>) {
         let res = app
             .post(
                 &org.live_key,
-                &format!("/organizations/{}/accounts", org.id),
+                &org.path("accounts"),
                 json!({"code": format!("18{n:02}"), "name": format!("Before {n}"), "account_type": "asset"}),
             )
             .await;
@@ -397,15 +379,14 @@ async fn reset_races_with_writes(app: &TestApp, clock: Arc<ShiftedClock>) {
     // before the clock moves, so its start-up sweep finds nothing due.)
     let replica = app.replica_with_clock(clock.clone()).await;
     clock.advance(time::Duration::days(32));
-    let cash = app.account_id(&org, &org.live_key, "1000").await;
-    let sales = app.account_id(&org, &org.live_key, "4000").await;
+    let [cash, sales] = app.account_ids(&org, &org.live_key, ["1000", "4000"]).await;
     let writes = (0..12).map(|n| {
         let (org, cash, sales) = (&org, &cash, &sales);
         async move {
             let res = if n % 2 == 0 {
                 app.post(
                     &org.live_key,
-                    &format!("/organizations/{}/accounts", org.id),
+                    &org.path("accounts"),
                     json!({"code": format!("19{n:02}"), "name": format!("During {n}"), "account_type": "asset"}),
                 )
                 .await
@@ -413,10 +394,8 @@ async fn reset_races_with_writes(app: &TestApp, clock: Arc<ShiftedClock>) {
                 // Waited transaction creates go through the group commit.
                 app.post_wait(
                     &org.live_key,
-                    &format!("/organizations/{}/transactions", org.id),
-                    json!({"description": "during the reset", "date": "2026-01-15", "entries": [
-                        {"account_id": cash, "entry_type": "debit", "amount": "1.00"},
-                        {"account_id": sales, "entry_type": "credit", "amount": "1.00"}]}),
+                    &org.path("transactions"),
+                    json!({"description": "during the reset", "date": "2026-01-15", "entries": entries(cash, sales, "1.00")}),
                 )
                 .await
             };
@@ -477,15 +456,7 @@ mod credits_reset_race {
         }
     }
 
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn sqlite() {
-        run(Backend::Sqlite).await;
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn postgres() {
-        run(Backend::Postgres).await;
-    }
+    ledger_tests::on_backends!(run);
 }
 
 /// A fake Stripe API on a local port: every `POST /v1/checkout/sessions` opens a session
@@ -639,27 +610,17 @@ mod credits_stripe_webhook {
         }
     }
 
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn sqlite() {
-        run(Backend::Sqlite).await;
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn postgres() {
-        run(Backend::Postgres).await;
-    }
+    ledger_tests::on_backends!(run);
 }
 
 async fn graphql_purchase_and_balance(app: &TestApp) {
     let org = app.signup("Credit Graphql").await;
     let query = "mutation($n: Int!) { purchaseCredits(creditAmount: $n) { id checkoutUrl creditsToAdd priceCents expiresAt status } }";
     let res = app
-        .call(
-            Method::POST,
+        .post(
+            &org.live_key,
             "/graphql",
-            Some(&org.live_key),
-            Some(json!({"query": query, "variables": {"n": 5000}})),
-            &[],
+            json!({"query": query, "variables": {"n": 5000}}),
         )
         .await;
     assert!(res.body.get("errors").is_none(), "{}", res.body);
@@ -675,34 +636,17 @@ async fn graphql_purchase_and_balance(app: &TestApp) {
         "{node}"
     );
     let res = app
-        .call(
-            Method::POST,
+        .post(
+            &org.live_key,
             "/graphql",
-            Some(&org.live_key),
-            Some(json!({"query": query, "variables": {"n": 7}})),
-            &[],
+            json!({"query": query, "variables": {"n": 7}}),
         )
         .await;
     assert_eq!(res.body["data"]["purchaseCredits"], Value::Null);
     // A size no package has names no package: a business rule, as in REST.
-    assert_eq!(
-        res.body["errors"][0]["extensions"]["code"], "BUSINESS_RULE_VIOLATION",
-        "{}",
-        res.body
-    );
-    assert_eq!(
-        res.body["errors"][0]["extensions"]["reason"], "reference_not_found",
-        "{}",
-        res.body
-    );
-    let read = app
-        .call(
-            Method::POST,
-            "/graphql",
-            Some(&org.live_key),
-            Some(json!({"query": "{ organization { creditBalance { creditsRemaining monthlyAllowance purchasedCreditsRemaining nextResetAt } creditPackages { id credits priceCents currency } } }"})),
-            &[],
-        )
+    assert_eq!(res.gql_code(), "BUSINESS_RULE_VIOLATION", "{}", res.body);
+    assert_eq!(res.gql_reason(), "reference_not_found", "{}", res.body);
+    let read = app.post(&org.live_key, "/graphql", json!({"query": "{ organization { creditBalance { creditsRemaining monthlyAllowance purchasedCreditsRemaining nextResetAt } creditPackages { id credits priceCents currency } } }"}))
         .await;
     assert!(read.body.get("errors").is_none(), "{}", read.body);
     let o = &read.body["data"]["organization"];
@@ -773,12 +717,7 @@ async fn mcp_credit_and_key_tools(app: &TestApp) {
         }
     };
     let listed = directory("tools/list", json!({}), None).await;
-    let names: Vec<&str> = listed.body["result"]["tools"]
-        .as_array()
-        .unwrap_or_else(|| panic!("tools: {}", listed.body))
-        .iter()
-        .filter_map(|t| t["name"].as_str())
-        .collect();
+    let names = strs(&listed.body["result"]["tools"], "name");
     assert!(!names.contains(&"purchase_credits"));
     assert!(names.contains(&"list_credit_packages") && names.contains(&"get_credit_balance"));
     let call = directory(

@@ -6,8 +6,8 @@ use ledger_tests::{TestApp, both};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::exchange_rates::{convert, create, credits, refused};
-use crate::keys::make_key;
+use crate::exchange_rates::{convert, create};
+use ledger_tests::refused;
 
 async fn currencies_are_global_reference_data(app: &TestApp) {
     let org = app.signup("Fx Currencies").await;
@@ -63,22 +63,19 @@ async fn currencies_are_global_reference_data(app: &TestApp) {
     );
     // A key narrowed to another resource does not read currencies; one narrowed to
     // currencies does.
-    let (_, invoices_only) = make_key(app, &org, key, &["invoices:read"]).await;
+    let (_, invoices_only) = app.make_key(&org, key, &["invoices:read"]).await;
     refused(
         &app.get(&invoices_only, "/currencies/USD").await,
         StatusCode::FORBIDDEN,
         "insufficient_permissions",
     );
-    let (_, currencies_only) = make_key(app, &org, key, &["currencies:read"]).await;
+    let (_, currencies_only) = app.make_key(&org, key, &["currencies:read"]).await;
     assert_eq!(
         app.get(&currencies_only, "/currencies/USD").await.status,
         StatusCode::OK
     );
 }
-both!(
-    currencies_are_global_reference_data,
-    currencies_are_global_reference_data
-);
+both!(currencies_are_global_reference_data);
 
 async fn conversions(app: &TestApp) {
     let org = app.signup("Fx Convert").await;
@@ -91,7 +88,7 @@ async fn conversions(app: &TestApp) {
     ] {
         create(app, &org, key, json!({"from_currency_id": from, "to_currency_id": to, "rate": rate, "effective_date": day})).await;
     }
-    let before = credits(app, &org).await;
+    let before = app.credits(&org).await;
     let cases = [
         // JPY has no decimals: 15123.5 rounds half away from zero.
         (
@@ -197,7 +194,7 @@ async fn conversions(app: &TestApp) {
             assert_eq!(res.body["error"]["details"]["field"], field, "{body}");
         }
     }
-    assert_eq!(credits(app, &org).await, before, "conversions are free");
+    assert_eq!(app.credits(&org).await, before, "conversions are free");
     refused(
         &app.call(
             Method::POST,
@@ -211,4 +208,4 @@ async fn conversions(app: &TestApp) {
         "missing_api_key",
     );
 }
-both!(conversions, conversions);
+both!(conversions);

@@ -2,43 +2,16 @@
 //! validation, numbering under concurrency, racing payments, tenancy, "in use" checks,
 //! and the books balancing with A/R and A/P equal to what is still owed.
 
-use ledger_tests::{Answer, Org, TestApp, both};
+use ledger_tests::{Answer, Org, TestApp, both, refused, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 fn invoices(org: &Org) -> String {
-    format!("/organizations/{}/invoices", org.id)
+    org.path("invoices")
 }
 
 fn bills(org: &Org) -> String {
-    format!("/organizations/{}/bills", org.id)
-}
-
-fn refused(res: &Answer, status: StatusCode, code: &str) {
-    assert_eq!((res.status, res.code()), (status, code), "{}", res.body);
-}
-
-async fn call_wait(
-    app: &TestApp,
-    method: Method,
-    key: &str,
-    path: &str,
-    body: Option<Value>,
-) -> Answer {
-    app.call(method, path, Some(key), body, &[("Prefer", "wait=10")])
-        .await
-}
-
-async fn contact(app: &TestApp, org: &Org, key: &str, contact_type: &str, name: &str) -> String {
-    let res = app
-        .post_wait(
-            key,
-            &format!("/organizations/{}/contacts", org.id),
-            json!({"contact_type": contact_type, "name": name}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body["id"].as_str().expect("contact id").to_owned()
+    org.path("bills")
 }
 
 async fn tax(
@@ -49,37 +22,26 @@ async fn tax(
     rate: &str,
     compound: bool,
 ) -> String {
-    let res = app
-        .post(
-            key,
-            &format!("/organizations/{}/taxes", org.id),
-            json!({"name": name, "rate": rate, "tax_type": "sales_tax", "is_compound": compound}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body["id"].as_str().expect("tax id").to_owned()
+    app.create_id(
+        key,
+        &org.path("taxes"),
+        json!({"name": name, "rate": rate, "tax_type": "sales_tax", "is_compound": compound}),
+    )
+    .await
 }
 
 /// Net balance of the account with `code`, in its normal direction.
 async fn net(app: &TestApp, org: &Org, key: &str, code: &str) -> String {
     let id = app.account_id(org, key, code).await;
     let res = app
-        .get(
-            key,
-            &format!("/organizations/{}/accounts/{id}/balance", org.id),
-        )
+        .get(key, &org.path(&format!("accounts/{id}/balance")))
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     res.body["balance"]["net"].as_str().expect("net").to_owned()
 }
 
 async fn trial_balance_balances(app: &TestApp, org: &Org, key: &str) {
-    let res = app
-        .get(
-            key,
-            &format!("/organizations/{}/reports/trial-balance", org.id),
-        )
-        .await;
+    let res = app.get(key, &org.path("reports/trial-balance")).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(
         res.body["total_debits"], res.body["total_credits"],
@@ -95,7 +57,7 @@ async fn create_invoice(app: &TestApp, org: &Org, key: &str, body: Value) -> Val
 }
 
 async fn act(app: &TestApp, key: &str, path: &str) -> Answer {
-    call_wait(app, Method::POST, key, path, None).await
+    app.call_wait(Method::POST, key, path, None).await
 }
 
 async fn pay(app: &TestApp, key: &str, path: &str, amount: &str) -> Answer {
@@ -110,7 +72,7 @@ async fn pay(app: &TestApp, key: &str, path: &str, amount: &str) -> Answer {
 async fn invoice_lifecycle_posts_to_the_books(app: &TestApp) {
     let org = app.signup("Invoice Books").await;
     let key = &org.test_key;
-    let customer = contact(app, &org, key, "customer", "Acme Corp").await;
+    let customer = app.contact(&org, key, "customer", "Acme Corp").await;
     let vat = tax(app, &org, key, "State", "8", false).await;
     let surcharge = tax(app, &org, key, "City", "5", true).await;
 
@@ -171,9 +133,7 @@ async fn invoice_lifecycle_posts_to_the_books(app: &TestApp) {
     );
 
     // Update the draft (queued): one item replaced.
-    let res = call_wait(
-        app,
-        Method::PUT,
+    let res = app.call_wait(Method::PUT,
         key,
         &path,
         Some(json!({"items": [{"description": "Consulting", "quantity": "1.5", "unit_price": "100.00", "tax_ids": [vat]}]})),
@@ -196,10 +156,7 @@ async fn invoice_lifecycle_posts_to_the_books(app: &TestApp) {
         .expect("posting")
         .to_owned();
     let txn = app
-        .get(
-            key,
-            &format!("/organizations/{}/transactions/{posting}", org.id),
-        )
+        .get(key, &org.path(&format!("transactions/{posting}")))
         .await;
     assert_eq!(txn.body["status"], "posted");
     assert_eq!(txn.body["amount"], "162.00");
@@ -211,12 +168,13 @@ async fn invoice_lifecycle_posts_to_the_books(app: &TestApp) {
 
     // Sent: no more edits or deletes, no second send.
     refused(
-        &call_wait(app, Method::PUT, key, &path, Some(json!({"notes": "x"}))).await,
+        &app.call_wait(Method::PUT, key, &path, Some(json!({"notes": "x"})))
+            .await,
         StatusCode::UNPROCESSABLE_ENTITY,
         "invoice_not_draft",
     );
     refused(
-        &call_wait(app, Method::DELETE, key, &path, None).await,
+        &app.call_wait(Method::DELETE, key, &path, None).await,
         StatusCode::UNPROCESSABLE_ENTITY,
         "invoice_not_draft",
     );
@@ -283,12 +241,7 @@ async fn invoice_lifecycle_posts_to_the_books(app: &TestApp) {
     // History: every status change, with time and key.
     let history = app.get(key, &format!("{path}/history")).await;
     assert_eq!(history.status, StatusCode::OK, "{}", history.body);
-    let statuses: Vec<&str> = history.body["data"]
-        .as_array()
-        .expect("rows")
-        .iter()
-        .filter_map(|r| r["status"].as_str())
-        .collect();
+    let statuses = strs(&history.body["data"], "status");
     assert_eq!(statuses, ["draft", "sent", "partially_paid", "paid"]);
     assert!(
         history.body["data"][0]["api_key_id"]
@@ -304,13 +257,7 @@ async fn invoice_lifecycle_posts_to_the_books(app: &TestApp) {
     // Events of the invoice.
     let events = app.get(key, &format!("/events/invoice/{id}")).await;
     assert_eq!(events.status, StatusCode::OK, "{}", events.body);
-    let kinds: Vec<&str> = events
-        .body
-        .as_array()
-        .expect("events")
-        .iter()
-        .filter_map(|e| e["event_type"].as_str())
-        .collect();
+    let kinds = strs(&events.body, "event_type");
     for kind in [
         "invoice.created",
         "invoice.updated",
@@ -344,7 +291,7 @@ both!(invoice_lifecycle, invoice_lifecycle_posts_to_the_books);
 async fn void_and_delete_follow_the_rules(app: &TestApp) {
     let org = app.signup("Invoice Void").await;
     let key = &org.test_key;
-    let customer = contact(app, &org, key, "customer", "Void Co").await;
+    let customer = app.contact(&org, key, "customer", "Void Co").await;
     let body = json!({"contact_id": customer, "invoice_date": "2026-03-01", "due_date": "2026-03-31",
                       "items": [{"description": "Widget", "quantity": 3, "unit_price": "9.99"}]});
     let one = create_invoice(app, &org, key, body.clone()).await;
@@ -364,10 +311,7 @@ async fn void_and_delete_follow_the_rules(app: &TestApp) {
         .as_str()
         .expect("posting");
     let txn = app
-        .get(
-            key,
-            &format!("/organizations/{}/transactions/{posting}", org.id),
-        )
+        .get(key, &org.path(&format!("transactions/{posting}")))
         .await;
     assert_eq!(txn.body["status"], "reversed");
     refused(
@@ -386,10 +330,7 @@ async fn void_and_delete_follow_the_rules(app: &TestApp) {
     refused(
         &app.post(
             key,
-            &format!(
-                "/organizations/{}/transactions/{again_posting}/reverse",
-                org.id
-            ),
+            &org.path(&format!("transactions/{again_posting}/reverse")),
             json!({"reason": "oops"}),
         )
         .await,
@@ -405,7 +346,7 @@ async fn void_and_delete_follow_the_rules(app: &TestApp) {
     let two = create_invoice(app, &org, key, body.clone()).await;
     assert_eq!(two["invoice_number"], "INV-000003");
     let path = format!("{}/{}", invoices(&org), two["id"].as_str().expect("id"));
-    let deleted = call_wait(app, Method::DELETE, key, &path, None).await;
+    let deleted = app.call_wait(Method::DELETE, key, &path, None).await;
     assert_eq!(deleted.status, StatusCode::OK, "{}", deleted.body);
     assert_eq!(deleted.body["deleted"], true);
     refused(
@@ -413,9 +354,7 @@ async fn void_and_delete_follow_the_rules(app: &TestApp) {
         StatusCode::NOT_FOUND,
         "resource_not_found",
     );
-    let trail = app
-        .get(key, &format!("/organizations/{}/recently-deleted", org.id))
-        .await;
+    let trail = app.get(key, &org.path("recently-deleted")).await;
     assert!(
         trail
             .body
@@ -434,8 +373,8 @@ both!(invoice_void_and_delete, void_and_delete_follow_the_rules);
 async fn bills_post_expenses_and_payables(app: &TestApp) {
     let org = app.signup("Bill Books").await;
     let key = &org.test_key;
-    let vendor = contact(app, &org, key, "vendor", "Paper Supplies").await;
-    let customer = contact(app, &org, key, "customer", "Not A Vendor").await;
+    let vendor = app.contact(&org, key, "vendor", "Paper Supplies").await;
+    let customer = app.contact(&org, key, "customer", "Not A Vendor").await;
     let vat = tax(app, &org, key, "VAT", "20", false).await;
     let body = json!({"contact_id": vendor, "bill_date": "2026-01-05", "due_date": "2026-01-20",
                       "items": [{"description": "Paper", "quantity": 10, "unit_price": "5.00", "tax_ids": [vat]}]});
@@ -501,15 +440,10 @@ async fn bills_post_expenses_and_payables(app: &TestApp) {
     // With a recoverable-tax account set, bill tax is debited there.
     let recoverable = app.account_id(&org, key, "2100").await;
     let res = app
-        .call(
-            Method::PUT,
-            &format!(
-                "/organizations/{}/settings/recoverable_tax_account_id",
-                org.id
-            ),
-            Some(key),
-            Some(json!({"value": recoverable})),
-            &[],
+        .put(
+            key,
+            &org.path("settings/recoverable_tax_account_id"),
+            json!({"value": recoverable}),
         )
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
@@ -544,7 +478,7 @@ both!(bill_lifecycle, bills_post_expenses_and_payables);
 async fn bad_documents_are_refused_and_change_nothing(app: &TestApp) {
     let org = app.signup("Invoice Errors").await;
     let key = &org.test_key;
-    let customer = contact(app, &org, key, "customer", "Errors Inc").await;
+    let customer = app.contact(&org, key, "customer", "Errors Inc").await;
     let expense = app.account_id(&org, key, "5000").await;
     let item = json!({"description": "A", "quantity": 1, "unit_price": "10.00"});
     let cases = [
@@ -629,9 +563,7 @@ async fn bad_documents_are_refused_and_change_nothing(app: &TestApp) {
         );
         assert_eq!(
             res.body["error"]["request_id"].as_str(),
-            res.headers
-                .get("x-request-id")
-                .and_then(|v| v.to_str().ok())
+            res.header("x-request-id")
         );
     }
     let list = app.get(key, &invoices(&org)).await;
@@ -651,9 +583,7 @@ async fn bad_documents_are_refused_and_change_nothing(app: &TestApp) {
         "resource_not_found",
     );
     // Credits: refused writes cost nothing.
-    let billing = app
-        .get(&org.live_key, &format!("/organizations/{}/billing", org.id))
-        .await;
+    let billing = app.get(&org.live_key, &org.path("billing")).await;
     assert_eq!(billing.status, StatusCode::OK, "{}", billing.body);
 }
 both!(invoice_errors, bad_documents_are_refused_and_change_nothing);
@@ -661,14 +591,12 @@ both!(invoice_errors, bad_documents_are_refused_and_change_nothing);
 async fn numbers_stay_gap_free_under_concurrency(app: &TestApp) {
     let org = app.signup("Invoice Numbers").await;
     let key = &org.test_key;
-    let customer = contact(app, &org, key, "customer", "Many Invoices").await;
+    let customer = app.contact(&org, key, "customer", "Many Invoices").await;
     let res = app
-        .call(
-            Method::PUT,
-            &format!("/organizations/{}/settings/invoice_number_prefix", org.id),
-            Some(key),
-            Some(json!({"value": "ACME-"})),
-            &[],
+        .put(
+            key,
+            &org.path("settings/invoice_number_prefix"),
+            json!({"value": "ACME-"}),
         )
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
@@ -700,7 +628,7 @@ both!(invoice_numbers, numbers_stay_gap_free_under_concurrency);
 async fn racing_payments_never_overpay(app: &TestApp) {
     let org = app.signup("Invoice Race").await;
     let key = &org.test_key;
-    let customer = contact(app, &org, key, "customer", "Racer").await;
+    let customer = app.contact(&org, key, "customer", "Racer").await;
     let inv = create_invoice(
         app,
         &org,
@@ -740,7 +668,9 @@ both!(invoice_payment_race, racing_payments_never_overpay);
 async fn tenants_and_modes_are_isolated(app: &TestApp) {
     let a = app.signup("Invoice Tenant A").await;
     let b = app.signup("Invoice Tenant B").await;
-    let customer = contact(app, &a, &a.test_key, "customer", "Shared Name").await;
+    let customer = app
+        .contact(&a, &a.test_key, "customer", "Shared Name")
+        .await;
     let inv = create_invoice(
         app,
         &a,
@@ -778,8 +708,7 @@ async fn tenants_and_modes_are_isolated(app: &TestApp) {
         "resource_not_found",
     );
     refused(
-        &call_wait(
-            app,
+        &app.call_wait(
             Method::DELETE,
             &b.test_key,
             &format!("{}/{id}", invoices(&b)),
@@ -807,15 +736,7 @@ async fn tenants_and_modes_are_isolated(app: &TestApp) {
         0
     );
     // A read-only key may read but not write.
-    let res = app
-        .post(
-            &a.test_key,
-            &format!("/organizations/{}/api-keys", a.id),
-            json!({"name": "reader", "permissions": ["read"]}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let reader = res.body["key"].as_str().expect("secret").to_owned();
+    let (_, reader) = app.make_key(&a, &a.test_key, &["read"]).await;
     assert_eq!(
         app.get(&reader, &format!("{}/{id}", invoices(&a)))
             .await
@@ -833,7 +754,7 @@ both!(invoice_tenancy, tenants_and_modes_are_isolated);
 async fn contacts_and_taxes_in_use_cannot_be_deleted(app: &TestApp) {
     let org = app.signup("Invoice In Use").await;
     let key = &org.test_key;
-    let customer = contact(app, &org, key, "customer", "Busy").await;
+    let customer = app.contact(&org, key, "customer", "Busy").await;
     let vat = tax(app, &org, key, "VAT", "10", false).await;
     create_invoice(
         app,
@@ -843,11 +764,10 @@ async fn contacts_and_taxes_in_use_cannot_be_deleted(app: &TestApp) {
     )
     .await;
     refused(
-        &call_wait(
-            app,
+        &app.call_wait(
             Method::DELETE,
             key,
-            &format!("/organizations/{}/contacts/{customer}", org.id),
+            &org.path(&format!("contacts/{customer}")),
             None,
         )
         .await,
@@ -855,14 +775,7 @@ async fn contacts_and_taxes_in_use_cannot_be_deleted(app: &TestApp) {
         "resource_in_use",
     );
     refused(
-        &app.call(
-            Method::DELETE,
-            &format!("/organizations/{}/taxes/{vat}", org.id),
-            Some(key),
-            None,
-            &[],
-        )
-        .await,
+        &app.delete(key, &org.path(&format!("taxes/{vat}"))).await,
         StatusCode::UNPROCESSABLE_ENTITY,
         "resource_in_use",
     );
@@ -874,8 +787,8 @@ both!(invoice_in_use, contacts_and_taxes_in_use_cannot_be_deleted);
 async fn receivables_and_payables_match_open_documents(app: &TestApp) {
     let org = app.signup("Invoice Totals").await;
     let key = &org.test_key;
-    let customer = contact(app, &org, key, "customer", "Buyer").await;
-    let vendor = contact(app, &org, key, "vendor", "Seller").await;
+    let customer = app.contact(&org, key, "customer", "Buyer").await;
+    let vendor = app.contact(&org, key, "vendor", "Seller").await;
     let gst = tax(app, &org, key, "GST", "7.5", false).await;
     let mut open_ar: i64 = 0;
     let mut open_ap: i64 = 0;
@@ -976,16 +889,14 @@ fn ulid_like() -> String {
 async fn invoice_pdf_renders_the_document(app: &TestApp) {
     let org = app.signup("PDF Seller").await;
     let key = &org.test_key;
-    let res = app
-        .post_wait(
+    let customer = app
+        .create_id_wait(
             key,
-            &format!("/organizations/{}/contacts", org.id),
+            &org.path("contacts"),
             json!({"contact_type": "customer", "name": "Müller GmbH", "address": "Königstraße 1",
                    "city": "Łódź", "country": "PL", "email": "ap@mueller.example"}),
         )
         .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let customer = res.body["id"].as_str().expect("id").to_owned();
     let vat = tax(app, &org, key, "VAT", "20", false).await;
     let inv = create_invoice(
         app,
@@ -1004,18 +915,9 @@ async fn invoice_pdf_renders_the_document(app: &TestApp) {
         pay(app, key, &path, "500.00").await.status,
         StatusCode::CREATED
     );
-    let credits_before = app
-        .get(&org.live_key, &format!("/organizations/{}/billing", org.id))
-        .await
-        .body;
+    let credits_before = app.get(&org.live_key, &org.path("billing")).await.body;
 
-    let res = app
-        .client
-        .get(format!("{}{path}/pdf", app.base))
-        .bearer_auth(key)
-        .send()
-        .await
-        .expect("pdf request");
+    let res = app.fetch_with(Some(key), &format!("{path}/pdf")).await;
     assert_eq!(res.status(), StatusCode::OK);
     assert_eq!(
         res.headers()
@@ -1048,10 +950,7 @@ async fn invoice_pdf_renders_the_document(app: &TestApp) {
         );
     }
     // Reading the PDF costs no credits.
-    let credits_after = app
-        .get(&org.live_key, &format!("/organizations/{}/billing", org.id))
-        .await
-        .body;
+    let credits_after = app.get(&org.live_key, &org.path("billing")).await.body;
     assert_eq!(credits_before, credits_after);
     // Another tenant cannot read it.
     let other = app.signup("PDF Other").await;

@@ -2,42 +2,17 @@
 //! duplicate refusal, refusals in the envelope that change nothing, permissions, tenancy,
 //! modes and idempotency. Currencies and conversions are in `currencies`.
 
-use ledger_tests::{Answer, Org, TestApp, both};
+use ledger_tests::{Answer, Org, TestApp, both, refused, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::keys::make_key;
-
 pub(crate) fn rates_path(org: &Org) -> String {
-    format!("/organizations/{}/exchange-rates", org.id)
-}
-
-pub(crate) fn refused(res: &Answer, status: StatusCode, code: &str) {
-    assert_eq!((res.status, res.code()), (status, code), "{}", res.body);
-}
-
-pub(crate) async fn put(app: &TestApp, key: &str, path: &str, body: Value) -> Answer {
-    app.call(Method::PUT, path, Some(key), Some(body), &[])
-        .await
-}
-
-pub(crate) async fn delete(app: &TestApp, key: &str, path: &str) -> Answer {
-    app.call(Method::DELETE, path, Some(key), None, &[]).await
-}
-
-pub(crate) async fn credits(app: &TestApp, org: &Org) -> i64 {
-    app.get(&org.live_key, &format!("/organizations/{}", org.id))
-        .await
-        .body["credits_remaining"]
-        .as_i64()
-        .expect("credits")
+    org.path("exchange-rates")
 }
 
 /// Creates a rate and answers its id.
 pub(crate) async fn create(app: &TestApp, org: &Org, key: &str, body: Value) -> String {
-    let res = app.post(key, &rates_path(org), body).await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body["id"].as_str().expect("id").to_owned()
+    app.create_id(key, &rates_path(org), body).await
 }
 
 pub(crate) async fn convert(app: &TestApp, key: &str, body: Value) -> Answer {
@@ -48,13 +23,13 @@ async fn create_read_update_list_and_delete(app: &TestApp) {
     let org = app.signup("Fx Crud").await;
     let key = &org.live_key;
     let base = rates_path(&org);
-    let before = credits(app, &org).await;
+    let before = app.credits(&org).await;
     // A JSON number is read from its text; ids in any prefix case or codes both work.
     let res = app
         .post(key, &base, json!({"from_currency_id": "CUR_eur", "to_currency_id": "cur_USD", "rate": 1.0825, "effective_date": "2026-01-01"}))
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let id = res.body["id"].as_str().expect("id").to_owned();
+    let id = res.id();
     assert!(id.starts_with("fx_"), "{id}");
     let created_at = res.body["created_at"].clone();
     assert_eq!(
@@ -65,7 +40,7 @@ async fn create_read_update_list_and_delete(app: &TestApp) {
     );
     let feb = create(app, &org, key, json!({"from_currency": "eur", "to_currency": "USD", "rate": "1.09000", "effective_date": "2026-02-01"})).await;
     let yen = create(app, &org, key, json!({"from_currency_id": "USD", "to_currency": "JPY", "rate": "151.235", "effective_date": "2026-01-15"})).await;
-    assert_eq!(credits(app, &org).await, before - 3);
+    assert_eq!(app.credits(&org).await, before - 3);
 
     let item = format!("{base}/{id}");
     let res = app
@@ -95,13 +70,7 @@ async fn create_read_update_list_and_delete(app: &TestApp) {
     assert_eq!(ids(&res), std::slice::from_ref(&yen));
     let res = app.get(key, &format!("{base}?limit=1&offset=1")).await;
     assert_eq!(ids(&res), std::slice::from_ref(&yen));
-    assert_eq!(
-        (
-            res.body["has_more"].as_bool(),
-            res.body["total_count"].as_i64()
-        ),
-        (Some(true), Some(3))
-    );
+    assert_eq!(res.page(), (Some(true), Some(3)));
     refused(
         &app.get(key, &format!("{base}?from_currency=XYZ")).await,
         StatusCode::BAD_REQUEST,
@@ -109,13 +78,13 @@ async fn create_read_update_list_and_delete(app: &TestApp) {
     );
 
     // Update: rate and date; the pair is fixed.
-    let res = put(
-        app,
-        key,
-        &item,
-        json!({"rate": "1.0800", "effective_date": "2025-12-31"}),
-    )
-    .await;
+    let res = app
+        .put(
+            key,
+            &item,
+            json!({"rate": "1.0800", "effective_date": "2025-12-31"}),
+        )
+        .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(
         (
@@ -126,31 +95,30 @@ async fn create_read_update_list_and_delete(app: &TestApp) {
     );
     assert_eq!(res.body["from_currency"], "EUR");
     refused(
-        &put(app, key, &item, json!({"from_currency_id": "GBP"})).await,
+        &app.put(key, &item, json!({"from_currency_id": "GBP"}))
+            .await,
         StatusCode::BAD_REQUEST,
         "unknown_field",
     );
-    assert_eq!(credits(app, &org).await, before - 4);
+    assert_eq!(app.credits(&org).await, before - 4);
 
     // Delete: soft, audited, charged; then gone.
-    let res = delete(app, key, &item).await;
+    let res = app.delete(key, &item).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(
         res.body,
         json!({"id": id, "object": "exchange_rate", "deleted": true, "recoverable_until": res.body["recoverable_until"].clone()})
     );
-    assert_eq!(credits(app, &org).await, before - 5);
+    assert_eq!(app.credits(&org).await, before - 5);
     for res in [
         app.get(key, &item).await,
-        delete(app, key, &item).await,
-        put(app, key, &item, json!({"rate": "2"})).await,
+        app.delete(key, &item).await,
+        app.put(key, &item, json!({"rate": "2"})).await,
     ] {
         refused(&res, StatusCode::NOT_FOUND, "resource_not_found");
     }
     assert_eq!(app.get(key, &base).await.body["total_count"], 2);
-    let trail = app
-        .get(key, &format!("/organizations/{}/recently-deleted", org.id))
-        .await;
+    let trail = app.get(key, &org.path("recently-deleted")).await;
     let row = &trail.body["data"][0];
     assert_eq!(
         (
@@ -165,13 +133,7 @@ async fn create_read_update_list_and_delete(app: &TestApp) {
         )
     );
     let res = app.get(key, &format!("/events/exchange_rate/{id}")).await;
-    let kinds: Vec<&str> = res
-        .body
-        .as_array()
-        .expect("events")
-        .iter()
-        .filter_map(|e| e["event_type"].as_str())
-        .collect();
+    let kinds = strs(&res.body, "event_type");
     assert_eq!(
         kinds,
         [
@@ -180,16 +142,9 @@ async fn create_read_update_list_and_delete(app: &TestApp) {
             "exchange_rate.deleted"
         ]
     );
-    assert_eq!(
-        credits(app, &org).await,
-        before - 5,
-        "refusals cost nothing"
-    );
+    assert_eq!(app.credits(&org).await, before - 5, "refusals cost nothing");
 }
-both!(
-    create_read_update_list_and_delete,
-    create_read_update_list_and_delete
-);
+both!(create_read_update_list_and_delete);
 
 async fn refusals_change_nothing(app: &TestApp) {
     let org = app.signup("Fx Refusals").await;
@@ -197,7 +152,7 @@ async fn refusals_change_nothing(app: &TestApp) {
     let base = rates_path(&org);
     let ok = json!({"from_currency_id": "EUR", "to_currency_id": "USD", "rate": "1.1", "effective_date": "2026-01-01"});
     let id = create(app, &org, key, ok.clone()).await;
-    let before = credits(app, &org).await;
+    let before = app.credits(&org).await;
     let with = |field: &str, value: Value| {
         let mut body = ok.clone();
         body[field] = value;
@@ -254,13 +209,7 @@ async fn refusals_change_nothing(app: &TestApp) {
         ),
         (with("note", json!("x")), "unknown_field", "note"),
     ];
-    for (body, code, field) in cases {
-        let res = app.post(key, &base, body.clone()).await;
-        refused(&res, StatusCode::BAD_REQUEST, code);
-        assert_eq!(res.body["error"]["type"], "validation_error", "{body}");
-        assert_eq!(res.body["error"]["details"]["field"], field, "{body}");
-        assert!(res.body["error"]["request_id"].is_string(), "{}", res.body);
-    }
+    app.posts_refused(key, &base, cases).await;
     // Members that are each valid but contradict each other: 422 `inconsistent_fields`.
     for (body, field) in [
         (with("to_currency_id", json!("EUR")), "to_currency_id"),
@@ -295,13 +244,13 @@ async fn refusals_change_nothing(app: &TestApp) {
         (json!({"effective_date": "soon"}), "invalid_field"),
     ] {
         refused(
-            &put(app, key, &item, body).await,
+            &app.put(key, &item, body).await,
             StatusCode::BAD_REQUEST,
             code,
         );
     }
     assert_eq!(
-        credits(app, &org).await,
+        app.credits(&org).await,
         before - 1,
         "only the accepted write"
     );
@@ -327,24 +276,22 @@ async fn refusals_change_nothing(app: &TestApp) {
     );
 
     // Permissions: read reads, write creates and updates, only admin deletes.
-    let (_, reader) = make_key(app, &org, key, &["read"]).await;
-    let (_, writer) = make_key(app, &org, key, &["read", "write"]).await;
+    let (_, reader) = app.make_key(&org, key, &["read"]).await;
+    let (_, writer) = app.make_key(&org, key, &["read", "write"]).await;
     assert_eq!(app.get(&reader, &item).await.status, StatusCode::OK);
     let res = app
         .post(&reader, &base, with("effective_date", json!("2026-03-01")))
         .await;
     refused(&res, StatusCode::FORBIDDEN, "insufficient_permissions");
     assert_eq!(
-        put(app, &writer, &item, json!({"rate": "1.2"}))
-            .await
-            .status,
+        app.put(&writer, &item, json!({"rate": "1.2"})).await.status,
         StatusCode::OK
     );
-    let res = delete(app, &writer, &item).await;
+    let res = app.delete(&writer, &item).await;
     refused(&res, StatusCode::FORBIDDEN, "insufficient_permissions");
     assert_eq!(res.body["error"]["details"]["required"], "admin");
 }
-both!(refusals_change_nothing, refusals_change_nothing);
+both!(refusals_change_nothing);
 
 async fn tenants_and_modes_are_isolated(app: &TestApp) {
     let a = app.signup("Fx A").await;
@@ -357,21 +304,14 @@ async fn tenants_and_modes_are_isolated(app: &TestApp) {
         (&item_a, "organization_not_found"),
         (&item_b, "resource_not_found"),
     ] {
-        refused(
-            &app.get(&b.test_key, path).await,
+        app.item_refused(
+            &b.test_key,
+            path,
+            json!({"rate": "9"}),
             StatusCode::NOT_FOUND,
             code,
-        );
-        refused(
-            &put(app, &b.test_key, path, json!({"rate": "9"})).await,
-            StatusCode::NOT_FOUND,
-            code,
-        );
-        refused(
-            &delete(app, &b.test_key, path).await,
-            StatusCode::NOT_FOUND,
-            code,
-        );
+        )
+        .await;
     }
     assert_eq!(
         app.get(&b.test_key, &rates_path(&b)).await.body["total_count"],
@@ -381,16 +321,7 @@ async fn tenants_and_modes_are_isolated(app: &TestApp) {
     create(app, &b, &b.test_key, body.clone()).await;
     create(app, &a, &a.live_key, body).await;
     // The live key does not see the test rate, nor change it.
-    refused(
-        &app.get(&a.live_key, &item_a).await,
-        StatusCode::NOT_FOUND,
-        "resource_not_found",
-    );
-    refused(
-        &delete(app, &a.live_key, &item_a).await,
-        StatusCode::NOT_FOUND,
-        "resource_not_found",
-    );
+    app.item_hidden(&a.live_key, &item_a).await;
     assert_eq!(
         app.get(&a.live_key, &rates_path(&a)).await.body["total_count"],
         1
@@ -414,18 +345,15 @@ async fn tenants_and_modes_are_isolated(app: &TestApp) {
     );
     assert_eq!(res.body["error"]["type"], "business_rule_error");
     // Test-mode writes never spend the live pool (one live write here).
-    assert_eq!(credits(app, &a).await, 499);
+    assert_eq!(app.credits(&a).await, 499);
 }
-both!(
-    tenants_and_modes_are_isolated,
-    tenants_and_modes_are_isolated
-);
+both!(tenants_and_modes_are_isolated);
 
 async fn idempotent_writes(app: &TestApp) {
     let org = app.signup("Fx Idem").await;
     let key = &org.live_key;
     let base = rates_path(&org);
-    let before = credits(app, &org).await;
+    let before = app.credits(&org).await;
     let body = json!({"from_currency_id": "GBP", "to_currency_id": "USD", "rate": "1.27", "effective_date": "2026-01-01"});
     let headers = [("Idempotency-Key", "fx-1")];
     let first = app
@@ -440,13 +368,7 @@ async fn idempotent_writes(app: &TestApp) {
         (again.status, &again.body),
         (StatusCode::CREATED, &first.body)
     );
-    assert_eq!(
-        again
-            .headers
-            .get("idempotent-replayed")
-            .and_then(|v| v.to_str().ok()),
-        Some("true")
-    );
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
     let other = json!({"from_currency_id": "GBP", "to_currency_id": "USD", "rate": "1.28", "effective_date": "2026-01-02"});
     let res = app
         .call(Method::POST, &base, Some(key), Some(other), &headers)
@@ -462,6 +384,6 @@ async fn idempotent_writes(app: &TestApp) {
         .call(Method::DELETE, &item, Some(key), None, &headers)
         .await;
     assert_eq!((again.status, &again.body), (StatusCode::OK, &gone.body));
-    assert_eq!(credits(app, &org).await, before - 2);
+    assert_eq!(app.credits(&org).await, before - 2);
 }
-both!(idempotent_writes, idempotent_writes);
+both!(idempotent_writes);

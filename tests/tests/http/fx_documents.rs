@@ -2,7 +2,7 @@
 //! currency at the issue date's rate, receivables and payables kept in the document's
 //! currency, and each payment's realised gain or loss posted to Realised Currency Gains.
 
-use ledger_tests::{Org, TestApp, both};
+use ledger_tests::{Org, TestApp, both, refused};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -10,7 +10,7 @@ async fn rate(app: &TestApp, org: &Org, from: &str, rate: &str, date: &str) {
     let res = app
         .post(
             &org.test_key,
-            &format!("/organizations/{}/exchange-rates", org.id),
+            &org.path("exchange-rates"),
             json!({"from_currency_id": from, "to_currency_id": "USD", "rate": rate, "effective_date": date}),
         )
         .await;
@@ -18,15 +18,9 @@ async fn rate(app: &TestApp, org: &Org, from: &str, rate: &str, date: &str) {
 }
 
 async fn contact(app: &TestApp, org: &Org, contact_type: &str, currency: &str) -> String {
-    let res = app
-        .post_wait(
-            &org.test_key,
-            &format!("/organizations/{}/contacts", org.id),
-            json!({"contact_type": contact_type, "name": format!("{contact_type} in {currency}"), "currency_id": currency}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body["id"].as_str().expect("contact id").to_owned()
+    app.create_id_wait(&org.test_key,
+            &org.path("contacts"),
+            json!({"contact_type": contact_type, "name": format!("{contact_type} in {currency}"), "currency_id": currency})).await
 }
 
 async fn wait(app: &TestApp, org: &Org, method: Method, path: &str, body: Option<Value>) -> Value {
@@ -47,34 +41,22 @@ async fn wait(app: &TestApp, org: &Org, method: Method, path: &str, body: Option
 async fn net(app: &TestApp, org: &Org, code: &str) -> String {
     let id = app.account_id(org, &org.test_key, code).await;
     let res = app
-        .get(
-            &org.test_key,
-            &format!("/organizations/{}/accounts/{id}/balance", org.id),
-        )
+        .get(&org.test_key, &org.path(&format!("accounts/{id}/balance")))
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     res.body["balance"]["net"].as_str().expect("net").to_owned()
 }
 
 async fn transaction(app: &TestApp, org: &Org, id: &str) -> Value {
-    let res = app
-        .get(
-            &org.test_key,
-            &format!("/organizations/{}/transactions/{id}", org.id),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    res.body
+    app.read(&org.test_key, &org.path(&format!("transactions/{id}")))
+        .await
 }
 
 async fn balanced(app: &TestApp, org: &Org, as_of: &str) {
     let res = app
         .get(
             &org.test_key,
-            &format!(
-                "/organizations/{}/reports/trial-balance?as_of={as_of}",
-                org.id
-            ),
+            &org.path(&format!("reports/trial-balance?as_of={as_of}")),
         )
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
@@ -87,7 +69,7 @@ async fn balanced(app: &TestApp, org: &Org, as_of: &str) {
 
 async fn a_foreign_invoice_realises_its_gains_on_payment(app: &TestApp) {
     let org = app.signup("FX Invoices").await;
-    let invoices = format!("/organizations/{}/invoices", org.id);
+    let invoices = org.path("invoices");
     rate(app, &org, "EUR", "1.10", "2026-01-01").await;
     rate(app, &org, "EUR", "1.15", "2026-02-01").await;
     rate(app, &org, "EUR", "1.05", "2026-03-01").await;
@@ -95,20 +77,20 @@ async fn a_foreign_invoice_realises_its_gains_on_payment(app: &TestApp) {
     let eur_bank = app
         .post(
             &org.test_key,
-            &format!("/organizations/{}/accounts", org.id),
+            &org.path("accounts"),
             json!({"code": "1050", "name": "Bank EUR", "account_type": "asset", "currency": "EUR"}),
         )
         .await;
     assert_eq!(eur_bank.status, StatusCode::CREATED, "{}", eur_bank.body);
-    let eur_bank = eur_bank.body["id"].as_str().expect("id").to_owned();
+    let eur_bank = eur_bank.id();
     let eur_revenue = app
         .post(
             &org.test_key,
-            &format!("/organizations/{}/accounts", org.id),
+            &org.path("accounts"),
             json!({"code": "4050", "name": "Sales EUR", "account_type": "revenue", "currency": "EUR"}),
         )
         .await;
-    let eur_revenue = eur_revenue.body["id"].as_str().expect("id").to_owned();
+    let eur_revenue = eur_revenue.id();
 
     // Items are booked in the base currency: an item account in EUR is refused.
     let res = app
@@ -119,12 +101,7 @@ async fn a_foreign_invoice_realises_its_gains_on_payment(app: &TestApp) {
                    "items": [{"description": "Consulting", "quantity": 1, "unit_price": "100.00", "account_id": eur_revenue}]}),
         )
         .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::UNPROCESSABLE_ENTITY, "currency_mismatch"),
-        "{}",
-        res.body
-    );
+    refused(&res, StatusCode::UNPROCESSABLE_ENTITY, "currency_mismatch");
 
     // No rate on the issue date: sending is refused and nothing is posted.
     let early = wait(
@@ -147,11 +124,10 @@ async fn a_foreign_invoice_realises_its_gains_on_payment(app: &TestApp) {
             &[],
         )
         .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::UNPROCESSABLE_ENTITY, "exchange_rate_not_found"),
-        "{}",
-        res.body
+    refused(
+        &res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "exchange_rate_not_found",
     );
 
     // 100.00 EUR of consulting on 10 January, at 1.10: 110.00 USD of sales.
@@ -176,10 +152,7 @@ async fn a_foreign_invoice_realises_its_gains_on_payment(app: &TestApp) {
     let history = app
         .get(
             &org.test_key,
-            &format!(
-                "/organizations/{}/accounts/{receivable}/transactions",
-                org.id
-            ),
+            &org.path(&format!("accounts/{receivable}/transactions")),
         )
         .await;
     let posting_id = history.body["transactions"][0]["transaction_id"]
@@ -278,7 +251,7 @@ both!(
 
 async fn a_yen_bill_rounds_to_whole_yen_and_cents(app: &TestApp) {
     let org = app.signup("FX Bills").await;
-    let bills = format!("/organizations/{}/bills", org.id);
+    let bills = org.path("bills");
     rate(app, &org, "JPY", "0.0067", "2026-01-01").await;
     rate(app, &org, "JPY", "0.007", "2026-02-01").await;
     let vendor = contact(app, &org, "vendor", "JPY").await;
@@ -359,50 +332,29 @@ both!(
     a_yen_bill_rounds_to_whole_yen_and_cents
 );
 
-async fn graphql(app: &TestApp, org: &Org, query: &str, variables: Value) -> Value {
-    let res = app
-        .call(
-            Method::POST,
-            "/graphql",
-            Some(&org.test_key),
-            Some(json!({ "query": query, "variables": variables })),
-            &[],
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    assert!(res.body.get("errors").is_none(), "{}", res.body);
-    res.body["data"].clone()
-}
-
 async fn graphql_books_a_foreign_invoice_alike(app: &TestApp) {
     let org = app.signup("FX GraphQL").await;
     rate(app, &org, "GBP", "1.25", "2026-01-01").await;
     rate(app, &org, "GBP", "1.30", "2026-02-01").await;
     let customer = contact(app, &org, "customer", "GBP").await;
-    let created = graphql(
-        app,
-        &org,
-        "mutation($c: ID!) { createInvoice(contactId: $c, invoiceDate: \"2026-01-05\", dueDate: \"2099-02-05\",
+    let created = app.gql_data(&org.test_key, "mutation($c: ID!) { createInvoice(contactId: $c, invoiceDate: \"2026-01-05\", dueDate: \"2099-02-05\",
            items: [{description: \"Design\", quantity: \"4\", unitPrice: \"25.00\"}]) { id currency total } }",
         json!({ "c": customer }),
     )
     .await;
     assert_eq!(created["createInvoice"]["currency"], "GBP", "{created}");
     let id = created["createInvoice"]["id"].clone();
-    let sent = graphql(
-        app,
-        &org,
-        "mutation($id: ID!) { sendInvoice(id: $id) { status } }",
-        json!({ "id": id }),
-    )
-    .await;
+    let sent = app
+        .gql_data(
+            &org.test_key,
+            "mutation($id: ID!) { sendInvoice(id: $id) { status } }",
+            json!({ "id": id }),
+        )
+        .await;
     assert_eq!(sent["sendInvoice"]["status"], "sent", "{sent}");
     // 100.00 GBP at 1.25 is 125.00 USD of sales; paid at 1.30, it realises 5.00.
     assert_eq!(net(app, &org, "4000").await, "125.00");
-    graphql(
-        app,
-        &org,
-        "mutation($id: ID!) { recordInvoicePayment(invoiceId: $id, amount: \"100\", paymentDate: \"2026-02-02\",
+    app.gql_data(&org.test_key, "mutation($id: ID!) { recordInvoicePayment(invoiceId: $id, amount: \"100\", paymentDate: \"2026-02-02\",
            paymentMethod: \"wire\") { id } }",
         json!({ "id": id }),
     )

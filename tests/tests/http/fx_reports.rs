@@ -2,27 +2,21 @@
 //! rate, income-statement items at the rate of each posting's date, and the currency
 //! translation adjustment that keeps the converted books balanced.
 
-use ledger_tests::{Org, TestApp, both};
+use ledger_tests::{Org, TestApp, both, refused};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 async fn account(app: &TestApp, org: &Org, code: &str, kind: &str, currency: &str) -> String {
-    let res = app
-        .post(
-            &org.test_key,
-            &format!("/organizations/{}/accounts", org.id),
-            json!({"code": code, "name": format!("{kind} {currency}"), "account_type": kind, "currency": currency}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body["id"].as_str().expect("id").to_owned()
+    app.create_id(&org.test_key,
+            &org.path("accounts"),
+            json!({"code": code, "name": format!("{kind} {currency}"), "account_type": kind, "currency": currency})).await
 }
 
 async fn rate(app: &TestApp, org: &Org, rate: &str, date: &str) {
     let res = app
         .post(
             &org.test_key,
-            &format!("/organizations/{}/exchange-rates", org.id),
+            &org.path("exchange-rates"),
             json!({"from_currency_id": "EUR", "to_currency_id": "USD", "rate": rate, "effective_date": date}),
         )
         .await;
@@ -33,7 +27,7 @@ async fn sale(app: &TestApp, org: &Org, bank: &str, revenue: &str, amount: &str,
     let res = app
         .post_wait(
             &org.test_key,
-            &format!("/organizations/{}/transactions", org.id),
+            &org.path("transactions"),
             json!({"description": "EUR sale", "date": date, "auto_post": true, "entries": [
                 {"account_id": bank, "entry_type": "debit", "amount": amount},
                 {"account_id": revenue, "entry_type": "credit", "amount": amount},
@@ -55,14 +49,8 @@ fn row<'a>(report: &'a Value, section: &str, id: &str) -> &'a Value {
 }
 
 async fn report(app: &TestApp, org: &Org, query: &str) -> Value {
-    let res = app
-        .get(
-            &org.test_key,
-            &format!("/organizations/{}/reports/{query}", org.id),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::OK, "{query}: {}", res.body);
-    res.body
+    app.read(&org.test_key, &org.path(&format!("reports/{query}")))
+        .await
 }
 
 async fn reports_convert_by_the_documented_rules(app: &TestApp) {
@@ -128,25 +116,18 @@ async fn reports_convert_by_the_documented_rules(app: &TestApp) {
     let res = app
         .get(
             &org.test_key,
-            &format!(
-                "/organizations/{}/reports/balance-sheet?currency=JPY",
-                org.id
-            ),
+            &org.path("reports/balance-sheet?currency=JPY"),
         )
         .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::UNPROCESSABLE_ENTITY, "exchange_rate_not_found"),
-        "{}",
-        res.body
+    refused(
+        &res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "exchange_rate_not_found",
     );
     let res = app
         .get(
             &org.test_key,
-            &format!(
-                "/organizations/{}/reports/trial-balance?currency=XYZ",
-                org.id
-            ),
+            &org.path("reports/trial-balance?currency=XYZ"),
         )
         .await;
     assert_eq!(res.code(), "invalid_field", "{}", res.body);
@@ -156,10 +137,9 @@ async fn reports_convert_by_the_documented_rules(app: &TestApp) {
     let res = app
         .get(
             &org.test_key,
-            &format!(
-                "/organizations/{}/accounts/{bank}/balance?as_of=2026-02-28&currency=USD",
-                org.id
-            ),
+            &org.path(&format!(
+                "accounts/{bank}/balance?as_of=2026-02-28&currency=USD"
+            )),
         )
         .await;
     assert_eq!(res.body["balance"]["net"], "150.00", "{}", res.body);
@@ -174,24 +154,20 @@ async fn reports_convert_by_the_documented_rules(app: &TestApp) {
     let res = app
         .get(
             &org.test_key,
-            &format!(
-                "/organizations/{}/accounts/{bank}/balance?as_of=2026-01-20&currency=USD",
-                org.id
-            ),
+            &org.path(&format!(
+                "accounts/{bank}/balance?as_of=2026-01-20&currency=USD"
+            )),
         )
         .await;
     assert_eq!(res.body["converted"]["net"], "110.00", "{}", res.body);
     let res = app
         .get(
             &org.test_key,
-            &format!(
-                "/organizations/{}/accounts/{bank}/balance?currency=GBP",
-                org.id
-            ),
+            &org.path(&format!("accounts/{bank}/balance?currency=GBP")),
         )
         .await;
     assert_eq!(res.code(), "exchange_rate_not_found", "{}", res.body);
-    let tool = crate::pipeline::mcp_tool(
+    let tool = ledger_tests::mcp::tool(
         app,
         &org.test_key,
         "get_account_balance",
@@ -202,9 +178,7 @@ async fn reports_convert_by_the_documented_rules(app: &TestApp) {
         tool["structuredContent"]["converted"]["net"], "180.00",
         "{tool}"
     );
-    let data = crate::pipeline::graphql_data(
-        app,
-        &org.test_key,
+    let data = app.gql_data(&org.test_key,
         "query($id: ID!) { account(id: $id) { balance(currency: \"USD\") { amount currency } } }",
         json!({"id": bank}),
     )
@@ -215,9 +189,7 @@ async fn reports_convert_by_the_documented_rules(app: &TestApp) {
     );
 
     // GraphQL answers the same figures.
-    let data = crate::pipeline::graphql_data(
-        app,
-        &org.test_key,
+    let data = app.gql_data(&org.test_key,
         "{ organization { trialBalance(asOf: \"2026-02-28\", currency: \"USD\") { translationAdjustment totalDebits totalCredits } balanceSheet(asOf: \"2026-02-28\") { translationAdjustment totalAssets } } }",
         json!({}),
     )
@@ -230,10 +202,7 @@ async fn reports_convert_by_the_documented_rules(app: &TestApp) {
     assert_eq!(org_data["balanceSheet"]["translationAdjustment"], "10.00");
 }
 
-both!(
-    reports_convert_by_the_documented_rules,
-    reports_convert_by_the_documented_rules
-);
+both!(reports_convert_by_the_documented_rules);
 
 async fn revaluations_post_the_open_positions_and_reverse(app: &TestApp) {
     let org = app.signup("FX Revaluation").await;
@@ -243,7 +212,7 @@ async fn revaluations_post_the_open_positions_and_reverse(app: &TestApp) {
     let res = app
         .post_wait(
             key,
-            &format!("/organizations/{}/transfers", org.id),
+            &org.path("transfers"),
             json!({"from_account_id": cash, "to_account_id": bank, "amount": "100.00",
                    "to_amount": "92.50", "date": "2026-04-01", "auto_post": true}),
         )
@@ -251,7 +220,7 @@ async fn revaluations_post_the_open_positions_and_reverse(app: &TestApp) {
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     let revalue = |date: &str| {
         let body = json!({ "date": date });
-        let path = format!("/organizations/{}/revaluations", org.id);
+        let path = org.path("revaluations");
         async move { app.post_wait(key, &path, body).await }
     };
     let res = revalue("2026-04-30").await;
@@ -318,20 +287,17 @@ async fn revaluations_post_the_open_positions_and_reverse(app: &TestApp) {
 
     // GraphQL: at 1.20 the position is worth 111.00, 11.00 above cost.
     rate(app, &org, "1.20", "2026-06-01").await;
-    let data = crate::pipeline::graphql_data(
-        app,
-        key,
-        "mutation { revalueCurrencies(date: \"2026-06-30\") { amount date status } }",
-        json!({}),
-    )
-    .await;
+    let data = app
+        .gql_data(
+            key,
+            "mutation { revalueCurrencies(date: \"2026-06-30\") { amount date status } }",
+            json!({}),
+        )
+        .await;
     assert_eq!(
         data["revalueCurrencies"][0],
         json!({"amount": "11.00", "date": "2026-06-30T00:00:00Z", "status": "POSTED"})
     );
 }
 
-both!(
-    revaluations_post_the_open_positions_and_reverse,
-    revaluations_post_the_open_positions_and_reverse
-);
+both!(revaluations_post_the_open_positions_and_reverse);

@@ -2,45 +2,18 @@
 //! credits spent and refused, tenant isolation, document limits, batched balances
 //! (counted in store queries), the playground and the exported SDL.
 
-use ledger_tests::{Answer, TestApp, both};
-use reqwest::{Method, StatusCode};
+use ledger_tests::{TestApp, both};
+use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-/// Sends one GraphQL operation.
-async fn gql(app: &TestApp, key: Option<&str>, query: &str, variables: Value) -> Answer {
-    app.call(
-        Method::POST,
-        "/graphql",
-        key,
-        Some(json!({ "query": query, "variables": variables })),
-        &[],
-    )
-    .await
-}
-
-/// Sends one operation that must succeed without errors; returns `data`.
-async fn data(app: &TestApp, key: &str, query: &str, variables: Value) -> Value {
-    let res = gql(app, Some(key), query, variables).await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    assert!(res.body.get("errors").is_none(), "{}", res.body);
-    res.body["data"].clone()
-}
-
-/// The `extensions.code` of the first error.
-fn code(res: &Answer) -> &str {
-    res.body["errors"][0]["extensions"]["code"]
-        .as_str()
-        .unwrap_or("")
-}
-
 async fn credits(app: &TestApp, key: &str) -> i64 {
-    let d = data(
-        app,
-        key,
-        "{ organization { creditBalance { creditsRemaining } } }",
-        json!({}),
-    )
-    .await;
+    let d = app
+        .gql_data(
+            key,
+            "{ organization { creditBalance { creditsRemaining } } }",
+            json!({}),
+        )
+        .await;
     d["organization"]["creditBalance"]["creditsRemaining"]
         .as_i64()
         .expect("credits")
@@ -60,21 +33,21 @@ fn entries(debit: &str, credit: &str, amount: &str) -> Value {
 }
 
 async fn reads(app: &TestApp) {
-    let org = app.signup("Gql Reads").await;
+    let (org, [cash, sales]) = app
+        .signup_with_accounts("Gql Reads", ["1000", "4000"])
+        .await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
     app.post_transfer(&org, key, &cash, &sales, "125.50").await;
-    let d = data(
-        app,
-        key,
-        "{ organization { id name isRoot parentOrganizationId baseCurrency { code symbol }
+    let d = app
+        .gql_data(
+            key,
+            "{ organization { id name isRoot parentOrganizationId baseCurrency { code symbol }
              creditsRemaining createdAt metadata
              accounts { id code accountType status isSystem balance { amount formatted currency } }
              recentTransactions(limit: 5) { id status amount entries { entryType amount } } } }",
-        json!({}),
-    )
-    .await;
+            json!({}),
+        )
+        .await;
     let o = &d["organization"];
     assert_eq!(o["id"], org.id.as_str());
     assert_eq!(o["isRoot"], true);
@@ -104,18 +77,18 @@ async fn reads(app: &TestApp) {
     assert_eq!(txns[0]["amount"], "125.50");
     let txn_id = txns[0]["id"].as_str().expect("id").to_owned();
 
-    let d = data(
-        app,
-        key,
-        "query($id: ID!, $t: ID!) {
+    let d = app
+        .gql_data(
+            key,
+            "query($id: ID!, $t: ID!) {
            account(id: $id) { code name balance { amount }
              transactions(limit: 10) { transactionId description debit credit balance date } }
            transaction(id: $t) { id description date status currency { code decimalPlaces }
              entries { id accountId entryType amount description } metadata }
            missing: account(id: \"act_01JZZZZZZZZZZZZZZZZZZZZZZZ\") { id } }",
-        json!({ "id": cash, "t": txn_id }),
-    )
-    .await;
+            json!({ "id": cash, "t": txn_id }),
+        )
+        .await;
     assert_eq!(d["account"]["code"], "1000");
     let history = d["account"]["transactions"].as_array().expect("history");
     assert_eq!(history.len(), 1);
@@ -132,18 +105,14 @@ async fn reads(app: &TestApp) {
     assert_eq!(d["missing"], Value::Null);
 
     // Contacts: one made over REST reads back here.
-    let res = app
-        .post_wait(
+    let contact_id = app
+        .create_id_wait(
             key,
-            &format!("/organizations/{}/contacts", org.id),
+            &org.path("contacts"),
             json!({ "contact_type": "vendor", "name": "Paper Co", "tax_number": "VAT-9" }),
         )
         .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let contact_id = res.body["id"].as_str().expect("contact id").to_owned();
-    let d = data(
-        app,
-        key,
+    let d = app.gql_data(key,
         "query($c: ID!) { contact(id: $c) { id name contactType taxId enabled currencyId createdBy }
            organization { contacts { id name } } currencies { code name symbol decimalPlaces } }",
         json!({ "c": contact_id }),
@@ -164,32 +133,18 @@ async fn reads(app: &TestApp) {
     );
 
     // organizationById: the key's own organization.
-    let d = data(
-        app,
-        key,
-        "query($id: ID!) { organizationById(id: $id) { id name } }",
-        json!({ "id": org.id }),
-    )
-    .await;
+    let d = app
+        .gql_data(
+            key,
+            "query($id: ID!) { organizationById(id: $id) { id name } }",
+            json!({ "id": org.id }),
+        )
+        .await;
     assert_eq!(d["organizationById"]["name"], "Gql Reads");
 
     // A descendant is reached by id, with its own chart; the child cannot reach up.
-    let res = app
-        .post(
-            key,
-            "/accounts/sub",
-            json!({"parent_organization_id": org.id, "name": "Gql Child", "relationship_type": "owned"}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let child = res.body["organization"]["id"]
-        .as_str()
-        .expect("id")
-        .to_owned();
-    let child_key = res.body["api_key"]["key"].as_str().expect("key").to_owned();
-    let d = data(
-        app,
-        key,
+    let (child, child_key) = app.sub_org(key, &org.id, "Gql Child", "owned").await;
+    let d = app.gql_data(key,
         "query($id: ID!) { organizationById(id: $id) { name isRoot parentOrganizationId creditsRemaining
              accounts { code balance { amount } } } }",
         json!({ "id": child }),
@@ -208,30 +163,25 @@ async fn reads(app: &TestApp) {
             .flatten()
             .all(|a| a["balance"]["amount"] == "0.00")
     );
-    let res = gql(
-        app,
+    app.gql_refused(
         Some(&child_key),
         "query($id: ID!) { organizationById(id: $id) { name } }",
         json!({ "id": org.id }),
+        "FORBIDDEN",
     )
     .await;
-    assert_eq!(code(&res), "FORBIDDEN", "{}", res.body);
 }
 both!(graphql_reads, reads);
 
 async fn reports(app: &TestApp) {
     let org = app.signup("Gql Reports").await;
     let key = &org.live_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
-    let expenses = app.account_id(&org, key, "5000").await;
+    let [cash, sales, expenses] = app.account_ids(&org, key, ["1000", "4000", "5000"]).await;
     app.post_transfer(&org, key, &cash, &sales, "300.00").await;
     app.post_transfer(&org, key, &expenses, &cash, "45.25")
         .await;
     let before = credits(app, key).await;
-    let d = data(
-        app,
-        key,
+    let d = app.gql_data(key,
         "{ organization {
              trialBalance { currency totalDebits totalCredits accounts { accountCode debit credit netBalance } }
              balanceSheet(asOf: \"2026-12-31\") { asOf totalAssets totalLiabilitiesAndEquity currentEarnings
@@ -256,20 +206,14 @@ async fn reports(app: &TestApp) {
     // Three report fields cost 5 credits each; the credit balance itself is free.
     assert_eq!(credits(app, key).await, before - 15);
     // Before an invalid period is refused, nothing is charged.
-    let res = gql(
-        app,
-        Some(key),
+    let res = app.gql(Some(key),
         "{ organization { incomeStatement(startDate: \"2026-02-01\", endDate: \"2026-01-01\") { netIncome } } }",
         json!({}),
     )
     .await;
     // Two dates in the wrong order: invalid input, as in REST (400 `invalid_field`).
-    assert_eq!(code(&res), "VALIDATION_ERROR", "{}", res.body);
-    assert_eq!(
-        res.body["errors"][0]["extensions"]["reason"], "invalid_field",
-        "{}",
-        res.body
-    );
+    assert_eq!(res.gql_code(), "VALIDATION_ERROR", "{}", res.body);
+    assert_eq!(res.gql_reason(), "invalid_field", "{}", res.body);
     assert_eq!(
         res.body["errors"][0]["extensions"]["field"], "endDate",
         "{}",
@@ -288,9 +232,7 @@ async fn mutations(app: &TestApp) {
     let org = app.signup("Gql Writes").await;
     let key = &org.live_key;
     let start = credits(app, key).await;
-    let d = data(
-        app,
-        key,
+    let d = app.gql_data(key,
         "mutation { createAccount(code: \"1500\", name: \"Petty Cash\", accountType: ASSET, description: \"drawer\") {
            id code name accountType status description balance { amount } } }",
         json!({}),
@@ -301,9 +243,7 @@ async fn mutations(app: &TestApp) {
     assert_eq!(d["createAccount"]["balance"]["amount"], "0.00");
     assert_eq!(credits(app, key).await, start - 1);
 
-    let d = data(
-        app,
-        key,
+    let d = app.gql_data(key,
         "mutation($id: ID!) { updateAccount(id: $id, name: \"Petty cash box\", status: INACTIVE) { name status } }",
         json!({ "id": petty }),
     )
@@ -312,15 +252,14 @@ async fn mutations(app: &TestApp) {
     assert_eq!(d["updateAccount"]["status"], "INACTIVE");
     assert_eq!(credits(app, key).await, start - 2);
 
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
-    let d = data(
-        app,
-        key,
-        CREATE_TXN,
-        json!({ "d": "Sale", "e": entries(&cash, &sales, "19.99") }),
-    )
-    .await;
+    let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
+    let d = app
+        .gql_data(
+            key,
+            CREATE_TXN,
+            json!({ "d": "Sale", "e": entries(&cash, &sales, "19.99") }),
+        )
+        .await;
     let t = &d["createTransaction"];
     assert_eq!(t["status"], "POSTED");
     assert_eq!(t["amount"], "19.99");
@@ -328,18 +267,16 @@ async fn mutations(app: &TestApp) {
     // createTransaction costs 2 credits (spec 4.12).
     assert_eq!(credits(app, key).await, start - 4);
     // The client reads what it wrote: the balance already counts it.
-    let d = data(
-        app,
-        key,
-        "query($id: ID!) { account(id: $id) { balance { amount } } }",
-        json!({ "id": cash }),
-    )
-    .await;
+    let d = app
+        .gql_data(
+            key,
+            "query($id: ID!) { account(id: $id) { balance { amount } } }",
+            json!({ "id": cash }),
+        )
+        .await;
     assert_eq!(d["account"]["balance"]["amount"], "19.99");
 
-    let d = data(
-        app,
-        key,
+    let d = app.gql_data(key,
         "mutation { createContact(name: \"Acme\", contactType: CUSTOMER, email: \"ap@acme.example\", taxId: \"T-1\") {
            id name contactType email taxId enabled } }",
         json!({}),
@@ -349,9 +286,7 @@ async fn mutations(app: &TestApp) {
     assert_eq!(d["createContact"]["contactType"], "CUSTOMER");
     assert_eq!(d["createContact"]["enabled"], true);
     assert_eq!(credits(app, key).await, start - 5);
-    let d = data(
-        app,
-        key,
+    let d = app.gql_data(key,
         "mutation($id: ID!) { updateContact(id: $id, phone: \"+1 555 0100\", email: \"\") { phone email name } }",
         json!({ "id": acme }),
     )
@@ -360,33 +295,31 @@ async fn mutations(app: &TestApp) {
     assert_eq!(d["updateContact"]["email"], Value::Null);
     assert_eq!(d["updateContact"]["name"], "Acme");
     assert_eq!(credits(app, key).await, start - 6);
-    let d = data(
-        app,
-        key,
-        "mutation($c: ID!, $a: ID!) { deleteContact(id: $c) deleteAccount(id: $a) }",
-        json!({ "c": acme, "a": petty }),
-    )
-    .await;
+    let d = app
+        .gql_data(
+            key,
+            "mutation($c: ID!, $a: ID!) { deleteContact(id: $c) deleteAccount(id: $a) }",
+            json!({ "c": acme, "a": petty }),
+        )
+        .await;
     assert_eq!(
         (d["deleteContact"].clone(), d["deleteAccount"].clone()),
         (json!(true), json!(true))
     );
     assert_eq!(credits(app, key).await, start - 8);
-    let d = data(
-        app,
-        key,
-        "query($c: ID!, $a: ID!) { contact(id: $c) { id } account(id: $a) { id } }",
-        json!({ "c": acme, "a": petty }),
-    )
-    .await;
+    let d = app
+        .gql_data(
+            key,
+            "query($c: ID!, $a: ID!) { contact(id: $c) { id } account(id: $a) { id } }",
+            json!({ "c": acme, "a": petty }),
+        )
+        .await;
     assert_eq!(
         (d["contact"].clone(), d["account"].clone()),
         (Value::Null, Value::Null)
     );
     // Deletions are soft (spec 3.6): the REST trail shows both.
-    let res = app
-        .get(key, &format!("/organizations/{}/recently-deleted", org.id))
-        .await;
+    let res = app.get(key, &org.path("recently-deleted")).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert!(res.body.to_string().contains(&acme) && res.body.to_string().contains(&petty));
 }

@@ -14,10 +14,9 @@ async fn leftover_queued_jobs_fail_the_test() {
     .await
     .expect("SQLite is always available");
     let org = app.signup("Leftover").await;
-    let cash = app.account_id(&org, &org.test_key, "1000").await;
-    let sales = app.account_id(&org, &org.test_key, "4000").await;
+    let [cash, sales] = app.account_ids(&org, &org.test_key, ["1000", "4000"]).await;
     let res = app
-        .post(&org.test_key, &format!("/organizations/{}/transactions", org.id), json!({"description": "never run", "date": "2026-01-01", "entries": [
+        .post(&org.test_key, &org.path("transactions"), json!({"description": "never run", "date": "2026-01-01", "entries": [
             {"account_id": cash, "entry_type": "debit", "amount": 1}, {"account_id": sales, "entry_type": "credit", "amount": 1}]}))
         .await;
     assert_eq!(res.status, reqwest::StatusCode::ACCEPTED);

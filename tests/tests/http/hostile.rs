@@ -155,9 +155,8 @@ async fn rest_hostile_bodies(app: &TestApp) {
         }
     }
     // Hostile values in otherwise well-formed bodies.
-    let tx = format!("/organizations/{}/transactions", org.id);
-    let cash = app.account_id(&org, &org.test_key, "1000").await;
-    let sales = app.account_id(&org, &org.test_key, "4000").await;
+    let tx = org.path("transactions");
+    let [cash, sales] = app.account_ids(&org, &org.test_key, ["1000", "4000"]).await;
     let line = |account: &str, debit: &str, credit: &str| json!({"account_id": account, "debit": debit, "credit": credit});
     let amounts = [
         "1e3",
@@ -239,10 +238,7 @@ async fn rest_hostile_bodies(app: &TestApp) {
         ("reports/balance-sheet", "currency=%ff"),
     ] {
         let res = app
-            .get(
-                &org.test_key,
-                &format!("/organizations/{}/{path}?{query}", org.id),
-            )
+            .get(&org.test_key, &org.path(&format!("{path}?{query}")))
             .await;
         assert_refused(&format!("query {query}"), res.status, &res.body);
     }
@@ -252,30 +248,24 @@ async fn rest_hostile_bodies(app: &TestApp) {
         "a hostile body wrote something"
     );
 }
-both!(rest_hostile_bodies, rest_hostile_bodies);
+both!(rest_hostile_bodies);
 
 /// NUL is refused in every string of a body but inside `metadata`: free JSON kept as JSON
 /// text, where it is stored escaped and reads back as it was sent, on either database.
 async fn metadata_keeps_any_json_string(app: &TestApp) {
-    let org = app.signup("Metadata NUL").await;
+    let (org, [cash, sales]) = app
+        .signup_with_accounts("Metadata NUL", ["1000", "4000"])
+        .await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
-    let tx = format!("/organizations/{}/transactions", org.id);
+    let tx = org.path("transactions");
     let entries = json!([
         {"account_id": cash, "entry_type": "debit", "amount": "1.00"},
         {"account_id": sales, "entry_type": "credit", "amount": "1.00"},
     ]);
     let metadata = json!({"k\u{0}": "v\u{0}", "deep": [{"x": "\u{0}"}]});
-    let res = app
-        .post_wait(
-            key,
+    let id = app.create_id_wait(key,
             &tx,
-            json!({"description": "Sale", "date": "2026-01-05", "entries": entries, "auto_post": true, "metadata": metadata}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let id = res.body["id"].as_str().expect("id").to_owned();
+            json!({"description": "Sale", "date": "2026-01-05", "entries": entries, "auto_post": true, "metadata": metadata})).await;
     let read = app.get(key, &format!("{tx}/{id}")).await;
     assert_eq!(read.status, StatusCode::OK, "{}", read.body);
     assert_eq!(read.body["metadata"], metadata);
@@ -349,7 +339,7 @@ async fn rest_random_json(app: &TestApp) {
         "a random body wrote something"
     );
 }
-both!(rest_random_json, rest_random_json);
+both!(rest_random_json);
 
 /// GraphQL: malformed, deep and wide documents get an error answer, never a 5xx.
 async fn graphql_hostile_documents(app: &TestApp) {
@@ -431,7 +421,7 @@ async fn graphql_hostile_documents(app: &TestApp) {
         assert!(!answer.is_null(), "graphql body {what}: not JSON");
     }
 }
-both!(graphql_hostile_documents, graphql_hostile_documents);
+both!(graphql_hostile_documents);
 
 /// MCP: hostile JSON-RPC frames get a JSON-RPC error or a 4xx, never a 5xx.
 async fn mcp_hostile_frames(app: &TestApp) {
@@ -493,22 +483,12 @@ async fn mcp_hostile_frames(app: &TestApp) {
         }
     }
     // Nothing was written by any of it.
-    let res = app
-        .get(
-            &org.test_key,
-            &format!("/organizations/{}/accounts", org.id),
-        )
-        .await;
+    let res = app.get(&org.test_key, &org.path("accounts")).await;
     let fresh = app.signup("Hostile Mcp Fresh").await;
-    let reference = app
-        .get(
-            &fresh.test_key,
-            &format!("/organizations/{}/accounts", fresh.id),
-        )
-        .await;
+    let reference = app.get(&fresh.test_key, &fresh.path("accounts")).await;
     assert_eq!(res.body["total_count"], reference.body["total_count"]);
 }
-both!(mcp_hostile_frames, mcp_hostile_frames);
+both!(mcp_hostile_frames);
 
 /// A client that sends its request head a byte at a time and then stalls is cut off by the
 /// server's request timeout, and serves nobody else any worse meanwhile.
@@ -530,12 +510,7 @@ async fn slow_clients_are_cut_off(app: &TestApp) {
         }
     }
     // The others are still served while the stallers hold their connections.
-    let res = app
-        .get(
-            &org.test_key,
-            &format!("/organizations/{}/accounts", org.id),
-        )
-        .await;
+    let res = app.get(&org.test_key, &org.path("accounts")).await;
     assert_eq!(res.status, StatusCode::OK);
     // Each staller is answered (408) or closed by the server, never left open forever.
     for mut conn in stallers {
@@ -551,4 +526,4 @@ async fn slow_clients_are_cut_off(app: &TestApp) {
         );
     }
 }
-both!(slow_clients_are_cut_off, slow_clients_are_cut_off);
+both!(slow_clients_are_cut_off);

@@ -24,8 +24,8 @@ use ledger_tests::{Answer, Org, TestApp, both};
 use reqwest::Method;
 use serde_json::{Map, Value, json};
 
-use super::mcp::tool as mcp_tool;
 use super::mcp_required::{Fixtures, fixtures, value};
+use ledger_tests::mcp;
 
 /// Names only organization B's fixtures carry: an answer to A holding one of them leaks.
 const B_CANARIES: &[&str] = &["Probe Customer", "Probe Vendor", "Mcp Required"];
@@ -280,7 +280,7 @@ async fn probe_tools(app: &TestApp, fx: &Fixtures, key_id: &str, a: &Org, report
             let args = arguments(tool, fx, key_id, 1000 + n, org);
             for key in [&a.test_key, &a.live_key] {
                 // MCP.
-                let result = mcp_tool(app, key, tool.name, args.clone()).await;
+                let result = mcp::tool(app, key, tool.name, args.clone()).await;
                 report.add("mcp", tool.name, variant, mcp_problem(tool.name, &result));
                 // The tool's REST operation.
                 let (path, body) = match tool.request(Some(&args), &a.id) {
@@ -409,15 +409,7 @@ async fn schema_fields(app: &TestApp, key: &str) -> (Vec<Value>, Vec<Value>) {
     let query = "{ __schema { queryType { fields { name type { ...T } args { name type { ...T } } } }
         mutationType { fields { name type { ...T } args { name type { ...T } } } } } }
         fragment T on __Type { kind name ofType { kind name ofType { kind name ofType { kind name } } } }";
-    let res = app
-        .call(
-            Method::POST,
-            "/graphql",
-            Some(key),
-            Some(json!({ "query": query })),
-            &[],
-        )
-        .await;
+    let res = app.post(key, "/graphql", json!({ "query": query })).await;
     let schema = &res.body["data"]["__schema"];
     let fields = |t: &str| schema[t]["fields"].as_array().cloned().unwrap_or_default();
     (fields("queryType"), fields("mutationType"))
@@ -480,15 +472,7 @@ async fn types(app: &TestApp, key: &str) -> Types {
     let query = "{ __schema { types { kind name enumValues { name }
         inputFields { name type { ...T } } } } }
         fragment T on __Type { kind name ofType { kind name ofType { kind name ofType { kind name } } } }";
-    let res = app
-        .call(
-            Method::POST,
-            "/graphql",
-            Some(key),
-            Some(json!({ "query": query })),
-            &[],
-        )
-        .await;
+    let res = app.post(key, "/graphql", json!({ "query": query })).await;
     let mut out = Types::default();
     for t in res.body["data"]["__schema"]["types"]
         .as_array()
@@ -625,15 +609,7 @@ async fn probe_graphql(app: &TestApp, fx: &Fixtures, a: &Org, report: &mut Repor
                     )
                 };
                 let document = format!("{kind} Probe{defs} {{ {name}{uses}{selection} }}");
-                let res = app
-                    .call(
-                        Method::POST,
-                        "/graphql",
-                        Some(key),
-                        Some(json!({ "query": document, "variables": vars })),
-                        &[],
-                    )
-                    .await;
+                let res = app.gql(Some(key), &document, vars.into()).await;
                 report.add("graphql", name, variant, graphql_problem(kind, name, &res));
             }
         }

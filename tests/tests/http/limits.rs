@@ -1,24 +1,19 @@
 //! Rate limits: headers on every authenticated answer, 429 past the budget.
 
-use ledger_tests::{Backend, TestApp};
+use ledger_tests::{Backend, TestApp, refused};
 use reqwest::StatusCode;
 
 async fn budget_then_refusal(app: &TestApp) {
     let org = app.signup("Limited").await;
     let other = app.signup("Unlimited").await;
-    let path = format!("/organizations/{}/accounts", org.id);
+    let path = org.path("accounts");
     for remaining in ["2", "1", "0"] {
         let res = app.get(&org.test_key, &path).await;
         assert_eq!(res.status, StatusCode::OK);
-        let header = |name: &str| {
-            res.headers
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned)
-        };
-        assert_eq!(header("x-ratelimit-limit").as_deref(), Some("3"));
-        assert_eq!(header("x-ratelimit-remaining").as_deref(), Some(remaining));
-        let reset: u64 = header("x-ratelimit-reset")
+        assert_eq!(res.header("x-ratelimit-limit"), Some("3"));
+        assert_eq!(res.header("x-ratelimit-remaining"), Some(remaining));
+        let reset: u64 = res
+            .header("x-ratelimit-reset")
             .and_then(|v| v.parse().ok())
             .expect("reset");
         let now = std::time::SystemTime::now()
@@ -28,42 +23,24 @@ async fn budget_then_refusal(app: &TestApp) {
         assert!(reset >= now && reset <= now + 61, "reset {reset} now {now}");
     }
     let res = app.get(&org.test_key, &path).await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::TOO_MANY_REQUESTS, "rate_limit_exceeded")
-    );
+    refused(&res, StatusCode::TOO_MANY_REQUESTS, "rate_limit_exceeded");
     assert_eq!(res.body["error"]["type"], "rate_limit_error");
     let retry_after = res.body["error"]["retry_after"]
         .as_u64()
         .expect("retry_after");
     assert!((1..=60).contains(&retry_after), "{retry_after}");
     assert_eq!(
-        res.headers.get("retry-after").and_then(|v| v.to_str().ok()),
+        res.header("retry-after"),
         Some(retry_after.to_string().as_str())
     );
-    assert_eq!(
-        res.headers
-            .get("x-ratelimit-remaining")
-            .and_then(|v| v.to_str().ok()),
-        Some("0")
-    );
+    assert_eq!(res.header("x-ratelimit-remaining"), Some("0"));
     // Another organization's key has its own budget; the live key of the same
     // organization has the live budget.
-    let res = app
-        .get(
-            &other.test_key,
-            &format!("/organizations/{}/accounts", other.id),
-        )
-        .await;
+    let res = app.get(&other.test_key, &other.path("accounts")).await;
     assert_eq!(res.status, StatusCode::OK);
     let res = app.get(&org.live_key, &path).await;
     assert_eq!(res.status, StatusCode::OK);
-    assert_eq!(
-        res.headers
-            .get("x-ratelimit-limit")
-            .and_then(|v| v.to_str().ok()),
-        Some("1000")
-    );
+    assert_eq!(res.header("x-ratelimit-limit"), Some("1000"));
 }
 
 async fn run(backend: Backend) {
@@ -78,15 +55,7 @@ async fn run(backend: Backend) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sqlite() {
-    run(Backend::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn postgres() {
-    run(Backend::Postgres).await;
-}
+ledger_tests::on_backends!(run);
 
 /// Two replicas sharing Redis draw from one budget per key.
 async fn replicas_share_the_budget(backend: Backend) {
@@ -114,37 +83,22 @@ async fn replicas_share_the_budget(backend: Backend) {
     let org = first.signup("Shared").await;
     // The second replica serves the same database.
     let second = first.replica(tweak).await;
-    let path = format!("/organizations/{}/accounts", org.id);
+    let path = org.path("accounts");
     let mut remaining = Vec::new();
     for app in [&first, &second, &first, &second] {
         let res = app.get(&org.test_key, &path).await;
         assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-        remaining.push(
-            res.headers
-                .get("x-ratelimit-remaining")
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("")
-                .to_owned(),
-        );
+        remaining.push(res.header("x-ratelimit-remaining").unwrap_or("").to_owned());
     }
     assert_eq!(remaining, ["3", "2", "1", "0"]);
     for app in [&first, &second] {
         let res = app.get(&org.test_key, &path).await;
-        assert_eq!(
-            (res.status, res.code()),
-            (StatusCode::TOO_MANY_REQUESTS, "rate_limit_exceeded")
-        );
+        refused(&res, StatusCode::TOO_MANY_REQUESTS, "rate_limit_exceeded");
     }
     second.finish().await;
     first.finish().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn shared_sqlite() {
-    replicas_share_the_budget(Backend::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn shared_postgres() {
-    replicas_share_the_budget(Backend::Postgres).await;
+mod shared {
+    ledger_tests::on_backends!(super::replicas_share_the_budget);
 }

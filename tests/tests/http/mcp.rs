@@ -3,58 +3,11 @@
 
 use std::collections::HashSet;
 
-use ledger_tests::{Answer, TestApp, both};
+use ledger_tests::{Answer, TestApp, both, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-const MODERN: &str = "2026-07-28";
-
-fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientCapabilities": {},
-    })
-}
-
-/// A modern-era request with the headers derived from the body.
-async fn modern(app: &TestApp, key: &str, method: &str, mut params: Value) -> Answer {
-    params["_meta"] = meta();
-    let name = params["name"]
-        .as_str()
-        .or(params["uri"].as_str())
-        .map(str::to_owned);
-    let mut headers = vec![("MCP-Protocol-Version", MODERN), ("Mcp-Method", method)];
-    if let Some(name) = &name {
-        headers.push(("Mcp-Name", name));
-    }
-    app.call(
-        Method::POST,
-        "/mcp",
-        Some(key),
-        Some(json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})),
-        &headers,
-    )
-    .await
-}
-
-/// Calls a tool (modern era) and returns its result.
-pub(crate) async fn tool(app: &TestApp, key: &str, name: &str, arguments: Value) -> Value {
-    let res = modern(
-        app,
-        key,
-        "tools/call",
-        json!({"name": name, "arguments": arguments}),
-    )
-    .await;
-    assert_eq!(res.status, StatusCode::OK, "{name}: {}", res.body);
-    assert_eq!(res.body["result"]["resultType"], "complete");
-    res.body["result"].clone()
-}
-
-pub(crate) fn ok(result: &Value) -> &Value {
-    assert_eq!(result["isError"], false, "{result}");
-    &result["structuredContent"]
-}
+use ledger_tests::mcp::{self, MODERN, meta, modern, ok, tool};
 
 async fn raw(app: &TestApp, key: Option<&str>, body: Value, headers: &[(&str, &str)]) -> Answer {
     app.call(Method::POST, "/mcp", key, Some(body), headers)
@@ -424,10 +377,7 @@ async fn mcp_keeps_the_books_end_to_end(app: &TestApp) {
     )
     .await;
     assert_eq!(bad["isError"], true);
-    assert_eq!(
-        bad["structuredContent"]["error"]["code"],
-        "unbalanced_transaction"
-    );
+    assert_eq!(mcp::code(&bad), "unbalanced_transaction", "{bad}");
     // A line naming no account of the organization: the REST refusal, 422
     // `reference_not_found` on the line's member, as a tool error.
     let ghost = tool(
@@ -892,22 +842,14 @@ async fn mcp_keeps_tenants_apart(app: &TestApp) {
     ] {
         let result = tool(app, &a.test_key, name, args).await;
         assert_eq!(result["isError"], true, "{name}: {result}");
-        assert_eq!(
-            result["structuredContent"]["error"]["code"], "organization_not_found",
-            "{name}"
-        );
+        assert_eq!(mcp::code(&result), "organization_not_found", "{result}");
         assert_eq!(
             result["structuredContent"]["error"]["status"], 404,
             "{name}"
         );
     }
     // Organization B is unchanged; A's default organization is its own.
-    let res = app
-        .get(
-            &b.test_key,
-            &format!("/organizations/{}/accounts?limit=100", b.id),
-        )
-        .await;
+    let res = app.get(&b.test_key, &b.path("accounts?limit=100")).await;
     let accounts = res.body["data"].as_array().expect("accounts");
     assert!(accounts.iter().all(|acc| acc["code"] != "1999"));
     assert!(accounts.iter().any(|acc| acc["id"] == b_cash.as_str()));
@@ -945,10 +887,7 @@ async fn mcp_keeps_tenants_apart(app: &TestApp) {
         json!({"organizationId": sub_id}),
     )
     .await;
-    assert_eq!(
-        denied["structuredContent"]["error"]["code"],
-        "organization_not_found"
-    );
+    assert_eq!(mcp::code(&denied), "organization_not_found", "{denied}");
     // Resources and prompts read only the caller's books.
     let res = modern(
         app,
@@ -965,19 +904,14 @@ async fn mcp_keeps_tenants_apart(app: &TestApp) {
 both!(mcp_tenants, mcp_keeps_tenants_apart);
 
 async fn mcp_prompts_and_resources_read_real_data(app: &TestApp) {
-    let org = app.signup("Mcp Prompts").await;
+    let (org, [cash, equity]) = app
+        .signup_with_accounts("Mcp Prompts", ["1000", "3000"])
+        .await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let equity = app.account_id(&org, key, "3000").await;
     app.post_transfer(&org, key, &cash, &equity, "1234.56")
         .await;
     let res = modern(app, key, "resources/list", json!({})).await;
-    let uris: Vec<&str> = res.body["result"]["resources"]
-        .as_array()
-        .expect("resources")
-        .iter()
-        .filter_map(|r| r["uri"].as_str())
-        .collect();
+    let uris = strs(&res.body["result"]["resources"], "uri");
     assert!(
         uris.contains(&"ledger://chart-of-accounts")
             && uris.contains(&"ledger://reports/trial-balance")
@@ -1028,12 +962,7 @@ async fn mcp_prompts_and_resources_read_real_data(app: &TestApp) {
     let res = modern(app, key, "resources/read", json!({"uri": "ledger://nope"})).await;
     assert_eq!(rpc_code(&res), -32002);
     let res = modern(app, key, "prompts/list", json!({})).await;
-    let names: Vec<&str> = res.body["result"]["prompts"]
-        .as_array()
-        .expect("prompts")
-        .iter()
-        .filter_map(|p| p["name"].as_str())
-        .collect();
+    let names = strs(&res.body["result"]["prompts"], "name");
     assert_eq!(
         names,
         [
@@ -1101,10 +1030,10 @@ async fn mcp_prompts_and_resources_read_real_data(app: &TestApp) {
 both!(mcp_prompts, mcp_prompts_and_resources_read_real_data);
 
 async fn mcp_tool_calls_run_concurrently(app: &TestApp) {
-    let org = app.signup("Mcp Concurrent").await;
+    let (org, [cash, sales]) = app
+        .signup_with_accounts("Mcp Concurrent", ["1000", "4000"])
+        .await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
     let calls = (1..=20).map(|i| {
         let (cash, sales) = (cash.clone(), sales.clone());
         async move {

@@ -5,7 +5,7 @@
 use ledger_tests::{TestApp, both};
 use serde_json::json;
 
-use crate::mcp::{ok, tool};
+use ledger_tests::mcp::{self, ok, tool};
 
 async fn mcp_currency_tools(app: &TestApp) {
     let org = app.signup("Mcp Fx").await;
@@ -29,11 +29,7 @@ async fn mcp_currency_tools(app: &TestApp) {
         (Some("JPY"), Some(0))
     );
     let unknown = tool(app, key, "get_currency", json!({"currency_code": "XYZ"})).await;
-    assert_eq!(unknown["isError"], true, "{unknown}");
-    assert_eq!(
-        unknown["structuredContent"]["error"]["code"],
-        "resource_not_found"
-    );
+    assert_eq!(mcp::code(&unknown), "resource_not_found", "{unknown}");
 
     // Create (camelCase), create again (snake_case), read, list, update.
     let created = tool(
@@ -59,11 +55,7 @@ async fn mcp_currency_tools(app: &TestApp) {
         json!({"fromCurrencyId": "USD", "toCurrencyId": "JPY", "rate": "150", "effectiveDate": "2026-01-01"}),
     )
     .await;
-    assert_eq!(twin["isError"], true, "{twin}");
-    assert_eq!(
-        twin["structuredContent"]["error"]["code"],
-        "duplicate_value"
-    );
+    assert_eq!(mcp::code(&twin), "duplicate_value", "{twin}");
     let got = tool(app, key, "get_exchange_rate", json!({"exchangeRateId": id})).await;
     assert_eq!(ok(&got)["to_currency"], "JPY");
     let list = tool(
@@ -112,11 +104,7 @@ async fn mcp_currency_tools(app: &TestApp) {
         json!({"fromCurrency": "EUR", "toCurrency": "USD", "amount": "1"}),
     )
     .await;
-    assert_eq!(missing["isError"], true, "{missing}");
-    assert_eq!(
-        missing["structuredContent"]["error"]["code"],
-        "exchange_rate_not_found"
-    );
+    assert_eq!(mcp::code(&missing), "exchange_rate_not_found", "{missing}");
     // More places than the source currency has: the REST 400 `invalid_field` envelope.
     let places = tool(
         app,
@@ -156,4 +144,4 @@ async fn mcp_currency_tools(app: &TestApp) {
     // Three rate writes (create, create, update) and a delete; reads and conversions free.
     assert_eq!(credits().await, before - 4);
 }
-both!(mcp_currency_tools, mcp_currency_tools);
+both!(mcp_currency_tools);

@@ -12,7 +12,7 @@
 use std::collections::BTreeSet;
 
 use ledger_mcp::tools::{Arg, Loc, TOOLS, Tool, Ty, snake};
-use ledger_tests::{Org, TestApp, both};
+use ledger_tests::{Org, TestApp, both, entries};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -53,8 +53,7 @@ pub(crate) async fn fixtures(app: &TestApp) -> Fixtures {
     let org = app.signup("Mcp Required").await;
     let key = org.test_key.clone();
     let base = format!("/organizations/{}", org.id);
-    let cash = app.account_id(&org, &key, "1000").await;
-    let sales = app.account_id(&org, &key, "4000").await;
+    let [cash, sales] = app.account_ids(&org, &key, ["1000", "4000"]).await;
     let savings = app
         .post_wait(
             &key,
@@ -81,10 +80,7 @@ pub(crate) async fn fixtures(app: &TestApp) -> Fixtures {
                 &key,
                 &format!("{base}/transactions"),
                 json!({"description": "Probe", "date": "2026-01-15", "auto_post": auto_post,
-                "entries": [
-                    {"account_id": cash, "entry_type": "debit", "amount": "100.00"},
-                    {"account_id": sales, "entry_type": "credit", "amount": "100.00"},
-                ]}),
+                "entries": entries(&cash, &sales, "100.00")}),
             )
             .await;
         txns.push(id_of(&res, "transaction"));
@@ -170,10 +166,7 @@ pub(crate) async fn fixtures(app: &TestApp) -> Fixtures {
                 &format!("{base}/recurring-schedules"),
                 json!({"recurable_type": "transaction", "frequency": "monthly",
                 "start_date": "2030-01-01", "template": {"description": "Probe",
-                "entries": [
-                    {"account_id": cash, "entry_type": "debit", "amount": "1.00"},
-                    {"account_id": sales, "entry_type": "credit", "amount": "1.00"},
-                ]}}),
+                "entries": entries(&cash, &sales, "1.00")}}),
             )
             .await;
         id_of(&res, "recurring schedule")

@@ -117,10 +117,7 @@ async fn every_tool_in_era(app: &TestApp, era: &str) {
     // What the scenario did, read back over REST: the x402 pair bought two packages, and
     // the accepted ownership transfer moved one sub-organization under the peer.
     let purchases = app
-        .get(
-            &owner.live_key,
-            &format!("/organizations/{}/credits/purchases?limit=100", owner.id),
-        )
+        .get(&owner.live_key, &owner.path("credits/purchases?limit=100"))
         .await;
     assert_eq!(purchases.status, StatusCode::OK, "{}", purchases.body);
     let x402_completed = purchases.body["data"]
@@ -131,10 +128,7 @@ async fn every_tool_in_era(app: &TestApp, era: &str) {
         .count();
     assert_eq!(x402_completed, 2, "{}", purchases.body);
     let moved = app
-        .get(
-            &peer.live_key,
-            &format!("/organizations/{}/sub-organizations", peer.id),
-        )
+        .get(&peer.live_key, &peer.path("sub-organizations"))
         .await;
     assert_eq!(moved.status, StatusCode::OK, "{}", moved.body);
     assert_eq!(

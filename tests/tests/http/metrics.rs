@@ -2,20 +2,12 @@
 //! requests, group commits, the queue, the pools and the caches are measured, and that
 //! `promtool check metrics` (Prometheus' own linter) finds nothing to fault.
 
-use ledger_tests::{Org, TestApp, both};
+use ledger_tests::{Org, TestApp, both, entries};
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::keys::make_key;
-
 async fn scrape(app: &TestApp, key: &str) -> (StatusCode, String, String) {
-    let res = app
-        .client
-        .get(format!("{}/metrics", app.base))
-        .bearer_auth(key)
-        .send()
-        .await
-        .expect("metrics");
+    let res = app.fetch_with(Some(key), "/metrics").await;
     let status = res.status();
     let content_type = res
         .headers()
@@ -75,11 +67,8 @@ async fn post(app: &TestApp, org: &Org, bank: &str, income: &str) {
     let res = app
         .post_wait(
             &org.test_key,
-            &format!("/organizations/{}/transactions", org.id),
-            json!({"description": "Sale", "date": "2026-01-15", "auto_post": true, "entries": [
-                {"account_id": bank, "entry_type": "debit", "amount": "10.00"},
-                {"account_id": income, "entry_type": "credit", "amount": "10.00"},
-            ]}),
+            &org.path("transactions"),
+            json!({"description": "Sale", "date": "2026-01-15", "auto_post": true, "entries": entries(bank, income, "10.00")}),
         )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
@@ -88,30 +77,19 @@ async fn post(app: &TestApp, org: &Org, bank: &str, income: &str) {
 async fn metrics_are_measured_and_lint_clean(app: &TestApp) {
     let org = app.signup("Metrics").await;
     // Like /system: no key, a bogus key, a key without `system` are refused.
-    let res = app
-        .client
-        .get(format!("{}/metrics", app.base))
-        .send()
-        .await
-        .expect("metrics");
+    let res = app.fetch("/metrics").await;
     assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
     let (status, _, body) = scrape(app, &org.test_key).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
-    let (_, system_key) = make_key(app, &org, &org.test_key, &["system"]).await;
+    let (_, system_key) = app.make_key(&org, &org.test_key, &["system"]).await;
 
     let route = "ledger_http_requests_total{method=\"GET\",route=\"/organizations/{org}/accounts\",status=\"200\"}";
     let (status, content_type, before) = scrape(app, &system_key).await;
     assert_eq!(status, StatusCode::OK, "{before}");
     assert!(content_type.starts_with("text/plain"), "{content_type}");
-    let listed = app
-        .get(
-            &org.test_key,
-            &format!("/organizations/{}/accounts", org.id),
-        )
-        .await;
+    let listed = app.get(&org.test_key, &org.path("accounts")).await;
     assert_eq!(listed.status, StatusCode::OK);
-    let bank = app.account_id(&org, &org.test_key, "1000").await;
-    let income = app.account_id(&org, &org.test_key, "4000").await;
+    let [bank, income] = app.account_ids(&org, &org.test_key, ["1000", "4000"]).await;
     post(app, &org, &bank, &income).await;
     post(app, &org, &bank, &income).await;
 

@@ -6,13 +6,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use ledger_tests::pages::{
+    CHALLENGE, REDIRECT, VERIFIER, authorize_url, consent_form, input_value, location, post_form,
+};
 use ledger_tests::{Backend, ShiftedClock, TestApp};
 use reqwest::{Method, StatusCode, redirect};
 use serde_json::{Value, json};
 
-const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
-const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
-const REDIRECT: &str = "http://localhost:3030/callback";
 const OWNER: &str = "owner@example.com";
 
 /// A test's server with its own mail outbox.
@@ -48,49 +48,17 @@ async fn world(backend: Backend) -> Option<World> {
 macro_rules! oauth_both {
     ($name:ident, $scenario:ident) => {
         mod $name {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() {
-                if let Some(w) = super::world(ledger_tests::Backend::Sqlite).await {
+            async fn run(backend: ledger_tests::Backend) {
+                if let Some(w) = super::world(backend).await {
                     super::$scenario(&w).await;
                     let _ = std::fs::remove_dir_all(&w.outbox);
                     w.app.finish().await;
                 }
             }
 
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() {
-                if let Some(w) = super::world(ledger_tests::Backend::Postgres).await {
-                    super::$scenario(&w).await;
-                    let _ = std::fs::remove_dir_all(&w.outbox);
-                    w.app.finish().await;
-                }
-            }
+            ledger_tests::on_backends!(run);
         }
     };
-}
-
-/// The value of the hidden or radio input `name` in a page (first one).
-fn input_value(html: &str, name: &str) -> String {
-    let marker = format!("name=\"{name}\" value=\"");
-    let start = html
-        .find(&marker)
-        .unwrap_or_else(|| panic!("no input {name} in {html}"))
-        + marker.len();
-    let end = start + html[start..].find('"').expect("closing quote");
-    html[start..end]
-        .replace("&amp;", "&")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-}
-
-fn location(res: &reqwest::Response) -> String {
-    res.headers()
-        .get("location")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_else(|| panic!("no Location on {}", res.status()))
-        .to_owned()
 }
 
 fn query_of(url: &str) -> Vec<(String, String)> {
@@ -123,25 +91,7 @@ fn newest_mail(outbox: &Path) -> String {
 impl World {
     /// Signs up an organization owned by the e-mail user `OWNER`.
     async fn signup(&self, name: &str) -> String {
-        let res = self
-            .app
-            .call(
-                Method::POST,
-                "/accounts/master",
-                None,
-                Some(json!({
-                    "name": name,
-                    "user_provider_id": format!("email:{OWNER}"),
-                    "user_email": OWNER,
-                })),
-                &[],
-            )
-            .await;
-        assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-        res.body["organization"]["id"]
-            .as_str()
-            .expect("id")
-            .to_owned()
+        self.app.signup_owned_by(name, OWNER).await.id
     }
 
     async fn register(&self, body: Value) -> reqwest::Response {
@@ -174,17 +124,7 @@ impl World {
     }
 
     fn authorize_url(&self, client_id: &str, scope: &str, resource: &str) -> String {
-        let mut url = url::Url::parse(&format!("{}/authorize", self.app.base)).expect("url");
-        url.query_pairs_mut()
-            .append_pair("response_type", "code")
-            .append_pair("client_id", client_id)
-            .append_pair("redirect_uri", REDIRECT)
-            .append_pair("code_challenge", CHALLENGE)
-            .append_pair("code_challenge_method", "S256")
-            .append_pair("scope", scope)
-            .append_pair("state", "xyz-state")
-            .append_pair("resource", resource);
-        url.to_string()
+        authorize_url(&self.app.base, client_id, scope, "xyz-state", resource)
     }
 
     async fn get(&self, url: &str, cookie: Option<&str>) -> reqwest::Response {
@@ -201,18 +141,8 @@ impl World {
         form: &[(String, String)],
         cookie: Option<&str>,
     ) -> reqwest::Response {
-        let body = url::form_urlencoded::Serializer::new(String::new())
-            .extend_pairs(form)
-            .finish();
-        let mut req = self
-            .browser
-            .post(format!("{}{path}", self.app.base))
-            .header("content-type", "application/x-www-form-urlencoded")
-            .body(body);
-        if let Some(cookie) = cookie {
-            req = req.header("cookie", cookie);
-        }
-        req.send().await.expect("post")
+        let url = format!("{}{path}", self.app.base);
+        post_form(&self.browser, url, form, cookie, &[]).await
     }
 
     /// The browser's part: sign in through the outbox link, then approve on the consent
@@ -282,26 +212,7 @@ impl World {
         let page = res.text().await.expect("html");
         assert!(page.contains("<legend>Organization</legend>"), "{page}");
         assert!(!page.contains("<script"), "no JavaScript");
-        let mut form: Vec<(String, String)> = [
-            "response_type",
-            "client_id",
-            "redirect_uri",
-            "code_challenge",
-            "code_challenge_method",
-            "scope",
-            "state",
-            "resource",
-            "csrf",
-            "organization_id",
-        ]
-        .iter()
-        .map(|n| ((*n).to_owned(), input_value(&page, n)))
-        .collect();
-        form.push(("mode".into(), mode.into()));
-        form.push(("decision".into(), "approve".into()));
-        for scope in scopes {
-            form.push(("approved_scope".into(), (*scope).to_owned()));
-        }
+        let form = consent_form(&page, mode, scopes);
         // A forged form (wrong CSRF token) is refused.
         let forged: Vec<(String, String)> = form
             .iter()
@@ -425,9 +336,7 @@ async fn mcp_tool(
 
 fn challenge(answer: &ledger_tests::Answer) -> String {
     answer
-        .headers
-        .get("www-authenticate")
-        .and_then(|v| v.to_str().ok())
+        .header("www-authenticate")
         .unwrap_or_default()
         .to_owned()
 }
@@ -527,10 +436,7 @@ async fn the_whole_flow_reaches_rest_graphql_and_mcp(w: &World) {
     assert_eq!(res.body["livemode"], true, "{}", res.body);
     // Another organization is out of reach.
     let other = w.app.signup("Other Co").await;
-    let res = w
-        .app
-        .get(&token, &format!("/organizations/{}/accounts", other.id))
-        .await;
+    let res = w.app.get(&token, &other.path("accounts")).await;
     assert_eq!(res.status, StatusCode::NOT_FOUND);
 
     // GraphQL.

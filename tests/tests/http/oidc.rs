@@ -8,14 +8,14 @@
 mod provider;
 mod smtp_sink;
 
+use ledger_tests::pages::{
+    REDIRECT, VERIFIER, authorize_url, consent_form, input_value, location, post_form,
+};
 use ledger_tests::{Backend, TestApp};
 use provider::{Misbehaviour, Provider, Tenant};
-use reqwest::{Method, StatusCode, redirect};
+use reqwest::{StatusCode, redirect};
 use serde_json::{Value, json};
 
-const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
-const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
-const REDIRECT: &str = "http://localhost:3030/callback";
 const ALICE: &str = "alice@example.com";
 
 struct World {
@@ -107,41 +107,9 @@ async fn world(
 macro_rules! oidc_both {
     ($name:ident, $scenario:ident) => {
         mod $name {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() {
-                super::$scenario(ledger_tests::Backend::Sqlite).await;
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() {
-                super::$scenario(ledger_tests::Backend::Postgres).await;
-            }
+            ledger_tests::on_backends!(super::$scenario);
         }
     };
-}
-
-/// The value of the first input `name` in a page.
-fn input_value(html: &str, name: &str) -> String {
-    let marker = format!("name=\"{name}\" value=\"");
-    let start = html
-        .find(&marker)
-        .unwrap_or_else(|| panic!("no input {name} in {html}"))
-        + marker.len();
-    let end = start + html[start..].find('"').expect("closing quote");
-    html[start..end]
-        .replace("&amp;", "&")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-}
-
-fn location(res: &reqwest::Response) -> String {
-    res.headers()
-        .get("location")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_else(|| panic!("no Location on {}", res.status()))
-        .to_owned()
 }
 
 /// The `Set-Cookie` header of the cookie `name`, if the answer sets it.
@@ -205,31 +173,14 @@ impl World {
         form: &[(String, String)],
         cookie: Option<&str>,
     ) -> reqwest::Response {
-        let body = url::form_urlencoded::Serializer::new(String::new())
-            .extend_pairs(form)
-            .finish();
-        let mut req = self
-            .browser
-            .post(self.url(path))
-            .header("content-type", "application/x-www-form-urlencoded")
-            .body(body);
-        for (k, v) in &self.extra {
-            req = req.header(*k, *v);
-        }
-        if let Some(cookie) = cookie {
-            req = req.header("cookie", cookie);
-        }
-        req.send().await.expect("post")
+        post_form(&self.browser, self.url(path), form, cookie, &self.extra).await
     }
 
     async fn signup(&self, name: &str, provider_id: &str) -> String {
         let res = self
             .app
-            .call(
-                Method::POST,
-                "/accounts/master",
-                None,
-                Some(json!({"name": name, "user_provider_id": provider_id, "user_email": ALICE})),
+            .post_signup(
+                json!({"name": name, "user_provider_id": provider_id, "user_email": ALICE}),
                 &self.extra,
             )
             .await;
@@ -257,17 +208,15 @@ impl World {
         assert_eq!(res.status(), StatusCode::CREATED);
         let body: Value = res.json().await.expect("json");
         let client = body["client_id"].as_str().expect("client_id").to_owned();
-        let mut url = url::Url::parse(&self.url("/authorize")).expect("url");
-        url.query_pairs_mut()
-            .append_pair("response_type", "code")
-            .append_pair("client_id", &client)
-            .append_pair("redirect_uri", REDIRECT)
-            .append_pair("code_challenge", CHALLENGE)
-            .append_pair("code_challenge_method", "S256")
-            .append_pair("scope", "ledger:read ledger:write")
-            .append_pair("state", "client-state")
-            .append_pair("resource", &format!("{}/mcp", self.app.base));
-        (client, url.to_string())
+        let resource = format!("{}/mcp", self.app.base);
+        let url = authorize_url(
+            &self.app.base,
+            &client,
+            "ledger:read ledger:write",
+            "client-state",
+            &resource,
+        );
+        (client, url)
     }
 
     fn extra_headers(&self) -> reqwest::header::HeaderMap {
@@ -376,24 +325,7 @@ impl World {
 
     /// Approves the consent page for its first organization; the code.
     async fn approve(&self, page: &str, session: &str) -> String {
-        let mut form: Vec<(String, String)> = [
-            "response_type",
-            "client_id",
-            "redirect_uri",
-            "code_challenge",
-            "code_challenge_method",
-            "scope",
-            "state",
-            "resource",
-            "csrf",
-            "organization_id",
-        ]
-        .iter()
-        .map(|n| ((*n).to_owned(), input_value(page, n)))
-        .collect();
-        form.push(("mode".into(), "live".into()));
-        form.push(("approved_scope".into(), "ledger:read".into()));
-        form.push(("decision".into(), "approve".into()));
+        let form = consent_form(page, "live", &["ledger:read"]);
         // Without its CSRF token the form is refused.
         let forged: Vec<(String, String)> =
             form.iter().filter(|(k, _)| k != "csrf").cloned().collect();

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ledger_tests::{TestApp, both};
+use ledger_tests::{TestApp, both, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
@@ -70,12 +70,7 @@ fn every_registered_route_is_documented() {
 fn every_operation_is_complete() {
     let doc = ledger_rest::openapi_document();
     assert_eq!(doc["openapi"], "3.1.0");
-    let tags: BTreeSet<&str> = doc["tags"]
-        .as_array()
-        .expect("tags")
-        .iter()
-        .filter_map(|t| t["name"].as_str())
-        .collect();
+    let tags: BTreeSet<&str> = strs(&doc["tags"], "name").into_iter().collect();
     let responses = &doc["components"]["responses"];
     let mut ids = BTreeSet::new();
     for (path, item) in doc["paths"].as_object().expect("paths") {
@@ -245,12 +240,7 @@ fn request_schemas_state_the_rules_the_server_checks() {
 }
 
 async fn served_without_a_key(app: &TestApp) {
-    let res = app
-        .client
-        .get(format!("{}/openapi.json", app.base))
-        .send()
-        .await
-        .expect("send");
+    let res = app.fetch("/openapi.json").await;
     assert_eq!(res.status(), StatusCode::OK);
     assert!(
         res.headers()["content-type"]
@@ -343,11 +333,11 @@ async fn wrong_methods_answer_405(app: &TestApp) {
     let res = app.get(&org.test_key, "/no/such/path").await;
     assert_eq!(res.status, StatusCode::NOT_FOUND);
     for path in [
-        format!("/organizations/{}/no-such-family", org.id),
-        format!("/organizations/{}/accounts/x/no-such-thing", org.id),
-        format!("/organizations/{}/accounts/", org.id),
-        format!("/organizations/{}/accountsx", org.id),
-        format!("/organizations/{}/recurring-schedulesx", org.id),
+        org.path("no-such-family"),
+        org.path("accounts/x/no-such-thing"),
+        org.path("accounts/"),
+        org.path("accountsx"),
+        org.path("recurring-schedulesx"),
     ] {
         let res = app.get(&org.test_key, &path).await;
         assert_eq!(res.status, StatusCode::NOT_FOUND, "{path}");

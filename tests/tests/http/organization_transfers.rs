@@ -5,63 +5,19 @@
 
 use std::sync::Arc;
 
-use ledger_tests::{Backend, Org, ShiftedClock, TestApp, both};
+use ledger_tests::{Backend, Org, ShiftedClock, TestApp, both, refused, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 /// Signs up a root organization owned by a new user with a provider username.
 pub(crate) async fn signup_user(app: &TestApp, name: &str, username: &str, email: &str) -> Org {
-    let res = app
-        .call(
-            Method::POST,
-            "/accounts/master",
-            None,
-            Some(json!({
-                "name": name,
-                "user_provider_id": format!("prov-{username}"),
-                "user_email": email,
-                "provider_username": username,
-            })),
-            &[],
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    Org {
-        id: res.body["organization"]["id"]
-            .as_str()
-            .expect("id")
-            .to_owned(),
-        test_key: res.body["api_key"]["key"].as_str().expect("key").to_owned(),
-        live_key: res.body["live_api_key"]["key"]
-            .as_str()
-            .expect("key")
-            .to_owned(),
-    }
-}
-
-/// Creates a sub-organization of `parent` with `key`; its id and its key.
-pub(crate) async fn sub(
-    app: &TestApp,
-    key: &str,
-    parent: &str,
-    name: &str,
-    kind: &str,
-) -> (String, String) {
-    let res = app
-        .post(
-            key,
-            "/accounts/sub",
-            json!({"parent_organization_id": parent, "name": name, "relationship_type": kind}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    (
-        res.body["organization"]["id"]
-            .as_str()
-            .expect("id")
-            .to_owned(),
-        res.body["api_key"]["key"].as_str().expect("key").to_owned(),
-    )
+    app.signup_as(json!({
+        "name": name,
+        "user_provider_id": format!("prov-{username}"),
+        "user_email": email,
+        "provider_username": username,
+    }))
+    .await
 }
 
 pub(crate) fn transfers(org: &str) -> String {
@@ -82,29 +38,26 @@ async fn a_three_level_subtree_moves_with_its_keys(app: &TestApp) {
     let recipient = signup_user(app, "Recipient Co", "Recip", "recip@example.com").await;
     let s_key = &sender.test_key;
     let r_key = &recipient.test_key;
-    let (a, a_key) = sub(app, s_key, &sender.id, "A", "owned").await;
-    let (a1, _a1_key) = sub(app, s_key, &a, "A1", "linked").await;
-    let (a2, a2_key) = sub(app, s_key, &a1, "A2", "owned").await;
+    let (a, a_key) = app.sub_org(s_key, &sender.id, "A", "owned").await;
+    let (a1, _a1_key) = app.sub_org(s_key, &a, "A1", "linked").await;
+    let (a2, a2_key) = app.sub_org(s_key, &a1, "A2", "owned").await;
     // Something to count and to read back after the move.
     let a2_org = Org {
         id: a2.clone(),
         test_key: a2_key.clone(),
         live_key: String::new(),
     };
-    let cash = app.account_id(&a2_org, &a2_key, "1000").await;
-    let sales = app.account_id(&a2_org, &a2_key, "4000").await;
+    let [cash, sales] = app.account_ids(&a2_org, &a2_key, ["1000", "4000"]).await;
     let txn = app
         .post_transfer(&a2_org, &a2_key, &cash, &sales, "25.00")
         .await;
-    let res = app
-        .post_wait(
+    let customer = app
+        .create_id_wait(
             &a2_key,
             &format!("/organizations/{a2}/contacts"),
             json!({"contact_type": "customer", "name": "Moved Customer"}),
         )
         .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let customer = res.body["id"].as_str().expect("contact").to_owned();
     let res = app
         .post_wait(
             &a2_key,
@@ -163,22 +116,13 @@ async fn a_three_level_subtree_moves_with_its_keys(app: &TestApp) {
             json!({"to_email": "twin@example.com"}),
         )
         .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::UNPROCESSABLE_ENTITY, "ambiguous_recipient"),
-        "{}",
-        res.body
+    refused(
+        &res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "ambiguous_recipient",
     );
     // Ownership transfers need admin.
-    let res = app
-        .post(
-            s_key,
-            &format!("/organizations/{}/api-keys", sender.id),
-            json!({"name": "writer", "permissions": ["read", "write"]}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let writer = res.body["key"].as_str().expect("secret").to_owned();
+    let (_, writer) = app.make_key(&sender, s_key, &["read", "write"]).await;
     let res = app
         .post(
             &writer,
@@ -255,12 +199,7 @@ async fn a_three_level_subtree_moves_with_its_keys(app: &TestApp) {
     let res = app
         .get(&a_key, &format!("{}/incoming", transfers(&a)))
         .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::FORBIDDEN, "not_transfer_recipient"),
-        "{}",
-        res.body
-    );
+    refused(&res, StatusCode::FORBIDDEN, "not_transfer_recipient");
     // A stranger's root sees nothing of it.
     let stranger = signup_user(app, "Stranger", "stranger", "stranger@example.com").await;
     let res = app
@@ -305,12 +244,7 @@ async fn a_three_level_subtree_moves_with_its_keys(app: &TestApp) {
             json!({"relationship": "owned"}),
         )
         .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::FORBIDDEN, "not_transfer_recipient"),
-        "{}",
-        res.body
-    );
+    refused(&res, StatusCode::FORBIDDEN, "not_transfer_recipient");
     let res = app.post(s_key, &act(&sender.id, "reject"), json!({})).await;
     assert_eq!(res.code(), "not_transfer_recipient", "{}", res.body);
     let res = app
@@ -351,11 +285,10 @@ async fn a_three_level_subtree_moves_with_its_keys(app: &TestApp) {
             json!({"relationship": "owned"}),
         )
         .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::UNPROCESSABLE_ENTITY, "transfer_not_pending"),
-        "{}",
-        res.body
+    refused(
+        &res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "transfer_not_pending",
     );
     let res = app.post(s_key, &act(&sender.id, "cancel"), json!({})).await;
     assert_eq!(res.code(), "transfer_not_pending", "{}", res.body);
@@ -388,12 +321,7 @@ async fn a_three_level_subtree_moves_with_its_keys(app: &TestApp) {
         res.body
     );
     // The internal hierarchy is kept, below the recipient's root.
-    let res = app
-        .get(
-            r_key,
-            &format!("/organizations/{}/sub-organizations", recipient.id),
-        )
-        .await;
+    let res = app.get(r_key, &recipient.path("sub-organizations")).await;
     let tree: Vec<(String, i64)> = res.body["data"]
         .as_array()
         .expect("data")
@@ -431,12 +359,7 @@ async fn a_three_level_subtree_moves_with_its_keys(app: &TestApp) {
             assert_eq!(res.status, StatusCode::OK, "{path}: {}", res.body);
         }
     }
-    let res = app
-        .get(
-            s_key,
-            &format!("/organizations/{}/sub-organizations", sender.id),
-        )
-        .await;
+    let res = app.get(s_key, &sender.path("sub-organizations")).await;
     assert_eq!(res.body["total_count"], 0, "{}", res.body);
     let res = app
         .post(
@@ -455,19 +378,13 @@ async fn a_three_level_subtree_moves_with_its_keys(app: &TestApp) {
     let res = app.get(s_key, &transfers(&sender.id)).await;
     assert_eq!(res.body["data"][0]["status"], "accepted", "{}", res.body);
     // The recipient's root can create under the moved organization; it joins the tree.
-    let (_new, _) = sub(app, r_key, &a2, "A3", "owned").await;
+    let (_new, _) = app.sub_org(r_key, &a2, "A3", "owned").await;
 
     // Events of each state change, on both sides.
     let res = app
         .get(&a_key, &format!("/events/organization_transfer/{id}"))
         .await;
-    let kinds: Vec<&str> = res
-        .body
-        .as_array()
-        .expect("events")
-        .iter()
-        .filter_map(|e| e["event_type"].as_str())
-        .collect();
+    let kinds = strs(&res.body, "event_type");
     assert_eq!(
         kinds,
         [
@@ -480,20 +397,11 @@ async fn a_three_level_subtree_moves_with_its_keys(app: &TestApp) {
     let res = app
         .get(r_key, &format!("/events/organization_transfer/{id}"))
         .await;
-    let kinds: Vec<&str> = res
-        .body
-        .as_array()
-        .expect("events")
-        .iter()
-        .filter_map(|e| e["event_type"].as_str())
-        .collect();
+    let kinds = strs(&res.body, "event_type");
     assert_eq!(kinds, ["organization_transfer.accepted"], "{}", res.body);
 }
 
-both!(
-    a_three_level_subtree_moves_with_its_keys,
-    a_three_level_subtree_moves_with_its_keys
-);
+both!(a_three_level_subtree_moves_with_its_keys);
 
 async fn reject_cancel_and_one_winner_of_a_race(app: &TestApp) {
     let sender = signup_user(app, "Race Sender", "race-sender", "rs@example.com").await;
@@ -503,11 +411,11 @@ async fn reject_cancel_and_one_winner_of_a_race(app: &TestApp) {
     let act = |org: &str, id: &str, what: &str| format!("{}/{id}/{what}", transfers(org));
 
     // Reject (recipient) and cancel (sender), each once.
-    let (b, _) = sub(app, s_key, &sender.id, "B", "owned").await;
+    let (b, _) = app.sub_org(s_key, &sender.id, "B", "owned").await;
     let res = app
         .post(s_key, &transfers(&b), json!({"to_email": "RR@example.com"}))
         .await;
-    let id = res.body["id"].as_str().expect("id").to_owned();
+    let id = res.id();
     let res = app
         .call(
             Method::POST,
@@ -524,7 +432,7 @@ async fn reject_cancel_and_one_winner_of_a_race(app: &TestApp) {
     let res = app
         .post(s_key, &transfers(&b), json!({"to_email": "rr@example.com"}))
         .await;
-    let id = res.body["id"].as_str().expect("id").to_owned();
+    let id = res.id();
     let res = app.post(s_key, &act(&b, &id, "cancel"), json!({})).await;
     assert_eq!(res.body["status"], "cancelled", "{}", res.body);
     let res = app
@@ -535,7 +443,7 @@ async fn reject_cancel_and_one_winner_of_a_race(app: &TestApp) {
     let res = app
         .post(s_key, &transfers(&b), json!({"to_email": "rr@example.com"}))
         .await;
-    let id = res.body["id"].as_str().expect("id").to_owned();
+    let id = res.id();
     let headers = [("Idempotency-Key", "cancel-once")];
     let first = app
         .call(
@@ -566,8 +474,8 @@ async fn reject_cancel_and_one_winner_of_a_race(app: &TestApp) {
 
     // A transfer of an organization whose ancestor moved meanwhile is superseded: its
     // accept cancels it (with its event) and is refused.
-    let (p, _) = sub(app, s_key, &sender.id, "P", "owned").await;
-    let (p1, p1_key) = sub(app, s_key, &p, "P1", "owned").await;
+    let (p, _) = app.sub_org(s_key, &sender.id, "P", "owned").await;
+    let (p1, p1_key) = app.sub_org(s_key, &p, "P1", "owned").await;
     let res = app
         .post(
             s_key,
@@ -575,11 +483,11 @@ async fn reject_cancel_and_one_winner_of_a_race(app: &TestApp) {
             json!({"to_email": "rr@example.com"}),
         )
         .await;
-    let inner = res.body["id"].as_str().expect("id").to_owned();
+    let inner = res.id();
     let res = app
         .post(s_key, &transfers(&p), json!({"to_email": "rr@example.com"}))
         .await;
-    let outer = res.body["id"].as_str().expect("id").to_owned();
+    let outer = res.id();
     let res = app
         .post(
             r_key,
@@ -609,13 +517,7 @@ async fn reject_cancel_and_one_winner_of_a_race(app: &TestApp) {
     let res = app
         .get(&p1_key, &format!("/events/organization_transfer/{inner}"))
         .await;
-    let kinds: Vec<&str> = res
-        .body
-        .as_array()
-        .expect("events")
-        .iter()
-        .filter_map(|e| e["event_type"].as_str())
-        .collect();
+    let kinds = strs(&res.body, "event_type");
     assert_eq!(
         kinds,
         [
@@ -635,16 +537,16 @@ async fn reject_cancel_and_one_winner_of_a_race(app: &TestApp) {
 
     // Concurrent accept and cancel of one transfer: exactly one wins, every time.
     for round in 0..4 {
-        let (c, _) = sub(app, s_key, &sender.id, &format!("C{round}"), "owned").await;
-        let res = app
-            .post(
+        let (c, _) = app
+            .sub_org(s_key, &sender.id, &format!("C{round}"), "owned")
+            .await;
+        let id = app
+            .create_id(
                 s_key,
                 &transfers(&c),
                 json!({"to_provider_username": "race-recipient"}),
             )
             .await;
-        assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-        let id = res.body["id"].as_str().expect("id").to_owned();
         let accept_path = act(&recipient.id, &id, "accept");
         // Under the sender's root, which its key reaches whoever wins.
         let cancel_path = act(&sender.id, &id, "cancel");
@@ -692,10 +594,7 @@ async fn reject_cancel_and_one_winner_of_a_race(app: &TestApp) {
     }
 }
 
-both!(
-    reject_cancel_and_one_winner_of_a_race,
-    reject_cancel_and_one_winner_of_a_race
-);
+both!(reject_cancel_and_one_winner_of_a_race);
 
 /// Past `expires_at` a pending transfer reads `expired` and cannot be accepted; the job
 /// stores it once, with its event, however often it runs.
@@ -706,7 +605,9 @@ async fn expiry(backend: Backend) {
     };
     let sender = signup_user(&app, "Exp Sender", "exp-sender", "es@example.com").await;
     let recipient = signup_user(&app, "Exp Recipient", "exp-recipient", "er@example.com").await;
-    let (d, d_key) = sub(&app, &sender.test_key, &sender.id, "D", "owned").await;
+    let (d, d_key) = app
+        .sub_org(&sender.test_key, &sender.id, "D", "owned")
+        .await;
     let res = app
         .post(
             &d_key,
@@ -715,7 +616,7 @@ async fn expiry(backend: Backend) {
         )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let id = res.body["id"].as_str().expect("id").to_owned();
+    let id = res.id();
     let initiated = time::OffsetDateTime::parse(
         res.body["initiated_at"].as_str().unwrap_or(""),
         &time::format_description::well_known::Rfc3339,
@@ -752,15 +653,13 @@ async fn expiry(backend: Backend) {
     );
     // A new transfer of the same organization is possible at once (the stale one is
     // stored expired first).
-    let res = app
-        .post(
+    let second = app
+        .create_id(
             &d_key,
             &transfers(&d),
             json!({"to_email": "er@example.com"}),
         )
         .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let second = res.body["id"].as_str().expect("id").to_owned();
     assert_eq!(
         app.expire_transfers().await,
         0,
@@ -769,13 +668,7 @@ async fn expiry(backend: Backend) {
     let res = app
         .get(&d_key, &format!("/events/organization_transfer/{id}"))
         .await;
-    let kinds: Vec<&str> = res
-        .body
-        .as_array()
-        .expect("events")
-        .iter()
-        .filter_map(|e| e["event_type"].as_str())
-        .collect();
+    let kinds = strs(&res.body, "event_type");
     assert_eq!(
         kinds,
         [
@@ -806,31 +699,24 @@ async fn expiry(backend: Backend) {
     app.finish().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn expiry_sqlite() {
-    expiry(Backend::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn expiry_postgres() {
-    expiry(Backend::Postgres).await;
+mod expiry {
+    ledger_tests::on_backends!(super::expiry);
 }
 
 /// The same flows through GraphQL and MCP, with the same refusals and the same reach
 /// afterwards.
 async fn the_same_flows_through_graphql_and_mcp(app: &TestApp) {
-    use crate::pipeline::{graphql, graphql_data, graphql_reason, mcp_code, mcp_tool};
+    use crate::pipeline::{graphql, graphql_reason};
+    use ledger_tests::mcp;
     let sender = signup_user(app, "Gql Sender", "gql-sender", "gs@example.com").await;
     let recipient = signup_user(app, "Gql Recipient", "gql-recipient", "gr@example.com").await;
     let s_key = &sender.test_key;
     let r_key = &recipient.test_key;
-    let (e, e_key) = sub(app, s_key, &sender.id, "E", "owned").await;
-    let (e1, _) = sub(app, s_key, &e, "E1", "owned").await;
+    let (e, e_key) = app.sub_org(s_key, &sender.id, "E", "owned").await;
+    let (e1, _) = app.sub_org(s_key, &e, "E1", "owned").await;
 
     // GraphQL: initiate, list incoming, stats, refusals, accept.
-    let data = graphql_data(
-        app,
-        s_key,
+    let data = app.gql_data(s_key,
         "mutation($org: ID!) { initiateOrganizationTransfer(organizationId: $org, toEmail: \"GR@example.com\") { id status descendantOrgCount totalOrgCount toEmail organizationName } }",
         json!({"org": e}),
     )
@@ -850,9 +736,7 @@ async fn the_same_flows_through_graphql_and_mcp(app: &TestApp) {
     )
     .await;
     assert_eq!(reason, "root_organization_not_transferable");
-    let data = graphql_data(
-        app,
-        r_key,
+    let data = app.gql_data(r_key,
         "query($id: ID!) { incomingOrganizationTransfers { id status } organizationTransferStats(id: $id) { totalOrganizations descendantOrganizations apiKeys } organizationTransfer(id: $id) { fromProviderUsername } }",
         json!({"id": id}),
     )
@@ -885,9 +769,7 @@ async fn the_same_flows_through_graphql_and_mcp(app: &TestApp) {
         body["errors"][0]["extensions"]["code"], "FORBIDDEN",
         "{body}"
     );
-    let data = graphql_data(
-        app,
-        r_key,
+    let data = app.gql_data(r_key,
         "mutation($id: ID!) { acceptOrganizationTransfer(id: $id, relationship: OWNED) { status relationshipOnAccept toOrganizationId respondedAt } }",
         json!({"id": id}),
     )
@@ -916,16 +798,16 @@ async fn the_same_flows_through_graphql_and_mcp(app: &TestApp) {
             body["errors"][0]["extensions"]["reason"], "organization_not_found",
             "{body}"
         );
-        let data = graphql_data(app, r_key, by_id, json!({"id": org})).await;
+        let data = app.gql_data(r_key, by_id, json!({"id": org})).await;
         assert_eq!(data["organizationById"]["id"], json!(org), "{data}");
     }
-    let data = graphql_data(
-        app,
-        &e_key,
-        "{ organization { parentOrganizationId } }",
-        json!({}),
-    )
-    .await;
+    let data = app
+        .gql_data(
+            &e_key,
+            "{ organization { parentOrganizationId } }",
+            json!({}),
+        )
+        .await;
     assert_eq!(
         data["organization"]["parentOrganizationId"],
         json!(recipient.id),
@@ -933,22 +815,22 @@ async fn the_same_flows_through_graphql_and_mcp(app: &TestApp) {
     );
 
     // MCP: initiate, list both sides, refusal, accept as linked, reach; then a cancel.
-    let (f, _) = sub(app, s_key, &sender.id, "F", "owned").await;
-    let result = mcp_tool(
+    let (f, _) = app.sub_org(s_key, &sender.id, "F", "owned").await;
+    let result = mcp::tool(
         app,
         s_key,
         "initiate_organization_transfer",
         json!({"organizationId": f, "toProviderUsername": "gql-recipient"}),
     )
     .await;
-    assert_eq!(mcp_code(&result), "", "{result}");
+    assert_eq!(mcp::code(&result), "", "{result}");
     let mcp_id = result["structuredContent"]["id"]
         .as_str()
         .expect("id")
         .to_owned();
-    let listed = mcp_tool(app, s_key, "list_organization_transfers", json!({})).await;
+    let listed = mcp::tool(app, s_key, "list_organization_transfers", json!({})).await;
     assert_eq!(listed["structuredContent"]["total_count"], 2, "{listed}");
-    let incoming = mcp_tool(
+    let incoming = mcp::tool(
         app,
         r_key,
         "list_incoming_organization_transfers",
@@ -960,15 +842,15 @@ async fn the_same_flows_through_graphql_and_mcp(app: &TestApp) {
         json!(mcp_id),
         "{incoming}"
     );
-    let refused = mcp_tool(
+    let refused = mcp::tool(
         app,
         s_key,
         "reject_organization_transfer",
         json!({"transferId": mcp_id}),
     )
     .await;
-    assert_eq!(mcp_code(&refused), "not_transfer_recipient", "{refused}");
-    let accepted = mcp_tool(
+    assert_eq!(mcp::code(&refused), "not_transfer_recipient", "{refused}");
+    let accepted = mcp::tool(
         app,
         r_key,
         "accept_organization_transfer",
@@ -979,17 +861,17 @@ async fn the_same_flows_through_graphql_and_mcp(app: &TestApp) {
         accepted["structuredContent"]["status"], "accepted",
         "{accepted}"
     );
-    let gone = mcp_tool(app, s_key, "get_organization", json!({"organizationId": f})).await;
-    assert_eq!(mcp_code(&gone), "organization_not_found", "{gone}");
-    let here = mcp_tool(app, r_key, "get_organization", json!({"organizationId": f})).await;
+    let gone = mcp::tool(app, s_key, "get_organization", json!({"organizationId": f})).await;
+    assert_eq!(mcp::code(&gone), "organization_not_found", "{gone}");
+    let here = mcp::tool(app, r_key, "get_organization", json!({"organizationId": f})).await;
     assert_eq!(
         here["structuredContent"]["relationship_type"], "linked",
         "{here}"
     );
-    let tree = mcp_tool(app, r_key, "list_sub_organizations", json!({})).await;
+    let tree = mcp::tool(app, r_key, "list_sub_organizations", json!({})).await;
     assert_eq!(tree["structuredContent"]["total_count"], 3, "{tree}");
-    let (g, g_key) = sub(app, s_key, &sender.id, "G", "owned").await;
-    let result = mcp_tool(
+    let (g, g_key) = app.sub_org(s_key, &sender.id, "G", "owned").await;
+    let result = mcp::tool(
         app,
         &g_key,
         "initiate_organization_transfer",
@@ -1000,7 +882,7 @@ async fn the_same_flows_through_graphql_and_mcp(app: &TestApp) {
         .as_str()
         .expect("id")
         .to_owned();
-    let cancelled = mcp_tool(
+    let cancelled = mcp::tool(
         app,
         &g_key,
         "cancel_organization_transfer",
@@ -1015,7 +897,4 @@ async fn the_same_flows_through_graphql_and_mcp(app: &TestApp) {
     assert_eq!(res.body["parent_organization_id"], json!(sender.id));
 }
 
-both!(
-    the_same_flows_through_graphql_and_mcp,
-    the_same_flows_through_graphql_and_mcp
-);
+both!(the_same_flows_through_graphql_and_mcp);

@@ -2,28 +2,9 @@
 //! organization below, in tree order with its depth, to keys that reach it, on REST,
 //! GraphQL and MCP.
 
-use ledger_tests::{TestApp, both};
+use ledger_tests::{TestApp, both, strs};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-
-/// Creates a sub-organization of `parent` with `key`; its id and its key.
-async fn sub(app: &TestApp, key: &str, parent: &str, name: &str, kind: &str) -> (String, String) {
-    let res = app
-        .post(
-            key,
-            "/accounts/sub",
-            json!({"parent_organization_id": parent, "name": name, "relationship_type": kind}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    (
-        res.body["organization"]["id"]
-            .as_str()
-            .expect("id")
-            .to_owned(),
-        res.body["api_key"]["key"].as_str().expect("key").to_owned(),
-    )
-}
 
 fn names(list: &Value) -> Vec<(String, i64)> {
     list["data"]
@@ -42,9 +23,9 @@ fn names(list: &Value) -> Vec<(String, i64)> {
 async fn the_tree_lists_below_in_order(app: &TestApp) {
     let root = app.signup("Tree Root").await;
     let key = &root.test_key;
-    let (a, a_key) = sub(app, key, &root.id, "A", "owned").await;
-    let (_a1, _) = sub(app, key, &a, "A1", "linked").await;
-    let (_b, _) = sub(app, key, &root.id, "B", "owned").await;
+    let (a, a_key) = app.sub_org(key, &root.id, "A", "owned").await;
+    let (_a1, _) = app.sub_org(key, &a, "A1", "linked").await;
+    let (_b, _) = app.sub_org(key, &root.id, "B", "owned").await;
     let path = |org: &str| format!("/organizations/{org}/sub-organizations");
 
     let res = app.get(key, &path(&root.id)).await;
@@ -78,21 +59,16 @@ async fn the_tree_lists_below_in_order(app: &TestApp) {
     assert_eq!(res.code(), "invalid_field");
 
     // GraphQL and MCP answer the same tree.
-    let data = crate::pipeline::graphql_data(
-        app,
-        key,
-        "{ organization { subOrganizations { name parentOrganizationId } } }",
-        json!({}),
-    )
-    .await;
-    let listed: Vec<&str> = data["organization"]["subOrganizations"]
-        .as_array()
-        .expect("list")
-        .iter()
-        .filter_map(|o| o["name"].as_str())
-        .collect();
+    let data = app
+        .gql_data(
+            key,
+            "{ organization { subOrganizations { name parentOrganizationId } } }",
+            json!({}),
+        )
+        .await;
+    let listed = strs(&data["organization"]["subOrganizations"], "name");
     assert_eq!(listed, ["A", "A1", "B"]);
-    let tool = crate::pipeline::mcp_tool(app, key, "list_sub_organizations", json!({})).await;
+    let tool = ledger_tests::mcp::tool(app, key, "list_sub_organizations", json!({})).await;
     assert_eq!(
         names(&tool["structuredContent"]),
         [("A".into(), 1), ("A1".into(), 2), ("B".into(), 1)],
@@ -100,4 +76,4 @@ async fn the_tree_lists_below_in_order(app: &TestApp) {
     );
 }
 
-both!(the_tree_lists_below_in_order, the_tree_lists_below_in_order);
+both!(the_tree_lists_below_in_order);

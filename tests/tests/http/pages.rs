@@ -77,23 +77,13 @@ async fn html_pages_carry_the_security_headers(app: &TestApp) {
         ("/signin/verify?token=anything", StatusCode::OK),
     ];
     for (path, status) in pages {
-        let res = app
-            .client
-            .get(format!("{}{path}", app.base))
-            .send()
-            .await
-            .expect("page");
+        let res = app.fetch(path).await;
         assert_eq!(res.status(), status, "{path}");
         assert_page_headers(path, res.headers());
     }
     // The playgrounds load scripts, from this origin only, and nothing inline.
     for path in ["/graphql/playground", "/api/playground"] {
-        let res = app
-            .client
-            .get(format!("{}{path}", app.base))
-            .send()
-            .await
-            .expect("page");
+        let res = app.fetch(path).await;
         let csp = header(res.headers(), "content-security-policy").to_owned();
         assert_eq!(directive(&csp, "script-src"), Some("script-src 'self'"));
         assert_eq!(directive(&csp, "connect-src"), Some("connect-src 'self'"));
@@ -107,10 +97,7 @@ async fn html_pages_carry_the_security_headers(app: &TestApp) {
         }
     }
 }
-both!(
-    html_pages_carry_the_security_headers,
-    html_pages_carry_the_security_headers
-);
+both!(html_pages_carry_the_security_headers);
 
 /// Every script and stylesheet the playgrounds name is served by the binary with its
 /// content type; the vendored ones (versioned names) are cached for a year, ours
@@ -118,25 +105,12 @@ both!(
 async fn playground_assets_are_served_from_the_binary(app: &TestApp) {
     let mut seen = 0;
     for page in ["/graphql/playground", "/api/playground"] {
-        let html = app
-            .client
-            .get(format!("{}{page}", app.base))
-            .send()
-            .await
-            .expect("page")
-            .text()
-            .await
-            .expect("html");
+        let html = app.fetch(page).await.text().await.expect("html");
         for r in references(&html)
             .into_iter()
             .filter(|r| r.starts_with("/playground/assets/"))
         {
-            let res = app
-                .client
-                .get(format!("{}{r}", app.base))
-                .send()
-                .await
-                .expect("asset");
+            let res = app.fetch(&r).await;
             assert_eq!(res.status(), StatusCode::OK, "{r}");
             let headers = res.headers().clone();
             let expected = if r.ends_with(".js") {
@@ -182,39 +156,20 @@ async fn playground_assets_are_served_from_the_binary(app: &TestApp) {
     assert!(res.text().await.expect("text").contains("MIT"));
     // Any other name is not found, and not guessed at.
     for name in ["nope.js", "..%2Fsrc%2Flib.rs", "graphiql-4.1.2.min.js.map"] {
-        let res = app
-            .client
-            .get(format!("{}/playground/assets/{name}", app.base))
-            .send()
-            .await
-            .expect("asset");
+        let res = app.fetch(&format!("/playground/assets/{name}")).await;
         assert_eq!(res.status(), StatusCode::NOT_FOUND, "{name}");
         assert_eq!(header(res.headers(), "x-content-type-options"), "nosniff");
     }
 }
-both!(
-    playground_assets_are_served_from_the_binary,
-    playground_assets_are_served_from_the_binary
-);
+both!(playground_assets_are_served_from_the_binary);
 
 /// JSON and plain-text answers say `nosniff` too: successes, refusals and unknown paths.
 async fn api_answers_say_nosniff(app: &TestApp) {
     let org = app.signup("Nosniff Co").await;
-    let ok = app
-        .get(
-            &org.test_key,
-            &format!("/organizations/{}/accounts", org.id),
-        )
-        .await;
+    let ok = app.get(&org.test_key, &org.path("accounts")).await;
     assert_eq!(ok.status, StatusCode::OK);
     let refused = app
-        .call(
-            reqwest::Method::GET,
-            &format!("/organizations/{}/accounts", org.id),
-            None,
-            None,
-            &[],
-        )
+        .call(reqwest::Method::GET, &org.path("accounts"), None, None, &[])
         .await;
     assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
     let unknown = app.get(&org.test_key, "/no/such/path").await;
@@ -231,15 +186,10 @@ async fn api_answers_say_nosniff(app: &TestApp) {
             "page headers are for pages"
         );
     }
-    let health = app
-        .client
-        .get(format!("{}/health", app.base))
-        .send()
-        .await
-        .expect("health");
+    let health = app.fetch("/health").await;
     assert_eq!(
         header(health.headers(), "x-content-type-options"),
         "nosniff"
     );
 }
-both!(api_answers_say_nosniff, api_answers_say_nosniff);
+both!(api_answers_say_nosniff);

@@ -5,27 +5,22 @@
 
 use std::time::Duration;
 
-use ledger_tests::{Answer, Backend, Org, TestApp, both};
-use reqwest::{Method, StatusCode};
+use ledger_tests::{Answer, Backend, Org, TestApp, both, entries};
+use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::pipeline::{graphql_data, graphql_reason, mcp_code, mcp_tool};
+use crate::pipeline::graphql_reason;
+use ledger_tests::mcp;
 
 const LOCK: &str = "2026-01-10";
 
 fn lock_path(org: &Org) -> String {
-    format!("/organizations/{}/settings/period_lock_date", org.id)
+    org.path("settings/period_lock_date")
 }
 
 async fn put_lock(app: &TestApp, org: &Org, value: Value) -> Answer {
-    app.call(
-        Method::PUT,
-        &lock_path(org),
-        Some(&org.test_key),
-        Some(json!({ "value": value })),
-        &[],
-    )
-    .await
+    app.put(&org.test_key, &lock_path(org), json!({ "value": value }))
+        .await
 }
 
 async fn lock(app: &TestApp, org: &Org, value: Value) {
@@ -34,11 +29,11 @@ async fn lock(app: &TestApp, org: &Org, value: Value) {
 }
 
 fn transactions(org: &Org) -> String {
-    format!("/organizations/{}/transactions", org.id)
+    org.path("transactions")
 }
 
 fn invoices(org: &Org) -> String {
-    format!("/organizations/{}/invoices", org.id)
+    org.path("invoices")
 }
 
 /// Creates a transaction of 10.00 from sales to cash dated `date`, waiting; its id.
@@ -50,30 +45,19 @@ async fn transaction(
     date: &str,
     auto_post: bool,
 ) -> String {
-    let res = app
-        .post_wait(
-            &org.test_key,
+    app.create_id_wait(&org.test_key,
             &transactions(org),
-            json!({"description": "sale", "date": date, "auto_post": auto_post, "entries": [
-                {"account_id": cash, "entry_type": "debit", "amount": "10.00"},
-                {"account_id": sales, "entry_type": "credit", "amount": "10.00"},
-            ]}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body["id"].as_str().expect("id").to_owned()
+            json!({"description": "sale", "date": date, "auto_post": auto_post, "entries": entries(cash, sales, "10.00")})).await
 }
 
 /// The debit total of `account`, as decimal text.
 async fn debits(app: &TestApp, org: &Org, account: &str) -> Value {
-    let res = app
-        .get(
-            &org.test_key,
-            &format!("/organizations/{}/accounts/{account}/balance", org.id),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    res.body["balance"]["debit"].clone()
+    app.read(
+        &org.test_key,
+        &org.path(&format!("accounts/{account}/balance")),
+    )
+    .await["balance"]["debit"]
+        .clone()
 }
 
 /// A REST refusal: 422 `business_rule_error` `period_locked` naming the lock date.
@@ -119,24 +103,14 @@ async fn the_lock_setting_validates(app: &TestApp) {
         );
         assert_eq!(res.body["error"]["details"]["field"], "value");
     }
-    let res = app
-        .call(
-            Method::PUT,
-            &lock_path(&org),
-            Some(&org.test_key),
-            Some(json!({})),
-            &[],
-        )
-        .await;
+    let res = app.put(&org.test_key, &lock_path(&org), json!({})).await;
     assert_eq!(res.code(), "missing_field", "{}", res.body);
     // Null is only a value for the lock.
     let res = app
-        .call(
-            Method::PUT,
-            &format!("/organizations/{}/settings/default_currency", org.id),
-            Some(&org.test_key),
-            Some(json!({"value": null})),
-            &[],
+        .put(
+            &org.test_key,
+            &org.path("settings/default_currency"),
+            json!({"value": null}),
         )
         .await;
     assert_eq!(res.code(), "inconsistent_fields", "{}", res.body);
@@ -163,41 +137,25 @@ async fn the_lock_setting_validates(app: &TestApp) {
     }
 }
 
-both!(the_lock_setting_validates, the_lock_setting_validates);
+both!(the_lock_setting_validates);
 
 /// A draft invoice of 100.00 issued on `date`; its id.
 async fn invoice(app: &TestApp, org: &Org, customer: &str, date: &str) -> String {
     let body = json!({"contact_id": customer, "invoice_date": date, "items": [
         {"description": "Advice", "quantity": 1, "unit_price": "100.00"},
     ]});
-    let res = app.post_wait(&org.test_key, &invoices(org), body).await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body["id"].as_str().expect("invoice").to_owned()
+    app.create_id_wait(&org.test_key, &invoices(org), body)
+        .await
 }
 
 /// Moves the transaction at `path` to `date`, waiting.
 async fn redate(app: &TestApp, key: &str, path: &str, date: &str) -> Answer {
-    app.call(
-        Method::PUT,
-        path,
-        Some(key),
-        Some(json!({ "date": date })),
-        &[("Prefer", "wait=10")],
-    )
-    .await
+    app.put_wait(key, path, json!({ "date": date })).await
 }
 
 /// GraphQL refusal: `BUSINESS_RULE_VIOLATION` with the domain code and the lock date.
 async fn graphql_refused(app: &TestApp, key: &str, query: &str, variables: Value) {
-    let res = app
-        .call(
-            Method::POST,
-            "/graphql",
-            Some(key),
-            Some(json!({ "query": query, "variables": variables })),
-            &[],
-        )
-        .await;
+    let res = app.gql(Some(key), query, variables).await;
     let ext = &res.body["errors"][0]["extensions"];
     assert_eq!(
         ext["code"], "BUSINESS_RULE_VIOLATION",
@@ -209,17 +167,17 @@ async fn graphql_refused(app: &TestApp, key: &str, query: &str, variables: Value
 }
 
 async fn a_closed_period_is_refused_on_every_interface(app: &TestApp) {
-    let org = app.signup("Closed Books").await;
+    let (org, [cash, sales]) = app
+        .signup_with_accounts("Closed Books", ["1000", "4000"])
+        .await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
     let posted = transaction(app, &org, &cash, &sales, "2026-01-05", true).await;
     let pending = transaction(app, &org, &cash, &sales, "2026-01-10T23:59:00Z", false).await;
     let pending_after = transaction(app, &org, &cash, &sales, "2026-01-20", false).await;
     let customer = app
         .post_wait(
             key,
-            &format!("/organizations/{}/contacts", org.id),
+            &org.path("contacts"),
             json!({"contact_type": "customer", "name": "Acme"}),
         )
         .await;
@@ -332,8 +290,8 @@ async fn a_closed_period_is_refused_on_every_interface(app: &TestApp) {
         ),
     ];
     for (tool, arguments) in calls {
-        let result = mcp_tool(app, key, tool, arguments).await;
-        assert_eq!(mcp_code(&result), "period_locked", "{tool}: {result}");
+        let result = mcp::tool(app, key, tool, arguments).await;
+        assert_eq!(mcp::code(&result), "period_locked", "{tool}: {result}");
         assert_eq!(
             result["structuredContent"]["error"]["details"]["lock_date"],
             LOCK
@@ -361,22 +319,20 @@ async fn a_closed_period_is_refused_on_every_interface(app: &TestApp) {
 
     // After the lock date, the books are open, on every interface.
     transaction(app, &org, &cash, &sales, "2026-01-11", true).await;
-    let data = graphql_data(
-        app,
-        key,
+    let data = app.gql_data(key,
         "mutation($e: [LedgerEntryInput!]!) { createTransaction(description: \"open\", date: \"2026-01-11\", autoPost: true, entries: $e) { status } }",
         json!({"e": gql_entries}),
     )
     .await;
     assert_eq!(data["createTransaction"]["status"], "POSTED", "{data}");
-    let result = mcp_tool(
+    let result = mcp::tool(
         app,
         key,
         "post_transaction",
         json!({"transactionId": pending_after}),
     )
     .await;
-    assert_eq!(mcp_code(&result), "", "{result}");
+    assert_eq!(mcp::code(&result), "", "{result}");
     let payment =
         json!({"amount": "10.00", "payment_date": "2026-01-11", "payment_method": "bank_transfer"});
     let res = app.post_wait(key, &payments, payment).await;
@@ -405,10 +361,7 @@ async fn a_closed_period_is_refused_on_every_interface(app: &TestApp) {
     );
 }
 
-both!(
-    a_closed_period_is_refused_on_every_interface,
-    a_closed_period_is_refused_on_every_interface
-);
+both!(a_closed_period_is_refused_on_every_interface);
 
 /// A post accepted while the period was open fails when a lock set meanwhile closes it
 /// before a worker runs the job.
@@ -423,10 +376,10 @@ async fn a_queued_post_meets_the_lock_set_before_it_runs(backend: Backend) {
     else {
         return;
     };
-    let org = app.signup("Late Lock").await;
+    let (org, [cash, sales]) = app
+        .signup_with_accounts("Late Lock", ["1000", "4000"])
+        .await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
     // The pending transaction is written by a server that runs its jobs inline.
     let inline = app.replica(|c| c.workers = 0).await;
     let pending = transaction(&inline, &org, &cash, &sales, "2026-01-05", false).await;
@@ -439,14 +392,11 @@ async fn a_queued_post_meets_the_lock_set_before_it_runs(backend: Backend) {
         )
         .await;
     assert_eq!(res.status, StatusCode::ACCEPTED, "{}", res.body);
-    let request_id = res.body["request_id"]
-        .as_str()
-        .expect("request id")
-        .to_owned();
+    let request_id = res.request_id();
     lock(&app, &org, json!(LOCK)).await;
 
     let workers = app.replica(|_| {}).await;
-    let path = format!("/organizations/{}/requests/{request_id}", org.id);
+    let path = org.path(&format!("requests/{request_id}"));
     let mut job = Value::Null;
     for _ in 0..400 {
         job = app.get(key, &path).await.body;
@@ -467,12 +417,6 @@ async fn a_queued_post_meets_the_lock_set_before_it_runs(backend: Backend) {
     app.finish().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn period_lock_set_before_a_queued_post_runs_sqlite() {
-    a_queued_post_meets_the_lock_set_before_it_runs(Backend::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn period_lock_set_before_a_queued_post_runs_postgres() {
-    a_queued_post_meets_the_lock_set_before_it_runs(Backend::Postgres).await;
+mod period_lock_set_before_a_queued_post_runs {
+    ledger_tests::on_backends!(super::a_queued_post_meets_the_lock_set_before_it_runs);
 }

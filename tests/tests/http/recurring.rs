@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use ledger_domain::memory::ManualClock;
-use ledger_tests::{Backend, Org, TestApp};
+use ledger_tests::{Backend, Org, TestApp, invalid};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use time::macros::datetime;
@@ -25,26 +25,18 @@ macro_rules! with_clock {
                 }
             }
 
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() {
-                on(Backend::Sqlite).await;
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() {
-                on(Backend::Postgres).await;
-            }
+            ledger_tests::on_backends!(on);
         }
     };
 }
 
 fn schedules(org: &Org) -> String {
-    format!("/organizations/{}/recurring-schedules", org.id)
+    org.path("recurring-schedules")
 }
 
 /// The spec's collection path (4.11); every route is served under both.
 fn spec_schedules(org: &Org) -> String {
-    format!("/organizations/{}/recurring", org.id)
+    org.path("recurring")
 }
 
 fn at(date: &str) -> time::OffsetDateTime {
@@ -57,15 +49,7 @@ fn at(date: &str) -> time::OffsetDateTime {
 }
 
 async fn customer(app: &TestApp, org: &Org, key: &str) -> String {
-    let res = app
-        .post_wait(
-            key,
-            &format!("/organizations/{}/contacts", org.id),
-            json!({"contact_type": "customer", "name": "Acme"}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body["id"].as_str().expect("contact id").to_owned()
+    app.contact(org, key, "customer", "Acme").await
 }
 
 async fn create(app: &TestApp, org: &Org, key: &str, body: Value) -> Value {
@@ -83,9 +67,7 @@ async fn runs(app: &TestApp, org: &Org, key: &str, id: &str) -> Vec<Value> {
 }
 
 async fn schedule(app: &TestApp, org: &Org, key: &str, id: &str) -> Value {
-    let res = app.get(key, &format!("{}/{id}", schedules(org))).await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    res.body
+    app.read(key, &format!("{}/{id}", schedules(org))).await
 }
 
 fn invoice_template(contact: &str, date: &str, due: &str) -> Value {
@@ -99,12 +81,7 @@ fn invoice_template(contact: &str, date: &str, due: &str) -> Value {
 
 /// Transactions of the tenant with `description`, by date.
 async fn transactions(app: &TestApp, org: &Org, key: &str, description: &str) -> Vec<Value> {
-    let res = app
-        .get(
-            key,
-            &format!("/organizations/{}/transactions?limit=100", org.id),
-        )
-        .await;
+    let res = app.get(key, &org.path("transactions?limit=100")).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     let mut found: Vec<Value> = res.body["data"]
         .as_array()
@@ -179,10 +156,7 @@ async fn month_ends(app: &TestApp, clock: &ManualClock, year: i32) {
         assert_eq!(run["trigger"], "scheduled");
         let invoice_id = run["document_id"].as_str().expect("document id");
         let invoice = app
-            .get(
-                key,
-                &format!("/organizations/{}/invoices/{invoice_id}", org.id),
-            )
+            .get(key, &org.path(&format!("invoices/{invoice_id}")))
             .await;
         assert_eq!(invoice.status, StatusCode::OK, "{}", invoice.body);
         assert_eq!(invoice.body["invoice_date"], run["occurrence_date"]);
@@ -233,10 +207,8 @@ with_clock!(
 /// A yearly transaction anchored on a leap day, with the server down for three years:
 /// one pass generates every missed occurrence (February 28 in common years), once.
 async fn leap_day_catch_up(app: &TestApp, clock: &ManualClock) {
-    let org = app.signup("Leap").await;
+    let (org, [cash, expense]) = app.signup_with_accounts("Leap", ["1000", "5000"]).await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let expense = app.account_id(&org, key, "5000").await;
     let created = create(
         app,
         &org,
@@ -281,10 +253,8 @@ with_clock!(
 /// Two servers on one database run their schedulers at once on the same due occurrences:
 /// each occurrence is one transaction and one run.
 async fn racing_schedulers(app: &TestApp, clock: &ManualClock) {
-    let org = app.signup("Race").await;
+    let (org, [cash, expense]) = app.signup_with_accounts("Race", ["1000", "5000"]).await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let expense = app.account_id(&org, key, "5000").await;
     let created = create(
         app,
         &org,
@@ -339,15 +309,13 @@ async fn failing_occurrence(app: &TestApp, clock: &ManualClock) {
     let org = app.signup("Failing").await;
     let key = &org.test_key;
     let cash = app.account_id(&org, key, "1000").await;
-    let res = app
-        .post(
+    let software = app
+        .create_id(
             key,
-            &format!("/organizations/{}/accounts", org.id),
+            &org.path("accounts"),
             json!({"name": "Software", "code": "5100", "account_type": "expense"}),
         )
         .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let software = res.body["id"].as_str().expect("account id").to_owned();
     let created = create(
         app,
         &org,
@@ -363,7 +331,7 @@ async fn failing_occurrence(app: &TestApp, clock: &ManualClock) {
     )
     .await;
     let id = created["id"].as_str().expect("id").to_owned();
-    let account = format!("/organizations/{}/accounts/{software}", org.id);
+    let account = org.path(&format!("accounts/{software}"));
     let res = app
         .call(
             reqwest::Method::PUT,
@@ -537,10 +505,10 @@ fn without_ids(body: &Value) -> Value {
 /// `/recurring-schedules` by the same handler: each read, update, pause, resume, run and
 /// delete answers the same under both.
 async fn spec_and_legacy_paths(app: &TestApp, _clock: &ManualClock) {
-    let org = app.signup("Both Paths").await;
+    let (org, [cash, expense]) = app
+        .signup_with_accounts("Both Paths", ["1000", "5000"])
+        .await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let expense = app.account_id(&org, key, "5000").await;
     let body = json!({
         "recurable_type": "transaction",
         "frequency": "monthly",
@@ -549,11 +517,11 @@ async fn spec_and_legacy_paths(app: &TestApp, _clock: &ManualClock) {
     });
     let created = app.post(key, &spec_schedules(&org), body.clone()).await;
     assert_eq!(created.status, StatusCode::CREATED, "{}", created.body);
-    let id = created.body["id"].as_str().expect("id").to_owned();
+    let id = created.id();
     let second = app.post(key, &schedules(&org), body).await;
     assert_eq!(second.status, StatusCode::CREATED, "{}", second.body);
     assert_eq!(without_ids(&second.body), without_ids(&created.body));
-    let other_id = second.body["id"].as_str().expect("id").to_owned();
+    let other_id = second.id();
     let spec = format!("{}/{id}", spec_schedules(&org));
     let legacy = format!("{}/{id}", schedules(&org));
 
@@ -630,18 +598,12 @@ async fn spec_and_legacy_paths(app: &TestApp, _clock: &ManualClock) {
     assert_eq!((same.status, &same.body), (listed.status, &listed.body));
 
     // Delete (admin), one schedule under each path; then both paths answer 404.
-    let a = app.call(Method::DELETE, &spec, Some(key), None, &[]).await;
+    let a = app.delete(key, &spec).await;
     assert_eq!(a.status, StatusCode::OK, "{}", a.body);
     assert_eq!(a.body["deleted"], true, "{}", a.body);
     assert_eq!(a.body["id"], json!(id));
     let b = app
-        .call(
-            Method::DELETE,
-            &format!("{}/{other_id}", schedules(&org)),
-            Some(key),
-            None,
-            &[],
-        )
+        .delete(key, &format!("{}/{other_id}", schedules(&org)))
         .await;
     assert_eq!(b.status, StatusCode::OK, "{}", b.body);
     assert_eq!(without_ids(&b.body), without_ids(&a.body));
@@ -670,8 +632,7 @@ async fn validation_and_tenancy(app: &TestApp, _clock: &ManualClock) {
     let org = app.signup("Owner").await;
     let other = app.signup("Stranger").await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let expense = app.account_id(&org, key, "5000").await;
+    let [cash, expense] = app.account_ids(&org, key, ["1000", "5000"]).await;
     let refused = |res: &ledger_tests::Answer, status: StatusCode, code: &str, field: &str| {
         assert_eq!((res.status, res.code()), (status, code), "{}", res.body);
         if !field.is_empty() {
@@ -765,28 +726,21 @@ async fn validation_and_tenancy(app: &TestApp, _clock: &ManualClock) {
                 with(json!({"template": template.clone(), "start_date": "2027-04-01", "end_date": "2027-03-31"})),
             )
             .await;
-        refused(&res, StatusCode::BAD_REQUEST, "invalid_field", "end_date");
-        assert_eq!(
-            res.body["error"]["type"], "validation_error",
-            "{}",
-            res.body
-        );
-        assert_eq!(
-            res.body["error"]["message"], "end_date: must not be before start_date",
-            "{}",
-            res.body
+        invalid(
+            &res,
+            "invalid_field",
+            "end_date",
+            Some("end_date: must not be before start_date"),
         );
     }
     // The spec's path creates too.
-    let res = app
-        .post(
+    let id = app
+        .create_id(
             key,
             &spec_schedules(&org),
             with(json!({"template": template.clone(), "start_date": "2027-03-01"})),
         )
         .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let id = res.body["id"].as_str().expect("id").to_owned();
     // An end set before the stored start: the same 400.
     let res = app
         .call(
@@ -868,22 +822,10 @@ with_clock!(
 
 /// GraphQL queries and mutations, and the MCP tools, over the same schedules.
 async fn graphql_and_mcp(app: &TestApp, clock: &ManualClock) {
-    let org = app.signup("Agents").await;
+    let (org, [cash, expense]) = app.signup_with_accounts("Agents", ["1000", "5000"]).await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let expense = app.account_id(&org, key, "5000").await;
-    let gql = |query: String, variables: Value| async move {
-        let res = app
-            .post(
-                key,
-                "/graphql",
-                json!({ "query": query, "variables": variables }),
-            )
-            .await;
-        assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-        assert!(res.body["errors"].is_null(), "{}", res.body);
-        res.body["data"].clone()
-    };
+    let gql =
+        |query: String, variables: Value| async move { app.gql_data(key, &query, variables).await };
     let data = gql(
         format!(
             r#"mutation($t: Json!) {{ createRecurringSchedule(organizationId: "{}", input: {{ recurableType: "transaction", frequency: "monthly", startDate: "2027-10-31" }}, template: $t) {{ id status nextRunDate frequency interval }} }}"#,
@@ -942,8 +884,8 @@ async fn graphql_and_mcp(app: &TestApp, clock: &ManualClock) {
 
     // MCP: list, get, update (resume), run, runs, create, delete.
     let mcp = |name: &'static str, arguments: Value| async move {
-        let result = crate::mcp::tool(app, key, name, arguments).await;
-        crate::mcp::ok(&result).clone()
+        let result = ledger_tests::mcp::tool(app, key, name, arguments).await;
+        ledger_tests::mcp::ok(&result).clone()
     };
     let listed = mcp(
         "list_recurring_schedules",

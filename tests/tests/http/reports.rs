@@ -1,7 +1,7 @@
 //! Reports: trial balance, balance sheet and income statement from posted entries.
 
-use ledger_tests::{TestApp, both};
-use reqwest::{Method, StatusCode};
+use ledger_tests::{TestApp, both, invalid};
+use reqwest::StatusCode;
 use serde_json::json;
 
 async fn reports_balance_and_follow_dates(app: &TestApp) {
@@ -21,12 +21,7 @@ async fn reports_balance_and_follow_dates(app: &TestApp) {
     app.post_transfer(&org, key, &ar, &sales, "400.00").await;
     app.post_transfer(&org, key, &expenses, &ap, "150.25").await;
     app.post_transfer(&org, key, &cash, &ar, "100.00").await;
-    let res = app
-        .get(
-            key,
-            &format!("/organizations/{}/reports/trial-balance", org.id),
-        )
-        .await;
+    let res = app.get(key, &org.path("reports/trial-balance")).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["object"], "trial_balance");
     assert_eq!(
@@ -45,18 +40,18 @@ async fn reports_balance_and_follow_dates(app: &TestApp) {
         .clone();
     assert_eq!(cash_row["debit"], "1100.00");
     assert_eq!(cash_row["net_balance"], "1100.00");
-    let res = app
-        .get(
-            key,
-            &format!("/organizations/{}/reports/balance-sheet", org.id),
-        )
-        .await;
+    let res = app.get(key, &org.path("reports/balance-sheet")).await;
     assert_eq!(res.body["total_assets"], "1400.00");
     assert_eq!(res.body["total_liabilities"], "150.25");
     assert_eq!(res.body["equity"]["current_earnings"], "249.75");
     assert_eq!(res.body["total_equity"], "1249.75");
     assert_eq!(res.body["total_liabilities_and_equity"], "1400.00");
-    let res = app.get(key, &format!("/organizations/{}/reports/income-statement?start_date=2026-01-01&end_date=2026-12-31", org.id)).await;
+    let res = app
+        .get(
+            key,
+            &org.path("reports/income-statement?start_date=2026-01-01&end_date=2026-12-31"),
+        )
+        .await;
     assert_eq!(res.body["object"], "income_statement");
     assert_eq!(
         (
@@ -69,56 +64,36 @@ async fn reports_balance_and_follow_dates(app: &TestApp) {
     assert_eq!(res.body["revenue"]["accounts"][0]["balance"], "400.00");
     // Before the first posting everything is zero.
     let res = app
-        .get(
-            key,
-            &format!(
-                "/organizations/{}/reports/trial-balance?as_of=2025-12-31",
-                org.id
-            ),
-        )
+        .get(key, &org.path("reports/trial-balance?as_of=2025-12-31"))
         .await;
     assert_eq!(res.body["total_debits"], "0.00");
-    let res = app.get(key, &format!("/organizations/{}/reports/income-statement?start_date=2026-02-01&end_date=2026-02-28", org.id)).await;
-    assert_eq!(res.body["net_income"], "0.00");
-    let res = app.get(key, &format!("/organizations/{}/reports/income-statement?start_date=2026-03-01&end_date=2026-02-01", org.id)).await;
-    // An end before its start: invalid request data (400 `invalid_field` on `end_date`).
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::BAD_REQUEST, "invalid_field"),
-        "{}",
-        res.body
-    );
-    assert_eq!(
-        res.body["error"]["type"], "validation_error",
-        "{}",
-        res.body
-    );
-    assert_eq!(
-        res.body["error"]["details"]["field"], "end_date",
-        "{}",
-        res.body
-    );
-    assert_eq!(
-        res.body["error"]["message"], "end_date: must not be before start_date",
-        "{}",
-        res.body
-    );
     let res = app
         .get(
             key,
-            &format!(
-                "/organizations/{}/reports/balance-sheet?as_of=banana",
-                org.id
-            ),
+            &org.path("reports/income-statement?start_date=2026-02-01&end_date=2026-02-28"),
         )
+        .await;
+    assert_eq!(res.body["net_income"], "0.00");
+    let res = app
+        .get(
+            key,
+            &org.path("reports/income-statement?start_date=2026-03-01&end_date=2026-02-01"),
+        )
+        .await;
+    // An end before its start: invalid request data (400 `invalid_field` on `end_date`).
+    invalid(
+        &res,
+        "invalid_field",
+        "end_date",
+        Some("end_date: must not be before start_date"),
+    );
+    let res = app
+        .get(key, &org.path("reports/balance-sheet?as_of=banana"))
         .await;
     assert_eq!(res.code(), "invalid_field");
     let _ = json!(null);
 }
-both!(
-    reports_balance_and_follow_dates,
-    reports_balance_and_follow_dates
-);
+both!(reports_balance_and_follow_dates);
 
 /// The trial balance lists the chart as it is now: reports keep each tenant's chart in
 /// memory between changes (docs/decisions.md, "Session 16"), and an account added,
@@ -127,7 +102,7 @@ async fn reports_follow_the_chart_as_it_changes(app: &TestApp) {
     let org = app.signup("Chart changes").await;
     let key = &org.test_key;
     let replica = app.replica(|_| {}).await;
-    let base = format!("/organizations/{}/accounts", org.id);
+    let base = org.path("accounts");
     let rows = |answer: &ledger_tests::Answer| -> Vec<(String, String)> {
         answer.body["accounts"]
             .as_array()
@@ -141,7 +116,7 @@ async fn reports_follow_the_chart_as_it_changes(app: &TestApp) {
             })
             .collect()
     };
-    let report = format!("/organizations/{}/reports/trial-balance", org.id);
+    let report = org.path("reports/trial-balance");
     let before = rows(&app.get(key, &report).await);
     assert!(before.iter().all(|(code, _)| code != "1250"));
     let res = replica
@@ -152,41 +127,28 @@ async fn reports_follow_the_chart_as_it_changes(app: &TestApp) {
         )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let float = res.body["id"].as_str().expect("id").to_owned();
+    let float = res.id();
     for server in [app, &replica] {
         let now = rows(&server.get(key, &report).await);
         assert_eq!(now.len(), before.len() + 1);
         assert!(now.contains(&("1250".to_owned(), "Float".to_owned())));
     }
     let res = replica
-        .call(
-            Method::PUT,
+        .put_wait(
+            key,
             &format!("{base}/{float}"),
-            Some(key),
-            Some(json!({"name": "Till float"})),
-            &[("Prefer", "wait=10")],
+            json!({"name": "Till float"}),
         )
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     let now = rows(&app.get(key, &report).await);
     assert!(now.contains(&("1250".to_owned(), "Till float".to_owned())));
     assert!(!now.contains(&("1250".to_owned(), "Float".to_owned())));
-    let res = app
-        .call(
-            Method::DELETE,
-            &format!("{base}/{float}"),
-            Some(key),
-            None,
-            &[("Prefer", "wait=10")],
-        )
-        .await;
+    let res = app.delete_wait(key, &format!("{base}/{float}")).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     for server in [app, &replica] {
         assert_eq!(rows(&server.get(key, &report).await), before);
     }
     replica.finish().await;
 }
-both!(
-    reports_follow_the_chart_as_it_changes,
-    reports_follow_the_chart_as_it_changes
-);
+both!(reports_follow_the_chart_as_it_changes);

@@ -1,30 +1,20 @@
 //! Settings, the billing record and the organization's audit trail of deletions.
 
-use ledger_tests::{Org, TestApp, both};
+use ledger_tests::{Org, TestApp, both, refused};
 use reqwest::{Method, StatusCode};
-use serde_json::{Value, json};
-
-use crate::keys::make_key;
+use serde_json::json;
 
 fn setting_path(org: &Org, key: &str) -> String {
-    format!("/organizations/{}/settings/{key}", org.id)
-}
-
-async fn put(app: &TestApp, key: &str, path: &str, body: Value) -> ledger_tests::Answer {
-    app.call(Method::PUT, path, Some(key), Some(body), &[])
-        .await
+    org.path(&format!("settings/{key}"))
 }
 
 async fn settings_round_trip_and_refusals(app: &TestApp) {
     let org = app.signup("Settings Co").await;
     let path = setting_path(&org, "default_currency");
     let res = app.get(&org.test_key, &path).await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::NOT_FOUND, "resource_not_found")
-    );
+    refused(&res, StatusCode::NOT_FOUND, "resource_not_found");
 
-    let res = put(app, &org.test_key, &path, json!({"value": "eur"})).await;
+    let res = app.put(&org.test_key, &path, json!({"value": "eur"})).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["object"], "setting");
     assert_eq!(res.body["key"], "default_currency");
@@ -35,12 +25,14 @@ async fn settings_round_trip_and_refusals(app: &TestApp) {
         (res.status, res.body["value"].clone()),
         (StatusCode::OK, json!("EUR"))
     );
-    let res = put(app, &org.test_key, &path, json!({"value": "GBP"})).await;
+    let res = app.put(&org.test_key, &path, json!({"value": "GBP"})).await;
     assert_eq!(res.body["value"], "GBP");
     assert_eq!(app.get(&org.test_key, &path).await.body["value"], "GBP");
 
     let note = setting_path(&org, "invoice_footer_2");
-    let res = put(app, &org.test_key, &note, json!({"value": "Thank you!"})).await;
+    let res = app
+        .put(&org.test_key, &note, json!({"value": "Thank you!"}))
+        .await;
     assert_eq!(res.status, StatusCode::OK);
     assert_eq!(
         app.get(&org.test_key, &note).await.body["value"],
@@ -80,7 +72,7 @@ async fn settings_round_trip_and_refusals(app: &TestApp) {
         ),
     ];
     for (p, body, code, field) in cases {
-        let res = put(app, &org.test_key, &p, body).await;
+        let res = app.put(&org.test_key, &p, body).await;
         assert_eq!(
             (res.status, res.code()),
             (StatusCode::BAD_REQUEST, code),
@@ -100,7 +92,7 @@ async fn settings_round_trip_and_refusals(app: &TestApp) {
             json!({"value": "INV 2026"}),
         ),
     ] {
-        let res = put(app, &org.test_key, &p, body.clone()).await;
+        let res = app.put(&org.test_key, &p, body.clone()).await;
         assert_eq!(
             (res.status, res.code()),
             (StatusCode::UNPROCESSABLE_ENTITY, "inconsistent_fields"),
@@ -109,28 +101,18 @@ async fn settings_round_trip_and_refusals(app: &TestApp) {
         );
         assert_eq!(res.body["error"]["details"]["field"], "value");
     }
-    let res = put(
-        app,
-        &org.test_key,
-        &note,
-        json!({"value": "x".repeat(10_000)}),
-    )
-    .await;
+    let res = app
+        .put(&org.test_key, &note, json!({"value": "x".repeat(10_000)}))
+        .await;
     assert_eq!(res.status, StatusCode::OK);
     let res = app.get(&org.test_key, &setting_path(&org, "Bad-Key")).await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::BAD_REQUEST, "invalid_field")
-    );
+    refused(&res, StatusCode::BAD_REQUEST, "invalid_field");
 
     // Reading needs read; writing needs admin.
-    let (_, writer) = make_key(app, &org, &org.test_key, &["write"]).await;
+    let (_, writer) = app.make_key(&org, &org.test_key, &["write"]).await;
     assert_eq!(app.get(&writer, &path).await.status, StatusCode::OK);
-    let res = put(app, &writer, &path, json!({"value": "USD"})).await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::FORBIDDEN, "insufficient_permissions")
-    );
+    let res = app.put(&writer, &path, json!({"value": "USD"})).await;
+    refused(&res, StatusCode::FORBIDDEN, "insufficient_permissions");
     assert_eq!(res.body["error"]["details"]["required"], "admin");
     let res = app.call(Method::GET, &path, None, None, &[]).await;
     assert_eq!(res.code(), "missing_api_key");
@@ -139,15 +121,9 @@ async fn settings_round_trip_and_refusals(app: &TestApp) {
     let other = app.signup("Other Settings").await;
     for key in [&other.test_key, &other.live_key] {
         let res = app.get(key, &path).await;
-        assert_eq!(
-            (res.status, res.code()),
-            (StatusCode::NOT_FOUND, "organization_not_found")
-        );
-        let res = put(app, key, &path, json!({"value": "USD"})).await;
-        assert_eq!(
-            (res.status, res.code()),
-            (StatusCode::NOT_FOUND, "organization_not_found")
-        );
+        refused(&res, StatusCode::NOT_FOUND, "organization_not_found");
+        let res = app.put(key, &path, json!({"value": "USD"})).await;
+        refused(&res, StatusCode::NOT_FOUND, "organization_not_found");
     }
     let res = app
         .get(&other.test_key, &setting_path(&other, "default_currency"))
@@ -155,14 +131,11 @@ async fn settings_round_trip_and_refusals(app: &TestApp) {
     assert_eq!(res.status, StatusCode::NOT_FOUND);
     assert_eq!(app.get(&org.test_key, &path).await.body["value"], "GBP");
 }
-both!(
-    settings_round_trip_and_refusals,
-    settings_round_trip_and_refusals
-);
+both!(settings_round_trip_and_refusals);
 
 async fn billing_reports_the_root_pool(app: &TestApp) {
     let org = app.signup("Billing Co").await;
-    let path = format!("/organizations/{}/billing", org.id);
+    let path = org.path("billing");
     let res = app.get(&org.live_key, &path).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(
@@ -178,86 +151,58 @@ async fn billing_reports_the_root_pool(app: &TestApp) {
         })
     );
     // A test-mode write is counted apart and never takes live credits.
-    let cash = app.account_id(&org, &org.test_key, "1000").await;
-    let sales = app.account_id(&org, &org.test_key, "4000").await;
+    let [cash, sales] = app.account_ids(&org, &org.test_key, ["1000", "4000"]).await;
     app.post_transfer(&org, &org.test_key, &cash, &sales, "5.00")
         .await;
     let res = app.get(&org.test_key, &path).await;
     assert_eq!(res.body["test_credits_used"], 1);
     assert_eq!(res.body["credits_remaining"], 500);
     // A live write takes a live credit.
-    let cash = app.account_id(&org, &org.live_key, "1000").await;
-    let sales = app.account_id(&org, &org.live_key, "4000").await;
+    let [cash, sales] = app.account_ids(&org, &org.live_key, ["1000", "4000"]).await;
     app.post_transfer(&org, &org.live_key, &cash, &sales, "5.00")
         .await;
     let res = app.get(&org.live_key, &path).await;
     assert_eq!(res.body["credits_remaining"], 499);
 
     // A sub-organization shows its root's pool.
-    let sub = app
-        .post(
-            &org.live_key,
-            "/accounts/sub",
-            json!({"parent_organization_id": org.id, "name": "Shop", "relationship_type": "owned"}),
-        )
-        .await;
-    assert_eq!(sub.status, StatusCode::CREATED, "{}", sub.body);
-    let sub_id = sub.body["organization"]["id"].as_str().expect("id");
-    let sub_key = sub.body["api_key"]["key"].as_str().expect("key");
+    let (sub_id, sub_key) = app.sub_org(&org.live_key, &org.id, "Shop", "owned").await;
     let res = app
-        .get(sub_key, &format!("/organizations/{sub_id}/billing"))
+        .get(&sub_key, &format!("/organizations/{sub_id}/billing"))
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["organization_id"], org.id.as_str());
     assert_eq!(res.body["credits_remaining"], 499);
     assert_eq!(res.body["billing_email"], "billingco@example.com");
-    let res = app.get(sub_key, &path).await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::NOT_FOUND, "organization_not_found")
-    );
+    let res = app.get(&sub_key, &path).await;
+    refused(&res, StatusCode::NOT_FOUND, "organization_not_found");
 
     let other = app.signup("Other Billing").await;
     let res = app.get(&other.live_key, &path).await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::NOT_FOUND, "organization_not_found")
-    );
+    refused(&res, StatusCode::NOT_FOUND, "organization_not_found");
     let res = app.call(Method::GET, &path, None, None, &[]).await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::UNAUTHORIZED, "missing_api_key")
-    );
+    refused(&res, StatusCode::UNAUTHORIZED, "missing_api_key");
 }
-both!(billing_reports_the_root_pool, billing_reports_the_root_pool);
+both!(billing_reports_the_root_pool);
 
 async fn recently_deleted_lists_the_organizations_deletions(app: &TestApp) {
     let org = app.signup("Trail Co").await;
-    let accounts = format!("/organizations/{}/accounts", org.id);
+    let accounts = org.path("accounts");
     let mut ids = Vec::new();
     for code in ["6100", "6200"] {
-        let res = app
-            .post(
+        let id = app
+            .create_id(
                 &org.test_key,
                 &accounts,
                 json!({"code": code, "name": format!("Expense {code}"), "account_type": "expense"}),
             )
             .await;
-        assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-        let id = res.body["id"].as_str().expect("id").to_owned();
         let res = app
-            .call(
-                Method::DELETE,
-                &format!("{accounts}/{id}"),
-                Some(&org.test_key),
-                None,
-                &[("Prefer", "wait=10")],
-            )
+            .delete_wait(&org.test_key, &format!("{accounts}/{id}"))
             .await;
         assert!(res.status.is_success(), "{}", res.body);
         ids.push(id);
     }
-    let path = format!("/organizations/{}/recently-deleted", org.id);
+    let path = org.path("recently-deleted");
     let res = app.get(&org.test_key, &path).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["total_count"], 2);
@@ -274,17 +219,11 @@ async fn recently_deleted_lists_the_organizations_deletions(app: &TestApp) {
     assert_eq!(res.body["data"][0]["resource_id"], ids[0].as_str());
     assert_eq!(res.body["has_more"], false);
     let res = app.get(&org.test_key, &format!("{path}?limit=0")).await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::BAD_REQUEST, "invalid_field")
-    );
+    refused(&res, StatusCode::BAD_REQUEST, "invalid_field");
     // The deleting key finds them under /recently-deleted too.
     let res = app.get(&org.test_key, "/recently-deleted").await;
     assert_eq!(res.body["total_count"], 2);
     // Live mode saw no deletion.
     assert_eq!(app.get(&org.live_key, &path).await.body["total_count"], 0);
 }
-both!(
-    recently_deleted_lists_the_organizations_deletions,
-    recently_deleted_lists_the_organizations_deletions
-);
+both!(recently_deleted_lists_the_organizations_deletions);

@@ -1,103 +1,64 @@
 //! `GET /system`: who may call it and what it reports.
 
-use ledger_tests::{TestApp, both};
+use ledger_tests::{TestApp, both, refused};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
-
-use crate::keys::make_key;
 
 async fn system_needs_the_system_permission(app: &TestApp) {
     let org = app.signup("System Co").await;
     let res = app.call(Method::GET, "/system", None, None, &[]).await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::UNAUTHORIZED, "unauthorized")
-    );
+    refused(&res, StatusCode::UNAUTHORIZED, "unauthorized");
     assert_eq!(res.body["error"]["type"], "authentication_error");
     for bogus in ["ha_test_nope", "sk_live_x"] {
         let res = app.get(bogus, "/system").await;
-        assert_eq!(
-            (res.status, res.code()),
-            (StatusCode::UNAUTHORIZED, "unauthorized")
-        );
+        refused(&res, StatusCode::UNAUTHORIZED, "unauthorized");
     }
     // A valid key without `system`, even admin, is refused.
     for key in [&org.test_key, &org.live_key] {
         let res = app.get(key, "/system").await;
-        assert_eq!(
-            (res.status, res.code()),
-            (StatusCode::FORBIDDEN, "insufficient_permissions"),
-            "{}",
-            res.body
-        );
+        refused(&res, StatusCode::FORBIDDEN, "insufficient_permissions");
         assert_eq!(res.body["error"]["details"]["required"], "system");
     }
-    let (system_id, system_key) = make_key(app, &org, &org.test_key, &["system"]).await;
+    let (system_id, system_key) = app.make_key(&org, &org.test_key, &["system"]).await;
     // `system` covers only /system.
-    let res = app
-        .get(&system_key, &format!("/organizations/{}/accounts", org.id))
-        .await;
+    let res = app.get(&system_key, &org.path("accounts")).await;
     assert_eq!(res.status, StatusCode::FORBIDDEN);
     // A disabled system key keeps its precise code.
-    let item = format!("/organizations/{}/api-keys/{system_id}", org.id);
+    let item = org.path(&format!("api-keys/{system_id}"));
     let res = app
-        .call(
-            Method::PUT,
-            &item,
-            Some(&org.test_key),
-            Some(json!({"disabled": true})),
-            &[],
-        )
+        .put(&org.test_key, &item, json!({"disabled": true}))
         .await;
     assert_eq!(res.status, StatusCode::OK);
     let res = app.get(&system_key, "/system").await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::UNAUTHORIZED, "disabled_api_key")
-    );
+    refused(&res, StatusCode::UNAUTHORIZED, "disabled_api_key");
 }
-both!(
-    system_needs_the_system_permission,
-    system_needs_the_system_permission
-);
+both!(system_needs_the_system_permission);
 
 async fn system_reports_real_figures(app: &TestApp) {
     let org = app.signup("Figures Co").await;
     let other = app.signup("Elsewhere Co").await;
     // Activity in the caller's tree (a sub-organization included) and elsewhere.
-    let sub = app
-        .post(
-            &org.test_key,
-            "/accounts/sub",
-            json!({"parent_organization_id": org.id, "name": "Sub", "relationship_type": "owned"}),
-        )
-        .await;
-    assert_eq!(sub.status, StatusCode::CREATED);
+    app.sub_org(&org.test_key, &org.id, "Sub", "owned").await;
     let res = app
-        .call(
-            Method::PUT,
-            &format!("/organizations/{}/settings/default_currency", org.id),
-            Some(&org.test_key),
-            Some(json!({"value": "EUR"})),
-            &[],
+        .put(
+            &org.test_key,
+            &org.path("settings/default_currency"),
+            json!({"value": "EUR"}),
         )
         .await;
     assert_eq!(res.status, StatusCode::OK);
-    let cash = app.account_id(&org, &org.test_key, "1000").await;
-    let sales = app.account_id(&org, &org.test_key, "4000").await;
+    let [cash, sales] = app.account_ids(&org, &org.test_key, ["1000", "4000"]).await;
     app.post_transfer(&org, &org.test_key, &cash, &sales, "1.00")
         .await;
     let res = app
-        .call(
-            Method::PUT,
-            &format!("/organizations/{}/settings/other_only", other.id),
-            Some(&other.test_key),
-            Some(json!({"value": "x"})),
-            &[],
+        .put(
+            &other.test_key,
+            &other.path("settings/other_only"),
+            json!({"value": "x"}),
         )
         .await;
     assert_eq!(res.status, StatusCode::OK);
-    let (_, system_key) = make_key(app, &org, &org.test_key, &["system", "read"]).await;
+    let (_, system_key) = app.make_key(&org, &org.test_key, &["system", "read"]).await;
 
     let res = app.get(&system_key, "/system").await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
@@ -148,4 +109,4 @@ async fn system_reports_real_figures(app: &TestApp) {
         json!({"status": "disabled", "hit_rate": 0, "memory_usage": 0, "keys_count": 0})
     );
 }
-both!(system_reports_real_figures, system_reports_real_figures);
+both!(system_reports_real_figures);

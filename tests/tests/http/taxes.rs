@@ -1,42 +1,19 @@
 //! Taxes (spec 2.7, 4.9): create, read, list, update, soft delete, refusals, tenancy,
 //! modes, credits and events.
 
-use ledger_tests::{Answer, Org, TestApp, both};
+use ledger_tests::{Org, TestApp, both, refused, strs};
 use reqwest::{Method, StatusCode};
-use serde_json::{Value, json};
-
-use crate::keys::make_key;
+use serde_json::json;
 
 fn taxes_path(org: &Org) -> String {
-    format!("/organizations/{}/taxes", org.id)
-}
-
-fn refused(res: &Answer, status: StatusCode, code: &str) {
-    assert_eq!((res.status, res.code()), (status, code), "{}", res.body);
-}
-
-async fn put(app: &TestApp, key: &str, path: &str, body: Value) -> Answer {
-    app.call(Method::PUT, path, Some(key), Some(body), &[])
-        .await
-}
-
-async fn delete(app: &TestApp, key: &str, path: &str) -> Answer {
-    app.call(Method::DELETE, path, Some(key), None, &[]).await
-}
-
-async fn credits(app: &TestApp, org: &Org) -> i64 {
-    app.get(&org.live_key, &format!("/organizations/{}", org.id))
-        .await
-        .body["credits_remaining"]
-        .as_i64()
-        .expect("credits")
+    org.path("taxes")
 }
 
 async fn create_read_update_and_list(app: &TestApp) {
     let org = app.signup("Taxing").await;
     let key = &org.live_key;
     let base = taxes_path(&org);
-    let before = credits(app, &org).await;
+    let before = app.credits(&org).await;
     // A JSON number is read from its text: 8.25 stays exactly 8.25.
     let res = app
         .post(key, &base, json!({"name": "State sales tax", "rate": 8.25, "tax_type": "sales_tax", "description": "CA"}))
@@ -49,7 +26,7 @@ async fn create_read_update_and_list(app: &TestApp) {
     assert_eq!(res.body["is_active"], true);
     assert_eq!(res.body["organization_id"], org.id.as_str());
     assert_eq!(res.body["description"], "CA");
-    let id = res.body["id"].as_str().expect("id").to_owned();
+    let id = res.id();
     assert!(id.starts_with("tax_"));
     let res = app
         .post(
@@ -71,7 +48,7 @@ async fn create_read_update_and_list(app: &TestApp) {
         )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    assert_eq!(credits(app, &org).await, before - 3);
+    assert_eq!(app.credits(&org).await, before - 3);
 
     // Read in any prefix case.
     let res = app
@@ -81,18 +58,18 @@ async fn create_read_update_and_list(app: &TestApp) {
     assert_eq!(res.body["id"], id.as_str());
 
     // Update: rate and name; unchanged fields stay.
-    let res = put(
-        app,
-        key,
-        &format!("{base}/{id}"),
-        json!({"rate": "8.875", "name": "City sales tax"}),
-    )
-    .await;
+    let res = app
+        .put(
+            key,
+            &format!("{base}/{id}"),
+            json!({"rate": "8.875", "name": "City sales tax"}),
+        )
+        .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["rate"], "8.8750");
     assert_eq!(res.body["name"], "City sales tax");
     assert_eq!(res.body["tax_type"], "sales_tax");
-    assert_eq!(credits(app, &org).await, before - 4);
+    assert_eq!(app.credits(&org).await, before - 4);
 
     // The list shows active taxes by default, sorted by name, with the list fields.
     let res = app.get(key, &base).await;
@@ -100,12 +77,7 @@ async fn create_read_update_and_list(app: &TestApp) {
     assert_eq!(res.body["object"], "list");
     assert_eq!(res.body["total_count"], 2);
     assert_eq!(res.body["has_more"], false);
-    let names: Vec<&str> = res.body["data"]
-        .as_array()
-        .expect("data")
-        .iter()
-        .filter_map(|t| t["name"].as_str())
-        .collect();
+    let names = strs(&res.body["data"], "name");
     assert_eq!(names, ["City sales tax", "GST"]);
     assert_eq!(res.body["data"][0]["rate"], "8.8750");
     let res = app.get(key, &format!("{base}?is_active=false")).await;
@@ -116,40 +88,20 @@ async fn create_read_update_and_list(app: &TestApp) {
     assert_eq!(res.body["data"][0]["tax_type"], "vat");
     let res = app.get(key, &format!("{base}?limit=1&offset=0")).await;
     assert_eq!(res.body["data"].as_array().map(Vec::len), Some(1));
-    assert_eq!(
-        (
-            res.body["has_more"].as_bool(),
-            res.body["total_count"].as_i64()
-        ),
-        (Some(true), Some(2))
-    );
-    refused(
-        &app.get(key, &format!("{base}?limit=101")).await,
-        StatusCode::BAD_REQUEST,
-        "invalid_field",
-    );
-    refused(
-        &app.get(key, &format!("{base}?tax_type=gst")).await,
-        StatusCode::BAD_REQUEST,
-        "invalid_field",
-    );
-    refused(
-        &app.get(key, &format!("{base}?is_active=maybe")).await,
-        StatusCode::BAD_REQUEST,
-        "invalid_field",
-    );
+    assert_eq!(res.page(), (Some(true), Some(2)));
+    app.queries_refused(
+        key,
+        &base,
+        &["limit=101", "tax_type=gst", "is_active=maybe"],
+    )
+    .await;
 
-    let res = app.get(key, &format!("/events/tax/{id}")).await;
-    let kinds: Vec<&str> = res
-        .body
-        .as_array()
-        .expect("events")
-        .iter()
-        .filter_map(|e| e["event_type"].as_str())
-        .collect();
-    assert_eq!(kinds, ["tax.created", "tax.updated"]);
+    assert_eq!(
+        app.event_kinds(key, "tax", &id).await,
+        ["tax.created", "tax.updated"]
+    );
 }
-both!(create_read_update_and_list, create_read_update_and_list);
+both!(create_read_update_and_list);
 
 async fn refusals(app: &TestApp) {
     let org = app.signup("Tax Refusals").await;
@@ -212,11 +164,7 @@ async fn refusals(app: &TestApp) {
             "colour",
         ),
     ];
-    for (body, code, field) in cases {
-        let res = app.post(key, &base, body.clone()).await;
-        refused(&res, StatusCode::BAD_REQUEST, code);
-        assert_eq!(res.body["error"]["details"]["field"], field, "{body}");
-    }
+    app.posts_refused(key, &base, cases).await;
     // The bounds are accepted.
     for rate in ["0", "100", "100.0000"] {
         let res = app
@@ -235,12 +183,12 @@ async fn refusals(app: &TestApp) {
         .to_owned();
     let item = format!("{base}/{id}");
     refused(
-        &put(app, key, &item, json!({"rate": "101"})).await,
+        &app.put(key, &item, json!({"rate": "101"})).await,
         StatusCode::BAD_REQUEST,
         "invalid_field",
     );
     refused(
-        &put(app, key, &item, json!({"tax_type": "vat"})).await,
+        &app.put(key, &item, json!({"tax_type": "vat"})).await,
         StatusCode::BAD_REQUEST,
         "unknown_field",
     );
@@ -256,14 +204,15 @@ async fn refusals(app: &TestApp) {
         "resource_not_found",
     );
     refused(
-        &put(app, key, &format!("{base}/not-an-id"), json!({"name": "x"})).await,
+        &app.put(key, &format!("{base}/not-an-id"), json!({"name": "x"}))
+            .await,
         StatusCode::NOT_FOUND,
         "resource_not_found",
     );
 
     // Permissions: read reads, write creates and updates, only admin deletes.
-    let (_, reader) = make_key(app, &org, key, &["read"]).await;
-    let (_, writer) = make_key(app, &org, key, &["read", "write"]).await;
+    let (_, reader) = app.make_key(&org, key, &["read"]).await;
+    let (_, writer) = app.make_key(&org, key, &["read", "write"]).await;
     assert_eq!(app.get(&reader, &item).await.status, StatusCode::OK);
     refused(
         &app.post(
@@ -276,15 +225,15 @@ async fn refusals(app: &TestApp) {
         "insufficient_permissions",
     );
     refused(
-        &put(app, &reader, &item, json!({"name": "R"})).await,
+        &app.put(&reader, &item, json!({"name": "R"})).await,
         StatusCode::FORBIDDEN,
         "insufficient_permissions",
     );
     assert_eq!(
-        put(app, &writer, &item, json!({"name": "W"})).await.status,
+        app.put(&writer, &item, json!({"name": "W"})).await.status,
         StatusCode::OK
     );
-    let res = delete(app, &writer, &item).await;
+    let res = app.delete(&writer, &item).await;
     refused(&res, StatusCode::FORBIDDEN, "insufficient_permissions");
     assert_eq!(res.body["error"]["details"]["required"], "admin");
     refused(
@@ -293,7 +242,7 @@ async fn refusals(app: &TestApp) {
         "missing_api_key",
     );
 }
-both!(refusals, refusals);
+both!(refusals);
 
 async fn soft_delete(app: &TestApp) {
     let org = app.signup("Tax Delete").await;
@@ -306,10 +255,10 @@ async fn soft_delete(app: &TestApp) {
             json!({"name": "Doomed", "rate": "7", "tax_type": "vat"}),
         )
         .await;
-    let id = res.body["id"].as_str().expect("id").to_owned();
+    let id = res.id();
     let item = format!("{base}/{id}");
-    let before = credits(app, &org).await;
-    let res = delete(app, key, &item).await;
+    let before = app.credits(&org).await;
+    let res = app.delete(key, &item).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(
         res.body,
@@ -317,36 +266,23 @@ async fn soft_delete(app: &TestApp) {
     );
     // Restorable for the retention period (7 days by default).
     assert!(res.body["recoverable_until"].is_string(), "{}", res.body);
-    assert_eq!(credits(app, &org).await, before - 1);
-    refused(
-        &app.get(key, &item).await,
+    assert_eq!(app.credits(&org).await, before - 1);
+    app.item_refused(
+        key,
+        &item,
+        json!({"name": "back"}),
         StatusCode::NOT_FOUND,
         "resource_not_found",
-    );
-    refused(
-        &delete(app, key, &item).await,
-        StatusCode::NOT_FOUND,
-        "resource_not_found",
-    );
-    refused(
-        &put(app, key, &item, json!({"name": "back"})).await,
-        StatusCode::NOT_FOUND,
-        "resource_not_found",
-    );
+    )
+    .await;
     assert_eq!(app.get(key, &base).await.body["total_count"], 0);
     assert_eq!(
         app.get(key, &format!("{base}?is_active=false")).await.body["total_count"],
         0
     );
-    assert_eq!(
-        credits(app, &org).await,
-        before - 1,
-        "refusals cost nothing"
-    );
+    assert_eq!(app.credits(&org).await, before - 1, "refusals cost nothing");
 
-    let trail = app
-        .get(key, &format!("/organizations/{}/recently-deleted", org.id))
-        .await;
+    let trail = app.get(key, &org.path("recently-deleted")).await;
     assert_eq!(trail.status, StatusCode::OK, "{}", trail.body);
     assert_eq!(trail.body["total_count"], 1);
     let row = &trail.body["data"][0];
@@ -359,17 +295,12 @@ async fn soft_delete(app: &TestApp) {
         (Some("tax"), Some(id.as_str()), Some("Doomed"))
     );
     assert!(row["recoverable_until"].as_str() > row["deleted_at"].as_str());
-    let res = app.get(key, &format!("/events/tax/{id}")).await;
-    let kinds: Vec<&str> = res
-        .body
-        .as_array()
-        .expect("events")
-        .iter()
-        .filter_map(|e| e["event_type"].as_str())
-        .collect();
-    assert_eq!(kinds, ["tax.created", "tax.deleted"]);
+    assert_eq!(
+        app.event_kinds(key, "tax", &id).await,
+        ["tax.created", "tax.deleted"]
+    );
 }
-both!(soft_delete, soft_delete);
+both!(soft_delete);
 
 async fn tenants_and_modes_are_isolated(app: &TestApp) {
     let a = app.signup("Tax A").await;
@@ -381,7 +312,7 @@ async fn tenants_and_modes_are_isolated(app: &TestApp) {
             json!({"name": "A tax", "rate": "3", "tax_type": "vat"}),
         )
         .await;
-    let id = res.body["id"].as_str().expect("id").to_owned();
+    let id = res.id();
     let item_a = format!("{}/{id}", taxes_path(&a));
     // Another organization's key: its path is not found, and the id is not on its own path.
     refused(
@@ -389,21 +320,14 @@ async fn tenants_and_modes_are_isolated(app: &TestApp) {
         StatusCode::NOT_FOUND,
         "organization_not_found",
     );
-    refused(
-        &app.get(&b.test_key, &item_a).await,
+    app.item_refused(
+        &b.test_key,
+        &item_a,
+        json!({"name": "stolen"}),
         StatusCode::NOT_FOUND,
         "organization_not_found",
-    );
-    refused(
-        &put(app, &b.test_key, &item_a, json!({"name": "stolen"})).await,
-        StatusCode::NOT_FOUND,
-        "organization_not_found",
-    );
-    refused(
-        &delete(app, &b.test_key, &item_a).await,
-        StatusCode::NOT_FOUND,
-        "organization_not_found",
-    );
+    )
+    .await;
     refused(
         &app.post(
             &b.test_key,
@@ -415,36 +339,20 @@ async fn tenants_and_modes_are_isolated(app: &TestApp) {
         "organization_not_found",
     );
     let item_b = format!("{}/{id}", taxes_path(&b));
-    refused(
-        &app.get(&b.test_key, &item_b).await,
+    app.item_refused(
+        &b.test_key,
+        &item_b,
+        json!({"name": "stolen"}),
         StatusCode::NOT_FOUND,
         "resource_not_found",
-    );
-    refused(
-        &put(app, &b.test_key, &item_b, json!({"name": "stolen"})).await,
-        StatusCode::NOT_FOUND,
-        "resource_not_found",
-    );
-    refused(
-        &delete(app, &b.test_key, &item_b).await,
-        StatusCode::NOT_FOUND,
-        "resource_not_found",
-    );
+    )
+    .await;
     assert_eq!(
         app.get(&b.test_key, &taxes_path(&b)).await.body["total_count"],
         0
     );
     // The live key of the same organization does not see test data, nor change it.
-    refused(
-        &app.get(&a.live_key, &item_a).await,
-        StatusCode::NOT_FOUND,
-        "resource_not_found",
-    );
-    refused(
-        &delete(app, &a.live_key, &item_a).await,
-        StatusCode::NOT_FOUND,
-        "resource_not_found",
-    );
+    app.item_hidden(&a.live_key, &item_a).await;
     assert_eq!(
         app.get(&a.live_key, &taxes_path(&a)).await.body["total_count"],
         0
@@ -459,18 +367,15 @@ async fn tenants_and_modes_are_isolated(app: &TestApp) {
         (StatusCode::OK, Some("A tax"), Some(false))
     );
     // Test-mode writes never spend the live pool.
-    assert_eq!(credits(app, &a).await, 500);
+    assert_eq!(app.credits(&a).await, 500);
 }
-both!(
-    tenants_and_modes_are_isolated,
-    tenants_and_modes_are_isolated
-);
+both!(tenants_and_modes_are_isolated);
 
 async fn idempotent_create(app: &TestApp) {
     let org = app.signup("Tax Idem").await;
     let key = &org.live_key;
     let base = taxes_path(&org);
-    let before = credits(app, &org).await;
+    let before = app.credits(&org).await;
     let body = json!({"name": "VAT", "rate": "20", "tax_type": "vat"});
     let headers = [("Idempotency-Key", "tax-1")];
     let first = app
@@ -488,9 +393,9 @@ async fn idempotent_create(app: &TestApp) {
         .await;
     refused(&res, StatusCode::CONFLICT, "idempotency_key_reused");
     assert_eq!(app.get(key, &base).await.body["total_count"], 1);
-    assert_eq!(credits(app, &org).await, before - 1);
+    assert_eq!(app.credits(&org).await, before - 1);
     // Categories replay the same way.
-    let cats = format!("/organizations/{}/categories", org.id);
+    let cats = org.path("categories");
     let body = json!({"name": "Sales", "category_type": "income"});
     let headers = [("Idempotency-Key", "cat-1")];
     let first = app
@@ -506,4 +411,4 @@ async fn idempotent_create(app: &TestApp) {
     );
     assert_eq!(app.get(key, &cats).await.body["total_count"], 1);
 }
-both!(idempotent_create, idempotent_create);
+both!(idempotent_create);

@@ -1,44 +1,17 @@
 //! Transactions: queued writes, the state machine, reversal, idempotency, events.
 
-use std::time::Duration;
-
-use ledger_tests::{Org, TestApp, both};
+use ledger_tests::{TestApp, both, entries, invalid, refused, strs};
 use reqwest::{Method, StatusCode};
-use serde_json::{Value, json};
-
-fn entries(debit: &str, credit: &str, amount: Value) -> Value {
-    json!([{"account_id": debit, "entry_type": "debit", "amount": amount}, {"account_id": credit, "entry_type": "credit", "amount": amount}])
-}
-
-async fn wait_completed(app: &TestApp, org: &Org, request_id: &str) -> Value {
-    for _ in 0..200 {
-        let res = app
-            .get(
-                &org.test_key,
-                &format!("/organizations/{}/requests/{request_id}", org.id),
-            )
-            .await;
-        assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-        if res.body["data"]["status"] == "completed" || res.body["data"]["status"] == "failed" {
-            return res.body;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("request {request_id} did not finish");
-}
+use serde_json::json;
 
 async fn queued_create_answers_the_envelope(app: &TestApp) {
     let org = app.signup("Queue").await;
-    let cash = app.account_id(&org, &org.test_key, "1000").await;
-    let sales = app.account_id(&org, &org.test_key, "4000").await;
+    let [cash, sales] = app.account_ids(&org, &org.test_key, ["1000", "4000"]).await;
     let res = app
-        .post(&org.test_key, &format!("/organizations/{}/transactions", org.id), json!({"description": "Sale", "date": "2026-03-01T10:00:00Z", "entries": entries(&cash, &sales, json!(0.1))}))
+        .post(&org.test_key, &org.path("transactions"), json!({"description": "Sale", "date": "2026-03-01T10:00:00Z", "entries": entries(&cash, &sales, json!(0.1))}))
         .await;
     assert_eq!(res.status, StatusCode::ACCEPTED, "{}", res.body);
-    let request_id = res.body["request_id"]
-        .as_str()
-        .expect("request id")
-        .to_owned();
+    let request_id = res.request_id();
     assert!(request_id.starts_with("req_"));
     assert_eq!(res.body["success"], true);
     assert_eq!(res.body["credit_cost"], 1);
@@ -50,44 +23,34 @@ async fn queued_create_answers_the_envelope(app: &TestApp) {
     assert!(txn_id.starts_with("txn_"));
     assert_eq!(
         res.body["data"]["status_url"],
-        format!("/organizations/{}/requests/{request_id}", org.id)
+        org.path(&format!("requests/{request_id}"))
     );
-    let done = wait_completed(app, &org, &request_id).await;
+    let done = app.wait_request(&org, &org.test_key, &request_id).await;
     assert_eq!(done["data"]["status"], "completed");
     assert_eq!(done["data"]["result"]["id"], txn_id.as_str());
     let res = app
-        .get(
-            &org.test_key,
-            &format!("/organizations/{}/transactions/{txn_id}", org.id),
-        )
+        .get(&org.test_key, &org.path(&format!("transactions/{txn_id}")))
         .await;
     assert_eq!(res.body["status"], "pending");
     assert_eq!(res.body["amount"], "0.10", "0.1 stays exactly 0.1");
     assert_eq!(res.body["entries"][0]["amount"], "0.10");
 }
-both!(
-    queued_create_answers_the_envelope,
-    queued_create_answers_the_envelope
-);
+both!(queued_create_answers_the_envelope);
 
 async fn lifecycle_create_post_reverse(app: &TestApp) {
     let org = app.signup("Life").await;
     let key = &org.test_key;
-    let base = format!("/organizations/{}/transactions", org.id);
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
+    let base = org.path("transactions");
+    let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
     let res = app.post_wait(key, &base, json!({"description": "Invoice 1", "date": "2026-03-01", "entries": entries(&cash, &sales, json!("250.00"))})).await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     assert_eq!(res.body["status"], "pending");
-    let id = res.body["id"].as_str().expect("id").to_owned();
+    let id = res.id();
     // Pending transactions do not move balances.
-    let res = app
-        .get(key, &format!("/organizations/{}/accounts/{cash}", org.id))
-        .await;
+    let res = app.get(key, &org.path(&format!("accounts/{cash}"))).await;
     assert_eq!(res.body["balance"]["net"], "0.00");
     // Update while pending.
-    let res = app
-        .call(Method::PUT, &format!("{base}/{id}"), Some(key), Some(json!({"description": "Invoice 1 (fixed)", "entries": entries(&cash, &sales, json!("200.00"))})), &[("Prefer", "wait=10")])
+    let res = app.put_wait(key, &format!("{base}/{id}"), json!({"description": "Invoice 1 (fixed)", "entries": entries(&cash, &sales, json!("200.00"))}))
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(
@@ -102,46 +65,28 @@ async fn lifecycle_create_post_reverse(app: &TestApp) {
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["status"], "posted");
-    let res = app
-        .get(key, &format!("/organizations/{}/accounts/{cash}", org.id))
-        .await;
+    let res = app.get(key, &org.path(&format!("accounts/{cash}"))).await;
     assert_eq!(res.body["balance"]["net"], "200.00");
     // Posted transactions are final.
     let res = app
         .post_wait(key, &format!("{base}/{id}/post"), json!({}))
         .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::UNPROCESSABLE_ENTITY, "transaction_not_pending")
+    refused(
+        &res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "transaction_not_pending",
     );
     let res = app
-        .call(
-            Method::PUT,
-            &format!("{base}/{id}"),
-            Some(key),
-            Some(json!({"description": "no"})),
-            &[],
-        )
+        .put(key, &format!("{base}/{id}"), json!({"description": "no"}))
         .await;
     assert_eq!(res.code(), "transaction_not_pending");
-    let res = app
-        .call(
-            Method::DELETE,
-            &format!("{base}/{id}"),
-            Some(key),
-            None,
-            &[],
-        )
-        .await;
+    let res = app.delete(key, &format!("{base}/{id}")).await;
     assert_eq!(res.code(), "transaction_not_pending");
     // Reverse needs a reason.
     let res = app
         .post_wait(key, &format!("{base}/{id}/reverse"), json!({}))
         .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::BAD_REQUEST, "missing_field")
-    );
+    refused(&res, StatusCode::BAD_REQUEST, "missing_field");
     let res = app
         .post_wait(
             key,
@@ -161,9 +106,7 @@ async fn lifecycle_create_post_reverse(app: &TestApp) {
         (Some("posted"), Some(id.as_str()))
     );
     assert_eq!(res.body["entries"][0]["entry_type"], "credit");
-    let res = app
-        .get(key, &format!("/organizations/{}/accounts/{cash}", org.id))
-        .await;
+    let res = app.get(key, &org.path(&format!("accounts/{cash}"))).await;
     assert_eq!(
         res.body["balance"],
         json!({"debit": "200.00", "credit": "200.00", "net": "0.00"})
@@ -177,13 +120,7 @@ async fn lifecycle_create_post_reverse(app: &TestApp) {
         .await;
     assert_eq!(res.code(), "transaction_not_posted");
     let res = app.get(key, &format!("/events/transaction/{id}")).await;
-    let kinds: Vec<&str> = res
-        .body
-        .as_array()
-        .expect("events")
-        .iter()
-        .filter_map(|e| e["event_type"].as_str())
-        .collect();
+    let kinds = strs(&res.body, "event_type");
     assert_eq!(
         kinds,
         [
@@ -206,25 +143,16 @@ async fn lifecycle_create_post_reverse(app: &TestApp) {
     let res = app.get(key, &base).await;
     assert_eq!(res.body["total_count"], 2);
 }
-both!(lifecycle_create_post_reverse, lifecycle_create_post_reverse);
+both!(lifecycle_create_post_reverse);
 
 async fn pending_transactions_can_be_deleted(app: &TestApp) {
     let org = app.signup("Del").await;
     let key = &org.test_key;
-    let base = format!("/organizations/{}/transactions", org.id);
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
+    let base = org.path("transactions");
+    let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
     let res = app.post_wait(key, &base, json!({"description": "Draft", "date": "2026-03-01", "entries": entries(&cash, &sales, json!(5))})).await;
-    let id = res.body["id"].as_str().expect("id").to_owned();
-    let res = app
-        .call(
-            Method::DELETE,
-            &format!("{base}/{id}"),
-            Some(key),
-            None,
-            &[("Prefer", "wait=10")],
-        )
-        .await;
+    let id = res.id();
+    let res = app.delete_wait(key, &format!("{base}/{id}")).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["deleted"], true);
     let res = app.get(key, &format!("{base}/{id}")).await;
@@ -232,24 +160,21 @@ async fn pending_transactions_can_be_deleted(app: &TestApp) {
     let res = app.get(key, &base).await;
     assert_eq!(res.body["total_count"], 0);
 }
-both!(
-    pending_transactions_can_be_deleted,
-    pending_transactions_can_be_deleted
-);
+both!(pending_transactions_can_be_deleted);
 
 async fn unbalanced_and_invalid_entries_change_nothing(app: &TestApp) {
     let org = app.signup("Unbalanced").await;
     let key = &org.live_key;
-    let base = format!("/organizations/{}/transactions", org.id);
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
+    let base = org.path("transactions");
+    let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
     let res = app
         .post(key, &base, json!({"description": "Bad", "date": "2026-03-01", "entries": [
             {"account_id": cash, "entry_type": "debit", "amount": "100.00"}, {"account_id": sales, "entry_type": "credit", "amount": "90.00"}]}))
         .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::UNPROCESSABLE_ENTITY, "unbalanced_transaction")
+    refused(
+        &res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "unbalanced_transaction",
     );
     assert_eq!(res.body["error"]["type"], "business_rule_error");
     assert_eq!(
@@ -308,26 +233,11 @@ async fn unbalanced_and_invalid_entries_change_nothing(app: &TestApp) {
     // `invalid_field` on the line's amount, in the currency's words.
     let body = json!({"description": "x", "date": "2026-03-01", "entries": entries(&cash, &sales, json!("1.005"))});
     let res = app.post(key, &base, body.clone()).await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::BAD_REQUEST, "invalid_field"),
-        "{body} -> {}",
-        res.body
-    );
-    assert_eq!(
-        res.body["error"]["type"], "validation_error",
-        "{}",
-        res.body
-    );
-    assert_eq!(
-        res.body["error"]["details"]["field"], "entries[0].amount",
-        "{}",
-        res.body
-    );
-    assert_eq!(
-        res.body["error"]["message"], "entries[0].amount: USD allows at most 2 decimal places",
-        "{}",
-        res.body
+    invalid(
+        &res,
+        "invalid_field",
+        "entries[0].amount",
+        Some("entries[0].amount: USD allows at most 2 decimal places"),
     );
     // A line naming no account of the organization, whatever the id's shape, is a
     // well-formed request the books refuse: 422 `reference_not_found` on the line.
@@ -352,17 +262,13 @@ async fn unbalanced_and_invalid_entries_change_nothing(app: &TestApp) {
     let res = app.get(key, &format!("/organizations/{}", org.id)).await;
     assert_eq!(res.body["credits_remaining"], 500);
 }
-both!(
-    unbalanced_and_invalid_entries_change_nothing,
-    unbalanced_and_invalid_entries_change_nothing
-);
+both!(unbalanced_and_invalid_entries_change_nothing);
 
 async fn idempotency_key_replays_and_refuses_reuse(app: &TestApp) {
     let org = app.signup("Idem").await;
     let key = &org.live_key;
-    let base = format!("/organizations/{}/transactions", org.id);
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
+    let base = org.path("transactions");
+    let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
     let body = json!({"description": "Once", "date": "2026-03-01", "auto_post": true, "entries": entries(&cash, &sales, json!(7))});
     let first = app
         .call(
@@ -385,13 +291,7 @@ async fn idempotency_key_replays_and_refuses_reuse(app: &TestApp) {
         .await;
     assert_eq!(again.status, StatusCode::CREATED, "{}", again.body);
     assert_eq!(again.body["id"], first.body["id"]);
-    assert_eq!(
-        again
-            .headers
-            .get("idempotent-replayed")
-            .and_then(|v| v.to_str().ok()),
-        Some("true")
-    );
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
     // Without waiting, the replay is the envelope of the same request.
     let envelope = app
         .call(
@@ -414,16 +314,11 @@ async fn idempotency_key_replays_and_refuses_reuse(app: &TestApp) {
             &[("Idempotency-Key", "order-42")],
         )
         .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::CONFLICT, "idempotency_key_reused")
-    );
+    refused(&res, StatusCode::CONFLICT, "idempotency_key_reused");
     assert_eq!(res.body["error"]["type"], "idempotency_error");
     let res = app.get(key, &base).await;
     assert_eq!(res.body["total_count"], 1, "posted once");
-    let res = app
-        .get(key, &format!("/organizations/{}/accounts/{cash}", org.id))
-        .await;
+    let res = app.get(key, &org.path(&format!("accounts/{cash}"))).await;
     assert_eq!(res.body["balance"]["net"], "7.00");
     let res = app.get(key, &format!("/organizations/{}", org.id)).await;
     assert_eq!(res.body["credits_remaining"], 499, "charged once");
@@ -432,7 +327,7 @@ async fn idempotency_key_replays_and_refuses_reuse(app: &TestApp) {
     let a1 = app
         .call(
             Method::POST,
-            &format!("/organizations/{}/accounts", org.id),
+            &org.path("accounts"),
             Some(key),
             Some(acct.clone()),
             &[("Idempotency-Key", "acct-1")],
@@ -441,7 +336,7 @@ async fn idempotency_key_replays_and_refuses_reuse(app: &TestApp) {
     let a2 = app
         .call(
             Method::POST,
-            &format!("/organizations/{}/accounts", org.id),
+            &org.path("accounts"),
             Some(key),
             Some(acct),
             &[("Idempotency-Key", "acct-1")],
@@ -453,17 +348,13 @@ async fn idempotency_key_replays_and_refuses_reuse(app: &TestApp) {
     );
     assert_eq!(a1.body["id"], a2.body["id"]);
 }
-both!(
-    idempotency_key_replays_and_refuses_reuse,
-    idempotency_key_replays_and_refuses_reuse
-);
+both!(idempotency_key_replays_and_refuses_reuse);
 
 async fn concurrent_retries_with_one_key_post_once(app: &TestApp) {
     let org = app.signup("Retry").await;
     let key = org.test_key.clone();
-    let base = format!("/organizations/{}/transactions", org.id);
-    let cash = app.account_id(&org, &key, "1000").await;
-    let sales = app.account_id(&org, &key, "4000").await;
+    let base = org.path("transactions");
+    let [cash, sales] = app.account_ids(&org, &key, ["1000", "4000"]).await;
     let body = json!({"description": "Retry", "date": "2026-03-01", "auto_post": true, "entries": entries(&cash, &sales, json!(3))});
     let calls = (0..8).map(|_| {
         app.call(
@@ -478,12 +369,7 @@ async fn concurrent_retries_with_one_key_post_once(app: &TestApp) {
     for a in &answers {
         assert!(a.status == StatusCode::CREATED, "{} {}", a.status, a.body);
     }
-    let res = app
-        .get(&key, &format!("/organizations/{}/accounts/{cash}", org.id))
-        .await;
+    let res = app.get(&key, &org.path(&format!("accounts/{cash}"))).await;
     assert_eq!(res.body["balance"]["net"], "3.00");
 }
-both!(
-    concurrent_retries_with_one_key_post_once,
-    concurrent_retries_with_one_key_post_once
-);
+both!(concurrent_retries_with_one_key_post_once);

@@ -3,37 +3,29 @@
 //! it passes through an exchange account per currency, so every currency balances on
 //! its own and the rate used is read back; amounts follow each currency's minor unit.
 
-use ledger_tests::{Answer, Org, TestApp, both};
+use ledger_tests::{Answer, Org, TestApp, both, entries};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 fn transfers(org: &Org) -> String {
-    format!("/organizations/{}/transfers", org.id)
+    org.path("transfers")
 }
 
 /// Creates an account of `currency`; its id.
 async fn account(app: &TestApp, org: &Org, code: &str, currency: &str) -> String {
-    let res = app
-        .post(
-            &org.test_key,
-            &format!("/organizations/{}/accounts", org.id),
-            json!({"code": code, "name": format!("Bank {currency} {code}"), "account_type": "asset", "currency": currency}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body["id"].as_str().expect("account id").to_owned()
+    app.create_id(&org.test_key,
+            &org.path("accounts"),
+            json!({"code": code, "name": format!("Bank {currency} {code}"), "account_type": "asset", "currency": currency})).await
 }
 
 /// The balance object of an account.
 async fn balance(app: &TestApp, org: &Org, account: &str) -> Value {
-    let res = app
-        .get(
-            &org.test_key,
-            &format!("/organizations/{}/accounts/{account}/balance", org.id),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    res.body["balance"].clone()
+    app.read(
+        &org.test_key,
+        &org.path(&format!("accounts/{account}/balance")),
+    )
+    .await["balance"]
+        .clone()
 }
 
 fn assert_code(res: &Answer, status: StatusCode, code: &str, what: &str) {
@@ -170,22 +162,14 @@ async fn a_transfer_is_created_pending_then_posted_and_reversed(app: &TestApp) {
     assert_eq!(balance(app, &org, &cash).await["credit"], "251.00");
 
     let res = app
-        .call(
-            Method::POST,
-            &format!("{}/{id}/reverse", transfers(&org)),
-            Some(key),
-            Some(json!({})),
-            &[("Prefer", "wait=10")],
-        )
+        .post_wait(key, &format!("{}/{id}/reverse", transfers(&org)), json!({}))
         .await;
     assert_code(&res, StatusCode::BAD_REQUEST, "missing_field", "no reason");
     let res = app
-        .call(
-            Method::POST,
+        .post_wait(
+            key,
             &format!("{}/{id}/reverse", transfers(&org)),
-            Some(key),
-            Some(json!({"reason": "wrong account"})),
-            &[("Prefer", "wait=10")],
+            json!({"reason": "wrong account"}),
         )
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
@@ -197,10 +181,7 @@ async fn a_transfer_is_created_pending_then_posted_and_reversed(app: &TestApp) {
         (&json!("251.00"), &json!("250.00"))
     );
     let res = app
-        .get(
-            key,
-            &format!("/organizations/{}/transactions/{mirror}", org.id),
-        )
+        .get(key, &org.path(&format!("transactions/{mirror}")))
         .await;
     assert_eq!(res.body["reversal_of"], json!(id));
     let res = app
@@ -209,10 +190,7 @@ async fn a_transfer_is_created_pending_then_posted_and_reversed(app: &TestApp) {
     assert_eq!(res.body["total_count"], 1, "{}", res.body);
 }
 
-both!(
-    a_transfer_is_created_pending_then_posted_and_reversed,
-    a_transfer_is_created_pending_then_posted_and_reversed
-);
+both!(a_transfer_is_created_pending_then_posted_and_reversed);
 
 async fn bad_transfers_are_refused_and_change_nothing(app: &TestApp) {
     let org = app.signup("Bad Transfers").await;
@@ -294,12 +272,7 @@ async fn bad_transfers_are_refused_and_change_nothing(app: &TestApp) {
     );
     assert_eq!(app.get(key, &transfers(&org)).await.body["total_count"], 0);
     // Nothing was written: no exchange account either.
-    let accounts = app
-        .get(
-            key,
-            &format!("/organizations/{}/accounts?limit=100", org.id),
-        )
-        .await;
+    let accounts = app.get(key, &org.path("accounts?limit=100")).await;
     assert!(
         accounts.body["data"]
             .as_array()
@@ -311,10 +284,7 @@ async fn bad_transfers_are_refused_and_change_nothing(app: &TestApp) {
     );
 }
 
-both!(
-    bad_transfers_are_refused_and_change_nothing,
-    bad_transfers_are_refused_and_change_nothing
-);
+both!(bad_transfers_are_refused_and_change_nothing);
 
 async fn transfers_between_currencies_balance_in_each(app: &TestApp) {
     let org = app.signup("FX Transfers").await;
@@ -364,15 +334,11 @@ async fn transfers_between_currencies_balance_in_each(app: &TestApp) {
     assert_eq!(balance(app, &org, &euro).await["debit"], "92.50");
     assert_eq!(balance(app, &org, &cash).await["credit"], "100.00");
     // The exchange accounts are system equity accounts, one per currency.
-    let usd_exchange = app.account_id(&org, key, "39840").await;
-    let eur_exchange = app.account_id(&org, key, "39978").await;
+    let [usd_exchange, eur_exchange] = app.account_ids(&org, key, ["39840", "39978"]).await;
     assert_eq!(balance(app, &org, &usd_exchange).await["debit"], "100.00");
     assert_eq!(balance(app, &org, &eur_exchange).await["credit"], "92.50");
     let res = app
-        .get(
-            key,
-            &format!("/organizations/{}/accounts/{eur_exchange}", org.id),
-        )
+        .get(key, &org.path(&format!("accounts/{eur_exchange}")))
         .await;
     assert_eq!(
         (
@@ -421,11 +387,8 @@ async fn transfers_between_currencies_balance_in_each(app: &TestApp) {
     let res = app
         .post_wait(
             key,
-            &format!("/organizations/{}/transactions", org.id),
-            json!({"description": "crossed", "date": "2026-04-04", "entries": [
-                {"account_id": euro, "entry_type": "debit", "amount": "10.00"},
-                {"account_id": cash, "entry_type": "credit", "amount": "10.00"},
-            ]}),
+            &org.path("transactions"),
+            json!({"description": "crossed", "date": "2026-04-04", "entries": ledger_tests::entries(&euro, &cash, "10.00")}),
         )
         .await;
     assert_code(
@@ -442,7 +405,7 @@ async fn transfers_between_currencies_balance_in_each(app: &TestApp) {
     let res = app
         .post_wait(
             key,
-            &format!("/organizations/{}/transactions", org.id),
+            &org.path("transactions"),
             json!({"description": "euro only", "date": "2026-04-04", "auto_post": true, "entries": [
                 {"account_id": euro, "entry_type": "credit", "amount": "5.00"},
                 {"account_id": eur_exchange, "entry_type": "debit", "amount": "5.00"},
@@ -458,11 +421,8 @@ async fn transfers_between_currencies_balance_in_each(app: &TestApp) {
     let res = app
         .post_wait(
             key,
-            &format!("/organizations/{}/transactions", org.id),
-            json!({"description": "yen decimals", "date": "2026-04-04", "entries": [
-                {"account_id": yen, "entry_type": "debit", "amount": "5.5"},
-                {"account_id": dinar, "entry_type": "credit", "amount": "5.5"},
-            ]}),
+            &org.path("transactions"),
+            json!({"description": "yen decimals", "date": "2026-04-04", "entries": ledger_tests::entries(&yen, &dinar, "5.5")}),
         )
         .await;
     assert_code(
@@ -474,22 +434,18 @@ async fn transfers_between_currencies_balance_in_each(app: &TestApp) {
     assert_eq!(res.body["error"]["details"]["field"], "entries[0].amount");
 }
 
-both!(
-    transfers_between_currencies_balance_in_each,
-    transfers_between_currencies_balance_in_each
-);
+both!(transfers_between_currencies_balance_in_each);
 
 async fn transfers_and_dry_runs_on_graphql_and_mcp(app: &TestApp) {
-    use crate::pipeline::{graphql_data, graphql_reason, mcp_code, mcp_tool};
+    use crate::pipeline::graphql_reason;
+    use ledger_tests::mcp;
     let org = app.signup("Transfer Agents").await;
     let key = &org.test_key;
     let cash = app.account_id(&org, key, "1000").await;
     let euro = account(app, &org, "1020", "EUR").await;
 
     // GraphQL: create pending, post, read, reverse.
-    let data = graphql_data(
-        app,
-        key,
+    let data = app.gql_data(key,
         "mutation($from: ID!, $to: ID!) { createTransfer(fromAccountId: $from, toAccountId: $to, amount: \"40.00\", toAmount: \"37.00\", date: \"2026-05-01\") { id status amount toAmount exchangeRate currency { code } toCurrency { code } transaction { exchangeRates { currency rate } entries { currency amount } } } }",
         json!({"from": cash, "to": euro}),
     )
@@ -514,17 +470,15 @@ async fn transfers_and_dry_runs_on_graphql_and_mcp(app: &TestApp) {
         json!({"currency": "EUR", "amount": "37.00"})
     );
     let id = created["id"].as_str().expect("id").to_owned();
-    let data = graphql_data(
-        app,
-        key,
-        "mutation($id: ID!) { postTransfer(id: $id) { status } }",
-        json!({"id": id}),
-    )
-    .await;
+    let data = app
+        .gql_data(
+            key,
+            "mutation($id: ID!) { postTransfer(id: $id) { status } }",
+            json!({"id": id}),
+        )
+        .await;
     assert_eq!(data["postTransfer"]["status"], "POSTED");
-    let data = graphql_data(
-        app,
-        key,
+    let data = app.gql_data(key,
         "query($id: ID!) { transfer(id: $id) { id fromAccountId } transfers(status: POSTED) { id } }",
         json!({"id": id}),
     )
@@ -540,9 +494,7 @@ async fn transfers_and_dry_runs_on_graphql_and_mcp(app: &TestApp) {
     .await;
     // Between currencies `toAmount` is needed: a rule across the accounts (as in REST).
     assert_eq!(reason, "inconsistent_fields");
-    let data = graphql_data(
-        app,
-        key,
+    let data = app.gql_data(key,
         "mutation($id: ID!) { reverseTransfer(id: $id, reason: \"duplicate\") { status reversedBy } }",
         json!({"id": id}),
     )
@@ -550,14 +502,14 @@ async fn transfers_and_dry_runs_on_graphql_and_mcp(app: &TestApp) {
     assert_eq!(data["reverseTransfer"]["status"], "REVERSED");
 
     // MCP: the five transfer tools.
-    let created = mcp_tool(
+    let created = mcp::tool(
         app,
         key,
         "create_transfer",
         json!({"fromAccountId": cash, "toAccountId": euro, "amount": "10.00", "toAmount": "9.20", "autoPost": true}),
     )
     .await;
-    assert_eq!(mcp_code(&created), "", "{created}");
+    assert_eq!(mcp::code(&created), "", "{created}");
     let transfer = &created["structuredContent"];
     assert_eq!(
         (
@@ -569,17 +521,17 @@ async fn transfers_and_dry_runs_on_graphql_and_mcp(app: &TestApp) {
         "{created}"
     );
     let mcp_id = transfer["id"].as_str().expect("id").to_owned();
-    let got = mcp_tool(app, key, "get_transfer", json!({"transferId": mcp_id})).await;
+    let got = mcp::tool(app, key, "get_transfer", json!({"transferId": mcp_id})).await;
     assert_eq!(got["structuredContent"]["to_amount"], "9.20", "{got}");
-    let listed = mcp_tool(app, key, "list_transfers", json!({"status": "posted"})).await;
+    let listed = mcp::tool(app, key, "list_transfers", json!({"status": "posted"})).await;
     assert_eq!(listed["structuredContent"]["total_count"], 1, "{listed}");
-    let posted_again = mcp_tool(app, key, "post_transfer", json!({"transferId": mcp_id})).await;
+    let posted_again = mcp::tool(app, key, "post_transfer", json!({"transferId": mcp_id})).await;
     assert_eq!(
-        mcp_code(&posted_again),
+        mcp::code(&posted_again),
         "transaction_not_pending",
         "{posted_again}"
     );
-    let reversed = mcp_tool(
+    let reversed = mcp::tool(
         app,
         key,
         "reverse_transfer",
@@ -592,23 +544,12 @@ async fn transfers_and_dry_runs_on_graphql_and_mcp(app: &TestApp) {
     );
 
     // dry_run: validated like a create, answered, never written nor charged.
-    let billing = format!("/organizations/{}/billing", org.id);
+    let billing = org.path("billing");
     let used_before = app.get(key, &billing).await.body;
-    let before = app
-        .get(key, &format!("/organizations/{}/transactions", org.id))
-        .await
-        .body["total_count"]
-        .clone();
-    let body = json!({"description": "what if", "date": "2026-05-02", "auto_post": true, "entries": [
-        {"account_id": cash, "entry_type": "debit", "amount": "3.00"},
-        {"account_id": euro, "entry_type": "credit", "amount": "3.00"},
-    ]});
+    let before = app.get(key, &org.path("transactions")).await.body["total_count"].clone();
+    let body = json!({"description": "what if", "date": "2026-05-02", "auto_post": true, "entries": entries(&cash, &euro, "3.00")});
     let res = app
-        .post(
-            key,
-            &format!("/organizations/{}/transactions?dry_run=true", org.id),
-            body.clone(),
-        )
+        .post(key, &org.path("transactions?dry_run=true"), body.clone())
         .await;
     assert_code(
         &res,
@@ -617,17 +558,8 @@ async fn transfers_and_dry_runs_on_graphql_and_mcp(app: &TestApp) {
         "dry crossed",
     );
     let cash_only = app.account_id(&org, key, "4000").await;
-    let good = json!({"description": "what if", "date": "2026-05-02", "auto_post": true, "dry_run": true, "entries": [
-        {"account_id": cash, "entry_type": "debit", "amount": "3.00"},
-        {"account_id": cash_only, "entry_type": "credit", "amount": "3.00"},
-    ]});
-    let res = app
-        .post(
-            key,
-            &format!("/organizations/{}/transactions", org.id),
-            good,
-        )
-        .await;
+    let good = json!({"description": "what if", "date": "2026-05-02", "auto_post": true, "dry_run": true, "entries": entries(&cash, &cash_only, "3.00")});
+    let res = app.post(key, &org.path("transactions"), good).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(
         (
@@ -637,12 +569,9 @@ async fn transfers_and_dry_runs_on_graphql_and_mcp(app: &TestApp) {
         ),
         (&json!(true), &json!("posted"), &json!("3.00"))
     );
-    let dry_id = res.body["id"].as_str().expect("id").to_owned();
+    let dry_id = res.id();
     let res = app
-        .get(
-            key,
-            &format!("/organizations/{}/transactions/{dry_id}", org.id),
-        )
+        .get(key, &org.path(&format!("transactions/{dry_id}")))
         .await;
     assert_eq!(
         res.status,
@@ -650,11 +579,7 @@ async fn transfers_and_dry_runs_on_graphql_and_mcp(app: &TestApp) {
         "a dry run stores nothing"
     );
     let res = app
-        .post(
-            key,
-            &format!("/organizations/{}/transactions?dry_run=maybe", org.id),
-            body,
-        )
+        .post(key, &org.path("transactions?dry_run=maybe"), body)
         .await;
     assert_code(
         &res,
@@ -662,15 +587,13 @@ async fn transfers_and_dry_runs_on_graphql_and_mcp(app: &TestApp) {
         "invalid_field",
         "dry_run flag",
     );
-    let data = graphql_data(
-        app,
-        key,
+    let data = app.gql_data(key,
         "mutation($a: ID!, $b: ID!) { createTransaction(description: \"g\", date: \"2026-05-02\", dryRun: true, entries: [{accountId: $a, entryType: DEBIT, amount: \"1.00\"}, {accountId: $b, entryType: CREDIT, amount: \"1.00\"}]) { id status } }",
         json!({"a": cash, "b": cash_only}),
     )
     .await;
     assert_eq!(data["createTransaction"]["status"], "PENDING", "{data}");
-    let dry = mcp_tool(
+    let dry = mcp::tool(
         app,
         key,
         "create_transaction",
@@ -681,11 +604,7 @@ async fn transfers_and_dry_runs_on_graphql_and_mcp(app: &TestApp) {
     )
     .await;
     assert_eq!(dry["structuredContent"]["dry_run"], true, "{dry}");
-    let after = app
-        .get(key, &format!("/organizations/{}/transactions", org.id))
-        .await
-        .body["total_count"]
-        .clone();
+    let after = app.get(key, &org.path("transactions")).await.body["total_count"].clone();
     assert_eq!(before, after, "dry runs wrote nothing");
     let used_after = app.get(key, &billing).await.body;
     assert_eq!(
@@ -694,7 +613,4 @@ async fn transfers_and_dry_runs_on_graphql_and_mcp(app: &TestApp) {
     );
 }
 
-both!(
-    transfers_and_dry_runs_on_graphql_and_mcp,
-    transfers_and_dry_runs_on_graphql_and_mcp
-);
+both!(transfers_and_dry_runs_on_graphql_and_mcp);

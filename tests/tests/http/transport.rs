@@ -1,7 +1,7 @@
 //! Production transport (DECISIONS 1): HTTPS only, natively (rustls) or from a trusted
 //! proxy; a plain-HTTP request is refused before any handler runs and changes nothing.
 
-use ledger_tests::{Backend, TestApp};
+use ledger_tests::{Backend, TestApp, refused};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
@@ -20,32 +20,13 @@ async fn trusted_proxy_scenario(backend: Backend) {
         return;
     };
     // Plain HTTP (no proxy header): refused, with the envelope and a request id.
-    let res = app
-        .call(
-            Method::POST,
-            "/accounts/master",
-            None,
-            Some(signup_body("Plain")),
-            &[],
-        )
-        .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::FORBIDDEN, "https_required"),
-        "{}",
-        res.body
-    );
+    let res = app.post_signup(signup_body("Plain"), &[]).await;
+    refused(&res, StatusCode::FORBIDDEN, "https_required");
     assert_eq!(res.body["error"]["type"], "authorization_error");
     assert!(res.headers.contains_key("x-request-id"));
     // The proxy saying http is refused too.
     let res = app
-        .call(
-            Method::POST,
-            "/accounts/master",
-            None,
-            Some(signup_body("Plain")),
-            &[("X-Forwarded-Proto", "http")],
-        )
+        .post_signup(signup_body("Plain"), &[("X-Forwarded-Proto", "http")])
         .await;
     assert_eq!(res.code(), "https_required", "{}", res.body);
     // Health and readiness stay open for plain-HTTP probes; metrics (a key) do not.
@@ -57,15 +38,7 @@ async fn trusted_proxy_scenario(backend: Backend) {
     assert_eq!(res.code(), "https_required", "{}", res.body);
     // Through the trusted proxy with TLS: served.
     let https = [("X-Forwarded-Proto", "https")];
-    let res = app
-        .call(
-            Method::POST,
-            "/accounts/master",
-            None,
-            Some(signup_body("Proxied")),
-            &https,
-        )
-        .await;
+    let res = app.post_signup(signup_body("Proxied"), &https).await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     let key = res.body["api_key"]["key"].as_str().expect("key").to_owned();
     let org = res.body["organization"]["id"]
@@ -75,15 +48,7 @@ async fn trusted_proxy_scenario(backend: Backend) {
     // A write over plain HTTP is refused before the key is even checked, and never runs.
     let accounts = format!("/organizations/{org}/accounts");
     let account = json!({"code": "1999", "name": "Never", "account_type": "asset"});
-    let res = app
-        .call(
-            Method::POST,
-            &accounts,
-            Some(&key),
-            Some(account.clone()),
-            &[],
-        )
-        .await;
+    let res = app.post(&key, &accounts, account.clone()).await;
     assert_eq!(res.code(), "https_required", "{}", res.body);
     let res = app
         .call(Method::GET, &accounts, Some(&key), None, &https)
@@ -122,14 +87,8 @@ async fn trusted_proxy_scenario(backend: Backend) {
     app.finish().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn production_refuses_plain_http_sqlite() {
-    trusted_proxy_scenario(Backend::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn production_refuses_plain_http_postgres() {
-    trusted_proxy_scenario(Backend::Postgres).await;
+mod production_refuses_plain_http {
+    ledger_tests::on_backends!(super::trusted_proxy_scenario);
 }
 
 async fn native_tls_scenario(backend: Backend) {
@@ -183,14 +142,8 @@ async fn native_tls_scenario(backend: Backend) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn production_serves_native_tls_sqlite() {
-    native_tls_scenario(Backend::Sqlite).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn production_serves_native_tls_postgres() {
-    native_tls_scenario(Backend::Postgres).await;
+mod production_serves_native_tls {
+    ledger_tests::on_backends!(super::native_tls_scenario);
 }
 
 #[test]

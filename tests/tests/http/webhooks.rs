@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ledger_tests::{Answer, Backend, Org, TestApp};
+use ledger_tests::{Answer, Backend, Org, TestApp, refused};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -147,46 +147,20 @@ fn fast(config: &mut server::Config) {
 /// Runs `scenario` on SQLite and PostgreSQL with fast webhook timings and `tweak`.
 macro_rules! both_fast {
     ($name:ident, $scenario:ident, $tweak:expr) => {
-        mod $name {
-            use ledger_tests::{Backend, TestApp};
-
-            async fn run(backend: Backend) {
-                let tweak: fn(&mut server::Config) = $tweak;
-                let app = TestApp::spawn_with(backend, |c| {
-                    super::fast(c);
-                    tweak(c);
-                })
-                .await;
-                if let Some(app) = app {
-                    super::$scenario(&app).await;
-                    app.finish().await;
-                }
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() {
-                run(Backend::Sqlite).await;
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() {
-                run(Backend::Postgres).await;
-            }
-        }
+        ledger_tests::both!($name, $scenario, |c| {
+            let tweak: fn(&mut server::Config) = $tweak;
+            super::fast(c);
+            tweak(c);
+        });
     };
 }
 
 fn hooks_path(org: &Org) -> String {
-    format!("/organizations/{}/webhooks", org.id)
+    org.path("webhooks")
 }
 
 async fn create_endpoint(app: &TestApp, org: &Org, key: &str, body: Value) -> Answer {
     app.post(key, &hooks_path(org), body).await
-}
-
-async fn put(app: &TestApp, key: &str, path: &str, body: Value) -> Answer {
-    app.call(Method::PUT, path, Some(key), Some(body), &[])
-        .await
 }
 
 /// Polls `check` every 50 ms until it returns `Some`, for at most `seconds`.
@@ -237,24 +211,18 @@ async fn all_delivered(
 /// Makes three events about one account and one about another: `account.created`,
 /// `account.updated` twice, then `account.created`. Answers the two account ids.
 async fn account_events(app: &TestApp, org: &Org, key: &str) -> (String, String) {
-    let base = format!("/organizations/{}/accounts", org.id);
-    let res = app
-        .post(
+    let base = org.path("accounts");
+    let first = app
+        .create_id(
             key,
             &base,
             json!({"code": "1010", "name": "Checking", "account_type": "asset"}),
         )
         .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let first = res.body["id"].as_str().expect("id").to_owned();
     for name in ["Checking 2", "Checking 3"] {
-        let res = put(
-            app,
-            key,
-            &format!("{base}/{first}"),
-            json!({ "name": name }),
-        )
-        .await;
+        let res = app
+            .put(key, &format!("{base}/{first}"), json!({ "name": name }))
+            .await;
         assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     }
     let res = app
@@ -265,7 +233,7 @@ async fn account_events(app: &TestApp, org: &Org, key: &str) -> (String, String)
         )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    (first, res.body["id"].as_str().expect("id").to_owned())
+    (first, res.id())
 }
 
 /// Checks the signatures of `messages` with the reference Python library.
@@ -310,7 +278,7 @@ async fn delivered_in_order_once_signed(app: &TestApp) {
     )
     .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let endpoint = res.body["id"].as_str().expect("id").to_owned();
+    let endpoint = res.id();
     let secret = res.body["secret"]
         .as_str()
         .expect("secret shown once")
@@ -346,7 +314,7 @@ async fn delivered_in_order_once_signed(app: &TestApp) {
     let contact = app
         .post(
             key,
-            &format!("/organizations/{}/contacts", org.id),
+            &org.path("contacts"),
             json!({"contact_type": "customer", "name": "Not subscribed"}),
         )
         .await;
@@ -497,13 +465,13 @@ async fn delivered_in_order_once_signed(app: &TestApp) {
     let rotated = res.body["secret"].as_str().expect("new secret").to_owned();
     assert_ne!(rotated, secret);
     let before = receiver.log().len();
-    let res = put(
-        app,
-        key,
-        &format!("/organizations/{}/accounts/{second}", org.id),
-        json!({"name": "Savings 2"}),
-    )
-    .await;
+    let res = app
+        .put(
+            key,
+            &org.path(&format!("accounts/{second}")),
+            json!({"name": "Savings 2"}),
+        )
+        .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     let next = eventually(20, "a delivery after rotation", || async move {
         r.log().get(before).cloned()
@@ -531,13 +499,7 @@ async fn delivered_in_order_once_signed(app: &TestApp) {
 
     // Delete: gone from reads; the endpoint's own events are never delivered.
     let res = app
-        .call(
-            Method::DELETE,
-            &format!("{}/{endpoint}", hooks_path(&org)),
-            Some(key),
-            None,
-            &[],
-        )
+        .delete(key, &format!("{}/{endpoint}", hooks_path(&org)))
         .await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["deleted"], true);
@@ -568,7 +530,7 @@ async fn failure_streak_disables(app: &TestApp) {
     let res = create_endpoint(app, &org, key, json!({"url": receiver.url("127.0.0.1")})).await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     assert_eq!(res.body["event_types"], json!(["*"]));
-    let endpoint = res.body["id"].as_str().expect("id").to_owned();
+    let endpoint = res.id();
     account_events(app, &org, key).await;
     let path = format!("{}/{endpoint}", hooks_path(&org));
     let path_ref = &path;
@@ -601,7 +563,7 @@ async fn failure_streak_disables(app: &TestApp) {
 
     // Recovery: enable again, the receiver answers, everything goes through.
     receiver.fail_next(0);
-    let res = put(app, key, &path, json!({"enabled": true})).await;
+    let res = app.put(key, &path, json!({"enabled": true})).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(
         (
@@ -652,18 +614,12 @@ async fn tenancy(app: &TestApp) {
     )
     .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let endpoint = res.body["id"].as_str().expect("id").to_owned();
+    let endpoint = res.id();
     let own = format!("{}/{endpoint}", hooks_path(&a));
     let res = app.get(&b.test_key, &own).await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::NOT_FOUND, "organization_not_found")
-    );
+    refused(&res, StatusCode::NOT_FOUND, "organization_not_found");
     let res = app.get(&b.test_key, &hooks_path(&a)).await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::NOT_FOUND, "organization_not_found")
-    );
+    refused(&res, StatusCode::NOT_FOUND, "organization_not_found");
     let theirs = format!("{}/{endpoint}", hooks_path(&b));
     for path in [theirs.clone(), format!("{theirs}/deliveries")] {
         let res = app.get(&b.test_key, &path).await;
@@ -673,18 +629,14 @@ async fn tenancy(app: &TestApp) {
             "{path}"
         );
     }
-    let res = put(app, &b.test_key, &theirs, json!({"enabled": false})).await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::NOT_FOUND, "resource_not_found")
-    );
+    let res = app
+        .put(&b.test_key, &theirs, json!({"enabled": false}))
+        .await;
+    refused(&res, StatusCode::NOT_FOUND, "resource_not_found");
     let res = app
         .post(&b.test_key, &format!("{theirs}/rotate-secret"), json!({}))
         .await;
-    assert_eq!(
-        (res.status, res.code()),
-        (StatusCode::NOT_FOUND, "resource_not_found")
-    );
+    refused(&res, StatusCode::NOT_FOUND, "resource_not_found");
     // The live key of the same organization does not see the test-mode endpoint.
     let res = app.get(&a.live_key, &own).await;
     assert_eq!(res.status, StatusCode::NOT_FOUND, "{}", res.body);
@@ -710,30 +662,13 @@ async fn tenancy(app: &TestApp) {
 }
 ledger_tests::both!(webhooks_tenancy, tenancy);
 
-async fn gql(app: &TestApp, key: &str, query: &str, variables: Value) -> Value {
-    let res = app
-        .call(
-            Method::POST,
-            "/graphql",
-            Some(key),
-            Some(json!({ "query": query, "variables": variables })),
-            &[],
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    assert!(res.body.get("errors").is_none(), "{}", res.body);
-    res.body["data"].clone()
-}
-
 /// The GraphQL path: create (secret once), list, deliveries with their log, rotate,
 /// update, replay, delete.
 async fn graphql_path(app: &TestApp) {
     let receiver = Receiver::start(1).await;
     let org = app.signup("Gql Hooks").await;
     let key = &org.test_key;
-    let data = gql(
-        app,
-        key,
+    let data = app.gql_data(key,
         "mutation($url: String!) { createWebhookEndpoint(url: $url, eventTypes: [\"account.created\"]) { secret endpoint { id url eventTypes enabled } } }",
         json!({ "url": receiver.url("127.0.0.1") }),
     )
@@ -749,16 +684,14 @@ async fn graphql_path(app: &TestApp) {
     let res = app
         .post(
             key,
-            &format!("/organizations/{}/accounts", org.id),
+            &org.path("accounts"),
             json!({"code": "1010", "name": "Checking", "account_type": "asset"}),
         )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     let list = all_delivered(app, key, &org, &endpoint, 1).await;
     let delivery = list[0]["id"].as_str().expect("delivery").to_owned();
-    let data = gql(
-        app,
-        key,
+    let data = app.gql_data(key,
         "query($e: ID!, $d: ID!) { webhookEndpoints { id failureStreak } webhookDeliveries(endpointId: $e) { id status eventType attempts } webhookDelivery(endpointId: $e, id: $d) { status payload attemptLog { attempt statusCode responseSnippet } } }",
         json!({ "e": endpoint, "d": delivery }),
     )
@@ -779,9 +712,7 @@ async fn graphql_path(app: &TestApp) {
         data["webhookDelivery"]["payload"]["type"],
         "account.created"
     );
-    let data = gql(
-        app,
-        key,
+    let data = app.gql_data(key,
         "mutation($e: ID!, $d: ID!) { rotateWebhookSecret(id: $e) { secret } updateWebhookEndpoint(id: $e, description: \"ops\") { description } replayWebhookDelivery(endpointId: $e, id: $d) { status } }",
         json!({ "e": endpoint, "d": delivery }),
     )
@@ -794,21 +725,21 @@ async fn graphql_path(app: &TestApp) {
         .unwrap_or("");
     assert!(status == "pending" || status == "delivered", "{data}");
     all_delivered(app, key, &org, &endpoint, 1).await;
-    let data = gql(
-        app,
-        key,
-        "mutation($e: ID!) { deleteWebhookEndpoint(id: $e) }",
-        json!({ "e": endpoint }),
-    )
-    .await;
+    let data = app
+        .gql_data(
+            key,
+            "mutation($e: ID!) { deleteWebhookEndpoint(id: $e) }",
+            json!({ "e": endpoint }),
+        )
+        .await;
     assert_eq!(data["deleteWebhookEndpoint"], true);
-    let data = gql(
-        app,
-        key,
-        "query($e: ID!) { webhookEndpoint(id: $e) { id } }",
-        json!({ "e": endpoint }),
-    )
-    .await;
+    let data = app
+        .gql_data(
+            key,
+            "query($e: ID!) { webhookEndpoint(id: $e) { id } }",
+            json!({ "e": endpoint }),
+        )
+        .await;
     assert_eq!(data["webhookEndpoint"], Value::Null);
 }
 both_fast!(webhooks_graphql, graphql_path, |_| {});
@@ -833,14 +764,7 @@ async fn ssrf_guard(backend: Backend) {
         return;
     };
     let https = [("X-Forwarded-Proto", "https")];
-    let res = app
-        .call(
-            Method::POST,
-            "/accounts/master",
-            None,
-            Some(json!({"name": "Prod Hooks", "user_provider_id": "prov-prod-hooks", "user_email": "prod@example.com"})),
-            &https,
-        )
+    let res = app.post_signup(json!({"name": "Prod Hooks", "user_provider_id": "prov-prod-hooks", "user_email": "prod@example.com"}), &https)
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     let org = res.body["organization"]["id"]
@@ -888,7 +812,7 @@ async fn ssrf_guard(backend: Backend) {
         )
         .await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let endpoint = res.body["id"].as_str().expect("id").to_owned();
+    let endpoint = res.id();
     let res = app
         .call(
             Method::POST,
@@ -941,13 +865,5 @@ async fn loopback_name() -> Option<String> {
 }
 
 mod webhooks_ssrf_guard {
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn sqlite() {
-        super::ssrf_guard(ledger_tests::Backend::Sqlite).await;
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn postgres() {
-        super::ssrf_guard(ledger_tests::Backend::Postgres).await;
-    }
+    ledger_tests::on_backends!(super::ssrf_guard);
 }

@@ -17,14 +17,14 @@ use ledger_domain::x402::{
     Eip712Domain, PaymentRequirements, TransferWithAuthorization, chain_id_of, hex_of,
     parse_address, typed_data_digest,
 };
-use ledger_tests::{Answer, Org, TestApp, both};
+use ledger_tests::{Answer, Org, TestApp, both, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 const MODERN: &str = "2026-07-28";
 
 fn x402_path(org: &Org) -> String {
-    format!("/organizations/{}/credits/x402", org.id)
+    org.path("credits/x402")
 }
 
 fn b64(value: &Value) -> String {
@@ -139,20 +139,13 @@ async fn ask(app: &TestApp, org: &Org, key: &str, payment: Option<&str>) -> Answ
 }
 
 async fn credits(app: &TestApp, org: &Org) -> i64 {
-    let res = app
-        .get(&org.live_key, &format!("/organizations/{}/credits", org.id))
-        .await;
+    let res = app.get(&org.live_key, &org.path("credits")).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     res.body["credits_remaining"].as_i64().expect("credits")
 }
 
 async fn purchases(app: &TestApp, org: &Org, key: &str) -> Vec<Value> {
-    let res = app
-        .get(
-            key,
-            &format!("/organizations/{}/credits/purchases?limit=100", org.id),
-        )
-        .await;
+    let res = app.get(key, &org.path("credits/purchases?limit=100")).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     res.body["data"].as_array().expect("purchases").clone()
 }
@@ -355,15 +348,7 @@ async fn refusals_change_nothing(app: &TestApp) {
     assert!(res.headers.get("PAYMENT-REQUIRED").is_none());
     let res = app.post(&org.live_key, &x402_path(&org), json!({})).await;
     assert_eq!(res.code(), "missing_field", "{}", res.body);
-    let reader = app
-        .post(
-            &org.live_key,
-            &format!("/organizations/{}/api-keys", org.id),
-            json!({"name": "reader", "permissions": ["read"]}),
-        )
-        .await;
-    assert_eq!(reader.status, StatusCode::CREATED, "{}", reader.body);
-    let reader_key = reader.body["key"].as_str().expect("key").to_owned();
+    let (_, reader_key) = app.make_key(&org, &org.live_key, &["read"]).await;
     let res = ask(app, &org, &reader_key, None).await;
     assert_eq!(res.status, StatusCode::FORBIDDEN, "{}", res.body);
 }
@@ -499,12 +484,7 @@ async fn mcp_pair_pays_once(app: &TestApp) {
             ],
         )
         .await;
-    let names: Vec<&str> = listed.body["result"]["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .filter_map(|t| t["name"].as_str())
-        .collect();
+    let names = strs(&listed.body["result"]["tools"], "name");
     assert!(!names.is_empty());
     assert!(!names.iter().any(|n| n.contains("x402")), "{names:?}");
     let refused = call_tool(
@@ -520,18 +500,6 @@ async fn mcp_pair_pays_once(app: &TestApp) {
     assert_eq!(credits(app, &org).await, 2500);
 }
 both!(x402_mcp, mcp_pair_pays_once);
-
-/// A GraphQL operation's answer.
-async fn gql(app: &TestApp, key: &str, query: &str, variables: Value) -> Answer {
-    app.call(
-        Method::POST,
-        "/graphql",
-        Some(key),
-        Some(json!({"query": query, "variables": variables})),
-        &[],
-    )
-    .await
-}
 
 const GQL_START: &str = "mutation($org: ID, $n: Int) {
     startX402CreditPurchase(organizationId: $org, input: {creditAmount: $n}) {
@@ -549,9 +517,8 @@ const GQL_COMPLETE: &str = "mutation($org: ID, $n: Int, $sig: String!) {
 
 /// `completeX402CreditPurchase` for 1000 credits in `org` (the key's own when `None`).
 async fn gql_complete(app: &TestApp, key: &str, org: Option<&str>, payment: &str) -> Answer {
-    gql(
-        app,
-        key,
+    app.gql(
+        Some(key),
         GQL_COMPLETE,
         json!({"org": org, "n": 1000, "sig": payment}),
     )
@@ -577,7 +544,9 @@ fn gql_refusal<'a>(res: &'a Answer, field: &str) -> (&'a str, &'a str, &'a Value
 async fn graphql_pair_pays_once(app: &TestApp) {
     let org = app.signup("X402 Graphql").await;
     let payer = Payer::new(31);
-    let res = gql(app, &org.live_key, GQL_START, json!({"n": 1000})).await;
+    let res = app
+        .gql(Some(&org.live_key), GQL_START, json!({"n": 1000}))
+        .await;
     assert!(res.body.get("errors").is_none(), "{}", res.body);
     let node = res.body["data"]["startX402CreditPurchase"].clone();
     assert_eq!(node["x402Version"], 2, "{node}");
@@ -685,13 +654,13 @@ async fn graphql_pair_pays_once(app: &TestApp) {
     assert_eq!(credits(app, &org).await, 1500);
     assert_eq!(purchases(app, &org, &org.live_key).await.len(), 1);
     // Not a package: the ordinary validation error.
-    let res = gql(
-        app,
-        &org.live_key,
-        GQL_COMPLETE,
-        json!({"n": 7, "sig": payer.pay(&r, 4, &Tweak::default(), None)}),
-    )
-    .await;
+    let res = app
+        .gql(
+            Some(&org.live_key),
+            GQL_COMPLETE,
+            json!({"n": 7, "sig": payer.pay(&r, 4, &Tweak::default(), None)}),
+        )
+        .await;
     let (code, reason, _) = gql_refusal(&res, "completeX402CreditPurchase");
     assert_eq!(
         (code, reason),
@@ -702,16 +671,10 @@ async fn graphql_pair_pays_once(app: &TestApp) {
 
     // Permissions as REST: a key without admin, and another organization's key (naming
     // this organization), are refused and change nothing.
-    let reader = app
-        .post(
-            &org.live_key,
-            &format!("/organizations/{}/api-keys", org.id),
-            json!({"name": "reader", "permissions": ["read"]}),
-        )
+    let (_, reader_key) = app.make_key(&org, &org.live_key, &["read"]).await;
+    let res = app
+        .gql(Some(&reader_key), GQL_START, json!({"n": 1000}))
         .await;
-    assert_eq!(reader.status, StatusCode::CREATED, "{}", reader.body);
-    let reader_key = reader.body["key"].as_str().expect("key").to_owned();
-    let res = gql(app, &reader_key, GQL_START, json!({"n": 1000})).await;
     let (code, _, _) = gql_refusal(&res, "startX402CreditPurchase");
     assert_eq!(code, "FORBIDDEN", "{}", res.body);
     let fresh = payer.pay(&r, 5, &Tweak::default(), None);
@@ -720,7 +683,9 @@ async fn graphql_pair_pays_once(app: &TestApp) {
     assert_eq!(code, "FORBIDDEN", "{}", res.body);
     let other = app.signup("X402 Graphql Other").await;
     for key in [&other.live_key, &other.test_key] {
-        let res = gql(app, key, GQL_START, json!({"org": org.id, "n": 1000})).await;
+        let res = app
+            .gql(Some(key), GQL_START, json!({"org": org.id, "n": 1000}))
+            .await;
         let (code, _, _) = gql_refusal(&res, "startX402CreditPurchase");
         assert_eq!(code, "FORBIDDEN", "{}", res.body);
         let res = gql_complete(app, key, Some(&org.id), &fresh).await;
@@ -744,21 +709,17 @@ async fn graphql_pair_pays_once(app: &TestApp) {
     .await;
     assert!(res.body.get("errors").is_none(), "{}", res.body);
     assert_eq!(credits(app, &org).await, 2500);
-    let sub = app
-        .post(
-            &org.live_key,
-            "/accounts/sub",
-            json!({"parent_organization_id": org.id, "name": "X402 Sub", "relationship_type": "owned"}),
-        )
+    let (sub_id, _) = app
+        .sub_org(&org.live_key, &org.id, "X402 Sub", "owned")
         .await;
-    assert_eq!(sub.status, StatusCode::CREATED, "{}", sub.body);
-    let sub_id = sub.body["organization"]["id"].as_str().expect("sub id");
-    let res = gql_complete(app, &org.live_key, Some(sub_id), &fresh).await;
+    let res = gql_complete(app, &org.live_key, Some(&sub_id), &fresh).await;
     assert!(res.body.get("errors").is_none(), "{}", res.body);
     assert_eq!(credits(app, &org).await, 3500);
 
     // Test mode: the whole flow, and the live pool does not change.
-    let res = gql(app, &org.test_key, GQL_START, json!({"n": 1000})).await;
+    let res = app
+        .gql(Some(&org.test_key), GQL_START, json!({"n": 1000}))
+        .await;
     let test_offer = res.body["data"]["startX402CreditPurchase"]["accepts"][0]["json"].clone();
     assert_eq!(test_offer, r, "{}", res.body);
     let res = gql_complete(

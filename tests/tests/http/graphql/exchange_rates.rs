@@ -5,7 +5,7 @@
 use ledger_tests::{TestApp, both};
 use serde_json::{Value, json};
 
-use super::{code, credits, data, gql};
+use super::credits;
 
 const CREATE: &str = "mutation($from: String!, $to: String!, $rate: Decimal!, $day: DateTime!) {
   createExchangeRate(fromCurrencyId: $from, toCurrencyId: $to, rate: $rate, effectiveDate: $day) {
@@ -27,13 +27,13 @@ async fn rates_and_conversions(app: &TestApp) {
     let org = app.signup("Gql Fx").await;
     let key = &org.live_key;
     let before = credits(app, key).await;
-    let d = data(
-        app,
-        key,
-        CREATE,
-        rate("cur_USD", "JPY", "151.2350", "2026-01-01"),
-    )
-    .await;
+    let d = app
+        .gql_data(
+            key,
+            CREATE,
+            rate("cur_USD", "JPY", "151.2350", "2026-01-01"),
+        )
+        .await;
     let created = &d["createExchangeRate"];
     let id = created["id"].as_str().expect("id").to_owned();
     assert!(id.starts_with("fx_"), "{created}");
@@ -51,57 +51,44 @@ async fn rates_and_conversions(app: &TestApp) {
             Some("2026-01-01T00:00:00Z")
         )
     );
-    data(
-        app,
-        key,
-        CREATE,
-        rate("USD", "KWD", "0.30745", "2026-01-01"),
-    )
-    .await;
+    app.gql_data(key, CREATE, rate("USD", "KWD", "0.30745", "2026-01-01"))
+        .await;
     assert_eq!(credits(app, key).await, before - 2);
 
     // The same pair and date again: refused, free.
-    let res = gql(
-        app,
-        Some(key),
-        CREATE,
-        rate("USD", "JPY", "150", "2026-01-01"),
-    )
-    .await;
-    assert_eq!(code(&res), "VALIDATION_ERROR", "{}", res.body);
-    assert_eq!(
-        res.body["errors"][0]["extensions"]["reason"],
-        "duplicate_value"
-    );
+    let res = app
+        .gql_refused(
+            Some(key),
+            CREATE,
+            rate("USD", "JPY", "150", "2026-01-01"),
+            "VALIDATION_ERROR",
+        )
+        .await;
+    assert_eq!(res.gql_reason(), "duplicate_value");
     assert_eq!(
         res.body["errors"][0]["extensions"]["field"],
         "effective_date"
     );
     assert_eq!(res.body["data"]["createExchangeRate"], Value::Null);
     // A float rate is refused by the Decimal scalar before anything runs.
-    let res = gql(
-        app,
-        Some(key),
+    app.gql_refused(Some(key),
         "mutation { createExchangeRate(fromCurrencyId: \"EUR\", toCurrencyId: \"USD\", rate: 1.1, effectiveDate: \"2026-01-01\") { id } }",
-        json!({}),
-    )
-    .await;
-    assert_eq!(code(&res), "GRAPHQL_VALIDATION_FAILED", "{}", res.body);
+        json!({}), "GRAPHQL_VALIDATION_FAILED").await;
     assert_eq!(credits(app, key).await, before - 2);
 
     // Reads: one rate, the organization's list, currencies by code or id.
-    let d = data(
-        app,
-        key,
-        "query($id: ID!) { exchangeRate(id: $id) { id rate }
+    let d = app
+        .gql_data(
+            key,
+            "query($id: ID!) { exchangeRate(id: $id) { id rate }
            missing: exchangeRate(id: \"fx_01HZZZZZZZZZZZZZZZZZZZZZZZ\") { id }
            organization { exchangeRates(fromCurrency: \"USD\", limit: 10) { id toCurrency }
                           yen: exchangeRates(toCurrency: \"cur_JPY\") { id } }
            currency(code: \"cur_kwd\") { id code decimalPlaces }
            nothing: currency(code: \"XYZ\") { code } }",
-        json!({"id": id}),
-    )
-    .await;
+            json!({"id": id}),
+        )
+        .await;
     assert_eq!(d["exchangeRate"]["rate"], "151.235");
     assert_eq!(d["missing"], Value::Null);
     assert_eq!(
@@ -134,7 +121,7 @@ async fn rates_and_conversions(app: &TestApp) {
         ),
     ];
     for (vars, converted, applied) in cases {
-        let d = data(app, key, CONVERT, vars.clone()).await;
+        let d = app.gql_data(key, CONVERT, vars.clone()).await;
         let c = &d["convertCurrency"];
         assert_eq!(
             (c["convertedAmount"].as_str(), c["rate"].as_str()),
@@ -143,38 +130,30 @@ async fn rates_and_conversions(app: &TestApp) {
         );
         assert_eq!(c["effectiveDate"], "2026-01-01T00:00:00Z");
     }
-    let res = gql(
-        app,
-        Some(key),
-        CONVERT,
-        json!({"from": "USD", "to": "EUR", "amount": "1"}),
-    )
-    .await;
-    assert_eq!(code(&res), "BUSINESS_RULE_VIOLATION", "{}", res.body);
-    assert_eq!(
-        res.body["errors"][0]["extensions"]["reason"],
-        "exchange_rate_not_found"
-    );
-    let res = gql(
-        app,
-        Some(key),
-        CONVERT,
-        json!({"from": "USD", "to": "JPY", "amount": "1.005"}),
-    )
-    .await;
+    let res = app
+        .gql_refused(
+            Some(key),
+            CONVERT,
+            json!({"from": "USD", "to": "EUR", "amount": "1"}),
+            "BUSINESS_RULE_VIOLATION",
+        )
+        .await;
+    assert_eq!(res.gql_reason(), "exchange_rate_not_found");
+    let res = app
+        .gql(
+            Some(key),
+            CONVERT,
+            json!({"from": "USD", "to": "JPY", "amount": "1.005"}),
+        )
+        .await;
     // More places than the source currency has: invalid input (400 in REST).
-    assert_eq!(code(&res), "VALIDATION_ERROR", "{}", res.body);
-    assert_eq!(
-        res.body["errors"][0]["extensions"]["reason"],
-        "invalid_field"
-    );
+    assert_eq!(res.gql_code(), "VALIDATION_ERROR", "{}", res.body);
+    assert_eq!(res.gql_reason(), "invalid_field");
     assert_eq!(res.body["errors"][0]["extensions"]["field"], "amount");
     assert_eq!(credits(app, key).await, before - 2);
 
     // Update and delete through the pipeline (1 credit each).
-    let d = data(
-        app,
-        key,
+    let d = app.gql_data(key,
         "mutation($id: ID!) { updateExchangeRate(id: $id, rate: \"152\", effectiveDate: \"2026-01-02\") { rate effectiveDate } }",
         json!({"id": id}),
     )
@@ -183,98 +162,80 @@ async fn rates_and_conversions(app: &TestApp) {
         d["updateExchangeRate"],
         json!({"rate": "152", "effectiveDate": "2026-01-02T00:00:00Z"})
     );
-    let d = data(
-        app,
-        key,
-        "mutation($id: ID!) { deleteExchangeRate(id: $id) }",
-        json!({"id": id}),
-    )
-    .await;
+    let d = app
+        .gql_data(
+            key,
+            "mutation($id: ID!) { deleteExchangeRate(id: $id) }",
+            json!({"id": id}),
+        )
+        .await;
     assert_eq!(d["deleteExchangeRate"], true);
     assert_eq!(credits(app, key).await, before - 4);
-    let d = data(
-        app,
-        key,
-        "query($id: ID!) { exchangeRate(id: $id) { id } }",
-        json!({"id": id}),
-    )
-    .await;
+    let d = app
+        .gql_data(
+            key,
+            "query($id: ID!) { exchangeRate(id: $id) { id } }",
+            json!({"id": id}),
+        )
+        .await;
     assert_eq!(d["exchangeRate"], Value::Null);
 }
-both!(rates_and_conversions, rates_and_conversions);
+both!(rates_and_conversions);
 
 async fn other_organizations_and_keys_are_refused(app: &TestApp) {
     let a = app.signup("Gql Fx A").await;
     let b = app.signup("Gql Fx B").await;
-    let d = data(
-        app,
-        &a.test_key,
-        CREATE,
-        rate("EUR", "USD", "1.1", "2026-01-01"),
-    )
-    .await;
+    let d = app
+        .gql_data(&a.test_key, CREATE, rate("EUR", "USD", "1.1", "2026-01-01"))
+        .await;
     let id = d["createExchangeRate"]["id"]
         .as_str()
         .expect("id")
         .to_owned();
     // Another organization's key neither sees nor changes it.
-    let d = data(
-        app,
-        &b.test_key,
-        "query($id: ID!) { exchangeRate(id: $id) { id } }",
-        json!({"id": id}),
-    )
-    .await;
+    let d = app
+        .gql_data(
+            &b.test_key,
+            "query($id: ID!) { exchangeRate(id: $id) { id } }",
+            json!({"id": id}),
+        )
+        .await;
     assert_eq!(d["exchangeRate"], Value::Null);
-    let res = gql(
-        app,
-        Some(&b.test_key),
-        "mutation($id: ID!) { updateExchangeRate(id: $id, rate: \"9\") { id } }",
-        json!({"id": id}),
-    )
-    .await;
-    assert_eq!(code(&res), "VALIDATION_ERROR", "{}", res.body);
-    assert_eq!(
-        res.body["errors"][0]["extensions"]["reason"],
-        "resource_not_found"
-    );
-    let res = gql(
-        app,
+    let res = app
+        .gql_refused(
+            Some(&b.test_key),
+            "mutation($id: ID!) { updateExchangeRate(id: $id, rate: \"9\") { id } }",
+            json!({"id": id}),
+            "VALIDATION_ERROR",
+        )
+        .await;
+    assert_eq!(res.gql_reason(), "resource_not_found");
+    app.gql_refused(
         Some(&b.test_key),
         "query($org: ID!) { organizationById(id: $org) { exchangeRates { id } } }",
         json!({"org": a.id}),
+        "FORBIDDEN",
     )
     .await;
-    assert_eq!(code(&res), "FORBIDDEN", "{}", res.body);
     // The live key of the same organization has no such rate either.
-    let d = data(
-        app,
-        &a.live_key,
-        "query($id: ID!) { exchangeRate(id: $id) { id } }",
-        json!({"id": id}),
-    )
-    .await;
-    assert_eq!(d["exchangeRate"], Value::Null);
-    // Deletes need admin.
-    let res = app
-        .post(
-            &a.test_key,
-            &format!("/organizations/{}/api-keys", a.id),
-            json!({"name": "writer", "permissions": ["read", "write"]}),
+    let d = app
+        .gql_data(
+            &a.live_key,
+            "query($id: ID!) { exchangeRate(id: $id) { id } }",
+            json!({"id": id}),
         )
         .await;
-    let writer = res.body["key"].as_str().expect("secret").to_owned();
-    let res = gql(
-        app,
-        Some(&writer),
-        "mutation($id: ID!) { deleteExchangeRate(id: $id) }",
-        json!({"id": id}),
-    )
-    .await;
-    assert_eq!(code(&res), "FORBIDDEN", "{}", res.body);
+    assert_eq!(d["exchangeRate"], Value::Null);
+    // Deletes need admin.
+    let (_, writer) = app.make_key(&a, &a.test_key, &["read", "write"]).await;
+    let res = app
+        .gql_refused(
+            Some(&writer),
+            "mutation($id: ID!) { deleteExchangeRate(id: $id) }",
+            json!({"id": id}),
+            "FORBIDDEN",
+        )
+        .await;
     assert_eq!(res.body["errors"][0]["extensions"]["required"], "admin");
 }
-both!(
-    other_organizations_and_keys_are_refused,
-    other_organizations_and_keys_are_refused
-);
+both!(other_organizations_and_keys_are_refused);

@@ -6,7 +6,7 @@
 use ledger_tests::{Backend, TestApp, both};
 use serde_json::{Value, json};
 
-use super::{code, credits, data, gql};
+use super::credits;
 
 const CREATE_INVOICE: &str = "mutation($c: ID!, $items: [InvoiceItemInput!]!, $notes: String) {
   createInvoice(contactId: $c, invoiceDate: \"2026-03-01\", dueDate: \"2099-03-31T12:30:00Z\",
@@ -54,7 +54,7 @@ async fn contact(app: &TestApp, key: &str, name: &str, vendor: bool) -> String {
         "mutation($n: String!) {{ createContact(name: $n, contactType: {}, email: \"ap@example.com\") {{ id }} }}",
         if vendor { "VENDOR" } else { "CUSTOMER" }
     );
-    let d = data(app, key, &query, json!({ "n": name })).await;
+    let d = app.gql_data(key, &query, json!({ "n": name })).await;
     d["createContact"]["id"]
         .as_str()
         .expect("contact id")
@@ -82,13 +82,13 @@ async fn invoice_flow(app: &TestApp) {
     let start = credits(app, key).await;
 
     // Create: 5 credits (spec 4.12), a draft with the priced items.
-    let d = data(
-        app,
-        key,
-        CREATE_INVOICE,
-        json!({ "c": customer, "items": items(), "notes": "Thanks" }),
-    )
-    .await;
+    let d = app
+        .gql_data(
+            key,
+            CREATE_INVOICE,
+            json!({ "c": customer, "items": items(), "notes": "Thanks" }),
+        )
+        .await;
     let inv = &d["createInvoice"];
     let id = inv["id"].as_str().expect("invoice id").to_owned();
     assert!(id.starts_with("inv_"), "{inv}");
@@ -120,37 +120,33 @@ async fn invoice_flow(app: &TestApp) {
     assert_eq!(credits(app, key).await, start - 5);
 
     // A payment on a draft is refused and costs nothing.
-    let res = gql(
-        app,
-        Some(key),
-        PAY_INVOICE,
-        json!({ "id": id, "amount": "10.00" }),
-    )
-    .await;
-    assert_eq!(code(&res), "BUSINESS_RULE_VIOLATION", "{}", res.body);
+    let res = app
+        .gql_refused(
+            Some(key),
+            PAY_INVOICE,
+            json!({ "id": id, "amount": "10.00" }),
+            "BUSINESS_RULE_VIOLATION",
+        )
+        .await;
     assert_eq!(reason(&res), "invalid_state_transition", "{}", res.body);
     assert_eq!(res.body["data"]["recordInvoicePayment"], Value::Null);
     assert_eq!(credits(app, key).await, start - 5);
 
     // Send (1 credit, as REST).
-    let d = data(
-        app,
-        key,
-        "mutation($id: ID!) { sendInvoice(id: $id) { status } }",
-        json!({ "id": id }),
-    )
-    .await;
+    let d = app
+        .gql_data(
+            key,
+            "mutation($id: ID!) { sendInvoice(id: $id) { status } }",
+            json!({ "id": id }),
+        )
+        .await;
     assert_eq!(d["sendInvoice"]["status"], "sent");
     assert_eq!(credits(app, key).await, start - 6);
 
     // Pay part: 2 credits; the client reads the payment it wrote.
-    let d = data(
-        app,
-        key,
-        PAY_INVOICE,
-        json!({ "id": id, "amount": "40.00" }),
-    )
-    .await;
+    let d = app
+        .gql_data(key, PAY_INVOICE, json!({ "id": id, "amount": "40.00" }))
+        .await;
     let p = &d["recordInvoicePayment"];
     assert!(
         p["id"].as_str().is_some_and(|s| s.starts_with("pay_")),
@@ -166,36 +162,30 @@ async fn invoice_flow(app: &TestApp) {
     assert_eq!(credits(app, key).await, start - 8);
 
     // Overpaying is a business rule; nothing is charged or written.
-    let res = gql(
-        app,
-        Some(key),
-        PAY_INVOICE,
-        json!({ "id": id, "amount": "75.01" }),
-    )
-    .await;
-    assert_eq!(code(&res), "BUSINESS_RULE_VIOLATION", "{}", res.body);
+    let res = app
+        .gql_refused(
+            Some(key),
+            PAY_INVOICE,
+            json!({ "id": id, "amount": "75.01" }),
+            "BUSINESS_RULE_VIOLATION",
+        )
+        .await;
     assert_eq!(reason(&res), "overpayment", "{}", res.body);
     // A bad amount is a validation error.
-    let res = gql(
-        app,
+    app.gql_refused(
         Some(key),
         PAY_INVOICE,
         json!({ "id": id, "amount": "-1" }),
+        "VALIDATION_ERROR",
     )
     .await;
-    assert_eq!(code(&res), "VALIDATION_ERROR", "{}", res.body);
     // A float amount never reaches the resolver.
-    let res = gql(
-        app,
-        Some(key),
+    app.gql_refused(Some(key),
         "mutation($id: ID!) { recordInvoicePayment(invoiceId: $id, amount: 1.5, paymentDate: \"2026-03-15\", paymentMethod: \"cash\") { id } }",
-        json!({ "id": id }),
-    )
-    .await;
-    assert_eq!(code(&res), "GRAPHQL_VALIDATION_FAILED", "{}", res.body);
+        json!({ "id": id }), "GRAPHQL_VALIDATION_FAILED").await;
     assert_eq!(credits(app, key).await, start - 8);
 
-    let d = data(app, key, READ_INVOICE, json!({ "id": id })).await;
+    let d = app.gql_data(key, READ_INVOICE, json!({ "id": id })).await;
     let inv = &d["invoice"];
     assert_eq!(inv["status"], "partially_paid");
     assert_eq!(inv["amountPaid"], "40.00");
@@ -209,42 +199,35 @@ async fn invoice_flow(app: &TestApp) {
     assert_eq!(inv["payments"][0]["paymentMethod"], "bank_transfer");
 
     // The rest pays it; a further payment is an invalid transition.
-    data(
-        app,
-        key,
-        PAY_INVOICE,
-        json!({ "id": id, "amount": "75.00" }),
-    )
-    .await;
-    let d = data(app, key, READ_INVOICE, json!({ "id": id })).await;
+    app.gql_data(key, PAY_INVOICE, json!({ "id": id, "amount": "75.00" }))
+        .await;
+    let d = app.gql_data(key, READ_INVOICE, json!({ "id": id })).await;
     assert_eq!(d["invoice"]["status"], "paid");
     assert_eq!(d["invoice"]["balanceDue"], "0.00");
     assert_eq!(d["invoice"]["payments"].as_array().map(Vec::len), Some(2));
-    let res = gql(
-        app,
-        Some(key),
-        PAY_INVOICE,
-        json!({ "id": id, "amount": "1.00" }),
-    )
-    .await;
-    assert_eq!(code(&res), "BUSINESS_RULE_VIOLATION", "{}", res.body);
+    let res = app
+        .gql_refused(
+            Some(key),
+            PAY_INVOICE,
+            json!({ "id": id, "amount": "1.00" }),
+            "BUSINESS_RULE_VIOLATION",
+        )
+        .await;
     assert_eq!(reason(&res), "invalid_state_transition", "{}", res.body);
     assert_eq!(credits(app, key).await, start - 10);
 
     // The books: receivable paid off, cash in.
-    let d = data(
-        app,
-        key,
-        "query($id: ID!) { account(id: $id) { balance { amount } } }",
-        json!({ "id": app.account_id(&org, key, "1000").await }),
-    )
-    .await;
+    let d = app
+        .gql_data(
+            key,
+            "query($id: ID!) { account(id: $id) { balance { amount } } }",
+            json!({ "id": app.account_id(&org, key, "1000").await }),
+        )
+        .await;
     assert_eq!(d["account"]["balance"]["amount"], "115.00");
 
     // Lists, by stored status.
-    let d = data(
-        app,
-        key,
+    let d = app.gql_data(key,
         "{ organization { paid: invoices(status: \"paid\") { invoiceNumber } draft: invoices(status: \"draft\") { id } bills { id } } }",
         json!({}),
     )
@@ -255,37 +238,33 @@ async fn invoice_flow(app: &TestApp) {
     );
     assert_eq!(d["organization"]["draft"], json!([]));
     assert_eq!(d["organization"]["bills"], json!([]));
-    let res = gql(
-        app,
+    app.gql_refused(
         Some(key),
         "{ organization { invoices(status: \"open\") { id } } }",
         json!({}),
+        "VALIDATION_ERROR",
     )
     .await;
-    assert_eq!(code(&res), "VALIDATION_ERROR", "{}", res.body);
 
     // Input errors: unknown contact, zero quantity; nothing is charged.
     let before = credits(app, key).await;
-    let res = gql(
-        app,
-        Some(key),
-        CREATE_INVOICE,
-        json!({ "c": "con_nothing", "items": items() }),
-    )
-    .await;
-    assert_eq!(code(&res), "BUSINESS_RULE_VIOLATION", "{}", res.body);
+    let res = app
+        .gql_refused(
+            Some(key),
+            CREATE_INVOICE,
+            json!({ "c": "con_nothing", "items": items() }),
+            "BUSINESS_RULE_VIOLATION",
+        )
+        .await;
     assert_eq!(reason(&res), "reference_not_found", "{}", res.body);
-    let res = gql(
-        app,
-        Some(key),
+    app.gql_refused(Some(key),
         CREATE_INVOICE,
-        json!({ "c": customer, "items": [{ "description": "x", "quantity": "0", "unitPrice": "1.00" }] }),
-    )
-    .await;
-    assert_eq!(code(&res), "VALIDATION_ERROR", "{}", res.body);
+        json!({ "c": customer, "items": [{ "description": "x", "quantity": "0", "unitPrice": "1.00" }] }), "VALIDATION_ERROR").await;
     assert_eq!(credits(app, key).await, before);
     // `invoice` of an unknown id is null, not an error.
-    let d = data(app, key, READ_INVOICE, json!({ "id": "inv_unknown" })).await;
+    let d = app
+        .gql_data(key, READ_INVOICE, json!({ "id": "inv_unknown" }))
+        .await;
     assert_eq!(d["invoice"], Value::Null);
 }
 both!(graphql_invoice_flow, invoice_flow);
@@ -295,9 +274,7 @@ async fn bill_flow(app: &TestApp) {
     let key = &org.live_key;
     let vendor = contact(app, key, "Paper Supply", true).await;
     let start = credits(app, key).await;
-    let d = data(
-        app,
-        key,
+    let d = app.gql_data(key,
         CREATE_BILL,
         json!({ "c": vendor, "items": [{ "description": "Paper", "quantity": "3", "unitPrice": "20.00" }] }),
     )
@@ -315,17 +292,19 @@ async fn bill_flow(app: &TestApp) {
     );
     assert_eq!(credits(app, key).await, start - 5);
 
-    let d = data(
-        app,
-        key,
-        "mutation($id: ID!) { approveBill(id: $id) { status balanceDue } }",
-        json!({ "id": id }),
-    )
-    .await;
+    let d = app
+        .gql_data(
+            key,
+            "mutation($id: ID!) { approveBill(id: $id) { status balanceDue } }",
+            json!({ "id": id }),
+        )
+        .await;
     assert_eq!(d["approveBill"]["status"], "open");
     assert_eq!(credits(app, key).await, start - 6);
 
-    let d = data(app, key, PAY_BILL, json!({ "id": id, "amount": "60.00" })).await;
+    let d = app
+        .gql_data(key, PAY_BILL, json!({ "id": id, "amount": "60.00" }))
+        .await;
     let p = &d["recordBillPayment"];
     assert_eq!(p["billId"], id.as_str());
     assert_eq!(p["invoiceId"], Value::Null);
@@ -333,18 +312,15 @@ async fn bill_flow(app: &TestApp) {
     assert_eq!(p["paymentDate"], "2026-04-10T00:00:00Z");
     assert_eq!(p["paymentMethod"], "check");
     assert_eq!(credits(app, key).await, start - 8);
-    let res = gql(
-        app,
+    app.gql_refused(
         Some(key),
         PAY_BILL,
         json!({ "id": id, "amount": "1.00" }),
+        "BUSINESS_RULE_VIOLATION",
     )
     .await;
-    assert_eq!(code(&res), "BUSINESS_RULE_VIOLATION", "{}", res.body);
 
-    let d = data(
-        app,
-        key,
+    let d = app.gql_data(key,
         "query($id: ID!) { bill(id: $id) { billNumber status amountPaid balanceDue contact { name }
            payments { billId amount } } }",
         json!({ "id": id }),
@@ -356,15 +332,15 @@ async fn bill_flow(app: &TestApp) {
     assert_eq!(d["bill"]["contact"]["name"], "Paper Supply");
     assert_eq!(d["bill"]["payments"][0]["billId"], id.as_str());
     // A bill id is not an invoice id.
-    let d = data(app, key, READ_INVOICE, json!({ "id": id })).await;
+    let d = app.gql_data(key, READ_INVOICE, json!({ "id": id })).await;
     assert_eq!(d["invoice"], Value::Null);
-    let d = data(
-        app,
-        key,
-        "{ organization { bills(status: \"paid\") { billNumber } } }",
-        json!({}),
-    )
-    .await;
+    let d = app
+        .gql_data(
+            key,
+            "{ organization { bills(status: \"paid\") { billNumber } } }",
+            json!({}),
+        )
+        .await;
     assert_eq!(
         d["organization"]["bills"],
         json!([{ "billNumber": "BILL-000001" }])
@@ -376,16 +352,15 @@ async fn isolation(app: &TestApp) {
     let a = app.signup("Gql Doc Owner").await;
     let b = app.signup("Gql Doc Other").await;
     let customer = contact(app, &a.live_key, "Owner Customer", false).await;
-    let d = data(
-        app,
-        &a.live_key,
-        CREATE_INVOICE,
-        json!({ "c": customer, "items": items() }),
-    )
-    .await;
+    let d = app
+        .gql_data(
+            &a.live_key,
+            CREATE_INVOICE,
+            json!({ "c": customer, "items": items() }),
+        )
+        .await;
     let id = d["createInvoice"]["id"].as_str().expect("id").to_owned();
-    data(
-        app,
+    app.gql_data(
         &a.live_key,
         "mutation($id: ID!) { sendInvoice(id: $id) { id } }",
         json!({ "id": id }),
@@ -393,57 +368,61 @@ async fn isolation(app: &TestApp) {
     .await;
 
     // The other organization sees nothing and changes nothing.
-    let d = data(app, &b.live_key, READ_INVOICE, json!({ "id": id })).await;
+    let d = app
+        .gql_data(&b.live_key, READ_INVOICE, json!({ "id": id }))
+        .await;
     assert_eq!(d["invoice"], Value::Null);
-    let d = data(
-        app,
-        &b.live_key,
-        "{ organization { invoices { id } } }",
-        json!({}),
-    )
-    .await;
+    let d = app
+        .gql_data(
+            &b.live_key,
+            "{ organization { invoices { id } } }",
+            json!({}),
+        )
+        .await;
     assert_eq!(d["organization"]["invoices"], json!([]));
-    let res = gql(
-        app,
+    app.gql_refused(
         Some(&b.live_key),
         "query($org: ID!) { organizationById(id: $org) { invoices { id } } }",
         json!({ "org": a.id }),
+        "FORBIDDEN",
     )
     .await;
-    assert_eq!(code(&res), "FORBIDDEN", "{}", res.body);
     let b_start = credits(app, &b.live_key).await;
-    let res = gql(
-        app,
-        Some(&b.live_key),
-        PAY_INVOICE,
-        json!({ "id": id, "amount": "1.00" }),
-    )
-    .await;
-    assert_eq!(code(&res), "VALIDATION_ERROR", "{}", res.body);
+    let res = app
+        .gql_refused(
+            Some(&b.live_key),
+            PAY_INVOICE,
+            json!({ "id": id, "amount": "1.00" }),
+            "VALIDATION_ERROR",
+        )
+        .await;
     assert_eq!(reason(&res), "resource_not_found", "{}", res.body);
-    let res = gql(
-        app,
+    app.gql_refused(
         Some(&b.live_key),
         "mutation($id: ID!) { sendInvoice(id: $id) { id } }",
         json!({ "id": id }),
+        "VALIDATION_ERROR",
     )
     .await;
-    assert_eq!(code(&res), "VALIDATION_ERROR", "{}", res.body);
     // Another organization's contact cannot be invoiced: none of B's contacts.
-    let res = gql(
-        app,
-        Some(&b.live_key),
-        CREATE_INVOICE,
-        json!({ "c": customer, "items": items() }),
-    )
-    .await;
-    assert_eq!(code(&res), "BUSINESS_RULE_VIOLATION", "{}", res.body);
+    let res = app
+        .gql_refused(
+            Some(&b.live_key),
+            CREATE_INVOICE,
+            json!({ "c": customer, "items": items() }),
+            "BUSINESS_RULE_VIOLATION",
+        )
+        .await;
     assert_eq!(reason(&res), "reference_not_found", "{}", res.body);
     assert_eq!(credits(app, &b.live_key).await, b_start);
     // The test mode of the owner does not see live documents either.
-    let d = data(app, &a.test_key, READ_INVOICE, json!({ "id": id })).await;
+    let d = app
+        .gql_data(&a.test_key, READ_INVOICE, json!({ "id": id }))
+        .await;
     assert_eq!(d["invoice"], Value::Null);
-    let d = data(app, &a.live_key, READ_INVOICE, json!({ "id": id })).await;
+    let d = app
+        .gql_data(&a.live_key, READ_INVOICE, json!({ "id": id }))
+        .await;
     assert_eq!(d["invoice"]["amountPaid"], "0.00");
     assert_eq!(d["invoice"]["status"], "sent");
 }
@@ -454,7 +433,7 @@ both!(graphql_document_isolation, isolation);
 async fn count_list_queries(app: &TestApp, key: &str) -> (u64, usize) {
     let query = "{ organization { invoices(limit: 100) { invoiceNumber contact { name } payments { amount } } } }";
     let before = app.queries_executed();
-    let d = data(app, key, query, json!({})).await;
+    let d = app.gql_data(key, query, json!({})).await;
     let n = app.queries_executed() - before;
     let list = d["organization"]["invoices"].as_array().expect("invoices");
     assert!(list.iter().all(|i| i["contact"]["name"].is_string()), "{d}");
@@ -466,26 +445,16 @@ async fn batched_contacts(app: &TestApp) {
     let key = &org.live_key;
     for i in 0..2 {
         let c = contact(app, key, &format!("Customer {i}"), false).await;
-        data(
-            app,
-            key,
-            CREATE_INVOICE,
-            json!({ "c": c, "items": items() }),
-        )
-        .await;
+        app.gql_data(key, CREATE_INVOICE, json!({ "c": c, "items": items() }))
+            .await;
     }
     let (small, listed) = count_list_queries(app, key).await;
     assert_eq!(listed, 2);
     assert_eq!(count_list_queries(app, key).await, (small, 2));
     for i in 2..7 {
         let c = contact(app, key, &format!("Customer {i}"), false).await;
-        data(
-            app,
-            key,
-            CREATE_INVOICE,
-            json!({ "c": c, "items": items() }),
-        )
-        .await;
+        app.gql_data(key, CREATE_INVOICE, json!({ "c": c, "items": items() }))
+            .await;
     }
     let (large, listed) = count_list_queries(app, key).await;
     assert_eq!(listed, 7);
@@ -501,50 +470,49 @@ async fn document_credit_refusals(app: &TestApp) {
     let org = app.signup("Gql Doc Poor").await;
     let key = &org.live_key;
     let customer = contact(app, key, "Poor Customer", false).await;
-    let d = data(
-        app,
-        key,
-        CREATE_INVOICE,
-        json!({ "c": customer, "items": items() }),
-    )
-    .await;
+    let d = app
+        .gql_data(
+            key,
+            CREATE_INVOICE,
+            json!({ "c": customer, "items": items() }),
+        )
+        .await;
     let id = d["createInvoice"]["id"].as_str().expect("id").to_owned();
     assert_eq!(credits(app, key).await, 1);
     // A second invoice costs 5 with 1 left.
-    let res = gql(
-        app,
-        Some(key),
-        CREATE_INVOICE,
-        json!({ "c": customer, "items": items() }),
-    )
-    .await;
-    assert_eq!(code(&res), "CREDIT_LIMIT_EXCEEDED", "{}", res.body);
+    let res = app
+        .gql_refused(
+            Some(key),
+            CREATE_INVOICE,
+            json!({ "c": customer, "items": items() }),
+            "CREDIT_LIMIT_EXCEEDED",
+        )
+        .await;
     assert_eq!(res.body["errors"][0]["extensions"]["required"], 5);
     assert_eq!(res.body["errors"][0]["extensions"]["available"], 1);
-    data(
-        app,
+    app.gql_data(
         key,
         "mutation($id: ID!) { sendInvoice(id: $id) { id } }",
         json!({ "id": id }),
     )
     .await;
     // A payment costs 2 with none left; nothing is written.
-    let res = gql(
-        app,
-        Some(key),
-        PAY_INVOICE,
-        json!({ "id": id, "amount": "1.00" }),
-    )
-    .await;
-    assert_eq!(code(&res), "CREDIT_LIMIT_EXCEEDED", "{}", res.body);
+    let res = app
+        .gql_refused(
+            Some(key),
+            PAY_INVOICE,
+            json!({ "id": id, "amount": "1.00" }),
+            "CREDIT_LIMIT_EXCEEDED",
+        )
+        .await;
     assert_eq!(res.body["errors"][0]["extensions"]["required"], 2);
-    let d = data(
-        app,
-        key,
-        "{ organization { invoices { id amountPaid payments { id } } } }",
-        json!({}),
-    )
-    .await;
+    let d = app
+        .gql_data(
+            key,
+            "{ organization { invoices { id amountPaid payments { id } } } }",
+            json!({}),
+        )
+        .await;
     assert_eq!(
         d["organization"]["invoices"],
         json!([{ "id": id, "amountPaid": "0.00", "payments": [] }])

@@ -6,7 +6,7 @@ use ledger_tests::{Backend, Org, TestApp, both};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use super::{CREATE_TXN, code, data, entries, gql};
+use super::{CREATE_TXN, entries};
 
 /// Store queries of one `organization { accounts { balance transactions } }` request,
 /// and the number of accounts it listed.
@@ -14,7 +14,7 @@ async fn count_balance_queries(app: &TestApp, key: &str) -> (u64, usize) {
     let query = "{ organization { accounts { code balance { amount }
         transactions(limit: 2) { debit balance } recent: transactions(limit: 1) { credit } } } }";
     let before = app.queries_executed();
-    let d = data(app, key, query, json!({})).await;
+    let d = app.gql_data(key, query, json!({})).await;
     let n = app.queries_executed() - before;
     (
         n,
@@ -25,17 +25,15 @@ async fn count_balance_queries(app: &TestApp, key: &str) -> (u64, usize) {
 /// `organization { accounts { balance } }` costs the same number of store queries with 7
 /// accounts as with 17: balances load in one batch.
 async fn batched(app: &TestApp) {
-    let org = app.signup("Gql Batch").await;
+    let (org, [cash, sales]) = app
+        .signup_with_accounts("Gql Batch", ["1000", "4000"])
+        .await;
     let key = &org.test_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
     app.post_transfer(&org, key, &cash, &sales, "1.00").await;
     app.post_transfer(&org, key, &cash, &sales, "2.00").await;
     app.post_transfer(&org, key, &sales, &cash, "0.50").await;
     // Histories load per list too, with running balances, and cut at each account's limit.
-    let d = data(
-        app,
-        key,
+    let d = app.gql_data(key,
         "{ organization { accounts { code transactions(limit: 2) { debit credit balance } } } }",
         json!({}),
     )
@@ -65,9 +63,7 @@ async fn batched(app: &TestApp) {
     assert_eq!(count_balance_queries(app, key).await, (small, 7));
     assert_eq!(accounts, 7);
     for i in 0..10 {
-        data(
-            app,
-            key,
+        app.gql_data(key,
             &format!("mutation {{ createAccount(code: \"17{i:02}\", name: \"Extra {i}\", accountType: ASSET) {{ id }} }}"),
             json!({}),
         )
@@ -96,14 +92,14 @@ async fn limits(app: &TestApp) {
     let org = app.signup("Gql Limits").await;
     let key = &org.test_key;
     // Depth: the configured maximum is 6 here.
-    let res = gql(
-        app,
-        Some(key),
-        "{ __schema { types { fields { type { ofType { ofType { name } } } } } } }",
-        json!({}),
-    )
-    .await;
-    assert_eq!(code(&res), "GRAPHQL_VALIDATION_FAILED", "{}", res.body);
+    let res = app
+        .gql_refused(
+            Some(key),
+            "{ __schema { types { fields { type { ofType { ofType { name } } } } } } }",
+            json!({}),
+            "GRAPHQL_VALIDATION_FAILED",
+        )
+        .await;
     assert!(
         res.body["errors"][0]["message"]
             .as_str()
@@ -113,17 +109,18 @@ async fn limits(app: &TestApp) {
         res.body
     );
     // Complexity: at most 8 fields here, fragments counted once per spread.
-    let ok = data(app, key, "{ organization { id name isRoot } }", json!({})).await;
+    let ok = app
+        .gql_data(key, "{ organization { id name isRoot } }", json!({}))
+        .await;
     assert_eq!(ok["organization"]["isRoot"], true);
-    let res = gql(
-        app,
+    app.gql_refused(
         Some(key),
         "fragment F on OrganizationNode { id name isRoot }
          { a: organization { ...F } b: organization { ...F } c: organization { ...F } }",
         json!({}),
+        "GRAPHQL_VALIDATION_FAILED",
     )
     .await;
-    assert_eq!(code(&res), "GRAPHQL_VALIDATION_FAILED", "{}", res.body);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -143,25 +140,24 @@ async fn graphql_document_limits() {
 async fn credit_refusals(app: &TestApp) {
     let org = app.signup("Gql Poor").await;
     let key = &org.live_key;
-    let cash = app.account_id(&org, key, "1000").await;
-    let sales = app.account_id(&org, key, "4000").await;
+    let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
     // 6 credits: one report (5) fits, the second does not.
-    let d = data(
-        app,
-        key,
-        "{ organization { trialBalance { totalDebits } } }",
-        json!({}),
-    )
-    .await;
+    let d = app
+        .gql_data(
+            key,
+            "{ organization { trialBalance { totalDebits } } }",
+            json!({}),
+        )
+        .await;
     assert_eq!(d["organization"]["trialBalance"]["totalDebits"], "0.00");
-    let res = gql(
-        app,
-        Some(key),
-        "{ organization { balanceSheet { totalAssets } } }",
-        json!({}),
-    )
-    .await;
-    assert_eq!(code(&res), "CREDIT_LIMIT_EXCEEDED", "{}", res.body);
+    let res = app
+        .gql_refused(
+            Some(key),
+            "{ organization { balanceSheet { totalAssets } } }",
+            json!({}),
+            "CREDIT_LIMIT_EXCEEDED",
+        )
+        .await;
     let message = res.body["errors"][0]["message"].as_str().unwrap_or("");
     assert!(
         message.contains("5 required") && message.contains("1 available"),
@@ -170,47 +166,45 @@ async fn credit_refusals(app: &TestApp) {
     assert_eq!(res.body["errors"][0]["extensions"]["required"], 5);
     assert_eq!(res.body["errors"][0]["extensions"]["available"], 1);
     // A transaction costs 2: refused with 1 left, and nothing is written.
-    let res = gql(
-        app,
-        Some(key),
-        CREATE_TXN,
-        json!({ "d": "x", "e": entries(&cash, &sales, "1.00") }),
-    )
-    .await;
-    assert_eq!(code(&res), "CREDIT_LIMIT_EXCEEDED", "{}", res.body);
+    let res = app
+        .gql_refused(
+            Some(key),
+            CREATE_TXN,
+            json!({ "d": "x", "e": entries(&cash, &sales, "1.00") }),
+            "CREDIT_LIMIT_EXCEEDED",
+        )
+        .await;
     assert_eq!(res.body["errors"][0]["extensions"]["required"], 2);
-    let d = data(
-        app,
-        key,
-        "{ organization { recentTransactions { id } creditBalance { creditsRemaining } } }",
-        json!({}),
-    )
-    .await;
+    let d = app
+        .gql_data(
+            key,
+            "{ organization { recentTransactions { id } creditBalance { creditsRemaining } } }",
+            json!({}),
+        )
+        .await;
     assert_eq!(d["organization"]["recentTransactions"], json!([]));
     assert_eq!(d["organization"]["creditBalance"]["creditsRemaining"], 1);
     // A one-credit write still fits; the test key never touches the live pool.
-    data(
-        app,
+    app.gql_data(
         key,
         "mutation { createAccount(code: \"1800\", name: \"Last\", accountType: ASSET) { id } }",
         json!({}),
     )
     .await;
-    let res = gql(
-        app,
+    app.gql_refused(
         Some(key),
         "mutation { createAccount(code: \"1801\", name: \"Over\", accountType: ASSET) { id } }",
         json!({}),
+        "CREDIT_LIMIT_EXCEEDED",
     )
     .await;
-    assert_eq!(code(&res), "CREDIT_LIMIT_EXCEEDED", "{}", res.body);
-    let d = data(
-        app,
-        &org.test_key,
-        "{ organization { balanceSheet { totalAssets } } }",
-        json!({}),
-    )
-    .await;
+    let d = app
+        .gql_data(
+            &org.test_key,
+            "{ organization { balanceSheet { totalAssets } } }",
+            json!({}),
+        )
+        .await;
     assert_eq!(d["organization"]["balanceSheet"]["totalAssets"], "0.00");
 }
 
@@ -226,33 +220,19 @@ async fn graphql_credit_refusals() {
 
 async fn rate_limited(app: &TestApp, org: &Org) {
     for remaining in ["1", "0"] {
-        let res = gql(
-            app,
-            Some(&org.test_key),
-            "{ organization { id } }",
-            json!({}),
-        )
-        .await;
+        let res = app
+            .gql(Some(&org.test_key), "{ organization { id } }", json!({}))
+            .await;
         assert_eq!(res.status, StatusCode::OK, "{}", res.body);
         // The same buckets and headers as REST.
-        let header = |name: &str| {
-            res.headers
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned)
-        };
-        assert_eq!(header("x-ratelimit-limit").as_deref(), Some("2"));
-        assert_eq!(header("x-ratelimit-remaining").as_deref(), Some(remaining));
+        assert_eq!(res.header("x-ratelimit-limit"), Some("2"));
+        assert_eq!(res.header("x-ratelimit-remaining"), Some(remaining));
     }
-    let res = gql(
-        app,
-        Some(&org.test_key),
-        "{ organization { id } }",
-        json!({}),
-    )
-    .await;
+    let res = app
+        .gql(Some(&org.test_key), "{ organization { id } }", json!({}))
+        .await;
     assert_eq!(res.status, StatusCode::TOO_MANY_REQUESTS, "{}", res.body);
-    assert_eq!(code(&res), "RATE_LIMIT_EXCEEDED");
+    assert_eq!(res.gql_code(), "RATE_LIMIT_EXCEEDED");
     let retry = res.body["errors"][0]["extensions"]["retryAfter"]
         .as_u64()
         .expect("retryAfter");
@@ -272,12 +252,7 @@ async fn graphql_rate_limit() {
 }
 
 async fn playground(app: &TestApp) {
-    let res = app
-        .client
-        .get(format!("{}/graphql/playground", app.base))
-        .send()
-        .await
-        .expect("playground");
+    let res = app.fetch("/graphql/playground").await;
     assert_eq!(res.status(), StatusCode::OK);
     let html = res.text().await.expect("html");
     assert!(
@@ -309,8 +284,7 @@ async fn graphql_external_client() {
         return;
     };
     let org = app.signup("Gql Client").await;
-    let cash = app.account_id(&org, &org.test_key, "1000").await;
-    let sales = app.account_id(&org, &org.test_key, "4000").await;
+    let [cash, sales] = app.account_ids(&org, &org.test_key, ["1000", "4000"]).await;
     app.post_transfer(&org, &org.test_key, &cash, &sales, "42.00")
         .await;
     let out = ledger_tests::run_python(

@@ -21,8 +21,7 @@
 use std::path::PathBuf;
 
 use ledger_tests::{Backend, TestApp, python_imports, run_python, workspace};
-use reqwest::{Method, StatusCode};
-use serde_json::json;
+use reqwest::StatusCode;
 
 fn chromium() -> PathBuf {
     std::env::var_os("LEDGER_CHROMIUM").map_or_else(|| "/usr/bin/chromium".into(), PathBuf::from)
@@ -97,15 +96,7 @@ async fn run(app: &TestApp, script: &str, scenario: &str, env: Vec<(&str, String
 macro_rules! browser_both {
     ($name:ident, $scenario:ident) => {
         mod $name {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() {
-                super::$scenario(ledger_tests::Backend::Sqlite).await;
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() {
-                super::$scenario(ledger_tests::Backend::Postgres).await;
-            }
+            ledger_tests::on_backends!(super::$scenario);
         }
     };
 }
@@ -140,12 +131,7 @@ async fn rest_playground_runs_a_request(backend: Backend) {
         return;
     };
     let org = app.signup("Rest Explorer Co").await;
-    let accounts = app
-        .get(
-            &org.test_key,
-            &format!("/organizations/{}/accounts", org.id),
-        )
-        .await;
+    let accounts = app.get(&org.test_key, &org.path("accounts")).await;
     assert_eq!(accounts.status, StatusCode::OK, "{}", accounts.body);
     let name = accounts.body["data"][0]["name"]
         .as_str()
@@ -170,24 +156,7 @@ const OWNER: &str = "browser-owner@example.com";
 
 /// Signs up an organization owned by the e-mail user `OWNER`.
 async fn owned(app: &TestApp, name: &str) -> String {
-    let res = app
-        .call(
-            Method::POST,
-            "/accounts/master",
-            None,
-            Some(json!({
-                "name": name,
-                "user_provider_id": format!("email:{OWNER}"),
-                "user_email": OWNER,
-            })),
-            &[],
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body["organization"]["id"]
-        .as_str()
-        .expect("id")
-        .to_owned()
+    app.signup_owned_by(name, OWNER).await.id
 }
 
 async fn consent_in_the_browser(backend: Backend) {
