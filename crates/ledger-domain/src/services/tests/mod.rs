@@ -133,6 +133,14 @@ impl World {
             .expect("an account with the code")
     }
 
+    /// The ids of the tenant's cash (1000) and sales (4000) accounts.
+    pub async fn cash_and_sales(&self, access: &Access) -> (String, String) {
+        (
+            self.account(access, "1000").await,
+            self.account(access, "4000").await,
+        )
+    }
+
     /// The ids of the default chart by code.
     pub async fn chart(&self, access: &Access) -> HashMap<String, String> {
         let mut chart = HashMap::new();
@@ -151,6 +159,16 @@ impl World {
                 Submission::new(Channel::Rest, Duration::ZERO),
             )
             .await
+    }
+
+    /// Submits through REST without waiting; the job of the accepted write.
+    pub async fn queue(&self, access: &Access, write: Write) -> Job {
+        queued(
+            &self
+                .submit(access, write)
+                .await
+                .expect("the write is accepted"),
+        )
     }
 
     /// Runs every runnable job now.

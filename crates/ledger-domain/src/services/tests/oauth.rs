@@ -306,55 +306,50 @@ async fn authorization_requests_refuse_foreign_clients_uris_and_resources() {
         let resources = resources.clone();
         async move { ledger.check_authorization(&r, &resources).await }
     };
-    let page = |r: Result<_, AuthorizeRefusal>| matches!(r, Err(AuthorizeRefusal::Page(_)));
-    assert!(page(
-        check(AuthorizationRequest {
+    // An unknown client or a foreign redirect URI: an error page, never a redirect.
+    for request in [
+        AuthorizationRequest {
             client_id: Some("cli_unknown".into()),
             ..base.clone()
-        })
-        .await
-    ));
-    assert!(page(
-        check(AuthorizationRequest {
+        },
+        AuthorizationRequest {
             redirect_uri: Some("https://evil.example/cb".into()),
             ..base.clone()
-        })
-        .await
-    ));
-    let redirected = |r: Result<_, AuthorizeRefusal>| match r {
-        Err(AuthorizeRefusal::Redirect { error, .. }) => Some(error.code),
-        _ => None,
-    };
-    assert_eq!(
-        redirected(
-            check(AuthorizationRequest {
+        },
+    ] {
+        let refusal = check(request).await;
+        assert!(matches!(refusal, Err(AuthorizeRefusal::Page(_))));
+    }
+    // The client is known: the error goes back to it.
+    for (request, code) in [
+        (
+            AuthorizationRequest {
                 resource: Some("https://other.example/mcp".into()),
                 ..base.clone()
-            })
-            .await
+            },
+            OAuthErrorCode::InvalidTarget,
         ),
-        Some(OAuthErrorCode::InvalidTarget)
-    );
-    assert_eq!(
-        redirected(
-            check(AuthorizationRequest {
+        (
+            AuthorizationRequest {
                 code_challenge_method: Some("plain".into()),
                 ..base.clone()
-            })
-            .await
+            },
+            OAuthErrorCode::InvalidRequest,
         ),
-        Some(OAuthErrorCode::InvalidRequest)
-    );
-    assert_eq!(
-        redirected(
-            check(AuthorizationRequest {
+        (
+            AuthorizationRequest {
                 scope: Some("ledger:everything".into()),
                 ..base.clone()
-            })
-            .await
+            },
+            OAuthErrorCode::InvalidScope,
         ),
-        Some(OAuthErrorCode::InvalidScope)
-    );
+    ] {
+        let redirected = match check(request).await {
+            Err(AuthorizeRefusal::Redirect { error, .. }) => Some(error.code),
+            _ => None,
+        };
+        assert_eq!(redirected, Some(code));
+    }
     let ok = check(base).await.expect("valid");
     assert_eq!(ok.resource, MCP);
     assert_eq!(ok.scopes, vec![OAuthScope::Read, OAuthScope::Write]);
@@ -378,21 +373,17 @@ async fn external_sign_ins_are_one_time_bound_to_browser_and_provider() {
         .start_external_sign_in("one", return_to)
         .await
         .expect("start");
-    refuses(
-        s.ledger
-            .take_external_sign_in("two", &start.state, Some(&start.browser))
-            .await,
-    );
-    refuses(
-        s.ledger
-            .take_external_sign_in("one", &start.state, Some("ledger_bb_other"))
-            .await,
-    );
-    refuses(
-        s.ledger
-            .take_external_sign_in("one", &start.state, None)
-            .await,
-    );
+    for (provider, browser) in [
+        ("two", Some(start.browser.as_str())),
+        ("one", Some("ledger_bb_other")),
+        ("one", None),
+    ] {
+        refuses(
+            s.ledger
+                .take_external_sign_in(provider, &start.state, browser)
+                .await,
+        );
+    }
     let pending = s
         .ledger
         .take_external_sign_in("one", &start.state, Some(&start.browser))
@@ -436,7 +427,11 @@ async fn external_sign_ins_are_one_time_bound_to_browser_and_provider() {
         email: Some("Alice@Example.com".into()),
     };
     let ledger = &s.ledger;
-    let user_of = |session: String| async move {
+    let user_of = |provider: &'static str| async move {
+        let session = ledger
+            .finish_external_sign_in(provider, &identity("sub-1"))
+            .await
+            .expect("sign in");
         ledger
             .session(&session)
             .await
@@ -444,27 +439,9 @@ async fn external_sign_ins_are_one_time_bound_to_browser_and_provider() {
             .expect("a session")
             .0
     };
-    let one = user_of(
-        s.ledger
-            .finish_external_sign_in("one", &identity("sub-1"))
-            .await
-            .expect("sign in"),
-    )
-    .await;
-    let two = user_of(
-        s.ledger
-            .finish_external_sign_in("two", &identity("sub-1"))
-            .await
-            .expect("sign in"),
-    )
-    .await;
-    let again = user_of(
-        s.ledger
-            .finish_external_sign_in("one", &identity("sub-1"))
-            .await
-            .expect("sign in"),
-    )
-    .await;
+    let one = user_of("one").await;
+    let two = user_of("two").await;
+    let again = user_of("one").await;
     assert_ne!(one.id, two.id);
     assert_eq!(one.id, again.id);
     assert_eq!(one.provider_id, "oidc:one:sub-1");
