@@ -47,16 +47,9 @@ pub(crate) trait AccountLocks {
     ) -> impl Future<Output = QueryResult<bool>> + Send + 'a;
 }
 
-/// The live row `id` of a tenant table, optionally locked (PostgreSQL).
+/// Whether the row `id` of a tenant table is live: unlocked (`none`), or locked on
+/// PostgreSQL (`share`, `update`, or `exclusive = <bool>` to choose one of them).
 macro_rules! live_row {
-    ($conn:expr, $table:ident, $org:expr, $livemode:expr, $id:expr, $lock:ident) => {{
-        let query = $table::table
-            .filter(tenant_of!($table, $org, $livemode))
-            .filter($table::id.eq($id))
-            .filter($table::deleted_at.is_null())
-            .select($table::id);
-        live_row!(@run query, $conn, $lock)
-    }};
     (@run $query:ident, $conn:expr, none) => {
         $query.first::<String>($conn).await.optional().map(|r| r.is_some())
     };
@@ -65,6 +58,34 @@ macro_rules! live_row {
     };
     (@run $query:ident, $conn:expr, update) => {
         $query.for_update().first::<String>($conn).await.optional().map(|r| r.is_some())
+    };
+    (@run $query:ident, $conn:expr, exclusive = $exclusive:expr) => {
+        if $exclusive {
+            live_row!(@run $query, $conn, update)
+        } else {
+            live_row!(@run $query, $conn, share)
+        }
+    };
+    ($conn:expr, $table:ident, $org:expr, $livemode:expr, $id:expr, $($lock:tt)+) => {{
+        let query = $table::table
+            .filter(tenant_of!($table, $org, $livemode))
+            .filter($table::id.eq($id))
+            .filter($table::deleted_at.is_null())
+            .select($table::id);
+        live_row!(@run query, $conn, $($lock)+)
+    }};
+}
+
+/// `(id, status)` of the tenant's live accounts among `$ids`, in id order (the order
+/// locks are taken in).
+macro_rules! live_accounts {
+    ($org:expr, $livemode:expr, $ids:expr) => {
+        accounts::table
+            .filter(tenant_of!(accounts, $org, $livemode))
+            .filter(accounts::id.eq_any($ids))
+            .filter(accounts::deleted_at.is_null())
+            .select((accounts::id, accounts::status))
+            .order(accounts::id)
     };
 }
 
@@ -80,18 +101,11 @@ macro_rules! pg_locks {
                 ids: &'a [String],
                 exclusive: bool,
             ) -> QueryResult<Vec<(String, String)>> {
-                {
-                    let query = accounts::table
-                        .filter(tenant_of!(accounts, organization_id, livemode))
-                        .filter(accounts::id.eq_any(ids))
-                        .filter(accounts::deleted_at.is_null())
-                        .select((accounts::id, accounts::status))
-                        .order(accounts::id);
-                    if exclusive {
-                        query.for_update().load(self).await
-                    } else {
-                        query.for_share().load(self).await
-                    }
+                let query = live_accounts!(organization_id, livemode, ids);
+                if exclusive {
+                    query.for_update().load(self).await
+                } else {
+                    query.for_share().load(self).await
                 }
             }
 
@@ -102,11 +116,14 @@ macro_rules! pg_locks {
                 id: &'a str,
                 exclusive: bool,
             ) -> QueryResult<bool> {
-                if exclusive {
-                    live_row!(self, contacts, organization_id, livemode, id, update)
-                } else {
-                    live_row!(self, contacts, organization_id, livemode, id, share)
-                }
+                live_row!(
+                    self,
+                    contacts,
+                    organization_id,
+                    livemode,
+                    id,
+                    exclusive = exclusive
+                )
             }
 
             async fn lock_category<'a>(
@@ -116,11 +133,14 @@ macro_rules! pg_locks {
                 id: &'a str,
                 exclusive: bool,
             ) -> QueryResult<bool> {
-                if exclusive {
-                    live_row!(self, categories, organization_id, livemode, id, update)
-                } else {
-                    live_row!(self, categories, organization_id, livemode, id, share)
-                }
+                live_row!(
+                    self,
+                    categories,
+                    organization_id,
+                    livemode,
+                    id,
+                    exclusive = exclusive
+                )
             }
         }
     };
@@ -137,16 +157,9 @@ impl AccountLocks for SqliteConn {
         ids: &'a [String],
         _exclusive: bool,
     ) -> QueryResult<Vec<(String, String)>> {
-        {
-            accounts::table
-                .filter(tenant_of!(accounts, organization_id, livemode))
-                .filter(accounts::id.eq_any(ids))
-                .filter(accounts::deleted_at.is_null())
-                .select((accounts::id, accounts::status))
-                .order(accounts::id)
-                .load(self)
-                .await
-        }
+        live_accounts!(organization_id, livemode, ids)
+            .load(self)
+            .await
     }
 
     async fn lock_contact<'a>(

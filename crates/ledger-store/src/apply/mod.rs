@@ -200,6 +200,28 @@ macro_rules! apply_document {
     }};
 }
 
+/// Inside the apply transaction: refuses when the row `$id` of `$table` is still in use
+/// (see `references`), then soft-deletes it as `$deletion`, refused when it is not live.
+macro_rules! delete_unused {
+    ($conn:ident, $table:ident, $resource:expr, $org:expr, $livemode:expr, $id:expr, $deletion:expr, $now:expr) => {{
+        if let Some(refusal) = in_use($conn, $org, $livemode, $resource, $id).await? {
+            return Err(refusal.into());
+        }
+        let live = $table::table
+            .filter(tenant_of!($table, $org, $livemode))
+            .filter($table::id.eq($id))
+            .filter($table::deleted_at.is_null());
+        soft_delete!(
+            $conn,
+            $table,
+            live,
+            $deletion,
+            StoreError::missing($resource, $id.clone()).into(),
+            $table::updated_at.eq($now),
+        );
+    }};
+}
+
 /// See [`ledger_domain::ports::Jobs::apply_job`].
 pub(crate) async fn apply(
     db: &Db,
@@ -399,20 +421,15 @@ pub(crate) async fn apply(
             Prepared::DeleteAccount { id, deletion } => {
                 // The account is locked exclusively above, so no posting adds an entry
                 // between this check and the delete.
-                if let Some(refusal) = in_use(conn, &org, livemode, Resource::Account, id).await? {
-                    return Err(refusal.into());
-                }
-                let live = accounts::table
-                    .filter(tenant_of!(accounts, &org, livemode))
-                    .filter(accounts::id.eq(id))
-                    .filter(accounts::deleted_at.is_null());
-                soft_delete!(
+                delete_unused!(
                     conn,
                     accounts,
-                    live,
+                    Resource::Account,
+                    &org,
+                    livemode,
+                    id,
                     deletion,
-                    StoreError::missing(Resource::Account, id.clone()).into(),
-                    accounts::updated_at.eq(now),
+                    now
                 );
                 (None, None)
             }
@@ -458,20 +475,15 @@ pub(crate) async fn apply(
                 // Exclusive lock first: postings naming the contact finish before the
                 // in-use check below looks for them (see `locks`).
                 conn.lock_contact(&org, livemode, id, true).await?;
-                if let Some(refusal) = in_use(conn, &org, livemode, Resource::Contact, id).await? {
-                    return Err(refusal.into());
-                }
-                let live = contacts::table
-                    .filter(tenant_of!(contacts, &org, livemode))
-                    .filter(contacts::id.eq(id))
-                    .filter(contacts::deleted_at.is_null());
-                soft_delete!(
+                delete_unused!(
                     conn,
                     contacts,
-                    live,
+                    Resource::Contact,
+                    &org,
+                    livemode,
+                    id,
                     deletion,
-                    StoreError::missing(Resource::Contact, id.clone()).into(),
-                    contacts::updated_at.eq(now),
+                    now
                 );
                 (None, None)
             }

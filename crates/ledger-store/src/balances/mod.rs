@@ -210,12 +210,7 @@ async fn daily(
         if let Some(account_id) = account_id {
             query = query.filter(adt::account_id.eq(account_id));
         }
-        if let Some(from) = from {
-            query = query.filter(adt::day.ge(from));
-        }
-        if let Some(until) = until {
-            query = query.filter(adt::day.lt(until));
-        }
+        in_period!(query, adt::day, from, until);
         Ok(query.load(conn).await?)
     })?;
     Ok(sums_of(rows))
@@ -242,12 +237,7 @@ pub(crate) async fn daily_totals(
             .select((adt::account_id, adt::day, adt::debit, adt::credit))
             .order((adt::account_id.asc(), adt::day.asc()))
             .into_boxed();
-        if let Some(from) = from {
-            query = query.filter(adt::day.ge(from));
-        }
-        if let Some(until) = until {
-            query = query.filter(adt::day.lt(until));
-        }
+        in_period!(query, adt::day, from, until);
         Ok(query.load(conn).await?)
     })?;
     Ok(rows
@@ -287,12 +277,7 @@ async fn journal_sums(
         if let Some(account_id) = account_id {
             query = query.filter(le::account_id.eq(account_id));
         }
-        if let Some(from) = from {
-            query = query.filter(le::date.ge(from));
-        }
-        if let Some(until) = until {
-            query = query.filter(le::date.lt(until));
-        }
+        in_period!(query, le::date, from, until);
         Ok(query.load(conn).await?)
     })?;
     Ok(sums_of(rows))
