@@ -76,6 +76,22 @@ macro_rules! live_row {
     }};
 }
 
+/// The method `$name` of [`AccountLocks`] on the rows of `$table`: whether the row is
+/// live, read as `$lock` says (see [`live_row!`]).
+macro_rules! live_row_method {
+    ($name:ident, $table:ident, $exclusive:ident => $($lock:tt)+) => {
+        async fn $name<'a>(
+            &'a mut self,
+            organization_id: &'a str,
+            livemode: bool,
+            id: &'a str,
+            $exclusive: bool,
+        ) -> QueryResult<bool> {
+            live_row!(self, $table, organization_id, livemode, id, $($lock)+)
+        }
+    };
+}
+
 /// `(id, status)` of the tenant's live accounts among `$ids`, in id order (the order
 /// locks are taken in).
 macro_rules! live_accounts {
@@ -109,39 +125,8 @@ macro_rules! pg_locks {
                 }
             }
 
-            async fn lock_contact<'a>(
-                &'a mut self,
-                organization_id: &'a str,
-                livemode: bool,
-                id: &'a str,
-                exclusive: bool,
-            ) -> QueryResult<bool> {
-                live_row!(
-                    self,
-                    contacts,
-                    organization_id,
-                    livemode,
-                    id,
-                    exclusive = exclusive
-                )
-            }
-
-            async fn lock_category<'a>(
-                &'a mut self,
-                organization_id: &'a str,
-                livemode: bool,
-                id: &'a str,
-                exclusive: bool,
-            ) -> QueryResult<bool> {
-                live_row!(
-                    self,
-                    categories,
-                    organization_id,
-                    livemode,
-                    id,
-                    exclusive = exclusive
-                )
-            }
+            live_row_method!(lock_contact, contacts, exclusive => exclusive = exclusive);
+            live_row_method!(lock_category, categories, exclusive => exclusive = exclusive);
         }
     };
 }
@@ -162,23 +147,6 @@ impl AccountLocks for SqliteConn {
             .await
     }
 
-    async fn lock_contact<'a>(
-        &'a mut self,
-        organization_id: &'a str,
-        livemode: bool,
-        id: &'a str,
-        _exclusive: bool,
-    ) -> QueryResult<bool> {
-        live_row!(self, contacts, organization_id, livemode, id, none)
-    }
-
-    async fn lock_category<'a>(
-        &'a mut self,
-        organization_id: &'a str,
-        livemode: bool,
-        id: &'a str,
-        _exclusive: bool,
-    ) -> QueryResult<bool> {
-        live_row!(self, categories, organization_id, livemode, id, none)
-    }
+    live_row_method!(lock_contact, contacts, _exclusive => none);
+    live_row_method!(lock_category, categories, _exclusive => none);
 }
