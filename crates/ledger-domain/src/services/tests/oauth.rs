@@ -14,7 +14,7 @@ use crate::oauth::{self, OAuthScope};
 use crate::ports::{BoxFuture, Mail, Mailer, TokenSource};
 use crate::services::{
     AuthorizationRequest, AuthorizeRefusal, ClientCredentials, IssuedKey, Ledger, MasterSignup,
-    OAuthErrorCode,
+    OAuthErrorCode, TokenResponse,
 };
 
 /// Secrets `prefix` + a counter; hashes are real SHA-256.
@@ -92,6 +92,14 @@ async fn server() -> Server {
     }
 }
 
+impl Server {
+    /// Authenticates with a bearer token, as the HTTP layer does (by its SHA-256).
+    async fn authenticate(&self, token: &str) -> crate::DomainResult<crate::services::Principal> {
+        let hash = crate::attachments::sha256_hex(token.as_bytes());
+        self.ledger.authenticate(token, &hash).await
+    }
+}
+
 fn public(client_id: &str) -> ClientCredentials {
     ClientCredentials {
         client_id: Some(client_id.into()),
@@ -160,6 +168,24 @@ async fn approved_code(s: &Server, scopes: &str) -> (String, String) {
     (client.id, code)
 }
 
+/// A fresh read-only grant of a public client whose first tokens were refreshed once:
+/// the client's credentials, the first tokens and the second.
+async fn rotated(s: &Server) -> (ClientCredentials, TokenResponse, TokenResponse) {
+    let (client, code) = approved_code(s, "ledger:read").await;
+    let creds = public(&client);
+    let first = s
+        .ledger
+        .exchange_code(&creds, &code, None, Some(VERIFIER), None)
+        .await
+        .expect("tokens");
+    let second = s
+        .ledger
+        .refresh(&creds, &first.refresh_token, None, None)
+        .await
+        .expect("rotated");
+    (creds, first, second)
+}
+
 #[tokio::test]
 async fn codes_become_tokens_that_authenticate_rotate_and_detect_reuse() {
     let s = server().await;
@@ -178,10 +204,8 @@ async fn codes_become_tokens_that_authenticate_rotate_and_detect_reuse() {
         .expect("tokens");
     assert_eq!(tokens.scope, "ledger:read ledger:write");
     assert_eq!(tokens.expires_in, 3600);
-    let hash = |t: &str| crate::attachments::sha256_hex(t.as_bytes());
     let principal = s
-        .ledger
-        .authenticate(&tokens.access_token, &hash(&tokens.access_token))
+        .authenticate(&tokens.access_token)
         .await
         .expect("the token authenticates");
     assert_eq!(principal.organization.id, s.org_id);
@@ -199,25 +223,13 @@ async fn codes_become_tokens_that_authenticate_rotate_and_detect_reuse() {
         .expect_err("reused code");
     assert_eq!(again.code, OAuthErrorCode::InvalidGrant);
     let refused = s
-        .ledger
-        .authenticate(&tokens.access_token, &hash(&tokens.access_token))
+        .authenticate(&tokens.access_token)
         .await
         .expect_err("revoked with the reused code");
     assert_eq!(refused.code(), crate::ErrorCode::InvalidToken);
 
     // A fresh grant: rotation, then reuse of the spent token revokes the family.
-    let (client, code) = approved_code(&s, "ledger:read").await;
-    let creds = public(&client);
-    let first = s
-        .ledger
-        .exchange_code(&creds, &code, None, Some(VERIFIER), None)
-        .await
-        .expect("tokens");
-    let second = s
-        .ledger
-        .refresh(&creds, &first.refresh_token, None, None)
-        .await
-        .expect("rotated");
+    let (creds, first, second) = rotated(&s).await;
     assert_ne!(second.refresh_token, first.refresh_token);
     let reuse = s
         .ledger
@@ -231,12 +243,7 @@ async fn codes_become_tokens_that_authenticate_rotate_and_detect_reuse() {
         .await
         .expect_err("the family is revoked");
     assert_eq!(after.code, OAuthErrorCode::InvalidGrant);
-    assert!(
-        s.ledger
-            .authenticate(&second.access_token, &hash(&second.access_token))
-            .await
-            .is_err()
-    );
+    assert!(s.authenticate(&second.access_token).await.is_err());
 }
 
 #[tokio::test]
@@ -274,10 +281,8 @@ async fn wrong_verifier_expired_code_and_expired_tokens_are_refused() {
         .await
         .expect("tokens");
     s.clock.advance(time::Duration::seconds(3601));
-    let hash = crate::attachments::sha256_hex(tokens.access_token.as_bytes());
     let err = s
-        .ledger
-        .authenticate(&tokens.access_token, &hash)
+        .authenticate(&tokens.access_token)
         .await
         .expect_err("expired");
     assert!(err.to_string().contains("expired"), "{err}");
@@ -451,18 +456,7 @@ async fn external_sign_ins_are_one_time_bound_to_browser_and_provider() {
 #[tokio::test]
 async fn the_purge_deletes_expired_and_revoked_secrets_only() {
     let s = server().await;
-    let (client, code) = approved_code(&s, "ledger:read").await;
-    let creds = public(&client);
-    let first = s
-        .ledger
-        .exchange_code(&creds, &code, None, Some(VERIFIER), None)
-        .await
-        .expect("tokens");
-    let second = s
-        .ledger
-        .refresh(&creds, &first.refresh_token, None, None)
-        .await
-        .expect("rotated");
+    let (creds, first, second) = rotated(&s).await;
     s.ledger
         .revoke_token(&creds, &second.access_token)
         .await
@@ -471,12 +465,8 @@ async fn the_purge_deletes_expired_and_revoked_secrets_only() {
     // the used and the live refresh token. Only the revoked access token goes now.
     assert_eq!(s.ledger.purge_oauth_secrets().await.expect("purge"), 1);
     assert_eq!(s.ledger.purge_oauth_secrets().await.expect("purge"), 0);
-    let hash = |t: &str| crate::attachments::sha256_hex(t.as_bytes());
     assert!(
-        s.ledger
-            .authenticate(&first.access_token, &hash(&first.access_token))
-            .await
-            .is_ok(),
+        s.authenticate(&first.access_token).await.is_ok(),
         "a live token survives the purge"
     );
     // The used refresh token stays for reuse detection: replaying it still ends the
