@@ -57,6 +57,29 @@ impl EntryConn for SqliteConn {
     insert_each!(insert_entries, ledger_entries::table, EntryRow);
 }
 
+/// Inside the [`apply`] write transaction: marks the tenant's posted transaction `$id`
+/// reversed by `$mirror_id` for `$reason`, refused when it is not posted (any more).
+macro_rules! mark_reversed {
+    ($conn:ident, $org:expr, $livemode:expr, $id:expr, $mirror_id:expr, $reason:expr, $now:expr) => {{
+        let reversed = diesel::update(transactions::table)
+            .filter(tenant_of!(transactions, $org.clone(), $livemode))
+            .filter(transactions::id.eq($id))
+            .filter(transactions::deleted_at.is_null())
+            .filter(transactions::status.eq(TransactionStatus::Posted.as_str()))
+            .set((
+                transactions::status.eq(TransactionStatus::Reversed.as_str()),
+                transactions::reversed_by.eq(Some($mirror_id)),
+                transactions::reversal_reason.eq(Some($reason)),
+                transactions::updated_at.eq($now),
+            ))
+            .execute(&mut *$conn)
+            .await?;
+        if reversed == 0 {
+            return Err(StoreError::transaction_not_posted($id).into());
+        }
+    }};
+}
+
 /// Inside the [`apply`] write transaction: a document effect's own rows, each write
 /// conditional on the state the decision read (`concurrent_update` otherwise). The
 /// posting or reversal it carries is written by the caller like any other.
@@ -168,22 +191,15 @@ macro_rules! apply_document {
                     return Err(changed_meanwhile(&row.id));
                 }
                 if let Some((original, reason, mirror)) = reversal {
-                    let reversed = diesel::update(transactions::table)
-                        .filter(tenant_of!(transactions, $org.clone(), $livemode))
-                        .filter(transactions::id.eq(original))
-                        .filter(transactions::deleted_at.is_null())
-                        .filter(transactions::status.eq(TransactionStatus::Posted.as_str()))
-                        .set((
-                            transactions::status.eq(TransactionStatus::Reversed.as_str()),
-                            transactions::reversed_by.eq(Some(&mirror.row.id)),
-                            transactions::reversal_reason.eq(Some(reason)),
-                            transactions::updated_at.eq($now),
-                        ))
-                        .execute($conn)
-                        .await?;
-                    if reversed == 0 {
-                        return Err(StoreError::transaction_not_posted(original).into());
-                    }
+                    mark_reversed!(
+                        $conn,
+                        $org,
+                        $livemode,
+                        original,
+                        &mirror.row.id,
+                        reason,
+                        $now
+                    );
                 }
                 if let Some(payment) = payment {
                     diesel::insert_into(document_payments::table)
@@ -390,19 +406,7 @@ pub(crate) async fn apply(
                 (None, None)
             }
             Prepared::Reverse { id, reason, mirror } => {
-                let changed = diesel::update(tenant_txn(id))
-                    .filter(transactions::status.eq(posted))
-                    .set((
-                        transactions::status.eq(TransactionStatus::Reversed.as_str()),
-                        transactions::reversed_by.eq(Some(&mirror.row.id)),
-                        transactions::reversal_reason.eq(Some(reason)),
-                        transactions::updated_at.eq(now),
-                    ))
-                    .execute(conn)
-                    .await?;
-                if changed == 0 {
-                    return Err(StoreError::transaction_not_posted(id).into());
-                }
+                mark_reversed!(conn, org, livemode, id, &mirror.row.id, reason, now);
                 // The reversed transaction's entries stay counted, beside the mirror's.
                 (Some(mirror), None)
             }
