@@ -9,11 +9,11 @@ use crate::error::ErrorCode;
 use crate::jobs::JobStatus;
 use crate::ports::Jobs;
 use crate::services::{
-    Access, DocumentInput, DocumentItemInput, NewContactInput, NewTransactionInput, PaymentInput,
-    RunOutcome, TransactionChanges, Write,
+    Access, NewContactInput, NewTransactionInput, PaymentInput, RunOutcome, TransactionChanges,
+    Write,
 };
 
-use super::{World, transfer};
+use super::{World, consulting_invoice, transfer};
 
 async fn lock(w: &World, access: &Access, value: Option<&str>) {
     w.ledger
@@ -227,21 +227,7 @@ async fn document_postings_in_a_closed_period_are_refused() {
     )
     .await;
     let (cash, sales) = w.cash_and_sales(&w.live).await;
-    let invoice = |day| Write::CreateDocument {
-        kind: DocumentKind::Invoice,
-        input: DocumentInput {
-            contact_id: Some(contact.clone()),
-            issue_date: Some(day),
-            items: Some(vec![DocumentItemInput {
-                description: Some("Consulting".into()),
-                quantity: Some("1".into()),
-                unit_price: Some("100.00".into()),
-                account_id: Some(sales.clone()),
-                ..DocumentItemInput::default()
-            }]),
-            ..DocumentInput::default()
-        },
-    };
+    let invoice = |day| consulting_invoice(&contact, &sales, Some(day));
     let issue = |id: &str| Write::IssueDocument {
         kind: DocumentKind::Invoice,
         id: id.to_owned(),

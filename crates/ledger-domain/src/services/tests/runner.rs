@@ -6,11 +6,9 @@ use crate::documents::DocumentKind;
 use crate::error::ErrorCode;
 use crate::jobs::{JobStatus, MAX_ATTEMPTS, retry_delay};
 use crate::ports::{Deletions, DocumentFilter, Documents, Jobs, Organizations, PageRequest};
-use crate::services::{
-    DocumentInput, DocumentItemInput, NewContactInput, RunOutcome, TransactionChanges, Write,
-};
+use crate::services::{NewContactInput, RunOutcome, TransactionChanges, Write};
 
-use super::{World, entry, transfer};
+use super::{World, consulting_invoice, entry, transfer};
 
 const PAGE: PageRequest = PageRequest {
     limit: 100,
@@ -132,20 +130,7 @@ async fn a_sequence_number_taken_meanwhile_is_decided_again() {
     w.run_jobs().await;
     let contact_id = contact.command.resource().1.to_owned();
     let sales = w.account(&w.live, "4000").await;
-    let invoice = || Write::CreateDocument {
-        kind: DocumentKind::Invoice,
-        input: DocumentInput {
-            contact_id: Some(contact_id.clone()),
-            items: Some(vec![DocumentItemInput {
-                description: Some("Consulting".into()),
-                quantity: Some("1".into()),
-                unit_price: Some("100.00".into()),
-                account_id: Some(sales.clone()),
-                ..DocumentItemInput::default()
-            }]),
-            ..DocumentInput::default()
-        },
-    };
+    let invoice = || consulting_invoice(&contact_id, &sales, None);
     let first = w.queue(&w.live, invoice()).await;
     let second = w.queue(&w.live, invoice()).await;
     // The second takes number 1 while the first, decided with number 1, is applied.
