@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::error::DomainError;
+use crate::ids::names;
 
 /// The five account types of double-entry bookkeeping.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -51,41 +52,19 @@ impl EntryType {
     }
 }
 
+names!(
+    AccountType,
+    loose,
+    {
+        Asset => "asset",
+        Liability => "liability",
+        Equity => "equity",
+        Revenue => "revenue",
+        Expense => "expense",
+    }
+);
+
 impl AccountType {
-    /// All types in report order.
-    pub const ALL: [Self; 5] = [
-        Self::Asset,
-        Self::Liability,
-        Self::Equity,
-        Self::Revenue,
-        Self::Expense,
-    ];
-
-    /// The lowercase name used on the wire and in storage.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Asset => "asset",
-            Self::Liability => "liability",
-            Self::Equity => "equity",
-            Self::Revenue => "revenue",
-            Self::Expense => "expense",
-        }
-    }
-
-    /// Parses a type name in any case.
-    pub fn parse(text: &str) -> Option<Self> {
-        // Stored names are exact: matched first without trimming or case folding (a
-        // report parses one per account).
-        Self::ALL
-            .into_iter()
-            .find(|t| t.as_str() == text)
-            .or_else(|| {
-                Self::ALL
-                    .into_iter()
-                    .find(|t| t.as_str().eq_ignore_ascii_case(text.trim()))
-            })
-    }
-
     /// The side on which a balance of this type is positive (DECISIONS 8).
     pub fn normal_side(self) -> EntryType {
         match self {
@@ -112,23 +91,17 @@ pub enum AccountStatus {
     Suspended,
 }
 
+names!(
+    AccountStatus,
+    loose,
+    {
+        Active => "active",
+        Inactive => "inactive",
+        Suspended => "suspended",
+    }
+);
+
 impl AccountStatus {
-    /// The lowercase name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Active => "active",
-            Self::Inactive => "inactive",
-            Self::Suspended => "suspended",
-        }
-    }
-
-    /// Parses a status name.
-    pub fn parse(text: &str) -> Option<Self> {
-        [Self::Active, Self::Inactive, Self::Suspended]
-            .into_iter()
-            .find(|s| s.as_str().eq_ignore_ascii_case(text.trim()))
-    }
-
     /// Whether entries may be posted to an account in this status.
     pub fn accepts_postings(self) -> bool {
         matches!(self, Self::Active)

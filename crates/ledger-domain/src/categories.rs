@@ -1,5 +1,6 @@
 //! Categories (spec 2.6, 4.8): labels for income and expenses, optionally nested.
 
+use crate::ids::names;
 use time::OffsetDateTime;
 
 /// What a category classifies.
@@ -10,27 +11,15 @@ pub enum CategoryType {
     Other,
 }
 
-impl CategoryType {
-    /// Every type, in documentation order.
-    pub const ALL: [Self; 3] = [Self::Income, Self::Expense, Self::Other];
-
-    /// The lowercase name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Income => "income",
-            Self::Expense => "expense",
-            Self::Other => "other",
-        }
+names!(
+    CategoryType,
+    loose,
+    {
+        Income => "income",
+        Expense => "expense",
+        Other => "other",
     }
-
-    /// Parses a name, case-insensitively.
-    pub fn parse(text: &str) -> Option<Self> {
-        let text = text.trim();
-        Self::ALL
-            .into_iter()
-            .find(|t| t.as_str().eq_ignore_ascii_case(text))
-    }
-}
+);
 
 /// A category of an organization.
 #[derive(Debug, Clone, PartialEq)]

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::error::{DomainError, DomainResult};
+use crate::ids::names;
 use crate::money::Currency;
 
 /// What a contact is to the organization.
@@ -22,25 +23,16 @@ pub enum ContactType {
     Other,
 }
 
-impl ContactType {
-    /// The lowercase name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Customer => "customer",
-            Self::Vendor => "vendor",
-            Self::Employee => "employee",
-            Self::Other => "other",
-        }
+names!(
+    ContactType,
+    loose,
+    {
+        Customer => "customer",
+        Vendor => "vendor",
+        Employee => "employee",
+        Other => "other",
     }
-
-    /// Parses a name in any case.
-    pub fn parse(text: &str) -> Option<Self> {
-        let text = text.trim();
-        [Self::Customer, Self::Vendor, Self::Employee, Self::Other]
-            .into_iter()
-            .find(|t| t.as_str().eq_ignore_ascii_case(text))
-    }
-}
+);
 
 /// The editable fields of a contact, validated and normalised.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

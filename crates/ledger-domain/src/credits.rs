@@ -14,6 +14,7 @@
 use time::{Date, Month, OffsetDateTime, Time};
 
 use crate::error::{DomainError, DomainResult};
+use crate::ids::names;
 
 /// The billing record of an organization's credit pool.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -148,31 +149,18 @@ pub enum LedgerKind {
     Purchase,
 }
 
-impl LedgerKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Opening => "opening",
-            Self::Grant => "grant",
-            Self::Charge => "charge",
-            Self::Refund => "refund",
-            Self::Reset => "reset",
-            Self::Purchase => "purchase",
-        }
+names!(
+    LedgerKind,
+    exact,
+    {
+        Opening => "opening",
+        Grant => "grant",
+        Charge => "charge",
+        Refund => "refund",
+        Reset => "reset",
+        Purchase => "purchase",
     }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        [
-            Self::Opening,
-            Self::Grant,
-            Self::Charge,
-            Self::Refund,
-            Self::Reset,
-            Self::Purchase,
-        ]
-        .into_iter()
-        .find(|k| k.as_str() == text)
-    }
-}
+);
 
 /// The ledger row id of a pool's reset for `period`: one per pool and month (the row's
 /// primary key is the unique key that makes resets exactly-once across replicas).
@@ -218,24 +206,15 @@ pub enum PurchaseStatus {
     Expired,
 }
 
-impl PurchaseStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Pending => "pending",
-            Self::Completed => "completed",
-            Self::Expired => "expired",
-        }
+names!(
+    PurchaseStatus,
+    exact,
+    {
+        Pending => "pending",
+        Completed => "completed",
+        Expired => "expired",
     }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "pending" => Some(Self::Pending),
-            "completed" => Some(Self::Completed),
-            "expired" => Some(Self::Expired),
-            _ => None,
-        }
-    }
-}
+);
 
 /// A purchase of a credit package through a hosted checkout.
 #[derive(Debug, Clone, PartialEq)]

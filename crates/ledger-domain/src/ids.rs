@@ -114,6 +114,46 @@ pub fn parse_reference(
         .ok_or_else(|| crate::DomainError::reference_not_found(field, resource, text.trim()))
 }
 
+/// Implements `ALL`, `as_str` and `parse` of a field-less enum from one list of
+/// `Variant => "name"` pairs, so that each name is written once. `exact` parses the
+/// names as stored; `loose` also accepts them trimmed and in any ASCII case (names a
+/// client sends), trying the exact name first (a report parses one per row).
+macro_rules! names {
+    ($ty:ident, $parse:ident, { $($variant:ident => $name:literal),+ $(,)? }) => {
+        impl $ty {
+            /// Every value, in declaration order.
+            pub const ALL: [Self; [$($name),+].len()] = [$(Self::$variant),+];
+
+            /// The name used on the wire and in storage.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $name,)+
+                }
+            }
+
+            /// Parses a name, exactly or, for a `loose` type, trimmed and in any case.
+            pub fn parse(text: &str) -> Option<Self> {
+                $crate::ids::names!(@parse $parse, text)
+            }
+        }
+    };
+    (@parse exact, $text:ident) => {
+        Self::ALL.into_iter().find(|v| v.as_str() == $text)
+    };
+    (@parse loose, $text:ident) => {
+        Self::ALL
+            .into_iter()
+            .find(|v| v.as_str() == $text)
+            .or_else(|| {
+                let text = $text.trim();
+                Self::ALL
+                    .into_iter()
+                    .find(|v| v.as_str().eq_ignore_ascii_case(text))
+            })
+    };
+}
+pub(crate) use names;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,6 +8,7 @@ use time::OffsetDateTime;
 
 use crate::contacts::{ContactChanges, ContactFields, ContactType};
 use crate::documents::{DocumentItem, DocumentKind};
+use crate::ids::names;
 use crate::transactions::EntryLine;
 
 /// Where a job is.
@@ -20,29 +21,18 @@ pub enum JobStatus {
     Failed,
 }
 
+names!(
+    JobStatus,
+    exact,
+    {
+        Queued => "queued",
+        Processing => "processing",
+        Completed => "completed",
+        Failed => "failed",
+    }
+);
+
 impl JobStatus {
-    /// The lowercase name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Queued => "queued",
-            Self::Processing => "processing",
-            Self::Completed => "completed",
-            Self::Failed => "failed",
-        }
-    }
-
-    /// Parses a stored status.
-    pub fn parse(text: &str) -> Option<Self> {
-        [
-            Self::Queued,
-            Self::Processing,
-            Self::Completed,
-            Self::Failed,
-        ]
-        .into_iter()
-        .find(|s| s.as_str() == text)
-    }
-
     /// Whether the job has ended.
     pub fn is_final(self) -> bool {
         matches!(self, Self::Completed | Self::Failed)

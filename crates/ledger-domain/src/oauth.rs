@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use time::{Duration, OffsetDateTime};
 
+use crate::ids::names;
 use crate::organizations::{Permission, Scope};
 
 /// How long an authorization code may be redeemed.
@@ -234,23 +235,15 @@ pub enum ClientAuth {
     ClientSecretPost,
 }
 
-impl ClientAuth {
-    /// The registered name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::None => "none",
-            Self::ClientSecretBasic => "client_secret_basic",
-            Self::ClientSecretPost => "client_secret_post",
-        }
+names!(
+    ClientAuth,
+    exact,
+    {
+        None => "none",
+        ClientSecretBasic => "client_secret_basic",
+        ClientSecretPost => "client_secret_post",
     }
-
-    /// Parses a registered name.
-    pub fn parse(text: &str) -> Option<Self> {
-        [Self::None, Self::ClientSecretBasic, Self::ClientSecretPost]
-            .into_iter()
-            .find(|m| m.as_str() == text)
-    }
-}
+);
 
 /// A registered client (RFC 7591).
 #[derive(Debug, Clone, PartialEq)]
@@ -299,33 +292,18 @@ pub enum SecretKind {
     ExternalSignIn,
 }
 
-impl SecretKind {
-    /// The stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Code => "code",
-            Self::Access => "access",
-            Self::Refresh => "refresh",
-            Self::Session => "session",
-            Self::SignIn => "sign_in",
-            Self::ExternalSignIn => "external_sign_in",
-        }
+names!(
+    SecretKind,
+    exact,
+    {
+        Code => "code",
+        Access => "access",
+        Refresh => "refresh",
+        Session => "session",
+        SignIn => "sign_in",
+        ExternalSignIn => "external_sign_in",
     }
-
-    /// Parses a stored name.
-    pub fn parse(text: &str) -> Option<Self> {
-        [
-            Self::Code,
-            Self::Access,
-            Self::Refresh,
-            Self::Session,
-            Self::SignIn,
-            Self::ExternalSignIn,
-        ]
-        .into_iter()
-        .find(|k| k.as_str() == text)
-    }
-}
+);
 
 /// A secret as stored: its hash, what it is for and its life.
 #[derive(Debug, Clone, PartialEq)]

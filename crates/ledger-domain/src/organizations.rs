@@ -1,5 +1,6 @@
 //! Organizations, users, API keys and permissions (DECISIONS 3).
 
+use crate::ids::names;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
@@ -13,24 +14,14 @@ pub enum Relationship {
     Linked,
 }
 
-impl Relationship {
-    /// The lowercase name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Owned => "owned",
-            Self::Linked => "linked",
-        }
+names!(
+    Relationship,
+    exact,
+    {
+        Owned => "owned",
+        Linked => "linked",
     }
-
-    /// Parses `owned` or `linked`.
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "owned" => Some(Self::Owned),
-            "linked" => Some(Self::Linked),
-            _ => None,
-        }
-    }
-}
+);
 
 /// A person who owns organizations.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,23 +86,18 @@ pub enum Scope {
     System,
 }
 
+names!(
+    Scope,
+    exact,
+    {
+        Read => "read",
+        Write => "write",
+        Admin => "admin",
+        System => "system",
+    }
+);
+
 impl Scope {
-    /// The lowercase name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Read => "read",
-            Self::Write => "write",
-            Self::Admin => "admin",
-            Self::System => "system",
-        }
-    }
-
-    fn parse(text: &str) -> Option<Self> {
-        [Self::Read, Self::Write, Self::Admin, Self::System]
-            .into_iter()
-            .find(|s| s.as_str() == text)
-    }
-
     /// Whether holding `self` grants `needed`: admin covers write and read, write covers
     /// read; `system` covers only `/system`.
     pub fn covers(self, needed: Scope) -> bool {

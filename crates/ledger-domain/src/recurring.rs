@@ -13,6 +13,7 @@ use time::{Date, Month, OffsetDateTime};
 
 use crate::dates::FlexDate;
 use crate::error::{DomainError, DomainResult, ErrorCode};
+use crate::ids::names;
 
 /// The start of the `Idempotency-Key` under which the scheduler writes an occurrence's
 /// document (`recurring:<schedule id>:<date>`). Its record is stored with the document's
@@ -34,24 +35,15 @@ pub enum RecurableType {
     Transaction,
 }
 
-impl RecurableType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Invoice => "invoice",
-            Self::Bill => "bill",
-            Self::Transaction => "transaction",
-        }
+names!(
+    RecurableType,
+    loose,
+    {
+        Invoice => "invoice",
+        Bill => "bill",
+        Transaction => "transaction",
     }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "invoice" => Some(Self::Invoice),
-            "bill" => Some(Self::Bill),
-            "transaction" => Some(Self::Transaction),
-            _ => None,
-        }
-    }
-}
+);
 
 /// The calendar unit of a schedule; `interval` of them pass between occurrences.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -107,24 +99,15 @@ pub enum ScheduleStatus {
     Completed,
 }
 
-impl ScheduleStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Active => "active",
-            Self::Paused => "paused",
-            Self::Completed => "completed",
-        }
+names!(
+    ScheduleStatus,
+    loose,
+    {
+        Active => "active",
+        Paused => "paused",
+        Completed => "completed",
     }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "active" => Some(Self::Active),
-            "paused" => Some(Self::Paused),
-            "completed" => Some(Self::Completed),
-            _ => None,
-        }
-    }
-}
+);
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -133,22 +116,14 @@ pub enum RunStatus {
     Failed,
 }
 
-impl RunStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Succeeded => "succeeded",
-            Self::Failed => "failed",
-        }
+names!(
+    RunStatus,
+    exact,
+    {
+        Succeeded => "succeeded",
+        Failed => "failed",
     }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "succeeded" => Some(Self::Succeeded),
-            "failed" => Some(Self::Failed),
-            _ => None,
-        }
-    }
-}
+);
 
 /// What started a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -159,22 +134,14 @@ pub enum RunTrigger {
     Manual,
 }
 
-impl RunTrigger {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Scheduled => "scheduled",
-            Self::Manual => "manual",
-        }
+names!(
+    RunTrigger,
+    exact,
+    {
+        Scheduled => "scheduled",
+        Manual => "manual",
     }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "scheduled" => Some(Self::Scheduled),
-            "manual" => Some(Self::Manual),
-            _ => None,
-        }
-    }
-}
+);
 
 /// A recurring schedule of a tenant.
 #[derive(Debug, Clone, PartialEq)]

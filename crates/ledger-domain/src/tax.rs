@@ -11,6 +11,7 @@
 
 use time::OffsetDateTime;
 
+use crate::ids::names;
 use crate::money::{AmountError, SCALE, format_units, parse_units};
 
 /// Decimal places of a stored rate.
@@ -27,28 +28,16 @@ pub enum TaxType {
     Other,
 }
 
-impl TaxType {
-    /// Every type, in documentation order.
-    pub const ALL: [Self; 4] = [Self::SalesTax, Self::Vat, Self::Excise, Self::Other];
-
-    /// The snake_case name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::SalesTax => "sales_tax",
-            Self::Vat => "vat",
-            Self::Excise => "excise",
-            Self::Other => "other",
-        }
+names!(
+    TaxType,
+    loose,
+    {
+        SalesTax => "sales_tax",
+        Vat => "vat",
+        Excise => "excise",
+        Other => "other",
     }
-
-    /// Parses a name, case-insensitively.
-    pub fn parse(text: &str) -> Option<Self> {
-        let text = text.trim();
-        Self::ALL
-            .into_iter()
-            .find(|t| t.as_str().eq_ignore_ascii_case(text))
-    }
-}
+);
 
 /// A tax of an organization.
 #[derive(Debug, Clone, PartialEq)]

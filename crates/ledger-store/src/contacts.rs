@@ -9,7 +9,7 @@ use diesel_async::RunQueryDsl;
 use ledger_domain::contacts::{Contact, ContactFilter};
 use ledger_domain::ports::{Contacts, Page, PageRequest, StoreResult, Tenant};
 
-use crate::db::Db;
+use crate::db::{Db, page_from, prefix_pattern};
 use crate::rows::ContactRow;
 use crate::schema::contacts;
 
@@ -21,29 +21,17 @@ diesel::define_sql_function! {
 
 /// A `LIKE` pattern matching `text` anywhere (escape `\`).
 pub(crate) fn contains_pattern(text: &str) -> String {
-    let mut pattern = String::with_capacity(text.len() + 8);
-    pattern.push('%');
-    for c in text.chars() {
-        if matches!(c, '\\' | '%' | '_') {
-            pattern.push('\\');
-        }
-        pattern.push(c);
-    }
-    pattern.push('%');
-    pattern
+    format!("%{}", prefix_pattern(text))
 }
 
 impl Contacts for Db {
     async fn get_contact(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Contact>> {
         let row: Option<ContactRow> = db_read!(self, |conn| {
-            Ok(contacts::table
+            let live = contacts::table
                 .filter(tenant_of!(contacts, tenant))
                 .filter(contacts::id.eq(id))
-                .filter(contacts::deleted_at.is_null())
-                .select(ContactRow::as_select())
-                .first(conn)
-                .await
-                .optional()?)
+                .filter(contacts::deleted_at.is_null());
+            Ok(first_row!(conn, live, ContactRow))
         })?;
         row.map(Contact::try_from).transpose()
     }
@@ -78,7 +66,7 @@ impl Contacts for Db {
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .map(contains_pattern);
-        let (rows, total_count): (Vec<ContactRow>, i64) = db_read!(self, |conn| {
+        let rows = db_read!(self, |conn| {
             // Built twice (count and page): boxed queries are not Clone.
             let filtered = || {
                 let mut query = contacts::table
@@ -103,23 +91,10 @@ impl Contacts for Db {
                 }
                 query
             };
-            let total: i64 = filtered().count().get_result(conn).await?;
-            let rows = filtered()
-                .order((contacts::created_at.asc(), contacts::id.asc()))
-                .limit(page.limit)
-                .offset(page.offset)
-                .select(ContactRow::as_select())
-                .load(conn)
-                .await?;
-            Ok((rows, total))
+            let order = (contacts::created_at.asc(), contacts::id.asc());
+            Ok(load_page!(conn, filtered, order, page, ContactRow))
         })?;
-        Ok(Page {
-            items: rows
-                .into_iter()
-                .map(Contact::try_from)
-                .collect::<Result<_, _>>()?,
-            total_count,
-        })
+        page_from(rows, Contact::try_from)
     }
 
     async fn contact_with_reference(

@@ -23,7 +23,7 @@ use ledger_domain::events::Event;
 use ledger_domain::ports::{Credits, Page, PageRequest, StoreResult, Tenant};
 use time::OffsetDateTime;
 
-use crate::db::{Db, TxError, is_unique_violation};
+use crate::db::{Db, TxError, is_unique_violation, page_from};
 use crate::organizations::SUM_CREDITS;
 use crate::rows::{CreditLedgerRow, CreditPoolRow, CreditPurchaseRow, event_rows, to_db};
 use crate::schema::{credit_ledger, credit_pools, credit_purchases, events, organizations};
@@ -284,29 +284,13 @@ impl Credits for Db {
         pool_id: &str,
         page: PageRequest,
     ) -> StoreResult<Page<LedgerEntry>> {
-        let (rows, total_count): (Vec<CreditLedgerRow>, i64) = db_read!(self, |conn| {
-            let total = credit_ledger::table
-                .filter(credit_ledger::organization_id.eq(pool_id))
-                .count()
-                .get_result(conn)
-                .await?;
-            let rows = credit_ledger::table
-                .filter(credit_ledger::organization_id.eq(pool_id))
-                .order((credit_ledger::created_at.desc(), credit_ledger::id.desc()))
-                .limit(page.limit)
-                .offset(page.offset)
-                .select(CreditLedgerRow::as_select())
-                .load(conn)
-                .await?;
-            Ok((rows, total))
+        let rows = db_read!(self, |conn| {
+            let of_pool =
+                || credit_ledger::table.filter(credit_ledger::organization_id.eq(pool_id));
+            let order = (credit_ledger::created_at.desc(), credit_ledger::id.desc());
+            Ok(load_page!(conn, of_pool, order, page, CreditLedgerRow))
         })?;
-        Ok(Page {
-            items: rows
-                .into_iter()
-                .map(CreditLedgerRow::into_domain)
-                .collect::<StoreResult<Vec<_>>>()?,
-            total_count,
-        })
+        page_from(rows, CreditLedgerRow::into_domain)
     }
 
     async fn credit_ledger_sum(&self, pool_id: &str) -> StoreResult<i64> {
@@ -344,13 +328,10 @@ impl Credits for Db {
 
     async fn get_purchase(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<CreditPurchase>> {
         let row: Option<CreditPurchaseRow> = db_read!(self, |conn| {
-            Ok(credit_purchases::table
+            let query = credit_purchases::table
                 .filter(tenant_of!(credit_purchases, tenant))
-                .filter(credit_purchases::id.eq(id))
-                .select(CreditPurchaseRow::as_select())
-                .first(conn)
-                .await
-                .optional()?)
+                .filter(credit_purchases::id.eq(id));
+            Ok(first_row!(conn, query, CreditPurchaseRow))
         })?;
         row.map(CreditPurchaseRow::into_domain).transpose()
     }
@@ -361,13 +342,10 @@ impl Credits for Db {
         id: &str,
     ) -> StoreResult<Option<CreditPurchase>> {
         let row: Option<CreditPurchaseRow> = db_read!(self, |conn| {
-            Ok(credit_purchases::table
+            let query = credit_purchases::table
                 .filter(credit_purchases::organization_id.eq(organization_id))
-                .filter(credit_purchases::id.eq(id))
-                .select(CreditPurchaseRow::as_select())
-                .first(conn)
-                .await
-                .optional()?)
+                .filter(credit_purchases::id.eq(id));
+            Ok(first_row!(conn, query, CreditPurchaseRow))
         })?;
         row.map(CreditPurchaseRow::into_domain).transpose()
     }
@@ -377,32 +355,15 @@ impl Credits for Db {
         tenant: &Tenant,
         page: PageRequest,
     ) -> StoreResult<Page<CreditPurchase>> {
-        let (rows, total_count): (Vec<CreditPurchaseRow>, i64) = db_read!(self, |conn| {
-            let total = credit_purchases::table
-                .filter(tenant_of!(credit_purchases, tenant))
-                .count()
-                .get_result(conn)
-                .await?;
-            let rows = credit_purchases::table
-                .filter(tenant_of!(credit_purchases, tenant))
-                .order((
-                    credit_purchases::created_at.desc(),
-                    credit_purchases::id.desc(),
-                ))
-                .limit(page.limit)
-                .offset(page.offset)
-                .select(CreditPurchaseRow::as_select())
-                .load(conn)
-                .await?;
-            Ok((rows, total))
+        let rows = db_read!(self, |conn| {
+            let of_tenant = || credit_purchases::table.filter(tenant_of!(credit_purchases, tenant));
+            let order = (
+                credit_purchases::created_at.desc(),
+                credit_purchases::id.desc(),
+            );
+            Ok(load_page!(conn, of_tenant, order, page, CreditPurchaseRow))
         })?;
-        Ok(Page {
-            items: rows
-                .into_iter()
-                .map(CreditPurchaseRow::into_domain)
-                .collect::<StoreResult<Vec<_>>>()?,
-            total_count,
-        })
+        page_from(rows, CreditPurchaseRow::into_domain)
     }
 
     async fn complete_purchase(

@@ -33,7 +33,11 @@ use ledger_domain::jobs::Job;
 use ledger_domain::ports::{AppliedWrite, StoreResult, Written};
 use tokio::sync::{mpsc, oneshot};
 
+#[macro_use]
+mod queries;
 mod setup;
+
+pub(crate) use queries::page_from;
 
 pub use setup::{DEFAULT_PG_POOL, DEFAULT_SQLITE_READERS, SetupError, default_pool_size};
 use setup::{

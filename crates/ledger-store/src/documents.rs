@@ -7,7 +7,7 @@ use ledger_domain::accounts::Account;
 use ledger_domain::documents::{Document, DocumentKind, Payment, StatusChange};
 use ledger_domain::ports::{DocumentFilter, Documents, Page, PageRequest, StoreResult, Tenant};
 
-use crate::db::Db;
+use crate::db::{Db, page_from};
 use crate::rows::{AccountRow, DocumentRow, PaymentRow, StatusChangeRow};
 use crate::schema::{accounts, document_history, document_payments, documents};
 
@@ -19,15 +19,12 @@ impl Documents for Db {
         id: &str,
     ) -> StoreResult<Option<Document>> {
         let row: Option<DocumentRow> = db_read!(self, |conn| {
-            Ok(documents::table
+            let live = documents::table
                 .filter(tenant_of!(documents, tenant))
                 .filter(documents::kind.eq(kind.as_str()))
                 .filter(documents::id.eq(id))
-                .filter(documents::deleted_at.is_null())
-                .select(DocumentRow::as_select())
-                .first(conn)
-                .await
-                .optional()?)
+                .filter(documents::deleted_at.is_null());
+            Ok(first_row!(conn, live, DocumentRow))
         })?;
         row.map(Document::try_from).transpose()
     }
@@ -41,7 +38,7 @@ impl Documents for Db {
     ) -> StoreResult<Page<Document>> {
         let status = filter.status.map(|s| s.as_str());
         let contact = filter.contact_id.clone();
-        let (rows, total_count): (Vec<DocumentRow>, i64) = db_read!(self, |conn| {
+        let rows = db_read!(self, |conn| {
             let filtered = || {
                 let mut query = documents::table
                     .filter(tenant_of!(documents, tenant))
@@ -56,23 +53,10 @@ impl Documents for Db {
                 }
                 query
             };
-            let total: i64 = filtered().count().get_result(conn).await?;
-            let rows = filtered()
-                .order((documents::created_at.desc(), documents::id.desc()))
-                .limit(page.limit)
-                .offset(page.offset)
-                .select(DocumentRow::as_select())
-                .load(conn)
-                .await?;
-            Ok((rows, total))
+            let order = (documents::created_at.desc(), documents::id.desc());
+            Ok(load_page!(conn, filtered, order, page, DocumentRow))
         })?;
-        Ok(Page {
-            items: rows
-                .into_iter()
-                .map(Document::try_from)
-                .collect::<Result<_, _>>()?,
-            total_count,
-        })
+        page_from(rows, Document::try_from)
     }
 
     async fn next_document_sequence(

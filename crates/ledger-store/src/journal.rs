@@ -92,12 +92,7 @@ impl Db {
                     if let Some(source) = source {
                         query = query.filter(transactions::source.eq(source));
                     }
-                    if let Some(from) = from {
-                        query = query.filter(transactions::date.ge(from));
-                    }
-                    if let Some(until) = until {
-                        query = query.filter(transactions::date.lt(until));
-                    }
+                    in_period!(query, transactions::date, from, until);
                     query
                 };
                 let total: i64 = filtered().count().get_result(conn).await?;

@@ -11,7 +11,7 @@ use ledger_domain::events::{Deletion, Event};
 use ledger_domain::organizations::{ApiKey, Organization};
 use ledger_domain::ports::{ApiKeys, Page, PageRequest, StoreResult, Tenant};
 
-use crate::db::Db;
+use crate::db::{Db, page_from};
 use crate::rows::{ApiKeyRow, DeletionRow, EventRow, OrganizationRow};
 use crate::schema::{api_keys, events, organizations};
 
@@ -61,42 +61,26 @@ impl ApiKeys for Db {
 
     async fn get_key(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<ApiKey>> {
         let row: Option<ApiKeyRow> = db_read!(self, |conn| {
-            Ok(api_keys::table
+            let live = api_keys::table
                 .filter(tenant_of!(api_keys, tenant))
                 .filter(api_keys::id.eq(id))
-                .filter(api_keys::deleted_at.is_null())
-                .select(ApiKeyRow::as_select())
-                .first(conn)
-                .await
-                .optional()?)
+                .filter(api_keys::deleted_at.is_null());
+            Ok(first_row!(conn, live, ApiKeyRow))
         })?;
         row.map(ApiKey::try_from).transpose()
     }
 
     async fn list_keys(&self, tenant: &Tenant, page: PageRequest) -> StoreResult<Page<ApiKey>> {
-        let (rows, total_count): (Vec<ApiKeyRow>, i64) = db_read!(self, |conn| {
+        let rows = db_read!(self, |conn| {
             let of_tenant = || {
                 api_keys::table
                     .filter(tenant_of!(api_keys, tenant))
                     .filter(api_keys::deleted_at.is_null())
             };
-            let total: i64 = of_tenant().count().get_result(conn).await?;
-            let rows = of_tenant()
-                .order((api_keys::created_at.desc(), api_keys::id.desc()))
-                .limit(page.limit)
-                .offset(page.offset)
-                .select(ApiKeyRow::as_select())
-                .load(conn)
-                .await?;
-            Ok((rows, total))
+            let order = (api_keys::created_at.desc(), api_keys::id.desc());
+            Ok(load_page!(conn, of_tenant, order, page, ApiKeyRow))
         })?;
-        Ok(Page {
-            items: rows
-                .into_iter()
-                .map(ApiKey::try_from)
-                .collect::<Result<_, _>>()?,
-            total_count,
-        })
+        page_from(rows, ApiKey::try_from)
     }
 
     async fn update_key(&self, key: ApiKey, event: Event) -> StoreResult<ApiKey> {

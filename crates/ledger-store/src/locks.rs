@@ -47,16 +47,9 @@ pub(crate) trait AccountLocks {
     ) -> impl Future<Output = QueryResult<bool>> + Send + 'a;
 }
 
-/// The live row `id` of a tenant table, optionally locked (PostgreSQL).
+/// Whether the row `id` of a tenant table is live: unlocked (`none`), or locked on
+/// PostgreSQL (`share`, `update`, or `exclusive = <bool>` to choose one of them).
 macro_rules! live_row {
-    ($conn:expr, $table:ident, $org:expr, $livemode:expr, $id:expr, $lock:ident) => {{
-        let query = $table::table
-            .filter(tenant_of!($table, $org, $livemode))
-            .filter($table::id.eq($id))
-            .filter($table::deleted_at.is_null())
-            .select($table::id);
-        live_row!(@run query, $conn, $lock)
-    }};
     (@run $query:ident, $conn:expr, none) => {
         $query.first::<String>($conn).await.optional().map(|r| r.is_some())
     };
@@ -65,6 +58,50 @@ macro_rules! live_row {
     };
     (@run $query:ident, $conn:expr, update) => {
         $query.for_update().first::<String>($conn).await.optional().map(|r| r.is_some())
+    };
+    (@run $query:ident, $conn:expr, exclusive = $exclusive:expr) => {
+        if $exclusive {
+            live_row!(@run $query, $conn, update)
+        } else {
+            live_row!(@run $query, $conn, share)
+        }
+    };
+    ($conn:expr, $table:ident, $org:expr, $livemode:expr, $id:expr, $($lock:tt)+) => {{
+        let query = $table::table
+            .filter(tenant_of!($table, $org, $livemode))
+            .filter($table::id.eq($id))
+            .filter($table::deleted_at.is_null())
+            .select($table::id);
+        live_row!(@run query, $conn, $($lock)+)
+    }};
+}
+
+/// The method `$name` of [`AccountLocks`] on the rows of `$table`: whether the row is
+/// live, read as `$lock` says (see [`live_row!`]).
+macro_rules! live_row_method {
+    ($name:ident, $table:ident, $exclusive:ident => $($lock:tt)+) => {
+        async fn $name<'a>(
+            &'a mut self,
+            organization_id: &'a str,
+            livemode: bool,
+            id: &'a str,
+            $exclusive: bool,
+        ) -> QueryResult<bool> {
+            live_row!(self, $table, organization_id, livemode, id, $($lock)+)
+        }
+    };
+}
+
+/// `(id, status)` of the tenant's live accounts among `$ids`, in id order (the order
+/// locks are taken in).
+macro_rules! live_accounts {
+    ($org:expr, $livemode:expr, $ids:expr) => {
+        accounts::table
+            .filter(tenant_of!(accounts, $org, $livemode))
+            .filter(accounts::id.eq_any($ids))
+            .filter(accounts::deleted_at.is_null())
+            .select((accounts::id, accounts::status))
+            .order(accounts::id)
     };
 }
 
@@ -80,48 +117,16 @@ macro_rules! pg_locks {
                 ids: &'a [String],
                 exclusive: bool,
             ) -> QueryResult<Vec<(String, String)>> {
-                {
-                    let query = accounts::table
-                        .filter(tenant_of!(accounts, organization_id, livemode))
-                        .filter(accounts::id.eq_any(ids))
-                        .filter(accounts::deleted_at.is_null())
-                        .select((accounts::id, accounts::status))
-                        .order(accounts::id);
-                    if exclusive {
-                        query.for_update().load(self).await
-                    } else {
-                        query.for_share().load(self).await
-                    }
+                let query = live_accounts!(organization_id, livemode, ids);
+                if exclusive {
+                    query.for_update().load(self).await
+                } else {
+                    query.for_share().load(self).await
                 }
             }
 
-            async fn lock_contact<'a>(
-                &'a mut self,
-                organization_id: &'a str,
-                livemode: bool,
-                id: &'a str,
-                exclusive: bool,
-            ) -> QueryResult<bool> {
-                if exclusive {
-                    live_row!(self, contacts, organization_id, livemode, id, update)
-                } else {
-                    live_row!(self, contacts, organization_id, livemode, id, share)
-                }
-            }
-
-            async fn lock_category<'a>(
-                &'a mut self,
-                organization_id: &'a str,
-                livemode: bool,
-                id: &'a str,
-                exclusive: bool,
-            ) -> QueryResult<bool> {
-                if exclusive {
-                    live_row!(self, categories, organization_id, livemode, id, update)
-                } else {
-                    live_row!(self, categories, organization_id, livemode, id, share)
-                }
-            }
+            live_row_method!(lock_contact, contacts, exclusive => exclusive = exclusive);
+            live_row_method!(lock_category, categories, exclusive => exclusive = exclusive);
         }
     };
 }
@@ -137,35 +142,11 @@ impl AccountLocks for SqliteConn {
         ids: &'a [String],
         _exclusive: bool,
     ) -> QueryResult<Vec<(String, String)>> {
-        {
-            accounts::table
-                .filter(tenant_of!(accounts, organization_id, livemode))
-                .filter(accounts::id.eq_any(ids))
-                .filter(accounts::deleted_at.is_null())
-                .select((accounts::id, accounts::status))
-                .order(accounts::id)
-                .load(self)
-                .await
-        }
+        live_accounts!(organization_id, livemode, ids)
+            .load(self)
+            .await
     }
 
-    async fn lock_contact<'a>(
-        &'a mut self,
-        organization_id: &'a str,
-        livemode: bool,
-        id: &'a str,
-        _exclusive: bool,
-    ) -> QueryResult<bool> {
-        live_row!(self, contacts, organization_id, livemode, id, none)
-    }
-
-    async fn lock_category<'a>(
-        &'a mut self,
-        organization_id: &'a str,
-        livemode: bool,
-        id: &'a str,
-        _exclusive: bool,
-    ) -> QueryResult<bool> {
-        live_row!(self, categories, organization_id, livemode, id, none)
-    }
+    live_row_method!(lock_contact, contacts, _exclusive => none);
+    live_row_method!(lock_category, categories, _exclusive => none);
 }

@@ -14,7 +14,7 @@ use ledger_domain::ports::{
 };
 use time::{OffsetDateTime, PrimitiveDateTime};
 
-use crate::db::{Db, DbPool, prefix_pattern};
+use crate::db::{Db, DbPool, page_from, prefix_pattern};
 use crate::rows::{DeletionRow, EventRow, from_db, to_db};
 use crate::schema::{
     accounts, api_keys, categories, contacts, document_history, document_references, documents,
@@ -22,6 +22,52 @@ use crate::schema::{
     transactions,
 };
 use crate::schema::{attachments, exchange_rates, reconciliations};
+
+/// The soft-deleted rows of `$table` whose recovery window closed by `$now`.
+macro_rules! expired {
+    ($table:ident, $now:expr) => {
+        $table::table
+            .filter($table::deleted_at.is_not_null())
+            .filter($table::recoverable_until.le($now))
+    };
+}
+
+/// The `(organization_id, id)` of every expired row of `$table` (see [`expired!`]).
+macro_rules! expired_ids {
+    ($conn:expr, $table:ident, $now:expr) => {{
+        let ids: Vec<(String, String)> = expired!($table, $now)
+            .select(($table::organization_id, $table::id))
+            .load(&mut *$conn)
+            .await?;
+        ids
+    }};
+}
+
+/// The rows of `$table` in organization `$org` whose `$column` is `$id`.
+macro_rules! of_organization {
+    ($table:ident :: $column:ident, $org:expr, $id:expr) => {
+        $table::table
+            .filter($table::organization_id.eq($org))
+            .filter($table::$column.eq($id))
+    };
+}
+
+/// Deletes the rows `$query` selects; evaluates to how many there were.
+macro_rules! delete_count {
+    ($conn:expr, $query:expr) => {
+        diesel::delete($query).execute(&mut *$conn).await? as u64
+    };
+}
+
+/// Clears `$table.$column` wherever it names `$id` in organization `$org`.
+macro_rules! unlink {
+    ($conn:expr, $table:ident :: $column:ident, $org:expr, $id:expr) => {
+        diesel::update(of_organization!($table::$column, $org, $id))
+            .set($table::$column.eq(None::<String>))
+            .execute(&mut *$conn)
+            .await?
+    };
+}
 
 impl From<DeletionRow> for Deletion {
     fn from(r: DeletionRow) -> Self {
@@ -39,11 +85,16 @@ impl From<DeletionRow> for Deletion {
     }
 }
 
-fn page_of(rows: Vec<DeletionRow>, total_count: i64) -> Page<Deletion> {
-    Page {
-        items: rows.into_iter().map(Deletion::from).collect(),
-        total_count,
-    }
+/// One page of the deletions `$query()` selects, newest first, with their count (see
+/// [`load_page!`]).
+macro_rules! deletions_page {
+    ($conn:expr, $query:ident, $page:expr) => {{
+        let order = (
+            resource_deletions::deleted_at.desc(),
+            resource_deletions::id.desc(),
+        );
+        load_page!($conn, $query, order, $page, DeletionRow)
+    }};
 }
 
 impl Deletions for Db {
@@ -74,23 +125,12 @@ impl Deletions for Db {
         tenant: &Tenant,
         page: PageRequest,
     ) -> StoreResult<Page<Deletion>> {
-        let (rows, total): (Vec<DeletionRow>, i64) = db_read!(self, |conn| {
+        db_read!(self, |conn| {
             let of_tenant =
                 || resource_deletions::table.filter(tenant_of!(resource_deletions, tenant));
-            let total: i64 = of_tenant().count().get_result(conn).await?;
-            let rows = of_tenant()
-                .order((
-                    resource_deletions::deleted_at.desc(),
-                    resource_deletions::id.desc(),
-                ))
-                .limit(page.limit)
-                .offset(page.offset)
-                .select(DeletionRow::as_select())
-                .load(conn)
-                .await?;
-            Ok((rows, total))
-        })?;
-        Ok(page_of(rows, total))
+            Ok(deletions_page!(conn, of_tenant, page))
+        })
+        .and_then(|rows| page_from(rows, |row| Ok(Deletion::from(row))))
     }
 
     async fn list_deletions_by_key(
@@ -101,7 +141,7 @@ impl Deletions for Db {
         page: PageRequest,
     ) -> StoreResult<Page<Deletion>> {
         let pattern = prefix_pattern(path_prefix);
-        let (rows, total): (Vec<DeletionRow>, i64) = db_read!(self, |conn| {
+        db_read!(self, |conn| {
             let by_key = || {
                 let reached = organizations::table
                     .filter(organizations::path.like(&pattern).escape('\\'))
@@ -111,20 +151,9 @@ impl Deletions for Db {
                     .filter(resource_deletions::livemode.eq(livemode))
                     .filter(resource_deletions::deleted_by.eq(key_id))
             };
-            let total: i64 = by_key().count().get_result(conn).await?;
-            let rows = by_key()
-                .order((
-                    resource_deletions::deleted_at.desc(),
-                    resource_deletions::id.desc(),
-                ))
-                .limit(page.limit)
-                .offset(page.offset)
-                .select(DeletionRow::as_select())
-                .load(conn)
-                .await?;
-            Ok((rows, total))
-        })?;
-        Ok(page_of(rows, total))
+            Ok(deletions_page!(conn, by_key, page))
+        })
+        .and_then(|rows| page_from(rows, |row| Ok(Deletion::from(row))))
     }
 
     async fn purge_expired(
@@ -137,185 +166,67 @@ impl Deletions for Db {
         let report = db_write!(self, |conn| {
             let mut report = PurgeReport::default();
             // Transactions first: their entries are what could still reference accounts.
-            let expired_transactions = transactions::table
-                .filter(transactions::deleted_at.is_not_null())
-                .filter(transactions::recoverable_until.le(now))
-                .select(transactions::id);
-            report.entries = diesel::delete(
+            let expired_transactions = expired!(transactions, now).select(transactions::id);
+            report.entries = delete_count!(
+                conn,
                 ledger_entries::table
-                    .filter(ledger_entries::transaction_id.eq_any(expired_transactions)),
-            )
-            .execute(conn)
-            .await? as u64;
-            report.transactions = diesel::delete(
-                transactions::table
-                    .filter(transactions::deleted_at.is_not_null())
-                    .filter(transactions::recoverable_until.le(now)),
-            )
-            .execute(conn)
-            .await? as u64;
-            let expired_accounts: Vec<(String, String)> = accounts::table
-                .filter(accounts::deleted_at.is_not_null())
-                .filter(accounts::recoverable_until.le(now))
-                .select((accounts::organization_id, accounts::id))
-                .load(conn)
-                .await?;
-            for (org, id) in &expired_accounts {
-                let referenced = ledger_entries::table
-                    .filter(ledger_entries::organization_id.eq(org))
-                    .filter(ledger_entries::account_id.eq(id));
+                    .filter(ledger_entries::transaction_id.eq_any(expired_transactions))
+            );
+            report.transactions = delete_count!(conn, expired!(transactions, now));
+            for (org, id) in &expired_ids!(conn, accounts, now) {
+                let referenced = of_organization!(ledger_entries::account_id, org, id);
                 if diesel::select(exists(referenced)).get_result(conn).await? {
                     tracing::warn!(account = %id, "a deleted account still has entries; kept");
                     continue;
                 }
                 // Children of the purged account become top-level accounts.
-                diesel::update(accounts::table)
-                    .filter(accounts::organization_id.eq(org))
-                    .filter(accounts::parent_id.eq(id))
-                    .set(accounts::parent_id.eq(None::<String>))
-                    .execute(conn)
-                    .await?;
-                report.accounts += diesel::delete(
-                    accounts::table
-                        .filter(accounts::organization_id.eq(org))
-                        .filter(accounts::id.eq(id)),
-                )
-                .execute(conn)
-                .await? as u64;
+                unlink!(conn, accounts::parent_id, org, id);
+                report.accounts += delete_count!(conn, of_organization!(accounts::id, org, id));
             }
-            report.api_keys = diesel::delete(
-                api_keys::table
-                    .filter(api_keys::deleted_at.is_not_null())
-                    .filter(api_keys::recoverable_until.le(now)),
-            )
-            .execute(conn)
-            .await? as u64;
-            report.taxes = diesel::delete(
-                taxes::table
-                    .filter(taxes::deleted_at.is_not_null())
-                    .filter(taxes::recoverable_until.le(now)),
-            )
-            .execute(conn)
-            .await? as u64;
-            let expired_categories: Vec<(String, String)> = categories::table
-                .filter(categories::deleted_at.is_not_null())
-                .filter(categories::recoverable_until.le(now))
-                .select((categories::organization_id, categories::id))
-                .load(conn)
-                .await?;
-            for (org, id) in &expired_categories {
+            report.api_keys = delete_count!(conn, expired!(api_keys, now));
+            report.taxes = delete_count!(conn, expired!(taxes, now));
+            for (org, id) in &expired_ids!(conn, categories, now) {
                 // Children (only ever deleted ones) lose the parent; transactions the tag.
-                diesel::update(categories::table)
-                    .filter(categories::organization_id.eq(org))
-                    .filter(categories::parent_id.eq(id))
-                    .set(categories::parent_id.eq(None::<String>))
-                    .execute(conn)
-                    .await?;
-                diesel::update(transactions::table)
-                    .filter(transactions::organization_id.eq(org))
-                    .filter(transactions::category_id.eq(id))
-                    .set(transactions::category_id.eq(None::<String>))
-                    .execute(conn)
-                    .await?;
-                report.categories += diesel::delete(
-                    categories::table
-                        .filter(categories::organization_id.eq(org))
-                        .filter(categories::id.eq(id)),
-                )
-                .execute(conn)
-                .await? as u64;
+                unlink!(conn, categories::parent_id, org, id);
+                unlink!(conn, transactions::category_id, org, id);
+                report.categories += delete_count!(conn, of_organization!(categories::id, org, id));
             }
             // Deleted invoices and bills are drafts: no payments, only their history.
-            let expired_documents: Vec<(String, String)> = documents::table
-                .filter(documents::deleted_at.is_not_null())
-                .filter(documents::recoverable_until.le(now))
-                .select((documents::organization_id, documents::id))
-                .load(conn)
-                .await?;
-            for (org, id) in &expired_documents {
-                diesel::delete(
-                    document_references::table
-                        .filter(document_references::organization_id.eq(org))
-                        .filter(document_references::document_id.eq(id)),
-                )
-                .execute(conn)
-                .await?;
-                diesel::delete(
-                    document_history::table
-                        .filter(document_history::organization_id.eq(org))
-                        .filter(document_history::document_id.eq(id)),
-                )
-                .execute(conn)
-                .await?;
-                report.documents += diesel::delete(
-                    documents::table
-                        .filter(documents::organization_id.eq(org))
-                        .filter(documents::id.eq(id)),
-                )
-                .execute(conn)
-                .await? as u64;
+            for (org, id) in &expired_ids!(conn, documents, now) {
+                delete_count!(
+                    conn,
+                    of_organization!(document_references::document_id, org, id)
+                );
+                delete_count!(
+                    conn,
+                    of_organization!(document_history::document_id, org, id)
+                );
+                report.documents += delete_count!(conn, of_organization!(documents::id, org, id));
             }
-            let expired_contacts: Vec<(String, String)> = contacts::table
-                .filter(contacts::deleted_at.is_not_null())
-                .filter(contacts::recoverable_until.le(now))
-                .select((contacts::organization_id, contacts::id))
-                .load(conn)
-                .await?;
-            for (org, id) in &expired_contacts {
+            for (org, id) in &expired_ids!(conn, contacts, now) {
                 // Only soft-deleted transactions can still name a deleted contact.
-                diesel::update(transactions::table)
-                    .filter(transactions::organization_id.eq(org))
-                    .filter(transactions::contact_id.eq(id))
-                    .set(transactions::contact_id.eq(None::<String>))
-                    .execute(conn)
-                    .await?;
-                report.contacts += diesel::delete(
-                    contacts::table
-                        .filter(contacts::organization_id.eq(org))
-                        .filter(contacts::id.eq(id)),
-                )
-                .execute(conn)
-                .await? as u64;
+                unlink!(conn, transactions::contact_id, org, id);
+                report.contacts += delete_count!(conn, of_organization!(contacts::id, org, id));
             }
-            report.deletions = diesel::delete(
-                resource_deletions::table.filter(resource_deletions::recoverable_until.le(now)),
-            )
-            .execute(conn)
-            .await? as u64;
+            report.deletions = delete_count!(
+                conn,
+                resource_deletions::table.filter(resource_deletions::recoverable_until.le(now))
+            );
             // The scheduler's keys stay: they record that an occurrence was generated
             // (ledger_domain::recurring::OCCURRENCE_KEY_PREFIX; no LIKE wildcard in it).
-            report.idempotency_records = diesel::delete(
+            report.idempotency_records = delete_count!(
+                conn,
                 idempotency_keys::table
                     .filter(idempotency_keys::created_at.lt(idempotency_before))
                     .filter(idempotency_keys::key.not_like(format!(
                         "{}%",
                         ledger_domain::recurring::OCCURRENCE_KEY_PREFIX
-                    ))),
-            )
-            .execute(conn)
-            .await? as u64;
-            report.exchange_rates = diesel::delete(
-                exchange_rates::table
-                    .filter(exchange_rates::deleted_at.is_not_null())
-                    .filter(exchange_rates::recoverable_until.le(now)),
-            )
-            .execute(conn)
-            .await? as u64;
-            report.attachments = diesel::delete(
-                attachments::table
-                    .filter(attachments::deleted_at.is_not_null())
-                    .filter(attachments::recoverable_until.le(now)),
-            )
-            .execute(conn)
-            .await? as u64;
+                    )))
+            );
+            report.exchange_rates = delete_count!(conn, expired!(exchange_rates, now));
+            report.attachments = delete_count!(conn, expired!(attachments, now));
             // Their statement lines (and matches, removed at the delete) cascade.
-            report.reconciliations = diesel::delete(
-                reconciliations::table
-                    .filter(reconciliations::deleted_at.is_not_null())
-                    .filter(reconciliations::recoverable_until.le(now)),
-            )
-            .execute(conn)
-            .await? as u64;
+            report.reconciliations = delete_count!(conn, expired!(reconciliations, now));
             Ok(report)
         })?;
         Ok(report)

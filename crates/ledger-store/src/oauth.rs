@@ -20,6 +20,33 @@ use crate::rows::{
 };
 use crate::schema::{oauth_clients, oauth_grants, oauth_secrets, organizations, users};
 
+/// Sets `$stamp` to `Some($at)` on the row of `$table` whose `$key` is `$value` unless it
+/// is set already (a one-time mark: of two concurrent calls, one changes the row);
+/// evaluates to the number of rows changed.
+macro_rules! stamp_once {
+    ($conn:expr, $table:ident, $key:ident = $value:expr, $stamp:ident = $at:expr) => {
+        diesel::update($table::table)
+            .filter($table::$key.eq($value))
+            .filter($table::$stamp.is_null())
+            .set($table::$stamp.eq(Some($at)))
+            .execute(&mut *$conn)
+            .await?
+    };
+}
+
+/// Inserts each of the secret rows `$rows` (one statement each: diesel-async has no
+/// multi-row insert on SQLite).
+macro_rules! insert_secrets {
+    ($conn:expr, $rows:expr) => {
+        for row in $rows {
+            diesel::insert_into(oauth_secrets::table)
+                .values(row)
+                .execute(&mut *$conn)
+                .await?;
+        }
+    };
+}
+
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = oauth_clients, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
 #[diesel(treat_none_as_default_value = false)]
@@ -186,49 +213,25 @@ fn secret_rows(secrets: &[StoredSecret]) -> Vec<SecretRow> {
 
 impl OAuthStore for Db {
     async fn insert_client(&self, client: OAuthClient) -> StoreResult<()> {
-        let row = ClientRow::from(&client);
-        db_write!(self, |conn| {
-            diesel::insert_into(oauth_clients::table)
-                .values(&row)
-                .execute(conn)
-                .await?;
-            Ok(())
-        })?;
-        Ok(())
+        insert_one!(self, oauth_clients::table, ClientRow::from(&client))
     }
 
     async fn get_client(&self, id: &str) -> StoreResult<Option<OAuthClient>> {
         let row: Option<ClientRow> = db_read!(self, |conn| {
-            Ok(oauth_clients::table
-                .filter(oauth_clients::id.eq(id))
-                .select(ClientRow::as_select())
-                .first(conn)
-                .await
-                .optional()?)
+            let query = oauth_clients::table.filter(oauth_clients::id.eq(id));
+            Ok(first_row!(conn, query, ClientRow))
         })?;
         row.map(OAuthClient::try_from).transpose()
     }
 
     async fn insert_secret(&self, secret: StoredSecret) -> StoreResult<()> {
-        let row = SecretRow::from(&secret);
-        db_write!(self, |conn| {
-            diesel::insert_into(oauth_secrets::table)
-                .values(&row)
-                .execute(conn)
-                .await?;
-            Ok(())
-        })?;
-        Ok(())
+        insert_one!(self, oauth_secrets::table, SecretRow::from(&secret))
     }
 
     async fn find_secret(&self, hash: &str) -> StoreResult<Option<StoredSecret>> {
         let row: Option<SecretRow> = db_read!(self, |conn| {
-            Ok(oauth_secrets::table
-                .filter(oauth_secrets::hash.eq(hash))
-                .select(SecretRow::as_select())
-                .first(conn)
-                .await
-                .optional()?)
+            let query = oauth_secrets::table.filter(oauth_secrets::hash.eq(hash));
+            Ok(first_row!(conn, query, SecretRow))
         })?;
         row.map(StoredSecret::try_from).transpose()
     }
@@ -237,12 +240,7 @@ impl OAuthStore for Db {
         let hash = hash.to_owned();
         let at = to_db(at);
         let changed = db_write!(self, |conn| {
-            Ok(diesel::update(oauth_secrets::table)
-                .filter(oauth_secrets::hash.eq(&hash))
-                .filter(oauth_secrets::used_at.is_null())
-                .set(oauth_secrets::used_at.eq(Some(at)))
-                .execute(conn)
-                .await?)
+            Ok(stamp_once!(conn, oauth_secrets, hash = &hash, used_at = at))
         })?;
         Ok(changed == 1)
     }
@@ -259,12 +257,7 @@ impl OAuthStore for Db {
         let grant_row = GrantRow::from(&grant);
         let rows = secret_rows(&tokens);
         let redeemed = db_write!(self, |conn| {
-            let spent = diesel::update(oauth_secrets::table)
-                .filter(oauth_secrets::hash.eq(&code_hash))
-                .filter(oauth_secrets::used_at.is_null())
-                .set(oauth_secrets::used_at.eq(Some(at)))
-                .execute(conn)
-                .await?;
+            let spent = stamp_once!(conn, oauth_secrets, hash = &code_hash, used_at = at);
             if spent == 0 {
                 return Ok(false);
             }
@@ -272,12 +265,7 @@ impl OAuthStore for Db {
                 .values(&grant_row)
                 .execute(conn)
                 .await?;
-            for row in &rows {
-                diesel::insert_into(oauth_secrets::table)
-                    .values(row)
-                    .execute(conn)
-                    .await?;
-            }
+            insert_secrets!(conn, &rows);
             Ok::<_, TxError>(true)
         })?;
         Ok(redeemed)
@@ -315,20 +303,10 @@ impl OAuthStore for Db {
                 0
             };
             if spent == 0 {
-                diesel::update(oauth_grants::table)
-                    .filter(oauth_grants::id.eq(&grant_id))
-                    .filter(oauth_grants::revoked_at.is_null())
-                    .set(oauth_grants::revoked_at.eq(Some(at)))
-                    .execute(conn)
-                    .await?;
+                stamp_once!(conn, oauth_grants, id = &grant_id, revoked_at = at);
                 return Ok(Rotation::Reused);
             }
-            for row in &rows {
-                diesel::insert_into(oauth_secrets::table)
-                    .values(row)
-                    .execute(conn)
-                    .await?;
-            }
+            insert_secrets!(conn, &rows);
             Ok::<_, TxError>(Rotation::Rotated)
         })?;
         Ok(rotation)
@@ -336,12 +314,8 @@ impl OAuthStore for Db {
 
     async fn get_grant(&self, id: &str) -> StoreResult<Option<Grant>> {
         let row: Option<GrantRow> = db_read!(self, |conn| {
-            Ok(oauth_grants::table
-                .filter(oauth_grants::id.eq(id))
-                .select(GrantRow::as_select())
-                .first(conn)
-                .await
-                .optional()?)
+            let query = oauth_grants::table.filter(oauth_grants::id.eq(id));
+            Ok(first_row!(conn, query, GrantRow))
         })?;
         row.map(Grant::try_from).transpose()
     }
@@ -350,12 +324,7 @@ impl OAuthStore for Db {
         let id = id.to_owned();
         let at = to_db(at);
         db_write!(self, |conn| {
-            diesel::update(oauth_grants::table)
-                .filter(oauth_grants::id.eq(&id))
-                .filter(oauth_grants::revoked_at.is_null())
-                .set(oauth_grants::revoked_at.eq(Some(at)))
-                .execute(conn)
-                .await?;
+            stamp_once!(conn, oauth_grants, id = &id, revoked_at = at);
             Ok(())
         })?;
         Ok(())
@@ -365,12 +334,7 @@ impl OAuthStore for Db {
         let hash = hash.to_owned();
         let at = to_db(at);
         db_write!(self, |conn| {
-            diesel::update(oauth_secrets::table)
-                .filter(oauth_secrets::hash.eq(&hash))
-                .filter(oauth_secrets::revoked_at.is_null())
-                .set(oauth_secrets::revoked_at.eq(Some(at)))
-                .execute(conn)
-                .await?;
+            stamp_once!(conn, oauth_secrets, hash = &hash, revoked_at = at);
             Ok(())
         })?;
         Ok(())
@@ -438,15 +402,7 @@ impl OAuthStore for Db {
     }
 
     async fn insert_user(&self, user: User) -> StoreResult<()> {
-        let row = UserRow::from(&user);
-        db_write!(self, |conn| {
-            diesel::insert_into(users::table)
-                .values(&row)
-                .execute(conn)
-                .await?;
-            Ok(())
-        })?;
-        Ok(())
+        insert_one!(self, users::table, UserRow::from(&user))
     }
 
     async fn organizations_of_user(&self, user_id: &str) -> StoreResult<Vec<Organization>> {

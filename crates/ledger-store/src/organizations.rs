@@ -12,7 +12,7 @@ use ledger_domain::ports::{
 };
 use time::OffsetDateTime;
 
-use crate::db::{Db, prefix_pattern};
+use crate::db::{Db, page_from, prefix_pattern};
 use crate::rows::{
     AccountRow, ApiKeyRow, CreditLedgerRow, CreditPoolRow, EventRow, IdempotencyRow,
     OrganizationRow, UserRow, event_rows, to_db,
@@ -175,24 +175,16 @@ impl Organizations for Db {
 
     async fn find_user(&self, provider_id: &str) -> StoreResult<Option<User>> {
         let row: Option<UserRow> = db_read!(self, |conn| {
-            Ok(users::table
-                .filter(users::provider_id.eq(provider_id))
-                .select(UserRow::as_select())
-                .first(conn)
-                .await
-                .optional()?)
+            let query = users::table.filter(users::provider_id.eq(provider_id));
+            Ok(first_row!(conn, query, UserRow))
         })?;
         Ok(row.map(User::from))
     }
 
     async fn get_organization(&self, id: &str) -> StoreResult<Option<Organization>> {
         let found: Option<OrganizationRow> = db_read!(self, |conn| {
-            Ok(organizations::table
-                .filter(organizations::id.eq(id))
-                .select(OrganizationRow::as_select())
-                .first(conn)
-                .await
-                .optional()?)
+            let query = organizations::table.filter(organizations::id.eq(id));
+            Ok(first_row!(conn, query, OrganizationRow))
         })?;
         found.map(OrganizationRow::into_domain).transpose()
     }
@@ -203,29 +195,16 @@ impl Organizations for Db {
         page: PageRequest,
     ) -> StoreResult<Page<Organization>> {
         let pattern = prefix_pattern(path);
-        let (rows, total_count): (Vec<OrganizationRow>, i64) = db_read!(self, |conn| {
+        let rows = db_read!(self, |conn| {
             let below = || {
                 organizations::table
                     .filter(organizations::path.like(pattern.clone()).escape('\\'))
                     .filter(organizations::path.ne(path))
             };
-            let total: i64 = below().count().get_result(conn).await?;
-            let rows = below()
-                .order(organizations::path.asc())
-                .limit(page.limit)
-                .offset(page.offset)
-                .select(OrganizationRow::as_select())
-                .load(conn)
-                .await?;
-            Ok((rows, total))
+            let order = organizations::path.asc();
+            Ok(load_page!(conn, below, order, page, OrganizationRow))
         })?;
-        Ok(Page {
-            items: rows
-                .into_iter()
-                .map(OrganizationRow::into_domain)
-                .collect::<StoreResult<Vec<_>>>()?,
-            total_count,
-        })
+        page_from(rows, OrganizationRow::into_domain)
     }
 
     async fn test_credits_used(&self, pool_id: &str) -> StoreResult<i64> {
@@ -254,12 +233,8 @@ impl Organizations for Db {
 
     async fn get_user(&self, id: &str) -> StoreResult<Option<User>> {
         let row: Option<UserRow> = db_read!(self, |conn| {
-            Ok(users::table
-                .filter(users::id.eq(id))
-                .select(UserRow::as_select())
-                .first(conn)
-                .await
-                .optional()?)
+            let query = users::table.filter(users::id.eq(id));
+            Ok(first_row!(conn, query, UserRow))
         })?;
         Ok(row.map(User::from))
     }

@@ -6,12 +6,40 @@ use crate::contacts::{Contact, ContactFilter};
 use crate::documents::{Document, DocumentKind, Payment, StatusChange};
 use crate::ports::{Contacts, DocumentFilter, Documents, Page, PageRequest, StoreResult, Tenant};
 
-use super::{MemoryStore, in_tenant, page_of};
+use super::{MemoryStore, State, in_tenant, page_of};
 
 /// Whether `text` contains `needle` (already lowercase), ignoring case, as
 /// `LOWER(column) LIKE LOWER('%needle%')` does.
 fn contains(text: Option<&str>, needle: &str) -> bool {
     text.is_some_and(|t| t.to_lowercase().contains(needle))
+}
+
+/// The tenant's live documents of `kind`.
+fn live_documents<'a>(
+    state: &'a State,
+    tenant: &'a Tenant,
+    kind: DocumentKind,
+) -> impl Iterator<Item = &'a Document> {
+    state
+        .documents
+        .iter()
+        .filter(move |d| {
+            d.is_live()
+                && d.value.kind == kind
+                && in_tenant(tenant, &d.value.organization_id, d.value.livemode)
+        })
+        .map(|d| &d.value)
+}
+
+/// The tenant's live contacts.
+fn live_contacts<'a>(state: &'a State, tenant: &'a Tenant) -> impl Iterator<Item = &'a Contact> {
+    state
+        .contacts
+        .iter()
+        .filter(move |c| {
+            c.is_live() && in_tenant(tenant, &c.value.organization_id, c.value.livemode)
+        })
+        .map(|c| &c.value)
 }
 
 impl Documents for MemoryStore {
@@ -22,16 +50,9 @@ impl Documents for MemoryStore {
         id: &str,
     ) -> StoreResult<Option<Document>> {
         let state = self.state();
-        Ok(state
-            .documents
-            .iter()
-            .find(|d| {
-                d.is_live()
-                    && d.value.id == id
-                    && d.value.kind == kind
-                    && in_tenant(tenant, &d.value.organization_id, d.value.livemode)
-            })
-            .map(|d| d.value.clone()))
+        Ok(live_documents(&state, tenant, kind)
+            .find(|d| d.id == id)
+            .cloned())
     }
 
     async fn list_documents(
@@ -42,20 +63,15 @@ impl Documents for MemoryStore {
         page: PageRequest,
     ) -> StoreResult<Page<Document>> {
         let state = self.state();
-        let mut found: Vec<Document> = state
-            .documents
-            .iter()
+        let mut found: Vec<Document> = live_documents(&state, tenant, kind)
             .filter(|d| {
-                d.is_live()
-                    && d.value.kind == kind
-                    && in_tenant(tenant, &d.value.organization_id, d.value.livemode)
-                    && filter.status.is_none_or(|s| d.value.status == s)
+                filter.status.is_none_or(|s| d.status == s)
                     && filter
                         .contact_id
                         .as_ref()
-                        .is_none_or(|c| d.value.contact_id == *c)
+                        .is_none_or(|c| d.contact_id == *c)
             })
-            .map(|d| d.value.clone())
+            .cloned()
             .collect();
         // Newest first.
         found.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
@@ -136,28 +152,14 @@ impl Documents for MemoryStore {
 impl Contacts for MemoryStore {
     async fn get_contact(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Contact>> {
         let state = self.state();
-        Ok(state
-            .contacts
-            .iter()
-            .find(|c| {
-                c.is_live()
-                    && c.value.id == id
-                    && in_tenant(tenant, &c.value.organization_id, c.value.livemode)
-            })
-            .map(|c| c.value.clone()))
+        Ok(live_contacts(&state, tenant).find(|c| c.id == id).cloned())
     }
 
     async fn contacts_by_ids(&self, tenant: &Tenant, ids: &[String]) -> StoreResult<Vec<Contact>> {
         let state = self.state();
-        Ok(state
-            .contacts
-            .iter()
-            .filter(|c| {
-                c.is_live()
-                    && in_tenant(tenant, &c.value.organization_id, c.value.livemode)
-                    && ids.contains(&c.value.id)
-            })
-            .map(|c| c.value.clone())
+        Ok(live_contacts(&state, tenant)
+            .filter(|c| ids.contains(&c.id))
+            .cloned()
             .collect())
     }
 
@@ -174,16 +176,10 @@ impl Contacts for MemoryStore {
             .filter(|s| !s.is_empty())
             .map(str::to_lowercase);
         let state = self.state();
-        let mut found: Vec<Contact> = state
-            .contacts
-            .iter()
+        let mut found: Vec<Contact> = live_contacts(&state, tenant)
             .filter(|c| {
-                let f = &c.value.fields;
-                c.is_live()
-                    && in_tenant(tenant, &c.value.organization_id, c.value.livemode)
-                    && filter
-                        .contact_type
-                        .is_none_or(|t| c.value.contact_type == t)
+                let f = &c.fields;
+                filter.contact_type.is_none_or(|t| c.contact_type == t)
                     && filter.enabled.is_none_or(|e| f.enabled == e)
                     && needle.as_deref().is_none_or(|n| {
                         contains(Some(&f.name), n)
@@ -191,7 +187,7 @@ impl Contacts for MemoryStore {
                             || contains(f.reference.as_deref(), n)
                     })
             })
-            .map(|c| c.value.clone())
+            .cloned()
             .collect();
         // Oldest first.
         found.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
@@ -204,14 +200,8 @@ impl Contacts for MemoryStore {
         reference: &str,
     ) -> StoreResult<Option<String>> {
         let state = self.state();
-        Ok(state
-            .contacts
-            .iter()
-            .find(|c| {
-                c.is_live()
-                    && in_tenant(tenant, &c.value.organization_id, c.value.livemode)
-                    && c.value.fields.reference.as_deref() == Some(reference)
-            })
-            .map(|c| c.value.id.clone()))
+        Ok(live_contacts(&state, tenant)
+            .find(|c| c.fields.reference.as_deref() == Some(reference))
+            .map(|c| c.id.clone()))
     }
 }

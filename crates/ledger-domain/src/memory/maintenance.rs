@@ -16,6 +16,35 @@ use crate::ports::{
 
 use super::{MemoryStore, State, in_tenant, page_of};
 
+/// Keeps the rows `keep` accepts; how many it removed.
+fn retain_counted<T>(rows: &mut Vec<T>, keep: impl FnMut(&T) -> bool) -> u64 {
+    let before = rows.len();
+    rows.retain(keep);
+    (before - rows.len()) as u64
+}
+
+/// `(organization_id, id)` of the rows of `$rows` whose retention is over at `$now`.
+macro_rules! expired_ids {
+    ($rows:expr, $now:expr) => {
+        $rows
+            .iter()
+            .filter(|r| r.expired($now))
+            .map(|r| (r.value.organization_id.clone(), r.value.id.clone()))
+            .collect::<Vec<(String, String)>>()
+    };
+}
+
+/// Clears `$field` of the rows of `$rows` in organization `$org` that name `$id` in it.
+macro_rules! unlink {
+    ($rows:expr, $field:ident, $org:expr, $id:expr) => {
+        for row in $rows.iter_mut().filter(|r| {
+            r.value.organization_id == *$org && r.value.$field.as_deref() == Some($id.as_str())
+        }) {
+            row.value.$field = None;
+        }
+    };
+}
+
 impl State {
     /// The ids of the organizations whose path starts with `path_prefix`.
     fn tree(&self, path_prefix: &str) -> Vec<&str> {
@@ -37,12 +66,7 @@ impl State {
         report.transactions = expired.len() as u64;
         report.entries = expired.iter().map(|t| t.value.entries.len() as u64).sum();
 
-        let expired_accounts: Vec<(String, String)> = self
-            .accounts
-            .iter()
-            .filter(|a| a.expired(now))
-            .map(|a| (a.value.organization_id.clone(), a.value.id.clone()))
-            .collect();
+        let expired_accounts = expired_ids!(self.accounts, now);
         for (org, id) in expired_accounts {
             let referenced = self.transactions.iter().any(|t| {
                 t.value.organization_id == org
@@ -53,85 +77,40 @@ impl State {
                 continue;
             }
             // Children of the purged account become top-level accounts.
-            for child in self.accounts.iter_mut().filter(|a| {
-                a.value.organization_id == org && a.value.parent_id.as_deref() == Some(&id)
-            }) {
-                child.value.parent_id = None;
-            }
-            let before = self.accounts.len();
-            self.accounts
-                .retain(|a| !(a.value.organization_id == org && a.value.id == id));
-            report.accounts += (before - self.accounts.len()) as u64;
+            unlink!(self.accounts, parent_id, &org, &id);
+            report.accounts += retain_counted(&mut self.accounts, |a| {
+                !(a.value.organization_id == org && a.value.id == id)
+            });
         }
 
-        let before = self.keys.len();
-        self.keys.retain(|k| !k.expired(now));
-        report.api_keys = (before - self.keys.len()) as u64;
+        report.api_keys = retain_counted(&mut self.keys, |k| !k.expired(now));
+        report.taxes = retain_counted(&mut self.taxes, |t| !t.expired(now));
 
-        let before = self.taxes.len();
-        self.taxes.retain(|t| !t.expired(now));
-        report.taxes = (before - self.taxes.len()) as u64;
-
-        let expired_categories: Vec<(String, String)> = self
-            .categories
-            .iter()
-            .filter(|c| c.expired(now))
-            .map(|c| (c.value.organization_id.clone(), c.value.id.clone()))
-            .collect();
+        let expired_categories = expired_ids!(self.categories, now);
         for (org, id) in &expired_categories {
             // Children (only ever deleted ones) lose the parent; transactions the tag.
-            for child in self.categories.iter_mut().filter(|c| {
-                c.value.organization_id == *org && c.value.parent_id.as_ref() == Some(id)
-            }) {
-                child.value.parent_id = None;
-            }
-            for t in self.transactions.iter_mut().filter(|t| {
-                t.value.organization_id == *org && t.value.category_id.as_ref() == Some(id)
-            }) {
-                t.value.category_id = None;
-            }
+            unlink!(self.categories, parent_id, org, id);
+            unlink!(self.transactions, category_id, org, id);
         }
-        let before = self.categories.len();
-        self.categories.retain(|c| !c.expired(now));
-        report.categories = (before - self.categories.len()) as u64;
+        report.categories = retain_counted(&mut self.categories, |c| !c.expired(now));
 
         // Deleted invoices and bills are drafts: no payments, only their history.
-        let expired_documents: Vec<(String, String)> = self
-            .documents
-            .iter()
-            .filter(|d| d.expired(now))
-            .map(|d| (d.value.organization_id.clone(), d.value.id.clone()))
-            .collect();
+        let expired_documents = expired_ids!(self.documents, now);
         self.history.retain(|h| {
             !expired_documents
                 .iter()
                 .any(|(org, id)| h.organization_id == *org && h.document_id == *id)
         });
-        let before = self.documents.len();
-        self.documents.retain(|d| !d.expired(now));
-        report.documents = (before - self.documents.len()) as u64;
+        report.documents = retain_counted(&mut self.documents, |d| !d.expired(now));
 
-        let expired_contacts: Vec<(String, String)> = self
-            .contacts
-            .iter()
-            .filter(|c| c.expired(now))
-            .map(|c| (c.value.organization_id.clone(), c.value.id.clone()))
-            .collect();
+        let expired_contacts = expired_ids!(self.contacts, now);
         for (org, id) in &expired_contacts {
             // Only soft-deleted transactions can still name a deleted contact.
-            for t in self.transactions.iter_mut().filter(|t| {
-                t.value.organization_id == *org && t.value.contact_id.as_ref() == Some(id)
-            }) {
-                t.value.contact_id = None;
-            }
+            unlink!(self.transactions, contact_id, org, id);
         }
-        let before = self.contacts.len();
-        self.contacts.retain(|c| !c.expired(now));
-        report.contacts = (before - self.contacts.len()) as u64;
+        report.contacts = retain_counted(&mut self.contacts, |c| !c.expired(now));
 
-        let before = self.deletions.len();
-        self.deletions.retain(|d| d.recoverable_until > now);
-        report.deletions = (before - self.deletions.len()) as u64;
+        report.deletions = retain_counted(&mut self.deletions, |d| d.recoverable_until > now);
 
         let before = self.idempotency.len();
         // The scheduler's keys outlive the window: they are the record that an occurrence
@@ -142,17 +121,9 @@ impl State {
         });
         report.idempotency_records = (before - self.idempotency.len()) as u64;
 
-        let before = self.exchange_rates.len();
-        self.exchange_rates.retain(|r| !r.expired(now));
-        report.exchange_rates = (before - self.exchange_rates.len()) as u64;
-
-        let before = self.attachments.len();
-        self.attachments.retain(|r| !r.expired(now));
-        report.attachments = (before - self.attachments.len()) as u64;
-
-        let before = self.reconciliations.len();
-        self.reconciliations.retain(|r| !r.expired(now));
-        report.reconciliations = (before - self.reconciliations.len()) as u64;
+        report.exchange_rates = retain_counted(&mut self.exchange_rates, |r| !r.expired(now));
+        report.attachments = retain_counted(&mut self.attachments, |r| !r.expired(now));
+        report.reconciliations = retain_counted(&mut self.reconciliations, |r| !r.expired(now));
         let live: std::collections::HashSet<(String, String)> = self
             .reconciliations
             .iter()

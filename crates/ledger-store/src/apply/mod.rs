@@ -57,6 +57,29 @@ impl EntryConn for SqliteConn {
     insert_each!(insert_entries, ledger_entries::table, EntryRow);
 }
 
+/// Inside the [`apply`] write transaction: marks the tenant's posted transaction `$id`
+/// reversed by `$mirror_id` for `$reason`, refused when it is not posted (any more).
+macro_rules! mark_reversed {
+    ($conn:ident, $org:expr, $livemode:expr, $id:expr, $mirror_id:expr, $reason:expr, $now:expr) => {{
+        let reversed = diesel::update(transactions::table)
+            .filter(tenant_of!(transactions, $org.clone(), $livemode))
+            .filter(transactions::id.eq($id))
+            .filter(transactions::deleted_at.is_null())
+            .filter(transactions::status.eq(TransactionStatus::Posted.as_str()))
+            .set((
+                transactions::status.eq(TransactionStatus::Reversed.as_str()),
+                transactions::reversed_by.eq(Some($mirror_id)),
+                transactions::reversal_reason.eq(Some($reason)),
+                transactions::updated_at.eq($now),
+            ))
+            .execute(&mut *$conn)
+            .await?;
+        if reversed == 0 {
+            return Err(StoreError::transaction_not_posted($id).into());
+        }
+    }};
+}
+
 /// Inside the [`apply`] write transaction: a document effect's own rows, each write
 /// conditional on the state the decision read (`concurrent_update` otherwise). The
 /// posting or reversal it carries is written by the caller like any other.
@@ -168,22 +191,15 @@ macro_rules! apply_document {
                     return Err(changed_meanwhile(&row.id));
                 }
                 if let Some((original, reason, mirror)) = reversal {
-                    let reversed = diesel::update(transactions::table)
-                        .filter(tenant_of!(transactions, $org.clone(), $livemode))
-                        .filter(transactions::id.eq(original))
-                        .filter(transactions::deleted_at.is_null())
-                        .filter(transactions::status.eq(TransactionStatus::Posted.as_str()))
-                        .set((
-                            transactions::status.eq(TransactionStatus::Reversed.as_str()),
-                            transactions::reversed_by.eq(Some(&mirror.row.id)),
-                            transactions::reversal_reason.eq(Some(reason)),
-                            transactions::updated_at.eq($now),
-                        ))
-                        .execute($conn)
-                        .await?;
-                    if reversed == 0 {
-                        return Err(StoreError::transaction_not_posted(original).into());
-                    }
+                    mark_reversed!(
+                        $conn,
+                        $org,
+                        $livemode,
+                        original,
+                        &mirror.row.id,
+                        reason,
+                        $now
+                    );
                 }
                 if let Some(payment) = payment {
                     diesel::insert_into(document_payments::table)
@@ -197,6 +213,28 @@ macro_rules! apply_document {
                     .await?;
             }
         }
+    }};
+}
+
+/// Inside the apply transaction: refuses when the row `$id` of `$table` is still in use
+/// (see `references`), then soft-deletes it as `$deletion`, refused when it is not live.
+macro_rules! delete_unused {
+    ($conn:ident, $table:ident, $resource:expr, $org:expr, $livemode:expr, $id:expr, $deletion:expr, $now:expr) => {{
+        if let Some(refusal) = in_use($conn, $org, $livemode, $resource, $id).await? {
+            return Err(refusal.into());
+        }
+        let live = $table::table
+            .filter(tenant_of!($table, $org, $livemode))
+            .filter($table::id.eq($id))
+            .filter($table::deleted_at.is_null());
+        soft_delete!(
+            $conn,
+            $table,
+            live,
+            $deletion,
+            StoreError::missing($resource, $id.clone()).into(),
+            $table::updated_at.eq($now),
+        );
     }};
 }
 
@@ -368,19 +406,7 @@ pub(crate) async fn apply(
                 (None, None)
             }
             Prepared::Reverse { id, reason, mirror } => {
-                let changed = diesel::update(tenant_txn(id))
-                    .filter(transactions::status.eq(posted))
-                    .set((
-                        transactions::status.eq(TransactionStatus::Reversed.as_str()),
-                        transactions::reversed_by.eq(Some(&mirror.row.id)),
-                        transactions::reversal_reason.eq(Some(reason)),
-                        transactions::updated_at.eq(now),
-                    ))
-                    .execute(conn)
-                    .await?;
-                if changed == 0 {
-                    return Err(StoreError::transaction_not_posted(id).into());
-                }
+                mark_reversed!(conn, org, livemode, id, &mirror.row.id, reason, now);
                 // The reversed transaction's entries stay counted, beside the mirror's.
                 (Some(mirror), None)
             }
@@ -399,20 +425,15 @@ pub(crate) async fn apply(
             Prepared::DeleteAccount { id, deletion } => {
                 // The account is locked exclusively above, so no posting adds an entry
                 // between this check and the delete.
-                if let Some(refusal) = in_use(conn, &org, livemode, Resource::Account, id).await? {
-                    return Err(refusal.into());
-                }
-                let live = accounts::table
-                    .filter(tenant_of!(accounts, &org, livemode))
-                    .filter(accounts::id.eq(id))
-                    .filter(accounts::deleted_at.is_null());
-                soft_delete!(
+                delete_unused!(
                     conn,
                     accounts,
-                    live,
+                    Resource::Account,
+                    &org,
+                    livemode,
+                    id,
                     deletion,
-                    StoreError::missing(Resource::Account, id.clone()).into(),
-                    accounts::updated_at.eq(now),
+                    now
                 );
                 (None, None)
             }
@@ -458,20 +479,15 @@ pub(crate) async fn apply(
                 // Exclusive lock first: postings naming the contact finish before the
                 // in-use check below looks for them (see `locks`).
                 conn.lock_contact(&org, livemode, id, true).await?;
-                if let Some(refusal) = in_use(conn, &org, livemode, Resource::Contact, id).await? {
-                    return Err(refusal.into());
-                }
-                let live = contacts::table
-                    .filter(tenant_of!(contacts, &org, livemode))
-                    .filter(contacts::id.eq(id))
-                    .filter(contacts::deleted_at.is_null());
-                soft_delete!(
+                delete_unused!(
                     conn,
                     contacts,
-                    live,
+                    Resource::Contact,
+                    &org,
+                    livemode,
+                    id,
                     deletion,
-                    StoreError::missing(Resource::Contact, id.clone()).into(),
-                    contacts::updated_at.eq(now),
+                    now
                 );
                 (None, None)
             }

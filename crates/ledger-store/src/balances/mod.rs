@@ -186,6 +186,25 @@ async fn running(
     Ok(sums_of(rows))
 }
 
+/// Inside a read: `(account, debit, credit, entries)` per account of the rows `$rows`
+/// selects from `$table`, as the three `$sums` add them up, narrowed to `$account_id`
+/// and to `[$from, $until)` of `$date` when given.
+macro_rules! sums_per_account {
+    ($conn:expr, $table:ident, $rows:expr, $sums:expr, $date:expr, $account_id:expr, $from:expr, $until:expr) => {{
+        let (debit, credit, entries) = $sums;
+        let mut query = $rows
+            .group_by($table::account_id)
+            .select(($table::account_id, debit, credit, entries))
+            .order($table::account_id.asc())
+            .into_boxed();
+        if let Some(account_id) = $account_id {
+            query = query.filter($table::account_id.eq(account_id));
+        }
+        in_period!(query, $date, $from, $until);
+        query.load(&mut *$conn).await?
+    }};
+}
+
 /// Sums of the daily totals per account over the days of `[from, until)` (both midnight).
 async fn daily(
     db: &Db,
@@ -196,27 +215,22 @@ async fn daily(
 ) -> StoreResult<Vec<(String, Sums)>> {
     let (from, until) = (from.map(day_number), until.map(day_number));
     let rows = db_read!(db, |conn| {
-        let mut query = adt::table
-            .filter(tenant_of!(adt, tenant))
-            .group_by(adt::account_id)
-            .select((
-                adt::account_id,
-                sql::<BigInt>("CAST(COALESCE(SUM(debit), 0) AS BIGINT)"),
-                sql::<BigInt>("CAST(COALESCE(SUM(credit), 0) AS BIGINT)"),
-                sql::<BigInt>("CAST(COALESCE(SUM(entries), 0) AS BIGINT)"),
-            ))
-            .order(adt::account_id.asc())
-            .into_boxed();
-        if let Some(account_id) = account_id {
-            query = query.filter(adt::account_id.eq(account_id));
-        }
-        if let Some(from) = from {
-            query = query.filter(adt::day.ge(from));
-        }
-        if let Some(until) = until {
-            query = query.filter(adt::day.lt(until));
-        }
-        Ok(query.load(conn).await?)
+        let days = adt::table.filter(tenant_of!(adt, tenant));
+        let sums = (
+            sql::<BigInt>("CAST(COALESCE(SUM(debit), 0) AS BIGINT)"),
+            sql::<BigInt>("CAST(COALESCE(SUM(credit), 0) AS BIGINT)"),
+            sql::<BigInt>("CAST(COALESCE(SUM(entries), 0) AS BIGINT)"),
+        );
+        Ok(sums_per_account!(
+            conn,
+            adt,
+            days,
+            sums,
+            adt::day,
+            account_id,
+            from,
+            until
+        ))
     })?;
     Ok(sums_of(rows))
 }
@@ -242,12 +256,7 @@ pub(crate) async fn daily_totals(
             .select((adt::account_id, adt::day, adt::debit, adt::credit))
             .order((adt::account_id.asc(), adt::day.asc()))
             .into_boxed();
-        if let Some(from) = from {
-            query = query.filter(adt::day.ge(from));
-        }
-        if let Some(until) = until {
-            query = query.filter(adt::day.lt(until));
-        }
+        in_period!(query, adt::day, from, until);
         Ok(query.load(conn).await?)
     })?;
     Ok(rows
@@ -272,28 +281,24 @@ async fn journal_sums(
     until: Option<PrimitiveDateTime>,
 ) -> StoreResult<Vec<(String, Sums)>> {
     let rows = db_read!(db, |conn| {
-        let mut query = le::table
+        let lines = le::table
             .filter(tenant_of!(le, tenant))
-            .filter(le::counted.eq(true))
-            .group_by(le::account_id)
-            .select((
-                le::account_id,
-                sql::<BigInt>(DEBIT_SUM),
-                sql::<BigInt>(CREDIT_SUM),
-                sql::<BigInt>("CAST(COUNT(*) AS BIGINT)"),
-            ))
-            .order(le::account_id.asc())
-            .into_boxed();
-        if let Some(account_id) = account_id {
-            query = query.filter(le::account_id.eq(account_id));
-        }
-        if let Some(from) = from {
-            query = query.filter(le::date.ge(from));
-        }
-        if let Some(until) = until {
-            query = query.filter(le::date.lt(until));
-        }
-        Ok(query.load(conn).await?)
+            .filter(le::counted.eq(true));
+        let sums = (
+            sql::<BigInt>(DEBIT_SUM),
+            sql::<BigInt>(CREDIT_SUM),
+            sql::<BigInt>("CAST(COUNT(*) AS BIGINT)"),
+        );
+        Ok(sums_per_account!(
+            conn,
+            le,
+            lines,
+            sums,
+            le::date,
+            account_id,
+            from,
+            until
+        ))
     })?;
     Ok(sums_of(rows))
 }

@@ -4,7 +4,7 @@
 use crate::services::{AccountChanges, RunOutcome, Write};
 use crate::transactions::TransactionStatus;
 
-use super::{World, queued, transfer};
+use super::{World, transfer};
 
 fn inputs(writes: Vec<Write>) -> Vec<crate::services::NewTransactionInput> {
     writes
@@ -29,11 +29,7 @@ async fn a_batch_broken_after_its_decision_writes_nothing_and_is_refunded() {
         transfer(&cash, &sales, "10.00", true),
         transfer(&expenses, &cash, "4.00", true),
     ]);
-    let job = queued(
-        &w.submit(&w.live, Write::CreateTransactionBatch(batch))
-            .await
-            .expect("batch accepted"),
-    );
+    let job = w.queue(&w.live, Write::CreateTransactionBatch(batch)).await;
     assert_eq!(w.credits(), credits - 2, "one credit per transaction");
     // The expense account is deactivated between the batch's decision and its write.
     let ledger = w.ledger.clone();
@@ -90,19 +86,12 @@ async fn a_batch_broken_after_its_decision_writes_nothing_and_is_refunded() {
 #[tokio::test]
 async fn a_batch_writes_every_transaction_with_its_status() {
     let w = World::new().await;
-    let (cash, sales) = (
-        w.account(&w.live, "1000").await,
-        w.account(&w.live, "4000").await,
-    );
+    let (cash, sales) = w.cash_and_sales(&w.live).await;
     let batch = inputs(vec![
         transfer(&cash, &sales, "1.00", true),
         transfer(&cash, &sales, "2.00", false),
     ]);
-    let job = queued(
-        &w.submit(&w.live, Write::CreateTransactionBatch(batch))
-            .await
-            .expect("accepted"),
-    );
+    let job = w.queue(&w.live, Write::CreateTransactionBatch(batch)).await;
     let outcome = w.ledger.run_now(&job.id).await.expect("runs");
     let Some(RunOutcome::Completed(result)) = outcome else {
         panic!("the batch should complete, got {outcome:?}");

@@ -26,9 +26,11 @@ use crate::memory::runtime::TestRuntime;
 use crate::memory::{ManualClock, MemoryStore};
 use crate::ports::Tenant;
 
+use crate::documents::DocumentKind;
+
 use super::{
-    Access, Channel, EntryInput, IssuedKey, Ledger, LedgerConfig, MasterSignup, NewAccountInput,
-    NewTransactionInput, Outcome, Submission, Submitted, Write,
+    Access, Channel, DocumentInput, DocumentItemInput, EntryInput, IssuedKey, Ledger, LedgerConfig,
+    MasterSignup, NewAccountInput, NewTransactionInput, Outcome, Submission, Submitted, Write,
 };
 
 /// A ledger on a fresh memory store with one signed-up organization.
@@ -133,6 +135,14 @@ impl World {
             .expect("an account with the code")
     }
 
+    /// The ids of the tenant's cash (1000) and sales (4000) accounts.
+    pub async fn cash_and_sales(&self, access: &Access) -> (String, String) {
+        (
+            self.account(access, "1000").await,
+            self.account(access, "4000").await,
+        )
+    }
+
     /// The ids of the default chart by code.
     pub async fn chart(&self, access: &Access) -> HashMap<String, String> {
         let mut chart = HashMap::new();
@@ -151,6 +161,16 @@ impl World {
                 Submission::new(Channel::Rest, Duration::ZERO),
             )
             .await
+    }
+
+    /// Submits through REST without waiting; the job of the accepted write.
+    pub async fn queue(&self, access: &Access, write: Write) -> Job {
+        queued(
+            &self
+                .submit(access, write)
+                .await
+                .expect("the write is accepted"),
+        )
     }
 
     /// Runs every runnable job now.
@@ -193,6 +213,30 @@ pub(super) fn transfer(debit: &str, credit: &str, amount: &str, auto_post: bool)
         contact_id: None,
         category_id: None,
     })
+}
+
+/// A new invoice to `contact_id` of one 100.00 consulting line on `account_id`, issued
+/// on `issue_date` (today when `None`).
+pub(super) fn consulting_invoice(
+    contact_id: &str,
+    account_id: &str,
+    issue_date: Option<time::Date>,
+) -> Write {
+    Write::CreateDocument {
+        kind: DocumentKind::Invoice,
+        input: DocumentInput {
+            contact_id: Some(contact_id.to_owned()),
+            issue_date,
+            items: Some(vec![DocumentItemInput {
+                description: Some("Consulting".into()),
+                quantity: Some("1".into()),
+                unit_price: Some("100.00".into()),
+                account_id: Some(account_id.to_owned()),
+                ..DocumentItemInput::default()
+            }]),
+            ..DocumentInput::default()
+        },
+    }
 }
 
 /// A new asset account with `code`.

@@ -14,7 +14,7 @@ use crate::oauth::{self, OAuthScope};
 use crate::ports::{BoxFuture, Mail, Mailer, TokenSource};
 use crate::services::{
     AuthorizationRequest, AuthorizeRefusal, ClientCredentials, IssuedKey, Ledger, MasterSignup,
-    OAuthErrorCode,
+    OAuthErrorCode, TokenResponse,
 };
 
 /// Secrets `prefix` + a counter; hashes are real SHA-256.
@@ -92,6 +92,14 @@ async fn server() -> Server {
     }
 }
 
+impl Server {
+    /// Authenticates with a bearer token, as the HTTP layer does (by its SHA-256).
+    async fn authenticate(&self, token: &str) -> crate::DomainResult<crate::services::Principal> {
+        let hash = crate::attachments::sha256_hex(token.as_bytes());
+        self.ledger.authenticate(token, &hash).await
+    }
+}
+
 fn public(client_id: &str) -> ClientCredentials {
     ClientCredentials {
         client_id: Some(client_id.into()),
@@ -160,6 +168,24 @@ async fn approved_code(s: &Server, scopes: &str) -> (String, String) {
     (client.id, code)
 }
 
+/// A fresh read-only grant of a public client whose first tokens were refreshed once:
+/// the client's credentials, the first tokens and the second.
+async fn rotated(s: &Server) -> (ClientCredentials, TokenResponse, TokenResponse) {
+    let (client, code) = approved_code(s, "ledger:read").await;
+    let creds = public(&client);
+    let first = s
+        .ledger
+        .exchange_code(&creds, &code, None, Some(VERIFIER), None)
+        .await
+        .expect("tokens");
+    let second = s
+        .ledger
+        .refresh(&creds, &first.refresh_token, None, None)
+        .await
+        .expect("rotated");
+    (creds, first, second)
+}
+
 #[tokio::test]
 async fn codes_become_tokens_that_authenticate_rotate_and_detect_reuse() {
     let s = server().await;
@@ -178,10 +204,8 @@ async fn codes_become_tokens_that_authenticate_rotate_and_detect_reuse() {
         .expect("tokens");
     assert_eq!(tokens.scope, "ledger:read ledger:write");
     assert_eq!(tokens.expires_in, 3600);
-    let hash = |t: &str| crate::attachments::sha256_hex(t.as_bytes());
     let principal = s
-        .ledger
-        .authenticate(&tokens.access_token, &hash(&tokens.access_token))
+        .authenticate(&tokens.access_token)
         .await
         .expect("the token authenticates");
     assert_eq!(principal.organization.id, s.org_id);
@@ -199,25 +223,13 @@ async fn codes_become_tokens_that_authenticate_rotate_and_detect_reuse() {
         .expect_err("reused code");
     assert_eq!(again.code, OAuthErrorCode::InvalidGrant);
     let refused = s
-        .ledger
-        .authenticate(&tokens.access_token, &hash(&tokens.access_token))
+        .authenticate(&tokens.access_token)
         .await
         .expect_err("revoked with the reused code");
     assert_eq!(refused.code(), crate::ErrorCode::InvalidToken);
 
     // A fresh grant: rotation, then reuse of the spent token revokes the family.
-    let (client, code) = approved_code(&s, "ledger:read").await;
-    let creds = public(&client);
-    let first = s
-        .ledger
-        .exchange_code(&creds, &code, None, Some(VERIFIER), None)
-        .await
-        .expect("tokens");
-    let second = s
-        .ledger
-        .refresh(&creds, &first.refresh_token, None, None)
-        .await
-        .expect("rotated");
+    let (creds, first, second) = rotated(&s).await;
     assert_ne!(second.refresh_token, first.refresh_token);
     let reuse = s
         .ledger
@@ -231,12 +243,7 @@ async fn codes_become_tokens_that_authenticate_rotate_and_detect_reuse() {
         .await
         .expect_err("the family is revoked");
     assert_eq!(after.code, OAuthErrorCode::InvalidGrant);
-    assert!(
-        s.ledger
-            .authenticate(&second.access_token, &hash(&second.access_token))
-            .await
-            .is_err()
-    );
+    assert!(s.authenticate(&second.access_token).await.is_err());
 }
 
 #[tokio::test]
@@ -274,10 +281,8 @@ async fn wrong_verifier_expired_code_and_expired_tokens_are_refused() {
         .await
         .expect("tokens");
     s.clock.advance(time::Duration::seconds(3601));
-    let hash = crate::attachments::sha256_hex(tokens.access_token.as_bytes());
     let err = s
-        .ledger
-        .authenticate(&tokens.access_token, &hash)
+        .authenticate(&tokens.access_token)
         .await
         .expect_err("expired");
     assert!(err.to_string().contains("expired"), "{err}");
@@ -306,55 +311,50 @@ async fn authorization_requests_refuse_foreign_clients_uris_and_resources() {
         let resources = resources.clone();
         async move { ledger.check_authorization(&r, &resources).await }
     };
-    let page = |r: Result<_, AuthorizeRefusal>| matches!(r, Err(AuthorizeRefusal::Page(_)));
-    assert!(page(
-        check(AuthorizationRequest {
+    // An unknown client or a foreign redirect URI: an error page, never a redirect.
+    for request in [
+        AuthorizationRequest {
             client_id: Some("cli_unknown".into()),
             ..base.clone()
-        })
-        .await
-    ));
-    assert!(page(
-        check(AuthorizationRequest {
+        },
+        AuthorizationRequest {
             redirect_uri: Some("https://evil.example/cb".into()),
             ..base.clone()
-        })
-        .await
-    ));
-    let redirected = |r: Result<_, AuthorizeRefusal>| match r {
-        Err(AuthorizeRefusal::Redirect { error, .. }) => Some(error.code),
-        _ => None,
-    };
-    assert_eq!(
-        redirected(
-            check(AuthorizationRequest {
+        },
+    ] {
+        let refusal = check(request).await;
+        assert!(matches!(refusal, Err(AuthorizeRefusal::Page(_))));
+    }
+    // The client is known: the error goes back to it.
+    for (request, code) in [
+        (
+            AuthorizationRequest {
                 resource: Some("https://other.example/mcp".into()),
                 ..base.clone()
-            })
-            .await
+            },
+            OAuthErrorCode::InvalidTarget,
         ),
-        Some(OAuthErrorCode::InvalidTarget)
-    );
-    assert_eq!(
-        redirected(
-            check(AuthorizationRequest {
+        (
+            AuthorizationRequest {
                 code_challenge_method: Some("plain".into()),
                 ..base.clone()
-            })
-            .await
+            },
+            OAuthErrorCode::InvalidRequest,
         ),
-        Some(OAuthErrorCode::InvalidRequest)
-    );
-    assert_eq!(
-        redirected(
-            check(AuthorizationRequest {
+        (
+            AuthorizationRequest {
                 scope: Some("ledger:everything".into()),
                 ..base.clone()
-            })
-            .await
+            },
+            OAuthErrorCode::InvalidScope,
         ),
-        Some(OAuthErrorCode::InvalidScope)
-    );
+    ] {
+        let redirected = match check(request).await {
+            Err(AuthorizeRefusal::Redirect { error, .. }) => Some(error.code),
+            _ => None,
+        };
+        assert_eq!(redirected, Some(code));
+    }
     let ok = check(base).await.expect("valid");
     assert_eq!(ok.resource, MCP);
     assert_eq!(ok.scopes, vec![OAuthScope::Read, OAuthScope::Write]);
@@ -378,21 +378,17 @@ async fn external_sign_ins_are_one_time_bound_to_browser_and_provider() {
         .start_external_sign_in("one", return_to)
         .await
         .expect("start");
-    refuses(
-        s.ledger
-            .take_external_sign_in("two", &start.state, Some(&start.browser))
-            .await,
-    );
-    refuses(
-        s.ledger
-            .take_external_sign_in("one", &start.state, Some("ledger_bb_other"))
-            .await,
-    );
-    refuses(
-        s.ledger
-            .take_external_sign_in("one", &start.state, None)
-            .await,
-    );
+    for (provider, browser) in [
+        ("two", Some(start.browser.as_str())),
+        ("one", Some("ledger_bb_other")),
+        ("one", None),
+    ] {
+        refuses(
+            s.ledger
+                .take_external_sign_in(provider, &start.state, browser)
+                .await,
+        );
+    }
     let pending = s
         .ledger
         .take_external_sign_in("one", &start.state, Some(&start.browser))
@@ -436,7 +432,11 @@ async fn external_sign_ins_are_one_time_bound_to_browser_and_provider() {
         email: Some("Alice@Example.com".into()),
     };
     let ledger = &s.ledger;
-    let user_of = |session: String| async move {
+    let user_of = |provider: &'static str| async move {
+        let session = ledger
+            .finish_external_sign_in(provider, &identity("sub-1"))
+            .await
+            .expect("sign in");
         ledger
             .session(&session)
             .await
@@ -444,27 +444,9 @@ async fn external_sign_ins_are_one_time_bound_to_browser_and_provider() {
             .expect("a session")
             .0
     };
-    let one = user_of(
-        s.ledger
-            .finish_external_sign_in("one", &identity("sub-1"))
-            .await
-            .expect("sign in"),
-    )
-    .await;
-    let two = user_of(
-        s.ledger
-            .finish_external_sign_in("two", &identity("sub-1"))
-            .await
-            .expect("sign in"),
-    )
-    .await;
-    let again = user_of(
-        s.ledger
-            .finish_external_sign_in("one", &identity("sub-1"))
-            .await
-            .expect("sign in"),
-    )
-    .await;
+    let one = user_of("one").await;
+    let two = user_of("two").await;
+    let again = user_of("one").await;
     assert_ne!(one.id, two.id);
     assert_eq!(one.id, again.id);
     assert_eq!(one.provider_id, "oidc:one:sub-1");
@@ -474,18 +456,7 @@ async fn external_sign_ins_are_one_time_bound_to_browser_and_provider() {
 #[tokio::test]
 async fn the_purge_deletes_expired_and_revoked_secrets_only() {
     let s = server().await;
-    let (client, code) = approved_code(&s, "ledger:read").await;
-    let creds = public(&client);
-    let first = s
-        .ledger
-        .exchange_code(&creds, &code, None, Some(VERIFIER), None)
-        .await
-        .expect("tokens");
-    let second = s
-        .ledger
-        .refresh(&creds, &first.refresh_token, None, None)
-        .await
-        .expect("rotated");
+    let (creds, first, second) = rotated(&s).await;
     s.ledger
         .revoke_token(&creds, &second.access_token)
         .await
@@ -494,12 +465,8 @@ async fn the_purge_deletes_expired_and_revoked_secrets_only() {
     // the used and the live refresh token. Only the revoked access token goes now.
     assert_eq!(s.ledger.purge_oauth_secrets().await.expect("purge"), 1);
     assert_eq!(s.ledger.purge_oauth_secrets().await.expect("purge"), 0);
-    let hash = |t: &str| crate::attachments::sha256_hex(t.as_bytes());
     assert!(
-        s.ledger
-            .authenticate(&first.access_token, &hash(&first.access_token))
-            .await
-            .is_ok(),
+        s.authenticate(&first.access_token).await.is_ok(),
         "a live token survives the purge"
     );
     // The used refresh token stays for reuse detection: replaying it still ends the

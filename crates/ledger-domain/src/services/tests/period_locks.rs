@@ -9,11 +9,11 @@ use crate::error::ErrorCode;
 use crate::jobs::JobStatus;
 use crate::ports::Jobs;
 use crate::services::{
-    Access, DocumentInput, DocumentItemInput, NewContactInput, NewTransactionInput, PaymentInput,
-    RunOutcome, TransactionChanges, Write,
+    Access, NewContactInput, NewTransactionInput, PaymentInput, RunOutcome, TransactionChanges,
+    Write,
 };
 
-use super::{World, queued, transfer};
+use super::{World, consulting_invoice, transfer};
 
 async fn lock(w: &World, access: &Access, value: Option<&str>) {
     w.ledger
@@ -35,7 +35,7 @@ fn dated(cash: &str, sales: &str, date: time::OffsetDateTime, auto_post: bool) -
 
 /// Submits `write` and runs its job; the new resource's id.
 async fn applied(w: &World, write: Write) -> String {
-    let job = queued(&w.submit(&w.live, write).await.expect("accepted"));
+    let job = w.queue(&w.live, write).await;
     assert_eq!(w.run_jobs().await, 1);
     let job = w.ledger.get_job(&w.live, &job.id).await.expect("the job");
     assert_eq!(job.status, JobStatus::Completed, "{:?}", job.error);
@@ -72,10 +72,7 @@ async fn the_setting_is_a_date_or_nothing_per_tenant() {
         assert_eq!(err.code(), ErrorCode::InconsistentFields);
     }
     lock(&w, &w.live, Some("2026-01-10")).await;
-    let (cash, sales) = (
-        w.account(&w.test, "1000").await,
-        w.account(&w.test, "4000").await,
-    );
+    let (cash, sales) = w.cash_and_sales(&w.test).await;
     // The live lock does not close test mode's books.
     let date = datetime!(2026-01-05 09:00 UTC);
     w.submit(&w.test, dated(&cash, &sales, date, true))
@@ -94,10 +91,7 @@ async fn the_setting_is_a_date_or_nothing_per_tenant() {
 #[tokio::test]
 async fn postings_updates_and_reversals_in_a_closed_period_are_refused() {
     let w = World::new().await;
-    let (cash, sales) = (
-        w.account(&w.live, "1000").await,
-        w.account(&w.live, "4000").await,
-    );
+    let (cash, sales) = w.cash_and_sales(&w.live).await;
     let inside = datetime!(2026-01-10 23:00 UTC);
     let after = datetime!(2026-01-11 00:00 UTC);
     let posted = applied(&w, dated(&cash, &sales, inside, true)).await;
@@ -169,10 +163,7 @@ async fn postings_updates_and_reversals_in_a_closed_period_are_refused() {
 #[tokio::test]
 async fn a_reversal_dated_in_a_closed_period_is_refused() {
     let w = World::new().await;
-    let (cash, sales) = (
-        w.account(&w.live, "1000").await,
-        w.account(&w.live, "4000").await,
-    );
+    let (cash, sales) = w.cash_and_sales(&w.live).await;
     let posted = applied(
         &w,
         dated(&cash, &sales, datetime!(2026-01-20 09:00 UTC), true),
@@ -198,23 +189,14 @@ async fn a_reversal_dated_in_a_closed_period_is_refused() {
 #[tokio::test]
 async fn a_lock_set_after_a_write_was_accepted_fails_its_job() {
     let w = World::new().await;
-    let (cash, sales) = (
-        w.account(&w.live, "1000").await,
-        w.account(&w.live, "4000").await,
-    );
+    let (cash, sales) = w.cash_and_sales(&w.live).await;
     let inside = datetime!(2026-01-09 09:00 UTC);
     let pending = applied(&w, dated(&cash, &sales, inside, false)).await;
     let credits = w.credits();
-    let create = queued(
-        &w.submit(&w.live, dated(&cash, &sales, inside, true))
-            .await
-            .expect("accepted while open"),
-    );
-    let post = queued(
-        &w.submit(&w.live, Write::PostTransaction { id: pending })
-            .await
-            .expect("accepted while open"),
-    );
+    let create = w.queue(&w.live, dated(&cash, &sales, inside, true)).await;
+    let post = w
+        .queue(&w.live, Write::PostTransaction { id: pending })
+        .await;
     assert_eq!(w.credits(), credits - 2);
     lock(&w, &w.live, Some("2026-01-10")).await;
     for job in [create, post] {
@@ -244,25 +226,8 @@ async fn document_postings_in_a_closed_period_are_refused() {
         }),
     )
     .await;
-    let (cash, sales) = (
-        w.account(&w.live, "1000").await,
-        w.account(&w.live, "4000").await,
-    );
-    let invoice = |day| Write::CreateDocument {
-        kind: DocumentKind::Invoice,
-        input: DocumentInput {
-            contact_id: Some(contact.clone()),
-            issue_date: Some(day),
-            items: Some(vec![DocumentItemInput {
-                description: Some("Consulting".into()),
-                quantity: Some("1".into()),
-                unit_price: Some("100.00".into()),
-                account_id: Some(sales.clone()),
-                ..DocumentItemInput::default()
-            }]),
-            ..DocumentInput::default()
-        },
-    };
+    let (cash, sales) = w.cash_and_sales(&w.live).await;
+    let invoice = |day| consulting_invoice(&contact, &sales, Some(day));
     let issue = |id: &str| Write::IssueDocument {
         kind: DocumentKind::Invoice,
         id: id.to_owned(),
@@ -324,10 +289,7 @@ async fn a_copy_of_the_lock_is_replaced_when_set_and_checked_again_when_decided(
         std::sync::Arc::new(crate::memory::runtime::TestRuntime),
         config,
     );
-    let (cash, sales) = (
-        w.account(&w.live, "1000").await,
-        w.account(&w.live, "4000").await,
-    );
+    let (cash, sales) = w.cash_and_sales(&w.live).await;
     let inside = datetime!(2026-01-10 23:00 UTC);
     // Validation reads the lock (none) and keeps the copy.
     applied(&w, dated(&cash, &sales, inside, true)).await;
@@ -345,11 +307,7 @@ async fn a_copy_of_the_lock_is_replaced_when_set_and_checked_again_when_decided(
         .expect("the other process locks");
     let credits = w.credits();
     let debits = cash_debits(&w, &cash).await;
-    let job = queued(
-        &w.submit(&w.live, dated(&cash, &sales, inside, true))
-            .await
-            .expect("accepted on the copy"),
-    );
+    let job = w.queue(&w.live, dated(&cash, &sales, inside, true)).await;
     assert_eq!(w.credits(), credits - 1);
     let outcome = w.ledger.run_now(&job.id).await.expect("runs");
     let Some(RunOutcome::Failed(error)) = outcome else {

@@ -8,7 +8,7 @@ use crate::services::{
     NewReconciliationInput, Outcome, ReconciliationChanges, StatementImportInput, Write,
 };
 
-use super::{World, queued, transfer};
+use super::{World, transfer};
 
 fn done(outcome: Outcome) -> serde_json::Value {
     match outcome {
@@ -17,18 +17,25 @@ fn done(outcome: Outcome) -> serde_json::Value {
     }
 }
 
-/// Posts a transfer of `amount` into cash from sales; the id of its cash entry.
-async fn posted_cash_entry(w: &World, cash: &str, sales: &str, amount: &str) -> (String, String) {
-    let job = queued(
-        &w.submit(&w.live, transfer(cash, sales, amount, true))
-            .await
-            .expect("accepted"),
-    );
+/// The reconciled books of these tests: a transfer of `amount` posted into cash from
+/// sales, and an open January reconciliation of cash closing at `amount`. The ids of the
+/// transaction, of its cash entry and of the reconciliation.
+struct Reconciled {
+    transaction: String,
+    entry: String,
+    id: String,
+}
+
+async fn reconciled(w: &World, amount: &str) -> Reconciled {
+    let (cash, sales) = w.cash_and_sales(&w.live).await;
+    let job = w
+        .queue(&w.live, transfer(&cash, &sales, amount, true))
+        .await;
     assert_eq!(w.run_jobs().await, 1);
-    let id = job.command.resource().1.to_owned();
+    let transaction = job.command.resource().1.to_owned();
     let txn = w
         .ledger
-        .get_transaction(&w.live, &id)
+        .get_transaction(&w.live, &transaction)
         .await
         .expect("posted");
     let entry = txn
@@ -38,29 +45,34 @@ async fn posted_cash_entry(w: &World, cash: &str, sales: &str, amount: &str) -> 
         .expect("a cash entry")
         .id
         .clone();
-    (id, entry)
-}
-
-#[tokio::test]
-async fn completion_needs_a_zero_difference_and_locks_late_reversals() {
-    let w = World::new().await;
-    let chart = w.chart(&w.live).await;
-    let (cash, sales) = (&chart["1000"], &chart["4000"]);
-    let (txn, entry) = posted_cash_entry(&w, cash, sales, "40.00").await;
-
     let created = w
         .submit(
             &w.live,
             Write::CreateReconciliation(NewReconciliationInput {
-                account_id: cash.clone(),
+                account_id: cash,
                 start_date: "2026-01-01".into(),
                 end_date: "2026-01-31".into(),
-                closing_balance: "40.00".into(),
+                closing_balance: amount.into(),
             }),
         )
         .await
         .expect("created");
     let id = done(created.outcome)["id"].as_str().expect("id").to_owned();
+    Reconciled {
+        transaction,
+        entry,
+        id,
+    }
+}
+
+#[tokio::test]
+async fn completion_needs_a_zero_difference_and_locks_late_reversals() {
+    let w = World::new().await;
+    let Reconciled {
+        transaction: txn,
+        entry,
+        id,
+    } = reconciled(&w, "40.00").await;
     let complete = Write::CompleteReconciliation { id: id.clone() };
     let err = w
         .submit(&w.live, complete.clone())
@@ -85,17 +97,15 @@ async fn completion_needs_a_zero_difference_and_locks_late_reversals() {
     assert_eq!(done(matched.outcome)["difference"], "0.00");
 
     // A reversal accepted while the reconciliation is open...
-    let reversal = queued(
-        &w.submit(
+    let reversal = w
+        .queue(
             &w.live,
             Write::ReverseTransaction {
                 id: txn.clone(),
                 reason: Some("mistake".into()),
             },
         )
-        .await
-        .expect("accepted while open"),
-    );
+        .await;
     // ...fails when the reconciliation was completed before its job ran.
     let completed = w.submit(&w.live, complete).await.expect("balanced");
     assert_eq!(done(completed.outcome)["status"], "completed");
@@ -122,22 +132,7 @@ async fn completion_needs_a_zero_difference_and_locks_late_reversals() {
 #[tokio::test]
 async fn imports_propose_and_skip_duplicates() {
     let w = World::new().await;
-    let chart = w.chart(&w.live).await;
-    let (cash, sales) = (&chart["1000"], &chart["4000"]);
-    let (_, entry) = posted_cash_entry(&w, cash, sales, "12.34").await;
-    let created = w
-        .submit(
-            &w.live,
-            Write::CreateReconciliation(NewReconciliationInput {
-                account_id: cash.clone(),
-                start_date: "2026-01-01".into(),
-                end_date: "2026-01-31".into(),
-                closing_balance: "12.34".into(),
-            }),
-        )
-        .await
-        .expect("created");
-    let id = done(created.outcome)["id"].as_str().expect("id").to_owned();
+    let Reconciled { entry, id, .. } = reconciled(&w, "12.34").await;
     let import = Write::ImportStatement {
         id: id.clone(),
         input: StatementImportInput {

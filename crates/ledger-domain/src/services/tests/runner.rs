@@ -2,18 +2,13 @@
 //! when that state changed before it was applied, retried with backoff after a storage
 //! failure, dropped when its claim was taken over, and refunded when it fails.
 
-use std::time::Duration;
-
 use crate::documents::DocumentKind;
 use crate::error::ErrorCode;
 use crate::jobs::{JobStatus, MAX_ATTEMPTS, retry_delay};
 use crate::ports::{Deletions, DocumentFilter, Documents, Jobs, Organizations, PageRequest};
-use crate::services::{
-    Channel, DocumentInput, DocumentItemInput, NewContactInput, RunOutcome, Submission,
-    TransactionChanges, Write,
-};
+use crate::services::{NewContactInput, RunOutcome, TransactionChanges, Write};
 
-use super::{World, entry, queued, transfer};
+use super::{World, consulting_invoice, entry, transfer};
 
 const PAGE: PageRequest = PageRequest {
     limit: 100,
@@ -27,17 +22,24 @@ fn stored_code(error: &Option<serde_json::Value>) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// Has the store run job `job_id`, to completion, just before it applies its next write.
+fn complete_before_next_apply(w: &World, job_id: &str) {
+    let ledger = w.ledger.clone();
+    let job_id = job_id.to_owned();
+    w.store().before_next_apply(Box::new(move || {
+        Box::pin(async move {
+            let outcome = ledger.run_now(&job_id).await.expect("the job runs");
+            assert!(matches!(outcome, Some(RunOutcome::Completed(_))));
+        })
+    }));
+}
+
 /// A pending transaction of the live tenant, created and applied; its id.
 async fn pending_transaction(w: &World) -> String {
-    let (cash, sales) = (
-        w.account(&w.live, "1000").await,
-        w.account(&w.live, "4000").await,
-    );
-    let job = queued(
-        &w.submit(&w.live, transfer(&cash, &sales, "10.00", false))
-            .await
-            .expect("create"),
-    );
+    let (cash, sales) = w.cash_and_sales(&w.live).await;
+    let job = w
+        .queue(&w.live, transfer(&cash, &sales, "10.00", false))
+        .await;
     assert_eq!(w.run_jobs().await, 1);
     job.command.resource().1.to_owned()
 }
@@ -46,13 +48,10 @@ async fn pending_transaction(w: &World) -> String {
 async fn a_queued_write_is_decided_from_the_state_when_it_runs() {
     let w = World::new().await;
     let id = pending_transaction(&w).await;
-    let (cash, sales) = (
-        w.account(&w.live, "1000").await,
-        w.account(&w.live, "4000").await,
-    );
+    let (cash, sales) = w.cash_and_sales(&w.live).await;
     // Accepted while the transaction is pending...
-    let update = queued(
-        &w.submit(
+    let update = w
+        .queue(
             &w.live,
             Write::UpdateTransaction {
                 id: id.clone(),
@@ -65,14 +64,10 @@ async fn a_queued_write_is_decided_from_the_state_when_it_runs() {
                 },
             },
         )
-        .await
-        .expect("update accepted"),
-    );
-    let post = queued(
-        &w.submit(&w.live, Write::PostTransaction { id: id.clone() })
-            .await
-            .expect("post accepted"),
-    );
+        .await;
+    let post = w
+        .queue(&w.live, Write::PostTransaction { id: id.clone() })
+        .await;
     assert_eq!(w.credits(), 497);
     // ... but the post runs first, so the update finds it posted.
     let posted = w.ledger.run_now(&post.id).await.expect("post runs");
@@ -92,25 +87,14 @@ async fn a_queued_write_is_decided_from_the_state_when_it_runs() {
 async fn a_precondition_broken_after_the_decision_fails_the_job_and_writes_nothing() {
     let w = World::new().await;
     let id = pending_transaction(&w).await;
-    let delete = queued(
-        &w.submit(&w.live, Write::DeleteTransaction { id: id.clone() })
-            .await
-            .expect("delete accepted"),
-    );
-    let post = queued(
-        &w.submit(&w.live, Write::PostTransaction { id: id.clone() })
-            .await
-            .expect("post accepted"),
-    );
+    let delete = w
+        .queue(&w.live, Write::DeleteTransaction { id: id.clone() })
+        .await;
+    let post = w
+        .queue(&w.live, Write::PostTransaction { id: id.clone() })
+        .await;
     // The post is applied between the delete's decision and its application.
-    let ledger = w.ledger.clone();
-    let post_id = post.id.clone();
-    w.store().before_next_apply(Box::new(move || {
-        Box::pin(async move {
-            let outcome = ledger.run_now(&post_id).await.expect("post runs");
-            assert!(matches!(outcome, Some(RunOutcome::Completed(_))));
-        })
-    }));
+    complete_before_next_apply(&w, &post.id);
     let outcome = w.ledger.run_now(&delete.id).await.expect("delete runs");
     let Some(RunOutcome::Failed(error)) = outcome else {
         panic!("the delete should fail, got {outcome:?}");
@@ -133,8 +117,8 @@ async fn a_precondition_broken_after_the_decision_fails_the_job_and_writes_nothi
 #[tokio::test]
 async fn a_sequence_number_taken_meanwhile_is_decided_again() {
     let w = World::new().await;
-    let contact = queued(
-        &w.submit(
+    let contact = w
+        .queue(
             &w.live,
             Write::CreateContact(NewContactInput {
                 contact_type: "customer".into(),
@@ -142,37 +126,15 @@ async fn a_sequence_number_taken_meanwhile_is_decided_again() {
                 ..NewContactInput::default()
             }),
         )
-        .await
-        .expect("contact"),
-    );
+        .await;
     w.run_jobs().await;
     let contact_id = contact.command.resource().1.to_owned();
     let sales = w.account(&w.live, "4000").await;
-    let invoice = || Write::CreateDocument {
-        kind: DocumentKind::Invoice,
-        input: DocumentInput {
-            contact_id: Some(contact_id.clone()),
-            items: Some(vec![DocumentItemInput {
-                description: Some("Consulting".into()),
-                quantity: Some("1".into()),
-                unit_price: Some("100.00".into()),
-                account_id: Some(sales.clone()),
-                ..DocumentItemInput::default()
-            }]),
-            ..DocumentInput::default()
-        },
-    };
-    let first = queued(&w.submit(&w.live, invoice()).await.expect("first"));
-    let second = queued(&w.submit(&w.live, invoice()).await.expect("second"));
+    let invoice = || consulting_invoice(&contact_id, &sales, None);
+    let first = w.queue(&w.live, invoice()).await;
+    let second = w.queue(&w.live, invoice()).await;
     // The second takes number 1 while the first, decided with number 1, is applied.
-    let ledger = w.ledger.clone();
-    let second_id = second.id.clone();
-    w.store().before_next_apply(Box::new(move || {
-        Box::pin(async move {
-            let outcome = ledger.run_now(&second_id).await.expect("second runs");
-            assert!(matches!(outcome, Some(RunOutcome::Completed(_))));
-        })
-    }));
+    complete_before_next_apply(&w, &second.id);
     let outcome = w.ledger.run_now(&first.id).await.expect("first runs");
     assert!(
         matches!(outcome, Some(RunOutcome::Completed(_))),
@@ -197,15 +159,10 @@ async fn a_sequence_number_taken_meanwhile_is_decided_again() {
 #[tokio::test]
 async fn a_storage_failure_retries_with_backoff() {
     let w = World::new().await;
-    let (cash, sales) = (
-        w.account(&w.live, "1000").await,
-        w.account(&w.live, "4000").await,
-    );
-    let job = queued(
-        &w.submit(&w.live, transfer(&cash, &sales, "1.00", true))
-            .await
-            .expect("accepted"),
-    );
+    let (cash, sales) = w.cash_and_sales(&w.live).await;
+    let job = w
+        .queue(&w.live, transfer(&cash, &sales, "1.00", true))
+        .await;
     w.store().fail_next_applies(1);
     assert_eq!(w.run_jobs().await, 1);
     let retrying = w.ledger.get_job(&w.live, &job.id).await.expect("job");
@@ -229,15 +186,10 @@ async fn a_storage_failure_retries_with_backoff() {
 #[tokio::test]
 async fn a_job_failing_every_attempt_ends_failed_and_refunded() {
     let w = World::new().await;
-    let (cash, sales) = (
-        w.account(&w.live, "1000").await,
-        w.account(&w.live, "4000").await,
-    );
-    let job = queued(
-        &w.submit(&w.live, transfer(&cash, &sales, "1.00", true))
-            .await
-            .expect("accepted"),
-    );
+    let (cash, sales) = w.cash_and_sales(&w.live).await;
+    let job = w
+        .queue(&w.live, transfer(&cash, &sales, "1.00", true))
+        .await;
     assert_eq!(w.credits(), 499);
     w.store()
         .fail_next_applies(u32::try_from(MAX_ATTEMPTS).expect("small"));
@@ -255,15 +207,10 @@ async fn a_job_failing_every_attempt_ends_failed_and_refunded() {
 #[tokio::test]
 async fn a_lost_claim_writes_nothing() {
     let w = World::new().await;
-    let (cash, sales) = (
-        w.account(&w.live, "1000").await,
-        w.account(&w.live, "4000").await,
-    );
-    let job = queued(
-        &w.submit(&w.live, transfer(&cash, &sales, "1.00", true))
-            .await
-            .expect("accepted"),
-    );
+    let (cash, sales) = w.cash_and_sales(&w.live).await;
+    let job = w
+        .queue(&w.live, transfer(&cash, &sales, "1.00", true))
+        .await;
     let lease = w.ledger.config.job_lease;
     let store = w.store();
     let first = store
@@ -310,28 +257,23 @@ async fn a_lost_claim_writes_nothing() {
 #[tokio::test]
 async fn a_failed_test_mode_job_is_refunded_as_usage() {
     let w = World::new().await;
-    let (cash, sales) = (
-        w.account(&w.test, "1000").await,
-        w.account(&w.test, "4000").await,
-    );
+    let (cash, sales) = w.cash_and_sales(&w.test).await;
     // Deactivated after the write was accepted: the store refuses it under lock.
     w.submit(&w.test, transfer(&cash, &sales, "1.00", true))
         .await
         .expect("accepted");
-    w.ledger
-        .submit(
-            &w.test,
-            Write::UpdateAccount {
-                id: cash.clone(),
-                changes: crate::services::AccountChanges {
-                    is_active: Some(false),
-                    ..Default::default()
-                },
+    w.submit(
+        &w.test,
+        Write::UpdateAccount {
+            id: cash.clone(),
+            changes: crate::services::AccountChanges {
+                is_active: Some(false),
+                ..Default::default()
             },
-            Submission::new(Channel::Rest, Duration::ZERO),
-        )
-        .await
-        .expect("deactivated");
+        },
+    )
+    .await
+    .expect("deactivated");
     let pool = w.test.organization.id.clone();
     assert_eq!(w.store().test_credits_used(&pool).await.expect("usage"), 2);
     assert_eq!(w.run_jobs().await, 1);

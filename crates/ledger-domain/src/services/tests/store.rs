@@ -6,7 +6,7 @@ use crate::ports::{Accounts, Deletions, PageRequest, Tenant};
 use crate::services::{NewCategoryInput, NewTransactionInput, RunOutcome, Write};
 use crate::{Resource, ports::Categories};
 
-use super::{World, entry, new_account, queued, transfer};
+use super::{World, entry, new_account, transfer};
 
 const PAGE: PageRequest = PageRequest {
     limit: 100,
@@ -90,16 +90,14 @@ async fn an_account_with_entries_is_in_use_and_an_unused_one_is_purged_after_ret
         .await
         .expect_err("in use");
     assert_eq!(err.code(), ErrorCode::ResourceInUse);
-    let deleting = queued(
-        &w.submit(
+    let deleting = w
+        .queue(
             &w.live,
             Write::DeleteAccount {
                 id: unused_id.clone(),
             },
         )
-        .await
-        .expect("delete accepted"),
-    );
+        .await;
     let outcome = w.ledger.run_now(&deleting.id).await.expect("run");
     assert!(
         matches!(outcome, Some(RunOutcome::Completed(_))),
