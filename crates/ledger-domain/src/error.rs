@@ -366,6 +366,15 @@ impl DomainError {
         }
     }
 
+    /// `account_inactive`: the account (`label`, its code or id) is `status` and takes no
+    /// postings.
+    pub fn account_inactive(label: &str, status: &str) -> Self {
+        Self::rule(
+            ErrorCode::AccountInactive,
+            format!("account {label} is {status} and accepts no postings"),
+        )
+    }
+
     /// A business-rule refusal with a stable code.
     pub fn rule(code: ErrorCode, message: impl Into<String>) -> Self {
         Self::BusinessRule {

@@ -85,8 +85,12 @@ pub enum Taken {
     },
     /// The account has an open reconciliation.
     OpenReconciliation { account_id: String },
-    /// The journal entry is matched in a reconciliation.
-    MatchedEntry { entry_id: String },
+    /// The journal entry is matched in a reconciliation (`reconciliation_id` when the
+    /// one that holds it is known).
+    MatchedEntry {
+        entry_id: String,
+        reconciliation_id: Option<String>,
+    },
     /// The statement line is matched to an entry.
     MatchedStatementLine { line_id: String },
     /// The organization has a pending ownership transfer.
@@ -176,6 +180,7 @@ impl StoreError {
     pub fn entry_matched(entry_id: &str) -> Self {
         Self::Taken(Taken::MatchedEntry {
             entry_id: entry_id.to_owned(),
+            reconciliation_id: None,
         })
     }
 
@@ -205,10 +210,7 @@ impl From<StoreError> for DomainError {
                 id,
                 status,
             } => match resource {
-                Resource::Account => DomainError::rule(
-                    ErrorCode::AccountInactive,
-                    format!("account {id} is {status} and accepts no postings"),
-                ),
+                Resource::Account => DomainError::account_inactive(&id, &status),
                 other => DomainError::rule(
                     ErrorCode::InvalidStateTransition,
                     format!("{} {id} is {status}", other.as_str()),
@@ -257,10 +259,21 @@ fn taken_refusal(taken: Taken) -> DomainError {
                 "account {account_id} already has an open reconciliation; complete or delete it first"
             ),
         ),
-        Taken::MatchedEntry { entry_id } => DomainError::Reported {
+        Taken::MatchedEntry {
+            entry_id,
+            reconciliation_id: None,
+        } => DomainError::Reported {
             code: ErrorCode::EntryAlreadyMatched,
             message: format!("entry {entry_id} is already matched in a reconciliation"),
             details: Some(serde_json::json!({ "entry_id": entry_id })),
+        },
+        Taken::MatchedEntry {
+            entry_id,
+            reconciliation_id: Some(other),
+        } => DomainError::Reported {
+            code: ErrorCode::EntryAlreadyMatched,
+            message: format!("entry {entry_id} is already matched in reconciliation {other}"),
+            details: Some(serde_json::json!({ "entry_id": entry_id, "reconciliation_id": other })),
         },
         Taken::MatchedStatementLine { line_id } => DomainError::rule(
             ErrorCode::StatementLineAlreadyMatched,
@@ -289,7 +302,9 @@ fn status_refusal(resource: Resource, id: &str, expected: State) -> DomainError 
         (Resource::Reconciliation, _) => crate::reconciliation::not_open(id),
         (Resource::WebhookDelivery, _) => DomainError::rule(
             ErrorCode::InvalidStateTransition,
-            format!("webhook delivery {id} is still pending"),
+            format!(
+                "webhook delivery {id} is still pending; only a delivered or failed delivery is replayed"
+            ),
         ),
         // An ownership transfer that is no longer pending lost a race: the service
         // reads the transfer again and answers with its present status.
@@ -396,12 +411,23 @@ mod tests {
             fact.to_string(),
             "a contact with reference 'C-1' already exists"
         );
-        let matched = DomainError::from(StoreError::Taken(Taken::MatchedEntry {
-            entry_id: "ent_1".into(),
-        }));
+        let matched = DomainError::from(StoreError::entry_matched("ent_1"));
         assert_eq!(
             matched.details(),
             Some(serde_json::json!({ "entry_id": "ent_1" }))
+        );
+        let elsewhere = DomainError::from(StoreError::Taken(Taken::MatchedEntry {
+            entry_id: "ent_1".into(),
+            reconciliation_id: Some("rec_2".into()),
+        }));
+        assert_eq!(elsewhere.code(), ErrorCode::EntryAlreadyMatched);
+        assert_eq!(
+            elsewhere.to_string(),
+            "entry ent_1 is already matched in reconciliation rec_2"
+        );
+        assert_eq!(
+            elsewhere.details(),
+            Some(serde_json::json!({ "entry_id": "ent_1", "reconciliation_id": "rec_2" }))
         );
     }
 }

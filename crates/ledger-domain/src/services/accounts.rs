@@ -69,14 +69,10 @@ pub(super) fn not_found(resource: &'static str, id: &str) -> DomainError {
 /// unless it is in that currency.
 pub(super) fn check_postable(account: &Account, currency: &str, what: &str) -> DomainResult<()> {
     if !account.status.accepts_postings() {
-        return Err(DomainError::rule(
-            ErrorCode::AccountInactive,
-            format!(
-                "account {} ({}) is {} and accepts no postings",
-                account.code,
-                account.name,
-                account.status.as_str()
-            ),
+        let label = format!("{} ({})", account.code, account.name);
+        return Err(DomainError::account_inactive(
+            &label,
+            account.status.as_str(),
         ));
     }
     if account.currency != currency {

@@ -2,12 +2,12 @@
 //! line names (each matched in one reconciliation at most), and the entries proposed for
 //! the unmatched lines of a statement.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::error::{DomainError, DomainResult, ErrorCode, Resource};
+use crate::error::{DomainError, DomainResult, Resource};
 use crate::ids::IdKind;
 use crate::money::format_units;
-use crate::ports::{EntryFilter, Store, Tenant};
+use crate::ports::{EntryFilter, Store, StoreError, Taken, Tenant};
 use crate::reconciliation::matcher::{DATE_WINDOW_DAYS, Proposal, propose};
 use crate::reconciliation::{
     JournalEntry, ReconciledEntry, Reconciliation, ReconciliationStatus, StatementLine,
@@ -67,11 +67,11 @@ impl<S: Store> Ledger<S> {
             })?;
             match &entry.reconciliation_id {
                 Some(other) if other != &r.id => {
-                    return Err(DomainError::Reported {
-                        code: ErrorCode::EntryAlreadyMatched,
-                        message: format!("entry {id} is already matched in reconciliation {other}"),
-                        details: Some(json!({ "entry_id": id, "reconciliation_id": other })),
-                    });
+                    return Err(StoreError::Taken(Taken::MatchedEntry {
+                        entry_id: id,
+                        reconciliation_id: Some(other.clone()),
+                    })
+                    .into());
                 }
                 Some(_) if line.is_none() => continue,
                 _ => {}

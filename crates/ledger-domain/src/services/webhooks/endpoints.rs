@@ -3,9 +3,10 @@
 
 use serde_json::{Value, json};
 
-use crate::error::{DomainError, DomainResult};
+use crate::error::DomainResult;
+use crate::error::Resource;
 use crate::ids::{IdKind, new_id};
-use crate::ports::{Store, Written};
+use crate::ports::{Store, StoreError, Written};
 use crate::webhooks::{DeliveryStatus, WebhookEndpoint, check_event_types, check_url};
 
 use crate::services::{Access, Ledger, WriteOptions};
@@ -196,13 +197,12 @@ impl<S: Store> Ledger<S> {
             .get_webhook_delivery(access, endpoint_id, delivery_id)
             .await?;
         if delivery.status == DeliveryStatus::Pending {
-            return Err(DomainError::rule(
-                crate::error::ErrorCode::InvalidStateTransition,
-                format!(
-                    "webhook delivery {} is still pending; only a delivered or failed delivery is replayed",
-                    delivery.id
-                ),
-            ));
+            return Err(StoreError::status_changed(
+                Resource::WebhookDelivery,
+                &delivery.id,
+                crate::ports::State::Finished,
+            )
+            .into());
         }
         let now = self.now();
         let mut replayed = delivery.clone();
