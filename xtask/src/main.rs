@@ -17,6 +17,7 @@ commands:
   migrate    apply database migrations to DATABASE_URL (default: the embedded SQLite file)
   graphql-schema
              write the GraphQL schema (SDL) to docs/schema.graphql
+  openapi    write the REST API's OpenAPI document to docs/openapi.json
   bench      load the release server over HTTP on SQLite and PostgreSQL against a plain-SQL
              baseline (`cargo xtask bench --help` for options)
   chaos      idempotent writes while the server is killed and its database connections
@@ -33,6 +34,7 @@ fn main() -> ExitCode {
         Some("chaos") => chaos::run(&args[1..], false),
         Some("soak") => chaos::run(&args[1..], true),
         Some("graphql-schema") => graphql_schema(),
+        Some("openapi") => openapi(),
         Some("migrate") => cargo(&[
             "run",
             "--quiet",
@@ -64,6 +66,17 @@ fn graphql_schema() -> anyhow::Result<()> {
     let sdl = ledger_graphql::sdl::<ledger_store::Db>();
     std::fs::write(&path, &sdl).with_context(|| format!("writing {}", path.display()))?;
     eprintln!("xtask: wrote {} ({} bytes)", path.display(), sdl.len());
+    Ok(())
+}
+
+/// Writes the OpenAPI document to `docs/openapi.json`, pretty-printed with a final newline
+/// (a test fails when the committed file differs from what the server serves), so that a
+/// change to the REST contract shows in review and client generators can read a file.
+fn openapi() -> anyhow::Result<()> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/openapi.json");
+    let text = ledger_rest::openapi_text();
+    std::fs::write(&path, &text).with_context(|| format!("writing {}", path.display()))?;
+    eprintln!("xtask: wrote {} ({} bytes)", path.display(), text.len());
     Ok(())
 }
 

@@ -2,12 +2,16 @@
 //! strings at the currency's scale). REST answers with it, MCP relays it, and audit events
 //! store it as `after_state`, so it is defined once, here.
 //!
-//! The views are grouped by resource family in the submodules and re-exported here, so
-//! every view is `views::name`.
+//! Each view is a typed struct (`views::TaxView`) that serializes to that form and
+//! derives the JSON Schema the OpenAPI document and the MCP tools' output schemas
+//! describe it with, so what is documented is what is sent; `views::tax` is the same
+//! view as a JSON value, for the services, the events and MCP. The views are grouped by
+//! resource family in the submodules and re-exported here.
 
 mod accounts;
 mod catalog;
 mod documents;
+mod list;
 mod operations;
 mod organizations;
 mod reconciliations;
@@ -18,11 +22,10 @@ pub use crate::dates::{iso_date as date, opt_timestamp, timestamp};
 pub use crate::events::view as event;
 pub use crate::money::{amount, decimals_of};
 
-pub use accounts::{account, balance, batch, journal, transaction};
-pub use catalog::{category, contact, contact_summary, conversion, currency, exchange_rate, tax};
-pub use documents::{attachment, document, payment, quantity, status_change};
-pub use operations::{deleted, deletion, job_envelope, system_info};
-pub use organizations::{
-    api_key, billing, organization, organization_transfer, setting, transfer_stats,
-};
-pub use reconciliations::{reconciliation, statement_line};
+pub use accounts::*;
+pub use catalog::*;
+pub use documents::*;
+pub use list::{List, json};
+pub use operations::*;
+pub use organizations::*;
+pub use reconciliations::*;

@@ -33,3 +33,11 @@ pub fn route_table<S: Store>() -> Vec<RouteEntry> {
 pub fn openapi_document() -> serde_json::Value {
     openapi::to_json(openapi::document())
 }
+
+/// [`openapi_document`] pretty-printed with a final newline, as `cargo xtask openapi`
+/// writes it to `docs/openapi.json`.
+pub fn openapi_text() -> String {
+    let mut text = serde_json::to_string_pretty(&openapi_document()).unwrap_or_default();
+    text.push('\n');
+    text
+}

@@ -8,7 +8,6 @@ use ledger_domain::ports::Store;
 use ledger_domain::services::{CategoryChanges, NewCategoryInput, Write};
 use ledger_domain::views;
 use serde::Deserialize;
-use serde_json::json;
 
 use super::resource::{present, queue_admin_write, queue_json, required, resource_access};
 use super::{Routes, State, access, at, list_response};
@@ -223,15 +222,5 @@ async fn list<S: Store>(
             page,
         )
         .await?;
-    Ok(list_response(page, &result, |c| {
-        json!({
-            "id": c.id,
-            "object": "category",
-            "name": c.name,
-            "category_type": c.category_type.as_str(),
-            "color": c.color,
-            "is_active": c.is_active,
-            "parent_id": c.parent_id,
-        })
-    }))
+    Ok(list_response(page, &result, views::CategorySummaryView::of))
 }

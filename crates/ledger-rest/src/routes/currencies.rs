@@ -9,7 +9,6 @@ use ledger_domain::ports::Store;
 use ledger_domain::services::{ConversionInput, find_currency};
 use ledger_domain::views;
 use serde::Deserialize;
-use serde_json::json;
 
 use super::State;
 use super::resource::required;
@@ -48,18 +47,13 @@ async fn list<S: Store>(state: State<S>, req: HttpRequest) -> Result<HttpRespons
     let page = page(&req, 100)?;
     let all = Currency::all();
     let total_count = all.len() as i64;
-    let data: Vec<serde_json::Value> = all
+    let data: Vec<views::CurrencyView> = all
         .iter()
         .skip(usize::try_from(page.offset).unwrap_or(usize::MAX))
         .take(usize::try_from(page.limit).unwrap_or(0))
-        .map(views::currency)
+        .map(views::CurrencyView::of)
         .collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "list",
-        "has_more": page.offset + (data.len() as i64) < total_count,
-        "data": data,
-        "total_count": total_count,
-    })))
+    Ok(HttpResponse::Ok().json(views::List::page(data, page.offset, total_count)))
 }
 
 /// One currency by code (`USD`) or id (`cur_USD`, any prefix case).

@@ -58,20 +58,19 @@ pub(crate) async fn access<S: Store>(
         .await?)
 }
 
-/// The list envelope of one page: `object`, `data` (each item through `view`),
-/// `has_more` and `total_count`.
-pub(crate) fn list_response<T>(
+/// The list envelope of one page ([`views::List`]): `object`, `data` (each item through
+/// `view`), `has_more` and `total_count`.
+pub(crate) fn list_response<'r, T, V: serde::Serialize>(
     page: PageRequest,
-    result: &Page<T>,
-    view: impl Fn(&T) -> serde_json::Value,
+    result: &'r Page<T>,
+    view: impl Fn(&'r T) -> V,
 ) -> HttpResponse {
-    let data: Vec<serde_json::Value> = result.items.iter().map(view).collect();
-    HttpResponse::Ok().json(serde_json::json!({
-        "object": "list",
-        "data": data,
-        "has_more": page.offset + (result.items.len() as i64) < result.total_count,
-        "total_count": result.total_count,
-    }))
+    let data: Vec<V> = result.items.iter().map(view).collect();
+    HttpResponse::Ok().json(ledger_domain::views::List::page(
+        data,
+        page.offset,
+        result.total_count,
+    ))
 }
 
 /// One REST path and the methods it answers, as registered.

@@ -5,10 +5,8 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
 use ledger_domain::services::{NewTaxInput, TaxChanges, Write};
-use ledger_domain::tax::format_rate;
 use ledger_domain::views;
 use serde::Deserialize;
-use serde_json::json;
 
 use super::resource::{queue_admin_write, queue_json, required, resource_access};
 use super::{Routes, State, access, at, list_response};
@@ -212,15 +210,5 @@ async fn list<S: Store>(
             page,
         )
         .await?;
-    Ok(list_response(page, &result, |t| {
-        json!({
-            "id": t.id,
-            "object": "tax",
-            "name": t.name,
-            "rate": format_rate(t.rate),
-            "tax_type": t.tax_type.as_str(),
-            "is_compound": t.is_compound,
-            "is_active": t.is_active,
-        })
-    }))
+    Ok(list_response(page, &result, views::TaxSummaryView::of))
 }

@@ -3,53 +3,12 @@
 
 #![expect(dead_code, reason = "documentation types: described, never built")]
 
-use serde_json::Value;
 use utoipa::ToSchema;
 
 use super::list_of;
 
-/// A customer or vendor.
-#[derive(ToSchema)]
-pub(crate) struct Contact {
-    id: String,
-    object: Option<String>,
-    organization_id: Option<String>,
-    livemode: Option<bool>,
-    /// `customer`, `vendor` or `both`.
-    contact_type: String,
-    name: String,
-    email: Option<String>,
-    phone: Option<String>,
-    website: Option<String>,
-    tax_number: Option<String>,
-    reference: Option<String>,
-    address: Option<String>,
-    city: Option<String>,
-    state: Option<String>,
-    zip_code: Option<String>,
-    country: Option<String>,
-    currency_id: Option<String>,
-    enabled: bool,
-    created_by: Option<String>,
-    metadata: Option<Value>,
-    #[schema(format = DateTime)]
-    created_at: String,
-    updated_at: Option<String>,
-}
-
-/// A contact as the list shows it.
-#[derive(ToSchema)]
-pub(crate) struct ContactSummary {
-    id: String,
-    contact_type: String,
-    name: String,
-    email: Option<String>,
-    phone: Option<String>,
-    reference: Option<String>,
-    enabled: bool,
-    #[schema(format = DateTime)]
-    created_at: String,
-}
+pub(crate) type Contact = ledger_domain::views::ContactView<'static>;
+pub(crate) type ContactSummary = ledger_domain::views::ContactSummaryView<'static>;
 
 /// One line of an invoice or bill.
 #[derive(ToSchema)]

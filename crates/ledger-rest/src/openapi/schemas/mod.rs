@@ -15,31 +15,14 @@ mod reconciliations;
 mod reference;
 mod system;
 
-pub(crate) use automation::{
-    RecurringRun, RecurringRunList, RecurringSchedule, RecurringScheduleList, WebhookDelivery,
-    WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList,
-};
-pub(crate) use documents::{
-    Attachment, AttachmentList, Contact, ContactSummary, Document, DocumentList, FileUpload,
-    Payment, PaymentList, StatusChangeList,
-};
-pub(crate) use envelopes::{Deleted, ErrorEnvelope, QueuedRequest};
-pub(crate) use journal::{
-    Account, AccountBalance, AccountHistory, AccountList, Report, Transaction, TransactionBatch,
-    TransactionList, Transfer, TransferList,
-};
-pub(crate) use organizations::{
-    ApiKey, ApiKeyList, Billing, Organization, OrganizationList, OrganizationTransfer,
-    OrganizationTransferList, Setting, Signup, TransferStats,
-};
-pub(crate) use reconciliations::{
-    Reconciliation, ReconciliationList, StatementImport, StatementLine, StatementLineList,
-};
-pub(crate) use reference::{
-    Category, CategoryList, Conversion, Currency, CurrencyList, ExchangeRate, ExchangeRateList,
-    Tax, TaxList,
-};
-pub(crate) use system::{DeletionList, Event, Readiness, SystemInfo};
+pub(crate) use automation::*;
+pub(crate) use documents::*;
+pub(crate) use envelopes::*;
+pub(crate) use journal::*;
+pub(crate) use organizations::*;
+pub(crate) use reconciliations::*;
+pub(crate) use reference::*;
+pub(crate) use system::*;
 
 macro_rules! list_of {
     ($($name:ident => $item:ty),* $(,)?) => {$(
