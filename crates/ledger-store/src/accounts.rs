@@ -102,17 +102,7 @@ impl Accounts for Db {
     }
 
     async fn get_account(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Account>> {
-        let row: Option<AccountRow> = db_read!(self, |conn| {
-            Ok(accounts::table
-                .filter(tenant_of!(accounts, tenant))
-                .filter(accounts::id.eq(id))
-                .filter(accounts::deleted_at.is_null())
-                .select(AccountRow::as_select())
-                .first(conn)
-                .await
-                .optional()?)
-        })?;
-        row.map(Account::try_from).transpose()
+        live_record!(self, accounts, tenant, id, AccountRow)
     }
 
     async fn get_accounts(&self, tenant: &Tenant, ids: &[String]) -> StoreResult<Vec<Account>> {

@@ -95,17 +95,7 @@ impl Attachments for Db {
     }
 
     async fn get_attachment(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Attachment>> {
-        let row: Option<AttachmentRow> = db_read!(self, |conn| {
-            Ok(attachments::table
-                .filter(tenant_of!(attachments, tenant))
-                .filter(attachments::id.eq(id))
-                .filter(attachments::deleted_at.is_null())
-                .select(AttachmentRow::as_select())
-                .first(conn)
-                .await
-                .optional()?)
-        })?;
-        row.map(Attachment::try_from).transpose()
+        live_record!(self, attachments, tenant, id, AttachmentRow)
     }
 
     async fn list_attachments(

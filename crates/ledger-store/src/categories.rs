@@ -121,17 +121,7 @@ impl Categories for Db {
     }
 
     async fn get_category(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Category>> {
-        let row: Option<CategoryRow> = db_read!(self, |conn| {
-            Ok(categories::table
-                .filter(tenant_of!(categories, tenant))
-                .filter(categories::id.eq(id))
-                .filter(categories::deleted_at.is_null())
-                .select(CategoryRow::as_select())
-                .first(conn)
-                .await
-                .optional()?)
-        })?;
-        row.map(Category::try_from).transpose()
+        live_record!(self, categories, tenant, id, CategoryRow)
     }
 
     async fn list_categories(

@@ -26,14 +26,7 @@ pub(crate) fn contains_pattern(text: &str) -> String {
 
 impl Contacts for Db {
     async fn get_contact(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Contact>> {
-        let row: Option<ContactRow> = db_read!(self, |conn| {
-            let live = contacts::table
-                .filter(tenant_of!(contacts, tenant))
-                .filter(contacts::id.eq(id))
-                .filter(contacts::deleted_at.is_null());
-            Ok(first_row!(conn, live, ContactRow))
-        })?;
-        row.map(Contact::try_from).transpose()
+        live_record!(self, contacts, tenant, id, ContactRow)
     }
 
     async fn contacts_by_ids(&self, tenant: &Tenant, ids: &[String]) -> StoreResult<Vec<Contact>> {

@@ -60,14 +60,7 @@ impl ApiKeys for Db {
     }
 
     async fn get_key(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<ApiKey>> {
-        let row: Option<ApiKeyRow> = db_read!(self, |conn| {
-            let live = api_keys::table
-                .filter(tenant_of!(api_keys, tenant))
-                .filter(api_keys::id.eq(id))
-                .filter(api_keys::deleted_at.is_null());
-            Ok(first_row!(conn, live, ApiKeyRow))
-        })?;
-        row.map(ApiKey::try_from).transpose()
+        live_record!(self, api_keys, tenant, id, ApiKeyRow)
     }
 
     async fn list_keys(&self, tenant: &Tenant, page: PageRequest) -> StoreResult<Page<ApiKey>> {

@@ -261,17 +261,7 @@ impl RecurringSchedules for Db {
         tenant: &Tenant,
         id: &str,
     ) -> StoreResult<Option<RecurringSchedule>> {
-        let row: Option<ScheduleRow> = db_read!(self, |conn| {
-            Ok(recurring_schedules::table
-                .filter(tenant_of!(recurring_schedules, tenant))
-                .filter(recurring_schedules::id.eq(id))
-                .filter(recurring_schedules::deleted_at.is_null())
-                .select(ScheduleRow::as_select())
-                .first(conn)
-                .await
-                .optional()?)
-        })?;
-        row.map(RecurringSchedule::try_from).transpose()
+        live_record!(self, recurring_schedules, tenant, id, ScheduleRow)
     }
 
     async fn list_recurring_schedules(
@@ -279,34 +269,7 @@ impl RecurringSchedules for Db {
         tenant: &Tenant,
         page: PageRequest,
     ) -> StoreResult<Page<RecurringSchedule>> {
-        let (rows, total_count): (Vec<ScheduleRow>, i64) = db_read!(self, |conn| {
-            let total: i64 = recurring_schedules::table
-                .filter(tenant_of!(recurring_schedules, tenant))
-                .filter(recurring_schedules::deleted_at.is_null())
-                .count()
-                .get_result(conn)
-                .await?;
-            let rows = recurring_schedules::table
-                .filter(tenant_of!(recurring_schedules, tenant))
-                .filter(recurring_schedules::deleted_at.is_null())
-                .order((
-                    recurring_schedules::created_at.asc(),
-                    recurring_schedules::id.asc(),
-                ))
-                .select(ScheduleRow::as_select())
-                .limit(page.limit)
-                .offset(page.offset)
-                .load(conn)
-                .await?;
-            Ok((rows, total))
-        })?;
-        Ok(Page {
-            items: rows
-                .into_iter()
-                .map(RecurringSchedule::try_from)
-                .collect::<Result<_, _>>()?,
-            total_count,
-        })
+        live_records!(self, recurring_schedules, tenant, page, ScheduleRow)
     }
 
     async fn due_recurring_schedules(

@@ -112,17 +112,7 @@ impl Taxes for Db {
     }
 
     async fn get_tax(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Tax>> {
-        let row: Option<TaxRow> = db_read!(self, |conn| {
-            Ok(taxes::table
-                .filter(tenant_of!(taxes, tenant))
-                .filter(taxes::id.eq(id))
-                .filter(taxes::deleted_at.is_null())
-                .select(TaxRow::as_select())
-                .first(conn)
-                .await
-                .optional()?)
-        })?;
-        row.map(Tax::try_from).transpose()
+        live_record!(self, taxes, tenant, id, TaxRow)
     }
 
     async fn list_taxes(

@@ -95,17 +95,7 @@ impl Webhooks for Db {
         tenant: &Tenant,
         id: &str,
     ) -> StoreResult<Option<WebhookEndpoint>> {
-        let row: Option<EndpointRow> = db_read!(self, |conn| {
-            Ok(webhook_endpoints::table
-                .filter(tenant_of!(webhook_endpoints, tenant))
-                .filter(webhook_endpoints::id.eq(id))
-                .filter(webhook_endpoints::deleted_at.is_null())
-                .select(EndpointRow::as_select())
-                .first(conn)
-                .await
-                .optional()?)
-        })?;
-        row.map(WebhookEndpoint::try_from).transpose()
+        live_record!(self, webhook_endpoints, tenant, id, EndpointRow)
     }
 
     async fn list_webhook_endpoints(
@@ -113,32 +103,7 @@ impl Webhooks for Db {
         tenant: &Tenant,
         page: PageRequest,
     ) -> StoreResult<Page<WebhookEndpoint>> {
-        let (rows, total_count): (Vec<EndpointRow>, i64) = db_read!(self, |conn| {
-            let live = || {
-                webhook_endpoints::table
-                    .filter(tenant_of!(webhook_endpoints, tenant))
-                    .filter(webhook_endpoints::deleted_at.is_null())
-            };
-            let total: i64 = live().count().get_result(conn).await?;
-            let rows = live()
-                .order((
-                    webhook_endpoints::created_at.asc(),
-                    webhook_endpoints::id.asc(),
-                ))
-                .select(EndpointRow::as_select())
-                .limit(page.limit)
-                .offset(page.offset)
-                .load(conn)
-                .await?;
-            Ok((rows, total))
-        })?;
-        Ok(Page {
-            items: rows
-                .into_iter()
-                .map(WebhookEndpoint::try_from)
-                .collect::<StoreResult<_>>()?,
-            total_count,
-        })
+        live_records!(self, webhook_endpoints, tenant, page, EndpointRow)
     }
 
     async fn update_webhook_endpoint(

@@ -9,7 +9,7 @@ use crate::events::Deletion;
 use crate::ports::{Audit, Page, PageRequest, RecurringSchedules, StoreResult, Tenant, Written};
 use crate::recurring::{RecurringRun, RecurringSchedule, ScheduleAdvance, ScheduleStatus};
 
-use super::tenanted::live_in;
+use super::tenanted::{live_in, live_page};
 use super::{MemoryStore, State, in_tenant, page_of, push_new};
 
 fn schedule_not_found(id: &str) -> StoreError {
@@ -102,17 +102,7 @@ impl RecurringSchedules for MemoryStore {
         tenant: &Tenant,
         page: PageRequest,
     ) -> StoreResult<Page<RecurringSchedule>> {
-        let state = self.state();
-        let mut found: Vec<RecurringSchedule> = state
-            .recurring_schedules
-            .iter()
-            .filter(|r| {
-                r.is_live() && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
-            })
-            .map(|r| r.value.clone())
-            .collect();
-        found.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
-        Ok(page_of(found, Some(page)))
+        Ok(live_page(&self.state().recurring_schedules, tenant, page))
     }
 
     async fn due_recurring_schedules(

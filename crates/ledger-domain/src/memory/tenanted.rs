@@ -7,20 +7,23 @@ use crate::categories::Category;
 use crate::error::Resource;
 use crate::events::Deletion;
 use crate::exchange::ExchangeRate;
-use crate::ports::{StoreError, StoreResult, Tenant};
+use crate::ports::{Page, PageRequest, StoreError, StoreResult, Tenant};
 use crate::reconciliation::Reconciliation;
 use crate::recurring::RecurringSchedule;
 use crate::tax::Tax;
 use crate::transactions::Transaction;
 use crate::webhooks::WebhookEndpoint;
 
-use super::{Deleted, Row, State, in_tenant, tenant_of_deletion};
+use time::OffsetDateTime;
+
+use super::{Deleted, Row, State, in_tenant, page_of, tenant_of_deletion};
 
 /// A record kept in one tenant under its id.
 pub(crate) trait Tenanted {
     fn id(&self) -> &str;
     fn organization_id(&self) -> &str;
     fn livemode(&self) -> bool;
+    fn created_at(&self) -> OffsetDateTime;
 }
 
 macro_rules! tenanted {
@@ -34,6 +37,9 @@ macro_rules! tenanted {
             }
             fn livemode(&self) -> bool {
                 self.livemode
+            }
+            fn created_at(&self) -> OffsetDateTime {
+                self.created_at
             }
         }
     )*};
@@ -58,6 +64,22 @@ pub(crate) fn live_in<T: Tenanted>(rows: &[Row<T>], tenant: &Tenant, id: &str) -
             && r.value.id() == id
             && in_tenant(tenant, r.value.organization_id(), r.value.livemode())
     })
+}
+
+/// One page of the live records of `tenant` in `rows`, oldest first (`created_at`, then
+/// `id`), as the SQL store orders them.
+pub(crate) fn live_page<T: Tenanted + Clone>(
+    rows: &[Row<T>],
+    tenant: &Tenant,
+    page: PageRequest,
+) -> Page<T> {
+    let mut found: Vec<T> = rows
+        .iter()
+        .filter(|r| r.is_live() && in_tenant(tenant, r.value.organization_id(), r.value.livemode()))
+        .map(|r| r.value.clone())
+        .collect();
+    found.sort_by(|a, b| (a.created_at(), a.id()).cmp(&(b.created_at(), b.id())));
+    page_of(found, Some(page))
 }
 
 impl State {

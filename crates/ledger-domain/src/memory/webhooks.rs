@@ -18,7 +18,7 @@ use crate::webhooks::{
     DeliveryStatus, SendResult, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
 };
 
-use super::tenanted::live_in;
+use super::tenanted::{live_in, live_page};
 use super::{MemoryStore, State, in_tenant, page_of, push_new};
 
 fn endpoint_not_found(id: &str) -> StoreError {
@@ -79,18 +79,7 @@ impl Webhooks for MemoryStore {
         tenant: &Tenant,
         page: PageRequest,
     ) -> StoreResult<Page<WebhookEndpoint>> {
-        let state = self.state();
-        let mut found: Vec<WebhookEndpoint> = state
-            .webhooks
-            .endpoints
-            .iter()
-            .filter(|r| {
-                r.is_live() && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
-            })
-            .map(|r| r.value.clone())
-            .collect();
-        found.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
-        Ok(page_of(found, Some(page)))
+        Ok(live_page(&self.state().webhooks.endpoints, tenant, page))
     }
 
     async fn update_webhook_endpoint(

@@ -1,5 +1,6 @@
 //! Query shapes the store modules share: a page of a filtered query with its count, the
-//! first row of a query, a one-row insert, a period filter, and a page of rows turned into domain values.
+//! first row of a query, a tenant's live record and page of live records, a one-row
+//! insert, a period filter, and a page of rows turned into domain values.
 //!
 //! The shapes are macros where they wrap diesel queries: each table's query is its own
 //! type, and the body must stay a plain diesel expression compiled for both backends.
@@ -49,6 +50,39 @@ macro_rules! first_row {
             .await
             .optional()?
     };
+}
+
+/// The live (not soft-deleted) record `$id` of `$tenant` in `$table`, loaded as `$row` and
+/// made a domain value with its `TryFrom`; evaluates to `StoreResult<Option<_>>`.
+macro_rules! live_record {
+    ($db:expr, $table:ident, $tenant:expr, $id:expr, $row:ty) => {{
+        let row: Option<$row> = db_read!($db, |conn| {
+            let query = $table::table
+                .filter(tenant_of!($table, $tenant))
+                .filter($table::id.eq($id))
+                .filter($table::deleted_at.is_null());
+            Ok(first_row!(conn, query, $row))
+        })?;
+        row.map(TryFrom::try_from).transpose()
+    }};
+}
+
+/// One page of the live (not soft-deleted) records of `$tenant` in `$table`, oldest first
+/// (`created_at`, then `id`), loaded as `$row` and made domain values with their
+/// `TryFrom`; evaluates to `StoreResult<Page<_>>`.
+macro_rules! live_records {
+    ($db:expr, $table:ident, $tenant:expr, $page:expr, $row:ty) => {{
+        let loaded = db_read!($db, |conn| {
+            let live = || {
+                $table::table
+                    .filter(tenant_of!($table, $tenant))
+                    .filter($table::deleted_at.is_null())
+            };
+            let order = ($table::created_at.asc(), $table::id.asc());
+            Ok(load_page!(conn, live, order, $page, $row))
+        })?;
+        $crate::db::page_from(loaded, TryFrom::try_from)
+    }};
 }
 
 /// Narrows the boxed `$query` to the rows whose `$column` lies in `[$from, $until)`, each
