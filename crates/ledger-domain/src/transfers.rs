@@ -17,11 +17,9 @@
 //! used is `to_amount / amount`, and the transfer is read back from its lines: the first
 //! is the source, the last the destination.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::accounts::EntryType;
-use crate::dates::{opt_timestamp, timestamp};
-use crate::money::amount;
 use crate::transactions::Transaction;
 
 /// The `source` of a transfer's transaction.
@@ -41,39 +39,10 @@ pub fn exchange_account_name(currency: &str) -> String {
     format!("Currency Exchange {currency}")
 }
 
-/// The transfer a transaction records, or `None` when it is not one.
+/// The transfer a transaction records, or `None` when it is not one
+/// ([`crate::views::TransferView`]).
 pub fn view(t: &Transaction) -> Option<Value> {
-    if t.source.as_deref() != Some(SOURCE) {
-        return None;
-    }
-    let from = &t.entries.first()?.line;
-    let to = &t.entries.last()?.line;
-    let from_currency = from.currency_in(&t.currency);
-    let to_currency = to.currency_in(&t.currency);
-    Some(json!({
-        "id": t.id,
-        "object": "transfer",
-        "organization_id": t.organization_id,
-        "livemode": t.livemode,
-        "from_account_id": from.account_id,
-        "to_account_id": to.account_id,
-        "amount": amount(from.amount, from_currency),
-        "currency": from_currency,
-        "to_amount": amount(to.amount, to_currency),
-        "to_currency": to_currency,
-        "exchange_rate": crate::money::ratio(to.amount, from.amount),
-        "date": timestamp(t.date),
-        "description": t.description,
-        "reference": t.reference,
-        "status": t.status.as_str(),
-        "transaction_id": t.id,
-        "reversed_by": t.reversed_by,
-        "reversal_reason": t.reversal_reason,
-        "metadata": t.metadata,
-        "posted_at": opt_timestamp(t.posted_at),
-        "created_at": timestamp(t.created_at),
-        "updated_at": timestamp(t.updated_at),
-    }))
+    crate::views::TransferView::of(t).map(|v| crate::views::json(&v))
 }
 
 /// The lines of a transfer as (account, side, units): two in one currency, four through

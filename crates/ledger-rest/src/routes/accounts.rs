@@ -8,7 +8,6 @@ use ledger_domain::ports::Store;
 use ledger_domain::services::{AccountChanges, NewAccountInput, Write};
 use ledger_domain::views;
 use serde::Deserialize;
-use serde_json::json;
 
 use super::resource::queue_json;
 use super::{Routes, State, access, at};
@@ -130,7 +129,7 @@ async fn get<S: Store>(
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Read, "accounts").await?;
     let view = state.ledger.account_balance(&access, &id, None).await?;
-    Ok(HttpResponse::Ok().json(views::account(&view.account, Some(view.totals))))
+    Ok(HttpResponse::Ok().json(views::AccountView::of(&view.account, Some(view.totals))))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -249,33 +248,28 @@ async fn list<S: Store>(
             Some(page),
         )
         .await?;
-    let mut data: Vec<serde_json::Value> = result
+    let mut data: Vec<views::AccountView<'_>> = result
         .items
         .iter()
-        .map(|a| views::account(a, None))
+        .map(|a| views::AccountView::of(a, None))
         .collect();
     if include_hierarchy {
         // Each account lists the ids of its direct children on this page.
-        let children: Vec<(String, Option<String>)> = result
-            .items
-            .iter()
-            .map(|a| (a.id.clone(), a.parent_id.clone()))
+        data = data
+            .into_iter()
+            .zip(&result.items)
+            .map(|(row, account)| {
+                let kids: Vec<&str> = result
+                    .items
+                    .iter()
+                    .filter(|a| a.parent_id.as_deref() == Some(account.id.as_str()))
+                    .map(|a| a.id.as_str())
+                    .collect();
+                row.with_children(kids)
+            })
             .collect();
-        for (row, account) in data.iter_mut().zip(&result.items) {
-            let kids: Vec<&String> = children
-                .iter()
-                .filter(|(_, p)| p.as_deref() == Some(account.id.as_str()))
-                .map(|(id, _)| id)
-                .collect();
-            row["children"] = json!(kids);
-        }
     }
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "list",
-        "data": data,
-        "has_more": page.offset + (result.items.len() as i64) < result.total_count,
-        "total_count": result.total_count,
-    })))
+    Ok(HttpResponse::Ok().json(views::List::page(data, page.offset, result.total_count)))
 }
 
 #[utoipa::path(
@@ -307,32 +301,20 @@ async fn balance<S: Store>(
         .ledger
         .account_balance(&access, &id, as_of.map(|d| d.inclusive_until()))
         .await?;
-    let mut answer = json!({
-        "account_id": view.account.id,
-        "object": "account_balance",
-        "as_of": as_of.map_or_else(|| views::timestamp(state.ledger.now()), |d| views::timestamp(d.at)),
-        "balance": views::balance(&view.account, view.totals),
-        "currency": view.account.currency,
-    });
+    let at = as_of.map_or_else(|| state.ledger.now(), |d| d.at);
+    let answer = views::AccountBalanceView::of(&view.account, view.totals, at);
     // `?currency=` adds the balance converted at the rate of the as-of day.
-    if let Some(code) = currency {
-        let target = state.ledger.report_currency(&access, Some(&code))?;
-        let on = as_of.map_or_else(|| state.ledger.now().date(), |d| d.at.date());
-        let (rate, totals) = state
-            .ledger
-            .convert_totals(&access, &view.account, view.totals, target, on)
-            .await?;
-        let shown = ledger_domain::accounts::Account {
-            currency: target.code(),
-            ..view.account.clone()
-        };
-        let mut converted = views::balance(&shown, totals);
-        converted["currency"] = json!(target.code());
-        converted["rate"] = json!(rate.rate);
-        converted["rate_date"] = json!(rate.effective_date.to_string());
-        answer["converted"] = converted;
-    }
-    Ok(HttpResponse::Ok().json(answer))
+    let Some(code) = currency else {
+        return Ok(HttpResponse::Ok().json(answer));
+    };
+    let target = state.ledger.report_currency(&access, Some(&code))?;
+    let on = as_of.map_or_else(|| state.ledger.now().date(), |d| d.at.date());
+    let (rate, totals) = state
+        .ledger
+        .convert_totals(&access, &view.account, view.totals, target, on)
+        .await?;
+    let converted = views::ConvertedBalanceView::of(view.account.account_type, totals, &rate);
+    Ok(HttpResponse::Ok().json(answer.with_converted(converted)))
 }
 
 #[utoipa::path(
@@ -366,25 +348,5 @@ async fn history<S: Store>(
         .ledger
         .account_history(&access, &id, from, until, page)
         .await?;
-    let currency = view.account.currency.clone();
-    let rows: Vec<serde_json::Value> = view
-        .rows
-        .iter()
-        .map(|(row, balance)| {
-            json!({
-                "transaction_id": row.transaction_id,
-                "date": views::timestamp(row.date),
-                "description": row.description,
-                "debit": views::amount(row.debit, &currency),
-                "credit": views::amount(row.credit, &currency),
-                "balance": views::amount(*balance, &currency),
-            })
-        })
-        .collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "account_id": view.account.id,
-        "transactions": rows,
-        "has_more": view.has_more,
-        "total_count": view.total_count,
-    })))
+    Ok(HttpResponse::Ok().json(views::AccountHistoryView::of(&view)))
 }

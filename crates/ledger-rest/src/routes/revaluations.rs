@@ -35,7 +35,7 @@ struct Body {
     params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = Body, content_type = "application/json", description = "Optional: an empty body takes the defaults."),
     responses(
-        (status = 201, description = "Created.", body = crate::openapi::schemas::Transaction),
+        (status = 201, description = "Created.", body = crate::openapi::schemas::TransactionBatch),
     ),
     security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]

@@ -9,10 +9,9 @@ use ledger_domain::services::{EntryInput, NewTransactionInput, TransactionChange
 use ledger_domain::transactions::TransactionStatus;
 use ledger_domain::views;
 use serde::Deserialize;
-use serde_json::json;
 
 use super::resource::queue_json;
-use super::{Routes, State, access, at};
+use super::{Routes, State, access, at, list_response};
 use crate::error::{ApiError, validation};
 use crate::input::{DecimalText, FlexDate, page, parse_json, query_date, query_param, read_body};
 use crate::queued::submit;
@@ -115,9 +114,7 @@ async fn create<S: Store>(
     let input = input_of(input, "")?;
     if dry_run {
         let txn = state.ledger.preview_transaction(&access, input).await?;
-        let mut view = views::transaction(&txn);
-        view["dry_run"] = json!(true);
-        return Ok(HttpResponse::Ok().json(view));
+        return Ok(HttpResponse::Ok().json(views::TransactionView::of(&txn).as_dry_run()));
     }
     let write = Write::CreateTransaction(input);
     submit(&state, &req, &access, &body, StatusCode::CREATED, write).await
@@ -251,7 +248,7 @@ async fn get<S: Store>(
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Read, "transactions").await?;
     let txn = state.ledger.get_transaction(&access, &id).await?;
-    Ok(HttpResponse::Ok().json(views::transaction(&txn)))
+    Ok(HttpResponse::Ok().json(views::TransactionView::of(&txn)))
 }
 
 #[utoipa::path(
@@ -303,12 +300,7 @@ async fn list<S: Store>(
         .ledger
         .list_transactions(&access, status, from, until, page)
         .await?;
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "list",
-        "data": result.items.iter().map(views::transaction).collect::<Vec<_>>(),
-        "has_more": page.offset + (result.items.len() as i64) < result.total_count,
-        "total_count": result.total_count,
-    })))
+    Ok(list_response(page, &result, views::TransactionView::of))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]

@@ -10,10 +10,9 @@ use ledger_domain::services::{TransferInput, Write};
 use ledger_domain::transactions::TransactionStatus;
 use ledger_domain::views;
 use serde::Deserialize;
-use serde_json::json;
 
 use super::resource::{queue_json, required, resource_access};
-use super::{Routes, State, access, at};
+use super::{Routes, State, access, at, list_response};
 use crate::error::{ApiError, validation};
 use crate::input::{DecimalText, FlexDate, page, query_param, read_body};
 use crate::queued::submit;
@@ -115,7 +114,7 @@ async fn get<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let txn = state.ledger.get_transfer(&access, &id).await?;
-    Ok(HttpResponse::Ok().json(views::journal(&txn)))
+    Ok(HttpResponse::Ok().json(views::JournalView::of(&txn)))
 }
 
 #[utoipa::path(
@@ -153,12 +152,7 @@ async fn list<S: Store>(
         })
         .transpose()?;
     let result = state.ledger.list_transfers(&access, status, page).await?;
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "list",
-        "data": result.items.iter().map(views::journal).collect::<Vec<_>>(),
-        "has_more": page.offset + (result.items.len() as i64) < result.total_count,
-        "total_count": result.total_count,
-    })))
+    Ok(list_response(page, &result, views::JournalView::of))
 }
 
 #[utoipa::path(
