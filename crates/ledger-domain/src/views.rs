@@ -15,6 +15,7 @@ mod list;
 mod operations;
 mod organizations;
 mod reconciliations;
+mod reports;
 
 // The values every view writes the same way are defined with their types, below the
 // views (and re-exported here for the interfaces).
@@ -29,3 +30,4 @@ pub use list::{List, json};
 pub use operations::*;
 pub use organizations::*;
 pub use reconciliations::*;
+pub use reports::*;

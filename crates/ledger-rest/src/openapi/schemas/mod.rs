@@ -13,6 +13,7 @@ mod journal;
 mod organizations;
 mod reconciliations;
 mod reference;
+mod reports;
 mod system;
 
 pub(crate) use automation::*;
@@ -22,6 +23,7 @@ pub(crate) use journal::*;
 pub(crate) use organizations::*;
 pub(crate) use reconciliations::*;
 pub(crate) use reference::*;
+pub(crate) use reports::*;
 pub(crate) use system::*;
 
 macro_rules! list_of {
