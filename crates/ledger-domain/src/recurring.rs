@@ -7,13 +7,17 @@
 //! after them, and one anchored on February 29 runs on February 28 in common years and on
 //! the 29th in leap years.
 
+mod view;
+
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use time::{Date, Month, OffsetDateTime};
 
 use crate::dates::FlexDate;
 use crate::error::{DomainError, DomainResult, ErrorCode};
 use crate::ids::names;
+
+pub use view::{RecurringRunView, RecurringScheduleView};
 
 /// The start of the `Idempotency-Key` under which the scheduler writes an occurrence's
 /// document (`recurring:<schedule id>:<date>`). Its record is stored with the document's
@@ -315,53 +319,6 @@ impl RecurringSchedule {
         } else if self.status == ScheduleStatus::Completed {
             self.status = ScheduleStatus::Active;
         }
-    }
-
-    /// The schedule as every interface renders it (REST snake_case).
-    pub fn view(&self) -> Value {
-        json!({
-            "id": self.id,
-            "object": "recurring_schedule",
-            "organization_id": self.organization_id,
-            "name": self.name,
-            "recurable_type": self.recurable_type.as_str(),
-            "recurable_id": self.recurable_id,
-            "template": self.template,
-            "frequency": self.frequency.as_str(),
-            "interval": self.interval,
-            "start_date": crate::dates::iso_date(self.start_date),
-            "end_date": self.end_date.map(crate::dates::iso_date),
-            "count": self.max_occurrences,
-            "auto_send": self.auto_send,
-            "status": self.status.as_str(),
-            "next_run_date": self.next_run_date.map(crate::dates::iso_date),
-            "occurrences": self.occurrences,
-            "last_run_date": self.last_run_date.map(crate::dates::iso_date),
-            "created_by": self.created_by,
-            "created_at": crate::dates::timestamp(self.created_at),
-            "updated_at": crate::dates::timestamp(self.updated_at),
-            "livemode": self.livemode,
-        })
-    }
-}
-
-impl RecurringRun {
-    /// The run as every interface renders it (REST snake_case).
-    pub fn view(&self) -> Value {
-        json!({
-            "id": self.id,
-            "object": "recurring_run",
-            "schedule_id": self.schedule_id,
-            "occurrence_date": crate::dates::iso_date(self.occurrence_date),
-            "trigger": self.trigger.as_str(),
-            "status": self.status.as_str(),
-            "document_type": self.document_type.as_str(),
-            "document_id": self.document_id,
-            "request_id": self.job_id,
-            "error": self.error,
-            "created_at": crate::dates::timestamp(self.created_at),
-            "livemode": self.livemode,
-        })
     }
 }
 

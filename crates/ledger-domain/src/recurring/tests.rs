@@ -1,6 +1,7 @@
 //! The date math of recurring schedules: table-driven cases and properties.
 
 use proptest::prelude::*;
+use serde_json::json;
 use time::macros::date;
 
 use super::*;

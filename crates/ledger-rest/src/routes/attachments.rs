@@ -14,7 +14,6 @@ use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
 use ledger_domain::services::{NewAttachmentInput, Write};
 use ledger_domain::views;
-use serde_json::json;
 
 use super::resource::{queue_admin_write, resource_access};
 use super::{Routes, State, at};
@@ -236,13 +235,9 @@ async fn list<S: Store>(
         .ledger
         .list_attachments(&access, *kind.get_ref(), &owner_id)
         .await?;
-    let data: Vec<serde_json::Value> = found.iter().map(views::attachment).collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "list",
-        "data": data,
-        "has_more": false,
-        "total_count": data.len(),
-    })))
+    let data: Vec<_> = found.iter().map(views::AttachmentView::of).collect();
+    let total_count = i64::try_from(data.len()).unwrap_or(i64::MAX);
+    Ok(HttpResponse::Ok().json(views::List::page(data, 0, total_count)))
 }
 
 #[utoipa::path(
@@ -264,7 +259,7 @@ async fn get<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let attachment = state.ledger.get_attachment(&access, &id).await?;
-    Ok(HttpResponse::Ok().json(views::attachment(&attachment)))
+    Ok(HttpResponse::Ok().json(views::AttachmentView::of(&attachment)))
 }
 
 /// The bytes, with the sniffed content type, the file name and the checksum as ETag.

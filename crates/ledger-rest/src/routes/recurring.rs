@@ -10,6 +10,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::error::ErrorCode;
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
+use ledger_domain::recurring::{RecurringRunView, RecurringScheduleView};
 use ledger_domain::services::{Channel, RecurringScheduleInput, Write};
 use serde::Deserialize;
 use serde_json::Value;
@@ -142,7 +143,7 @@ async fn get<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let schedule = state.ledger.get_recurring_schedule(&access, &id).await?;
-    Ok(HttpResponse::Ok().json(schedule.view()))
+    Ok(HttpResponse::Ok().json(RecurringScheduleView::of(&schedule)))
 }
 
 #[utoipa::path(
@@ -304,7 +305,7 @@ async fn run<S: Store>(
         .ledger
         .run_recurring_schedule(&access, &id, key, Channel::Rest)
         .await?;
-    Ok(HttpResponse::Created().json(run.view()))
+    Ok(HttpResponse::Created().json(RecurringRunView::of(&run)))
 }
 
 #[utoipa::path(
@@ -327,7 +328,7 @@ async fn list<S: Store>(
     let access = access(&state, &req, &path.into_inner(), Scope::Read, RESOURCE).await?;
     let page = page(&req, 20)?;
     let result = state.ledger.list_recurring_schedules(&access, page).await?;
-    Ok(list_response(page, &result, |s| s.view()))
+    Ok(list_response(page, &result, RecurringScheduleView::of))
 }
 
 #[utoipa::path(
@@ -350,7 +351,7 @@ async fn runs<S: Store>(
     let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let page = page(&req, 20)?;
     let result = state.ledger.list_recurring_runs(&access, &id, page).await?;
-    Ok(list_response(page, &result, |r| r.view()))
+    Ok(list_response(page, &result, RecurringRunView::of))
 }
 
 // The OpenAPI operations of the handler that serves PUT and PATCH.

@@ -7,9 +7,8 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
-use ledger_domain::services::{
-    NewWebhookEndpointInput, WebhookEndpointChanges, Write, delivery_view, endpoint_view,
-};
+use ledger_domain::services::{NewWebhookEndpointInput, WebhookEndpointChanges, Write};
+use ledger_domain::views;
 use serde::Deserialize;
 
 use super::resource::{queue_admin_write, queue_json, required, resource_access};
@@ -110,7 +109,9 @@ async fn list<S: Store>(
     let access = access(&state, &req, &path.into_inner(), Scope::Read, RESOURCE).await?;
     let page = page(&req, 20)?;
     let result = state.ledger.list_webhook_endpoints(&access, page).await?;
-    Ok(list_response(page, &result, |e| endpoint_view(e, false)))
+    Ok(list_response(page, &result, |e| {
+        views::WebhookEndpointView::of(e, false)
+    }))
 }
 
 #[utoipa::path(
@@ -132,7 +133,7 @@ async fn get<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let endpoint = state.ledger.get_webhook_endpoint(&access, &id).await?;
-    Ok(HttpResponse::Ok().json(endpoint_view(&endpoint, false)))
+    Ok(HttpResponse::Ok().json(views::WebhookEndpointView::of(&endpoint, false)))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -270,7 +271,9 @@ async fn deliveries<S: Store>(
         .ledger
         .list_webhook_deliveries(&access, &id, page)
         .await?;
-    Ok(list_response(page, &result, |d| delivery_view(d, None)))
+    Ok(list_response(page, &result, |d| {
+        views::WebhookDeliveryView::of(d, None)
+    }))
 }
 
 #[utoipa::path(
@@ -299,7 +302,7 @@ async fn delivery<S: Store>(
         .ledger
         .get_webhook_delivery(&access, &id, &delivery)
         .await?;
-    Ok(HttpResponse::Ok().json(delivery_view(&delivery, Some(&attempts))))
+    Ok(HttpResponse::Ok().json(views::WebhookDeliveryView::of(&delivery, Some(&attempts))))
 }
 
 #[utoipa::path(

@@ -2,7 +2,7 @@
 //! importing its lines into an open reconciliation (skipping those imported already), and
 //! listing them with their matches and proposals.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use time::{Date, OffsetDateTime};
 
 use crate::error::{DomainError, DomainResult, ErrorCode};
@@ -126,14 +126,12 @@ impl<S: Store> Ledger<S> {
         let now = self.now();
         let (lines, skipped) = fresh_lines(&before, &existing, parsed.lines, now);
         let views_of_new = self.line_views(&access.tenant, &before, &lines).await?;
-        let answer = json!({
-            "object": "statement_import",
-            "reconciliation_id": before.id,
-            "format": parsed.format.as_str(),
-            "imported": lines.len(),
-            "skipped_duplicates": skipped,
-            "statement_lines": views_of_new,
-        });
+        let answer = views::json(&views::StatementImportView::of(
+            &before.id,
+            parsed.format,
+            skipped,
+            &views_of_new,
+        ));
         let mut record = before.clone();
         record.updated_at = now;
         self.save(

@@ -13,16 +13,14 @@
 mod delivery;
 mod endpoints;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::error::{DomainError, DomainResult};
 use crate::events::Event;
 use crate::ids::{IdKind, parse_id};
 use crate::ports::{Page, PageRequest, Store};
-use crate::views::timestamp;
-use crate::webhooks::{
-    DeliveryStatus, MAX_DESCRIPTION_CHARS, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
-};
+use crate::views;
+use crate::webhooks::{MAX_DESCRIPTION_CHARS, WebhookAttempt, WebhookDelivery, WebhookEndpoint};
 
 use super::accounts::not_found;
 use super::{Access, Ledger};
@@ -63,62 +61,17 @@ fn check_description(text: Option<String>) -> DomainResult<Option<String>> {
 /// The endpoint as clients see it; the secret only when `with_secret` (creation and
 /// rotation answers).
 pub fn endpoint_view(e: &WebhookEndpoint, with_secret: bool) -> Value {
-    let mut v = json!({
-        "id": e.id,
-        "object": "webhook_endpoint",
-        "organization_id": e.organization_id,
-        "livemode": e.livemode,
-        "url": e.url,
-        "description": e.description,
-        "event_types": if e.event_types.is_empty() { vec!["*".to_owned()] } else { e.event_types.clone() },
-        "enabled": e.enabled,
-        "disabled_reason": e.disabled_reason,
-        "failure_streak": e.failure_streak,
-        "created_at": timestamp(e.created_at),
-        "updated_at": timestamp(e.updated_at),
-    });
-    if with_secret {
-        v["secret"] = json!(e.secret);
-    }
-    v
+    views::json(&views::WebhookEndpointView::of(e, with_secret))
 }
 
 /// A delivery as clients see it (the payload as JSON when it parses).
 pub fn delivery_view(d: &WebhookDelivery, attempts: Option<&[WebhookAttempt]>) -> Value {
-    let mut v = json!({
-        "id": d.id,
-        "object": "webhook_delivery",
-        "endpoint_id": d.endpoint_id,
-        "event_id": d.event_id,
-        "event_type": d.event_type,
-        "entity_type": d.entity_type,
-        "entity_id": d.entity_id,
-        "status": d.status.as_str(),
-        "attempts": d.attempts,
-        "next_attempt_at": (d.status == DeliveryStatus::Pending).then(|| timestamp(d.next_attempt_at)),
-        "last_status_code": d.last_status_code,
-        "last_error": d.last_error,
-        "delivered_at": d.delivered_at.map(timestamp),
-        "created_at": timestamp(d.created_at),
-        "payload": serde_json::from_str::<Value>(&d.payload).unwrap_or(Value::String(d.payload.clone())),
-    });
-    if let Some(attempts) = attempts {
-        v["attempt_log"] = attempts.iter().map(attempt_view).collect::<Vec<_>>().into();
-    }
-    v
+    views::json(&views::WebhookDeliveryView::of(d, attempts))
 }
 
 /// One attempt of the delivery log.
 pub fn attempt_view(a: &WebhookAttempt) -> Value {
-    json!({
-        "id": a.id,
-        "attempt": a.attempt,
-        "started_at": timestamp(a.started_at),
-        "duration_ms": a.duration_ms,
-        "status_code": a.status_code,
-        "error": a.error,
-        "response_snippet": a.response_snippet,
-    })
+    views::json(&views::WebhookAttemptView::of(a))
 }
 
 impl<S: Store> Ledger<S> {

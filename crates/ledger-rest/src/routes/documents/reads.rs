@@ -7,14 +7,13 @@ use ledger_domain::ids::{IdKind, parse_id};
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::{DocumentFilter, Store};
 use ledger_domain::views;
-use serde_json::json;
 
 use super::Kind;
 use super::operations::*;
 use crate::error::ApiError;
 use crate::input::{page, query_param};
 use crate::routes::resource::resource_access;
-use crate::routes::{State, access};
+use crate::routes::{State, access, list_response};
 
 #[utoipa::path(
     get,
@@ -49,7 +48,12 @@ pub(super) async fn get<S: Store, K: Kind>(
 ) -> Result<HttpResponse, ApiError> {
     let (access, id) = resource_access(&state, &req, path, Scope::Read, K::PLURAL).await?;
     let view = state.ledger.document_view(&access, K::KIND, &id).await?;
-    Ok(HttpResponse::Ok().json(state.ledger.render_document(&view)))
+    let today = state.ledger.now().date();
+    Ok(HttpResponse::Ok().json(views::DocumentView::of(
+        &view.document,
+        &view.payments,
+        today,
+    )))
 }
 
 #[utoipa::path(
@@ -85,13 +89,9 @@ pub(super) async fn payments<S: Store, K: Kind>(
 ) -> Result<HttpResponse, ApiError> {
     let (access, id) = resource_access(&state, &req, path, Scope::Read, K::PLURAL).await?;
     let view = state.ledger.document_view(&access, K::KIND, &id).await?;
-    let data: Vec<serde_json::Value> = view.payments.iter().map(views::payment).collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "list",
-        "total_count": data.len(),
-        "has_more": false,
-        "data": data,
-    })))
+    let data: Vec<_> = view.payments.iter().map(views::PaymentView::of).collect();
+    let total_count = i64::try_from(data.len()).unwrap_or(i64::MAX);
+    Ok(HttpResponse::Ok().json(views::List::page(data, 0, total_count)))
 }
 
 #[utoipa::path(
@@ -127,13 +127,9 @@ pub(super) async fn history<S: Store, K: Kind>(
 ) -> Result<HttpResponse, ApiError> {
     let (access, id) = resource_access(&state, &req, path, Scope::Read, K::PLURAL).await?;
     let rows = state.ledger.document_history(&access, K::KIND, &id).await?;
-    let data: Vec<serde_json::Value> = rows.iter().map(views::status_change).collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "list",
-        "total_count": data.len(),
-        "has_more": false,
-        "data": data,
-    })))
+    let data: Vec<_> = rows.iter().map(views::StatusChangeView::of).collect();
+    let total_count = i64::try_from(data.len()).unwrap_or(i64::MAX);
+    Ok(HttpResponse::Ok().json(views::List::page(data, 0, total_count)))
 }
 
 #[utoipa::path(
@@ -191,10 +187,8 @@ pub(super) async fn list<S: Store, K: Kind>(
         .ledger
         .list_documents(&access, K::KIND, &filter, page)
         .await?;
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "list",
-        "data": result.items.iter().map(|v| state.ledger.render_document(v)).collect::<Vec<_>>(),
-        "has_more": page.offset + (result.items.len() as i64) < result.total_count,
-        "total_count": result.total_count,
-    })))
+    let today = state.ledger.now().date();
+    Ok(list_response(page, &result, |v| {
+        views::DocumentView::of(&v.document, &v.payments, today)
+    }))
 }

@@ -137,7 +137,7 @@ async fn list<S: Store>(
             page,
         )
         .await?;
-    Ok(list_response(page, &result, views::reconciliation))
+    Ok(list_response(page, &result, views::ReconciliationView::of))
 }
 
 #[utoipa::path(
@@ -159,7 +159,7 @@ async fn get<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let r = state.ledger.get_reconciliation(&access, &id).await?;
-    Ok(HttpResponse::Ok().json(views::reconciliation(&r)))
+    Ok(HttpResponse::Ok().json(views::ReconciliationView::of(&r)))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]

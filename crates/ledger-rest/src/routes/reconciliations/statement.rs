@@ -10,8 +10,8 @@ use ledger_domain::reconciliation::statement::Column;
 use ledger_domain::services::{
     StatementImportInput, StatementMappingInput, StatementTransactionInput, Write,
 };
+use ledger_domain::views;
 use serde::Deserialize;
-use serde_json::json;
 
 use super::RESOURCE;
 use crate::error::ApiError;
@@ -172,12 +172,8 @@ pub(super) async fn lines<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let data = state.ledger.list_statement_lines(&access, &id).await?;
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "list",
-        "total_count": data.len(),
-        "has_more": false,
-        "data": data,
-    })))
+    let total_count = i64::try_from(data.len()).unwrap_or(i64::MAX);
+    Ok(HttpResponse::Ok().json(views::List::page(data, 0, total_count)))
 }
 
 #[derive(Deserialize, utoipa::ToSchema, Default)]
