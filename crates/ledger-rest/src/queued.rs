@@ -142,5 +142,5 @@ pub fn render_job(job: &Job, waited: bool, success: StatusCode) -> HttpResponse 
     };
     HttpResponse::build(status)
         .insert_header(("Location", location))
-        .json(views::job_envelope(job, ""))
+        .json(views::QueuedRequestView::of(job, ""))
 }

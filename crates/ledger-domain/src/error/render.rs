@@ -1,10 +1,41 @@
 //! How a [`DomainError`] reads outside the domain: its machine-readable details, the
-//! message a client may see, and the object a failed job stores and reads back with its
-//! code (and so its kind).
+//! message a client may see, the object a failed job stores and reads back with its
+//! code (and so its kind), and its code as the error envelope
+//! ([`crate::views::ErrorEnvelopeView`]) writes and documents it.
 
+use std::borrow::Cow;
+
+use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use utoipa::{PartialSchema, ToSchema};
 
 use super::{DomainError, ErrorCode};
+
+/// A code is written as its snake_case text.
+impl Serialize for ErrorCode {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// Every stable error code (DECISIONS 6), from the one table.
+impl PartialSchema for ErrorCode {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .description(Some("The stable machine-readable code of the error."))
+            .enum_values(Some(Self::ALL.iter().map(|c| c.as_str())))
+            .into()
+    }
+}
+
+impl ToSchema for ErrorCode {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("ErrorCode")
+    }
+}
 
 impl DomainError {
     /// Machine-readable details, when the error has any.

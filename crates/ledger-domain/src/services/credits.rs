@@ -8,7 +8,7 @@
 //! submitted. Completion is a compare-and-set on the stored status plus a ledger row named
 //! by the purchase: however often a confirmation arrives, the credits are added once.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::credits::{
@@ -19,7 +19,7 @@ use crate::error::{DomainError, DomainResult, ErrorCode, Resource};
 use crate::events::Event;
 use crate::ids::{IdKind, new_id, parse_id};
 use crate::ports::{CheckoutRequest, Page, PageRequest, PaymentConfirmation, Store};
-use crate::views::timestamp;
+use crate::views;
 
 use super::{Access, Ledger};
 
@@ -42,66 +42,24 @@ pub struct CreditBalance {
     pub next_reset_at: OffsetDateTime,
 }
 
-/// JSON of a package.
+/// JSON of a package ([`views::CreditPackageView`]).
 pub fn package_view(p: &CreditPackage) -> Value {
-    json!({
-        "object": "credit_package",
-        "id": p.id,
-        "credits": p.credits,
-        "price_cents": p.price_cents,
-        "currency": PRICE_CURRENCY,
-    })
+    views::json(&views::CreditPackageView::of(p))
 }
 
-/// JSON of a purchase as read at `now`.
+/// JSON of a purchase as read at `now` ([`views::CreditPurchaseView`]).
 pub fn purchase_view(p: &CreditPurchase, now: OffsetDateTime) -> Value {
-    json!({
-        "id": p.id,
-        "object": "credit_purchase",
-        "organization_id": p.organization_id,
-        "livemode": p.livemode,
-        "package_id": p.package_id,
-        "credits_to_add": p.credits,
-        "price_cents": p.price_cents,
-        "currency": p.currency,
-        "provider": p.provider,
-        "status": p.status_at(now).as_str(),
-        "checkout_url": p.checkout_url,
-        "success_url": p.success_url,
-        "cancel_url": p.cancel_url,
-        "expires_at": timestamp(p.expires_at),
-        "created_at": timestamp(p.created_at),
-        "completed_at": p.completed_at.map(timestamp),
-    })
+    views::json(&views::CreditPurchaseView::of(p, now))
 }
 
-/// JSON of a balance.
+/// JSON of a balance ([`views::CreditBalanceView`]).
 pub fn balance_view(b: &CreditBalance) -> Value {
-    let purchased = b.pool.purchased_remaining;
-    json!({
-        "object": "credit_balance",
-        "organization_id": b.pool.organization_id,
-        "credits_remaining": b.pool.credits_remaining,
-        "credits_total": b.pool.credits_total,
-        "monthly_allowance": b.monthly_allowance,
-        "monthly_credits_remaining": b.pool.credits_remaining - purchased,
-        "purchased_credits_remaining": purchased,
-        "test_credits_used": b.test_credits_used,
-        "period": b.pool.period,
-        "next_reset_at": timestamp(b.next_reset_at),
-    })
+    views::json(&views::CreditBalanceView::of(b))
 }
 
-/// JSON of a ledger row.
+/// JSON of a ledger row ([`views::CreditLedgerEntryView`]).
 pub fn ledger_entry_view(e: &LedgerEntry) -> Value {
-    json!({
-        "object": "credit_ledger_entry",
-        "id": e.id,
-        "kind": e.kind.as_str(),
-        "credits": e.credits,
-        "reference": e.reference,
-        "created_at": timestamp(e.created_at),
-    })
+    views::json(&views::CreditLedgerEntryView::of(e))
 }
 
 impl<S: Store> Ledger<S> {

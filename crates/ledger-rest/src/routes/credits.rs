@@ -11,9 +11,8 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::credits::{CreditPurchase, PurchaseStatus};
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::{Page, PageRequest, Store};
-use ledger_domain::services::{
-    PurchaseInput, balance_view, ledger_entry_view, package_view, purchase_view,
-};
+use ledger_domain::services::PurchaseInput;
+use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -69,7 +68,7 @@ async fn balance<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Read, "billing").await?;
     let balance = state.ledger.credit_balance(&access).await?;
-    Ok(HttpResponse::Ok().json(balance_view(&balance)))
+    Ok(HttpResponse::Ok().json(views::CreditBalanceView::of(&balance)))
 }
 
 #[utoipa::path(
@@ -99,7 +98,7 @@ async fn packages<S: Store>(
         limit: all.total_count,
         offset: 0,
     };
-    Ok(list_response(page, &all, package_view))
+    Ok(list_response(page, &all, views::CreditPackageView::of))
 }
 
 #[utoipa::path(
@@ -123,7 +122,7 @@ async fn ledger<S: Store>(
     let access = access(&state, &req, &path.into_inner(), Scope::Read, "billing").await?;
     let page = page(&req, 20)?;
     let rows = state.ledger.credit_ledger(&access, page).await?;
-    Ok(list_response(page, &rows, ledger_entry_view))
+    Ok(list_response(page, &rows, views::CreditLedgerEntryView::of))
 }
 
 /// A hosted purchase: the package by id or by its size.
@@ -181,7 +180,7 @@ async fn purchase<S: Store>(
             },
         )
         .await?;
-    Ok(HttpResponse::Created().json(purchase_view(&purchase, state.ledger.now())))
+    Ok(HttpResponse::Created().json(views::CreditPurchaseView::of(&purchase, state.ledger.now())))
 }
 
 #[utoipa::path(
@@ -206,7 +205,9 @@ async fn list_purchases<S: Store>(
     let page = page(&req, 20)?;
     let rows = state.ledger.list_purchases(&access, page).await?;
     let now = state.ledger.now();
-    Ok(list_response(page, &rows, |p| purchase_view(p, now)))
+    Ok(list_response(page, &rows, |p| {
+        views::CreditPurchaseView::of(p, now)
+    }))
 }
 
 #[utoipa::path(
@@ -232,7 +233,7 @@ async fn get_purchase<S: Store>(
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Read, "credits").await?;
     let purchase = state.ledger.get_purchase(&access, &id).await?;
-    Ok(HttpResponse::Ok().json(purchase_view(&purchase, state.ledger.now())))
+    Ok(HttpResponse::Ok().json(views::CreditPurchaseView::of(&purchase, state.ledger.now())))
 }
 
 fn html(status: actix_web::http::StatusCode, title: &str, body: &str) -> HttpResponse {
@@ -376,151 +377,20 @@ async fn webhook<S: Store>(
     })))
 }
 
-/// Documentation types of the credit answers (see `openapi::schemas`): each mirrors a
-/// renderer of `ledger_domain::services::credits`, field for field. Never built.
-#[expect(dead_code, reason = "documentation types: described, never built")]
+/// Documentation of the credit answers: the views the handlers serialize, and the 503
+/// of a feature this server does not enable.
 pub(crate) mod docs {
+    use ledger_domain::views;
     use serde_json::json;
+    use utoipa::ToResponse;
     use utoipa::openapi::{ContentBuilder, Ref, RefOr, ResponseBuilder, response::Response};
-    use utoipa::{ToResponse, ToSchema};
 
-    use crate::openapi::schemas::list_of;
-
-    /// The balance of a credit pool (`balance_view`).
-    #[derive(ToSchema)]
-    #[schema(example = json!({
-        "object": "credit_balance",
-        "organization_id": "org_01JD0000000000000000000000",
-        "credits_remaining": 1450,
-        "credits_total": 1500,
-        "monthly_allowance": 500,
-        "monthly_credits_remaining": 450,
-        "purchased_credits_remaining": 1000,
-        "test_credits_used": 12,
-        "period": "2026-11",
-        "next_reset_at": "2026-12-01T00:00:00Z"
-    }))]
-    pub(crate) struct CreditBalance {
-        #[schema(example = "credit_balance")]
-        object: String,
-        /// The organization whose pool this is (the root of the tree).
-        organization_id: String,
-        /// Credits left: the monthly allowance left plus the purchased credits left.
-        credits_remaining: i64,
-        /// What the pool held this period: its balance after the last reset plus what
-        /// was bought since.
-        credits_total: i64,
-        /// The free credits of each calendar month (no roll-over).
-        monthly_allowance: i64,
-        monthly_credits_remaining: i64,
-        /// Purchased credits left; they survive the monthly reset.
-        purchased_credits_remaining: i64,
-        /// Credits test-mode writes would have cost (they never touch the pool).
-        test_credits_used: i64,
-        /// The month of the last reset, `YYYY-MM`.
-        #[schema(example = "2026-11")]
-        period: String,
-        #[schema(format = DateTime)]
-        next_reset_at: String,
-    }
-
-    /// A package of credits on sale (`package_view`).
-    #[derive(ToSchema)]
-    #[schema(example = json!({
-        "object": "credit_package",
-        "id": "credits_1000",
-        "credits": 1000,
-        "price_cents": 1000,
-        "currency": "usd"
-    }))]
-    pub(crate) struct CreditPackage {
-        #[schema(example = "credit_package")]
-        object: String,
-        #[schema(example = "credits_1000")]
-        id: String,
-        credits: i64,
-        /// The price in cents of `currency`.
-        price_cents: i64,
-        #[schema(example = "usd")]
-        currency: String,
-    }
-
-    /// One row of the credit ledger (`ledger_entry_view`).
-    #[derive(ToSchema)]
-    #[schema(example = json!({
-        "object": "credit_ledger_entry",
-        "id": "cpur_01JD0000000000000000000000",
-        "kind": "purchase",
-        "credits": 1000,
-        "reference": "cpur_01JD0000000000000000000000",
-        "created_at": "2026-11-25T12:00:00Z"
-    }))]
-    pub(crate) struct CreditLedgerEntry {
-        #[schema(example = "credit_ledger_entry")]
-        object: String,
-        id: String,
-        /// `opening`, `grant`, `charge`, `refund`, `reset` or `purchase`.
-        kind: String,
-        /// Signed: positive adds to the balance.
-        credits: i64,
-        /// What the row is about (a job, a purchase, a period).
-        reference: Option<String>,
-        #[schema(format = DateTime)]
-        created_at: String,
-    }
-
-    /// A credit purchase (`purchase_view`): hosted (`provider` `dev` or `stripe`,
-    /// pending until paid at `checkout_url`) or x402 (`provider` `x402`, completed when
-    /// answered; `checkout_url` is the resource paid for).
-    #[derive(ToSchema)]
-    #[schema(example = json!({
-        "id": "cpur_01JD0000000000000000000000",
-        "object": "credit_purchase",
-        "organization_id": "org_01JD0000000000000000000000",
-        "livemode": true,
-        "package_id": "credits_1000",
-        "credits_to_add": 1000,
-        "price_cents": 1000,
-        "currency": "usd",
-        "provider": "dev",
-        "status": "pending",
-        "checkout_url": "https://ledger.example.com/checkout/dev/org_01JD0000000000000000000000/cpur_01JD0000000000000000000000",
-        "success_url": "https://example.com/paid",
-        "cancel_url": null,
-        "expires_at": "2026-11-25T13:00:00Z",
-        "created_at": "2026-11-25T12:00:00Z",
-        "completed_at": null
-    }))]
-    pub(crate) struct CreditPurchase {
-        id: String,
-        #[schema(example = "credit_purchase")]
-        object: String,
-        organization_id: String,
-        livemode: bool,
-        package_id: String,
-        credits_to_add: i64,
-        price_cents: i64,
-        currency: String,
-        /// `dev`, `stripe` or `x402`.
-        provider: String,
-        /// `pending`, `completed` or `expired`.
-        status: String,
-        checkout_url: String,
-        success_url: Option<String>,
-        cancel_url: Option<String>,
-        #[schema(format = DateTime)]
-        expires_at: String,
-        #[schema(format = DateTime)]
-        created_at: String,
-        #[schema(format = DateTime)]
-        completed_at: Option<String>,
-    }
-
-    list_of! {
-        CreditPackageList => CreditPackage,
-        CreditLedgerEntryList => CreditLedgerEntry,
-        CreditPurchaseList => CreditPurchase,
-    }
+    pub(crate) type CreditBalance = views::CreditBalanceView<'static>;
+    pub(crate) type CreditPackage = views::CreditPackageView<'static>;
+    pub(crate) type CreditPackageList = views::List<CreditPackage>;
+    pub(crate) type CreditLedgerEntryList = views::List<views::CreditLedgerEntryView<'static>>;
+    pub(crate) type CreditPurchase = views::CreditPurchaseView<'static>;
+    pub(crate) type CreditPurchaseList = views::List<CreditPurchase>;
 
     /// 503: the feature is not enabled on this server (no payment provider configured,
     /// x402 off), in the error envelope.

@@ -6,7 +6,6 @@ use ledger_domain::ports::Store;
 use ledger_domain::services::{KeyChanges, NewKeyInput};
 use ledger_domain::views;
 use serde::Deserialize;
-use serde_json::json;
 
 use super::{Routes, at};
 use super::{State, list_response};
@@ -93,7 +92,7 @@ async fn create<S: Store>(
         .ledger
         .create_key(&principal, &path.into_inner(), input, generate_key)
         .await?;
-    Ok(HttpResponse::Created().json(views::api_key(&key, Some(&secret))))
+    Ok(HttpResponse::Created().json(views::ApiKeyView::of(&key, Some(&secret))))
 }
 
 #[utoipa::path(
@@ -119,7 +118,9 @@ async fn list<S: Store>(
         .ledger
         .list_keys(&principal, &path.into_inner(), page)
         .await?;
-    Ok(list_response(page, &result, |k| views::api_key(k, None)))
+    Ok(list_response(page, &result, |k| {
+        views::ApiKeyView::of(k, None)
+    }))
 }
 
 #[utoipa::path(
@@ -145,7 +146,7 @@ async fn get<S: Store>(
     let (org, id) = path.into_inner();
     let principal = authenticate(&state, &req).await?;
     let key = state.ledger.get_key(&principal, &org, &id).await?;
-    Ok(HttpResponse::Ok().json(views::api_key(&key, None)))
+    Ok(HttpResponse::Ok().json(views::ApiKeyView::of(&key, None)))
 }
 
 #[utoipa::path(
@@ -174,7 +175,7 @@ async fn rotate<S: Store>(
         .ledger
         .rotate_key(&principal, &org, &id, generate_key)
         .await?;
-    Ok(HttpResponse::Ok().json(views::api_key(&key, Some(&secret))))
+    Ok(HttpResponse::Ok().json(views::ApiKeyView::of(&key, Some(&secret))))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -220,7 +221,7 @@ async fn update<S: Store>(
         .ledger
         .update_key(&principal, &org, &id, changes)
         .await?;
-    Ok(HttpResponse::Ok().json(views::api_key(&key, None)))
+    Ok(HttpResponse::Ok().json(views::ApiKeyView::of(&key, None)))
 }
 
 #[utoipa::path(
@@ -246,5 +247,5 @@ async fn delete<S: Store>(
     let (org, id) = path.into_inner();
     let principal = authenticate(&state, &req).await?;
     let id = state.ledger.delete_key(&principal, &org, &id).await?;
-    Ok(HttpResponse::Ok().json(json!({ "id": id, "object": "api_key", "deleted": true })))
+    Ok(HttpResponse::Ok().json(views::DeletedView::permanent("api_key", &id)))
 }

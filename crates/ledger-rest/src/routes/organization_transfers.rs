@@ -11,10 +11,9 @@ use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
 use ledger_domain::services::{OrganizationTransferInput, Write};
 use serde::Deserialize;
-use serde_json::json;
 
 use super::resource::{queue_json, resource_access};
-use super::{Routes, State, access, at};
+use super::{Routes, State, access, at, list_response};
 use crate::error::ApiError;
 use crate::input::{page, parse_json, read_body};
 use crate::queued::submit;
@@ -82,18 +81,6 @@ async fn initiate<S: Store>(
     .await
 }
 
-fn list_answer(
-    page: ledger_domain::ports::PageRequest,
-    found: ledger_domain::ports::Page<serde_json::Value>,
-) -> HttpResponse {
-    HttpResponse::Ok().json(json!({
-        "object": "list",
-        "has_more": page.offset + (found.items.len() as i64) < found.total_count,
-        "total_count": found.total_count,
-        "data": found.items,
-    }))
-}
-
 /// Outgoing: transfers of `{org}` and of organizations below it, newest first.
 #[utoipa::path(
     get,
@@ -115,7 +102,7 @@ async fn list_outgoing<S: Store>(
     let access = access(&state, &req, &path.into_inner(), Scope::Read, RESOURCE).await?;
     let page = page(&req, 20)?;
     let found = state.ledger.list_outgoing_transfers(&access, page).await?;
-    Ok(list_answer(page, found))
+    Ok(list_response(page, &found, |view| view))
 }
 
 /// Incoming: transfers designated to the owner of the root organization `{org}`.
@@ -139,7 +126,7 @@ async fn list_incoming<S: Store>(
     let access = access(&state, &req, &path.into_inner(), Scope::Read, RESOURCE).await?;
     let page = page(&req, 20)?;
     let found = state.ledger.list_incoming_transfers(&access, page).await?;
-    Ok(list_answer(page, found))
+    Ok(list_response(page, &found, |view| view))
 }
 
 #[utoipa::path(

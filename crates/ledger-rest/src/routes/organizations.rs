@@ -9,9 +9,8 @@ use ledger_domain::ports::Store;
 use ledger_domain::services::{MasterSignup, SubSignup};
 use ledger_domain::views;
 use serde::Deserialize;
-use serde_json::json;
 
-use super::{Routes, State, access, at};
+use super::{Routes, State, access, at, list_response};
 use crate::auth::{authenticate, bearer, generate_key, sha256_hex};
 use crate::error::ApiError;
 use crate::input::{parse_json, read_body};
@@ -82,18 +81,7 @@ async fn master<S: Store>(
             live_key: generate_key(true)?,
         })
         .await?;
-    let key = |live: bool| {
-        result
-            .keys
-            .iter()
-            .find(|(k, _)| k.livemode == live)
-            .map(|(k, s)| views::api_key(k, Some(s)))
-    };
-    Ok(HttpResponse::build(StatusCode::CREATED).json(json!({
-        "organization": views::organization(&result.organization),
-        "api_key": key(false),
-        "live_api_key": key(true),
-    })))
+    Ok(HttpResponse::build(StatusCode::CREATED).json(views::SignupView::of(&result)))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -140,11 +128,7 @@ async fn sub<S: Store>(
             },
         )
         .await?;
-    let api_key = result.keys.first().map(|(k, s)| views::api_key(k, Some(s)));
-    Ok(HttpResponse::build(StatusCode::CREATED).json(json!({
-        "organization": views::organization(&result.organization),
-        "api_key": api_key,
-    })))
+    Ok(HttpResponse::build(StatusCode::CREATED).json(views::SignupView::of(&result)))
 }
 
 #[utoipa::path(
@@ -173,7 +157,7 @@ async fn get_organization<S: Store>(
     )
     .await?;
     let organization = state.ledger.current_organization(&access).await?;
-    Ok(HttpResponse::Ok().json(views::organization(&organization)))
+    Ok(HttpResponse::Ok().json(views::OrganizationView::of(&organization)))
 }
 
 /// `GET /organizations/{org}/sub-organizations`: every organization below, at any depth,
@@ -206,19 +190,7 @@ async fn sub_organizations<S: Store>(
     .await?;
     let page = crate::input::page(&req, 50)?;
     let found = state.ledger.list_sub_organizations(&access, page).await?;
-    let data: Vec<serde_json::Value> = found
-        .items
-        .iter()
-        .map(|(organization, depth)| {
-            let mut view = views::organization(organization);
-            view["depth"] = json!(depth);
-            view
-        })
-        .collect();
-    Ok(HttpResponse::Ok().json(json!({
-        "object": "list",
-        "data": data,
-        "has_more": page.offset + (found.items.len() as i64) < found.total_count,
-        "total_count": found.total_count,
-    })))
+    Ok(list_response(page, &found, |(organization, depth)| {
+        views::SubOrganizationView::of(organization, *depth)
+    }))
 }

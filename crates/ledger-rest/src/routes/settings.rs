@@ -42,7 +42,7 @@ async fn get<S: Store>(
     let (org, key) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Read, "settings").await?;
     let setting = state.ledger.get_setting(&access, &key).await?;
-    Ok(HttpResponse::Ok().json(views::setting(&setting)))
+    Ok(HttpResponse::Ok().json(views::SettingView::of(&setting)))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -95,7 +95,7 @@ async fn put<S: Store>(
         .ledger
         .put_setting(&access, &key, input.value.as_deref())
         .await?;
-    Ok(HttpResponse::Ok().json(views::setting(&setting)))
+    Ok(HttpResponse::Ok().json(views::SettingView::of(&setting)))
 }
 
 #[utoipa::path(
@@ -117,5 +117,5 @@ async fn billing<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Read, "billing").await?;
     let billing = state.ledger.billing(&access).await?;
-    Ok(HttpResponse::Ok().json(views::billing(&billing)))
+    Ok(HttpResponse::Ok().json(views::BillingView::of(&billing)))
 }

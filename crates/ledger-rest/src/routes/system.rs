@@ -1,6 +1,7 @@
 //! Health, queued-request status and audit events.
 
 use actix_web::{HttpRequest, HttpResponse, web};
+use ledger_domain::events::EventView;
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
 use ledger_domain::views;
@@ -75,14 +76,8 @@ async fn health<S: Store>(state: State<S>) -> HttpResponse {
 )]
 async fn ready<S: Store>(state: State<S>) -> HttpResponse {
     let figures = state.ledger.operating_figures().await;
-    let body = serde_json::json!({
-        "status": if figures.jobs.is_some() { "ready" } else { "not_ready" },
-        "database": if figures.database_up { "up" } else { "down" },
-        "queue": if figures.jobs.is_some() { "readable" } else { "unavailable" },
-        "queued_jobs": figures.jobs.map(|j| j.queued),
-        "workers": figures.workers,
-    });
-    if figures.jobs.is_some() {
+    let body = views::ReadinessView::of(figures.database_up, figures.jobs, figures.workers);
+    if body.is_ready() {
         HttpResponse::Ok().json(body)
     } else {
         HttpResponse::ServiceUnavailable().json(body)
@@ -139,7 +134,7 @@ async fn get_request<S: Store>(
     let (org, id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Read, "requests").await?;
     let job = state.ledger.get_job(&access, &id).await?;
-    Ok(HttpResponse::Ok().json(views::job_envelope(&job, "")))
+    Ok(HttpResponse::Ok().json(views::QueuedRequestView::of(&job, "")))
 }
 
 #[utoipa::path(
@@ -168,5 +163,6 @@ async fn list_events<S: Store>(
         .ledger
         .entity_events(&principal, &entity_type, &entity_id)
         .await?;
-    Ok(HttpResponse::Ok().json(events.iter().map(views::event).collect::<Vec<_>>()))
+    let views: Vec<EventView> = events.iter().map(EventView::of).collect();
+    Ok(HttpResponse::Ok().json(views))
 }

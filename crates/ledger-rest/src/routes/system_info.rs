@@ -31,5 +31,5 @@ async fn system<S: Store>(state: State<S>, req: HttpRequest) -> Result<HttpRespo
         .await
         .map_err(|ApiError(e)| ApiError(system_auth_error(e)))?;
     let info = state.ledger.system_info(&principal).await?;
-    Ok(HttpResponse::Ok().json(views::system_info(&info)))
+    Ok(HttpResponse::Ok().json(views::SystemInfoView::of(&info)))
 }

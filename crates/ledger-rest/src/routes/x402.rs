@@ -11,7 +11,8 @@ use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
-use ledger_domain::services::{X402Outcome, X402PurchaseInput, payment_refusal, purchase_view};
+use ledger_domain::services::{X402Outcome, X402PurchaseInput, payment_refusal};
+use ledger_domain::views;
 use ledger_domain::x402::{
     PAYMENT_REQUIRED_HEADER, PAYMENT_RESPONSE_HEADER, PAYMENT_SIGNATURE_HEADER, encode_header,
 };
@@ -99,7 +100,7 @@ async fn purchase<S: Store>(
                 header::ACCESS_CONTROL_EXPOSE_HEADERS,
                 PAYMENT_RESPONSE_HEADER,
             ))
-            .json(purchase_view(&purchase, state.ledger.now())),
+            .json(views::CreditPurchaseView::of(&purchase, state.ledger.now())),
         X402Outcome::Required {
             payment_required,
             error,
