@@ -232,6 +232,14 @@ impl TestApp {
             .is_some()
     }
 
+    /// Makes this server's PostgreSQL database refuse connections and ends the open ones
+    /// (`false`), or lets connections in again (`true`); see `TestDb::set_reachable`.
+    pub async fn set_database_reachable(&self, reachable: bool) {
+        if let Some(db) = &self.db {
+            db.set_reachable(reachable).await;
+        }
+    }
+
     /// The URL of this server's database (`None` for a replica, which borrows it).
     pub fn database_url(&self) -> Option<&str> {
         self.db.as_ref().map(|db| db.url.as_str())

@@ -214,7 +214,15 @@ fn circle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
 const DOMAIN_LAYERS: &[(&str, &[&str])] = &[
     (
         "values",
-        &["dates", "error", "ids", "money", "references", "urls"],
+        &[
+            "dates",
+            "error",
+            "ids",
+            "money",
+            "references",
+            "urls",
+            "wire",
+        ],
     ),
     (
         "rules and state machines",

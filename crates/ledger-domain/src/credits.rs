@@ -358,3 +358,12 @@ mod tests {
         assert_eq!(after_purchase(0, 1000, 50), (50, 50));
     }
 }
+
+/// The balance of a pool as a client reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CreditBalance {
+    pub pool: CreditPool,
+    pub monthly_allowance: i64,
+    pub test_credits_used: i64,
+    pub next_reset_at: OffsetDateTime,
+}

@@ -298,11 +298,29 @@ pub enum DomainError {
         message: String,
         details: Option<Value>,
     },
+    /// The storage cannot be reached now; the request may be retried (`Retry-After`).
+    /// The cause is logged, not shown.
+    #[error("the database cannot be reached right now; retry shortly")]
+    Unavailable(String),
     #[error("internal error")]
     Internal(String),
 }
 
+/// Seconds after which a request refused because the database could not be reached may
+/// be sent again (`Retry-After`): a restart or a failover takes a few seconds.
+pub const UNAVAILABLE_RETRY_AFTER: u64 = 2;
+
 impl DomainError {
+    /// Seconds after which the same request may be sent again (`Retry-After`): a rate
+    /// limit's wait, or [`UNAVAILABLE_RETRY_AFTER`] while the database cannot be reached.
+    pub fn retry_after(&self) -> Option<u64> {
+        match self {
+            Self::RateLimited { retry_after } => Some(*retry_after),
+            Self::Unavailable(_) => Some(UNAVAILABLE_RETRY_AFTER),
+            _ => None,
+        }
+    }
+
     /// See [`ErrorCode::ConcurrentUpdate`].
     pub fn concurrent_update(message: impl Into<String>) -> Self {
         Self::BusinessRule {
@@ -469,6 +487,7 @@ impl DomainError {
             Self::ClaimLost(_) => ErrorCode::JobLost,
             Self::InsufficientCredits { .. } => ErrorCode::InsufficientCredits,
             Self::RateLimited { .. } => ErrorCode::RateLimitExceeded,
+            Self::Unavailable(_) => ErrorCode::ServiceUnavailable,
             Self::Internal(_) => ErrorCode::InternalError,
         }
     }

@@ -62,7 +62,7 @@ impl<'a> EventView<'a> {
 
 /// The event record (spec 2.11).
 pub fn view(e: &Event) -> serde_json::Value {
-    crate::views::json(&EventView::of(e))
+    crate::wire::json(&EventView::of(e))
 }
 
 /// A soft deletion: what was deleted, by which key, and until when it can be recovered.

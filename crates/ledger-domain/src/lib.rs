@@ -34,6 +34,7 @@ pub mod transfers;
 pub mod urls;
 pub mod views;
 pub mod webhooks;
+pub mod wire;
 pub mod x402;
 
 pub use error::{DomainError, DomainResult, ErrorCode, ErrorKind, Resource, UsedBy};

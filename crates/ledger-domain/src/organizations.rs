@@ -242,3 +242,10 @@ mod tests {
         assert_eq!(child.root_id(), "org_a");
     }
 }
+
+/// What a sign-up made: the organization and its keys with their secrets.
+#[derive(Debug, Clone)]
+pub struct SignupResult {
+    pub organization: Organization,
+    pub keys: Vec<(ApiKey, String)>,
+}

@@ -17,10 +17,7 @@
 //! used is `to_amount / amount`, and the transfer is read back from its lines: the first
 //! is the source, the last the destination.
 
-use serde_json::Value;
-
 use crate::accounts::EntryType;
-use crate::transactions::Transaction;
 
 /// The `source` of a transfer's transaction.
 pub const SOURCE: &str = "transfer";
@@ -37,12 +34,6 @@ pub fn exchange_account_code(currency: &crate::money::Currency) -> String {
 /// Name of the exchange account of a currency.
 pub fn exchange_account_name(currency: &str) -> String {
     format!("Currency Exchange {currency}")
-}
-
-/// The transfer a transaction records, or `None` when it is not one
-/// ([`crate::views::TransferView`]).
-pub fn view(t: &Transaction) -> Option<Value> {
-    crate::views::TransferView::of(t).map(|v| crate::views::json(&v))
 }
 
 /// The lines of a transfer as (account, side, units): two in one currency, four through

@@ -9,6 +9,7 @@
 //! resource family in the submodules and re-exported here.
 
 mod accounts;
+mod automation;
 mod catalog;
 mod documents;
 mod list;
@@ -23,10 +24,12 @@ pub use crate::dates::{iso_date as date, opt_timestamp, timestamp};
 pub use crate::events::view as event;
 pub use crate::money::{amount, decimals_of};
 
+pub use crate::wire::json;
 pub use accounts::*;
+pub use automation::*;
 pub use catalog::*;
 pub use documents::*;
-pub use list::{List, json};
+pub use list::List;
 pub use operations::*;
 pub use organizations::*;
 pub use reconciliations::*;

@@ -22,6 +22,9 @@ pub const BUSINESS_RULE_VIOLATION: &str = "BUSINESS_RULE_VIOLATION";
 pub const CREDIT_LIMIT_EXCEEDED: &str = "CREDIT_LIMIT_EXCEEDED";
 /// Too many requests.
 pub const RATE_LIMIT_EXCEEDED: &str = "RATE_LIMIT_EXCEEDED";
+/// The service cannot take the request now (its database cannot be reached); retry
+/// after `Retry-After` seconds.
+pub const SERVICE_UNAVAILABLE: &str = "SERVICE_UNAVAILABLE";
 /// A failure of ours; nothing internal is shown.
 pub const INTERNAL_SERVER_ERROR: &str = "INTERNAL_SERVER_ERROR";
 
@@ -36,7 +39,8 @@ pub fn code_of(error: &DomainError) -> &'static str {
         ErrorKind::BusinessRule | ErrorKind::Payment => BUSINESS_RULE_VIOLATION,
         ErrorKind::CreditLimit => CREDIT_LIMIT_EXCEEDED,
         ErrorKind::RateLimit => RATE_LIMIT_EXCEEDED,
-        ErrorKind::Internal | ErrorKind::Unavailable => INTERNAL_SERVER_ERROR,
+        ErrorKind::Unavailable => SERVICE_UNAVAILABLE,
+        ErrorKind::Internal => INTERNAL_SERVER_ERROR,
     }
 }
 
@@ -65,7 +69,7 @@ pub fn extensions_json(error: &DomainError) -> serde_json::Value {
             ext[camel(&k)] = v;
         }
     }
-    if let DomainError::RateLimited { retry_after } = error {
+    if let Some(retry_after) = error.retry_after() {
         ext["retryAfter"] = json!(retry_after);
     }
     ext

@@ -62,6 +62,7 @@ fn refused(error: &DomainError) -> HttpResponse {
         crate::errors::UNAUTHENTICATED => StatusCode::UNAUTHORIZED,
         crate::errors::RATE_LIMIT_EXCEEDED => StatusCode::TOO_MANY_REQUESTS,
         crate::errors::FORBIDDEN => StatusCode::FORBIDDEN,
+        crate::errors::SERVICE_UNAVAILABLE => StatusCode::SERVICE_UNAVAILABLE,
         crate::errors::INTERNAL_SERVER_ERROR => StatusCode::INTERNAL_SERVER_ERROR,
         _ => StatusCode::BAD_REQUEST,
     };
@@ -69,7 +70,7 @@ fn refused(error: &DomainError) -> HttpResponse {
         status,
         vec![json!({ "message": error.public_message(), "extensions": extensions_json(error) })],
     );
-    if let DomainError::RateLimited { retry_after } = error
+    if let Some(retry_after) = error.retry_after()
         && let Ok(value) = actix_web::http::header::HeaderValue::from_str(&retry_after.to_string())
     {
         res.headers_mut()
@@ -173,7 +174,28 @@ pub async fn graphql<St: Store>(
         origin,
     };
     match operation.execute(&variables, &ctx).await {
-        Ok(result) => HttpResponse::Ok().json(GraphQLResponse::from_result(Ok(result))),
+        Ok(result) => executed(GraphQLResponse::from_result(Ok(result))),
         Err(e) => invalid_document(&e),
     }
+}
+
+/// The answer of an executed operation: 200, or 503 with `Retry-After` when a field
+/// failed because the database could not be reached (the rest of the data cannot be
+/// trusted to be whole then, and clients and load balancers retry a 503).
+fn executed(response: GraphQLResponse) -> HttpResponse {
+    let body = serde_json::to_value(&response).unwrap_or(Value::Null);
+    let unavailable = body["errors"].as_array().is_some_and(|errors| {
+        errors
+            .iter()
+            .any(|e| e["extensions"]["code"] == crate::errors::SERVICE_UNAVAILABLE)
+    });
+    if !unavailable {
+        return HttpResponse::Ok().json(body);
+    }
+    let mut res = HttpResponse::ServiceUnavailable().json(body);
+    res.headers_mut().insert(
+        actix_web::http::header::RETRY_AFTER,
+        actix_web::http::header::HeaderValue::from(ledger_domain::error::UNAVAILABLE_RETRY_AFTER),
+    );
+    res
 }

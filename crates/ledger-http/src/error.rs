@@ -7,8 +7,9 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use ledger_domain::error::ErrorCode;
+use ledger_domain::views::{self, ErrorEnvelopeView, ErrorType};
 use ledger_domain::{DomainError, ErrorKind};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 tokio::task_local! {
     /// The id of the request being served.
@@ -37,55 +38,52 @@ impl std::fmt::Display for ApiError {
 }
 
 /// The one table from error code to HTTP status and error type (DECISIONS 6).
-pub fn classify(code: ErrorCode) -> (StatusCode, &'static str) {
+pub fn classify(code: ErrorCode) -> (StatusCode, ErrorType) {
     match code.kind() {
         ErrorKind::Request => match code {
-            ErrorCode::PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "validation_error"),
-            ErrorCode::UnsupportedMediaType => {
-                (StatusCode::UNSUPPORTED_MEDIA_TYPE, "invalid_request_error")
+            ErrorCode::PayloadTooLarge => {
+                (StatusCode::PAYLOAD_TOO_LARGE, ErrorType::ValidationError)
             }
-            ErrorCode::MethodNotAllowed => {
-                (StatusCode::METHOD_NOT_ALLOWED, "invalid_request_error")
+            ErrorCode::UnsupportedMediaType => (
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                ErrorType::InvalidRequestError,
+            ),
+            ErrorCode::MethodNotAllowed => (
+                StatusCode::METHOD_NOT_ALLOWED,
+                ErrorType::InvalidRequestError,
+            ),
+            ErrorCode::RouteNotFound => (StatusCode::NOT_FOUND, ErrorType::NotFoundError),
+            ErrorCode::NotAcceptable => {
+                (StatusCode::NOT_ACCEPTABLE, ErrorType::InvalidRequestError)
             }
-            ErrorCode::RouteNotFound => (StatusCode::NOT_FOUND, "not_found_error"),
-            ErrorCode::NotAcceptable => (StatusCode::NOT_ACCEPTABLE, "invalid_request_error"),
             ErrorCode::HttpsRequired | ErrorCode::OriginNotAllowed => {
-                (StatusCode::FORBIDDEN, "authorization_error")
+                (StatusCode::FORBIDDEN, ErrorType::AuthorizationError)
             }
-            _ => (StatusCode::BAD_REQUEST, "invalid_request_error"),
+            _ => (StatusCode::BAD_REQUEST, ErrorType::InvalidRequestError),
         },
-        ErrorKind::Validation => (StatusCode::BAD_REQUEST, "validation_error"),
-        ErrorKind::Authentication => (StatusCode::UNAUTHORIZED, "authentication_error"),
-        ErrorKind::Authorization => (StatusCode::FORBIDDEN, "authorization_error"),
-        ErrorKind::NotFound => (StatusCode::NOT_FOUND, "not_found_error"),
-        ErrorKind::OrganizationNotFound => (StatusCode::NOT_FOUND, "authentication_error"),
-        ErrorKind::Conflict => (StatusCode::CONFLICT, "idempotency_error"),
-        ErrorKind::BusinessRule => (StatusCode::UNPROCESSABLE_ENTITY, "business_rule_error"),
-        ErrorKind::CreditLimit => (StatusCode::PAYMENT_REQUIRED, "credit_limit_error"),
-        ErrorKind::Payment => (StatusCode::PAYMENT_REQUIRED, "payment_error"),
-        ErrorKind::RateLimit => (StatusCode::TOO_MANY_REQUESTS, "rate_limit_error"),
-        ErrorKind::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "api_error"),
-        ErrorKind::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "api_error"),
+        ErrorKind::Validation => (StatusCode::BAD_REQUEST, ErrorType::ValidationError),
+        ErrorKind::Authentication => (StatusCode::UNAUTHORIZED, ErrorType::AuthenticationError),
+        ErrorKind::Authorization => (StatusCode::FORBIDDEN, ErrorType::AuthorizationError),
+        ErrorKind::NotFound => (StatusCode::NOT_FOUND, ErrorType::NotFoundError),
+        ErrorKind::OrganizationNotFound => (StatusCode::NOT_FOUND, ErrorType::AuthenticationError),
+        ErrorKind::Conflict => (StatusCode::CONFLICT, ErrorType::IdempotencyError),
+        ErrorKind::BusinessRule => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            ErrorType::BusinessRuleError,
+        ),
+        ErrorKind::CreditLimit => (StatusCode::PAYMENT_REQUIRED, ErrorType::CreditLimitError),
+        ErrorKind::Payment => (StatusCode::PAYMENT_REQUIRED, ErrorType::PaymentError),
+        ErrorKind::RateLimit => (StatusCode::TOO_MANY_REQUESTS, ErrorType::RateLimitError),
+        ErrorKind::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, ErrorType::ApiError),
+        ErrorKind::Internal => (StatusCode::INTERNAL_SERVER_ERROR, ErrorType::ApiError),
     }
 }
 
 /// The status and envelope of an error (the body every REST refusal has).
 pub fn envelope(error: &DomainError) -> (StatusCode, Value) {
     let (status, kind) = classify(error.code());
-    let mut body = json!({
-        "type": kind,
-        "code": error.code().as_str(),
-        "message": error.public_message(),
-        "status": status.as_u16(),
-        "request_id": current_request_id(),
-    });
-    if let Some(details) = error.details() {
-        body["details"] = details;
-    }
-    if let DomainError::RateLimited { retry_after } = error {
-        body["retry_after"] = json!(retry_after);
-    }
-    (status, json!({ "error": body }))
+    let body = ErrorEnvelopeView::of(error, kind, status.as_u16(), current_request_id());
+    (status, views::json(&body))
 }
 
 impl ResponseError for ApiError {
@@ -99,7 +97,7 @@ impl ResponseError for ApiError {
         }
         let (status, body) = envelope(&self.0);
         let mut response = HttpResponse::build(status);
-        if let DomainError::RateLimited { retry_after } = &self.0 {
+        if let Some(retry_after) = self.0.retry_after() {
             response.insert_header(("Retry-After", retry_after.to_string()));
         }
         let mut response = response.json(body);

@@ -295,6 +295,10 @@ impl From<TxError> for StoreError {
             TxError::IdempotencyRace => {
                 StoreError::Internal("concurrent use of an idempotency key".to_owned())
             }
+            TxError::Db(e) if is_unavailable(&e) => {
+                tracing::warn!(error = %e, "database unavailable");
+                StoreError::unavailable(format!("database: {e}"))
+            }
             TxError::Db(e) => {
                 tracing::error!(error = %e, "database error");
                 StoreError::Internal(format!("database: {e}"))
@@ -304,14 +308,45 @@ impl From<TxError> for StoreError {
 }
 
 impl TxError {
-    /// A pool checkout failure.
+    /// A pool checkout failure: no connection could be opened, or none was free in time.
     pub(crate) fn pool(e: impl std::fmt::Display) -> Self {
-        Self::Fact(StoreError::Internal(format!("connection pool: {e}")))
+        tracing::warn!(error = %e, "no database connection");
+        Self::Fact(StoreError::unavailable(format!("connection pool: {e}")))
     }
 
     /// A spawned write task that panicked or was cancelled.
     pub(crate) fn task(e: tokio::task::JoinError) -> Self {
         Self::Fact(StoreError::Internal(format!("write task: {e}")))
+    }
+}
+
+/// Whether a statement failed because the database cannot be reached now rather than
+/// because of the statement: the connection is closed or broken (no SQLSTATE), the server
+/// is shutting down, restarting or recovering (SQLSTATE class 57P, connection exceptions
+/// of class 08), or it is a read-only standby (a failover in progress). A retry may
+/// succeed on another connection.
+pub(crate) fn is_unavailable(e: &DieselError) -> bool {
+    const GONE: [&str; 7] = [
+        "terminating connection",
+        "the database system is",
+        "server closed the connection",
+        "connection closed",
+        "connection reset",
+        "broken pipe",
+        "could not connect",
+    ];
+    match e {
+        DieselError::DatabaseError(
+            DatabaseErrorKind::ClosedConnection
+            | DatabaseErrorKind::UnableToSendCommand
+            | DatabaseErrorKind::ReadOnlyTransaction,
+            _,
+        ) => true,
+        DieselError::DatabaseError(_, info) => {
+            let message = info.message().to_ascii_lowercase();
+            GONE.iter().any(|gone| message.contains(gone))
+        }
+        _ => false,
     }
 }
 

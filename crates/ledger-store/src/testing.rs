@@ -121,6 +121,36 @@ impl TestDb {
         })
     }
 
+    /// Lets the server reach this PostgreSQL database or not: `false` makes the database
+    /// refuse new connections (`ALLOW_CONNECTIONS false`, which binds superusers too) and
+    /// ends the open ones, as a database that restarts or fails over would; `true` lets
+    /// connections in again. A SQLite file is always reachable: nothing happens.
+    ///
+    /// # Panics
+    /// When the PostgreSQL server refuses the administrative statements.
+    pub async fn set_reachable(&self, reachable: bool) {
+        let Owned::PgDatabase { admin_url, name } = &self.owned else {
+            return;
+        };
+        let mut admin = AsyncPgConnection::establish(admin_url)
+            .await
+            .unwrap_or_else(|e| panic!("{PG_URL_VAR}={admin_url}: {e}"));
+        diesel::sql_query(format!(
+            "ALTER DATABASE {name} ALLOW_CONNECTIONS {reachable}"
+        ))
+        .execute(&mut admin)
+        .await
+        .unwrap_or_else(|e| panic!("changing ALLOW_CONNECTIONS of {name}: {e}"));
+        if !reachable {
+            diesel::sql_query(format!(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"
+            ))
+            .execute(&mut admin)
+            .await
+            .unwrap_or_else(|e| panic!("ending the sessions of {name}: {e}"));
+        }
+    }
+
     /// The backend name of the database (`"sqlite"` or `"postgres"`).
     pub fn backend(&self) -> &'static str {
         self.db.backend_name()

@@ -44,5 +44,6 @@ mod taxes;
 mod transactions;
 mod transfers;
 mod transport;
+mod unavailable;
 mod webhooks;
 mod x402;

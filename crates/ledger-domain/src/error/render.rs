@@ -93,7 +93,7 @@ impl DomainError {
 
     /// Whether a job that failed with this error may succeed on a retry.
     pub fn is_transient(&self) -> bool {
-        matches!(self, Self::Internal(_))
+        matches!(self, Self::Internal(_) | Self::Unavailable(_))
     }
 
     /// The error object stored on a failed job: `{code, message, details?}`.

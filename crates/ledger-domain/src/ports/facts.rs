@@ -24,7 +24,8 @@
 //!    or a reference.
 //! 6. [`StoreError::CreditsShort`]: checked last, so a refused write is never charged.
 //!
-//! [`StoreError::Internal`] can happen at any point and ends the write with nothing kept.
+//! [`StoreError::Unavailable`] (the database cannot be reached: retry) and
+//! [`StoreError::Internal`] can happen at any point and end the write with nothing kept.
 
 use time::Date;
 
@@ -66,6 +67,10 @@ pub enum StoreError {
     Changed { id: String },
     /// The credit pool holds fewer credits than the write costs.
     CreditsShort { required: i64, available: i64 },
+    /// The storage cannot be reached now (connection refused or lost, no connection free
+    /// in time, the database restarting or read-only after a failover); nothing was
+    /// written, and the same request may succeed shortly. The text is for the log.
+    Unavailable(String),
     /// The storage failed or holds what it should not (a corrupt row, an I/O error).
     Internal(String),
 }
@@ -114,6 +119,11 @@ impl StoreError {
     /// An internal failure of the store about `what`.
     pub fn internal(what: impl Into<String>) -> Self {
         Self::Internal(what.into())
+    }
+
+    /// The storage cannot be reached now, because of `what`.
+    pub fn unavailable(what: impl Into<String>) -> Self {
+        Self::Unavailable(what.into())
     }
 
     /// No row `id` of `resource` for the tenant.
@@ -227,6 +237,7 @@ impl From<StoreError> for DomainError {
                 required,
                 available,
             },
+            StoreError::Unavailable(cause) => DomainError::Unavailable(cause),
             StoreError::Internal(cause) => DomainError::Internal(cause),
         }
     }

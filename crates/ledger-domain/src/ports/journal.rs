@@ -190,3 +190,12 @@ pub trait Journal: Send + Sync + 'static {
         page: PageRequest,
     ) -> impl Future<Output = StoreResult<Page<Transaction>>> + Send;
 }
+
+/// A page of history rows with running balances (in the account's normal direction).
+#[derive(Debug, Clone)]
+pub struct HistoryView {
+    pub account: Account,
+    pub rows: Vec<(HistoryRow, i64)>,
+    pub total_count: i64,
+    pub has_more: bool,
+}

@@ -45,7 +45,7 @@ pub use documents::{Contacts, DocumentFilter, Documents};
 pub use exchange::{ExchangeRateFilter, ExchangeRates};
 pub use facts::{State, StoreError, Taken};
 pub use jobs::{AppliedWrite, DocumentEffect, DocumentTransition, Effect, Jobs, Reversal};
-pub use journal::{AccountFilter, Accounts, HistoryPage, HistoryRow, Journal};
+pub use journal::{AccountFilter, Accounts, HistoryPage, HistoryRow, HistoryView, Journal};
 pub use oauth::{IssuedKey, Mail, Mailer, NoMailer, NoTokens, OAuthStore, Rotation, TokenSource};
 pub use operations::{
     Deletions, EventStats, Events, Health, JobStats, Monitoring, PoolStats, PurgeReport,

@@ -12,24 +12,15 @@ use super::{RecurringRun, RecurringSchedule};
 impl RecurringSchedule {
     /// The schedule as every interface renders it (REST snake_case).
     pub fn view(&self) -> Value {
-        to_json(&RecurringScheduleView::of(self))
+        crate::wire::json(&RecurringScheduleView::of(self))
     }
 }
 
 impl RecurringRun {
     /// The run as every interface renders it (REST snake_case).
     pub fn view(&self) -> Value {
-        to_json(&RecurringRunView::of(self))
+        crate::wire::json(&RecurringRunView::of(self))
     }
-}
-
-/// A view as the JSON value the services hand around, as `views::json` makes it (this
-/// module sits below the views and cannot name them).
-fn to_json<T: Serialize>(view: &T) -> Value {
-    serde_json::to_value(view).unwrap_or_else(|error| {
-        tracing::error!(%error, "a view did not serialize");
-        Value::Null
-    })
 }
 
 /// A recurring schedule: a template of an invoice, a bill or a transaction, generated

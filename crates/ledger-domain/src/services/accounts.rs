@@ -12,7 +12,7 @@ use crate::events::Event;
 use crate::ids::{IdKind, new_id, parse_id};
 use crate::jobs::{Job, JobCommand};
 use crate::money::Currency;
-use crate::ports::{AccountFilter, HistoryRow, Page, PageRequest, Store, Written};
+use crate::ports::{AccountFilter, Page, PageRequest, Store, Written};
 
 use super::{Access, Ledger, WriteOptions};
 
@@ -48,14 +48,7 @@ pub struct BalanceView {
     pub totals: Totals,
 }
 
-/// A page of history rows with running balances (in the account's normal direction).
-#[derive(Debug, Clone)]
-pub struct HistoryView {
-    pub account: Account,
-    pub rows: Vec<(HistoryRow, i64)>,
-    pub total_count: i64,
-    pub has_more: bool,
-}
+pub use crate::ports::HistoryView;
 
 pub(super) fn not_found(resource: &'static str, id: &str) -> DomainError {
     DomainError::NotFound {

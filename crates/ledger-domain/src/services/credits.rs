@@ -12,8 +12,8 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::credits::{
-    CHECKOUT_EXPIRY, CreditPackage, CreditPool, CreditPurchase, LedgerEntry, PRICE_CURRENCY,
-    PurchaseStatus, check_return_url, next_period_start, period_of,
+    CHECKOUT_EXPIRY, CreditPackage, CreditPurchase, LedgerEntry, PRICE_CURRENCY, PurchaseStatus,
+    check_return_url, next_period_start, period_of,
 };
 use crate::error::{DomainError, DomainResult, ErrorCode, Resource};
 use crate::events::Event;
@@ -33,14 +33,7 @@ pub struct PurchaseInput {
     pub cancel_url: Option<String>,
 }
 
-/// The balance of a pool as a client reads it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CreditBalance {
-    pub pool: CreditPool,
-    pub monthly_allowance: i64,
-    pub test_credits_used: i64,
-    pub next_reset_at: OffsetDateTime,
-}
+pub use crate::credits::CreditBalance;
 
 /// JSON of a package ([`views::CreditPackageView`]).
 pub fn package_view(p: &CreditPackage) -> Value {

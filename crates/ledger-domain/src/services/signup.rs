@@ -36,12 +36,7 @@ pub struct SubSignup {
     pub key: IssuedKey,
 }
 
-/// What a sign-up made: the organization and its keys with their secrets.
-#[derive(Debug, Clone)]
-pub struct SignupResult {
-    pub organization: Organization,
-    pub keys: Vec<(ApiKey, String)>,
-}
+pub use crate::organizations::SignupResult;
 
 pub(super) fn check_name(name: &str) -> DomainResult<String> {
     let name = name.trim();

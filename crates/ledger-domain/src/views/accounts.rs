@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 
 use crate::accounts::{Account, AccountType, Totals};
 use crate::exchange::AppliedRate;
-use crate::services::HistoryView;
+use crate::ports::HistoryView;
 use crate::transactions::{StoredEntry, Transaction};
 
 use super::{amount, json, timestamp};

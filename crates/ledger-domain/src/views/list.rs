@@ -1,10 +1,8 @@
-//! The list envelope every interface answers a page of a list with, and the one step
-//! that turns a typed view into the JSON value the services hand around.
+//! The list envelope every interface answers a page of a list with.
 
 use std::borrow::Cow;
 
 use serde::Serialize;
-use serde_json::Value;
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, Type};
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::{PartialSchema, ToSchema};
@@ -20,6 +18,12 @@ pub struct List<T> {
 }
 
 impl<T> List<T> {
+    /// A whole list in one page (the payments of a document, the attachments of a record).
+    pub fn all(data: Vec<T>) -> Self {
+        let total_count = i64::try_from(data.len()).unwrap_or(i64::MAX);
+        Self::page(data, 0, total_count)
+    }
+
     /// The page that starts at `offset` of `total_count` items.
     pub fn page(data: Vec<T>, offset: i64, total_count: i64) -> Self {
         let has_more = offset + i64::try_from(data.len()).unwrap_or(i64::MAX) < total_count;
@@ -70,14 +74,4 @@ impl<T: ToSchema> ToSchema for List<T> {
         schemas.push((T::name().into_owned(), T::schema()));
         T::schemas(schemas);
     }
-}
-
-/// A typed view as the JSON value the services return, store as an event's state and
-/// relay. The views hold strings, numbers, booleans and JSON values only, which always
-/// serialize; `null` would stand for a view that did not.
-pub fn json<T: Serialize>(view: &T) -> Value {
-    serde_json::to_value(view).unwrap_or_else(|error| {
-        tracing::error!(%error, "a view did not serialize");
-        Value::Null
-    })
 }

@@ -434,10 +434,7 @@ impl ErrorEnvelopeView {
     /// The envelope of `error`, of family `kind` with HTTP `status`, answering the
     /// request `request_id`.
     pub fn of(error: &DomainError, kind: ErrorType, status: u16, request_id: String) -> Self {
-        let retry_after = match error {
-            DomainError::RateLimited { retry_after } => Some(*retry_after),
-            _ => None,
-        };
+        let retry_after = error.retry_after();
         Self {
             error: ErrorBodyView {
                 kind,

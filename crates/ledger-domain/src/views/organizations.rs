@@ -7,11 +7,12 @@ use serde_json::Value;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
+use crate::credits::CreditBalance;
 use crate::credits::{Billing, CreditPackage, CreditPurchase, LedgerEntry, PRICE_CURRENCY};
+use crate::organizations::SignupResult;
 use crate::organizations::{ApiKey, Organization, User};
 use crate::ownership::{OrganizationTransfer, SubtreeStats};
 use crate::ports::Setting;
-use crate::services::{CreditBalance, SignupResult};
 
 use super::{json, timestamp};
 

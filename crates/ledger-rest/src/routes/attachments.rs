@@ -236,8 +236,7 @@ async fn list<S: Store>(
         .list_attachments(&access, *kind.get_ref(), &owner_id)
         .await?;
     let data: Vec<_> = found.iter().map(views::AttachmentView::of).collect();
-    let total_count = i64::try_from(data.len()).unwrap_or(i64::MAX);
-    Ok(HttpResponse::Ok().json(views::List::page(data, 0, total_count)))
+    Ok(HttpResponse::Ok().json(views::List::all(data)))
 }
 
 #[utoipa::path(

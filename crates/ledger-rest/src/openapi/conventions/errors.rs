@@ -74,6 +74,13 @@ const ERRORS: &[(&str, &str, &str, &str)] = &[
         "An unexpected failure, logged with the request id.",
         "api_error",
     ),
+    (
+        "503",
+        "ServiceUnavailable",
+        "The database cannot be reached right now (a restart or a failover); nothing was \
+         done: retry after `Retry-After` seconds.",
+        "api_error",
+    ),
 ];
 
 /// The shared error responses, one component per status, each with an example.
@@ -117,6 +124,7 @@ fn example_code(status: &str) -> &'static str {
         "415" => ErrorCode::UnsupportedMediaType,
         "422" => ErrorCode::UnbalancedTransaction,
         "429" => ErrorCode::RateLimitExceeded,
+        "503" => ErrorCode::ServiceUnavailable,
         _ => ErrorCode::InternalError,
     }
     .as_str()
@@ -142,6 +150,10 @@ pub(super) fn add_errors(method: &str, operation: &mut Operation) {
     let write = method != "get";
     let idempotent = params.iter().any(|p| p.name == "Idempotency-Key");
     let mut wanted = vec!["500"];
+    // Every authenticated operation reads the database (the key, at least).
+    if authenticated {
+        wanted.push("503");
+    }
     if checked_input {
         wanted.push("400");
     }

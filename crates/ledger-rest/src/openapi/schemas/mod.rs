@@ -1,10 +1,9 @@
-//! Documentation types of the REST answers: each mirrors one renderer of
-//! `ledger_domain::views` (or a handler's own `json!`), field for field, so the OpenAPI
-//! document describes what the handlers send. They are never built: the handlers render
-//! JSON values, and the schema test of the document checks these shapes against real
-//! answers (schemathesis in CI).
+//! The names the `#[utoipa::path]` annotations give the REST answers: each is an alias of
+//! the typed view in `ledger_domain::views` that the handler serializes (lists are
+//! `views::List<Item>`), so the OpenAPI document describes what is sent; schemathesis
+//! checks real answers against it in CI.
 //!
-//! One module per family of resources; each declares its lists with [`list_of`].
+//! One module per family of resources.
 
 mod automation;
 mod documents;
@@ -25,18 +24,3 @@ pub(crate) use reconciliations::*;
 pub(crate) use reference::*;
 pub(crate) use reports::*;
 pub(crate) use system::*;
-
-macro_rules! list_of {
-    ($($name:ident => $item:ty),* $(,)?) => {$(
-        /// One page of a list: `data`, whether more follow, and the total.
-        #[derive(ToSchema)]
-        pub(crate) struct $name {
-            #[schema(example = "list")]
-            object: String,
-            data: Vec<$item>,
-            has_more: bool,
-            total_count: i64,
-        }
-    )*};
-}
-pub(crate) use list_of;

@@ -90,8 +90,7 @@ pub(super) async fn payments<S: Store, K: Kind>(
     let (access, id) = resource_access(&state, &req, path, Scope::Read, K::PLURAL).await?;
     let view = state.ledger.document_view(&access, K::KIND, &id).await?;
     let data: Vec<_> = view.payments.iter().map(views::PaymentView::of).collect();
-    let total_count = i64::try_from(data.len()).unwrap_or(i64::MAX);
-    Ok(HttpResponse::Ok().json(views::List::page(data, 0, total_count)))
+    Ok(HttpResponse::Ok().json(views::List::all(data)))
 }
 
 #[utoipa::path(
@@ -128,8 +127,7 @@ pub(super) async fn history<S: Store, K: Kind>(
     let (access, id) = resource_access(&state, &req, path, Scope::Read, K::PLURAL).await?;
     let rows = state.ledger.document_history(&access, K::KIND, &id).await?;
     let data: Vec<_> = rows.iter().map(views::StatusChangeView::of).collect();
-    let total_count = i64::try_from(data.len()).unwrap_or(i64::MAX);
-    Ok(HttpResponse::Ok().json(views::List::page(data, 0, total_count)))
+    Ok(HttpResponse::Ok().json(views::List::all(data)))
 }
 
 #[utoipa::path(

@@ -172,8 +172,7 @@ pub(super) async fn lines<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
     let data = state.ledger.list_statement_lines(&access, &id).await?;
-    let total_count = i64::try_from(data.len()).unwrap_or(i64::MAX);
-    Ok(HttpResponse::Ok().json(views::List::page(data, 0, total_count)))
+    Ok(HttpResponse::Ok().json(views::List::all(data)))
 }
 
 #[derive(Deserialize, utoipa::ToSchema, Default)]
