@@ -47,6 +47,35 @@ pub fn parse_day(text: &str) -> Option<Date> {
         .filter(|d| (MIN_YEAR..=MAX_YEAR).contains(&d.year()))
 }
 
+/// What is wrong with `text` as a date, for a refusal: a day the calendar does not have
+/// (`2026-02-30`) and a year out of range are named as such; anything else is not written
+/// `YYYY-MM-DD`.
+pub fn day_problem(text: &str) -> String {
+    let text = text.trim();
+    let shaped = text.len() == 10
+        && text.char_indices().all(|(i, c)| match i {
+            4 | 7 => c == '-',
+            _ => c.is_ascii_digit(),
+        });
+    if !shaped {
+        return "must be a date (YYYY-MM-DD)".to_owned();
+    }
+    let year: i32 = text[..4].parse().unwrap_or(0);
+    if !(MIN_YEAR..=MAX_YEAR).contains(&year) {
+        return format!("must be a date in the years {MIN_YEAR} to {MAX_YEAR}");
+    }
+    format!("{text} is not a day of the calendar")
+}
+
+/// The `YYYY-MM-DD` day `text`, or the refusal of the member `field` saying what is
+/// wrong with it ([`day_problem`]).
+///
+/// # Errors
+/// `invalid_field` on `field`.
+pub fn check_day(text: &str, field: &str) -> Result<Date, crate::DomainError> {
+    parse_day(text).ok_or_else(|| crate::DomainError::invalid_field(field, day_problem(text)))
+}
+
 impl FlexDate {
     /// Parses `YYYY-MM-DD` or RFC 3339, in UTC, with a year in
     /// [`MIN_YEAR`]`..=`[`MAX_YEAR`].
@@ -165,5 +194,29 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_refusal_says_what_is_wrong_with_a_date() {
+        assert_eq!(
+            day_problem("2026-02-30"),
+            "2026-02-30 is not a day of the calendar"
+        );
+        assert_eq!(
+            day_problem("2026-13-01"),
+            "2026-13-01 is not a day of the calendar"
+        );
+        assert_eq!(
+            day_problem("0999-01-01"),
+            "must be a date in the years 1000 to 9998"
+        );
+        assert_eq!(day_problem("30/02/2026"), "must be a date (YYYY-MM-DD)");
+        assert_eq!(day_problem("2026-2-3"), "must be a date (YYYY-MM-DD)");
+        assert!(check_day("2024-02-29", "date").is_ok());
+        let refused = check_day("2025-02-29", "date").map(|_| ()).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "date: 2025-02-29 is not a day of the calendar"
+        );
     }
 }

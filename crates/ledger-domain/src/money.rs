@@ -89,13 +89,16 @@ fn by_code() -> &'static [([u8; 3], iso_currency::Currency)] {
 pub enum AmountError {
     #[error("is not a decimal number")]
     NotANumber,
+    /// A number in exponent notation (`1e308`), which amounts are never written in.
+    #[error("is written with an exponent; write the plain decimal (for example 100.00)")]
+    Exponent,
     #[error("must be greater than zero")]
     NotPositive,
     #[error("must not be negative")]
     Negative,
     #[error("has more than {0} decimal places")]
     TooManyDecimals(u32),
-    #[error("is too large")]
+    #[error("is too large: amounts go up to 922337203685477.5807")]
     TooLarge,
 }
 
@@ -125,7 +128,14 @@ pub fn parse_units(text: &str, decimals: u32) -> Result<i64, AmountError> {
             .chars()
             .all(|c| c.is_ascii_digit() || c == '.' || c == '-' || c == '+');
     if !plain || text.len() > 40 {
-        return Err(AmountError::NotANumber);
+        let exponent = text.contains(['e', 'E'])
+            && BigDecimal::from_str(text).is_ok()
+            && !text.contains(['x', 'X']);
+        return Err(if exponent {
+            AmountError::Exponent
+        } else {
+            AmountError::NotANumber
+        });
     }
     let value = BigDecimal::from_str(text).map_err(|_| AmountError::NotANumber)?;
     let normalized = value.normalized();
@@ -222,7 +232,7 @@ mod tests {
             ("5", 0, Ok(50_000)),
             ("5.5", 0, Err(AmountError::TooManyDecimals(0))),
             ("-3.25", 2, Ok(-32_500)),
-            ("1e2", 2, Err(AmountError::NotANumber)),
+            ("1e2", 2, Err(AmountError::Exponent)),
             ("abc", 2, Err(AmountError::NotANumber)),
             ("", 2, Err(AmountError::NotANumber)),
             ("99999999999999999999", 2, Err(AmountError::TooLarge)),
@@ -338,5 +348,23 @@ mod tests {
             let units = cents * 100;
             prop_assert_eq!(parse_units(&format_units(units, 2), 2), Ok(units));
         }
+    }
+
+    #[test]
+    fn a_refusal_says_what_is_wrong_with_an_amount() {
+        assert_eq!(parse_units("1e308", 2), Err(AmountError::Exponent));
+        assert_eq!(parse_units("1.5E2", 2), Err(AmountError::Exponent));
+        assert_eq!(parse_units("abc", 2), Err(AmountError::NotANumber));
+        assert_eq!(parse_units("0x10", 2), Err(AmountError::NotANumber));
+        assert_eq!(
+            parse_units("922337203685478", 2),
+            Err(AmountError::TooLarge)
+        );
+        assert!(
+            AmountError::TooLarge
+                .to_string()
+                .contains("922337203685477.5807")
+        );
+        assert!(AmountError::Exponent.to_string().contains("100.00"));
     }
 }

@@ -232,7 +232,11 @@ pub fn query_date(req: &HttpRequest, name: &str) -> Result<Option<FlexDate>, Api
                 validation(
                     ErrorCode::InvalidField,
                     Some(name.into()),
-                    format!("{name} must be a date (YYYY-MM-DD) or an RFC 3339 date-time"),
+                    if v.trim().len() == 10 {
+                        format!("{name} {}", ledger_domain::dates::day_problem(&v))
+                    } else {
+                        format!("{name} must be a date (YYYY-MM-DD) or an RFC 3339 date-time")
+                    },
                 )
             })
         })

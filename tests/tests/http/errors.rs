@@ -132,3 +132,55 @@ async fn health_answers_503_without_the_database() {
     );
     running.stop().await;
 }
+
+/// Refusals say what is wrong (issue 42, item 6): a day the calendar does not have, an
+/// amount in exponent notation, an amount past the limit (which the message states); an
+/// account answers its type under both names.
+async fn refusals_name_the_problem(app: &TestApp) {
+    let org = app.signup("Messages Co").await;
+    let key = &org.test_key;
+    let rate = serde_json::json!({
+        "from_currency": "EUR", "to_currency": "USD", "rate": "1.1",
+        "effective_date": "2026-02-30",
+    });
+    let res = app.post(key, &org.path("exchange-rates"), rate).await;
+    ledger_tests::invalid(
+        &res,
+        "invalid_field",
+        "effective_date",
+        Some("effective_date: 2026-02-30 is not a day of the calendar"),
+    );
+    let res = app
+        .get(key, &org.path("reports/trial-balance?as_of=2026-04-31"))
+        .await;
+    refused(&res, StatusCode::BAD_REQUEST, "invalid_field");
+    let message = res.body["error"]["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("2026-04-31 is not a day of the calendar"),
+        "{message}"
+    );
+
+    let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
+    for (amount, says) in [
+        ("1e308", "exponent"),
+        ("922337203685478", "922337203685477.5807"),
+    ] {
+        let body = serde_json::json!({
+            "description": "Sale", "date": "2026-03-01",
+            "entries": ledger_tests::entries(&cash, &sales, amount),
+        });
+        let res = app.post(key, &org.path("transactions"), body).await;
+        refused(&res, StatusCode::BAD_REQUEST, "invalid_field");
+        let message = res.body["error"]["message"].as_str().unwrap_or("");
+        assert!(message.contains(says), "{amount}: {message}");
+    }
+
+    let account = serde_json::json!({
+        "name": "Petty cash", "code": "1010", "account_type": "asset", "currency": "USD",
+    });
+    let res = app.post(key, &org.path("accounts"), account).await;
+    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+    assert_eq!(res.body["type"], "asset");
+    assert_eq!(res.body["account_type"], "asset");
+}
+both!(refusals_name_the_problem);

@@ -9,6 +9,7 @@
 use serde_json::Value;
 use time::Date;
 
+use crate::dates::check_day;
 use crate::error::{DomainError, DomainResult, ErrorCode};
 use crate::exchange::{
     AppliedRate, Conversion, ExchangeRate, RateSource, RateTextError, inverse_rate, parse_currency,
@@ -69,12 +70,6 @@ fn check_rate(text: &str) -> DomainResult<String> {
         };
         DomainError::invalid_field("rate", why)
     })
-}
-
-/// A `YYYY-MM-DD` date, refused on `field` otherwise.
-fn check_date(text: &str, field: &str) -> DomainResult<Date> {
-    crate::dates::parse_day(text)
-        .ok_or_else(|| DomainError::invalid_field(field, "must be a date (YYYY-MM-DD)"))
 }
 
 /// The currency of a global read by id or code; `resource_not_found` otherwise.
@@ -148,7 +143,7 @@ impl<S: Store> Ledger<S> {
             ));
         }
         let rate = check_rate(&input.rate)?;
-        let effective_date = check_date(&input.effective_date, "effective_date")?;
+        let effective_date = check_day(&input.effective_date, "effective_date")?;
         let now = self.now();
         let record = ExchangeRate {
             id: new_id(IdKind::ExchangeRate),
@@ -194,7 +189,7 @@ impl<S: Store> Ledger<S> {
             record.rate = check_rate(&rate)?;
         }
         if let Some(date) = changes.effective_date {
-            record.effective_date = check_date(&date, "effective_date")?;
+            record.effective_date = check_day(&date, "effective_date")?;
         }
         record.updated_at = self.now();
         let view = crate::views::exchange_rate(&record);
@@ -325,7 +320,7 @@ impl<S: Store> Ledger<S> {
             return Err(DomainError::invalid_field("amount", "must not be negative"));
         }
         let on = match input.date.as_deref() {
-            Some(text) => check_date(text, "date")?,
+            Some(text) => check_day(text, "date")?,
             None => self.now().date(),
         };
         let rate = self

@@ -55,6 +55,7 @@ impl BalanceView {
     "name": "Cash",
     "code": "1000",
     "type": "asset",
+    "account_type": "asset",
     "subtype": "cash",
     "currency": "USD",
     "description": null,
@@ -77,6 +78,8 @@ pub struct AccountView<'a> {
     code: &'a str,
     /// `asset`, `liability`, `equity`, `revenue` or `expense`.
     #[serde(rename = "type")]
+    kind: &'static str,
+    /// The same as `type`, under the name a create or update takes it.
     account_type: &'static str,
     subtype: Option<&'a str>,
     currency: &'a str,
@@ -110,6 +113,7 @@ impl<'a> AccountView<'a> {
             livemode: a.livemode,
             name: &a.name,
             code: &a.code,
+            kind: a.account_type.as_str(),
             account_type: a.account_type.as_str(),
             subtype: a.subtype.as_deref(),
             currency: &a.currency,

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use time::Date;
 
 use crate::accounts::{Account, AccountType};
+use crate::dates::check_day;
 use crate::error::{DomainError, DomainResult, ErrorCode, Resource};
 use crate::ids::{IdKind, new_id};
 use crate::ports::{PageRequest, ReconciliationFilter, Store, Written};
@@ -15,8 +16,7 @@ use crate::views;
 use crate::services::{Access, Ledger, WriteOptions};
 
 use super::{
-    NewReconciliationInput, ReconciliationChanges, check_balance, check_date, check_open,
-    check_period,
+    NewReconciliationInput, ReconciliationChanges, check_balance, check_open, check_period,
 };
 
 impl<S: Store> Ledger<S> {
@@ -33,8 +33,8 @@ impl<S: Store> Ledger<S> {
         options: WriteOptions,
     ) -> DomainResult<Written<Value>> {
         let account = self.reconciled_account(access, &input.account_id).await?;
-        let start_date = check_date(&input.start_date, "start_date")?;
-        let end_date = check_date(&input.end_date, "end_date")?;
+        let start_date = check_day(&input.start_date, "start_date")?;
+        let end_date = check_day(&input.end_date, "end_date")?;
         check_period(start_date, end_date)?;
         let closing_balance = check_balance(&input.closing_balance, &account.currency)?;
         let previous = self
@@ -164,10 +164,10 @@ impl<S: Store> Ledger<S> {
         check_open(&before)?;
         let mut record = before.clone();
         if let Some(d) = &changes.start_date {
-            record.start_date = check_date(d, "start_date")?;
+            record.start_date = check_day(d, "start_date")?;
         }
         if let Some(d) = &changes.end_date {
-            record.end_date = check_date(d, "end_date")?;
+            record.end_date = check_day(d, "end_date")?;
         }
         check_period(record.start_date, record.end_date)?;
         if let Some(b) = &changes.closing_balance {

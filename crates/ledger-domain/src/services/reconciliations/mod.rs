@@ -90,12 +90,6 @@ pub struct StatementTransactionInput {
     pub description: Option<String>,
 }
 
-fn check_date(text: &str, field: &str) -> DomainResult<Date> {
-    let format = time::macros::format_description!("[year]-[month]-[day]");
-    Date::parse(text.trim(), &format)
-        .map_err(|_| DomainError::invalid_field(field, "must be a date (YYYY-MM-DD)"))
-}
-
 fn check_balance(text: &str, currency: &str) -> DomainResult<i64> {
     let decimals = views::decimals_of(currency);
     // The account's currency decides the places (400 past them, as for a transaction's

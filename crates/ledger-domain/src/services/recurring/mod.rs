@@ -8,7 +8,6 @@ mod schedules;
 mod templates;
 
 use serde_json::Value;
-use time::Date;
 
 use crate::error::{DomainError, DomainResult};
 use crate::ids::{IdKind, parse_id};
@@ -45,12 +44,6 @@ fn schedule_not_found(id: &str) -> DomainError {
         resource: "recurring_schedule",
         id: id.to_owned(),
     }
-}
-
-fn check_date(text: &str, field: &str) -> DomainResult<Date> {
-    let format = time::macros::format_description!("[year]-[month]-[day]");
-    Date::parse(text.trim(), &format)
-        .map_err(|_| DomainError::invalid_field(field, "must be a date (YYYY-MM-DD)"))
 }
 
 impl<S: Store> Ledger<S> {

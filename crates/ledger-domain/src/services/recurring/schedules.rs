@@ -11,8 +11,9 @@ use crate::recurring::{Frequency, MAX_INTERVAL, RecurableType, RecurringSchedule
 
 use crate::services::{Access, Ledger, WriteOptions};
 
+use super::RecurringScheduleInput;
 use super::templates::check_template_kind;
-use super::{RecurringScheduleInput, check_date};
+use crate::dates::check_day;
 
 /// How far in the past a schedule may start (its occurrences since are generated).
 const MAX_BACKFILL_DAYS: i64 = 366;
@@ -82,7 +83,7 @@ impl<S: Store> Ledger<S> {
             )
         })?;
         let start_date = match input.start_date {
-            Some(text) => check_date(&text, "start_date")?,
+            Some(text) => check_day(&text, "start_date")?,
             None => today,
         };
         if (today - start_date).whole_days() > MAX_BACKFILL_DAYS {
@@ -176,7 +177,7 @@ impl<S: Store> Ledger<S> {
             rule_changed = true;
         }
         if let Some(text) = input.start_date {
-            schedule.start_date = check_date(&text, "start_date")?;
+            schedule.start_date = check_day(&text, "start_date")?;
             rule_changed = true;
         }
         rule_changed |=
@@ -284,7 +285,7 @@ fn apply_fields(
         schedule.interval = interval;
     }
     if let Some(end) = end_date {
-        schedule.end_date = end.map(|t| check_date(&t, "end_date")).transpose()?;
+        schedule.end_date = end.map(|t| check_day(&t, "end_date")).transpose()?;
     }
     if schedule
         .end_date
