@@ -40,8 +40,8 @@ impl ToSchema for StatementColumn {
 /// A statement's format (sniffed when absent).
 pub(crate) fn statement_format() -> Schema {
     optional_names(
-        ["csv", "ofx", "qfx", "CSV", "OFX", "QFX"],
-        "`csv`, or `ofx` (`qfx` is the same); read from the content when absent.",
+        ["csv", "ofx", "qfx"],
+        "`csv`, or `ofx` (`qfx` is the same), in any case; read from the content when absent.",
     )
 }
 
