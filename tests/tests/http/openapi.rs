@@ -96,6 +96,24 @@ fn every_operation_is_complete() {
                 "{method} {path}: tag {tag} is not defined"
             );
             assert!(op["summary"].is_string(), "{method} {path}: no summary");
+            // A header is text or absent: a `null` type would have a generated client
+            // offer `None` and send it as text.
+            for parameter in op["parameters"].as_array().into_iter().flatten() {
+                if parameter["in"] == "header" {
+                    assert_eq!(
+                        parameter["schema"]["type"], "string",
+                        "{method} {path}: header {}",
+                        parameter["name"]
+                    );
+                }
+            }
+            // A description says what the operation does beyond its summary (Spectral's
+            // `operation-description`, and the docstring of a generated client).
+            let description = op["description"].as_str().unwrap_or_default();
+            assert!(
+                !description.trim().is_empty() && Some(description) != op["summary"].as_str(),
+                "{method} {path}: no description"
+            );
             let statuses = op["responses"].as_object().expect("responses");
             assert!(
                 statuses.keys().any(|s| s.starts_with('2')),
@@ -241,11 +259,36 @@ fn request_schemas_state_the_rules_the_server_checks() {
             .is_none()
     );
     for name in ["CreditPurchaseRequest", "X402CreditPurchaseRequest"] {
-        let any_of = schemas[name]["anyOf"].as_array().expect("anyOf");
+        let any_of = schemas[name]["allOf"][0]["anyOf"]
+            .as_array()
+            .expect("anyOf");
         let members: Vec<&Value> = any_of.iter().map(|v| &v["required"][0]).collect();
         assert_eq!(members, ["package_id", "credit_amount"], "{name}");
     }
     assert_eq!(schemas["FileUpload"]["additionalProperties"], false);
+    // Decimals are a string or a whole number, never a JSON number with a fraction that a
+    // generated client would type as a binary float.
+    for name in [
+        "Decimal",
+        "PositiveAmount",
+        "NonNegativeAmount",
+        "Quantity",
+        "TaxRate",
+        "RateValue",
+    ] {
+        let types: Vec<&Value> = schemas[name]["oneOf"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{name} is a oneOf"))
+            .iter()
+            .map(|branch| &branch["type"])
+            .collect();
+        assert_eq!(types, ["string", "integer"], "{name}");
+    }
+    let permission = &schemas["ApiKeyCreateRequest"]["properties"]["permissions"]["items"];
+    assert_eq!(
+        permission["oneOf"][0]["enum"],
+        serde_json::json!(["read", "write", "admin", "system"])
+    );
     let count =
         &doc["components"]["schemas"]["RecurringScheduleUpdateRequest"]["properties"]["count"];
     assert_eq!(count["maximum"], ledger_domain::recurring::MAX_OCCURRENCES);

@@ -36,21 +36,24 @@ impl IntoParams for ResourcePath {
 
 impl IntoParams for QueuedWrite {
     fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
-        let text = || SchemaType::from_iter([Type::String, Type::Null]);
+        // A header is text or absent, never `null` (the conventions say so for every
+        // header).
+        let text = || ObjectBuilder::new().schema_type(Type::String);
         vec![
             optional(
                 ParameterIn::Header,
                 "Idempotency-Key",
                 "Makes the write safe to retry: the same key with the same request answers \
                  the first outcome.",
-                ObjectBuilder::new().schema_type(text()),
+                text(),
             ),
             optional(
                 ParameterIn::Header,
                 "Prefer",
-                "`wait=N` (seconds, at most 30): wait for the queued write and answer its \
-                 final resource.",
-                ObjectBuilder::new().schema_type(text()),
+                "`wait=N` (seconds, at most 30): wait up to N seconds for the queued write \
+                 and answer its final resource (201 or 200) rather than 202 with the \
+                 request envelope.",
+                text(),
             ),
         ]
     }

@@ -79,6 +79,12 @@ pub(crate) fn to_json(doc: &utoipa::openapi::OpenApi) -> serde_json::Value {
 /// A credit purchase names its package by id or by size: at least one of the two, not
 /// `null` (the domain's `missing_field` otherwise). utoipa's object schema has no `anyOf`
 /// of its own, so it is added to the JSON.
+///
+/// The alternatives only say which member is required, and sit inside an `allOf`: the
+/// members' types are the object's own. A branch with `properties` of its own reads to
+/// openapi-typescript's example check as an object that allows no other member, and an
+/// `anyOf` beside `properties` becomes a union with the bare branches rather than the
+/// object narrowed by them.
 fn one_of_members_required(doc: &mut serde_json::Value) {
     for name in ["CreditPurchaseRequest", "X402CreditPurchaseRequest"] {
         let Some(schema) = doc
@@ -88,11 +94,11 @@ fn one_of_members_required(doc: &mut serde_json::Value) {
             continue;
         };
         schema.insert(
-            "anyOf".into(),
-            json!([
-                {"required": ["package_id"], "properties": {"package_id": {"type": "string"}}},
-                {"required": ["credit_amount"], "properties": {"credit_amount": {"type": "integer"}}},
-            ]),
+            "allOf".into(),
+            json!([{"anyOf": [
+                {"required": ["package_id"], "not": {"properties": {"package_id": {"type": "null"}}}},
+                {"required": ["credit_amount"], "not": {"properties": {"credit_amount": {"type": "null"}}}},
+            ]}]),
         );
     }
 }

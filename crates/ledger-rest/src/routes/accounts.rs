@@ -63,6 +63,7 @@ struct CreateBody {
     operation_id = "accounts_create",
     tag = "accounts",
     summary = "Create an account",
+    description = "Adds an account to the chart: a unique code, a name, one of the five types and a currency (the organization's base currency when absent).",
     params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
@@ -115,6 +116,7 @@ async fn create<S: Store>(
     operation_id = "accounts_get",
     tag = "accounts",
     summary = "Get an account with its balance",
+    description = "Returns one account with its current balance (debits, credits and the net in the account type's normal direction).",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Account),
@@ -154,6 +156,7 @@ struct UpdateBody {
     operation_id = "accounts_update",
     tag = "accounts",
     summary = "Update an account",
+    description = "Changes an account's name, description, status, parent or metadata.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = UpdateBody, content_type = "application/json"),
     responses(
@@ -196,6 +199,7 @@ async fn update<S: Store>(
     operation_id = "accounts_delete",
     tag = "accounts",
     summary = "Delete an account (soft)",
+    description = "Soft-deletes an account that has no entries: it leaves lists and reports, and is listed under recently deleted until it can no longer be restored.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
@@ -219,6 +223,7 @@ async fn delete<S: Store>(
     operation_id = "accounts_list",
     tag = "accounts",
     summary = "List accounts",
+    description = "Lists the organization's chart of accounts by code, filtered by type and status; `include_hierarchy=true` adds each account's direct children.",
     params(
         crate::openapi::params::OrgPath,
         ("include_hierarchy" = Option<bool>, Query, description = "true or false."),
@@ -278,6 +283,7 @@ async fn list<S: Store>(
     operation_id = "accounts_balance",
     tag = "accounts",
     summary = "Get an account balance at a date",
+    description = "Returns the account's debits, credits and net balance at the end of `as_of` (now when absent), in its currency, and converted into `currency` when asked.",
     params(
         crate::openapi::params::ResourcePath,
         ("as_of" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
@@ -323,6 +329,7 @@ async fn balance<S: Store>(
     operation_id = "accounts_history",
     tag = "accounts",
     summary = "List the postings of an account with a running balance",
+    description = "A page of the account's entries between `from_date` and `to_date`, each with the account's running balance after it.",
     params(
         crate::openapi::params::ResourcePath,
         ("from_date" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),

@@ -119,6 +119,7 @@ async fn read_file(mut parts: Multipart, limit: usize) -> Result<(String, Vec<u8
     tag = "attachments",
     impl_for = __path_upload_transactions,
     summary = "Attach a file to a transaction",
+    description = "Attaches one file to a transaction (a multipart upload with a single `file` part).",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = crate::openapi::schemas::FileUpload, content_type = "multipart/form-data", description = "The file, as one multipart part."),
     responses(
@@ -133,6 +134,7 @@ async fn read_file(mut parts: Multipart, limit: usize) -> Result<(String, Vec<u8
     tag = "attachments",
     impl_for = __path_upload_invoices,
     summary = "Attach a file to an invoice",
+    description = "Attaches one file to an invoice (a multipart upload with a single `file` part).",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = crate::openapi::schemas::FileUpload, content_type = "multipart/form-data", description = "The file, as one multipart part."),
     responses(
@@ -147,6 +149,7 @@ async fn read_file(mut parts: Multipart, limit: usize) -> Result<(String, Vec<u8
     tag = "attachments",
     impl_for = __path_upload_bills,
     summary = "Attach a file to a bill",
+    description = "Attaches one file to a bill (a multipart upload with a single `file` part).",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = crate::openapi::schemas::FileUpload, content_type = "multipart/form-data", description = "The file, as one multipart part."),
     responses(
@@ -192,6 +195,7 @@ async fn upload<S: Store>(
     tag = "attachments",
     impl_for = __path_list_transactions,
     summary = "List the attachments of a transaction",
+    description = "Lists the files attached to a transaction.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::AttachmentList),
@@ -205,6 +209,7 @@ async fn upload<S: Store>(
     tag = "attachments",
     impl_for = __path_list_invoices,
     summary = "List the attachments of an invoice",
+    description = "Lists the files attached to an invoice.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::AttachmentList),
@@ -218,6 +223,7 @@ async fn upload<S: Store>(
     tag = "attachments",
     impl_for = __path_list_bills,
     summary = "List the attachments of a bill",
+    description = "Lists the files attached to a bill.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::AttachmentList),
@@ -245,6 +251,7 @@ async fn list<S: Store>(
     operation_id = "attachments_get",
     tag = "attachments",
     summary = "Get an attachment",
+    description = "Returns an attachment's metadata: file name, media type (sniffed from the bytes), size, SHA-256, what it is attached to, and the path to download it from.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Attachment),
@@ -268,6 +275,7 @@ async fn get<S: Store>(
     operation_id = "attachments_content",
     tag = "attachments",
     summary = "Download an attachment",
+    description = "Downloads the attached file as it was uploaded, with its media type.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The file's bytes, with its content type.", content_type = "application/octet-stream", body = String),
@@ -311,6 +319,7 @@ async fn content<S: Store>(
     operation_id = "attachments_delete",
     tag = "attachments",
     summary = "Delete an attachment",
+    description = "Soft-deletes an attachment and removes its stored bytes.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),

@@ -52,6 +52,7 @@ struct CreateBody {
     operation_id = "categories_create",
     tag = "categories",
     summary = "Create a category",
+    description = "Creates a category of a type (`income`, `expense` or `other`), optionally under a parent category of the same type.",
     params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
@@ -93,6 +94,7 @@ async fn create<S: Store>(
     operation_id = "categories_get",
     tag = "categories",
     summary = "Get a category",
+    description = "Returns one category with its type, parent and activity.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Category),
@@ -130,6 +132,7 @@ struct UpdateBody {
     operation_id = "categories_update",
     tag = "categories",
     summary = "Update a category",
+    description = "Changes a category's name, description, colour, parent or active flag.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = UpdateBody, content_type = "application/json"),
     responses(
@@ -170,6 +173,7 @@ async fn update<S: Store>(
     operation_id = "categories_delete",
     tag = "categories",
     summary = "Delete a category",
+    description = "Soft-deletes a category; it is listed under recently deleted while it can be restored.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
@@ -193,6 +197,7 @@ async fn delete<S: Store>(
     operation_id = "categories_list",
     tag = "categories",
     summary = "List categories",
+    description = "Lists the organization's categories by name, filtered by type, active flag (active ones by default) and parent.",
     params(
         crate::openapi::params::OrgPath,
         ("category_type" = Option<String>, Query, description = "Filter by category type."),

@@ -72,6 +72,7 @@ struct CreateBody {
     operation_id = "contacts_create",
     tag = "contacts",
     summary = "Create a contact",
+    description = "Creates a customer or a supplier, with its contact details and addresses.",
     params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
@@ -121,6 +122,7 @@ async fn create<S: Store>(
     operation_id = "contacts_get",
     tag = "contacts",
     summary = "Get a contact",
+    description = "Returns one contact with its details.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Contact),
@@ -144,6 +146,7 @@ async fn get<S: Store>(
     operation_id = "contacts_list",
     tag = "contacts",
     summary = "List contacts",
+    description = "Lists the organization's customers and suppliers, oldest first, filtered by type, by whether they are enabled, or by a search text.",
     params(
         crate::openapi::params::OrgPath,
         ("contact_type" = Option<String>, Query, description = "Filter by contact type."),
@@ -237,6 +240,7 @@ struct UpdateBody {
     operation_id = "contacts_update",
     tag = "contacts",
     summary = "Update a contact",
+    description = "Changes a contact's details, or disables it so that no new document can name it.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = UpdateBody, content_type = "application/json"),
     responses(
@@ -294,6 +298,7 @@ async fn update<S: Store>(
     operation_id = "contacts_delete",
     tag = "contacts",
     summary = "Delete a contact",
+    description = "Soft-deletes a contact that no live transaction references.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),

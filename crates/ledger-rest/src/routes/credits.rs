@@ -77,6 +77,7 @@ async fn balance<S: Store>(
     operation_id = "credits_packages",
     tag = "credits",
     summary = "List the credit packages on sale",
+    description = "Lists the credit packages on sale: how many credits each adds, and its price.",
     params(crate::openapi::params::OrgPath),
     responses(
         (status = 200, description = "Every package, in one page.", body = docs::CreditPackageList),
@@ -216,6 +217,7 @@ async fn list_purchases<S: Store>(
     operation_id = "credits_purchases_get",
     tag = "credits",
     summary = "Get a credit purchase",
+    description = "Returns one credit purchase with its status, package, price and, once completed, when it was paid.",
     params(
         crate::openapi::params::OrgPath,
         ("purchase_id" = String, Path, description = "The purchase id (`cpur_...`)."),

@@ -33,6 +33,7 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
     operation_id = "currencies_list",
     tag = "currencies",
     summary = "List currencies",
+    description = "Lists the ISO 4217 currencies the ledger knows, with the number of decimal places each allows.",
     params(crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::CurrencyList),
@@ -63,6 +64,7 @@ async fn list<S: Store>(state: State<S>, req: HttpRequest) -> Result<HttpRespons
     operation_id = "currencies_get",
     tag = "currencies",
     summary = "Get a currency",
+    description = "Returns one currency by its ISO 4217 code, with its name and the number of decimal places it allows.",
     params(
         ("code" = String, Path, description = "The ISO 4217 currency code (or a `cur_` id)."),
     ),
@@ -105,6 +107,7 @@ struct ConvertBody {
     operation_id = "currencies_convert",
     tag = "currencies",
     summary = "Convert an amount between currencies",
+    description = "Converts an amount from one currency into another with the organization's exchange rates in force on `date`, rounded to the target currency's minor unit. A read: it writes and charges nothing.",
     request_body(content = ConvertBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Conversion),

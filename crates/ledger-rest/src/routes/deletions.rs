@@ -21,6 +21,7 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
     operation_id = "deletions_of_organization",
     tag = "deletions",
     summary = "List what was deleted in an organization and can be restored",
+    description = "Lists what was soft-deleted in this organization, by any key, newest first, with until when each can be restored.",
     params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::DeletionList),
@@ -44,6 +45,7 @@ async fn of_organization<S: Store>(
     operation_id = "deletions_of_caller",
     tag = "deletions",
     summary = "List what the caller deleted and can restore",
+    description = "Lists what the calling key deleted, in its mode, across the organizations it reaches, newest first, with until when each can be restored.",
     params(crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::DeletionList),

@@ -81,6 +81,7 @@ struct CreateBody {
     operation_id = "exchange_rates_create",
     tag = "exchange-rates",
     summary = "Create an exchange rate",
+    description = "Records the rate from one currency into another, effective from a date: a conversion on a day uses the pair's rate with the latest effective date on or before it (or the inverse of the reversed pair's).",
     params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
@@ -124,6 +125,7 @@ async fn create<S: Store>(
     operation_id = "exchange_rates_get",
     tag = "exchange-rates",
     summary = "Get an exchange rate",
+    description = "Returns one exchange rate with its currencies, value and effective date.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::ExchangeRate),
@@ -156,6 +158,7 @@ struct UpdateBody {
     operation_id = "exchange_rates_update",
     tag = "exchange-rates",
     summary = "Update an exchange rate",
+    description = "Changes an exchange rate's value or effective date.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = UpdateBody, content_type = "application/json"),
     responses(
@@ -193,6 +196,7 @@ async fn update<S: Store>(
     operation_id = "exchange_rates_delete",
     tag = "exchange-rates",
     summary = "Delete an exchange rate",
+    description = "Soft-deletes an exchange rate; conversions then use the pair's rate in force before it.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
@@ -217,6 +221,7 @@ async fn delete<S: Store>(
     operation_id = "exchange_rates_list",
     tag = "exchange-rates",
     summary = "List exchange rates",
+    description = "Lists the organization's exchange rates, newest effective date first, filtered by source and target currency.",
     params(
         crate::openapi::params::OrgPath,
         ("from_currency" = Option<String>, Query, description = "Filter by from currency."),

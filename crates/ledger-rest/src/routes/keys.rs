@@ -59,6 +59,7 @@ struct CreateBody {
     operation_id = "api_keys_create",
     tag = "api-keys",
     summary = "Create an API key (the answer shows its secret once)",
+    description = "Creates an API key with the given permissions and mode; its secret is in this answer only and cannot be read again.",
     params(crate::openapi::params::OrgPath),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
@@ -101,6 +102,7 @@ async fn create<S: Store>(
     operation_id = "api_keys_list",
     tag = "api-keys",
     summary = "List API keys",
+    description = "Lists the organization's API keys of the caller's mode, newest first: name, permissions, last use and expiry, never their secrets.",
     params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::ApiKeyList),
@@ -129,6 +131,7 @@ async fn list<S: Store>(
     operation_id = "api_keys_get",
     tag = "api-keys",
     summary = "Get an API key",
+    description = "Returns one API key's name, mode, permissions, last use and expiry, never its secret.",
     params(
         crate::openapi::params::OrgPath,
         ("key_id" = String, Path, description = "The API key id."),
@@ -155,6 +158,7 @@ async fn get<S: Store>(
     operation_id = "api_keys_rotate",
     tag = "api-keys",
     summary = "Rotate an API key (the answer shows the new secret once)",
+    description = "Gives an API key a new secret, shown once in this answer; the old secret keeps working for a short grace period so running clients can switch.",
     params(
         crate::openapi::params::OrgPath,
         ("key_id" = String, Path, description = "The API key id."),
@@ -193,6 +197,7 @@ struct UpdateBody {
     operation_id = "api_keys_update",
     tag = "api-keys",
     summary = "Update an API key",
+    description = "Renames an API key or disables and re-enables it.",
     params(
         crate::openapi::params::OrgPath,
         ("key_id" = String, Path, description = "The API key id."),
@@ -230,6 +235,7 @@ async fn update<S: Store>(
     operation_id = "api_keys_delete",
     tag = "api-keys",
     summary = "Revoke an API key",
+    description = "Revokes an API key: it stops authenticating at once.",
     params(
         crate::openapi::params::OrgPath,
         ("key_id" = String, Path, description = "The API key id."),

@@ -49,6 +49,7 @@ struct InitiateBody {
     operation_id = "organization_transfers_initiate",
     tag = "organization-transfers",
     summary = "Offer an organization to another user",
+    description = "Offers the organization, with everything below it, to another user named by email or provider username; nothing moves until that user accepts.",
     params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = InitiateBody, content_type = "application/json"),
     responses(
@@ -88,6 +89,7 @@ async fn initiate<S: Store>(
     operation_id = "organization_transfers_list_outgoing",
     tag = "organization-transfers",
     summary = "List the outgoing transfers of an organization",
+    description = "Lists the transfers of this organization that its owner offered to other users, in every state.",
     params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationTransferList),
@@ -112,6 +114,7 @@ async fn list_outgoing<S: Store>(
     operation_id = "organization_transfers_list_incoming",
     tag = "organization-transfers",
     summary = "List the transfers offered to the caller",
+    description = "Lists the organization transfers offered to the user who owns the calling key.",
     params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationTransferList),
@@ -135,6 +138,7 @@ async fn list_incoming<S: Store>(
     operation_id = "organization_transfers_get",
     tag = "organization-transfers",
     summary = "Get an organization transfer",
+    description = "Returns one organization transfer with its parties and state.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationTransfer),
@@ -157,6 +161,7 @@ async fn get<S: Store>(
     operation_id = "organization_transfers_stats",
     tag = "organization-transfers",
     summary = "Count what an organization transfer moves",
+    description = "Counts what accepting the transfer would move, in the caller's mode: the organizations, accounts, transactions, invoices, bills, contacts, categories and keys of the subtree.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::TransferStats),
@@ -189,6 +194,7 @@ struct AcceptBody {
     operation_id = "organization_transfers_accept",
     tag = "organization-transfers",
     summary = "Accept an organization transfer",
+    description = "Accepts a transfer offered to the caller: the organization and its descendants move to the caller.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = AcceptBody, content_type = "application/json"),
     responses(
@@ -246,6 +252,7 @@ async fn answer<S: Store>(
     operation_id = "organization_transfers_reject",
     tag = "organization-transfers",
     summary = "Reject an organization transfer",
+    description = "Declines a pending transfer offered to the caller, with an optional note.",
     params(crate::openapi::params::ResourcePath),
     request_body(content = NoBody, content_type = "application/json"),
     responses(
@@ -276,6 +283,7 @@ async fn reject<S: Store>(
     operation_id = "organization_transfers_cancel",
     tag = "organization-transfers",
     summary = "Cancel an organization transfer",
+    description = "Withdraws a pending transfer the caller offered, with an optional note.",
     params(crate::openapi::params::ResourcePath),
     request_body(content = NoBody, content_type = "application/json"),
     responses(

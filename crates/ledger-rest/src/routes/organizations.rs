@@ -46,6 +46,7 @@ struct MasterBody {
     operation_id = "organizations_master",
     tag = "organizations",
     summary = "Sign up: a root organization, its user and its first keys",
+    description = "Creates a root organization with its chart of accounts, the user who owns it, and a test key and a live key, both shown once in the answer. Open to anyone when sign-up is open; otherwise it needs the operator's admin token.",
     request_body(content = MasterBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Signup),
@@ -101,6 +102,7 @@ struct SubBody {
     operation_id = "organizations_sub",
     tag = "organizations",
     summary = "Create a sub-organization",
+    description = "Creates an organization under `parent_organization_id` (one the caller's key reaches), with one API key in the caller's mode, shown once in the answer.",
     request_body(content = SubBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Signup),
@@ -137,6 +139,7 @@ async fn sub<S: Store>(
     operation_id = "organizations_get_organization",
     tag = "organizations",
     summary = "Get an organization",
+    description = "Returns the organization: its name, base currency, parent and relationship to it, and the credits left.",
     params(crate::openapi::params::OrgPath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Organization),
@@ -169,6 +172,7 @@ async fn get_organization<S: Store>(
     operation_id = "organizations_sub_organizations",
     tag = "organizations",
     summary = "List the sub-organizations",
+    description = "Lists the organizations directly below this one.",
     params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationList),

@@ -24,6 +24,7 @@ use crate::error::ApiError;
     tag = "invoices",
     impl_for = __path_invoices_pdf,
     summary = "Render an invoice as PDF",
+    description = "Renders the invoice as a PDF document.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The PDF.", content_type = "application/pdf", body = String),
@@ -37,6 +38,7 @@ use crate::error::ApiError;
     tag = "bills",
     impl_for = __path_bills_pdf,
     summary = "Render a bill as PDF",
+    description = "Renders the bill as a PDF document.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The PDF.", content_type = "application/pdf", body = String),

@@ -90,6 +90,7 @@ impl From<Body> for RecurringScheduleInput {
     operation_id = "recurring_create",
     tag = "recurring",
     summary = "Create a recurring schedule",
+    description = "Creates a schedule that makes an invoice, a bill or a transaction from its template at each occurrence (every N days, weeks, months, quarters or years); `recurable_id` copies an existing invoice or bill as the template.",
     params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = crate::openapi::RecurringScheduleCreateRequest, content_type = "application/json"),
     responses(
@@ -130,6 +131,7 @@ async fn create<S: Store>(
     operation_id = "recurring_get",
     tag = "recurring",
     summary = "Get a recurring schedule",
+    description = "Returns one recurring schedule with its template, frequency and next run.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringSchedule),
@@ -153,6 +155,7 @@ async fn get<S: Store>(
     tag = "recurring",
     impl_for = __path_update_put,
     summary = "Update a recurring schedule",
+    description = "Changes a recurring schedule: its rule, end, template, name, `auto_send`, or its status (`paused`, or `active` to resume).",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = crate::openapi::RecurringScheduleUpdateRequest, content_type = "application/json"),
     responses(
@@ -167,6 +170,7 @@ async fn get<S: Store>(
     tag = "recurring",
     impl_for = __path_update_patch,
     summary = "Update a recurring schedule (partial)",
+    description = "Changes only the members given of a recurring schedule.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = crate::openapi::RecurringScheduleUpdateRequest, content_type = "application/json"),
     responses(
@@ -204,6 +208,7 @@ async fn update<S: Store>(
     operation_id = "recurring_pause",
     tag = "recurring",
     summary = "Pause a recurring schedule",
+    description = "Pauses a recurring schedule: it generates nothing until resumed.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringSchedule),
@@ -224,6 +229,7 @@ async fn pause<S: Store>(
     operation_id = "recurring_resume",
     tag = "recurring",
     summary = "Resume a recurring schedule",
+    description = "Resumes a paused recurring schedule; occurrences that fell due while it was paused are skipped.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringSchedule),
@@ -261,6 +267,7 @@ async fn set_status<S: Store>(
     operation_id = "recurring_delete",
     tag = "recurring",
     summary = "Delete a recurring schedule",
+    description = "Soft-deletes a recurring schedule: nothing more is generated, and what it made stays.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
@@ -286,6 +293,7 @@ async fn delete<S: Store>(
     operation_id = "recurring_run",
     tag = "recurring",
     summary = "Run a recurring schedule now",
+    description = "Generates the schedule's document now, dated today, outside its rule (the next scheduled occurrence stays as it was); a refused document is a failed run, answered like a succeeded one.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::RecurringRun),
@@ -314,6 +322,7 @@ async fn run<S: Store>(
     operation_id = "recurring_list",
     tag = "recurring",
     summary = "List recurring schedules",
+    description = "Lists the organization's recurring schedules, oldest first, with their next run.",
     params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringScheduleList),
@@ -337,6 +346,7 @@ async fn list<S: Store>(
     operation_id = "recurring_runs",
     tag = "recurring",
     summary = "List the runs of a recurring schedule",
+    description = "Lists a schedule's runs, newest occurrence first, each with what it made or why it failed.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringRunList),

@@ -46,6 +46,7 @@ fn report_query<S: Store>(
     operation_id = "reports_trial_balance",
     tag = "reports",
     summary = "Trial balance",
+    description = "Every account's net on its natural side at `as_of` (now when absent). `total_debits` always equals `total_credits`; every amount is a decimal string in `currency`.",
     params(
         crate::openapi::params::OrgPath,
         ("currency" = Option<String>, Query, description = "Filter by currency."),
@@ -90,6 +91,7 @@ async fn trial_balance<S: Store>(
     operation_id = "reports_balance_sheet",
     tag = "reports",
     summary = "Balance sheet",
+    description = "The balance sheet at `as_of` (now when absent): assets, liabilities and equity by account, with the current earnings not yet closed. `total_assets` always equals `total_liabilities_and_equity`; every amount is a decimal string in `currency`.",
     params(
         crate::openapi::params::OrgPath,
         ("currency" = Option<String>, Query, description = "Filter by currency."),
@@ -134,6 +136,7 @@ async fn balance_sheet<S: Store>(
     operation_id = "reports_income_statement",
     tag = "reports",
     summary = "Income statement",
+    description = "Revenue and expenses by account between `start_date` and `end_date`, and the net income. Every amount is a decimal string in `currency`; `consolidated=true` adds the owned sub-organizations.",
     params(
         crate::openapi::params::OrgPath,
         ("currency" = Option<String>, Query, description = "Filter by currency."),

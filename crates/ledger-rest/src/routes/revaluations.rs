@@ -32,6 +32,7 @@ struct Body {
     operation_id = "revaluations_create",
     tag = "revaluations",
     summary = "Revalue foreign-currency balances (posts the unrealized gain or loss)",
+    description = "Revalues the organization's foreign-currency balances at the end of `date` (today when absent) at the rates in force, and posts the unrealized gain or loss with its reversal on the next day.",
     params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = Body, content_type = "application/json", description = "Optional: an empty body takes the defaults."),
     responses(

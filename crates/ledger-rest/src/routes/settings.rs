@@ -25,6 +25,7 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
     operation_id = "settings_get",
     tag = "settings",
     summary = "Get a setting",
+    description = "Returns one organization setting (`default_currency`, `period_lock_date`, ...).",
     params(
         crate::openapi::params::OrgPath,
         ("setting_key" = String, Path, description = "The setting name."),
@@ -71,6 +72,7 @@ fn nullable<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D:
     operation_id = "settings_put",
     tag = "settings",
     summary = "Set a setting",
+    description = "Sets one organization setting; what the value means, and how it is checked, depends on the key.",
     params(
         crate::openapi::params::OrgPath,
         ("setting_key" = String, Path, description = "The setting name."),
@@ -104,6 +106,7 @@ async fn put<S: Store>(
     operation_id = "settings_billing",
     tag = "settings",
     summary = "Get the billing record",
+    description = "Returns the billing record of the credit pool that pays for the organization's live writes (its root organization's): the credits left, the total, and the billing e-mail.",
     params(crate::openapi::params::OrgPath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Billing),

@@ -26,6 +26,7 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
     operation_id = "openapi",
     tag = "system",
     summary = "This OpenAPI document",
+    description = "This document, with the serving deployment's base URL as its server and its authorization server's OAuth endpoints.",
     responses(
         (status = 200, description = "The OpenAPI 3.1 document.", content_type = "application/json", body = Object),
     ),
@@ -43,6 +44,7 @@ async fn openapi<S: Store>(state: State<S>) -> HttpResponse {
     operation_id = "system_health",
     tag = "system",
     summary = "Liveness",
+    description = "Answers 200 while the process serves requests; it checks nothing else, so a load balancer can use it as a liveness probe.",
     responses(
         (status = 200, description = "Alive.", content_type = "text/plain", body = String, example = "OK"),
         (status = 503, description = "The database is unreachable.", content_type = "text/plain", body = String),
@@ -68,6 +70,7 @@ async fn health<S: Store>(state: State<S>) -> HttpResponse {
     operation_id = "system_ready",
     tag = "system",
     summary = "Readiness: the database and the job queue",
+    description = "Answers 200 when the database and the job queue answer, else 503, so that an orchestrator sends traffic only to an instance ready to serve it.",
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Readiness),
         (status = 503, description = "Not ready.", body = crate::openapi::schemas::Readiness),
@@ -91,6 +94,7 @@ async fn ready<S: Store>(state: State<S>) -> HttpResponse {
     operation_id = "system_metrics",
     tag = "system",
     summary = "Prometheus metrics (keys with the system permission)",
+    description = "The server's metrics in the Prometheus text format. Only a key with the `system` permission may read them.",
     responses(
         (status = 200, description = "Prometheus text exposition.", content_type = "text/plain", body = String),
     ),
@@ -117,6 +121,7 @@ async fn metrics<S: Store>(state: State<S>, req: HttpRequest) -> Result<HttpResp
     operation_id = "requests_get",
     tag = "system",
     summary = "Get the status of a queued write",
+    description = "Returns the envelope of a queued write (the `Location` of its 202 answer): while the job runs, and once it has ended, whether it succeeded, with its resource in `data`, or failed, with its `error`.",
     params(
         crate::openapi::params::OrgPath,
         ("request_id" = String, Path, description = "The request id of the queued write (`req_...`)."),
@@ -143,6 +148,7 @@ async fn get_request<S: Store>(
     operation_id = "events_list",
     tag = "system",
     summary = "List the audit events of an entity",
+    description = "Lists the audit events recorded for one entity: what was done to it, when, and by which key.",
     params(
         ("entity_type" = String, Path, description = "The kind of entity (`account`, `transaction`, ...)."),
         ("entity_id" = String, Path, description = "The id of the entity."),

@@ -21,6 +21,7 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
     operation_id = "system_get",
     tag = "system",
     summary = "System information (keys with the system permission)",
+    description = "Returns the server's version, status and uptime, the database, the workers and the recent event statistics. Only a key with the `system` permission may read it.",
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::SystemInfo),
     ),

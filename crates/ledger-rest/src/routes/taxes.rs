@@ -50,6 +50,7 @@ struct CreateBody {
     operation_id = "taxes_create",
     tag = "taxes",
     summary = "Create a tax",
+    description = "Creates a tax: its name, type (`sales_tax`, `vat`, `excise` or `other`), rate in percent, and whether it is compound.",
     params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
@@ -90,6 +91,7 @@ async fn create<S: Store>(
     operation_id = "taxes_get",
     tag = "taxes",
     summary = "Get a tax",
+    description = "Returns one tax with its type and rate.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Tax),
@@ -124,6 +126,7 @@ struct UpdateBody {
     operation_id = "taxes_update",
     tag = "taxes",
     summary = "Update a tax",
+    description = "Changes a tax's name, description, rate or active flag.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = UpdateBody, content_type = "application/json"),
     responses(
@@ -163,6 +166,7 @@ async fn update<S: Store>(
     operation_id = "taxes_delete",
     tag = "taxes",
     summary = "Delete a tax",
+    description = "Soft-deletes a tax; it is listed under recently deleted while it can be restored.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
@@ -183,6 +187,7 @@ async fn delete<S: Store>(
     operation_id = "taxes_list",
     tag = "taxes",
     summary = "List taxes",
+    description = "Lists the organization's taxes by name, filtered by type and active flag (active ones by default).",
     params(
         crate::openapi::params::OrgPath,
         ("tax_type" = Option<String>, Query, description = "Filter by tax type."),

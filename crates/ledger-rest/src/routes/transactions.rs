@@ -87,6 +87,7 @@ struct CreateBody {
     operation_id = "transactions_create",
     tag = "transactions",
     summary = "Create a transaction (balanced entries)",
+    description = "Records a journal transaction: two or more entries whose debits equal their credits, posted at once with `auto_post`, else kept as a draft. `dry_run` checks it and writes nothing.",
     params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
@@ -163,6 +164,7 @@ struct BatchBody {
     operation_id = "transactions_create_batch",
     tag = "transactions",
     summary = "Create several transactions at once",
+    description = "Records up to 1000 transactions in one request, all or none: one that breaks a rule refuses the whole batch.",
     params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = BatchBody, content_type = "application/json"),
     responses(
@@ -234,6 +236,7 @@ fn query_flag(req: &HttpRequest, name: &str) -> Result<bool, ApiError> {
     operation_id = "transactions_get",
     tag = "transactions",
     summary = "Get a transaction",
+    description = "Returns one transaction with its entries and status.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Transaction),
@@ -257,6 +260,7 @@ async fn get<S: Store>(
     operation_id = "transactions_list",
     tag = "transactions",
     summary = "List transactions",
+    description = "Lists the organization's transactions, newest first, filtered by date range and status.",
     params(
         crate::openapi::params::OrgPath,
         ("start_date" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
@@ -322,6 +326,7 @@ struct UpdateBody {
     operation_id = "transactions_update",
     tag = "transactions",
     summary = "Update a draft transaction",
+    description = "Changes a draft transaction: its date, description, entries, contact, category or metadata. A posted transaction cannot change.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = UpdateBody, content_type = "application/json"),
     responses(
@@ -366,6 +371,7 @@ async fn update<S: Store>(
     operation_id = "transactions_post",
     tag = "transactions",
     summary = "Post a draft transaction",
+    description = "Posts a draft transaction: its entries count in balances and reports from then on, and it can no longer change.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Transaction),
@@ -406,6 +412,7 @@ struct ReverseBody {
     operation_id = "transactions_reverse",
     tag = "transactions",
     summary = "Reverse a posted transaction",
+    description = "Reverses a posted transaction with a new transaction of the opposite entries, linked to it; the original stays as it was.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = ReverseBody, content_type = "application/json", description = "Why the transaction is reversed."),
     responses(
@@ -443,6 +450,7 @@ async fn reverse<S: Store>(
     operation_id = "transactions_delete",
     tag = "transactions",
     summary = "Delete a draft transaction",
+    description = "Deletes a transaction that is still a draft; a posted one is reversed instead.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),

@@ -57,6 +57,7 @@ struct CreateBody {
     operation_id = "transfers_create",
     tag = "transfers",
     summary = "Create a transfer between two accounts",
+    description = "Moves an amount from one account to another as a balanced transaction, pending unless `auto_post`; between accounts of two currencies, `to_amount` is what the destination receives.",
     params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
@@ -101,6 +102,7 @@ async fn create<S: Store>(
     operation_id = "transfers_get",
     tag = "transfers",
     summary = "Get a transfer",
+    description = "Returns one transfer with its accounts, amounts and status.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Transfer),
@@ -123,6 +125,7 @@ async fn get<S: Store>(
     operation_id = "transfers_list",
     tag = "transfers",
     summary = "List transfers",
+    description = "Lists the organization's transfers, newest first, filtered by status.",
     params(
         crate::openapi::params::OrgPath,
         ("status" = Option<String>, Query, description = "Filter by status."),
@@ -161,6 +164,7 @@ async fn list<S: Store>(
     operation_id = "transfers_post",
     tag = "transfers",
     summary = "Post a draft transfer",
+    description = "Posts a draft transfer to the ledger.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Transfer),
@@ -192,6 +196,7 @@ struct ReverseBody {
     operation_id = "transfers_reverse",
     tag = "transfers",
     summary = "Reverse a transfer",
+    description = "Reverses a posted transfer with the opposite transaction; the original stays as it was.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = ReverseBody, content_type = "application/json", description = "Optional: an empty body takes the defaults."),
     responses(

@@ -56,6 +56,7 @@ struct CreateBody {
     operation_id = "webhooks_create",
     tag = "webhooks",
     summary = "Create a webhook endpoint (the answer shows its secret once)",
+    description = "Registers a URL that receives the organization's events as signed POST requests (Standard Webhooks); the signing secret is in this answer only.",
     params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
@@ -95,6 +96,7 @@ async fn create<S: Store>(
     operation_id = "webhooks_list",
     tag = "webhooks",
     summary = "List webhook endpoints",
+    description = "Lists the organization's webhook endpoints, oldest first, never their signing secrets.",
     params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookEndpointList),
@@ -120,6 +122,7 @@ async fn list<S: Store>(
     operation_id = "webhooks_get",
     tag = "webhooks",
     summary = "Get a webhook endpoint",
+    description = "Returns one webhook endpoint with its URL, event kinds and state, never its secret.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookEndpoint),
@@ -155,6 +158,7 @@ struct UpdateBody {
     tag = "webhooks",
     impl_for = __path_update_put,
     summary = "Update a webhook endpoint",
+    description = "Changes a webhook endpoint's URL, event kinds, description or state; enabling it clears its failure streak.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = UpdateBody, content_type = "application/json"),
     responses(
@@ -169,6 +173,7 @@ struct UpdateBody {
     tag = "webhooks",
     impl_for = __path_update_patch,
     summary = "Update a webhook endpoint (partial)",
+    description = "Changes only the members given of a webhook endpoint.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = UpdateBody, content_type = "application/json"),
     responses(
@@ -208,6 +213,7 @@ async fn update<S: Store>(
     operation_id = "webhooks_delete",
     tag = "webhooks",
     summary = "Delete a webhook endpoint",
+    description = "Soft-deletes a webhook endpoint; its pending deliveries stop.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
@@ -231,6 +237,7 @@ async fn delete<S: Store>(
     operation_id = "webhooks_rotate",
     tag = "webhooks",
     summary = "Rotate the signing secret of a webhook endpoint",
+    description = "Gives the endpoint a new signing secret, shown once in this answer; the old secret stops signing at once.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookEndpoint),
@@ -254,6 +261,7 @@ async fn rotate<S: Store>(
     operation_id = "webhooks_deliveries",
     tag = "webhooks",
     summary = "List the deliveries of a webhook endpoint",
+    description = "Lists an endpoint's deliveries, newest event first, with their state and attempts.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookDeliveryList),
@@ -282,6 +290,7 @@ async fn deliveries<S: Store>(
     operation_id = "webhooks_delivery",
     tag = "webhooks",
     summary = "Get a webhook delivery",
+    description = "Returns one delivery with its event, body and every attempt's status and response.",
     params(
         crate::openapi::params::ResourcePath,
         ("delivery" = String, Path, description = "The delivery id."),
@@ -311,6 +320,7 @@ async fn delivery<S: Store>(
     operation_id = "webhooks_replay",
     tag = "webhooks",
     summary = "Deliver an event again",
+    description = "Sends a delivered or given-up delivery again: it becomes pending and keeps its `webhook-id` and body.",
     params(
         crate::openapi::params::ResourcePath,
         ("delivery" = String, Path, description = "The delivery id."),

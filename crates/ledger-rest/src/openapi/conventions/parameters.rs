@@ -4,7 +4,7 @@
 use utoipa::PartialSchema;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::path::{Operation, ParameterIn};
-use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
+use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type};
 
 use crate::openapi::fields::{
     FlexibleDate, account_type, category_type, contact_type, currency_code, names, tax_type,
@@ -18,6 +18,17 @@ use crate::openapi::fields::{
 /// the document allows for one the server accepts.
 pub(super) fn constrain_parameters(path: &str, operation: &mut Operation) {
     for parameter in operation.parameters.iter_mut().flatten() {
+        if matches!(parameter.parameter_in, ParameterIn::Header)
+            && let Some(RefOr::T(Schema::Object(schema))) = parameter.schema.as_mut()
+            && let SchemaType::Array(types) = &mut schema.schema_type
+        {
+            // An optional header (`Option<String>`) is absent or text, never `null`: a
+            // generated client would offer `None` and send it as the text "None".
+            types.retain(|t| *t != Type::Null);
+            if let [only] = types.as_slice() {
+                schema.schema_type = SchemaType::Type(only.clone());
+            }
+        }
         let Some(schema) = parameter_schema(path, &parameter.name) else {
             continue;
         };

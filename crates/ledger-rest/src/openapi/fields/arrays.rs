@@ -6,16 +6,28 @@ use utoipa::openapi::{Ref, RefOr};
 
 use super::names::names;
 
-/// The permissions of a new key: at least one (`<resource>:<level>` also works).
+/// The permissions of a key (`ledger_domain::organizations::Permission::parse`): at least
+/// one, each a level on every resource (`read`, `write`, `admin`, or `system` for
+/// `/system` and `/metrics` alone) or a level on one resource (`invoices:write`).
 pub(crate) fn permissions() -> Schema {
+    let scoped = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(Some("^[a-z_-]+:(read|write|admin)$"))
+        .description(Some(
+            "A level on one resource: `<resource>:<read|write|admin>` (`invoices:write`).",
+        ));
+    let permission = OneOfBuilder::new()
+        .item(names(
+            ["read", "write", "admin", "system"],
+            "A level on every resource; `system` allows `/system` and `/metrics` only.",
+        ))
+        .item(scoped);
     utoipa::openapi::schema::ArrayBuilder::new()
-        .items(RefOr::T(names(
-            ["read", "write", "admin"],
-            "A permission on every resource.",
-        )))
+        .items(RefOr::T(Schema::OneOf(permission.build())))
         .min_items(Some(1))
         .description(Some(
-            "`read`, `write`, `admin` (and `system`, or `<resource>:<read|write|admin>`).",
+            "`read`, `write`, `admin` or `system`, or a level on one resource \
+             (`invoices:write`); read in any case.",
         ))
         .into()
 }

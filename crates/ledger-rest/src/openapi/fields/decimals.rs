@@ -1,5 +1,11 @@
-//! Decimal members (amounts, quantities, tax and exchange rates): a JSON number or a
-//! string, with the sign, digits and places the domain's parsers accept.
+//! Decimal members (amounts, quantities, tax and exchange rates): a decimal string, with
+//! the sign, digits and places the domain's parsers accept, or a whole JSON number.
+//!
+//! The server also reads a JSON number with a fraction exactly as it is written, but the
+//! document does not offer one: a client generator types a JSON number as a binary float
+//! (`float` in Python), which cannot hold most decimal amounts, so a client that follows
+//! the document sends a string, or an integer that any language holds exactly
+//! (docs/decisions.md, "Generated clients").
 
 use std::borrow::Cow;
 
@@ -17,14 +23,11 @@ struct DecimalRule {
     whole: usize,
     /// Significant decimal places (trailing zeros are free).
     places: usize,
-    /// The JSON number's bounds, both inclusive (`-number_max` for a signed amount).
-    number_min: f64,
-    number_max: f64,
+    /// The whole JSON number's bounds, both inclusive.
+    integer_min: i64,
+    integer_max: i64,
     /// A pattern of its own, when the digits alone do not say the range (a percentage).
     pattern: Option<&'static str>,
-    /// The number grid: a JSON number is read through its shortest spelling, which has an
-    /// exponent below 0.0001 (refused: amounts are plain decimals), so numbers keep to it.
-    step: f64,
     max_length: usize,
     description: &'static str,
 }
@@ -56,14 +59,10 @@ impl DecimalRule {
     }
 
     fn schema(&self) -> RefOr<Schema> {
-        let mut number = ObjectBuilder::new()
-            .schema_type(Type::Number)
-            .maximum(Some(self.number_max))
-            .multiple_of(Some(self.step));
-        number = match self.positive {
-            Some(_) => number.minimum(Some(self.number_min)),
-            None => number.minimum(Some(-self.number_max)),
-        };
+        let whole = ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .minimum(Some(self.integer_min))
+            .maximum(Some(self.integer_max));
         OneOfBuilder::new()
             .item(
                 ObjectBuilder::new()
@@ -71,7 +70,7 @@ impl DecimalRule {
                     .max_length(Some(self.max_length))
                     .pattern(Some(self.pattern())),
             )
-            .item(number)
+            .item(whole)
             .description(Some(self.description))
             .into()
     }
@@ -84,7 +83,7 @@ const AMOUNT_WHOLE: usize = 14;
 /// The largest whole amount a JSON number may carry: the stored `i64` of ten-thousandths
 /// holds up to 922 337 203 685 477.5807 (a number above it is refused, so the document
 /// says where the server stops; the string form keeps to 14 digits).
-const AMOUNT_MAX: f64 = 922_337_203_685_477.0;
+const AMOUNT_MAX: i64 = 922_337_203_685_477;
 
 macro_rules! decimal_schema {
     ($(#[$doc:meta])* $name:ident, $rule:expr) => {
@@ -112,12 +111,11 @@ decimal_schema!(
         positive: None,
         whole: AMOUNT_WHOLE,
         places: 4,
-        number_min: -AMOUNT_MAX,
-        number_max: AMOUNT_MAX,
+        integer_min: -AMOUNT_MAX,
+        integer_max: AMOUNT_MAX,
         pattern: None,
-        step: 0.0001,
         max_length: 40,
-        description: "A decimal amount, as a string (exact: `\"-12.50\"`) or a JSON number: at most 14 digits before the point and 4 after (the currency may allow fewer).",
+        description: "A signed amount as a decimal string (`\"-12.50\"`), or a whole JSON number (`-12`): at most 14 digits before the point and 4 after (the currency may allow fewer). Send a string for anything with cents: a binary float cannot hold most of them.",
     }
 );
 
@@ -128,12 +126,11 @@ decimal_schema!(
         positive: Some(true),
         whole: AMOUNT_WHOLE,
         places: 4,
-        number_min: 0.0001,
-        number_max: AMOUNT_MAX,
+        integer_min: 1,
+        integer_max: AMOUNT_MAX,
         pattern: None,
-        step: 0.0001,
         max_length: 40,
-        description: "An amount greater than zero, as a string (exact: `\"12.50\"`) or a JSON number: at most 14 digits before the point and 4 after (the currency may allow fewer).",
+        description: "An amount greater than zero as a decimal string (`\"12.50\"`), or a whole JSON number (`12`): at most 14 digits before the point and 4 after (the currency may allow fewer). Send a string for anything with cents: a binary float cannot hold most of them.",
     }
 );
 
@@ -144,12 +141,11 @@ decimal_schema!(
         positive: Some(false),
         whole: AMOUNT_WHOLE,
         places: 4,
-        number_min: 0.0,
-        number_max: AMOUNT_MAX,
+        integer_min: 0,
+        integer_max: AMOUNT_MAX,
         pattern: None,
-        step: 0.0001,
         max_length: 40,
-        description: "An amount of zero or more, as a string (exact: `\"12.50\"`) or a JSON number: at most 14 digits before the point and 4 after (the currency may allow fewer).",
+        description: "An amount of zero or more as a decimal string (`\"12.50\"`), or a whole JSON number (`12`): at most 14 digits before the point and 4 after (the currency may allow fewer). Send a string for anything with cents: a binary float cannot hold most of them.",
     }
 );
 
@@ -160,12 +156,11 @@ decimal_schema!(
         positive: Some(true),
         whole: AMOUNT_WHOLE,
         places: 4,
-        number_min: 0.0001,
-        number_max: AMOUNT_MAX,
+        integer_min: 1,
+        integer_max: AMOUNT_MAX,
         pattern: None,
-        step: 0.0001,
         max_length: 40,
-        description: "A quantity greater than zero, as a string (`\"1.5\"`) or a JSON number, at most 4 decimal places.",
+        description: "A quantity greater than zero as a decimal string (`\"1.5\"`), at most 4 decimal places, or a whole JSON number (`3`).",
     }
 );
 
@@ -176,13 +171,12 @@ decimal_schema!(
         positive: Some(false),
         whole: 3,
         places: 4,
-        number_min: 0.0,
-        number_max: 100.0,
+        integer_min: 0,
+        integer_max: 100,
         // 0 to 100: two digits, or 100 itself.
         pattern: Some(r"^0*([0-9]{1,2}(\.[0-9]{1,4}0*)?|100(\.0+)?)$"),
-        step: 0.0001,
         max_length: 40,
-        description: "A percentage from 0 to 100 with at most 4 decimal places, as a string (`\"8.25\"`) or a JSON number.",
+        description: "A percentage from 0 to 100 as a decimal string (`\"8.25\"`), at most 4 decimal places, or a whole JSON number (`20`).",
     }
 );
 
@@ -194,11 +188,10 @@ decimal_schema!(
         positive: Some(true),
         whole: 12,
         places: 12,
-        number_min: 0.0001,
-        number_max: 999_999_999_999.0,
+        integer_min: 1,
+        integer_max: 999_999_999_999,
         pattern: None,
-        step: 0.000000000001,
         max_length: 64,
-        description: "Units of the target currency per unit of the source currency: greater than zero, below 10^12, at most 12 decimal places, as a string (exact: `\"1.0825\"`) or a JSON number.",
+        description: "Units of the target currency per unit of the source currency: greater than zero, below 10^12, at most 12 decimal places, as a decimal string (`\"1.0825\"`), or a whole JSON number (`150`).",
     }
 );

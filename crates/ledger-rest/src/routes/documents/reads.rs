@@ -22,6 +22,7 @@ use crate::routes::{State, access, list_response};
     tag = "invoices",
     impl_for = __path_invoices_get,
     summary = "Get an invoice",
+    description = "Returns an invoice with its lines, taxes, totals, the amount paid and the amount due.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
@@ -35,6 +36,7 @@ use crate::routes::{State, access, list_response};
     tag = "bills",
     impl_for = __path_bills_get,
     summary = "Get a bill",
+    description = "Returns a bill with its lines, taxes, totals, the amount paid and the amount due.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
@@ -63,6 +65,7 @@ pub(super) async fn get<S: Store, K: Kind>(
     tag = "invoices",
     impl_for = __path_invoices_payments,
     summary = "List the payments of an invoice",
+    description = "Lists the payments recorded against an invoice.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::PaymentList),
@@ -76,6 +79,7 @@ pub(super) async fn get<S: Store, K: Kind>(
     tag = "bills",
     impl_for = __path_bills_payments,
     summary = "List the payments of a bill",
+    description = "Lists the payments recorded against a bill.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::PaymentList),
@@ -100,6 +104,7 @@ pub(super) async fn payments<S: Store, K: Kind>(
     tag = "invoices",
     impl_for = __path_invoices_history,
     summary = "List the status changes of an invoice",
+    description = "Lists the invoice's status changes, oldest first, with when and by which key each was made.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::StatusChangeList),
@@ -113,6 +118,7 @@ pub(super) async fn payments<S: Store, K: Kind>(
     tag = "bills",
     impl_for = __path_bills_history,
     summary = "List the status changes of a bill",
+    description = "Lists the bill's status changes, oldest first, with when and by which key each was made.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::StatusChangeList),
@@ -137,6 +143,7 @@ pub(super) async fn history<S: Store, K: Kind>(
     tag = "invoices",
     impl_for = __path_invoices_list,
     summary = "List invoices",
+    description = "Lists the organization's invoices, newest first, filtered by status and customer.",
     params(
         crate::openapi::params::OrgPath,
         ("status" = Option<String>, Query, description = "Filter by status."),
@@ -155,6 +162,7 @@ pub(super) async fn history<S: Store, K: Kind>(
     tag = "bills",
     impl_for = __path_bills_list,
     summary = "List bills",
+    description = "Lists the organization's bills, newest first, filtered by status and supplier.",
     params(
         crate::openapi::params::OrgPath,
         ("status" = Option<String>, Query, description = "Filter by status."),

@@ -26,6 +26,7 @@ use crate::routes::{State, access};
     tag = "invoices",
     impl_for = __path_invoices_create,
     summary = "Create a draft invoice",
+    description = "Creates an invoice to a customer as a draft: its lines, taxes and dates. Nothing is posted until it is sent.",
     params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = InvoiceBody, content_type = "application/json"),
     responses(
@@ -40,6 +41,7 @@ use crate::routes::{State, access};
     tag = "bills",
     impl_for = __path_bills_create,
     summary = "Create a draft bill",
+    description = "Creates a bill from a supplier as a draft: its lines, taxes and dates. Nothing is posted until it is approved.",
     params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = BillBody, content_type = "application/json"),
     responses(
@@ -70,6 +72,7 @@ pub(super) async fn create<S: Store, K: Kind>(
     tag = "invoices",
     impl_for = __path_invoices_update,
     summary = "Update a draft invoice",
+    description = "Changes a draft invoice: its customer, dates, lines and taxes. A sent invoice cannot change.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = InvoiceUpdateBody, content_type = "application/json"),
     responses(
@@ -84,6 +87,7 @@ pub(super) async fn create<S: Store, K: Kind>(
     tag = "bills",
     impl_for = __path_bills_update,
     summary = "Update a draft bill",
+    description = "Changes a draft bill: its supplier, dates, lines and taxes. An approved bill cannot change.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = BillUpdateBody, content_type = "application/json"),
     responses(
@@ -123,6 +127,7 @@ enum Action {
     tag = "invoices",
     impl_for = __path_invoices_delete,
     summary = "Delete a draft invoice",
+    description = "Soft-deletes an invoice that is still a draft; a sent invoice is voided instead.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
@@ -136,6 +141,7 @@ enum Action {
     tag = "bills",
     impl_for = __path_bills_delete,
     summary = "Delete a draft bill",
+    description = "Soft-deletes a bill that is still a draft; an approved bill is voided instead.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
@@ -157,6 +163,7 @@ pub(super) async fn delete<S: Store, K: Kind>(
     tag = "invoices",
     impl_for = __path_invoices_send,
     summary = "Send a draft invoice (posts it)",
+    description = "Sends a draft invoice: it is posted to the books (the receivable against its lines' accounts) and becomes open for payment.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
@@ -170,6 +177,7 @@ pub(super) async fn delete<S: Store, K: Kind>(
     tag = "bills",
     impl_for = __path_bills_approve,
     summary = "Approve a draft bill (posts it)",
+    description = "Approves a draft bill: it is posted to the books (the payable against its lines' accounts) and becomes open for payment.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
@@ -191,6 +199,7 @@ pub(super) async fn issue<S: Store, K: Kind>(
     tag = "invoices",
     impl_for = __path_invoices_void,
     summary = "Void an invoice",
+    description = "Voids an invoice: a draft simply ends; a sent invoice without payments has its posting reversed.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
@@ -204,6 +213,7 @@ pub(super) async fn issue<S: Store, K: Kind>(
     tag = "bills",
     impl_for = __path_bills_void,
     summary = "Void a bill",
+    description = "Voids a bill: a draft simply ends; an approved bill without payments has its posting reversed.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
@@ -265,6 +275,7 @@ struct PaymentBody {
     tag = "invoices",
     impl_for = __path_invoices_pay,
     summary = "Record a payment of an invoice",
+    description = "Records a payment of a sent invoice into a payment account: it posts the receipt and lowers the amount due, marking the invoice paid when nothing is left.",
     params(
         crate::openapi::params::ResourcePath,
         ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
@@ -282,6 +293,7 @@ struct PaymentBody {
     tag = "bills",
     impl_for = __path_bills_pay,
     summary = "Record a payment of a bill",
+    description = "Records a payment of an approved bill from a payment account: it posts the payment and lowers the amount due, marking the bill paid when nothing is left.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = PaymentBody, content_type = "application/json"),
     responses(

@@ -70,6 +70,7 @@ struct CreateBody {
     operation_id = "reconciliations_create",
     tag = "reconciliations",
     summary = "Start a reconciliation",
+    description = "Starts reconciling an asset or liability account for a statement period: its dates and the statement's closing balance.",
     params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
@@ -110,6 +111,7 @@ async fn create<S: Store>(
     operation_id = "reconciliations_list",
     tag = "reconciliations",
     summary = "List reconciliations",
+    description = "Lists the organization's bank reconciliations, latest end date first, filtered by account and status.",
     params(
         crate::openapi::params::OrgPath,
         ("account_id" = Option<String>, Query, description = "Filter by account id."),
@@ -146,6 +148,7 @@ async fn list<S: Store>(
     operation_id = "reconciliations_get",
     tag = "reconciliations",
     summary = "Get a reconciliation",
+    description = "Returns a reconciliation with its closing balance, the cleared balance of its matched entries and the difference between them.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Reconciliation),
@@ -182,6 +185,7 @@ struct UpdateBody {
     operation_id = "reconciliations_update",
     tag = "reconciliations",
     summary = "Update a reconciliation",
+    description = "Changes an open reconciliation's period or closing balance.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = UpdateBody, content_type = "application/json"),
     responses(
@@ -222,6 +226,7 @@ async fn update<S: Store>(
     operation_id = "reconciliations_delete",
     tag = "reconciliations",
     summary = "Delete a reconciliation",
+    description = "Soft-deletes an open reconciliation; the entries it matched may be matched again.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
@@ -257,6 +262,7 @@ struct MatchBody {
     operation_id = "reconciliations_add_matches",
     tag = "reconciliations",
     summary = "Match entries",
+    description = "Marks ledger entries of the account as cleared in this reconciliation.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = MatchBody, content_type = "application/json"),
     responses(
@@ -298,6 +304,7 @@ async fn add_matches<S: Store>(
     operation_id = "reconciliations_remove_match",
     tag = "reconciliations",
     summary = "Unmatch an entry",
+    description = "Takes one entry out of the reconciliation's cleared entries.",
     params(
         crate::openapi::params::ResourcePath,
         ("entry" = String, Path, description = "The journal entry id."),
@@ -329,6 +336,7 @@ async fn remove_match<S: Store>(
     operation_id = "reconciliations_complete",
     tag = "reconciliations",
     summary = "Complete a reconciliation",
+    description = "Completes an open reconciliation whose difference is zero: it can no longer change, and its matched entries' transactions are locked.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Reconciliation),

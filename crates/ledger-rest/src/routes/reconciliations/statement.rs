@@ -109,6 +109,7 @@ struct ImportBody {
     operation_id = "reconciliations_import",
     tag = "reconciliations",
     summary = "Import a bank statement (CSV text in JSON)",
+    description = "Imports a bank statement (CSV, OFX or QFX text in the JSON body) into an open reconciliation: its lines are added, except those imported already (the same bank reference, or the same date, amount and description), and each unmatched line gets a proposed match.",
     params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
     request_body(content = ImportBody, content_type = "application/json"),
     responses(
@@ -159,6 +160,7 @@ pub(super) async fn import<S: Store>(
     operation_id = "reconciliations_lines",
     tag = "reconciliations",
     summary = "List the statement lines with match proposals",
+    description = "Lists the imported statement lines, each with its match or the ledger entries proposed for it.",
     params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::StatementLineList),
@@ -189,6 +191,7 @@ struct AcceptBody {
     operation_id = "reconciliations_accept",
     tag = "reconciliations",
     summary = "Accept the proposed match of a statement line",
+    description = "Matches a statement line to the entry proposed for it, or to `entry_id`, clearing that entry.",
     params(
         crate::openapi::params::ResourcePath,
         ("line" = String, Path, description = "The statement line id."),
@@ -239,6 +242,7 @@ struct TransactionBody {
     operation_id = "reconciliations_create_transaction",
     tag = "reconciliations",
     summary = "Record a transaction for a statement line and match it",
+    description = "Books an unmatched statement line as a new posted transaction between the reconciled account and `counter_account_id`, then matches the line to its entry.",
     params(
         crate::openapi::params::ResourcePath,
         ("line" = String, Path, description = "The statement line id."),
