@@ -95,8 +95,24 @@ def conformance(results: pathlib.Path, url: str, requirements: pathlib.Path) -> 
     return 1 if real else 0
 
 
+# The one Inspector finding Ledger cannot meet, with why (docs/decisions.md, "Tool output
+# schemas from the OpenAPI document"): the `metadata` of an account, a transaction or a
+# transfer is whatever JSON value the client sent, kept and returned as it is, so its
+# outputSchema truthfully constrains nothing ("untyped-schema"). Any other finding fails.
+FREE_FORM_RULE = "untyped-schema"
+FREE_FORM_PATH = re.compile(r"(\$defs\.(Account|Transaction|Transfer)\.)?properties\.metadata")
+FREE_FORM_WHY = "client metadata of accounts, transactions and transfers is any JSON value"
+
+
+def free_form(schema: str, path: str, rule: str) -> bool:
+    """Whether a finding is the allowed one: untyped client metadata in an outputSchema."""
+    wanted = (schema, rule) == ("outputSchema", FREE_FORM_RULE)
+    return wanted and bool(FREE_FORM_PATH.fullmatch(path))
+
+
 def inspector_list(out: pathlib.Path, err: pathlib.Path) -> int:
-    """tools/list --strict: any schema finding (warning or error) is a failure."""
+    """tools/list --strict: any schema finding (warning or error) is a failure, but for the
+    free-form metadata above."""
     problems = []
     try:
         doc = json.loads(out.read_text())
@@ -106,13 +122,33 @@ def inspector_list(out: pathlib.Path, err: pathlib.Path) -> int:
     tools = (doc.get("result") or {}).get("tools") or []
     if not tools:
         problems.append("no tools listed")
-    findings = doc.get("schemaFindings") or []
+    findings, allowed = [], 0
+    for tool in doc.get("schemaFindings") or []:
+        for f in tool.get("findings") or []:
+            if free_form(f.get("schema"), f.get("path"), f.get("rule")):
+                allowed += 1
+            else:
+                findings.append({"toolName": tool.get("toolName"), **f})
     if findings:
         problems.append(f"{len(findings)} schema findings: {json.dumps(findings)[:3000]}")
-    stderr = err.read_text().strip()
-    if stderr:
-        problems.append(f"stderr: {stderr[:3000]}")
-    print(f"  {len(tools)} tools, {len(findings)} schema findings")
+    # The Inspector prints each finding on stderr too ("Warning: tool ...", its Path and
+    # Issue, a blank line) and a count; the allowed ones and the count are dropped.
+    rest = []
+    for block in err.read_text().strip().split("\n\n"):
+        path = re.search(r"^  Path: (\w+)\.(\S+)$", block, re.M)
+        untyped = "\n  Issue: Schema carries no validation keyword at all," in block
+        if block.startswith("Warning: tool ") and path and untyped and free_form(
+            path.group(1), path.group(2), FREE_FORM_RULE
+        ):
+            continue
+        if re.fullmatch(r"\d+ errors?, \d+ warnings? across \d+ tools?\.", block.strip()):
+            continue
+        if block.strip():
+            rest.append(block)
+    if rest:
+        problems.append(f"stderr: {chr(10).join(rest)[:3000]}")
+    print(f"  {len(tools)} tools, {len(findings)} schema findings "
+          f"(and {allowed} allowed: {FREE_FORM_WHY})")
     for p in problems:
         print("  " + p)
     return 1 if problems else 0

@@ -9,6 +9,14 @@ states, balances to the cent). Destructive calls come last, on resources made fo
 It fails when `tools/list` names a tool it did not call, so a new tool cannot go
 untested, and prints the tools it called.
 
+Every successful result is checked against the `outputSchema` its tool declares in
+`tools/list`, with `jsonschema`'s Draft 2020-12 validator and format checks (`date`,
+`date-time`): a result without `structuredContent`, or with one that does not validate,
+fails the run. The SDK (mcp 2.3.0) validates results as well, without format checks,
+and raises on the first error before this check runs; the check stays so that the proof
+does not rest on what an SDK version chooses to do, and it also fails when a tool that
+should declare a schema does not. Only the tools whose answer is not JSON declare none.
+
 The credit purchases pay with the reference x402 client (`x402` on PyPI, a throwaway
 `eth_account` key, the server's local facilitator), as `tests/x402/pay.py` does.
 
@@ -33,6 +41,7 @@ from types import SimpleNamespace
 
 import httpx2
 from eth_account import Account
+from jsonschema import Draft202012Validator
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from x402 import x402Client
@@ -56,24 +65,75 @@ PEER_EMAIL = os.environ["LEDGER_PEER_EMAIL"]
 TODAY = datetime.date.today().isoformat()
 DUE = (datetime.date.today() + datetime.timedelta(days=60)).isoformat()
 TRACE = int(os.environ.get("LEDGER_SDK_TRACE", "0"))  # print that many characters a result
+# The tools whose successful result is not JSON (the PDF is an embedded resource, the
+# health check a text block), hence without an outputSchema; every other tool has one.
+WITHOUT_OUTPUT_SCHEMA = {"generate_invoice_pdf", "health_check"}
+
+
+class Listing:
+    """What `tools/list` says of each tool: the credits a call costs
+    (`_meta["ledger/credits"]`) and its `outputSchema`, compiled once; and the tools whose
+    successful results were checked against it."""
+
+    def __init__(self) -> None:
+        self.costs: dict[str, int] = {}
+        self.validators: dict[str, Draft202012Validator | None] = {}
+        self.validated: set[str] = set()
+
+    def add(self, tool) -> None:
+        assert tool.name not in self.costs, f"{tool.name} is listed twice"
+        cost = (tool.meta or {}).get("ledger/credits")
+        assert isinstance(cost, int) and cost >= 0, f"{tool.name}: no cost in {tool.meta}"
+        self.costs[tool.name] = cost
+        schema = tool.output_schema
+        if tool.name in WITHOUT_OUTPUT_SCHEMA:
+            assert schema is None, f"{tool.name} answers no JSON yet declares {schema}"
+            self.validators[tool.name] = None
+            return
+        assert isinstance(schema, dict), f"{tool.name} declares no outputSchema"
+        assert schema.get("type") == "object", f"{tool.name}: the root is not an object"
+        assert schema.get("required"), f"{tool.name}: the schema requires nothing"
+        Draft202012Validator.check_schema(schema)
+        self.validators[tool.name] = Draft202012Validator(
+            schema, format_checker=Draft202012Validator.FORMAT_CHECKER
+        )
+
+    def check(self, name: str, result) -> None:
+        """A successful result of a tool with an outputSchema carries structuredContent
+        that validates against it; every mismatch is listed with where it is."""
+        validator = self.validators[name]
+        if validator is None:
+            return
+        content = result.structured_content
+        assert content is not None, f"{name} has an outputSchema but no structuredContent"
+        errors = [
+            f"  at /{'/'.join(map(str, e.absolute_path))}: {e.message}"
+            for e in validator.iter_errors(content)
+        ]
+        assert not errors, f"{name}: structuredContent does not match its outputSchema:\n" + (
+            "\n".join(sorted(errors))
+        )
+        self.validated.add(name)
 
 
 class Books:
     """An SDK client that records every tool it calls and adds up the credits its
-    successful calls cost, as `tools/list` states them (`_meta["ledger/credits"]`)."""
+    successful calls cost, as `tools/list` states them (`_meta["ledger/credits"]`), and
+    checks each successful result against the tool's outputSchema."""
 
-    def __init__(self, client: Client, called: set[str], who: str, costs: dict[str, int]):
+    def __init__(self, client: Client, called: set[str], who: str, listing: Listing):
         self.client = client
         self.called = called
         self.who = who
-        self.costs = costs
+        self.listing = listing
         self.spent = 0
 
     async def raw(self, name: str, args: dict, meta: dict | None = None):
         self.called.add(name)
         result = await self.client.call_tool(name, args, meta=meta)
         if not result.is_error:
-            self.spent += self.costs[name]
+            self.spent += self.listing.costs[name]
+            self.listing.check(name, result)
         if TRACE:
             took = time.monotonic() - START
             print(f"{took:.2f} {self.who} {name} -> {text_of(result)[:TRACE]}", file=sys.stderr)
@@ -464,7 +524,7 @@ async def organizations_and_keys(b: Books, s: SimpleNamespace) -> None:
 
     system = await b.ok("create_api_key", {"name": "ops", "permissions": ["system"]})
     async with connect(system["key"]) as client:
-        info = await Books(client, b.called, "system", b.costs).ok("get_system_info")
+        info = await Books(client, b.called, "system", b.listing).ok("get_system_info")
     assert info["database"]["status"] == "connected", info
     s.spare = await b.ok(
         "create_api_key", {"name": "agent", "permissions": ["read", "invoices:write"]}
@@ -604,34 +664,35 @@ async def keep_the_books(b: Books, peer: Books) -> None:
     assert spent == b.spent, (s.start, final, b.spent)
 
 
-async def list_all_tools(client: Client) -> dict[str, int]:
-    """Every tool `tools/list` names (all pages), with the credits a call costs."""
-    costs, cursor = {}, None
+async def list_all_tools(client: Client) -> Listing:
+    """Every tool `tools/list` names (all pages), with its cost and outputSchema."""
+    listing, cursor = Listing(), None
     while True:
         page = await client.list_tools(cursor=cursor) if cursor else await client.list_tools()
         for tool in page.tools:
-            assert tool.name not in costs, f"{tool.name} is listed twice"
-            cost = (tool.meta or {}).get("ledger/credits")
-            assert isinstance(cost, int) and cost >= 0, f"{tool.name}: no cost in {tool.meta}"
-            costs[tool.name] = cost
+            listing.add(tool)
         cursor = page.next_cursor
         if not cursor:
-            return costs
+            return listing
 
 
 async def main() -> None:
     assert ERA in (MODERN, LEGACY), ERA
     called: set[str] = set()
     async with connect(KEY) as client, connect(PEER_KEY) as peer:
-        costs = await list_all_tools(client)
-        listed = set(costs)
-        owner = Books(client, called, "owner", costs)
-        await keep_the_books(owner, Books(peer, called, "peer", costs))
+        listing = await list_all_tools(client)
+        listed = set(listing.costs)
+        owner = Books(client, called, "owner", listing)
+        await keep_the_books(owner, Books(peer, called, "peer", listing))
     missing = sorted(set(listed) - called)
     unlisted = sorted(called - listed)
     print(f"called {len(called)} tools: {', '.join(sorted(called))}")
     assert not missing, f"tools/list names tools the scenario never called: {missing}"
     assert not unlisted, f"the scenario called tools tools/list does not name: {unlisted}"
+    with_schema = {name for name, v in listing.validators.items() if v is not None}
+    unchecked = sorted(with_schema - listing.validated)
+    assert not unchecked, f"no successful result checked against the outputSchema of {unchecked}"
+    print(f"checked results of {len(listing.validated)} tools against their outputSchema")
     print(f"ok: every tool {ERA} ({len(listed)} tools)")
 
 

@@ -38,8 +38,10 @@ pub struct EventView<'a> {
     /// The key that made the change; null for the service's own changes.
     api_key_id: Option<&'a str>,
     /// The resource before the change; null on a creation.
+    #[schema(value_type = Option<Object>)]
     before_state: Option<&'a serde_json::Value>,
     /// The resource after the change; null on a deletion.
+    #[schema(value_type = Option<Object>)]
     after_state: Option<&'a serde_json::Value>,
 }
 

@@ -75,17 +75,20 @@ both!(mcp_python_sdk, official_python_sdk_keeps_the_books);
 
 /// `tests/mcp_sdk/every_tool.py`: every tool `tools/list` names, called through the official
 /// Python SDK in one protocol era (`2026-07-28` or `2025-11-25`), with the credit purchases
-/// paid by the reference x402 client. The script fails on a listed tool it did not call.
+/// paid by the reference x402 client. The script fails on a listed tool it did not call,
+/// and on a successful result whose `structuredContent` does not validate against the
+/// tool's `outputSchema`.
 async fn every_tool_in_era(app: &TestApp, era: &str) {
     if std::env::var("LEDGER_SKIP_MCP_SDK").is_ok_and(|v| v == "1") {
         eprintln!("LEDGER_SKIP_MCP_SDK=1: skipping the MCP Python SDK test");
         return;
     }
     require_python(
-        "import httpx2, eth_account, x402; from mcp import Client",
-        "the official MCP SDK and the reference x402 client: `pip install mcp==2.3.0 \
-         \"x402[evm,httpx]==2.25.0\" eth-account==0.14.0` (.ci/run does it), or set \
-         LEDGER_SKIP_MCP_SDK=1 to skip",
+        "import httpx2, eth_account, x402, jsonschema; from mcp import Client",
+        "the official MCP SDK, the reference x402 client and jsonschema (it checks every \
+         result against its outputSchema): `pip install mcp==2.3.0 \
+         \"x402[evm,httpx]==2.25.0\" eth-account==0.14.0 jsonschema==4.26.0` (.ci/run does \
+         it), or set LEDGER_SKIP_MCP_SDK=1 to skip",
     );
     let tag = era.replace('-', "");
     let owner = signup_user(

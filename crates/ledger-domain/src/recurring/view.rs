@@ -37,7 +37,8 @@ pub struct RecurringScheduleView<'a> {
     recurable_type: &'static str,
     /// The document the template was copied from, when created from one.
     recurable_id: Option<&'a str>,
-    /// The create body of `recurable_type`.
+    /// The create body of `recurable_type` (an object; a schedule refuses any other JSON).
+    #[schema(value_type = Object)]
     template: &'a Value,
     /// `daily`, `weekly`, `monthly`, `quarterly` or `yearly`.
     frequency: &'static str,
@@ -120,7 +121,8 @@ pub struct RecurringRunView<'a> {
     document_id: Option<&'a str>,
     /// The queued write that generated it.
     request_id: Option<&'a str>,
-    /// The error (`{code, message, details?}`) of a failed run.
+    /// The error (`{code, message, details?}`) of a failed run; null otherwise.
+    #[schema(value_type = Option<Object>)]
     error: Option<&'a Value>,
     #[schema(format = DateTime)]
     created_at: String,

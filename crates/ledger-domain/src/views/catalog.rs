@@ -37,6 +37,8 @@ pub struct ContactView<'a> {
     currency_id: &'a str,
     enabled: bool,
     created_by: &'a str,
+    /// Free-form key-value data of the client: an object (a contact refuses other JSON).
+    #[schema(value_type = Object)]
     metadata: &'a Value,
     #[schema(format = DateTime)]
     created_at: String,

@@ -32,6 +32,8 @@ pub struct OrganizationView<'a> {
     /// `owned` or `linked`; null on a root organization.
     relationship_type: Option<&'static str>,
     credits_remaining: i64,
+    /// Key-value data; an object (`{}` from sign-up on).
+    #[schema(value_type = Object)]
     metadata: &'a Value,
     #[schema(format = DateTime)]
     created_at: String,

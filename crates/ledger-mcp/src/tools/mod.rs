@@ -5,12 +5,14 @@
 //!
 //! The rows live in one submodule per area (`accounting`, `documents`, `organization`),
 //! written with the constructors of `rows`; `requests` turns a row into its `tools/list`
-//! entry and a call into its REST request.
+//! entry and a call into its REST request; `output` derives each tool's `outputSchema`
+//! from the REST OpenAPI document.
 
 mod accounting;
 mod currencies;
 mod documents;
 mod organization;
+mod output;
 mod reconciliation;
 mod recurring;
 mod requests;
@@ -19,6 +21,8 @@ mod transfers;
 
 use actix_web::http::Method;
 use ledger_domain::error::ErrorCode;
+
+pub use output::WITHOUT_OUTPUT_SCHEMA;
 
 /// HTTP method of a tool's REST operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -258,12 +262,29 @@ mod tests {
         }
     }
 
-    /// The tool list as agents see it; review changes with `cargo insta review`.
+    /// The tool list as agents see it; review changes with `cargo insta review`. Each
+    /// `outputSchema` is shown as where it comes from (the success status and schema of
+    /// the REST operation): the schemas themselves are the OpenAPI document's, reviewed in
+    /// docs/openapi.json, and in full they would make this snapshot several times longer.
     #[test]
     fn tool_list_snapshot() {
+        let document = ledger_rest::openapi_document();
         // Pretty JSON text: amounts and credits print as plain numbers (the workspace's
         // arbitrary-precision numbers do not go through insta's own serializer cleanly).
-        let tools: Vec<Value> = listed(false).map(Tool::describe).collect();
+        let tools: Vec<Value> = listed(false)
+            .map(|t| {
+                let mut entry = t.describe();
+                if entry.get("outputSchema").is_some() {
+                    let source = output::derive(&document, t.verb, t.path).expect("derived");
+                    entry["outputSchema"] = Value::from(format!(
+                        "[the {} response of the OpenAPI document: {}]",
+                        source.status,
+                        output::summary(&source.response)
+                    ));
+                }
+                entry
+            })
+            .collect();
         let text = serde_json::to_string_pretty(&tools).unwrap_or_default();
         insta::assert_snapshot!("tools", text);
     }

@@ -29,7 +29,7 @@ impl Tool {
             .chain(self.args.iter())
     }
 
-    /// The tool as `tools/list` shows it.
+    /// The tool as `tools/list` shows it, with its `outputSchema` when it has one.
     pub fn describe(&self) -> Value {
         let mut properties = Map::new();
         let mut required = Vec::new();
@@ -39,7 +39,7 @@ impl Tool {
                 required.push(Value::from(a.name));
             }
         }
-        json!({
+        let mut tool = json!({
             "name": self.name,
             "title": self.title,
             "description": self.description,
@@ -57,7 +57,11 @@ impl Tool {
                 "openWorldHint": false,
             },
             "_meta": { "ledger/credits": self.credits },
-        })
+        });
+        if let Some(schema) = self.output_schema() {
+            tool["outputSchema"] = schema.clone();
+        }
+        tool
     }
 
     /// Maps call arguments to the REST request: path, query and body.
