@@ -268,6 +268,9 @@ const TYPE_KEYWORDS: [&str; 30] = [
 /// Members whose values are data, not schemas: left as they are.
 const DATA_KEYWORDS: [&str; 5] = ["example", "examples", "default", "const", "enum"];
 
+/// Annotations left out of a tool's schema (see [`portable`]).
+const EXAMPLE_KEYWORDS: [&str; 2] = ["example", "examples"];
+
 /// Members whose values map names (of properties, of definitions) to schemas.
 const NAMED_SCHEMAS: [&str; 4] = [
     "properties",
@@ -286,6 +289,10 @@ fn portable(schema: Value) -> Value {
         Value::Object(map) => {
             let mut map: Map<String, Value> = map
                 .into_iter()
+                // Examples document the REST answers in docs/openapi.json; a tool's
+                // schema is for checking and planning, and they would weigh on every
+                // `tools/list`.
+                .filter(|(key, _)| !EXAMPLE_KEYWORDS.contains(&key.as_str()))
                 .map(|(key, value)| {
                     let value = match value {
                         Value::Object(named) if NAMED_SCHEMAS.contains(&key.as_str()) => {
