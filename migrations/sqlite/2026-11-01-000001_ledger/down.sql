@@ -1,12 +1,1 @@
-DROP TABLE settings;
-DROP TABLE resource_deletions;
-DROP TABLE events;
-DROP TABLE credit_usage;
-DROP TABLE idempotency_keys;
-DROP TABLE jobs;
-DROP TABLE ledger_entries;
-DROP TABLE transactions;
-DROP TABLE accounts;
-DROP TABLE api_keys;
-DROP TABLE organizations;
-DROP TABLE users;
+../../postgres/2026-11-01-000001_ledger/down.sql

@@ -1,4 +1,1 @@
-DROP INDEX transactions_category;
-ALTER TABLE transactions DROP COLUMN category_id;
-DROP TABLE categories;
-DROP TABLE taxes;
+../../postgres/2026-11-22-000010_taxes_categories/down.sql

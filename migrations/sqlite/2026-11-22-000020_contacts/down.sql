@@ -1,3 +1,1 @@
-DROP INDEX transactions_contact;
-ALTER TABLE transactions DROP COLUMN contact_id;
-DROP TABLE contacts;
+../../postgres/2026-11-22-000020_contacts/down.sql

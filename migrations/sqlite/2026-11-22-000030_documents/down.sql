@@ -1,3 +1,1 @@
-DROP TABLE document_history;
-DROP TABLE document_payments;
-DROP TABLE documents;
+../../postgres/2026-11-22-000030_documents/down.sql

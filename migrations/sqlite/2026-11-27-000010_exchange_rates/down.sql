@@ -1,2 +1,1 @@
-DROP INDEX exchange_rates_pair_date;
-DROP TABLE exchange_rates;
+../../postgres/2026-11-27-000010_exchange_rates/down.sql

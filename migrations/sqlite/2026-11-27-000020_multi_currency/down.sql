@@ -1,3 +1,1 @@
-DROP INDEX transactions_source;
-ALTER TABLE transactions DROP COLUMN source;
-ALTER TABLE ledger_entries DROP COLUMN currency;
+../../postgres/2026-11-27-000020_multi_currency/down.sql

@@ -1,3 +1,1 @@
-DROP INDEX users_provider_username_lower;
-DROP INDEX users_email_lower;
-DROP TABLE organization_transfers;
+../../postgres/2026-11-28-000100_organization_transfers/down.sql

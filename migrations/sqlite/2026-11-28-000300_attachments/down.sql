@@ -1,2 +1,1 @@
-DROP INDEX attachments_owner;
-DROP TABLE attachments;
+../../postgres/2026-11-28-000300_attachments/down.sql

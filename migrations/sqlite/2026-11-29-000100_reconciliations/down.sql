@@ -1,3 +1,1 @@
-DROP TABLE statement_lines;
-DROP TABLE reconciliation_matches;
-DROP TABLE reconciliations;
+../../postgres/2026-11-29-000100_reconciliations/down.sql

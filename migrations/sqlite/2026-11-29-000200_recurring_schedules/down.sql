@@ -1,4 +1,1 @@
-DROP INDEX recurring_runs_occurrence;
-DROP TABLE recurring_runs;
-DROP INDEX recurring_schedules_due;
-DROP TABLE recurring_schedules;
+../../postgres/2026-11-29-000200_recurring_schedules/down.sql

@@ -1,3 +1,1 @@
-DROP TABLE oauth_secrets;
-DROP TABLE oauth_grants;
-DROP TABLE oauth_clients;
+../../postgres/2026-11-29-000300_oauth/down.sql

@@ -1,3 +1,1 @@
-DROP TABLE webhook_attempts;
-DROP TABLE webhook_deliveries;
-DROP TABLE webhook_endpoints;
+../../postgres/2026-11-29-000400_webhooks/down.sql

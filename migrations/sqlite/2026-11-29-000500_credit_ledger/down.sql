@@ -1,3 +1,1 @@
-DROP TABLE credit_purchases;
-DROP TABLE credit_ledger;
-DROP TABLE credit_pools;
+../../postgres/2026-11-29-000500_credit_ledger/down.sql

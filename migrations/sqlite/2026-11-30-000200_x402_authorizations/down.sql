@@ -1,1 +1,1 @@
-DROP TABLE x402_authorizations;
+../../postgres/2026-11-30-000200_x402_authorizations/down.sql
