@@ -64,14 +64,9 @@ fn promtool_check(text: &str) {
 }
 
 async fn post(app: &TestApp, org: &Org, bank: &str, income: &str) {
-    let res = app
-        .post_wait(
-            &org.test_key,
-            &org.path("transactions"),
-            json!({"description": "Sale", "date": "2026-01-15", "auto_post": true, "entries": entries(bank, income, "10.00")}),
-        )
+    let key = &org.test_key;
+    app.post_dated(org, key, "Sale", "2026-01-15", (bank, income), "10.00")
         .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
 }
 
 async fn metrics_are_measured_and_lint_clean(app: &TestApp) {

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use ledger_tests::mcp::tool_ok;
 use ledger_tests::{Answer, Backend, Org, ShiftedClock, TestApp, both, entries, refused};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -255,7 +256,7 @@ async fn items_name_categories(app: &TestApp) {
         json!(by_graphql)
     );
 
-    let result = mcp::tool(
+    let result = tool_ok(
         app,
         key,
         "create_invoice",
@@ -264,11 +265,7 @@ async fn items_name_categories(app: &TestApp) {
         ]}),
     )
     .await;
-    assert_eq!(mcp::code(&result), "", "{result}");
-    assert_eq!(
-        result["structuredContent"]["items"][0]["category_id"],
-        json!(by_mcp)
-    );
+    assert_eq!(result["items"][0]["category_id"], json!(by_mcp));
 
     // An unknown category is refused before anything is queued.
     let res = app
