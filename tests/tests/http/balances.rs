@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use ledger_tests::{Org, TestApp, both};
-use reqwest::{Method, StatusCode};
+use reqwest::Method;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;

@@ -9,13 +9,12 @@
 use std::sync::Arc;
 
 use ledger_domain::ports::Clock;
-use ledger_tests::mcp::tool_ok;
 use ledger_tests::{Backend, Org, ShiftedClock, TestApp, both, entries, strs};
-use reqwest::{Method, StatusCode};
+use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use ledger_tests::mcp::{ok, tool};
+use ledger_tests::mcp::{ok, tool, tool_ok};
 
 fn credits_path(org: &Org) -> String {
     org.path("credits")

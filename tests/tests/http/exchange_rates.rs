@@ -2,7 +2,7 @@
 //! duplicate refusal, refusals in the envelope that change nothing, permissions, tenancy,
 //! modes and idempotency. Currencies and conversions are in `currencies`.
 
-use ledger_tests::{Answer, Org, TestApp, both, refused, strs};
+use ledger_tests::{Answer, Org, TestApp, both, refused};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 

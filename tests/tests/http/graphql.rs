@@ -3,7 +3,6 @@
 //! (counted in store queries), the playground and the exported SDL.
 
 use ledger_tests::{TestApp, both};
-use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 async fn credits(app: &TestApp, key: &str) -> i64 {

@@ -3,12 +3,11 @@
 
 use std::collections::HashSet;
 
-use ledger_tests::mcp::{tool_ok, tool_refused};
 use ledger_tests::{Answer, TestApp, both, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use ledger_tests::mcp::{self, MODERN, meta, modern, ok, tool};
+use ledger_tests::mcp::{self, MODERN, meta, modern, ok, tool, tool_ok, tool_refused};
 
 async fn raw(app: &TestApp, key: Option<&str>, body: Value, headers: &[(&str, &str)]) -> Answer {
     app.call(Method::POST, "/mcp", key, Some(body), headers)

@@ -2,11 +2,10 @@
 //! caller's key, camelCase arguments (snake_case accepted), the REST envelope as an
 //! `isError` result on refusals, and the credits of the REST operation.
 
-use ledger_tests::mcp::{tool_ok, tool_refused};
 use ledger_tests::{TestApp, both};
 use serde_json::json;
 
-use ledger_tests::mcp::{self, ok, tool};
+use ledger_tests::mcp::{tool, tool_ok, tool_refused};
 
 async fn mcp_currency_tools(app: &TestApp) {
     let org = app.signup("Mcp Fx").await;

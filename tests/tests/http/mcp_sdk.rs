@@ -10,7 +10,6 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use ledger_tests::{TestApp, both, python_imports, require_python, run_python, workspace};
-use reqwest::StatusCode;
 
 use crate::organization_transfers::signup_user;
 

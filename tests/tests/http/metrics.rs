@@ -2,9 +2,8 @@
 //! requests, group commits, the queue, the pools and the caches are measured, and that
 //! `promtool check metrics` (Prometheus' own linter) finds nothing to fault.
 
-use ledger_tests::{Org, TestApp, both, entries};
+use ledger_tests::{Org, TestApp, both};
 use reqwest::StatusCode;
-use serde_json::json;
 
 async fn scrape(app: &TestApp, key: &str) -> (StatusCode, String, String) {
     let res = app.fetch_with(Some(key), "/metrics").await;

@@ -3,7 +3,6 @@
 //! GraphQL and MCP.
 
 use ledger_tests::{TestApp, both, strs};
-use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 fn names(list: &Value) -> Vec<(String, i64)> {

@@ -5,13 +5,12 @@
 
 use std::time::Duration;
 
-use ledger_tests::mcp::tool_ok;
 use ledger_tests::{Answer, Backend, Org, TestApp, both, entries};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::pipeline::graphql_reason;
-use ledger_tests::mcp;
+use ledger_tests::mcp::{self, tool_ok};
 
 const LOCK: &str = "2026-01-10";
 

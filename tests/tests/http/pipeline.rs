@@ -5,12 +5,11 @@
 
 use std::sync::Arc;
 
-use ledger_tests::mcp::tool_ok;
 use ledger_tests::{Answer, Backend, Org, ShiftedClock, TestApp, both, entries, refused};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use ledger_tests::mcp;
+use ledger_tests::mcp::{self, tool_ok};
 
 /// Sends one GraphQL operation.
 pub(crate) async fn graphql(app: &TestApp, key: &str, query: &str, variables: Value) -> Value {

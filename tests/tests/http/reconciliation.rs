@@ -3,13 +3,12 @@
 //! zero; the lock on reconciled transactions; refusals of malformed statements; tenancy;
 //! and the GraphQL and MCP paths.
 
-use ledger_tests::mcp::{tool_ok, tool_refused};
 use ledger_tests::{Answer, Org, TestApp, both, refused_on};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::pipeline::graphql_reason;
-use ledger_tests::mcp::{self, ok, tool};
+use ledger_tests::mcp::{self, tool, tool_ok, tool_refused};
 use ledger_tests::refused;
 
 /// A January statement of a checking account as a US bank exports it (OFX 1.02 SGML):

@@ -4,9 +4,8 @@
 
 use ledger_domain::attachments::{Attachment, OwnerKind};
 use ledger_domain::ids::{IdKind, new_id};
-use ledger_domain::ports::{Audit, IdempotencyRecord, Store, Tenant, Written};
+use ledger_domain::ports::{Store, Tenant};
 use ledger_domain::{Resource, StoreError};
-use serde_json::json;
 
 use crate::charged;
 use crate::credits_left;

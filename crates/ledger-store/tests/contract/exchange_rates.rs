@@ -6,20 +6,15 @@ use ledger_domain::StoreError;
 use ledger_domain::exchange::ExchangeRate;
 use ledger_domain::ids::{IdKind, new_id};
 use ledger_domain::ports::Taken;
-use ledger_domain::ports::{
-    Audit, ExchangeRateFilter, IdempotencyRecord, PageRequest, Store, Tenant, Written,
-};
-use serde_json::json;
+use ledger_domain::ports::{Audit, ExchangeRateFilter, Store, Tenant};
 use time::Date;
 use time::macros::date;
 
 use crate::PAGE;
-use crate::charged;
 use crate::credits_left;
-use crate::hidden_from;
 use crate::lifecycle;
 use crate::sign_up_each;
-use crate::{T0, at_minute, charge, deletion, event, sign_up};
+use crate::{T0, event, sign_up};
 
 fn rate(tenant: &Tenant, from: &str, to: &str, value: &str, day: Date) -> ExchangeRate {
     ExchangeRate {

@@ -8,7 +8,7 @@ use serde_json::json;
 
 use crate::credits_left;
 use crate::sign_up_with_accounts;
-use crate::{Org, T0, account_id, job, sign_up};
+use crate::{Org, T0, job};
 
 pub(crate) fn applied(
     org: &Org,
@@ -135,8 +135,7 @@ async fn concurrent_writes_are_judged_one_by_one<S: Store>(db: &S, backend: &str
         .expect("replay");
     assert!(matches!(again, Written::Replay(_)));
     // A short pool refuses only the writes it cannot pay for.
-    let (b, blive, [bcash, bsales]) =
-        sign_up_with_accounts(db, "Short", true, ["1000", "4000"]).await;
+    let (b, _, [bcash, bsales]) = sign_up_with_accounts(db, "Short", true, ["1000", "4000"]).await;
     let many: Vec<AppliedWrite> = (0..3)
         .map(|i| {
             let mut w = applied(&b, true, &bcash, &bsales, 10 + i, None);

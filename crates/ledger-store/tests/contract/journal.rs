@@ -9,7 +9,7 @@ use time::macros::datetime;
 
 use crate::absent;
 use crate::sign_up_with_accounts;
-use crate::{Org, account_id, deletion, enqueue_and_claim, job, post_command, sign_up};
+use crate::{Org, deletion, enqueue_and_claim, job, post_command, sign_up};
 
 /// Writes `txn` through a claimed job and `InsertTransaction`.
 pub async fn insert<S: Store>(db: &S, org: &Org, txn: Transaction) {

@@ -1,12 +1,12 @@
 //! API-key management and settings.
 
-use ledger_domain::ports::{PageRequest, Setting, Store};
+use ledger_domain::ports::{Setting, Store};
 
 use crate::PAGE;
 use crate::absent;
 use crate::hidden_from;
 use crate::sign_up_each;
-use crate::{T0, deletion, event, sign_up};
+use crate::{T0, deletion, event};
 
 contract!(keys_are_managed_per_tenant);
 async fn keys_are_managed_per_tenant<S: Store>(db: &S, backend: &str) {

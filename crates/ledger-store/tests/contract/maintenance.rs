@@ -7,7 +7,7 @@ use ledger_domain::accounts::AccountType;
 use ledger_domain::ids::{IdKind, new_id};
 use ledger_domain::jobs::JobStatus;
 use ledger_domain::ports::{
-    Audit, Clock, Effect, IdempotencyRecord, PageRequest, PoolStats, PurgeReport, Store,
+    Audit, Clock, Effect, IdempotencyRecord, PoolStats, PurgeReport, Store,
 };
 use ledger_domain::services::{Ledger, LedgerConfig};
 use ledger_domain::transactions::TransactionStatus;

@@ -9,9 +9,7 @@ use ledger_domain::organizations::{Organization, Relationship};
 use ledger_domain::ownership::{
     Acceptance, DEFAULT_TRANSFER_EXPIRY, OrganizationTransfer, TransferChange, TransferStatus,
 };
-use ledger_domain::ports::{
-    IdempotencyRecord, NewOrganization, PageRequest, Store, TransferFilter, Written,
-};
+use ledger_domain::ports::{IdempotencyRecord, NewOrganization, Store, TransferFilter, Written};
 use serde_json::json;
 
 use crate::PAGE;

@@ -18,7 +18,7 @@ use crate::absent;
 use crate::charged;
 use crate::journal::insert;
 use crate::sign_up_each;
-use crate::{T0, account_id, charge, deletion, event, sign_up, transaction};
+use crate::{T0, account_id, charge, deletion, event, transaction};
 
 fn reconciliation(tenant: &Tenant, account: &str) -> Reconciliation {
     Reconciliation {

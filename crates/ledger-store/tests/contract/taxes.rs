@@ -4,7 +4,7 @@
 use ledger_domain::StoreError;
 use ledger_domain::categories::{Category, CategoryType};
 use ledger_domain::ids::{IdKind, new_id};
-use ledger_domain::ports::{Audit, CategoryFilter, PageRequest, Store, TaxFilter, Tenant, Written};
+use ledger_domain::ports::{Audit, CategoryFilter, Store, TaxFilter, Tenant};
 use ledger_domain::tax::{Tax, TaxType};
 
 use crate::PAGE;

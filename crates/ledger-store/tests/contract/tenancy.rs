@@ -1,7 +1,7 @@
 //! Sign-up, users, keys, events, health and tenant isolation.
 
 use ledger_domain::accounts::AccountType;
-use ledger_domain::ports::{AccountFilter, Audit, PageRequest, Store};
+use ledger_domain::ports::{AccountFilter, Audit, Store};
 use ledger_domain::transactions::TransactionStatus;
 
 use crate::absent;
