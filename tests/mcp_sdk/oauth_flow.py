@@ -12,12 +12,10 @@ Environment: LEDGER_BASE (server URL), LEDGER_OUTBOX (the server's mail director
 LEDGER_EMAIL (the owner's address). Exits non-zero on any failure.
 """
 
-import asyncio
 import glob
 import html
 import os
 import re
-import sys
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import httpx2
@@ -25,6 +23,8 @@ from mcp import Client
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
+
+import runner
 
 BASE = os.environ["LEDGER_BASE"]
 OUTBOX = os.environ["LEDGER_OUTBOX"]
@@ -156,8 +156,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    try:
-        asyncio.run(main())
-    except Exception as e:  # report and fail
-        print(f"FAILED: {type(e).__name__}: {e}", file=sys.stderr)
-        raise
+    runner.run(main)

@@ -19,8 +19,7 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 cd "$HERE"
 
-say() { echo "openapi: $*"; }
-fail() { echo "openapi: FAILED: $*" >&2; exit 1; }
+. "$ROOT/tests/ledger_server.sh" openapi
 
 VENV="${LEDGER_OPENAPI_VENV:-$ROOT/.tools/openapi-venv}"
 [ -x "$VENV/bin/openapi-spec-validator" ] || fail "no openapi-spec-validator in $VENV (see .ci/run)"
@@ -29,60 +28,28 @@ CLIENT_VENV="${LEDGER_OPENAPI_CLIENT_VENV:-$ROOT/.tools/openapi-client-venv}"
 command -v npm >/dev/null 2>&1 || fail "npm is missing (apt-get install -y npm)"
 command -v curl >/dev/null 2>&1 || fail "curl is missing"
 
-want="$(sha256sum package-lock.json | cut -d' ' -f1)"
-stamp=node_modules/.ledger-lock-sha256
-if [ ! -e node_modules/@redocly/cli/bin/cli.js ] || [ ! -e node_modules/@stoplight/spectral-cli/dist/index.js ] \
-  || [ ! -e node_modules/openapi-typescript/bin/cli.js ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  say "installing the pinned npm packages"
-  npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
-  echo "$want" > "$stamp"
-fi
+npm_packages node_modules/@redocly/cli/bin/cli.js node_modules/@stoplight/spectral-cli/dist/index.js \
+  node_modules/openapi-typescript/bin/cli.js
 REDOCLY="$HERE/node_modules/@redocly/cli/bin/cli.js"
 SPECTRAL="$HERE/node_modules/@stoplight/spectral-cli/dist/index.js"
 OPENAPI_TS="$HERE/node_modules/openapi-typescript/bin/cli.js"
 TSC="$HERE/node_modules/typescript/bin/tsc"
 
-BIN="${LEDGER_SERVER_BIN:-}"
-if [ -z "$BIN" ]; then
-  (cd "$ROOT" && cargo build --quiet -j"${CARGO_BUILD_JOBS:-2}" -p server --bin ledger-server)
-  BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/ledger-server"
-fi
-[ -x "$BIN" ] || fail "no server binary at $BIN"
+server_binary
 
 WORK="$(mktemp -d)"
 OUT="${LEDGER_OPENAPI_OUT:-$WORK/results}"
 mkdir -p "$OUT"
-pids=()
 cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  stop_started
   rm -rf "$WORK/db" "$WORK/ts" "$WORK/python-client"
 }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
-# start_server NAME DATABASE_URL: starts the server, sets PORT and KEY.
-start_server() {
-  local name="$1" url="$2"
-  PORT="$(free_port)"
-  LEDGER_ADDR="127.0.0.1:$PORT" DATABASE_URL="$url" \
-    LEDGER_ENV=development LEDGER_RATE_LIMITS=off LEDGER_LOG="${LEDGER_LOG:-warn}" \
-    "$BIN" serve > "$OUT/server-$name.log" 2>&1 &
-  pids+=("$!")
-  local pid="$!"
-  for _ in $(seq 1 120); do
-    curl -sf "http://127.0.0.1:$PORT/health" >/dev/null 2>&1 && break
-    kill -0 "$pid" 2>/dev/null || { cat "$OUT/server-$name.log" >&2; fail "the server ($name) exited"; }
-    sleep 0.5
-  done
-  curl -sf "http://127.0.0.1:$PORT/health" >/dev/null || fail "the server ($name) did not answer /health"
-  KEY="$(curl -sf -X POST "http://127.0.0.1:$PORT/accounts/master" -H 'Content-Type: application/json' \
-    -d "{\"name\":\"OpenAPI $name\",\"user_provider_id\":\"openapi-$name\",\"user_email\":\"openapi-$name@example.com\"}" \
-    | python3 -c 'import json, sys; print(json.load(sys.stdin)["api_key"]["key"])')" || fail "sign-up failed ($name)"
-}
 
 mkdir -p "$WORK/db"
 start_server sqlite "sqlite://$WORK/db/ledger.sqlite"
+KEY="$(master_key '{"name":"OpenAPI sqlite","user_provider_id":"openapi-sqlite","user_email":"openapi-sqlite@example.com"}')" \
+  || fail "sign-up failed (sqlite)"
 
 # 1-2. The served document: fetched without a key, validated and linted.
 curl -sf "http://127.0.0.1:$PORT/openapi.json" -o "$OUT/openapi.json" || fail "GET /openapi.json"

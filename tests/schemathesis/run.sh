@@ -27,8 +27,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 
-say() { echo "schemathesis: $*"; }
-fail() { echo "schemathesis: FAILED: $*" >&2; exit 1; }
+. "$ROOT/tests/ledger_server.sh" schemathesis
 
 VENV="${LEDGER_OPENAPI_VENV:-$ROOT/.tools/openapi-venv}"
 ST="$VENV/bin/st"
@@ -36,12 +35,7 @@ ST="$VENV/bin/st"
 "$ST" --version | grep -q '4\.32\.5' || fail "schemathesis 4.32.5 expected in $VENV, got $("$ST" --version)"
 command -v curl >/dev/null 2>&1 || fail "curl is missing"
 
-BIN="${LEDGER_SERVER_BIN:-}"
-if [ -z "$BIN" ]; then
-  BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/ledger-server"
-  [ -x "$BIN" ] || (cd "$ROOT" && cargo build --quiet -j"${CARGO_BUILD_JOBS:-2}" -p server --bin ledger-server)
-fi
-[ -x "$BIN" ] || fail "no server binary at $BIN"
+server_binary
 
 DATABASES="${LEDGER_ST_DATABASES:-sqlite postgres}"
 PG_URL="${LEDGER_TEST_PG_URL:-}"
@@ -64,37 +58,16 @@ exclude_args=(--exclude-checks "$EXCLUDE_CHECKS")
 WORK="$(mktemp -d)"
 OUT="${LEDGER_ST_OUT:-$WORK/results}"
 mkdir -p "$OUT"
-pids=()
 pg_dbs=()
 failed=()
 cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  stop_started
   for db in "${pg_dbs[@]}"; do
     psql "$PG_URL" -q -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null 2>&1 || true
   done
   rm -rf "$WORK/db"
 }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
-# start_server NAME DATABASE_URL: starts the server, sets PORT and BASE.
-start_server() {
-  local name="$1" url="$2"
-  PORT="$(free_port)"
-  BASE="http://127.0.0.1:$PORT"
-  LEDGER_ADDR="127.0.0.1:$PORT" DATABASE_URL="$url" LEDGER_BLOB_DIR="$WORK/db/blobs-$name" \
-    LEDGER_ENV=development LEDGER_RATE_LIMITS=off LEDGER_LOG="${LEDGER_LOG:-warn}" \
-    "$BIN" serve > "$OUT/server-$name.log" 2>&1 &
-  pids+=("$!")
-  local pid="$!"
-  for _ in $(seq 1 120); do
-    curl -sf "$BASE/health" >/dev/null 2>&1 && break
-    kill -0 "$pid" 2>/dev/null || { cat "$OUT/server-$name.log" >&2; fail "the server ($name) exited"; }
-    sleep 0.5
-  done
-  curl -sf "$BASE/health" >/dev/null || fail "the server ($name) did not answer /health"
-}
 
 # sign_up NAME: a root organization of its own user; prints "ORG KEY KEY_ID" (the
 # test-mode key, so credits never run out, and its id).
@@ -107,7 +80,7 @@ sign_up() {
 
 run_one() {
   local name="$1" url="$2"
-  start_server "$name" "$url"
+  start_server "$name" "$url" LEDGER_BLOB_DIR="$WORK/db/blobs-$name"
   read -r ORG_A KEY_A KEY_ID_A < <(sign_up "alice-$name")
   read -r ORG_B KEY_B _ < <(sign_up "bob-$name")
   # Sign-up makes each organization its default chart of accounts: reads and the

@@ -3,7 +3,9 @@
 //! Every suite runs each scenario on SQLite and, when `LEDGER_TEST_PG_URL` names a
 //! PostgreSQL server, on a fresh PostgreSQL database created and dropped by the test.
 
+mod deletes;
 mod fixtures;
+mod idempotency;
 pub mod mcp;
 pub mod pages;
 mod python;

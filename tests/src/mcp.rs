@@ -18,7 +18,19 @@ pub fn meta() -> Value {
 }
 
 /// A modern-era request with the headers derived from the body.
-pub async fn modern(app: &TestApp, key: &str, method: &str, mut params: Value) -> Answer {
+pub async fn modern(app: &TestApp, key: &str, method: &str, params: Value) -> Answer {
+    modern_at(app, "/mcp", key, method, params).await
+}
+
+/// A modern-era request to the MCP endpoint at `path` (`/mcp`, `/mcp/directory`) with
+/// the headers derived from the body.
+pub async fn modern_at(
+    app: &TestApp,
+    path: &str,
+    key: &str,
+    method: &str,
+    mut params: Value,
+) -> Answer {
     params["_meta"] = meta();
     let name = params["name"]
         .as_str()
@@ -30,7 +42,7 @@ pub async fn modern(app: &TestApp, key: &str, method: &str, mut params: Value) -
     }
     app.call(
         Method::POST,
-        "/mcp",
+        path,
         Some(key),
         Some(json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})),
         &headers,
@@ -53,6 +65,31 @@ pub async fn tool(app: &TestApp, key: &str, name: &str, arguments: Value) -> Val
     assert_eq!(res.status, StatusCode::OK, "{name}: {}", res.body);
     assert_eq!(res.body["result"]["resultType"], "complete", "{}", res.body);
     res.body["result"].clone()
+}
+
+/// Calls a tool (modern era) that must succeed; answers its structured content.
+///
+/// # Panics
+/// When the answer is not 200, the result is not complete or it is an error.
+pub async fn tool_ok(app: &TestApp, key: &str, name: &str, arguments: Value) -> Value {
+    ok(&tool(app, key, name, arguments).await).clone()
+}
+
+/// Calls a tool (modern era) that must fail with the error code `code`; answers the
+/// result for further checks.
+///
+/// # Panics
+/// When the answer is not 200, the result is not complete or has another code.
+pub async fn tool_refused(
+    app: &TestApp,
+    key: &str,
+    name: &str,
+    arguments: Value,
+    error: &str,
+) -> Value {
+    let result = tool(app, key, name, arguments).await;
+    assert_eq!(code(&result), error, "{name}: {result}");
+    result
 }
 
 /// The structured content of a successful tool result.

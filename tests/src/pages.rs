@@ -61,6 +61,17 @@ pub fn authorize_url(
     url.to_string()
 }
 
+/// GETs `url` with the browser `client`, with the `cookie` header when given and the
+/// `extra` headers.
+pub async fn get(
+    client: &reqwest::Client,
+    url: String,
+    cookie: Option<&str>,
+    extra: &[(&str, &str)],
+) -> reqwest::Response {
+    send(client.get(url), cookie, extra).await
+}
+
 /// POSTs `form` URL-encoded with the browser `client`, with the `cookie` header when
 /// given and the `extra` headers.
 pub async fn post_form(
@@ -73,17 +84,26 @@ pub async fn post_form(
     let body = url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs(form)
         .finish();
-    let mut req = client
+    let req = client
         .post(url)
         .header("content-type", "application/x-www-form-urlencoded")
         .body(body);
+    send(req, cookie, extra).await
+}
+
+/// Sends `req` with the `extra` headers and the `cookie` header when given.
+async fn send(
+    mut req: reqwest::RequestBuilder,
+    cookie: Option<&str>,
+    extra: &[(&str, &str)],
+) -> reqwest::Response {
     for (k, v) in extra {
         req = req.header(*k, *v);
     }
     if let Some(cookie) = cookie {
         req = req.header("cookie", cookie);
     }
-    req.send().await.expect("post")
+    req.send().await.expect("request reaches the server")
 }
 
 /// The form a user sends to approve the consent `page`: its hidden fields, the `mode`,

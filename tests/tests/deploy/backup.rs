@@ -75,30 +75,25 @@ async fn created(app: &TestApp, key: &str, path: &str, body: Value) -> Value {
     res.body
 }
 
+/// [`created`]'s `id`.
+async fn created_id(app: &TestApp, key: &str, path: &str, body: Value) -> String {
+    let created = created(app, key, path, body).await;
+    created["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("POST {path}: no id in {created}"))
+        .to_owned()
+}
+
 /// Books for one mode: two accounts of our own, three posted transactions (one
 /// reversed), and an invoice sent and paid in full. Returns the invoice's path.
 async fn seed(app: &TestApp, org: &Org, key: &str) -> String {
     let base = format!("/organizations/{}", org.id);
-    let bank = created(
-        app,
-        key,
-        &format!("{base}/accounts"),
-        json!({"code": "1010", "name": "Checking", "account_type": "asset"}),
-    )
-    .await["id"]
-        .as_str()
-        .expect("bank id")
-        .to_owned();
-    let consulting = created(
-        app,
-        key,
-        &format!("{base}/accounts"),
-        json!({"code": "4010", "name": "Consulting", "account_type": "revenue"}),
-    )
-    .await["id"]
-        .as_str()
-        .expect("revenue id")
-        .to_owned();
+    let account = async |code: &str, name: &str, account_type: &str| {
+        let body = json!({"code": code, "name": name, "account_type": account_type});
+        created_id(app, key, &format!("{base}/accounts"), body).await
+    };
+    let bank = account("1010", "Checking", "asset").await;
+    let consulting = account("4010", "Consulting", "revenue").await;
     let [equity, expenses] = app.account_ids(org, key, ["3000", "5000"]).await;
     app.post_transfer(org, key, &bank, &equity, "10000.00")
         .await;
@@ -113,26 +108,20 @@ async fn seed(app: &TestApp, org: &Org, key: &str) -> String {
         json!({"reason": "entered twice"}),
     )
     .await;
-    let customer = created(
+    let customer = created_id(
         app,
         key,
         &format!("{base}/contacts"),
         json!({"contact_type": "customer", "name": "Acme Corp"}),
     )
-    .await["id"]
-        .as_str()
-        .expect("contact id")
-        .to_owned();
-    let tax = created(
+    .await;
+    let tax = created_id(
         app,
         key,
         &format!("{base}/taxes"),
         json!({"name": "State", "rate": "8.25", "tax_type": "sales_tax", "is_compound": false}),
     )
-    .await["id"]
-        .as_str()
-        .expect("tax id")
-        .to_owned();
+    .await;
     let invoice = created(
         app,
         key,

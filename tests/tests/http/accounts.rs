@@ -101,11 +101,15 @@ async fn balance_as_of_and_history_with_running_balance(app: &TestApp) {
         ("2026-02-10", &expenses, &cash, "30.50"),
         ("2026-03-10", &cash, &sales, "0.10"),
     ] {
-        let res = app
-            .post_wait(key, &org.path("transactions"), json!({"description": format!("on {date}"), "date": date, "auto_post": true, "entries": [
-                {"account_id": debit, "entry_type": "debit", "amount": amount}, {"account_id": credit, "entry_type": "credit", "amount": amount}]}))
-            .await;
-        assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
+        app.post_dated(
+            &org,
+            key,
+            &format!("on {date}"),
+            date,
+            (debit, credit),
+            amount,
+        )
+        .await;
     }
     let res = app
         .get(key, &org.path(&format!("accounts/{cash}/balance")))
@@ -163,22 +167,20 @@ async fn delete_only_without_transactions(app: &TestApp) {
     let org = app.signup("Deletes").await;
     let key = &org.test_key;
     let base = org.path("accounts");
-    let res = app
-        .post(
+    let petty = app
+        .create_id(
             key,
             &base,
             json!({"code": "1200", "name": "Petty cash", "account_type": "asset"}),
         )
         .await;
-    let petty = res.id();
-    let res = app
-        .post(
+    let unused = app
+        .create_id(
             key,
             &base,
             json!({"code": "1300", "name": "Unused", "account_type": "asset"}),
         )
         .await;
-    let unused = res.id();
     let sales = app.account_id(&org, key, "4000").await;
     app.post_transfer(&org, key, &petty, &sales, "3.00").await;
     let res = app.delete(key, &format!("{base}/{petty}")).await;

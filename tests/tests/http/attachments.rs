@@ -4,7 +4,7 @@
 //! owner) that leave no blob and no row; tenancy and modes.
 
 use ledger_domain::attachments::sha256_hex;
-use ledger_tests::{Answer, Org, TestApp, both};
+use ledger_tests::{Answer, Org, TestApp, both, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -221,22 +221,17 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     assert_eq!(app.credits(&org).await, before - 2);
     assert_eq!(blob_files(app).len(), 2);
 
-    let list = app.get(key, &on_txn).await;
-    assert_eq!(list.status, StatusCode::OK, "{}", list.body);
-    assert_eq!(list.body["object"], "list");
-    let ids: Vec<&str> = list.body["data"]
-        .as_array()
-        .expect("data")
-        .iter()
-        .map(|a| a["id"].as_str().expect("id"))
-        .collect();
-    assert_eq!(ids, [pdf_id.as_str(), csv.body["id"].as_str().expect("id")]);
+    let list = app.read(key, &on_txn).await;
+    assert_eq!(list["object"], "list");
+    assert_eq!(
+        strs(&list["data"], "id"),
+        [pdf_id.as_str(), csv.body["id"].as_str().expect("id")]
+    );
 
     let meta = app
-        .get(key, &org.path(&format!("attachments/{pdf_id}")))
+        .read(key, &org.path(&format!("attachments/{pdf_id}")))
         .await;
-    assert_eq!(meta.status, StatusCode::OK, "{}", meta.body);
-    assert_eq!(meta.body, pdf.body);
+    assert_eq!(meta, pdf.body);
 
     let content = org.path(&format!("attachments/{pdf_id}/content"));
     let (res, bytes) = raw(app, Method::GET, key, &content, None, &[]).await;
@@ -328,17 +323,10 @@ async fn upload_list_download_replay_and_delete(app: &TestApp) {
     );
     // The deleted PDF's bytes are gone; the CSV and the two documents' remain.
     assert_eq!(blob_files(app).len(), 3);
-    let events = app.get(key, &format!("/events/attachment/{pdf_id}")).await;
-    let types: Vec<&str> = events
-        .body
-        .as_array()
-        .map(|e| e.iter().filter_map(|e| e["event_type"].as_str()).collect())
-        .unwrap_or_default();
-    assert!(
-        types.contains(&"attachment.created") && types.contains(&"attachment.deleted"),
-        "{}",
-        events.body
-    );
+    let types = app.event_kinds(key, "attachment", &pdf_id).await;
+    for kind in ["attachment.created", "attachment.deleted"] {
+        assert!(types.contains(&kind.to_owned()), "{kind} in {types:?}");
+    }
 }
 both!(
     attachments_round_trip,

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use ledger_tests::{Org, TestApp, both};
-use reqwest::{Method, StatusCode};
+use reqwest::Method;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
@@ -149,9 +149,8 @@ async fn journal(app: &TestApp, org: &Org) -> Vec<Value> {
             org.id,
             all.len()
         );
-        let res = app.get(&org.test_key, &path).await;
-        assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-        let page = res.body["data"].as_array().expect("data").clone();
+        let res = app.read(&org.test_key, &path).await;
+        let page = res["data"].as_array().expect("data").clone();
         if page.is_empty() {
             return all;
         }
@@ -212,13 +211,12 @@ async fn random_interleavings_keep_balances_exact(app: &TestApp) {
         for account in &accounts {
             let query = as_of.map_or_else(String::new, |a| format!("?as_of={a}"));
             let path = org.path(&format!("accounts/{account}/balance{query}"));
-            let res = app.get(&key, &path).await;
-            assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+            let res = app.read(&key, &path).await;
             let (debit, credit) = expected.get(account).copied().unwrap_or_default();
             assert_eq!(
                 (
-                    cents(res.body["balance"]["debit"].as_str().expect("debit")),
-                    cents(res.body["balance"]["credit"].as_str().expect("credit")),
+                    cents(res["balance"]["debit"].as_str().expect("debit")),
+                    cents(res["balance"]["credit"].as_str().expect("credit")),
                 ),
                 (debit, credit),
                 "seeds {seeds:?}: balance of {account} as of {as_of:?}"
@@ -248,10 +246,9 @@ async fn random_interleavings_keep_balances_exact(app: &TestApp) {
             ),
         ] {
             let path = org.path(&format!("accounts/{account}/transactions{query}"));
-            let res = app.get(&key, &path).await;
-            assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+            let res = app.read(&key, &path).await;
             assert_eq!(
-                res.body["total_count"],
+                res["total_count"],
                 lines(account, from, until),
                 "seeds {seeds:?}: history of {account} {query}"
             );
@@ -313,9 +310,8 @@ async fn random_interleavings_keep_balances_exact(app: &TestApp) {
                     org.id,
                     seen.len()
                 );
-                let res = app.get(&key, &path).await;
-                assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-                let rows = res.body["transactions"].as_array().expect("rows").clone();
+                let res = app.read(&key, &path).await;
+                let rows = res["transactions"].as_array().expect("rows").clone();
                 if rows.is_empty() {
                     break;
                 }
@@ -337,8 +333,7 @@ async fn random_interleavings_keep_balances_exact(app: &TestApp) {
     let path = org.path(&format!(
         "reports/income-statement?start_date={from}&end_date={to}"
     ));
-    let res = app.get(&key, &path).await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    let res = app.read(&key, &path).await;
     let before_end = sums(&journal, Some("2026-03-04T18:45:30.000001Z"));
     let before_start = sums(&journal, Some(from));
     let period = |account: &String| {
@@ -350,10 +345,10 @@ async fn random_interleavings_keep_balances_exact(app: &TestApp) {
     let (costs_debit, costs_credit) = period(&accounts[3]);
     let net_income = (sales_credit - sales_debit) - (costs_debit - costs_credit);
     assert_eq!(
-        cents(res.body["net_income"].as_str().expect("net_income")),
+        cents(res["net_income"].as_str().expect("net_income")),
         net_income,
         "seeds {seeds:?}: {}",
-        res.body
+        res
     );
 }
 both!(random_interleavings_keep_balances_exact);

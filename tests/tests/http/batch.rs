@@ -2,7 +2,7 @@
 //! all or none under one `Idempotency-Key`, names a refused item by its index, and
 //! charges one create per transaction; GraphQL's `createTransactions` does the same.
 
-use ledger_tests::{Answer, Org, TestApp, both, invalid, refused};
+use ledger_tests::{Answer, Org, TestApp, both, invalid, refused, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -56,13 +56,10 @@ async fn a_batch_is_written_all_or_none(app: &TestApp) {
         (&res.body["object"], &res.body["count"]),
         (&json!("transaction_batch"), &json!(3))
     );
-    let statuses: Vec<&str> = res.body["transactions"]
-        .as_array()
-        .expect("transactions")
-        .iter()
-        .map(|t| t["status"].as_str().unwrap_or(""))
-        .collect();
-    assert_eq!(statuses, ["posted", "pending", "posted"]);
+    assert_eq!(
+        strs(&res.body["transactions"], "status"),
+        ["posted", "pending", "posted"]
+    );
     assert!(res.body["id"].as_str().unwrap_or("").starts_with("bat_"));
     let (count1, used1) = written(app, &org).await;
     assert_eq!(count1.as_i64(), count0.as_i64().map(|c| c + 3));

@@ -72,11 +72,10 @@ async fn create_read_update_and_list(app: &TestApp) {
     assert_eq!(app.credits(&org).await, before - 5);
 
     // The complete category lists its direct children.
-    let res = app.get(key, &format!("{base}/{travel}")).await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    let kids = strs(&res.body["subcategories"], "id");
+    let res = app.read(key, &format!("{base}/{travel}")).await;
+    let kids = strs(&res["subcategories"], "id");
     assert_eq!(kids, [flights.as_str(), hotels.as_str()]);
-    assert_eq!(res.body["subcategories"][0]["object"], "category");
+    assert_eq!(res["subcategories"][0]["object"], "category");
 
     // Update: name, colour, active flag; then move Hotels to the top level.
     let res = app
@@ -327,14 +326,8 @@ async fn soft_delete(app: &TestApp) {
         StatusCode::UNPROCESSABLE_ENTITY,
         "resource_in_use",
     );
-    let res = app.delete(key, &format!("{base}/{child}")).await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    assert_eq!(
-        res.body,
-        json!({"id": child, "object": "category", "deleted": true, "recoverable_until": res.body["recoverable_until"].clone()})
-    );
-    // Restorable for the retention period (7 days by default).
-    assert!(res.body["recoverable_until"].is_string(), "{}", res.body);
+    app.soft_delete(key, &format!("{base}/{child}"), &child, "category")
+        .await;
     assert_eq!(
         app.get(key, &format!("{base}/{parent}")).await.body["subcategories"],
         json!([])
@@ -369,10 +362,9 @@ async fn soft_delete(app: &TestApp) {
     );
     assert_eq!(app.get(key, &base).await.body["total_count"], 0);
 
-    let trail = app.get(key, &org.path("recently-deleted")).await;
-    assert_eq!(trail.status, StatusCode::OK, "{}", trail.body);
-    assert_eq!(trail.body["total_count"], 2);
-    let rows: Vec<(&str, &str)> = trail.body["data"]
+    let trail = app.read(key, &org.path("recently-deleted")).await;
+    assert_eq!(trail["total_count"], 2);
+    let rows: Vec<(&str, &str)> = trail["data"]
         .as_array()
         .expect("rows")
         .iter()

@@ -42,14 +42,13 @@ async fn consolidated_reports_add_the_owned_members(app: &TestApp) {
     let euro_key = res.body["api_key"]["key"].as_str().expect("key").to_owned();
     let (x, x_key) = app.sub_org(&euro_key, &euro_root, "X", "owned").await;
     sale(app, &x, &x_key, "50.00").await;
-    let res = app
-        .post(
+    let id = app
+        .create_id(
             &euro_key,
             &transfers(&x),
             json!({"to_provider_username": "group-parent"}),
         )
         .await;
-    let id = res.id();
     let res = app
         .post(
             key,
@@ -78,25 +77,24 @@ async fn consolidated_reports_add_the_owned_members(app: &TestApp) {
     let res = app.get(key, &tb(&parent.id, "")).await;
     assert_eq!(res.body["total_debits"], "100.00", "{}", res.body);
     assert_eq!(res.body["consolidated"], false);
-    let res = app.get(key, &tb(&parent.id, "&consolidated=true")).await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    assert_eq!(res.body["consolidated"], true);
-    assert_eq!(res.body["currency"], "USD");
-    let cash = res.body["accounts"]
+    let res = app.read(key, &tb(&parent.id, "&consolidated=true")).await;
+    assert_eq!(res["consolidated"], true);
+    assert_eq!(res["currency"], "USD");
+    let cash = res["accounts"]
         .as_array()
         .expect("rows")
         .iter()
         .find(|r| r["account_code"] == "1000")
         .cloned()
         .expect("cash row");
-    assert_eq!(cash["debit"], "171.00", "{}", res.body);
+    assert_eq!(cash["debit"], "171.00", "{}", res);
     assert_eq!(
-        (&res.body["total_debits"], &res.body["total_credits"]),
+        (&res["total_debits"], &res["total_credits"]),
         (&json!("171.00"), &json!("171.00")),
         "{}",
-        res.body
+        res
     );
-    assert_eq!(res.body["translation_adjustment"], "0.00");
+    assert_eq!(res["translation_adjustment"], "0.00");
     // The sum of the members' own reports (the euro one in the parent's currency).
     let mut cents: i64 = 0;
     for (org, k, extra) in [

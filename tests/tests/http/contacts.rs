@@ -44,9 +44,8 @@ async fn contact_create_is_queued_and_completes(app: &TestApp) {
     assert_eq!(done["data"]["status"], "completed", "{done}");
     assert_eq!(done["data"]["result"]["id"], id.as_str());
 
-    let res = app.get(key, &format!("{}/{id}", contacts(&org))).await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    let c = &res.body;
+    let res = app.read(key, &format!("{}/{id}", contacts(&org))).await;
+    let c = &res;
     assert_eq!(c["object"], "contact");
     assert_eq!(c["organization_id"], org.id.as_str());
     assert_eq!(c["contact_type"], "customer");
@@ -79,10 +78,9 @@ async fn contact_create_is_queued_and_completes(app: &TestApp) {
     assert_eq!(c["email"], Value::Null);
 
     // Events carry the after state.
-    let res = app.get(key, &format!("/events/contact/{id}")).await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    assert_eq!(res.body[0]["event_type"], "contact.created");
-    assert_eq!(res.body[0]["after_state"]["name"], "Acme Corp");
+    let res = app.read(key, &format!("/events/contact/{id}")).await;
+    assert_eq!(res[0]["event_type"], "contact.created");
+    assert_eq!(res[0]["after_state"]["name"], "Acme Corp");
 }
 both!(contact_create_is_queued_and_completes);
 
@@ -362,9 +360,8 @@ async fn contact_update_disable_and_delete(app: &TestApp) {
         "resource_not_found",
     )
     .await;
-    let trail = app.get(key, &org.path("recently-deleted")).await;
-    assert_eq!(trail.status, StatusCode::OK, "{}", trail.body);
-    let row = &trail.body["data"][0];
+    let trail = app.read(key, &org.path("recently-deleted")).await;
+    let row = &trail["data"][0];
     assert_eq!(row["resource_type"], "contact");
     assert_eq!(row["resource_id"], id.as_str());
     assert_eq!(row["name"], "New");

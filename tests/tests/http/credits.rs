@@ -10,11 +10,11 @@ use std::sync::Arc;
 
 use ledger_domain::ports::Clock;
 use ledger_tests::{Backend, Org, ShiftedClock, TestApp, both, entries, strs};
-use reqwest::{Method, StatusCode};
+use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use ledger_tests::mcp::{ok, tool};
+use ledger_tests::mcp::{ok, tool, tool_ok};
 
 fn credits_path(org: &Org) -> String {
     org.path("credits")
@@ -46,19 +46,18 @@ async fn ledger_rows(app: &TestApp, org: &Org, key: &str) -> Vec<Value> {
 
 /// The balance, checked against the sum of the ledger rows.
 async fn balance(app: &TestApp, org: &Org) -> Value {
-    let res = app.get(&org.live_key, &credits_path(org)).await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    let res = app.read(&org.live_key, &credits_path(org)).await;
     let rows = ledger_rows(app, org, &org.live_key).await;
     let sum: i64 = rows
         .iter()
         .map(|r| r["credits"].as_i64().expect("credits"))
         .sum();
     assert_eq!(
-        res.body["credits_remaining"].as_i64(),
+        res["credits_remaining"].as_i64(),
         Some(sum),
         "the ledger sums to the balance: {rows:#?}"
     );
-    res.body
+    res
 }
 
 async fn buy(app: &TestApp, org: &Org, key: &str, credits: i64) -> Value {
@@ -107,10 +106,9 @@ async fn signup_balance_packages_and_ledger(app: &TestApp) {
 
     // Packages: the documented default set.
     let res = app
-        .get(&org.test_key, &format!("{}/packages", credits_path(&org)))
+        .read(&org.test_key, &format!("{}/packages", credits_path(&org)))
         .await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    let packages: Vec<(i64, i64)> = res.body["data"]
+    let packages: Vec<(i64, i64)> = res["data"]
         .as_array()
         .expect("packages")
         .iter()
@@ -661,12 +659,11 @@ both!(credits_graphql, graphql_purchase_and_balance);
 async fn mcp_credit_and_key_tools(app: &TestApp) {
     let org = app.signup("Credit Mcp").await;
     let key = &org.live_key;
-    let balance = tool(app, key, "get_credit_balance", json!({})).await;
-    assert_eq!(ok(&balance)["credits_remaining"], 500, "{balance}");
-    let packages = tool(app, key, "list_credit_packages", json!({})).await;
-    assert_eq!(ok(&packages)["data"][0]["credits"], 1000, "{packages}");
-    let bought = tool(app, key, "purchase_credits", json!({"creditAmount": 1000})).await;
-    let purchase = ok(&bought).clone();
+    let balance = tool_ok(app, key, "get_credit_balance", json!({})).await;
+    assert_eq!(balance["credits_remaining"], 500, "{balance}");
+    let packages = tool_ok(app, key, "list_credit_packages", json!({})).await;
+    assert_eq!(packages["data"][0]["credits"], 1000, "{packages}");
+    let purchase = tool_ok(app, key, "purchase_credits", json!({"creditAmount": 1000})).await;
     assert_eq!(purchase["credits_to_add"], 1000);
     assert_eq!(purchase["price_cents"], 1000);
     assert!(
@@ -690,40 +687,20 @@ async fn mcp_credit_and_key_tools(app: &TestApp) {
         "{refused}"
     );
     assert_eq!(pay(&purchase).await.status(), StatusCode::OK);
-    let balance = tool(app, key, "get_credit_balance", json!({})).await;
-    assert_eq!(ok(&balance)["credits_remaining"], 1500);
+    let balance = tool_ok(app, key, "get_credit_balance", json!({})).await;
+    assert_eq!(balance["credits_remaining"], 1500);
 
     // The directory variant neither lists nor runs purchase_credits.
-    // Modern-era requests: the headers repeat what the body says.
-    let directory = |method: &'static str, mut params: Value, name: Option<&'static str>| {
-        params["_meta"] = json!({
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-        });
-        let mut headers = vec![
-            ("MCP-Protocol-Version", "2026-07-28"),
-            ("Mcp-Method", method),
-        ];
-        headers.extend(name.map(|n| ("Mcp-Name", n)));
-        async move {
-            app.call(
-                Method::POST,
-                "/mcp/directory",
-                Some(key),
-                Some(json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})),
-                &headers,
-            )
-            .await
-        }
+    let directory = |method: &'static str, params: Value| {
+        ledger_tests::mcp::modern_at(app, "/mcp/directory", key, method, params)
     };
-    let listed = directory("tools/list", json!({}), None).await;
+    let listed = directory("tools/list", json!({})).await;
     let names = strs(&listed.body["result"]["tools"], "name");
     assert!(!names.contains(&"purchase_credits"));
     assert!(names.contains(&"list_credit_packages") && names.contains(&"get_credit_balance"));
     let call = directory(
         "tools/call",
         json!({"name": "purchase_credits", "arguments": {"creditAmount": 1000}}),
-        Some("purchase_credits"),
     )
     .await;
     assert!(call.body["error"].is_object(), "{}", call.body);
@@ -746,24 +723,20 @@ async fn mcp_credit_and_key_tools(app: &TestApp) {
             .as_str()
             .is_some_and(|s| s.starts_with("ha_live_"))
     );
-    let listed = tool(app, key, "list_api_keys", json!({})).await;
+    let listed = tool_ok(app, key, "list_api_keys", json!({})).await;
     assert!(
-        ok(&listed)["data"]
+        listed["data"]
             .as_array()
             .is_some_and(|d| d.iter().any(|k| k["id"] == key_id))
     );
-    let got = tool(app, key, "get_api_key", json!({"keyId": key_id})).await;
-    assert_eq!(ok(&got)["name"], "agent key");
+    let got = tool_ok(app, key, "get_api_key", json!({"keyId": key_id})).await;
+    assert_eq!(got["name"], "agent key");
     assert!(
-        ok(&got).get("key").is_none_or(Value::is_null),
+        got.get("key").is_none_or(Value::is_null),
         "the secret is never shown again"
     );
-    let rotated = tool(app, key, "rotate_api_key", json!({"keyId": key_id})).await;
-    assert!(
-        ok(&rotated)["key"]
-            .as_str()
-            .is_some_and(|s| s != created["key"])
-    );
+    let rotated = tool_ok(app, key, "rotate_api_key", json!({"keyId": key_id})).await;
+    assert!(rotated["key"].as_str().is_some_and(|s| s != created["key"]));
     let deleted = tool(app, key, "delete_api_key", json!({"keyId": key_id})).await;
     assert_eq!(deleted["isError"], false, "{deleted}");
     let gone = tool(app, key, "get_api_key", json!({"keyId": key_id})).await;

@@ -2,7 +2,7 @@
 //! duplicate refusal, refusals in the envelope that change nothing, permissions, tenancy,
 //! modes and idempotency. Currencies and conversions are in `currencies`.
 
-use ledger_tests::{Answer, Org, TestApp, both, refused, strs};
+use ledger_tests::{Answer, Org, TestApp, both, refused};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -103,39 +103,21 @@ async fn create_read_update_list_and_delete(app: &TestApp) {
     assert_eq!(app.credits(&org).await, before - 4);
 
     // Delete: soft, audited, charged; then gone.
-    let res = app.delete(key, &item).await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    assert_eq!(
-        res.body,
-        json!({"id": id, "object": "exchange_rate", "deleted": true, "recoverable_until": res.body["recoverable_until"].clone()})
-    );
+    app.soft_delete(key, &item, &id, "exchange_rate").await;
     assert_eq!(app.credits(&org).await, before - 5);
-    for res in [
-        app.get(key, &item).await,
-        app.delete(key, &item).await,
-        app.put(key, &item, json!({"rate": "2"})).await,
-    ] {
-        refused(&res, StatusCode::NOT_FOUND, "resource_not_found");
-    }
+    app.item_refused(
+        key,
+        &item,
+        json!({"rate": "2"}),
+        StatusCode::NOT_FOUND,
+        "resource_not_found",
+    )
+    .await;
     assert_eq!(app.get(key, &base).await.body["total_count"], 2);
-    let trail = app.get(key, &org.path("recently-deleted")).await;
-    let row = &trail.body["data"][0];
+    app.deleted_last(&org, key, ("exchange_rate", &id, "EUR/USD 2025-12-31"))
+        .await;
     assert_eq!(
-        (
-            row["resource_type"].as_str(),
-            row["resource_id"].as_str(),
-            row["name"].as_str()
-        ),
-        (
-            Some("exchange_rate"),
-            Some(id.as_str()),
-            Some("EUR/USD 2025-12-31")
-        )
-    );
-    let res = app.get(key, &format!("/events/exchange_rate/{id}")).await;
-    let kinds = strs(&res.body, "event_type");
-    assert_eq!(
-        kinds,
+        app.event_kinds(key, "exchange_rate", &id).await,
         [
             "exchange_rate.created",
             "exchange_rate.updated",
@@ -356,34 +338,17 @@ async fn idempotent_writes(app: &TestApp) {
     let before = app.credits(&org).await;
     let body = json!({"from_currency_id": "GBP", "to_currency_id": "USD", "rate": "1.27", "effective_date": "2026-01-01"});
     let headers = [("Idempotency-Key", "fx-1")];
-    let first = app
-        .call(Method::POST, &base, Some(key), Some(body.clone()), &headers)
-        .await;
-    assert_eq!(first.status, StatusCode::CREATED, "{}", first.body);
     // A replay answers the first outcome, not the duplicate refusal.
-    let again = app
-        .call(Method::POST, &base, Some(key), Some(body), &headers)
-        .await;
-    assert_eq!(
-        (again.status, &again.body),
-        (StatusCode::CREATED, &first.body)
-    );
-    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    let create = (Method::POST, base.as_str(), Some(body));
+    let first = app.replayed(key, create, "fx-1", StatusCode::CREATED).await;
     let other = json!({"from_currency_id": "GBP", "to_currency_id": "USD", "rate": "1.28", "effective_date": "2026-01-02"});
     let res = app
         .call(Method::POST, &base, Some(key), Some(other), &headers)
         .await;
     refused(&res, StatusCode::CONFLICT, "idempotency_key_reused");
     let item = format!("{base}/{}", first.body["id"].as_str().expect("id"));
-    let headers = [("Idempotency-Key", "fx-del")];
-    let gone = app
-        .call(Method::DELETE, &item, Some(key), None, &headers)
+    app.replayed(key, (Method::DELETE, &item, None), "fx-del", StatusCode::OK)
         .await;
-    assert_eq!(gone.status, StatusCode::OK, "{}", gone.body);
-    let again = app
-        .call(Method::DELETE, &item, Some(key), None, &headers)
-        .await;
-    assert_eq!((again.status, &again.body), (StatusCode::OK, &gone.body));
     assert_eq!(app.credits(&org).await, before - 2);
 }
 both!(idempotent_writes);

@@ -41,10 +41,9 @@ async fn wait(app: &TestApp, org: &Org, method: Method, path: &str, body: Option
 async fn net(app: &TestApp, org: &Org, code: &str) -> String {
     let id = app.account_id(org, &org.test_key, code).await;
     let res = app
-        .get(&org.test_key, &org.path(&format!("accounts/{id}/balance")))
+        .read(&org.test_key, &org.path(&format!("accounts/{id}/balance")))
         .await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    res.body["balance"]["net"].as_str().expect("net").to_owned()
+    res["balance"]["net"].as_str().expect("net").to_owned()
 }
 
 async fn transaction(app: &TestApp, org: &Org, id: &str) -> Value {
@@ -54,17 +53,12 @@ async fn transaction(app: &TestApp, org: &Org, id: &str) -> Value {
 
 async fn balanced(app: &TestApp, org: &Org, as_of: &str) {
     let res = app
-        .get(
+        .read(
             &org.test_key,
             &org.path(&format!("reports/trial-balance?as_of={as_of}")),
         )
         .await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    assert_eq!(
-        res.body["total_debits"], res.body["total_credits"],
-        "{}",
-        res.body
-    );
+    assert_eq!(res["total_debits"], res["total_credits"], "{}", res);
 }
 
 async fn a_foreign_invoice_realises_its_gains_on_payment(app: &TestApp) {

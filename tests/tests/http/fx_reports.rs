@@ -24,17 +24,9 @@ async fn rate(app: &TestApp, org: &Org, rate: &str, date: &str) {
 }
 
 async fn sale(app: &TestApp, org: &Org, bank: &str, revenue: &str, amount: &str, date: &str) {
-    let res = app
-        .post_wait(
-            &org.test_key,
-            &org.path("transactions"),
-            json!({"description": "EUR sale", "date": date, "auto_post": true, "entries": [
-                {"account_id": bank, "entry_type": "debit", "amount": amount},
-                {"account_id": revenue, "entry_type": "credit", "amount": amount},
-            ]}),
-        )
+    let key = &org.test_key;
+    app.post_dated(org, key, "EUR sale", date, (bank, revenue), amount)
         .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
 }
 
 fn row<'a>(report: &'a Value, section: &str, id: &str) -> &'a Value {

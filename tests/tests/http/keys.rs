@@ -47,14 +47,13 @@ async fn create_list_and_get(app: &TestApp) {
     // Lists and gets, with the secret never shown again; both prefixes.
     for prefix in ["", "/api/v1"] {
         let res = app
-            .get(&org.test_key, &format!("{prefix}{}", keys_path(&org)))
+            .read(&org.test_key, &format!("{prefix}{}", keys_path(&org)))
             .await;
-        assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-        assert_eq!(res.body["object"], "list");
-        assert_eq!(res.body["total_count"], 2);
-        assert_eq!(res.body["has_more"], false);
-        assert_eq!(res.body["data"][0]["id"], id.as_str(), "newest first");
-        assert!(res.body["data"][0].get("key").is_none());
+        assert_eq!(res["object"], "list");
+        assert_eq!(res["total_count"], 2);
+        assert_eq!(res["has_more"], false);
+        assert_eq!(res["data"][0]["id"], id.as_str(), "newest first");
+        assert!(res["data"][0].get("key").is_none());
         let res = app
             .get(&org.test_key, &format!("{prefix}{}/{id}", keys_path(&org)))
             .await;
@@ -458,11 +457,10 @@ async fn disable_enable_rename_and_delete(app: &TestApp) {
     assert_eq!(list.body["total_count"], 1);
 
     // The deletion is in the organization's audit trail and in the deleting key's.
-    let trail = app.get(&org.test_key, &org.path("recently-deleted")).await;
-    assert_eq!(trail.status, StatusCode::OK, "{}", trail.body);
-    assert_eq!(trail.body["object"], "list");
-    assert_eq!(trail.body["total_count"], 1);
-    let row = &trail.body["data"][0];
+    let trail = app.read(&org.test_key, &org.path("recently-deleted")).await;
+    assert_eq!(trail["object"], "list");
+    assert_eq!(trail["total_count"], 1);
+    let row = &trail["data"][0];
     assert_eq!(row["resource_type"], "api_key");
     assert_eq!(row["resource_id"], id.as_str());
     assert_eq!(row["name"], "Renamed");
@@ -473,10 +471,9 @@ async fn disable_enable_rename_and_delete(app: &TestApp) {
             .starts_with("key_")
     );
     assert!(row["recoverable_until"].as_str() > row["deleted_at"].as_str());
-    let mine = app.get(&org.test_key, "/recently-deleted").await;
-    assert_eq!(mine.status, StatusCode::OK, "{}", mine.body);
-    assert_eq!(mine.body["total_count"], 1);
-    assert_eq!(mine.body["data"][0]["resource_id"], id.as_str());
+    let mine = app.read(&org.test_key, "/recently-deleted").await;
+    assert_eq!(mine["total_count"], 1);
+    assert_eq!(mine["data"][0]["resource_id"], id.as_str());
     // Other keys and the other mode did not delete it.
     let live = app.get(&org.live_key, "/recently-deleted").await;
     assert_eq!(live.body["total_count"], 0);
@@ -500,12 +497,8 @@ async fn disable_enable_rename_and_delete(app: &TestApp) {
         StatusCode::NOT_FOUND,
         "organization_not_found",
     );
-    let events = app
-        .get(&org.test_key, &format!("/events/api_key/{id}"))
-        .await;
-    let types = strs(&events.body, "event_type");
     assert_eq!(
-        types,
+        app.event_kinds(&org.test_key, "api_key", &id).await,
         [
             "api_key.created",
             "api_key.updated",

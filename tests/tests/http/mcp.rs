@@ -7,7 +7,7 @@ use ledger_tests::{Answer, TestApp, both, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use ledger_tests::mcp::{self, MODERN, meta, modern, ok, tool};
+use ledger_tests::mcp::{self, MODERN, meta, modern, ok, tool, tool_ok, tool_refused};
 
 async fn raw(app: &TestApp, key: Option<&str>, body: Value, headers: &[(&str, &str)]) -> Answer {
     app.call(Method::POST, "/mcp", key, Some(body), headers)
@@ -293,31 +293,31 @@ both!(
 async fn mcp_keeps_the_books_end_to_end(app: &TestApp) {
     let org = app.signup("Mcp Books").await;
     let key = &org.test_key;
-    let bank = tool(
+    let bank = tool_ok(
         app,
         key,
         "create_account",
         json!({"code": "1010", "name": "Checking", "accountType": "asset"}),
     )
     .await;
-    let bank_id = ok(&bank)["id"].as_str().expect("id").to_owned();
-    let listed = tool(app, key, "list_accounts", json!({"account_type": "asset"})).await;
+    let bank_id = bank["id"].as_str().expect("id").to_owned();
+    let listed = tool_ok(app, key, "list_accounts", json!({"account_type": "asset"})).await;
     assert!(
-        ok(&listed)["data"]
+        listed["data"]
             .as_array()
             .expect("data")
             .iter()
             .any(|a| a["code"] == "1010")
     );
     let sales = app.account_id(&org, key, "4000").await;
-    let contact = tool(
+    let contact = tool_ok(
         app,
         key,
         "create_contact",
         json!({"contactType": "customer", "name": "Acme Ltd", "reference": "C-1"}),
     )
     .await;
-    let contact_id = ok(&contact)["id"].as_str().expect("contact id").to_owned();
+    let contact_id = contact["id"].as_str().expect("contact id").to_owned();
     let txn = tool(
         app,
         key,
@@ -334,37 +334,34 @@ async fn mcp_keeps_the_books_end_to_end(app: &TestApp) {
     let txn = ok(&txn).clone();
     assert_eq!(txn["status"], "pending", "{txn}");
     let txn_id = txn["id"].as_str().expect("txn id").to_owned();
-    let posted = tool(
+    let posted = tool_ok(
         app,
         key,
         "post_transaction",
         json!({"transactionId": txn_id}),
     )
     .await;
-    assert_eq!(ok(&posted)["status"], "posted");
-    let balance = tool(
+    assert_eq!(posted["status"], "posted");
+    let balance = tool_ok(
         app,
         key,
         "get_account_balance",
         json!({"accountId": bank_id}),
     )
     .await;
-    assert_eq!(ok(&balance)["balance"]["net"], "250.50");
+    assert_eq!(balance["balance"]["net"], "250.50");
     let tb = tool(app, key, "get_trial_balance", json!({"asOf": "2026-03-31"})).await;
     let tb = ok(&tb);
     assert_eq!(tb["total_debits"], "250.50");
     assert_eq!(tb["total_credits"], "250.50");
-    let history = tool(
+    let history = tool_ok(
         app,
         key,
         "get_account_transactions",
         json!({"accountId": bank_id}),
     )
     .await;
-    assert_eq!(
-        ok(&history)["transactions"].as_array().map(Vec::len),
-        Some(1)
-    );
+    assert_eq!(history["transactions"].as_array().map(Vec::len), Some(1));
     // An unbalanced entry is a business error as a tool result, and changes nothing.
     let bad = tool(
         app,
@@ -405,35 +402,35 @@ async fn mcp_keeps_the_books_end_to_end(app: &TestApp) {
         error["details"],
         json!({"field": "entries[1].account_id", "resource": "account", "id": "act_01HZZZZZZZZZZZZZZZZZZZZZZZ"})
     );
-    let reversed = tool(
+    let reversed = tool_ok(
         app,
         key,
         "reverse_transaction",
         json!({"transactionId": txn_id, "reason": "billed twice"}),
     )
     .await;
-    assert_eq!(ok(&reversed)["status"], "reversed");
-    assert!(ok(&reversed)["reversed_by"].is_string(), "{reversed}");
-    let balance = tool(
+    assert_eq!(reversed["status"], "reversed");
+    assert!(reversed["reversed_by"].is_string(), "{reversed}");
+    let balance = tool_ok(
         app,
         key,
         "get_account_balance",
         json!({"accountId": bank_id}),
     )
     .await;
-    assert_eq!(ok(&balance)["balance"]["net"], "0.00");
-    let list = tool(app, key, "list_transactions", json!({})).await;
-    assert_eq!(ok(&list)["data"].as_array().map(Vec::len), Some(2));
-    let contacts = tool(app, key, "list_contacts", json!({"search": "acme"})).await;
-    assert_eq!(ok(&contacts)["items"][0]["name"], "Acme Ltd");
-    let events = tool(
+    assert_eq!(balance["balance"]["net"], "0.00");
+    let list = tool_ok(app, key, "list_transactions", json!({})).await;
+    assert_eq!(list["data"].as_array().map(Vec::len), Some(2));
+    let contacts = tool_ok(app, key, "list_contacts", json!({"search": "acme"})).await;
+    assert_eq!(contacts["items"][0]["name"], "Acme Ltd");
+    let events = tool_ok(
         app,
         key,
         "get_entity_events",
         json!({"entityType": "transaction", "entityId": txn_id}),
     )
     .await;
-    assert!(!ok(&events)["items"].as_array().expect("events").is_empty());
+    assert!(!events["items"].as_array().expect("events").is_empty());
     let health = tool(app, key, "health_check", json!({})).await;
     assert_eq!(health["content"][0]["text"], "OK");
     assert!(health.get("structuredContent").is_none());
@@ -853,22 +850,22 @@ async fn mcp_keeps_tenants_apart(app: &TestApp) {
     let accounts = res.body["data"].as_array().expect("accounts");
     assert!(accounts.iter().all(|acc| acc["code"] != "1999"));
     assert!(accounts.iter().any(|acc| acc["id"] == b_cash.as_str()));
-    let org = tool(app, &a.test_key, "get_organization", json!({})).await;
-    assert_eq!(ok(&org)["id"], a.id.as_str());
+    let org = tool_ok(app, &a.test_key, "get_organization", json!({})).await;
+    assert_eq!(org["id"], a.id.as_str());
     // A sub-organization defaults to the caller's organization as parent, and the parent's
     // key reaches it by naming it; B's key does not.
-    let sub = tool(
+    let sub = tool_ok(
         app,
         &a.test_key,
         "create_sub_organization",
         json!({"name": "A Branch", "relationshipType": "owned"}),
     )
     .await;
-    let sub_id = ok(&sub)["organization"]["id"]
+    let sub_id = sub["organization"]["id"]
         .as_str()
         .expect("sub id")
         .to_owned();
-    let sub_org = tool(
+    let sub_org = tool_ok(
         app,
         &a.test_key,
         "get_organization",
@@ -876,18 +873,18 @@ async fn mcp_keeps_tenants_apart(app: &TestApp) {
     )
     .await;
     assert_eq!(
-        ok(&sub_org)["parent_organization_id"],
+        sub_org["parent_organization_id"],
         a.id.as_str(),
         "{sub_org}"
     );
-    let denied = tool(
+    tool_refused(
         app,
         &b.test_key,
         "list_accounts",
         json!({"organizationId": sub_id}),
+        "organization_not_found",
     )
     .await;
-    assert_eq!(mcp::code(&denied), "organization_not_found", "{denied}");
     // Resources and prompts read only the caller's books.
     let res = modern(
         app,
@@ -1055,8 +1052,8 @@ async fn mcp_tool_calls_run_concurrently(app: &TestApp) {
         assert_eq!(ok(&result)["status"], "posted", "{result}");
     }
     // 1.01 + 2.01 + ... + 20.01 = 210.20
-    let tb = tool(app, key, "get_trial_balance", json!({})).await;
-    assert_eq!(ok(&tb)["total_debits"], "210.20");
+    let tb = tool_ok(app, key, "get_trial_balance", json!({})).await;
+    assert_eq!(tb["total_debits"], "210.20");
     // The legacy era gets the same tool result, without resultType.
     let res = raw(
         app,
@@ -1106,20 +1103,20 @@ async fn mcp_invoices_and_bills_reach_the_books(app: &TestApp) {
     assert_eq!(invoice["status"], "draft");
     assert_eq!(invoice["total"], "150.00");
     let id = invoice["id"].as_str().expect("id").to_owned();
-    let sent = tool(app, key, "send_invoice", json!({"invoiceId": id})).await;
-    assert!(ok(&sent)["posting_transaction_id"].is_string(), "{sent}");
-    let paid = tool(
+    let sent = tool_ok(app, key, "send_invoice", json!({"invoiceId": id})).await;
+    assert!(sent["posting_transaction_id"].is_string(), "{sent}");
+    let paid = tool_ok(
         app,
         key,
         "record_invoice_payment",
         json!({"invoiceId": id, "amount": "150.00", "paymentDate": "2026-05-10", "paymentMethod": "card"}),
     )
     .await;
-    assert_eq!(ok(&paid)["invoice_id"], id.as_str());
-    let got = tool(app, key, "get_invoice", json!({"invoiceId": id})).await;
-    assert_eq!(ok(&got)["status"], "paid");
-    let history = tool(app, key, "get_invoice_history", json!({"invoiceId": id})).await;
-    assert_eq!(ok(&history)["data"].as_array().map(Vec::len), Some(3));
+    assert_eq!(paid["invoice_id"], id.as_str());
+    let got = tool_ok(app, key, "get_invoice", json!({"invoiceId": id})).await;
+    assert_eq!(got["status"], "paid");
+    let history = tool_ok(app, key, "get_invoice_history", json!({"invoiceId": id})).await;
+    assert_eq!(history["data"].as_array().map(Vec::len), Some(3));
     // Overpaying is the REST business-rule error, as a tool error.
     let again = tool(
         app,
@@ -1156,7 +1153,7 @@ async fn mcp_invoices_and_bills_reach_the_books(app: &TestApp) {
         .as_str()
         .expect("vendor")
         .to_owned();
-    let bill = tool(
+    let bill = tool_ok(
         app,
         key,
         "create_bill",
@@ -1164,15 +1161,15 @@ async fn mcp_invoices_and_bills_reach_the_books(app: &TestApp) {
                "items": [{"description": "Rent", "quantity": 1, "unitPrice": "900.00"}]}),
     )
     .await;
-    let bill_id = ok(&bill)["id"].as_str().expect("bill").to_owned();
-    let approved = tool(app, key, "approve_bill", json!({"billId": bill_id})).await;
+    let bill_id = bill["id"].as_str().expect("bill").to_owned();
+    let approved = tool_ok(app, key, "approve_bill", json!({"billId": bill_id})).await;
     assert!(matches!(
-        ok(&approved)["status"].as_str(),
+        approved["status"].as_str(),
         Some("open" | "overdue")
     ));
-    let listed = tool(app, key, "list_bills", json!({})).await;
-    assert_eq!(ok(&listed)["total_count"], 1);
-    let tb = tool(app, key, "get_trial_balance", json!({})).await;
-    assert_eq!(ok(&tb)["total_debits"], ok(&tb)["total_credits"]);
+    let listed = tool_ok(app, key, "list_bills", json!({})).await;
+    assert_eq!(listed["total_count"], 1);
+    let tb = tool_ok(app, key, "get_trial_balance", json!({})).await;
+    assert_eq!(tb["total_debits"], tb["total_credits"]);
 }
 both!(mcp_invoices, mcp_invoices_and_bills_reach_the_books);

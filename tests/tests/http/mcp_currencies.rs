@@ -5,7 +5,7 @@
 use ledger_tests::{TestApp, both};
 use serde_json::json;
 
-use ledger_tests::mcp::{self, ok, tool};
+use ledger_tests::mcp::{tool, tool_ok, tool_refused};
 
 async fn mcp_currency_tools(app: &TestApp) {
     let org = app.signup("Mcp Fx").await;
@@ -19,28 +19,33 @@ async fn mcp_currency_tools(app: &TestApp) {
     };
     let before = credits().await;
 
-    let listed = tool(app, key, "list_currencies", json!({"limit": 5})).await;
-    let page = ok(&listed);
+    let page = tool_ok(app, key, "list_currencies", json!({"limit": 5})).await;
     assert_eq!(page["object"], "list");
     assert_eq!(page["data"].as_array().map(Vec::len), Some(5));
-    let yen = tool(app, key, "get_currency", json!({"currencyCode": "cur_JPY"})).await;
+    let yen = tool_ok(app, key, "get_currency", json!({"currencyCode": "cur_JPY"})).await;
     assert_eq!(
-        (ok(&yen)["code"].as_str(), ok(&yen)["decimals"].as_i64()),
+        (yen["code"].as_str(), yen["decimals"].as_i64()),
         (Some("JPY"), Some(0))
     );
-    let unknown = tool(app, key, "get_currency", json!({"currency_code": "XYZ"})).await;
-    assert_eq!(mcp::code(&unknown), "resource_not_found", "{unknown}");
+    tool_refused(
+        app,
+        key,
+        "get_currency",
+        json!({"currency_code": "XYZ"}),
+        "resource_not_found",
+    )
+    .await;
 
     // Create (camelCase), create again (snake_case), read, list, update.
-    let created = tool(
+    let created = tool_ok(
         app,
         key,
         "create_exchange_rate",
         json!({"fromCurrencyId": "cur_USD", "toCurrencyId": "JPY", "rate": "151.235", "effectiveDate": "2026-01-01"}),
     )
     .await;
-    let id = ok(&created)["id"].as_str().expect("id").to_owned();
-    assert_eq!(ok(&created)["rate"], "151.235");
+    let id = created["id"].as_str().expect("id").to_owned();
+    assert_eq!(created["rate"], "151.235");
     tool(
         app,
         key,
@@ -48,35 +53,35 @@ async fn mcp_currency_tools(app: &TestApp) {
         json!({"from_currency_id": "USD", "to_currency_id": "KWD", "rate": 0.30745, "effective_date": "2026-01-01"}),
     )
     .await;
-    let twin = tool(
+    tool_refused(
         app,
         key,
         "create_exchange_rate",
         json!({"fromCurrencyId": "USD", "toCurrencyId": "JPY", "rate": "150", "effectiveDate": "2026-01-01"}),
+        "duplicate_value",
     )
     .await;
-    assert_eq!(mcp::code(&twin), "duplicate_value", "{twin}");
-    let got = tool(app, key, "get_exchange_rate", json!({"exchangeRateId": id})).await;
-    assert_eq!(ok(&got)["to_currency"], "JPY");
-    let list = tool(
+    let got = tool_ok(app, key, "get_exchange_rate", json!({"exchangeRateId": id})).await;
+    assert_eq!(got["to_currency"], "JPY");
+    let list = tool_ok(
         app,
         key,
         "list_exchange_rates",
         json!({"fromCurrency": "USD", "toCurrency": "JPY"}),
     )
     .await;
-    assert_eq!(ok(&list)["total_count"], 1);
-    let updated = tool(
+    assert_eq!(list["total_count"], 1);
+    let updated = tool_ok(
         app,
         key,
         "update_exchange_rate",
         json!({"exchangeRateId": id, "rate": "151.5"}),
     )
     .await;
-    assert_eq!(ok(&updated)["rate"], "151.5");
+    assert_eq!(updated["rate"], "151.5");
 
     // Conversions: rounded to the target's minor unit, inverse pairs, free.
-    let converted = tool(
+    let converted = tool_ok(
         app,
         key,
         "convert_currency",
@@ -84,27 +89,27 @@ async fn mcp_currency_tools(app: &TestApp) {
     )
     .await;
     assert_eq!(
-        ok(&converted),
+        &converted,
         &json!({"from_currency": "USD", "to_currency": "JPY", "amount": "100.01",
             "converted_amount": "15152", "rate": "151.5", "effective_date": "2026-01-01"})
     );
-    let dinar = tool(
+    let dinar = tool_ok(
         app,
         key,
         "convert_currency",
         json!({"from_currency": "KWD", "to_currency": "USD", "amount": "1.000"}),
     )
     .await;
-    assert_eq!(ok(&dinar)["converted_amount"], "3.25");
-    assert_eq!(ok(&dinar)["rate"], "3.252561392096");
-    let missing = tool(
+    assert_eq!(dinar["converted_amount"], "3.25");
+    assert_eq!(dinar["rate"], "3.252561392096");
+    tool_refused(
         app,
         key,
         "convert_currency",
         json!({"fromCurrency": "EUR", "toCurrency": "USD", "amount": "1"}),
+        "exchange_rate_not_found",
     )
     .await;
-    assert_eq!(mcp::code(&missing), "exchange_rate_not_found", "{missing}");
     // More places than the source currency has: the REST 400 `invalid_field` envelope.
     let places = tool(
         app,
@@ -131,14 +136,14 @@ async fn mcp_currency_tools(app: &TestApp) {
         "{places}"
     );
 
-    let deleted = tool(
+    let deleted = tool_ok(
         app,
         key,
         "delete_exchange_rate",
         json!({"exchangeRateId": id}),
     )
     .await;
-    assert_eq!(ok(&deleted)["deleted"], true);
+    assert_eq!(deleted["deleted"], true);
     let gone = tool(app, key, "get_exchange_rate", json!({"exchangeRateId": id})).await;
     assert_eq!(gone["isError"], true, "{gone}");
     // Three rate writes (create, create, update) and a delete; reads and conversions free.

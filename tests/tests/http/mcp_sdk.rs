@@ -10,7 +10,6 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use ledger_tests::{TestApp, both, python_imports, require_python, run_python, workspace};
-use reqwest::StatusCode;
 
 use crate::organization_transfers::signup_user;
 
@@ -120,26 +119,19 @@ async fn every_tool_in_era(app: &TestApp, era: &str) {
     // What the scenario did, read back over REST: the x402 pair bought two packages, and
     // the accepted ownership transfer moved one sub-organization under the peer.
     let purchases = app
-        .get(&owner.live_key, &owner.path("credits/purchases?limit=100"))
+        .read(&owner.live_key, &owner.path("credits/purchases?limit=100"))
         .await;
-    assert_eq!(purchases.status, StatusCode::OK, "{}", purchases.body);
-    let x402_completed = purchases.body["data"]
+    let x402_completed = purchases["data"]
         .as_array()
         .expect("purchases")
         .iter()
         .filter(|p| p["provider"] == "x402" && p["status"] == "completed")
         .count();
-    assert_eq!(x402_completed, 2, "{}", purchases.body);
+    assert_eq!(x402_completed, 2, "{}", purchases);
     let moved = app
-        .get(&peer.live_key, &peer.path("sub-organizations"))
+        .read(&peer.live_key, &peer.path("sub-organizations"))
         .await;
-    assert_eq!(moved.status, StatusCode::OK, "{}", moved.body);
-    assert_eq!(
-        moved.body["data"].as_array().map(Vec::len),
-        Some(1),
-        "{}",
-        moved.body
-    );
+    assert_eq!(moved["data"].as_array().map(Vec::len), Some(1), "{}", moved);
 }
 
 async fn every_tool_modern(app: &TestApp) {

@@ -2,9 +2,8 @@
 //! requests, group commits, the queue, the pools and the caches are measured, and that
 //! `promtool check metrics` (Prometheus' own linter) finds nothing to fault.
 
-use ledger_tests::{Org, TestApp, both, entries};
+use ledger_tests::{Org, TestApp, both};
 use reqwest::StatusCode;
-use serde_json::json;
 
 async fn scrape(app: &TestApp, key: &str) -> (StatusCode, String, String) {
     let res = app.fetch_with(Some(key), "/metrics").await;
@@ -64,14 +63,9 @@ fn promtool_check(text: &str) {
 }
 
 async fn post(app: &TestApp, org: &Org, bank: &str, income: &str) {
-    let res = app
-        .post_wait(
-            &org.test_key,
-            &org.path("transactions"),
-            json!({"description": "Sale", "date": "2026-01-15", "auto_post": true, "entries": entries(bank, income, "10.00")}),
-        )
+    let key = &org.test_key;
+    app.post_dated(org, key, "Sale", "2026-01-15", (bank, income), "10.00")
         .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
 }
 
 async fn metrics_are_measured_and_lint_clean(app: &TestApp) {

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ledger_tests::pages::{
-    CHALLENGE, REDIRECT, VERIFIER, authorize_url, consent_form, input_value, location, post_form,
+    self, CHALLENGE, REDIRECT, VERIFIER, authorize_url, consent_form, input_value, location,
+    post_form,
 };
 use ledger_tests::{Backend, ShiftedClock, TestApp};
 use reqwest::{Method, StatusCode, redirect};
@@ -128,11 +129,7 @@ impl World {
     }
 
     async fn get(&self, url: &str, cookie: Option<&str>) -> reqwest::Response {
-        let mut req = self.browser.get(url);
-        if let Some(cookie) = cookie {
-            req = req.header("cookie", cookie);
-        }
-        req.send().await.expect("get")
+        pages::get(&self.browser, url.to_owned(), cookie, &[]).await
     }
 
     async fn post_form(

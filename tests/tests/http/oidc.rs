@@ -9,7 +9,7 @@ mod provider;
 mod smtp_sink;
 
 use ledger_tests::pages::{
-    REDIRECT, VERIFIER, authorize_url, consent_form, input_value, location, post_form,
+    self, REDIRECT, VERIFIER, authorize_url, consent_form, input_value, location, post_form,
 };
 use ledger_tests::{Backend, TestApp};
 use provider::{Misbehaviour, Provider, Tenant};
@@ -155,16 +155,10 @@ impl World {
     }
 
     async fn get(&self, path: &str, cookie: Option<&str>) -> reqwest::Response {
-        let mut req = self.browser.get(self.url(path));
-        if path.starts_with(&self.app.base) || !path.starts_with("http") {
-            for (k, v) in &self.extra {
-                req = req.header(*k, *v);
-            }
-        }
-        if let Some(cookie) = cookie {
-            req = req.header("cookie", cookie);
-        }
-        req.send().await.expect("get")
+        // The extra headers go to this server only, not to the identity provider.
+        let ours = path.starts_with(&self.app.base) || !path.starts_with("http");
+        let extra: &[(&str, &str)] = if ours { &self.extra } else { &[] };
+        pages::get(&self.browser, self.url(path), cookie, extra).await
     }
 
     async fn post_form(

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use ledger_tests::mcp::{tool_ok, tool_refused};
 use ledger_tests::{Backend, Org, ShiftedClock, TestApp, both, refused, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -88,58 +89,49 @@ async fn a_three_level_subtree_moves_with_its_keys(app: &TestApp) {
         "{}",
         res.body
     );
-    let res = app
-        .post(
-            s_key,
-            &transfers(&a),
-            json!({"to_email": "recip@example.com", "to_provider_username": "recip"}),
-        )
-        .await;
-    assert_eq!(res.code(), "invalid_field", "{}", res.body);
-    let res = app.post(s_key, &transfers(&a), json!({})).await;
-    assert_eq!(res.code(), "missing_field", "{}", res.body);
-    let res = app
-        .post(
-            s_key,
-            &transfers(&a),
-            json!({"to_email": "nobody@example.com"}),
-        )
-        .await;
-    assert_eq!(res.code(), "recipient_not_found", "{}", res.body);
     // Two sign-in providers, one e-mail: ambiguous by e-mail, clear by username.
     signup_user(app, "Twin One", "twin-one", "twin@example.com").await;
     signup_user(app, "Twin Two", "twin-two", "TWIN@example.com").await;
-    let res = app
-        .post(
-            s_key,
-            &transfers(&a),
-            json!({"to_email": "twin@example.com"}),
-        )
-        .await;
-    refused(
-        &res,
-        StatusCode::UNPROCESSABLE_ENTITY,
-        "ambiguous_recipient",
-    );
-    // Ownership transfers need admin.
     let (_, writer) = app.make_key(&sender, s_key, &["read", "write"]).await;
-    let res = app
-        .post(
+    let recip = json!({"to_provider_username": "recip"});
+    let (invalid, unprocessable) = (StatusCode::BAD_REQUEST, StatusCode::UNPROCESSABLE_ENTITY);
+    for (key, body, status, code) in [
+        (
+            s_key,
+            json!({"to_email": "recip@example.com", "to_provider_username": "recip"}),
+            invalid,
+            "invalid_field",
+        ),
+        (s_key, json!({}), invalid, "missing_field"),
+        (
+            s_key,
+            json!({"to_email": "nobody@example.com"}),
+            unprocessable,
+            "recipient_not_found",
+        ),
+        (
+            s_key,
+            json!({"to_email": "twin@example.com"}),
+            unprocessable,
+            "ambiguous_recipient",
+        ),
+        // Ownership transfers need admin.
+        (
             &writer,
-            &transfers(&a),
-            json!({"to_provider_username": "recip"}),
-        )
-        .await;
-    assert_eq!(res.code(), "insufficient_permissions", "{}", res.body);
-    // The recipient's key does not reach the sender's tree at all.
-    let res = app
-        .post(
+            recip.clone(),
+            StatusCode::FORBIDDEN,
+            "insufficient_permissions",
+        ),
+        // The recipient's key does not reach the sender's tree at all.
+        (
             r_key,
-            &transfers(&a),
-            json!({"to_provider_username": "recip"}),
-        )
-        .await;
-    assert_eq!(res.code(), "organization_not_found", "{}", res.body);
+            recip,
+            StatusCode::NOT_FOUND,
+            "organization_not_found",
+        ),
+    ] {
+        refused(&app.post(key, &transfers(&a), body).await, status, code);
+    }
 
     // Initiated by the sender's root key (an ancestor), the username in another case.
     let res = app
@@ -212,10 +204,9 @@ async fn a_three_level_subtree_moves_with_its_keys(app: &TestApp) {
 
     // Stats: the subtree's figures in the caller's mode.
     let res = app
-        .get(r_key, &format!("{}/{id}/stats", transfers(&recipient.id)))
+        .read(r_key, &format!("{}/{id}/stats", transfers(&recipient.id)))
         .await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    let stats = res.body.clone();
+    let stats = res.clone();
     assert_eq!(
         (
             &stats["descendant_organizations"],
@@ -299,10 +290,9 @@ async fn a_three_level_subtree_moves_with_its_keys(app: &TestApp) {
     );
 
     // Ids and keys unchanged: the moved organizations' own keys still work.
-    let res = app.get(&a_key, &format!("/organizations/{a}")).await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    assert_eq!(res.body["parent_organization_id"], json!(recipient.id));
-    assert_eq!(res.body["relationship_type"], "owned");
+    let res = app.read(&a_key, &format!("/organizations/{a}")).await;
+    assert_eq!(res["parent_organization_id"], json!(recipient.id));
+    assert_eq!(res["relationship_type"], "owned");
     let res = app
         .get(
             &a2_key,
@@ -381,24 +371,17 @@ async fn a_three_level_subtree_moves_with_its_keys(app: &TestApp) {
     let (_new, _) = app.sub_org(r_key, &a2, "A3", "owned").await;
 
     // Events of each state change, on both sides.
-    let res = app
-        .get(&a_key, &format!("/events/organization_transfer/{id}"))
-        .await;
-    let kinds = strs(&res.body, "event_type");
     assert_eq!(
-        kinds,
+        app.event_kinds(&a_key, "organization_transfer", &id).await,
         [
             "organization_transfer.initiated",
             "organization_transfer.accepted"
-        ],
-        "{}",
-        res.body
+        ]
     );
-    let res = app
-        .get(r_key, &format!("/events/organization_transfer/{id}"))
-        .await;
-    let kinds = strs(&res.body, "event_type");
-    assert_eq!(kinds, ["organization_transfer.accepted"], "{}", res.body);
+    assert_eq!(
+        app.event_kinds(r_key, "organization_transfer", &id).await,
+        ["organization_transfer.accepted"]
+    );
 }
 
 both!(a_three_level_subtree_moves_with_its_keys);
@@ -412,10 +395,9 @@ async fn reject_cancel_and_one_winner_of_a_race(app: &TestApp) {
 
     // Reject (recipient) and cancel (sender), each once.
     let (b, _) = app.sub_org(s_key, &sender.id, "B", "owned").await;
-    let res = app
-        .post(s_key, &transfers(&b), json!({"to_email": "RR@example.com"}))
+    let id = app
+        .create_id(s_key, &transfers(&b), json!({"to_email": "RR@example.com"}))
         .await;
-    let id = res.id();
     let res = app
         .call(
             Method::POST,
@@ -429,10 +411,9 @@ async fn reject_cancel_and_one_winner_of_a_race(app: &TestApp) {
     assert_eq!(res.body["status"], "rejected");
     let res = app.get(s_key, &format!("/organizations/{b}")).await;
     assert_eq!(res.body["parent_organization_id"], json!(sender.id));
-    let res = app
-        .post(s_key, &transfers(&b), json!({"to_email": "rr@example.com"}))
+    let id = app
+        .create_id(s_key, &transfers(&b), json!({"to_email": "rr@example.com"}))
         .await;
-    let id = res.id();
     let res = app.post(s_key, &act(&b, &id, "cancel"), json!({})).await;
     assert_eq!(res.body["status"], "cancelled", "{}", res.body);
     let res = app
@@ -440,10 +421,9 @@ async fn reject_cancel_and_one_winner_of_a_race(app: &TestApp) {
         .await;
     assert_eq!(res.code(), "transfer_not_pending", "{}", res.body);
     // An Idempotency-Key replays the first answer.
-    let res = app
-        .post(s_key, &transfers(&b), json!({"to_email": "rr@example.com"}))
+    let id = app
+        .create_id(s_key, &transfers(&b), json!({"to_email": "rr@example.com"}))
         .await;
-    let id = res.id();
     let headers = [("Idempotency-Key", "cancel-once")];
     let first = app
         .call(
@@ -476,18 +456,16 @@ async fn reject_cancel_and_one_winner_of_a_race(app: &TestApp) {
     // accept cancels it (with its event) and is refused.
     let (p, _) = app.sub_org(s_key, &sender.id, "P", "owned").await;
     let (p1, p1_key) = app.sub_org(s_key, &p, "P1", "owned").await;
-    let res = app
-        .post(
+    let inner = app
+        .create_id(
             s_key,
             &transfers(&p1),
             json!({"to_email": "rr@example.com"}),
         )
         .await;
-    let inner = res.id();
-    let res = app
-        .post(s_key, &transfers(&p), json!({"to_email": "rr@example.com"}))
+    let outer = app
+        .create_id(s_key, &transfers(&p), json!({"to_email": "rr@example.com"}))
         .await;
-    let outer = res.id();
     let res = app
         .post(
             r_key,
@@ -816,18 +794,14 @@ async fn the_same_flows_through_graphql_and_mcp(app: &TestApp) {
 
     // MCP: initiate, list both sides, refusal, accept as linked, reach; then a cancel.
     let (f, _) = app.sub_org(s_key, &sender.id, "F", "owned").await;
-    let result = mcp::tool(
+    let result = tool_ok(
         app,
         s_key,
         "initiate_organization_transfer",
         json!({"organizationId": f, "toProviderUsername": "gql-recipient"}),
     )
     .await;
-    assert_eq!(mcp::code(&result), "", "{result}");
-    let mcp_id = result["structuredContent"]["id"]
-        .as_str()
-        .expect("id")
-        .to_owned();
+    let mcp_id = result["id"].as_str().expect("id").to_owned();
     let listed = mcp::tool(app, s_key, "list_organization_transfers", json!({})).await;
     assert_eq!(listed["structuredContent"]["total_count"], 2, "{listed}");
     let incoming = mcp::tool(
@@ -842,14 +816,14 @@ async fn the_same_flows_through_graphql_and_mcp(app: &TestApp) {
         json!(mcp_id),
         "{incoming}"
     );
-    let refused = mcp::tool(
+    tool_refused(
         app,
         s_key,
         "reject_organization_transfer",
         json!({"transferId": mcp_id}),
+        "not_transfer_recipient",
     )
     .await;
-    assert_eq!(mcp::code(&refused), "not_transfer_recipient", "{refused}");
     let accepted = mcp::tool(
         app,
         r_key,
@@ -861,8 +835,14 @@ async fn the_same_flows_through_graphql_and_mcp(app: &TestApp) {
         accepted["structuredContent"]["status"], "accepted",
         "{accepted}"
     );
-    let gone = mcp::tool(app, s_key, "get_organization", json!({"organizationId": f})).await;
-    assert_eq!(mcp::code(&gone), "organization_not_found", "{gone}");
+    tool_refused(
+        app,
+        s_key,
+        "get_organization",
+        json!({"organizationId": f}),
+        "organization_not_found",
+    )
+    .await;
     let here = mcp::tool(app, r_key, "get_organization", json!({"organizationId": f})).await;
     assert_eq!(
         here["structuredContent"]["relationship_type"], "linked",

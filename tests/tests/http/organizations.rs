@@ -3,7 +3,6 @@
 //! GraphQL and MCP.
 
 use ledger_tests::{TestApp, both, strs};
-use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 fn names(list: &Value) -> Vec<(String, i64)> {
@@ -28,14 +27,13 @@ async fn the_tree_lists_below_in_order(app: &TestApp) {
     let (_b, _) = app.sub_org(key, &root.id, "B", "owned").await;
     let path = |org: &str| format!("/organizations/{org}/sub-organizations");
 
-    let res = app.get(key, &path(&root.id)).await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    let res = app.read(key, &path(&root.id)).await;
     assert_eq!(
-        names(&res.body),
+        names(&res),
         [("A".into(), 1), ("A1".into(), 2), ("B".into(), 1)]
     );
-    assert_eq!(res.body["data"][1]["relationship_type"], "linked");
-    assert_eq!(res.body["data"][1]["parent_organization_id"], json!(a));
+    assert_eq!(res["data"][1]["relationship_type"], "linked");
+    assert_eq!(res["data"][1]["parent_organization_id"], json!(a));
     let page = app
         .get(key, &format!("{}?limit=1&offset=1", path(&root.id)))
         .await;

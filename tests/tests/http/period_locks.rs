@@ -10,7 +10,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::pipeline::graphql_reason;
-use ledger_tests::mcp;
+use ledger_tests::mcp::{self, tool_ok};
 
 const LOCK: &str = "2026-01-10";
 
@@ -28,14 +28,6 @@ async fn lock(app: &TestApp, org: &Org, value: Value) {
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
 }
 
-fn transactions(org: &Org) -> String {
-    org.path("transactions")
-}
-
-fn invoices(org: &Org) -> String {
-    org.path("invoices")
-}
-
 /// Creates a transaction of 10.00 from sales to cash dated `date`, waiting; its id.
 async fn transaction(
     app: &TestApp,
@@ -46,7 +38,7 @@ async fn transaction(
     auto_post: bool,
 ) -> String {
     app.create_id_wait(&org.test_key,
-            &transactions(org),
+            &org.path("transactions"),
             json!({"description": "sale", "date": date, "auto_post": auto_post, "entries": entries(cash, sales, "10.00")})).await
 }
 
@@ -144,7 +136,7 @@ async fn invoice(app: &TestApp, org: &Org, customer: &str, date: &str) -> String
     let body = json!({"contact_id": customer, "invoice_date": date, "items": [
         {"description": "Advice", "quantity": 1, "unit_price": "100.00"},
     ]});
-    app.create_id_wait(&org.test_key, &invoices(org), body)
+    app.create_id_wait(&org.test_key, &org.path("invoices"), body)
         .await
 }
 
@@ -184,7 +176,7 @@ async fn a_closed_period_is_refused_on_every_interface(app: &TestApp) {
     let customer = customer.body["id"].as_str().expect("contact").to_owned();
     let draft = invoice(app, &org, &customer, "2026-01-05").await;
     let sent = invoice(app, &org, &customer, "2026-01-06").await;
-    let send = |id: &str| format!("{}/{id}/send", invoices(&org));
+    let send = |id: &str| format!("{}/{id}/send", org.path("invoices"));
     let res = app.post_wait(key, &send(&sent), json!({})).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
 
@@ -199,10 +191,10 @@ async fn a_closed_period_is_refused_on_every_interface(app: &TestApp) {
     let create =
         json!({"description": "late", "date": "2026-01-08", "auto_post": true, "entries": entries});
     refused(
-        &app.post_wait(key, &transactions(&org), create).await,
+        &app.post_wait(key, &org.path("transactions"), create).await,
         "create",
     );
-    let txn = |id: &str| format!("{}/{id}", transactions(&org));
+    let txn = |id: &str| format!("{}/{id}", org.path("transactions"));
     refused(
         &app.post_wait(key, &format!("{}/post", txn(&pending)), json!({}))
             .await,
@@ -225,11 +217,15 @@ async fn a_closed_period_is_refused_on_every_interface(app: &TestApp) {
     refused(&app.post_wait(key, &send(&draft), json!({})).await, "send");
     let payment =
         json!({"amount": "10.00", "payment_date": "2026-01-08", "payment_method": "bank_transfer"});
-    let payments = format!("{}/{sent}/payments", invoices(&org));
+    let payments = format!("{}/{sent}/payments", org.path("invoices"));
     refused(&app.post_wait(key, &payments, payment).await, "pay");
     refused(
-        &app.post_wait(key, &format!("{}/{sent}/void", invoices(&org)), json!({}))
-            .await,
+        &app.post_wait(
+            key,
+            &format!("{}/{sent}/void", org.path("invoices")),
+            json!({}),
+        )
+        .await,
         "void",
     );
 
@@ -306,7 +302,7 @@ async fn a_closed_period_is_refused_on_every_interface(app: &TestApp) {
         "2026-01-20T00:00:00Z"
     );
     assert_eq!(app.get(key, &txn(&posted)).await.body["status"], "posted");
-    let invoice_of = |id: &str| format!("{}/{id}", invoices(&org));
+    let invoice_of = |id: &str| format!("{}/{id}", org.path("invoices"));
     assert_eq!(
         app.get(key, &invoice_of(&draft)).await.body["status"],
         "draft"
@@ -325,14 +321,13 @@ async fn a_closed_period_is_refused_on_every_interface(app: &TestApp) {
     )
     .await;
     assert_eq!(data["createTransaction"]["status"], "POSTED", "{data}");
-    let result = mcp::tool(
+    tool_ok(
         app,
         key,
         "post_transaction",
         json!({"transactionId": pending_after}),
     )
     .await;
-    assert_eq!(mcp::code(&result), "", "{result}");
     let payment =
         json!({"amount": "10.00", "payment_date": "2026-01-11", "payment_method": "bank_transfer"});
     let res = app.post_wait(key, &payments, payment).await;
@@ -387,7 +382,7 @@ async fn a_queued_post_meets_the_lock_set_before_it_runs(backend: Backend) {
     let res = app
         .post(
             key,
-            &format!("{}/{pending}/post", transactions(&org)),
+            &format!("{}/{pending}/post", org.path("transactions")),
             json!({}),
         )
         .await;
@@ -409,7 +404,7 @@ async fn a_queued_post_meets_the_lock_set_before_it_runs(backend: Backend) {
     assert_eq!(job["error"]["code"], "period_locked", "{job}");
     assert_eq!(job["error"]["details"]["lock_date"], LOCK, "{job}");
     let txn = app
-        .get(key, &format!("{}/{pending}", transactions(&org)))
+        .get(key, &format!("{}/{pending}", org.path("transactions")))
         .await;
     assert_eq!(txn.body["status"], "pending", "{}", txn.body);
     assert_eq!(debits(&app, &org, &cash).await, json!("0.00"));

@@ -8,7 +8,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::pipeline::graphql_reason;
-use ledger_tests::mcp::{self, ok, tool};
+use ledger_tests::mcp::{self, tool, tool_ok, tool_refused};
 use ledger_tests::refused;
 
 /// A January statement of a checking account as a US bank exports it (OFX 1.02 SGML):
@@ -36,9 +36,8 @@ async fn create(app: &TestApp, org: &Org, key: &str, body: Value) -> Value {
 }
 
 async fn lines(app: &TestApp, key: &str, path: &str) -> Vec<Value> {
-    let res = app.get(key, &format!("{path}/statement-lines")).await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    res.body["data"].as_array().cloned().unwrap_or_default()
+    let res = app.read(key, &format!("{path}/statement-lines")).await;
+    res["data"].as_array().cloned().unwrap_or_default()
 }
 
 async fn post_empty(app: &TestApp, key: &str, path: &str) -> Answer {
@@ -267,19 +266,14 @@ async fn ofx_statement_to_completion(app: &TestApp) {
         "reconciliation_not_open",
     );
 
-    let events = app.get(key, &format!("/events/reconciliation/{id}")).await;
-    let kinds: Vec<&str> = events
-        .body
-        .as_array()
-        .map(|a| a.iter().filter_map(|e| e["event_type"].as_str()).collect())
-        .unwrap_or_default();
+    let kinds = app.event_kinds(key, "reconciliation", &id).await;
     for kind in [
         "reconciliation.created",
         "reconciliation.statement_imported",
         "reconciliation.updated",
         "reconciliation.completed",
     ] {
-        assert!(kinds.contains(&kind), "{kind} in {kinds:?}");
+        assert!(kinds.contains(&kind.to_owned()), "{kind} in {kinds:?}");
     }
 }
 
@@ -742,24 +736,23 @@ async fn graphql_and_mcp(app: &TestApp) {
     let refund = app
         .post_dated(&org, key, "Refund", "2026-03-04", (&sales, &cash), "9.90")
         .await;
-    let created = tool(
+    let rec = tool_ok(
         app,
         key,
         "create_reconciliation",
         json!({"accountId": cash, "startDate": "2026-03-01", "endDate": "2026-03-31", "closingBalance": "90.00"}),
     )
     .await;
-    let rec = ok(&created);
     assert_eq!(rec["opening_balance"], "99.90");
     let rid = rec["id"].as_str().expect("id").to_owned();
-    let listed = tool(
+    let listed = tool_ok(
         app,
         key,
         "list_reconciliations",
         json!({"accountId": cash, "status": "open"}),
     )
     .await;
-    assert_eq!(ok(&listed)["total_count"], 1);
+    assert_eq!(listed["total_count"], 1);
     let refused_call = tool(
         app,
         key,
@@ -772,54 +765,54 @@ async fn graphql_and_mcp(app: &TestApp) {
         "reconciliation_not_balanced",
         "{refused_call}"
     );
-    let updated = tool(
+    let updated = tool_ok(
         app,
         key,
         "update_reconciliation",
         json!({"reconciliationId": rid, "matchEntryIds": [entry_on(&refund, &cash)]}),
     )
     .await;
-    assert_eq!(ok(&updated)["difference"], "0.00");
-    let got = tool(
+    assert_eq!(updated["difference"], "0.00");
+    let got = tool_ok(
         app,
         key,
         "get_reconciliation",
         json!({"reconciliation_id": rid}),
     )
     .await;
-    assert_eq!(ok(&got)["matches"][0]["transaction_id"], refund["id"]);
-    let done = tool(
+    assert_eq!(got["matches"][0]["transaction_id"], refund["id"]);
+    let done = tool_ok(
         app,
         key,
         "complete_reconciliation",
         json!({"reconciliationId": rid}),
     )
     .await;
-    assert_eq!(ok(&done)["status"], "completed");
-    let gone = tool(
+    assert_eq!(done["status"], "completed");
+    tool_refused(
         app,
         key,
         "delete_reconciliation",
         json!({"reconciliationId": rid}),
+        "reconciliation_not_open",
     )
     .await;
-    assert_eq!(mcp::code(&gone), "reconciliation_not_open", "{gone}");
-    let fresh = tool(
+    let fresh = tool_ok(
         app,
         key,
         "create_reconciliation",
         json!({"accountId": cash, "startDate": "2026-04-01", "endDate": "2026-04-30", "closingBalance": "90.00"}),
     )
     .await;
-    let fresh_id = ok(&fresh)["id"].as_str().expect("id").to_owned();
-    let deleted = tool(
+    let fresh_id = fresh["id"].as_str().expect("id").to_owned();
+    let deleted = tool_ok(
         app,
         key,
         "delete_reconciliation",
         json!({"reconciliationId": fresh_id}),
     )
     .await;
-    assert_eq!(ok(&deleted)["deleted"], true);
+    assert_eq!(deleted["deleted"], true);
 }
 
 both!(graphql_and_mcp);

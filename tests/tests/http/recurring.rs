@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use ledger_domain::memory::ManualClock;
+use ledger_tests::mcp::tool_ok;
 use ledger_tests::{Backend, Org, TestApp, invalid};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -60,10 +61,9 @@ async fn create(app: &TestApp, org: &Org, key: &str, body: Value) -> Value {
 
 async fn runs(app: &TestApp, org: &Org, key: &str, id: &str) -> Vec<Value> {
     let res = app
-        .get(key, &format!("{}/{id}/runs?limit=100", schedules(org)))
+        .read(key, &format!("{}/{id}/runs?limit=100", schedules(org)))
         .await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    res.body["data"].as_array().expect("runs").clone()
+    res["data"].as_array().expect("runs").clone()
 }
 
 async fn schedule(app: &TestApp, org: &Org, key: &str, id: &str) -> Value {
@@ -81,9 +81,8 @@ fn invoice_template(contact: &str, date: &str, due: &str) -> Value {
 
 /// Transactions of the tenant with `description`, by date.
 async fn transactions(app: &TestApp, org: &Org, key: &str, description: &str) -> Vec<Value> {
-    let res = app.get(key, &org.path("transactions?limit=100")).await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    let mut found: Vec<Value> = res.body["data"]
+    let res = app.read(key, &org.path("transactions?limit=100")).await;
+    let mut found: Vec<Value> = res["data"]
         .as_array()
         .expect("transactions")
         .iter()
@@ -156,28 +155,27 @@ async fn month_ends(app: &TestApp, clock: &ManualClock, year: i32) {
         assert_eq!(run["trigger"], "scheduled");
         let invoice_id = run["document_id"].as_str().expect("document id");
         let invoice = app
-            .get(key, &org.path(&format!("invoices/{invoice_id}")))
+            .read(key, &org.path(&format!("invoices/{invoice_id}")))
             .await;
-        assert_eq!(invoice.status, StatusCode::OK, "{}", invoice.body);
-        assert_eq!(invoice.body["invoice_date"], run["occurrence_date"]);
+        assert_eq!(invoice["invoice_date"], run["occurrence_date"]);
         // Sent at once; the earlier ones read overdue by March 31.
         assert!(
-            ["sent", "overdue"].contains(&invoice.body["status"].as_str().unwrap_or("")),
+            ["sent", "overdue"].contains(&invoice["status"].as_str().unwrap_or("")),
             "{}",
-            invoice.body
+            invoice
         );
-        assert_eq!(invoice.body["total"], "100.00");
+        assert_eq!(invoice["total"], "100.00");
         let issued = time::Date::parse(
-            invoice.body["invoice_date"].as_str().expect("date"),
+            invoice["invoice_date"].as_str().expect("date"),
             &time::macros::format_description!("[year]-[month]-[day]"),
         )
         .expect("date");
         let due = time::Date::parse(
-            invoice.body["due_date"].as_str().expect("date"),
+            invoice["due_date"].as_str().expect("date"),
             &time::macros::format_description!("[year]-[month]-[day]"),
         )
         .expect("date");
-        assert_eq!((due - issued).whole_days(), 14, "{}", invoice.body);
+        assert_eq!((due - issued).whole_days(), 14, "{}", invoice);
     }
     let after = schedule(app, &org, key, &id).await;
     assert_eq!(after["next_run_date"], format!("{year}-04-30"));
@@ -883,10 +881,7 @@ async fn graphql_and_mcp(app: &TestApp, clock: &ManualClock) {
     );
 
     // MCP: list, get, update (resume), run, runs, create, delete.
-    let mcp = |name: &'static str, arguments: Value| async move {
-        let result = ledger_tests::mcp::tool(app, key, name, arguments).await;
-        ledger_tests::mcp::ok(&result).clone()
-    };
+    let mcp = |name: &'static str, arguments: Value| tool_ok(app, key, name, arguments);
     let listed = mcp(
         "list_recurring_schedules",
         json!({"organizationId": org.id}),

@@ -136,10 +136,9 @@ both!(settings_round_trip_and_refusals);
 async fn billing_reports_the_root_pool(app: &TestApp) {
     let org = app.signup("Billing Co").await;
     let path = org.path("billing");
-    let res = app.get(&org.live_key, &path).await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    let res = app.read(&org.live_key, &path).await;
     assert_eq!(
-        res.body,
+        res,
         json!({
             "object": "billing",
             "organization_id": org.id,
@@ -167,12 +166,11 @@ async fn billing_reports_the_root_pool(app: &TestApp) {
     // A sub-organization shows its root's pool.
     let (sub_id, sub_key) = app.sub_org(&org.live_key, &org.id, "Shop", "owned").await;
     let res = app
-        .get(&sub_key, &format!("/organizations/{sub_id}/billing"))
+        .read(&sub_key, &format!("/organizations/{sub_id}/billing"))
         .await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    assert_eq!(res.body["organization_id"], org.id.as_str());
-    assert_eq!(res.body["credits_remaining"], 499);
-    assert_eq!(res.body["billing_email"], "billingco@example.com");
+    assert_eq!(res["organization_id"], org.id.as_str());
+    assert_eq!(res["credits_remaining"], 499);
+    assert_eq!(res["billing_email"], "billingco@example.com");
     let res = app.get(&sub_key, &path).await;
     refused(&res, StatusCode::NOT_FOUND, "organization_not_found");
 
@@ -203,10 +201,9 @@ async fn recently_deleted_lists_the_organizations_deletions(app: &TestApp) {
         ids.push(id);
     }
     let path = org.path("recently-deleted");
-    let res = app.get(&org.test_key, &path).await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    assert_eq!(res.body["total_count"], 2);
-    let rows = res.body["data"].as_array().expect("rows");
+    let res = app.read(&org.test_key, &path).await;
+    assert_eq!(res["total_count"], 2);
+    let rows = res["data"].as_array().expect("rows");
     assert_eq!(rows[0]["resource_id"], ids[1].as_str(), "newest first");
     assert_eq!(rows[0]["resource_type"], "account");
     assert_eq!(rows[0]["name"], "Expense 6200");

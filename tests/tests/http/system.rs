@@ -39,30 +39,23 @@ async fn system_reports_real_figures(app: &TestApp) {
     let other = app.signup("Elsewhere Co").await;
     // Activity in the caller's tree (a sub-organization included) and elsewhere.
     app.sub_org(&org.test_key, &org.id, "Sub", "owned").await;
-    let res = app
-        .put(
-            &org.test_key,
-            &org.path("settings/default_currency"),
-            json!({"value": "EUR"}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::OK);
+    for (who, setting, value) in [
+        (&org, "default_currency", "EUR"),
+        (&other, "other_only", "x"),
+    ] {
+        let path = who.path(&format!("settings/{setting}"));
+        let res = app
+            .put(&who.test_key, &path, json!({ "value": value }))
+            .await;
+        assert_eq!(res.status, StatusCode::OK, "{setting}");
+    }
     let [cash, sales] = app.account_ids(&org, &org.test_key, ["1000", "4000"]).await;
     app.post_transfer(&org, &org.test_key, &cash, &sales, "1.00")
         .await;
-    let res = app
-        .put(
-            &other.test_key,
-            &other.path("settings/other_only"),
-            json!({"value": "x"}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::OK);
     let (_, system_key) = app.make_key(&org, &org.test_key, &["system", "read"]).await;
 
-    let res = app.get(&system_key, "/system").await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    let body = &res.body;
+    let res = app.read(&system_key, "/system").await;
+    let body = &res;
     assert_eq!(body["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(body["status"], "healthy");
     assert!(body["uptime"].as_str().expect("uptime").ends_with('s'));

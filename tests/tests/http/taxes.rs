@@ -52,10 +52,9 @@ async fn create_read_update_and_list(app: &TestApp) {
 
     // Read in any prefix case.
     let res = app
-        .get(key, &format!("{base}/{}", id.replacen("tax_", "TAX_", 1)))
+        .read(key, &format!("{base}/{}", id.replacen("tax_", "TAX_", 1)))
         .await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    assert_eq!(res.body["id"], id.as_str());
+    assert_eq!(res["id"], id.as_str());
 
     // Update: rate and name; unchanged fields stay.
     let res = app
@@ -72,14 +71,13 @@ async fn create_read_update_and_list(app: &TestApp) {
     assert_eq!(app.credits(&org).await, before - 4);
 
     // The list shows active taxes by default, sorted by name, with the list fields.
-    let res = app.get(key, &base).await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    assert_eq!(res.body["object"], "list");
-    assert_eq!(res.body["total_count"], 2);
-    assert_eq!(res.body["has_more"], false);
-    let names = strs(&res.body["data"], "name");
+    let res = app.read(key, &base).await;
+    assert_eq!(res["object"], "list");
+    assert_eq!(res["total_count"], 2);
+    assert_eq!(res["has_more"], false);
+    let names = strs(&res["data"], "name");
     assert_eq!(names, ["City sales tax", "GST"]);
-    assert_eq!(res.body["data"][0]["rate"], "8.8750");
+    assert_eq!(res["data"][0]["rate"], "8.8750");
     let res = app.get(key, &format!("{base}?is_active=false")).await;
     assert_eq!(res.body["total_count"], 1);
     assert_eq!(res.body["data"][0]["name"], "Old duty");
@@ -248,24 +246,16 @@ async fn soft_delete(app: &TestApp) {
     let org = app.signup("Tax Delete").await;
     let key = &org.live_key;
     let base = taxes_path(&org);
-    let res = app
-        .post(
+    let id = app
+        .create_id(
             key,
             &base,
             json!({"name": "Doomed", "rate": "7", "tax_type": "vat"}),
         )
         .await;
-    let id = res.id();
     let item = format!("{base}/{id}");
     let before = app.credits(&org).await;
-    let res = app.delete(key, &item).await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    assert_eq!(
-        res.body,
-        json!({"id": id, "object": "tax", "deleted": true, "recoverable_until": res.body["recoverable_until"].clone()})
-    );
-    // Restorable for the retention period (7 days by default).
-    assert!(res.body["recoverable_until"].is_string(), "{}", res.body);
+    app.soft_delete(key, &item, &id, "tax").await;
     assert_eq!(app.credits(&org).await, before - 1);
     app.item_refused(
         key,
@@ -282,18 +272,9 @@ async fn soft_delete(app: &TestApp) {
     );
     assert_eq!(app.credits(&org).await, before - 1, "refusals cost nothing");
 
-    let trail = app.get(key, &org.path("recently-deleted")).await;
-    assert_eq!(trail.status, StatusCode::OK, "{}", trail.body);
-    assert_eq!(trail.body["total_count"], 1);
-    let row = &trail.body["data"][0];
-    assert_eq!(
-        (
-            row["resource_type"].as_str(),
-            row["resource_id"].as_str(),
-            row["name"].as_str()
-        ),
-        (Some("tax"), Some(id.as_str()), Some("Doomed"))
-    );
+    let trail = app.deleted_last(&org, key, ("tax", &id, "Doomed")).await;
+    assert_eq!(trail["total_count"], 1);
+    let row = &trail["data"][0];
     assert!(row["recoverable_until"].as_str() > row["deleted_at"].as_str());
     assert_eq!(
         app.event_kinds(key, "tax", &id).await,
@@ -305,14 +286,13 @@ both!(soft_delete);
 async fn tenants_and_modes_are_isolated(app: &TestApp) {
     let a = app.signup("Tax A").await;
     let b = app.signup("Tax B").await;
-    let res = app
-        .post(
+    let id = app
+        .create_id(
             &a.test_key,
             &taxes_path(&a),
             json!({"name": "A tax", "rate": "3", "tax_type": "vat"}),
         )
         .await;
-    let id = res.id();
     let item_a = format!("{}/{id}", taxes_path(&a));
     // Another organization's key: its path is not found, and the id is not on its own path.
     refused(
@@ -377,16 +357,10 @@ async fn idempotent_create(app: &TestApp) {
     let base = taxes_path(&org);
     let before = app.credits(&org).await;
     let body = json!({"name": "VAT", "rate": "20", "tax_type": "vat"});
+    let create = (Method::POST, base.as_str(), Some(body));
+    app.replayed(key, create, "tax-1", StatusCode::CREATED)
+        .await;
     let headers = [("Idempotency-Key", "tax-1")];
-    let first = app
-        .call(Method::POST, &base, Some(key), Some(body.clone()), &headers)
-        .await;
-    assert_eq!(first.status, StatusCode::CREATED, "{}", first.body);
-    let again = app
-        .call(Method::POST, &base, Some(key), Some(body), &headers)
-        .await;
-    assert_eq!(again.status, StatusCode::CREATED, "{}", again.body);
-    assert_eq!(again.body, first.body);
     let other = json!({"name": "VAT", "rate": "21", "tax_type": "vat"});
     let res = app
         .call(Method::POST, &base, Some(key), Some(other), &headers)
@@ -397,18 +371,9 @@ async fn idempotent_create(app: &TestApp) {
     // Categories replay the same way.
     let cats = org.path("categories");
     let body = json!({"name": "Sales", "category_type": "income"});
-    let headers = [("Idempotency-Key", "cat-1")];
-    let first = app
-        .call(Method::POST, &cats, Some(key), Some(body.clone()), &headers)
+    let create = (Method::POST, cats.as_str(), Some(body));
+    app.replayed(key, create, "cat-1", StatusCode::CREATED)
         .await;
-    assert_eq!(first.status, StatusCode::CREATED, "{}", first.body);
-    let again = app
-        .call(Method::POST, &cats, Some(key), Some(body), &headers)
-        .await;
-    assert_eq!(
-        (again.status, &again.body),
-        (StatusCode::CREATED, &first.body)
-    );
     assert_eq!(app.get(key, &cats).await.body["total_count"], 1);
 }
 both!(idempotent_create);

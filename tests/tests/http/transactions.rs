@@ -150,8 +150,7 @@ async fn pending_transactions_can_be_deleted(app: &TestApp) {
     let key = &org.test_key;
     let base = org.path("transactions");
     let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
-    let res = app.post_wait(key, &base, json!({"description": "Draft", "date": "2026-03-01", "entries": entries(&cash, &sales, json!(5))})).await;
-    let id = res.id();
+    let id = app.create_id_wait(key, &base, json!({"description": "Draft", "date": "2026-03-01", "entries": entries(&cash, &sales, json!(5))})).await;
     let res = app.delete_wait(key, &format!("{base}/{id}")).await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["deleted"], true);

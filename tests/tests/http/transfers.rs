@@ -3,6 +3,7 @@
 //! it passes through an exchange account per currency, so every currency balances on
 //! its own and the rate used is read back; amounts follow each currency's minor unit.
 
+use ledger_tests::mcp::tool_ok;
 use ledger_tests::{Answer, Org, TestApp, both, entries};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -502,15 +503,13 @@ async fn transfers_and_dry_runs_on_graphql_and_mcp(app: &TestApp) {
     assert_eq!(data["reverseTransfer"]["status"], "REVERSED");
 
     // MCP: the five transfer tools.
-    let created = mcp::tool(
+    let transfer = tool_ok(
         app,
         key,
         "create_transfer",
         json!({"fromAccountId": cash, "toAccountId": euro, "amount": "10.00", "toAmount": "9.20", "autoPost": true}),
     )
     .await;
-    assert_eq!(mcp::code(&created), "", "{created}");
-    let transfer = &created["structuredContent"];
     assert_eq!(
         (
             &transfer["object"],

@@ -184,13 +184,12 @@ where
 
 async fn deliveries(app: &TestApp, key: &str, org: &Org, endpoint: &str) -> Vec<Value> {
     let res = app
-        .get(
+        .read(
             key,
             &format!("{}/{endpoint}/deliveries?limit=100", hooks_path(org)),
         )
         .await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    res.body["data"].as_array().cloned().unwrap_or_default()
+    res["data"].as_array().cloned().unwrap_or_default()
 }
 
 /// Waits until the endpoint has `count` deliveries, all delivered.
@@ -291,22 +290,20 @@ async fn delivered_in_order_once_signed(app: &TestApp) {
     );
     // Reads never show the secret again.
     let read = app
-        .get(key, &format!("{}/{endpoint}", hooks_path(&org)))
+        .read(key, &format!("{}/{endpoint}", hooks_path(&org)))
         .await;
-    assert_eq!(read.status, StatusCode::OK, "{}", read.body);
-    assert!(read.body.get("secret").is_none(), "{}", read.body);
+    assert!(read.get("secret").is_none(), "{}", read);
     let list = app.get(key, &hooks_path(&org)).await;
     assert_eq!(list.body["total_count"], 1, "{}", list.body);
 
     // The endpoint's own audit trail reads through the events endpoint.
     let trail = app
-        .get(key, &format!("/events/webhook_endpoint/{endpoint}"))
+        .read(key, &format!("/events/webhook_endpoint/{endpoint}"))
         .await;
-    assert_eq!(trail.status, StatusCode::OK, "{}", trail.body);
     assert_eq!(
-        trail.body[0]["event_type"], "webhook_endpoint.created",
+        trail[0]["event_type"], "webhook_endpoint.created",
         "{}",
-        trail.body
+        trail
     );
     // A kind the endpoint does not subscribe to, written before the account events: it
     // is fanned out first and must be skipped (four deliveries, never five, and no
@@ -399,17 +396,16 @@ async fn delivered_in_order_once_signed(app: &TestApp) {
         .expect("a delivery needed retries");
     let id = failed_first["id"].as_str().expect("delivery id");
     let detail = app
-        .get(
+        .read(
             key,
             &format!("{}/{endpoint}/deliveries/{id}", hooks_path(&org)),
         )
         .await;
-    assert_eq!(detail.status, StatusCode::OK, "{}", detail.body);
-    let attempts = detail.body["attempt_log"]
+    let attempts = detail["attempt_log"]
         .as_array()
         .cloned()
         .unwrap_or_default();
-    assert!(attempts.len() >= 2, "{}", detail.body);
+    assert!(attempts.len() >= 2, "{}", detail);
     assert_eq!(attempts[0]["status_code"], 500);
     assert_eq!(attempts[0]["response_snippet"], "receiver down");
     assert_eq!(attempts.last().expect("last")["status_code"], 200);

@@ -139,15 +139,15 @@ async fn ask(app: &TestApp, org: &Org, key: &str, payment: Option<&str>) -> Answ
 }
 
 async fn credits(app: &TestApp, org: &Org) -> i64 {
-    let res = app.get(&org.live_key, &org.path("credits")).await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    res.body["credits_remaining"].as_i64().expect("credits")
+    let res = app.read(&org.live_key, &org.path("credits")).await;
+    res["credits_remaining"].as_i64().expect("credits")
 }
 
 async fn purchases(app: &TestApp, org: &Org, key: &str) -> Vec<Value> {
-    let res = app.get(key, &org.path("credits/purchases?limit=100")).await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    res.body["data"].as_array().expect("purchases").clone()
+    let res = app
+        .read(key, &org.path("credits/purchases?limit=100"))
+        .await;
+    res["data"].as_array().expect("purchases").clone()
 }
 
 /// The 402 of a request without payment, checked; returns the offered requirements.

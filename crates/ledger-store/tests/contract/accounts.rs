@@ -7,6 +7,10 @@ use ledger_domain::ports::{Audit, Effect, IdempotencyRecord, Store, Written};
 use ledger_domain::transactions::TransactionStatus;
 use serde_json::json;
 
+use crate::absent;
+use crate::credits_left;
+use crate::sign_up_each;
+use crate::sign_up_with_accounts;
 use crate::{T0, account, account_id, deletion, enqueue_and_claim, event, job, sign_up};
 
 fn record(org_id: &str, livemode: bool, key: &str) -> IdempotencyRecord {
@@ -23,8 +27,7 @@ fn record(org_id: &str, livemode: bool, key: &str) -> IdempotencyRecord {
 
 contract!(duplicate_codes_are_refused_per_tenant);
 async fn duplicate_codes_are_refused_per_tenant<S: Store>(db: &S, backend: &str) {
-    let a = sign_up(db, "A").await;
-    let b = sign_up(db, "B").await;
+    let [a, b] = sign_up_each(db, ["A", "B"]).await;
     let live = a.tenant(true);
     let dup = account(&a.org.id, true, "1000", AccountType::Asset);
     let err = db
@@ -99,12 +102,7 @@ async fn an_idempotency_key_replays_the_first_record<S: Store>(db: &S, backend: 
         .await
         .expect("replay");
     assert_eq!(replay, Written::Replay(rec.clone()), "{backend}");
-    assert!(
-        db.get_account(&live, &second.id)
-            .await
-            .expect("get")
-            .is_none()
-    );
+    absent(db.get_account(&live, &second.id).await, backend);
 
     let found = db
         .find_idempotency(&live, "key-1", T0 - time::Duration::hours(24))
@@ -218,21 +216,13 @@ async fn updates_change_the_stored_account<S: Store>(db: &S, backend: &str) {
         .expect("get")
         .expect("found");
     assert_eq!(stored.name, "Debtors", "{backend}");
-    let org = db
-        .get_organization(&a.org.id)
-        .await
-        .expect("org")
-        .expect("found");
-    assert_eq!(org.credits_remaining, 500 - 1, "{backend}");
+    assert_eq!(credits_left(db, &a.org.id).await, 500 - 1, "{backend}");
 }
 
 contract!(deleted_accounts_disappear_and_free_their_code);
 async fn deleted_accounts_disappear_and_free_their_code<S: Store>(db: &S, backend: &str) {
-    let a = sign_up(db, "A").await;
-    let live = a.tenant(true);
-    let cash = account_id(db, &live, "1000").await;
-    let sales = account_id(db, &live, "4000").await;
-    let unused = account_id(db, &live, "5000").await;
+    let (a, live, [cash, sales, unused]) =
+        sign_up_with_accounts(db, "A", true, ["1000", "4000", "5000"]).await;
     let txn = crate::transaction(&live, T0, TransactionStatus::Pending, &cash, &sales, 5);
     crate::journal::insert(db, &a, txn).await;
 

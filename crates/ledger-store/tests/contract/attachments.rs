@@ -4,10 +4,13 @@
 
 use ledger_domain::attachments::{Attachment, OwnerKind};
 use ledger_domain::ids::{IdKind, new_id};
-use ledger_domain::ports::{Audit, IdempotencyRecord, Store, Tenant, Written};
+use ledger_domain::ports::{Store, Tenant};
 use ledger_domain::{Resource, StoreError};
-use serde_json::json;
 
+use crate::charged;
+use crate::credits_left;
+use crate::lifecycle;
+use crate::sign_up_each;
 use crate::{T0, charge, deletion, event, sign_up};
 
 fn attachment(tenant: &Tenant, owner: OwnerKind, owner_id: &str, minute: i64) -> Attachment {
@@ -28,41 +31,21 @@ fn attachment(tenant: &Tenant, owner: OwnerKind, owner_id: &str, minute: i64) ->
     }
 }
 
-async fn credits<S: Store>(db: &S, org_id: &str) -> i64 {
-    db.get_organization(org_id)
-        .await
-        .expect("org")
-        .expect("exists")
-        .credits_remaining
-}
-
 contract!(attachments_are_written_read_listed_and_deleted_per_tenant);
 async fn attachments_are_written_read_listed_and_deleted_per_tenant<S: Store>(
     db: &S,
     backend: &str,
 ) {
-    let a = sign_up(db, "Att A").await;
-    let b = sign_up(db, "Att B").await;
+    let [a, b] = sign_up_each(db, ["Att A", "Att B"]).await;
     let live = a.tenant(true);
     let owner = new_id(IdKind::Transaction);
     let second = attachment(&live, OwnerKind::Transaction, &owner, 2);
     let first = attachment(&live, OwnerKind::Transaction, &owner, 1);
     let on_bill = attachment(&live, OwnerKind::Bill, &owner, 3);
     for att in [&second, &first, &on_bill] {
-        let written = db
-            .insert_attachment(
-                att.clone(),
-                Audit {
-                    event: event(&live, "attachment.created", "attachment", &att.id),
-                    idempotency: None,
-                    charge: Some(charge(&a, true, 1)),
-                },
-            )
-            .await
-            .expect("insert");
-        assert_eq!(written, Written::Done(att.clone()), "{backend}");
+        lifecycle::insert_charged(db, backend, &a, att).await;
     }
-    assert_eq!(credits(db, &a.org.id).await, 497, "{backend}");
+    assert_eq!(credits_left(db, &a.org.id).await, 497, "{backend}");
     assert_eq!(
         db.get_attachment(&live, &first.id).await.expect("get"),
         Some(first.clone()),
@@ -93,16 +76,15 @@ async fn attachments_are_written_read_listed_and_deleted_per_tenant<S: Store>(
         .delete_attachment(
             &first.id,
             deletion(&b.tenant(true), "attachment", &first.id),
-            Audit {
-                event: event(
+            charged(
+                event(
                     &b.tenant(true),
                     "attachment.deleted",
                     "attachment",
                     &first.id,
                 ),
-                idempotency: None,
-                charge: Some(charge(&b, true, 1)),
-            },
+                charge(&b, true, 1),
+            ),
         )
         .await;
     assert!(
@@ -115,16 +97,15 @@ async fn attachments_are_written_read_listed_and_deleted_per_tenant<S: Store>(
         ),
         "{backend}: {refused:?}"
     );
-    assert_eq!(credits(db, &b.org.id).await, 500, "{backend}");
+    assert_eq!(credits_left(db, &b.org.id).await, 500, "{backend}");
 
     db.delete_attachment(
         &first.id,
         deletion(&live, "attachment", &first.id),
-        Audit {
-            event: event(&live, "attachment.deleted", "attachment", &first.id),
-            idempotency: None,
-            charge: Some(charge(&a, true, 1)),
-        },
+        charged(
+            event(&live, "attachment.deleted", "attachment", &first.id),
+            charge(&a, true, 1),
+        ),
     )
     .await
     .expect("delete");
@@ -142,18 +123,17 @@ async fn attachments_are_written_read_listed_and_deleted_per_tenant<S: Store>(
         .delete_attachment(
             &first.id,
             deletion(&live, "attachment", &first.id),
-            Audit {
-                event: event(&live, "attachment.deleted", "attachment", &first.id),
-                idempotency: None,
-                charge: Some(charge(&a, true, 1)),
-            },
+            charged(
+                event(&live, "attachment.deleted", "attachment", &first.id),
+                charge(&a, true, 1),
+            ),
         )
         .await;
     assert!(
         matches!(again, Err(StoreError::Missing { .. })),
         "{backend}"
     );
-    assert_eq!(credits(db, &a.org.id).await, 496, "{backend}");
+    assert_eq!(credits_left(db, &a.org.id).await, 496, "{backend}");
 }
 
 contract!(a_used_key_replays_the_first_attachment);
@@ -161,50 +141,9 @@ async fn a_used_key_replays_the_first_attachment<S: Store>(db: &S, backend: &str
     let a = sign_up(db, "Att Replay").await;
     let live = a.tenant(true);
     let owner = new_id(IdKind::Invoice);
-    let record = |result| IdempotencyRecord {
-        organization_id: a.org.id.clone(),
-        livemode: true,
-        key: "att-1".into(),
-        request_hash: "h".into(),
-        job_id: None,
-        result: Some(result),
-        created_at: T0,
-    };
-    let first = attachment(&live, OwnerKind::Invoice, &owner, 1);
-    db.insert_attachment(
-        first.clone(),
-        Audit {
-            event: event(&live, "attachment.created", "attachment", &first.id),
-            idempotency: Some(record(json!({"id": first.id}))),
-            charge: Some(charge(&a, true, 1)),
-        },
-    )
-    .await
-    .expect("insert");
-    let second = attachment(&live, OwnerKind::Invoice, &owner, 2);
-    let replay = db
-        .insert_attachment(
-            second.clone(),
-            Audit {
-                event: event(&live, "attachment.created", "attachment", &second.id),
-                idempotency: Some(record(json!({"id": second.id}))),
-                charge: Some(charge(&a, true, 1)),
-            },
-        )
-        .await
-        .expect("replay");
-    match replay {
-        Written::Replay(stored) => {
-            assert_eq!(stored.result, Some(json!({"id": first.id})), "{backend}")
-        }
-        Written::Done(_) => panic!("{backend}: the key was used"),
-    }
-    assert_eq!(
-        db.get_attachment(&live, &second.id).await.expect("get"),
-        None,
-        "{backend}"
-    );
-    assert_eq!(credits(db, &a.org.id).await, 499, "{backend}");
+    let [first, second] =
+        [1, 2].map(|minute| attachment(&live, OwnerKind::Invoice, &owner, minute));
+    lifecycle::a_used_key_replays_the_first(db, backend, (&a, "att-1"), [first, second]).await;
 }
 
 contract!(an_attachment_without_credits_is_not_written);
@@ -217,16 +156,7 @@ async fn an_attachment_without_credits_is_not_written<S: Store>(db: &S, backend:
         &new_id(IdKind::Transaction),
         1,
     );
-    let refused = db
-        .insert_attachment(
-            att.clone(),
-            Audit {
-                event: event(&live, "attachment.created", "attachment", &att.id),
-                idempotency: None,
-                charge: Some(charge(&a, true, 501)),
-            },
-        )
-        .await;
+    let refused = lifecycle::insert_paid(db, &a, &att, 501).await;
     assert!(
         matches!(refused, Err(StoreError::CreditsShort { .. })),
         "{backend}: {refused:?}"
@@ -236,5 +166,5 @@ async fn an_attachment_without_credits_is_not_written<S: Store>(db: &S, backend:
         None,
         "{backend}"
     );
-    assert_eq!(credits(db, &a.org.id).await, 500, "{backend}");
+    assert_eq!(credits_left(db, &a.org.id).await, 500, "{backend}");
 }

@@ -8,6 +8,7 @@ use ledger_domain::transactions::TransactionStatus;
 use ledger_domain::{Resource, UsedBy};
 use serde_json::json;
 
+use crate::sign_up_each;
 use crate::{Org, T0, account_id, deletion, enqueue_and_claim, job, post_command, sign_up};
 
 async fn apply<S: Store>(db: &S, org: &Org, livemode: bool, effect: Effect) -> Result<(), String> {
@@ -48,15 +49,11 @@ fn contact(tenant: &Tenant, name: &str, reference: Option<&str>, offset_s: i64) 
     }
 }
 
-const ALL: PageRequest = PageRequest {
-    limit: 100,
-    offset: 0,
-};
+const ALL: PageRequest = crate::page(100, 0);
 
 contract!(contacts_insert_read_list_and_search);
 async fn contacts_insert_read_list_and_search<S: Store>(db: &S, backend: &str) {
-    let a = sign_up(db, "A").await;
-    let b = sign_up(db, "B").await;
+    let [a, b] = sign_up_each(db, ["A", "B"]).await;
     let test = a.tenant(false);
     let first = contact(&test, "Alpha Shop", Some("C-1"), 0);
     let second = contact(&test, "Beta 50%", Some("C_2"), 1);
@@ -118,14 +115,7 @@ async fn contacts_insert_read_list_and_search<S: Store>(db: &S, backend: &str) {
     assert_eq!(list(search("c_")).await, ["Beta 50%"]);
     assert_eq!(list(search("c-")).await, ["Alpha Shop"]);
     let page = db
-        .list_contacts(
-            &test,
-            &ContactFilter::default(),
-            PageRequest {
-                limit: 1,
-                offset: 1,
-            },
-        )
+        .list_contacts(&test, &ContactFilter::default(), crate::page(1, 1))
         .await
         .expect("page");
     assert_eq!(page.total_count, 3);

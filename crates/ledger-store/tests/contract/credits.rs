@@ -2,16 +2,20 @@
 //! balance, the monthly reset exactly once per period (purchased credits kept), and a
 //! purchase credited once however often it is completed.
 
-use ledger_domain::credits::{CreditPurchase, LedgerKind, PurchaseStatus};
+use ledger_domain::credits::{CreditPurchase, LedgerEntry, LedgerKind, PurchaseStatus};
 use ledger_domain::ids::{IdKind, new_id};
 use ledger_domain::ports::{PageRequest, Store};
 
+use crate::absent;
 use crate::{Org, T0, charge, event, sign_up};
 
-const PAGE: PageRequest = PageRequest {
-    limit: 100,
-    offset: 0,
-};
+const PAGE: PageRequest = crate::page(100, 0);
+
+/// The rows of `kind` on the first page of the org's credit ledger.
+async fn ledger_rows<S: Store>(db: &S, org: &Org, kind: LedgerKind) -> Vec<LedgerEntry> {
+    let rows = db.credit_ledger(&org.org.id, PAGE).await.expect("ledger");
+    rows.items.into_iter().filter(|r| r.kind == kind).collect()
+}
 
 async fn assert_ledger_sums<S: Store>(db: &S, org: &Org, backend: &str) -> i64 {
     let pool = db
@@ -147,12 +151,7 @@ async fn grants_charges_and_resets_keep_the_ledger_summing<S: Store>(db: &S, bac
     assert!(new);
     assert_eq!(assert_ledger_sums(db, &org, backend).await, 1493);
     // Tenancy: the live tenant does not see the test purchase.
-    assert!(
-        db.get_purchase(&tenant, &test_purchase.id)
-            .await
-            .expect("get")
-            .is_none()
-    );
+    absent(db.get_purchase(&tenant, &test_purchase.id).await, backend);
     assert_eq!(
         db.list_purchases(&tenant, PAGE)
             .await
@@ -224,12 +223,7 @@ async fn grants_charges_and_resets_keep_the_ledger_summing<S: Store>(db: &S, bac
         "{backend}"
     );
     assert_eq!(assert_ledger_sums(db, &org, backend).await, 1300);
-    let rows = db.credit_ledger(&org.org.id, PAGE).await.expect("ledger");
-    let resets: Vec<_> = rows
-        .items
-        .iter()
-        .filter(|r| r.kind == LedgerKind::Reset)
-        .collect();
+    let resets = ledger_rows(db, &org, LedgerKind::Reset).await;
     assert_eq!(resets.len(), 2, "{backend}");
 }
 
@@ -256,15 +250,10 @@ async fn concurrent_resets_reset_once<S: Store>(db: &S, backend: &str) {
     }
     // The charges before the reset lapsed with the old allowance (the reset's change
     // says how many: it moved 500 less those back to 500); the others draw on the new one.
-    let rows = db.credit_ledger(&org.org.id, PAGE).await.expect("ledger");
-    let reset: Vec<_> = rows
-        .items
-        .iter()
-        .filter(|r| r.kind == LedgerKind::Reset)
-        .collect();
+    let reset = ledger_rows(db, &org, LedgerKind::Reset).await;
     assert_eq!(reset.len(), 1, "{backend}: one reset row");
     let before = reset[0].credits;
-    assert!((0..=6).contains(&before), "{backend}: {rows:?}");
+    assert!((0..=6).contains(&before), "{backend}: {reset:?}");
     assert_eq!(
         assert_ledger_sums(db, &org, backend).await,
         500 - (6 - before),

@@ -6,7 +6,9 @@ use ledger_domain::ports::{AppliedWrite, Audit, CreditCharge, IdempotencyRecord,
 use ledger_domain::transactions::TransactionStatus;
 use serde_json::json;
 
-use crate::{Org, T0, account_id, job, sign_up};
+use crate::credits_left;
+use crate::sign_up_with_accounts;
+use crate::{Org, T0, job};
 
 pub(crate) fn applied(
     org: &Org,
@@ -75,11 +77,8 @@ pub(crate) fn applied(
 
 contract!(concurrent_writes_are_judged_one_by_one);
 async fn concurrent_writes_are_judged_one_by_one<S: Store>(db: &S, backend: &str) {
-    let a = sign_up(db, "Group").await;
-    let live = a.tenant(true);
-    let cash = account_id(db, &live, "1000").await;
-    let sales = account_id(db, &live, "4000").await;
-    let expenses = account_id(db, &live, "5000").await;
+    let (a, live, [cash, sales, expenses]) =
+        sign_up_with_accounts(db, "Group", true, ["1000", "4000", "5000"]).await;
     let mut suspended = db
         .get_account(&live, &expenses)
         .await
@@ -123,23 +122,9 @@ async fn concurrent_writes_are_judged_one_by_one<S: Store>(db: &S, backend: &str
         .expect("totals");
     let debit: i64 = (0..40).map(|i| 100 + i).sum::<i64>() + 7;
     assert_eq!(totals.first().map(|(_, t)| t.debit), Some(debit));
-    let org = db
-        .get_organization(&a.org.id)
-        .await
-        .expect("org")
-        .expect("exists");
-    assert_eq!(org.credits_remaining, 500 - 41);
+    assert_eq!(credits_left(db, &a.org.id).await, 500 - 41);
     let page = db
-        .list_transactions(
-            &live,
-            None,
-            None,
-            None,
-            ledger_domain::ports::PageRequest {
-                limit: 100,
-                offset: 0,
-            },
-        )
+        .list_transactions(&live, None, None, None, crate::page(100, 0))
         .await
         .expect("list");
     assert_eq!(page.total_count, 41);
@@ -150,10 +135,7 @@ async fn concurrent_writes_are_judged_one_by_one<S: Store>(db: &S, backend: &str
         .expect("replay");
     assert!(matches!(again, Written::Replay(_)));
     // A short pool refuses only the writes it cannot pay for.
-    let b = sign_up(db, "Short").await;
-    let blive = b.tenant(true);
-    let bcash = account_id(db, &blive, "1000").await;
-    let bsales = account_id(db, &blive, "4000").await;
+    let (b, _, [bcash, bsales]) = sign_up_with_accounts(db, "Short", true, ["1000", "4000"]).await;
     let many: Vec<AppliedWrite> = (0..3)
         .map(|i| {
             let mut w = applied(&b, true, &bcash, &bsales, 10 + i, None);
@@ -171,22 +153,15 @@ async fn concurrent_writes_are_judged_one_by_one<S: Store>(db: &S, backend: &str
         .filter_map(|a| a.as_ref().err().map(|e| e.code().as_str()))
         .collect();
     assert_eq!(refused, ["insufficient_credits"], "{backend}");
-    let borg = db
-        .get_organization(&b.org.id)
-        .await
-        .expect("org")
-        .expect("exists");
-    assert_eq!(borg.credits_remaining, 100);
+    assert_eq!(credits_left(db, &b.org.id).await, 100);
 }
 
 contract!(group_committed_rows_read_back_whole);
 /// Every column a group commit writes reads back unchanged (PostgreSQL writes them through
 /// one `unnest` statement; a column left out or misplaced there shows here).
 async fn group_committed_rows_read_back_whole<S: Store>(db: &S, backend: &str) {
-    let a = sign_up(db, "Round trip").await;
-    let test = a.tenant(false);
-    let cash = account_id(db, &test, "1000").await;
-    let sales = account_id(db, &test, "4000").await;
+    let (a, test, [cash, sales]) =
+        sign_up_with_accounts(db, "Round trip", false, ["1000", "4000"]).await;
     let mut write = applied(&a, false, &cash, &sales, 12_345, None);
     write.transaction.entries[0].line.description = Some("first line".into());
     write.events[0].api_key_id = Some(a.test_key.id.clone());
@@ -235,10 +210,8 @@ contract!(a_failed_batch_writes_nothing_and_frees_its_connection);
 /// write works, on each of the pool's connections (PostgreSQL sends a batch's `COMMIT`
 /// together with its insert, and rolls back itself when they fail).
 async fn a_failed_batch_writes_nothing_and_frees_its_connection<S: Store>(db: &S, backend: &str) {
-    let a = sign_up(db, "Failed batch").await;
-    let test = a.tenant(false);
-    let cash = account_id(db, &test, "1000").await;
-    let sales = account_id(db, &test, "4000").await;
+    let (a, test, [cash, sales]) =
+        sign_up_with_accounts(db, "Failed batch", false, ["1000", "4000"]).await;
     let first = applied(&a, false, &cash, &sales, 100, None);
     db.record_applied(first.clone()).await.expect("written");
     let mut clash = applied(&a, false, &cash, &sales, 5, Some("clash"));

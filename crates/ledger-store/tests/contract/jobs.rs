@@ -8,6 +8,7 @@ use ledger_domain::ports::{Effect, Store, Written};
 use serde_json::json;
 use time::Duration;
 
+use crate::credits_left;
 use crate::{T0, charge, job, post_command, sign_up};
 
 contract!(live_credits_are_taken_refused_and_refunded);
@@ -20,12 +21,7 @@ async fn live_credits_are_taken_refused_and_refunded<S: Store>(db: &S, backend: 
         .await
         .expect("enqueue");
     assert_eq!(done, Written::Done(first.clone()));
-    let org = db
-        .get_organization(&a.org.id)
-        .await
-        .expect("get")
-        .expect("org");
-    assert_eq!(org.credits_remaining, 200, "{backend}");
+    assert_eq!(credits_left(db, &a.org.id).await, 200, "{backend}");
 
     let second = job(&a, true, post_command("txn_2"), 300);
     let err = db
@@ -50,12 +46,7 @@ async fn live_credits_are_taken_refused_and_refunded<S: Store>(db: &S, backend: 
     db.fail_job(&held, json!({ "code": "boom" }), T0)
         .await
         .expect("fail");
-    let org = db
-        .get_organization(&a.org.id)
-        .await
-        .expect("get")
-        .expect("org");
-    assert_eq!(org.credits_remaining, 500);
+    assert_eq!(credits_left(db, &a.org.id).await, 500);
     let failed = db
         .get_job(&live, &first.id)
         .await
@@ -67,12 +58,7 @@ async fn live_credits_are_taken_refused_and_refunded<S: Store>(db: &S, backend: 
     // Failing again is a lost claim and refunds nothing twice.
     let err = db.fail_job(&held, json!({}), T0).await.expect_err("lost");
     assert_eq!(err.code(), "job_lost");
-    let org = db
-        .get_organization(&a.org.id)
-        .await
-        .expect("get")
-        .expect("org");
-    assert_eq!(org.credits_remaining, 500);
+    assert_eq!(credits_left(db, &a.org.id).await, 500);
 }
 
 contract!(test_mode_credits_are_counted_apart_and_never_refused);
@@ -86,17 +72,12 @@ async fn test_mode_credits_are_counted_apart_and_never_refused<S: Store>(db: &S,
     db.enqueue(small, Some(charge(&a, false, 5)), None)
         .await
         .expect("enqueue");
-    let org = db
-        .get_organization(&a.org.id)
-        .await
-        .expect("get")
-        .expect("org");
     assert_eq!(
         db.test_credits_used(&a.org.id).await.expect("usage"),
         1005,
         "{backend}"
     );
-    assert_eq!(org.credits_remaining, 500);
+    assert_eq!(credits_left(db, &a.org.id).await, 500);
     let held = db
         .claim_job(&big.id, T0, Duration::seconds(30))
         .await

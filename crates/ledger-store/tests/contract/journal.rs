@@ -7,7 +7,9 @@ use serde_json::json;
 use time::OffsetDateTime;
 use time::macros::datetime;
 
-use crate::{Org, account_id, deletion, enqueue_and_claim, job, post_command, sign_up};
+use crate::absent;
+use crate::sign_up_with_accounts;
+use crate::{Org, deletion, enqueue_and_claim, job, post_command, sign_up};
 
 /// Writes `txn` through a claimed job and `InsertTransaction`.
 pub async fn insert<S: Store>(db: &S, org: &Org, txn: Transaction) {
@@ -60,10 +62,7 @@ async fn cash_totals<S: Store>(
 
 contract!(posting_reversing_and_replacing_keep_balances_exact);
 async fn posting_reversing_and_replacing_keep_balances_exact<S: Store>(db: &S, backend: &str) {
-    let a = sign_up(db, "A").await;
-    let live = a.tenant(true);
-    let cash = account_id(db, &live, "1000").await;
-    let sales = account_id(db, &live, "4000").await;
+    let (a, live, [cash, sales]) = sign_up_with_accounts(db, "A", true, ["1000", "4000"]).await;
     let mk =
         |d: u8, status, amount| crate::transaction(&live, day(d), status, &cash, &sales, amount);
 
@@ -193,10 +192,7 @@ async fn posting_reversing_and_replacing_keep_balances_exact<S: Store>(db: &S, b
 
 contract!(history_pages_carry_the_totals_before_them);
 async fn history_pages_carry_the_totals_before_them<S: Store>(db: &S, backend: &str) {
-    let a = sign_up(db, "A").await;
-    let live = a.tenant(true);
-    let cash = account_id(db, &live, "1000").await;
-    let sales = account_id(db, &live, "4000").await;
+    let (a, live, [cash, sales]) = sign_up_with_accounts(db, "A", true, ["1000", "4000"]).await;
     for (d, amount) in [(1, 100), (2, 200), (3, 300), (4, 400)] {
         insert(
             db,
@@ -262,10 +258,7 @@ async fn lists_are_newest_first_and_deleted_transactions_are_hidden<S: Store>(
     db: &S,
     backend: &str,
 ) {
-    let a = sign_up(db, "A").await;
-    let test = a.tenant(false);
-    let cash = account_id(db, &test, "1000").await;
-    let sales = account_id(db, &test, "4000").await;
+    let (a, test, [cash, sales]) = sign_up_with_accounts(db, "A", false, ["1000", "4000"]).await;
     let mut ids = Vec::new();
     for d in 1..=5u8 {
         let status = if d % 2 == 0 {
@@ -277,10 +270,7 @@ async fn lists_are_newest_first_and_deleted_transactions_are_hidden<S: Store>(
         ids.push(txn.id.clone());
         insert(db, &a, txn).await;
     }
-    let page = PageRequest {
-        limit: 2,
-        offset: 1,
-    };
+    let page = crate::page(2, 1);
     let listed = db
         .list_transactions(&test, None, None, None, page)
         .await
@@ -289,10 +279,7 @@ async fn lists_are_newest_first_and_deleted_transactions_are_hidden<S: Store>(
     let got: Vec<_> = listed.items.iter().map(|x| x.id.clone()).collect();
     assert_eq!(got, [ids[3].clone(), ids[2].clone()]);
     assert!(listed.items.iter().all(|x| x.entries.len() == 2));
-    let all = PageRequest {
-        limit: 100,
-        offset: 0,
-    };
+    let all = crate::page(100, 0);
     let pending = db
         .list_transactions(
             &test,
@@ -313,12 +300,7 @@ async fn lists_are_newest_first_and_deleted_transactions_are_hidden<S: Store>(
     apply(db, &a, false, delete(&ids[1]))
         .await
         .expect("delete pending");
-    assert!(
-        db.get_transaction(&test, &ids[1])
-            .await
-            .expect("get")
-            .is_none()
-    );
+    absent(db.get_transaction(&test, &ids[1]).await, backend);
     let listed = db
         .list_transactions(&test, None, None, None, all)
         .await
@@ -343,10 +325,7 @@ async fn lists_are_newest_first_and_deleted_transactions_are_hidden<S: Store>(
 contract!(entries_need_live_active_accounts_at_apply_time);
 async fn entries_need_live_active_accounts_at_apply_time<S: Store>(db: &S, backend: &str) {
     use ledger_domain::accounts::AccountStatus;
-    let a = sign_up(db, "Locks").await;
-    let live = a.tenant(true);
-    let cash = account_id(db, &live, "1000").await;
-    let sales = account_id(db, &live, "4000").await;
+    let (a, live, [cash, sales]) = sign_up_with_accounts(db, "Locks", true, ["1000", "4000"]).await;
     // A fresh account, deleted before a job that posts to it is applied.
     let spare = crate::account(
         &a.org.id,
@@ -434,10 +413,7 @@ async fn entries_need_live_active_accounts_at_apply_time<S: Store>(db: &S, backe
 
 contract!(daily_totals_are_per_account_and_day_of_counted_entries);
 async fn daily_totals_are_per_account_and_day_of_counted_entries<S: Store>(db: &S, backend: &str) {
-    let a = sign_up(db, "A").await;
-    let live = a.tenant(true);
-    let cash = account_id(db, &live, "1000").await;
-    let sales = account_id(db, &live, "4000").await;
+    let (a, live, [cash, sales]) = sign_up_with_accounts(db, "A", true, ["1000", "4000"]).await;
     let mk =
         |d: u8, status, amount| crate::transaction(&live, day(d), status, &cash, &sales, amount);
     insert(db, &a, mk(1, TransactionStatus::Posted, 100)).await;

@@ -1,18 +1,16 @@
 //! API-key management and settings.
 
-use ledger_domain::ports::{PageRequest, Setting, Store};
+use ledger_domain::ports::{Setting, Store};
 
-use crate::{T0, deletion, event, sign_up};
-
-const PAGE: PageRequest = PageRequest {
-    limit: 20,
-    offset: 0,
-};
+use crate::PAGE;
+use crate::absent;
+use crate::hidden_from;
+use crate::sign_up_each;
+use crate::{T0, deletion, event};
 
 contract!(keys_are_managed_per_tenant);
 async fn keys_are_managed_per_tenant<S: Store>(db: &S, backend: &str) {
-    let a = sign_up(db, "Acme").await;
-    let b = sign_up(db, "Beta").await;
+    let [a, b] = sign_up_each(db, ["Acme", "Beta"]).await;
     let test = a.tenant(false);
 
     let mut made = crate::key(&a.org.id, false);
@@ -26,26 +24,17 @@ async fn keys_are_managed_per_tenant<S: Store>(db: &S, backend: &str) {
     let got = db.get_key(&test, &made.id).await.expect("get");
     assert_eq!(got.as_ref(), Some(&made), "{backend}");
     // Another mode or organization does not see it.
-    assert!(
-        db.get_key(&a.tenant(true), &made.id)
-            .await
-            .expect("get")
-            .is_none()
-    );
-    assert!(
-        db.get_key(&b.tenant(false), &made.id)
-            .await
-            .expect("get")
-            .is_none()
-    );
+    hidden_from(
+        &[a.tenant(true), b.tenant(false)],
+        async |t| db.get_key(t, &made.id).await,
+        backend,
+    )
+    .await;
 
     let page = db.list_keys(&test, PAGE).await.expect("list");
     assert_eq!(page.total_count, 2);
     assert_eq!(page.items[0].id, made.id, "newest first");
-    let one = PageRequest {
-        limit: 1,
-        offset: 1,
-    };
+    let one = crate::page(1, 1);
     let second = db.list_keys(&test, one).await.expect("list");
     assert_eq!(second.items.len(), 1);
     assert_eq!(second.items[0].id, a.test_key.id);
@@ -105,8 +94,7 @@ async fn keys_are_managed_per_tenant<S: Store>(db: &S, backend: &str) {
 
 contract!(settings_are_per_tenant_and_upserted);
 async fn settings_are_per_tenant_and_upserted<S: Store>(db: &S, backend: &str) {
-    let a = sign_up(db, "Acme").await;
-    let b = sign_up(db, "Beta").await;
+    let [a, b] = sign_up_each(db, ["Acme", "Beta"]).await;
     let live = a.tenant(true);
     let setting = |value: &str, minutes: i64| Setting {
         organization_id: a.org.id.clone(),
@@ -115,12 +103,7 @@ async fn settings_are_per_tenant_and_upserted<S: Store>(db: &S, backend: &str) {
         value: value.to_owned(),
         updated_at: T0 + time::Duration::minutes(minutes),
     };
-    assert!(
-        db.get_setting(&live, "default_currency")
-            .await
-            .expect("get")
-            .is_none()
-    );
+    absent(db.get_setting(&live, "default_currency").await, backend);
     let ev = event(&live, "setting.updated", "setting", "default_currency");
     db.put_setting(setting("EUR", 0), ev.clone())
         .await
@@ -134,11 +117,6 @@ async fn settings_are_per_tenant_and_upserted<S: Store>(db: &S, backend: &str) {
         .expect("get");
     assert_eq!(got, Some(setting("GBP", 5)), "{backend}");
     for other in [a.tenant(false), b.tenant(true)] {
-        assert!(
-            db.get_setting(&other, "default_currency")
-                .await
-                .expect("get")
-                .is_none()
-        );
+        absent(db.get_setting(&other, "default_currency").await, backend);
     }
 }

@@ -15,6 +15,7 @@ mod group;
 mod jobs;
 mod journal;
 mod keys;
+mod lifecycle;
 mod maintenance;
 mod ownership;
 mod paid_reads;
@@ -23,12 +24,13 @@ mod taxes;
 mod tenancy;
 mod x402;
 
+use ledger_domain::StoreResult;
 use ledger_domain::accounts::{Account, AccountStatus, AccountType, DEFAULT_CHART, EntryType};
 use ledger_domain::events::{Deletion, Event};
 use ledger_domain::ids::{IdKind, new_id};
 use ledger_domain::jobs::{Job, JobCommand, JobStatus};
 use ledger_domain::organizations::{ApiKey, Organization, Permission, User};
-use ledger_domain::ports::{CreditCharge, NewOrganization, Store, Tenant};
+use ledger_domain::ports::{Audit, CreditCharge, NewOrganization, PageRequest, Store, Tenant};
 use ledger_domain::transactions::{EntryLine, StoredEntry, Transaction, TransactionStatus};
 use serde_json::json;
 use time::OffsetDateTime;
@@ -121,6 +123,18 @@ pub async fn sign_up<S: Store>(db: &S, name: &str) -> Org {
     sign_up_as(db, name, &format!("github|{}", new_id(IdKind::User))).await
 }
 
+/// Signs up one new organization per name, in order.
+pub async fn sign_up_each<S: Store, const N: usize>(db: &S, names: [&str; N]) -> [Org; N] {
+    let mut orgs = Vec::with_capacity(N);
+    for name in names {
+        orgs.push(sign_up(db, name).await);
+    }
+    let Ok(orgs) = orgs.try_into() else {
+        unreachable!("one organization a name")
+    };
+    orgs
+}
+
 /// Signs up a new organization for the user with `provider_id` (inserted if new).
 pub async fn sign_up_as<S: Store>(db: &S, name: &str, provider_id: &str) -> Org {
     let user = User {
@@ -180,6 +194,70 @@ pub async fn sign_up_as<S: Store>(db: &S, name: &str, provider_id: &str) -> Org 
         live_key,
         test_key,
     }
+}
+
+/// The first page of 20 rows, the page most lists here read.
+pub const PAGE: PageRequest = page(20, 0);
+
+/// The page of `limit` rows from `offset`.
+pub const fn page(limit: i64, offset: i64) -> PageRequest {
+    PageRequest { limit, offset }
+}
+
+/// The credits the organization `org_id` has left in its pool.
+pub async fn credits_left<S: Store>(db: &S, org_id: &str) -> i64 {
+    db.get_organization(org_id)
+        .await
+        .expect("org")
+        .expect("exists")
+        .credits_remaining
+}
+
+/// An audit of `event` that charges `charge` (no idempotency key).
+pub fn charged(event: Event, charge: CreditCharge) -> Audit {
+    Audit {
+        event,
+        idempotency: None,
+        charge: Some(charge),
+    }
+}
+
+/// Asserts that a read found nothing: the row is gone, or is not the reader's.
+#[track_caller]
+pub fn absent<T: std::fmt::Debug>(found: StoreResult<Option<T>>, backend: &str) {
+    let found = found.expect("get");
+    assert!(found.is_none(), "{backend}: read {found:?}");
+}
+
+/// Asserts that `read` finds nothing for any of `tenants`: a row of another mode or
+/// organization is invisible (or the row is gone).
+pub async fn hidden_from<T: std::fmt::Debug>(
+    tenants: &[Tenant],
+    read: impl AsyncFn(&Tenant) -> StoreResult<Option<T>>,
+    backend: &str,
+) {
+    for tenant in tenants {
+        let found = read(tenant).await.expect("get");
+        assert!(found.is_none(), "{backend}: {tenant:?} reads {found:?}");
+    }
+}
+
+/// Signs up `name` and answers it with the tenant of `livemode` and the ids of its
+/// accounts `codes` there.
+pub async fn sign_up_with_accounts<S: Store, const N: usize>(
+    db: &S,
+    name: &str,
+    livemode: bool,
+    codes: [&str; N],
+) -> (Org, Tenant, [String; N]) {
+    let org = sign_up(db, name).await;
+    let tenant = org.tenant(livemode);
+    let mut ids = Vec::with_capacity(N);
+    for code in codes {
+        ids.push(account_id(db, &tenant, code).await);
+    }
+    let ids = ids.try_into().expect("one id a code");
+    (org, tenant, ids)
 }
 
 /// The id of the tenant's account with `code`.

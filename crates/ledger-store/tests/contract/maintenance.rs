@@ -7,22 +7,20 @@ use ledger_domain::accounts::AccountType;
 use ledger_domain::ids::{IdKind, new_id};
 use ledger_domain::jobs::JobStatus;
 use ledger_domain::ports::{
-    Audit, Clock, Effect, IdempotencyRecord, PageRequest, PoolStats, PurgeReport, Store,
+    Audit, Clock, Effect, IdempotencyRecord, PoolStats, PurgeReport, Store,
 };
 use ledger_domain::services::{Ledger, LedgerConfig};
 use ledger_domain::transactions::TransactionStatus;
 use serde_json::json;
 use time::OffsetDateTime;
 
+use crate::PAGE;
+use crate::absent;
 use crate::harness::Probe;
 use crate::journal::insert;
+use crate::sign_up_each;
 use crate::{
     Org, T0, account, account_id, deletion, enqueue_and_claim, event, job, post_command, sign_up,
-};
-
-const PAGE: PageRequest = PageRequest {
-    limit: 20,
-    offset: 0,
 };
 
 /// A clock stopped at one instant.
@@ -190,12 +188,7 @@ async fn purge_removes_only_what_expired<S: Store>(db: &S, backend: &str) {
         .expect("get")
         .expect("child survives");
     assert_eq!(survivor.parent_id, None);
-    assert!(
-        db.get_transaction(&test, &pending.id)
-            .await
-            .expect("get")
-            .is_none()
-    );
+    absent(db.get_transaction(&test, &pending.id).await, backend);
     // Running it again finds nothing more.
     let again = ledger_at(db, T0 + time::Duration::days(8))
         .purge_expired()
@@ -206,8 +199,7 @@ async fn purge_removes_only_what_expired<S: Store>(db: &S, backend: &str) {
 
 contract!(deletions_by_key_stay_in_the_keys_reach);
 async fn deletions_by_key_stay_in_the_keys_reach<S: Store>(db: &S, backend: &str) {
-    let a = sign_up(db, "Acme").await;
-    let b = sign_up(db, "Beta").await;
+    let [a, b] = sign_up_each(db, ["Acme", "Beta"]).await;
     let key_id = "key_x";
     for (org, n) in [(&a, 2), (&b, 1)] {
         for i in 0..n {
@@ -243,8 +235,7 @@ async fn deletions_by_key_stay_in_the_keys_reach<S: Store>(db: &S, backend: &str
 
 contract!(system_figures);
 async fn system_figures<S: Probe>(db: &S, backend: &str) {
-    let a = sign_up(db, "Acme").await;
-    let b = sign_up(db, "Beta").await;
+    let [a, b] = sign_up_each(db, ["Acme", "Beta"]).await;
     let test = a.tenant(false);
     for n in 0..12 {
         let mut ev = event(&test, "account.created", "account", &format!("act_{n}"));

@@ -9,17 +9,12 @@ use ledger_domain::organizations::{Organization, Relationship};
 use ledger_domain::ownership::{
     Acceptance, DEFAULT_TRANSFER_EXPIRY, OrganizationTransfer, TransferChange, TransferStatus,
 };
-use ledger_domain::ports::{
-    IdempotencyRecord, NewOrganization, PageRequest, Store, TransferFilter, Written,
-};
+use ledger_domain::ports::{IdempotencyRecord, NewOrganization, Store, TransferFilter, Written};
 use serde_json::json;
 
+use crate::PAGE;
+use crate::credits_left;
 use crate::{Org, T0, charge, event, sign_up};
-
-const PAGE: PageRequest = PageRequest {
-    limit: 20,
-    offset: 0,
-};
 
 /// Creates an organization below `parent` (no chart, no keys).
 async fn child<S: Store>(db: &S, parent: &Organization, name: &str) -> Organization {
@@ -226,12 +221,7 @@ async fn a_transfer_changes_once_and_an_accept_moves_the_subtree<S: Store>(db: &
         .await
         .expect("events");
     assert_eq!(events.len(), 2, "{backend}: initiated and accepted");
-    let pool = db
-        .get_organization(&c.org.id)
-        .await
-        .expect("get")
-        .expect("c");
-    assert_eq!(pool.credits_remaining, 499, "{backend}");
+    assert_eq!(credits_left(db, &c.org.id).await, 499, "{backend}");
     let stats = db.subtree_stats(&moved.path, true).await.expect("stats");
     assert_eq!(
         (stats.organizations, stats.accounts, stats.api_keys),
@@ -268,12 +258,11 @@ async fn a_transfer_changes_once_and_an_accept_moves_the_subtree<S: Store>(db: &
         TransferStatus::Pending,
         "{backend}: rolled back"
     );
-    let pool = db
-        .get_organization(&a.org.id)
-        .await
-        .expect("get")
-        .expect("a");
-    assert_eq!(pool.credits_remaining, 500, "{backend}: nothing charged");
+    assert_eq!(
+        credits_left(db, &a.org.id).await,
+        500,
+        "{backend}: nothing charged"
+    );
 }
 
 contract!(expiry_is_stored_once_and_only_when_due);
@@ -380,10 +369,9 @@ async fn a_replayed_key_answers_the_first_change<S: Store>(db: &S, backend: &str
         matches!(replay, Written::Replay(r) if r.result == Some(json!({ "id": t.id }))),
         "{backend}"
     );
-    let pool = db
-        .get_organization(&a.org.id)
-        .await
-        .expect("get")
-        .expect("a");
-    assert_eq!(pool.credits_remaining, 499, "{backend}: charged once");
+    assert_eq!(
+        credits_left(db, &a.org.id).await,
+        499,
+        "{backend}: charged once"
+    );
 }

@@ -7,8 +7,10 @@ use ledger_domain::ports::Store;
 use ledger_domain::transactions::TransactionStatus;
 use time::macros::datetime;
 
+use crate::credits_left;
 use crate::harness::Probe;
 use crate::journal::insert;
+use crate::sign_up_each;
 use crate::{T0, account_id, charge, sign_up};
 
 /// Two organizations, A's live books and three of its accounts: the set-up of the
@@ -23,8 +25,7 @@ struct Books {
 }
 
 async fn books<S: Probe>(db: &S) -> Books {
-    let a = sign_up(db, "A").await;
-    let b = sign_up(db, "B").await;
+    let [a, b] = sign_up_each(db, ["A", "B"]).await;
     let live = a.tenant(true);
     let cash = account_id(db, &live, "1000").await;
     let sales = account_id(db, &live, "4000").await;
@@ -140,23 +141,13 @@ async fn spending_credits_alone_refuses_a_short_pool<S: Store>(db: &S, backend: 
             available: 2
         }
     );
-    let org = db
-        .get_organization(&a.org.id)
-        .await
-        .expect("get")
-        .expect("org");
-    assert_eq!(org.credits_remaining, 2, "{backend}");
+    assert_eq!(credits_left(db, &a.org.id).await, 2, "{backend}");
     // Test mode records usage and never touches the live pool.
     db.spend_credits(charge(&a, false, 5), "req_3", T0)
         .await
         .expect("test spend");
     assert_eq!(db.test_credits_used(&a.org.id).await.expect("used"), 5);
-    let org = db
-        .get_organization(&a.org.id)
-        .await
-        .expect("get")
-        .expect("org");
-    assert_eq!(org.credits_remaining, 2);
+    assert_eq!(credits_left(db, &a.org.id).await, 2);
 }
 
 contract!(the_chart_and_one_account_come_with_their_running_totals);

@@ -14,8 +14,11 @@ use ledger_domain::reconciliation::{
 use ledger_domain::transactions::TransactionStatus;
 use time::macros::date;
 
+use crate::absent;
+use crate::charged;
 use crate::journal::insert;
-use crate::{T0, account_id, charge, deletion, event, sign_up, transaction};
+use crate::sign_up_each;
+use crate::{T0, account_id, charge, deletion, event, transaction};
 
 fn reconciliation(tenant: &Tenant, account: &str) -> Reconciliation {
     Reconciliation {
@@ -53,15 +56,18 @@ fn change(
     }
 }
 
-const PAGE: PageRequest = PageRequest {
-    limit: 10,
-    offset: 0,
-};
+const PAGE: PageRequest = crate::page(10, 0);
+
+/// The reconciliation that locks the transaction `txn_id` for `tenant`, if one does.
+async fn locked_by<S: Store>(db: &S, tenant: &Tenant, txn_id: &str) -> Option<String> {
+    db.reconciliation_locking(tenant, txn_id)
+        .await
+        .expect("lock")
+}
 
 contract!(reconciliations_match_complete_lock_and_delete);
 async fn reconciliations_match_complete_lock_and_delete<S: Store>(db: &S, backend: &str) {
-    let a = sign_up(db, "Rec A").await;
-    let b = sign_up(db, "Rec B").await;
+    let [a, b] = sign_up_each(db, ["Rec A", "Rec B"]).await;
     let live = a.tenant(true);
     let cash = account_id(db, &live, "1000").await;
     let sales = account_id(db, &live, "4000").await;
@@ -73,16 +79,9 @@ async fn reconciliations_match_complete_lock_and_delete<S: Store>(db: &S, backen
 
     let r = reconciliation(&live, &cash);
     let ev = || event(&live, "reconciliation.created", "reconciliation", "rec");
-    db.insert_reconciliation(
-        r.clone(),
-        Audit {
-            event: ev(),
-            idempotency: None,
-            charge: Some(charge(&a, true, 1)),
-        },
-    )
-    .await
-    .expect("insert");
+    db.insert_reconciliation(r.clone(), charged(ev(), charge(&a, true, 1)))
+        .await
+        .expect("insert");
     let twin = reconciliation(&live, &cash);
     let err = db
         .insert_reconciliation(twin, Audit::of(ev()))
@@ -175,12 +174,7 @@ async fn reconciliations_match_complete_lock_and_delete<S: Store>(db: &S, backen
             .expect("entries")
             .is_empty()
     );
-    assert_eq!(
-        db.reconciliation_locking(&live, &txn.id)
-            .await
-            .expect("lock"),
-        None
-    );
+    assert_eq!(locked_by(db, &live, &txn.id).await, None);
 
     // Complete: the transaction is locked, and nothing changes any more.
     let mut done = change(&got, vec![], vec![]);
@@ -190,18 +184,11 @@ async fn reconciliations_match_complete_lock_and_delete<S: Store>(db: &S, backen
         .await
         .expect("completed");
     assert_eq!(
-        db.reconciliation_locking(&live, &txn.id)
-            .await
-            .expect("lock"),
+        locked_by(db, &live, &txn.id).await,
         Some(r.id.clone()),
         "{backend}"
     );
-    assert_eq!(
-        db.reconciliation_locking(&a.tenant(false), &txn.id)
-            .await
-            .expect("lock"),
-        None
-    );
+    assert_eq!(locked_by(db, &a.tenant(false), &txn.id).await, None);
     let completed = db
         .get_reconciliation(&live, &r.id)
         .await
@@ -254,21 +241,11 @@ async fn reconciliations_match_complete_lock_and_delete<S: Store>(db: &S, backen
         .await
         .expect("deleted");
     assert!(matches!(written, Written::Done(())));
-    assert!(
-        db.get_reconciliation(&live, &next.id)
-            .await
-            .expect("get")
-            .is_none()
-    );
+    absent(db.get_reconciliation(&live, &next.id).await, backend);
 
     // Another tenant sees none of it.
     let other = b.tenant(true);
-    assert!(
-        db.get_reconciliation(&other, &r.id)
-            .await
-            .expect("get")
-            .is_none()
-    );
+    absent(db.get_reconciliation(&other, &r.id).await, backend);
     assert!(
         db.statement_lines(&other, &r.id)
             .await
@@ -290,10 +267,5 @@ async fn reconciliations_match_complete_lock_and_delete<S: Store>(db: &S, backen
             .expect("entries")
             .is_empty()
     );
-    assert_eq!(
-        db.reconciliation_locking(&other, &txn.id)
-            .await
-            .expect("lock"),
-        None
-    );
+    assert_eq!(locked_by(db, &other, &txn.id).await, None);
 }

@@ -4,15 +4,17 @@
 use ledger_domain::StoreError;
 use ledger_domain::categories::{Category, CategoryType};
 use ledger_domain::ids::{IdKind, new_id};
-use ledger_domain::ports::{Audit, CategoryFilter, PageRequest, Store, TaxFilter, Tenant, Written};
+use ledger_domain::ports::{Audit, CategoryFilter, Store, TaxFilter, Tenant};
 use ledger_domain::tax::{Tax, TaxType};
 
+use crate::PAGE;
+use crate::absent;
+use crate::charged;
+use crate::credits_left;
+use crate::hidden_from;
+use crate::lifecycle;
+use crate::sign_up_each;
 use crate::{T0, at_minute, charge, deletion, event, sign_up};
-
-const PAGE: PageRequest = PageRequest {
-    limit: 20,
-    offset: 0,
-};
 
 fn tax(tenant: &Tenant, name: &str, rate: i64, tax_type: TaxType) -> Tax {
     Tax {
@@ -48,54 +50,16 @@ fn category(tenant: &Tenant, name: &str, parent_id: Option<&str>) -> Category {
 
 contract!(taxes_are_written_read_and_deleted_per_tenant);
 async fn taxes_are_written_read_and_deleted_per_tenant<S: Store>(db: &S, backend: &str) {
-    let a = sign_up(db, "Tax A").await;
-    let b = sign_up(db, "Tax B").await;
+    let [a, b] = sign_up_each(db, ["Tax A", "Tax B"]).await;
     let live = a.tenant(true);
     let vat = tax(&live, "VAT", 200_000, TaxType::Vat);
-    let written = db
-        .insert_tax(
-            vat.clone(),
-            Audit {
-                event: event(&live, "tax.created", "tax", &vat.id),
-                idempotency: None,
-                charge: Some(charge(&a, true, 1)),
-            },
-        )
-        .await
-        .expect("insert");
-    assert_eq!(written, Written::Done(vat.clone()));
+    lifecycle::insert_charged(db, backend, &a, &vat).await;
     let mut sales = tax(&live, "Sales", 82_500, TaxType::SalesTax);
     sales.is_active = false;
-    db.insert_tax(
-        sales.clone(),
-        Audit::of(event(&live, "tax.created", "tax", &sales.id)),
-    )
-    .await
-    .expect("insert");
-    assert_eq!(
-        db.get_tax(&live, &vat.id).await.expect("get"),
-        Some(vat.clone()),
-        "{backend}"
-    );
+    lifecycle::insert(db, &sales).await;
     // Another mode or organization does not see it.
-    assert!(
-        db.get_tax(&a.tenant(false), &vat.id)
-            .await
-            .expect("get")
-            .is_none()
-    );
-    assert!(
-        db.get_tax(&b.tenant(true), &vat.id)
-            .await
-            .expect("get")
-            .is_none()
-    );
-    let org = db
-        .get_organization(&a.org.id)
-        .await
-        .expect("org")
-        .expect("exists");
-    assert_eq!(org.credits_remaining, 499);
+    lifecycle::read_only_by_its_tenant(db, backend, (&a, &b), &vat).await;
+    assert_eq!(credits_left(db, &a.org.id).await, 499);
 
     // Filters and pagination.
     let all = db
@@ -127,14 +91,7 @@ async fn taxes_are_written_read_and_deleted_per_tenant<S: Store>(db: &S, backend
         1
     );
     let second = db
-        .list_taxes(
-            &live,
-            &TaxFilter::default(),
-            PageRequest {
-                limit: 1,
-                offset: 1,
-            },
-        )
+        .list_taxes(&live, &TaxFilter::default(), crate::page(1, 1))
         .await
         .expect("list");
     assert_eq!((second.items.len(), second.total_count), (1, 2));
@@ -153,49 +110,10 @@ async fn taxes_are_written_read_and_deleted_per_tenant<S: Store>(db: &S, backend
     changed.is_active = false;
     changed.description = Some("food".to_owned());
     changed.updated_at = T0 + time::Duration::minutes(1);
-    db.update_tax(
-        changed.clone(),
-        Audit::of(at_minute(event(&live, "tax.updated", "tax", &vat.id), 1)),
-    )
-    .await
-    .expect("update");
-    assert_eq!(
-        db.get_tax(&live, &vat.id).await.expect("get"),
-        Some(changed.clone())
-    );
-    let mut foreign = changed.clone();
-    foreign.organization_id = b.org.id.clone();
-    let err = db
-        .update_tax(
-            foreign,
-            Audit::of(event(&b.tenant(true), "tax.updated", "tax", &vat.id)),
-        )
-        .await
-        .expect_err("other tenant");
-    assert_eq!(err.code(), "resource_not_found");
+    lifecycle::update_only_by_its_tenant(db, backend, (&a, &b), &changed).await;
 
     // Delete: hidden, audited, charged; twice is not found; the other tenant cannot.
-    let err = db
-        .delete_tax(
-            &vat.id,
-            deletion(&b.tenant(true), "tax", &vat.id),
-            Audit::of(event(&b.tenant(true), "tax.deleted", "tax", &vat.id)),
-        )
-        .await
-        .expect_err("other tenant");
-    assert_eq!(err.code(), "resource_not_found");
-    db.delete_tax(
-        &vat.id,
-        deletion(&live, "tax", &vat.id),
-        Audit {
-            event: at_minute(event(&live, "tax.deleted", "tax", &vat.id), 2),
-            idempotency: None,
-            charge: Some(charge(&a, true, 1)),
-        },
-    )
-    .await
-    .expect("delete");
-    assert!(db.get_tax(&live, &vat.id).await.expect("get").is_none());
+    lifecycle::delete_once_only_by_its_tenant(db, backend, (&a, &b), &changed).await;
     assert_eq!(
         db.list_taxes(&live, &TaxFilter::default(), PAGE)
             .await
@@ -203,27 +121,13 @@ async fn taxes_are_written_read_and_deleted_per_tenant<S: Store>(db: &S, backend
             .total_count,
         1
     );
-    let again = db
-        .delete_tax(
-            &vat.id,
-            deletion(&live, "tax", &vat.id),
-            Audit::of(event(&live, "tax.deleted", "tax", &vat.id)),
-        )
-        .await
-        .expect_err("deleted");
-    assert_eq!(again.code(), "resource_not_found");
     let trail = db.list_deletions(&live, PAGE).await.expect("trail");
     assert_eq!(trail.total_count, 1);
-    assert_eq!(trail.items[0].resource_id, vat.id);
-    let events = db.list_events(&live, "tax", &vat.id).await.expect("events");
-    let kinds: Vec<&str> = events.iter().map(|e| e.event_type.as_str()).collect();
-    assert_eq!(kinds, ["tax.created", "tax.updated", "tax.deleted"]);
-    let org = db
-        .get_organization(&a.org.id)
-        .await
-        .expect("org")
-        .expect("exists");
-    assert_eq!(org.credits_remaining, 498);
+    assert_eq!(
+        lifecycle::event_kinds(db, &live, "tax", &vat.id).await,
+        ["tax.created", "tax.updated", "tax.deleted"]
+    );
+    assert_eq!(credits_left(db, &a.org.id).await, 498);
 }
 
 contract!(a_short_pool_writes_nothing);
@@ -231,15 +135,7 @@ async fn a_short_pool_writes_nothing<S: Store>(db: &S, backend: &str) {
     let a = sign_up(db, "Broke Tax").await;
     let live = a.tenant(true);
     let vat = tax(&live, "VAT", 1, TaxType::Vat);
-    let err = db
-        .insert_tax(
-            vat.clone(),
-            Audit {
-                event: event(&live, "tax.created", "tax", &vat.id),
-                idempotency: None,
-                charge: Some(charge(&a, true, 501)),
-            },
-        )
+    let err = lifecycle::insert_paid(db, &a, &vat, 501)
         .await
         .expect_err("short");
     assert!(
@@ -254,30 +150,16 @@ async fn a_short_pool_writes_nothing<S: Store>(db: &S, backend: &str) {
             .is_empty()
     );
     let cat = category(&live, "Travel", None);
-    let err = db
-        .insert_category(
-            cat.clone(),
-            Audit {
-                event: event(&live, "category.created", "category", &cat.id),
-                idempotency: None,
-                charge: Some(charge(&a, true, 501)),
-            },
-        )
+    let err = lifecycle::insert_paid(db, &a, &cat, 501)
         .await
         .expect_err("short");
     assert_eq!(err.code(), "insufficient_credits");
-    assert!(
-        db.get_category(&live, &cat.id)
-            .await
-            .expect("get")
-            .is_none()
-    );
+    absent(db.get_category(&live, &cat.id).await, backend);
 }
 
 contract!(categories_nest_and_refuse_deletion_in_use);
 async fn categories_nest_and_refuse_deletion_in_use<S: Store>(db: &S, backend: &str) {
-    let a = sign_up(db, "Cat A").await;
-    let b = sign_up(db, "Cat B").await;
+    let [a, b] = sign_up_each(db, ["Cat A", "Cat B"]).await;
     let test = a.tenant(false);
     let parent = category(&test, "Travel", None);
     let child = category(&test, "Flights", Some(&parent.id));
@@ -285,41 +167,21 @@ async fn categories_nest_and_refuse_deletion_in_use<S: Store>(db: &S, backend: &
     other.is_active = false;
     other.category_type = CategoryType::Other;
     for c in [&parent, &child, &other] {
-        db.insert_category(
-            c.clone(),
-            Audit {
-                event: event(&test, "category.created", "category", &c.id),
-                idempotency: None,
-                charge: Some(charge(&a, false, 1)),
-            },
-        )
-        .await
-        .expect("insert");
+        lifecycle::insert_paid(db, &a, c, 1).await.expect("insert");
     }
     // Test-mode credits never touch the live pool.
-    let org = db
-        .get_organization(&a.org.id)
-        .await
-        .expect("org")
-        .expect("exists");
-    assert_eq!(org.credits_remaining, 500);
+    assert_eq!(credits_left(db, &a.org.id).await, 500);
     assert_eq!(
         db.get_category(&test, &child.id).await.expect("get"),
         Some(child.clone()),
         "{backend}"
     );
-    assert!(
-        db.get_category(&a.tenant(true), &child.id)
-            .await
-            .expect("get")
-            .is_none()
-    );
-    assert!(
-        db.get_category(&b.tenant(false), &child.id)
-            .await
-            .expect("get")
-            .is_none()
-    );
+    hidden_from(
+        &[a.tenant(true), b.tenant(false)],
+        async |t| db.get_category(t, &child.id).await,
+        backend,
+    )
+    .await;
 
     let kids = CategoryFilter {
         parent_id: Some(parent.id.clone()),
@@ -354,14 +216,7 @@ async fn categories_nest_and_refuse_deletion_in_use<S: Store>(db: &S, backend: &
         ..CategoryFilter::default()
     };
     let page = db
-        .list_categories(
-            &test,
-            &expense,
-            Some(PageRequest {
-                limit: 1,
-                offset: 0,
-            }),
-        )
+        .list_categories(&test, &expense, Some(crate::page(1, 0)))
         .await
         .expect("list");
     assert_eq!((page.items.len(), page.total_count), (1, 2));
@@ -424,20 +279,14 @@ async fn categories_nest_and_refuse_deletion_in_use<S: Store>(db: &S, backend: &
     db.delete_category(
         &parent.id,
         deletion(&test, "category", &parent.id),
-        Audit {
-            event: event(&test, "category.deleted", "category", &parent.id),
-            idempotency: None,
-            charge: Some(charge(&a, false, 1)),
-        },
+        charged(
+            event(&test, "category.deleted", "category", &parent.id),
+            charge(&a, false, 1),
+        ),
     )
     .await
     .expect("delete parent");
-    assert!(
-        db.get_category(&test, &parent.id)
-            .await
-            .expect("get")
-            .is_none()
-    );
+    absent(db.get_category(&test, &parent.id).await, backend);
     assert_eq!(
         db.list_deletions(&test, PAGE)
             .await
@@ -445,15 +294,8 @@ async fn categories_nest_and_refuse_deletion_in_use<S: Store>(db: &S, backend: &
             .total_count,
         2
     );
-    let kinds: Vec<String> = db
-        .list_events(&test, "category", &child.id)
-        .await
-        .expect("events")
-        .into_iter()
-        .map(|e| e.event_type)
-        .collect();
     assert_eq!(
-        kinds,
+        lifecycle::event_kinds(db, &test, "category", &child.id).await,
         ["category.created", "category.updated", "category.deleted"]
     );
 }
@@ -463,12 +305,7 @@ async fn a_category_used_by_a_transaction_is_in_use<S: Store>(db: &S, backend: &
     let a = sign_up(db, "Cat Txn").await;
     let test = a.tenant(false);
     let used = category(&test, "Consulting", None);
-    db.insert_category(
-        used.clone(),
-        Audit::of(event(&test, "category.created", "category", &used.id)),
-    )
-    .await
-    .expect("insert");
+    lifecycle::insert(db, &used).await;
     let cash = crate::account_id(db, &test, "1000").await;
     let sales = crate::account_id(db, &test, "4000").await;
     let mut txn = crate::transaction(
@@ -512,29 +349,11 @@ async fn expired_taxes_and_categories_are_purged<S: Store>(db: &S, backend: &str
     let kept_tax = tax(&test, "Kept", 1, TaxType::Other);
     let parent = category(&test, "Parent", None);
     let child = category(&test, "Child", Some(&parent.id));
-    for x in [&gone_tax, &kept_tax] {
-        db.insert_tax(
-            x.clone(),
-            Audit::of(event(&test, "tax.created", "tax", &x.id)),
-        )
-        .await
-        .expect("insert");
-    }
-    for c in [&parent, &child] {
-        db.insert_category(
-            c.clone(),
-            Audit::of(event(&test, "category.created", "category", &c.id)),
-        )
-        .await
-        .expect("insert");
-    }
-    db.delete_tax(
-        &gone_tax.id,
-        deletion(&test, "tax", &gone_tax.id),
-        Audit::of(event(&test, "tax.deleted", "tax", &gone_tax.id)),
-    )
-    .await
-    .expect("delete");
+    lifecycle::insert(db, &gone_tax).await;
+    lifecycle::insert(db, &kept_tax).await;
+    lifecycle::insert(db, &parent).await;
+    lifecycle::insert(db, &child).await;
+    lifecycle::delete(db, &gone_tax).await;
     let mut later = deletion(&test, "tax", &kept_tax.id);
     later.recoverable_until = T0 + time::Duration::days(30);
     db.delete_tax(
@@ -544,15 +363,8 @@ async fn expired_taxes_and_categories_are_purged<S: Store>(db: &S, backend: &str
     )
     .await
     .expect("delete");
-    for c in [&child, &parent] {
-        db.delete_category(
-            &c.id,
-            deletion(&test, "category", &c.id),
-            Audit::of(event(&test, "category.deleted", "category", &c.id)),
-        )
-        .await
-        .expect("delete");
-    }
+    lifecycle::delete(db, &child).await;
+    lifecycle::delete(db, &parent).await;
     let report = db
         .purge_expired(T0 + time::Duration::days(8), T0 - time::Duration::days(1))
         .await

@@ -1,9 +1,12 @@
 //! Sign-up, users, keys, events, health and tenant isolation.
 
 use ledger_domain::accounts::AccountType;
-use ledger_domain::ports::{AccountFilter, Audit, PageRequest, Store};
+use ledger_domain::ports::{AccountFilter, Audit, Store};
 use ledger_domain::transactions::TransactionStatus;
 
+use crate::absent;
+use crate::hidden_from;
+use crate::sign_up_each;
 use crate::{T0, account, account_id, event, sign_up};
 
 contract!(sign_up_writes_everything_in_one_go);
@@ -77,10 +80,7 @@ async fn sign_up_writes_everything_in_one_go<S: Store>(db: &S, backend: &str) {
                 status: None,
                 code: None,
             },
-            Some(PageRequest {
-                limit: 1,
-                offset: 1,
-            }),
+            Some(crate::page(1, 1)),
         )
         .await
         .expect("list");
@@ -118,8 +118,7 @@ async fn a_returning_user_owns_the_new_organization<S: Store>(db: &S, backend: &
 
 contract!(other_organizations_and_the_other_mode_are_invisible);
 async fn other_organizations_and_the_other_mode_are_invisible<S: Store>(db: &S, backend: &str) {
-    let a = sign_up(db, "A").await;
-    let b = sign_up(db, "B").await;
+    let [a, b] = sign_up_each(db, ["A", "B"]).await;
     let a_live = a.tenant(true);
     let a_test = a.tenant(false);
     let b_live = b.tenant(true);
@@ -138,12 +137,7 @@ async fn other_organizations_and_the_other_mode_are_invisible<S: Store>(db: &S, 
             .is_none(),
         "{backend}"
     );
-    assert!(
-        db.get_account(&b_live, &cash_a)
-            .await
-            .expect("get")
-            .is_none()
-    );
+    absent(db.get_account(&b_live, &cash_a).await, backend);
     let both = db
         .get_accounts(&b_live, std::slice::from_ref(&cash_a))
         .await
@@ -166,22 +160,13 @@ async fn other_organizations_and_the_other_mode_are_invisible<S: Store>(db: &S, 
             .expect("get")
             .is_some()
     );
-    assert!(
-        db.get_transaction(&a_test, &txn.id)
-            .await
-            .expect("get")
-            .is_none()
-    );
-    assert!(
-        db.get_transaction(&b_live, &txn.id)
-            .await
-            .expect("get")
-            .is_none()
-    );
-    let page = PageRequest {
-        limit: 10,
-        offset: 0,
-    };
+    hidden_from(
+        &[a_test.clone(), b_live.clone()],
+        async |t| db.get_transaction(t, &txn.id).await,
+        backend,
+    )
+    .await;
+    let page = crate::page(10, 0);
     let listed = db
         .list_transactions(&b_live, None, None, None, page)
         .await

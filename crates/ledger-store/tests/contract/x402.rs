@@ -101,13 +101,7 @@ async fn an_authorization_pays_once<S: Store>(db: &S, backend: &str) {
     assert_eq!(balance(db, &org).await, 1500, "{backend}");
     assert_eq!(balance(db, &other).await, 500, "{backend}");
     let listed = db
-        .list_purchases(
-            &org.tenant(true),
-            ledger_domain::ports::PageRequest {
-                limit: 10,
-                offset: 0,
-            },
-        )
+        .list_purchases(&org.tenant(true), crate::page(10, 0))
         .await
         .expect("purchases");
     assert_eq!(listed.items.len(), 1, "{backend}");
