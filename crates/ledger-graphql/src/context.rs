@@ -1,6 +1,7 @@
 //! The per-request context (spec 4.12): the authenticated key, its organization and its
 //! permissions, and the services every resolver calls.
 
+use ledger_domain::DomainError;
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
 use ledger_domain::services::{
@@ -50,6 +51,18 @@ impl<St: Store> Ctx<St> {
             .await
             .and_then(Submitted::into_result)
             .gql()
+    }
+
+    /// Submits a write ([`Ctx::submit`]) and reads back the resource it wrote, found by the
+    /// id of the written view, with `read`: a mutation answers what it wrote.
+    pub async fn submit_and_read<T>(
+        &self,
+        access: &Access,
+        write: Write,
+        read: impl AsyncFnOnce(&Access, &str) -> Result<T, DomainError>,
+    ) -> GqlResult<T> {
+        let view = self.submit(access, write).await?;
+        read(access, &id_of(&view)?).await.gql()
     }
 }
 

@@ -16,7 +16,7 @@ use ledger_domain::services::{ConversionInput, ExchangeRateChanges, NewExchangeR
 use ledger_domain::views;
 use time::{Date, Time};
 
-use crate::context::{Ctx, id_of};
+use crate::context::Ctx;
 use crate::errors::{GqlResult, IntoGql};
 use crate::scalars::{DateTime, Decimal};
 
@@ -189,14 +189,13 @@ pub(crate) async fn create<St: Store>(
         rate: rate.0,
         effective_date: day_of(&effective_date),
     };
-    let view = context
-        .submit(&access, Write::CreateExchangeRate(input))
-        .await?;
     let rate = context
-        .ledger
-        .get_exchange_rate(&access, &id_of(&view)?)
-        .await
-        .gql()?;
+        .submit_and_read(
+            &access,
+            Write::CreateExchangeRate(input),
+            async |access, id| context.ledger.get_exchange_rate(access, id).await,
+        )
+        .await?;
     Ok(ExchangeRateNode(rate))
 }
 
@@ -216,12 +215,11 @@ pub(crate) async fn update<St: Store>(
         id: id.to_owned(),
         changes,
     };
-    let view = context.submit(&access, write).await?;
     let rate = context
-        .ledger
-        .get_exchange_rate(&access, &id_of(&view)?)
-        .await
-        .gql()?;
+        .submit_and_read(&access, write, async |access, id| {
+            context.ledger.get_exchange_rate(access, id).await
+        })
+        .await?;
     Ok(ExchangeRateNode(rate))
 }
 

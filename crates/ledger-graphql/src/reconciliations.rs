@@ -16,7 +16,7 @@ use ledger_domain::{DomainError, views};
 use serde_json::Value;
 use time::{Date, Time};
 
-use crate::context::{Ctx, id_of};
+use crate::context::Ctx;
 use crate::errors::{GqlResult, IntoGql, field_error};
 use crate::scalars::{DateTime, Decimal, Json};
 
@@ -276,12 +276,11 @@ async fn written<St: Store>(
     write: Write,
 ) -> GqlResult<ReconciliationNode> {
     let access = context.own(scope, RESOURCE).await?;
-    let view = context.submit(&access, write).await?;
     let r = context
-        .ledger
-        .get_reconciliation(&access, &id_of(&view)?)
-        .await
-        .gql()?;
+        .submit_and_read(&access, write, async |access, id| {
+            context.ledger.get_reconciliation(access, id).await
+        })
+        .await?;
     Ok(ReconciliationNode(r))
 }
 

@@ -14,7 +14,7 @@ use ledger_domain::recurring::{RecurringRun, RecurringSchedule};
 use ledger_domain::services::{Channel, RecurringScheduleInput, Write};
 use time::{Date, Time};
 
-use crate::context::{Ctx, id_of};
+use crate::context::Ctx;
 use crate::errors::{GqlResult, IntoGql};
 use crate::scalars::{DateTime, Json};
 
@@ -264,12 +264,11 @@ pub(crate) async fn write<St: Store>(
             input,
         },
     };
-    let view = context.submit(&access, write).await?;
     let schedule = context
-        .ledger
-        .get_recurring_schedule(&access, &id_of(&view)?)
-        .await
-        .gql()?;
+        .submit_and_read(&access, write, async |access, id| {
+            context.ledger.get_recurring_schedule(access, id).await
+        })
+        .await?;
     Ok(RecurringScheduleNode::new(schedule))
 }
 

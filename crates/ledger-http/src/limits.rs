@@ -99,6 +99,31 @@ impl Bucket {
     }
 }
 
+/// Answers a bucket check, recording its figures on the request for the headers: the
+/// admitted request's, or a refused one's (`limit`, none left until `retry_after`).
+fn record(
+    req: &HttpRequest,
+    checked: Result<Option<RateInfo>, (DomainError, u32)>,
+) -> Result<(), DomainError> {
+    match checked {
+        Ok(Some(info)) => {
+            req.extensions_mut().insert(info);
+            Ok(())
+        }
+        Ok(None) => Ok(()),
+        Err((error, limit)) => {
+            if let DomainError::RateLimited { retry_after } = &error {
+                req.extensions_mut().insert(RateInfo {
+                    limit,
+                    remaining: 0,
+                    reset: unix_now() + retry_after,
+                });
+            }
+            Err(error)
+        }
+    }
+}
+
 /// Seconds since the Unix epoch.
 pub(crate) fn unix_now() -> u64 {
     SystemTime::now()
@@ -226,23 +251,7 @@ impl RateLimits {
                 }
             }
         };
-        match checked {
-            Ok(Some(info)) => {
-                req.extensions_mut().insert(info);
-                Ok(())
-            }
-            Ok(None) => Ok(()),
-            Err((error, limit)) => {
-                if let DomainError::RateLimited { retry_after } = &error {
-                    req.extensions_mut().insert(RateInfo {
-                        limit,
-                        remaining: 0,
-                        reset: unix_now() + retry_after,
-                    });
-                }
-                Err(error)
-            }
-        }
+        record(req, checked)
     }
 
     /// Takes one request from the bucket of `client` (an address) at the unauthenticated
@@ -259,7 +268,7 @@ impl RateLimits {
     ) -> Result<(), DomainError> {
         let name = format!("auth:{endpoint}:{client}");
         let limit = self.config.auth_per_minute;
-        let checked: Result<Option<RateInfo>, DomainError> = match &self.backend {
+        let checked = match &self.backend {
             Backend::Local(local) => local.auth.check(&name).map(Some),
             Backend::Redis(redis) => match redis.check(&name, limit, 60_000).await {
                 None => Ok(None),
@@ -269,23 +278,7 @@ impl RateLimits {
                 Some(Verdict::Admitted(info)) => Ok(Some(info)),
             },
         };
-        match checked {
-            Ok(Some(info)) => {
-                req.extensions_mut().insert(info);
-                Ok(())
-            }
-            Ok(None) => Ok(()),
-            Err(error) => {
-                if let DomainError::RateLimited { retry_after } = &error {
-                    req.extensions_mut().insert(RateInfo {
-                        limit,
-                        remaining: 0,
-                        reset: unix_now() + retry_after,
-                    });
-                }
-                Err(error)
-            }
-        }
+        record(req, checked.map_err(|error| (error, limit)))
     }
 
     /// Forgets in-process buckets that are full again, to bound memory.

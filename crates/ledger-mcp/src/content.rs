@@ -77,7 +77,7 @@ async fn get(
     path: &str,
 ) -> Result<RestResponse, ErrorObjectOwned> {
     let path = format!("/organizations/{}{path}", caller.organization_id);
-    let res = rest_call(rest, caller, Verb::Get, path, None, false).await;
+    let res = rest_call(rest, caller, Verb::Get, path, None, false, Vec::new()).await;
     if res.status >= 400 {
         return Err(rest_failure(&res));
     }

@@ -108,20 +108,8 @@ fn capabilities() -> Value {
     })
 }
 
-/// One REST request for `caller`.
+/// One REST request for `caller`, with further request `headers`.
 pub(crate) async fn rest_call(
-    rest: &RestClient,
-    caller: &Caller,
-    verb: tools::Verb,
-    path: String,
-    body: Option<Value>,
-    prefer_wait: bool,
-) -> RestResponse {
-    rest_call_with_headers(rest, caller, verb, path, body, prefer_wait, Vec::new()).await
-}
-
-/// [`rest_call`] with further request headers.
-pub(crate) async fn rest_call_with_headers(
     rest: &RestClient,
     caller: &Caller,
     verb: tools::Verb,
@@ -293,7 +281,7 @@ async fn call_tool(shared: &Shared, caller: &Caller, params: &Value) -> RpcResul
         ));
     }
     let uri_path = path.split('?').next().unwrap_or_default().to_owned();
-    let res = rest_call_with_headers(
+    let res = rest_call(
         &shared.rest,
         caller,
         tool.verb,

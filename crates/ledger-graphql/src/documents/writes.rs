@@ -120,15 +120,12 @@ pub(crate) async fn create<St: Store>(
         items: Some(items),
         notes: Some(notes),
     };
+    let write = Write::CreateDocument { kind, input };
     let view = context
-        .submit(&access, Write::CreateDocument { kind, input })
+        .submit_and_read(&access, write, async |access, id| {
+            context.ledger.document_view(access, kind, id).await
+        })
         .await?;
-    let id = crate::context::id_of(&view)?;
-    let view = context
-        .ledger
-        .document_view(&access, kind, &id)
-        .await
-        .gql()?;
     Ok(DocumentNode::one(
         &access,
         view,

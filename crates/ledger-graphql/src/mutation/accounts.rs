@@ -37,12 +37,11 @@ macro_rules! account_fields {
                     parent_id: parent_account_id.map(|id| id.to_string()),
                     metadata: metadata.map(|m| m.0),
                 };
-                let view = context.submit(&access, Write::CreateAccount(input)).await?;
                 let account = context
-                    .ledger
-                    .get_account(&access, &id_of(&view)?)
-                    .await
-                    .gql()?;
+                    .submit_and_read(&access, Write::CreateAccount(input), async |access, id| {
+                        context.ledger.get_account(access, id).await
+                    })
+                    .await?;
                 Ok(Some(AccountNode::one(&access, account)))
             }
 
@@ -66,12 +65,11 @@ macro_rules! account_fields {
                     id: id.to_string(),
                     changes,
                 };
-                let view = context.submit(&access, write).await?;
                 let account = context
-                    .ledger
-                    .get_account(&access, &id_of(&view)?)
-                    .await
-                    .gql()?;
+                    .submit_and_read(&access, write, async |access, id| {
+                        context.ledger.get_account(access, id).await
+                    })
+                    .await?;
                 Ok(Some(AccountNode::one(&access, account)))
             }
 

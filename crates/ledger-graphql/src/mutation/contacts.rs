@@ -40,9 +40,11 @@ macro_rules! contact_create_fields {
                     currency_id,
                     ..NewContactInput::default()
                 };
-                let view = context.submit(&access, Write::CreateContact(input)).await?;
-                let id = id_of(&view)?;
-                let contact = context.ledger.get_contact(&access, &id).await.gql()?;
+                let contact = context
+                    .submit_and_read(&access, Write::CreateContact(input), async |access, id| {
+                        context.ledger.get_contact(access, id).await
+                    })
+                    .await?;
                 Ok(Some(ContactNode(contact)))
             }
 

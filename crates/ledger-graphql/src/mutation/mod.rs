@@ -54,7 +54,7 @@ use self::transactions::{
 };
 use self::transfers::{transfer_fields, written_transfer};
 use self::webhooks::webhook_fields;
-use crate::context::{Ctx, id_of};
+use crate::context::Ctx;
 use crate::documents::{BillItemInput, BillNode, InvoiceItemInput, InvoiceNode, PaymentNode};
 use crate::errors::{GqlResult, IntoGql};
 use crate::exchange::ExchangeRateNode;

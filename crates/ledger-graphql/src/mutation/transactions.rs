@@ -10,7 +10,7 @@ use ledger_domain::DomainError;
 use ledger_domain::ports::Store;
 use ledger_domain::services::{Access, EntryInput, Write};
 
-use crate::context::{Ctx, id_of};
+use crate::context::Ctx;
 use crate::errors::{GqlResult, IntoGql, field_error};
 use crate::nodes::{EntryType, TransactionNode};
 use crate::scalars::{DateTime, Decimal};
@@ -21,12 +21,11 @@ pub(super) async fn written_transaction<St: Store>(
     access: &Access,
     write: Write,
 ) -> GqlResult<Option<TransactionNode<St>>> {
-    let view = context.submit(access, write).await?;
     let transaction = context
-        .ledger
-        .get_transaction(access, &id_of(&view)?)
-        .await
-        .gql()?;
+        .submit_and_read(access, write, async |access, id| {
+            context.ledger.get_transaction(access, id).await
+        })
+        .await?;
     Ok(Some(TransactionNode::new(transaction)))
 }
 
@@ -154,11 +153,11 @@ macro_rules! transaction_create_fields {
                         .gql()?;
                     return Ok(Some(TransactionNode::new(preview)));
                 }
-                let view = context
-                    .submit(&access, Write::CreateTransaction(input))
+                let transaction = context
+                    .submit_and_read(&access, Write::CreateTransaction(input), async |access, id| {
+                        context.ledger.get_transaction(access, id).await
+                    })
                     .await?;
-                let id = id_of(&view)?;
-                let transaction = context.ledger.get_transaction(&access, &id).await.gql()?;
                 Ok(Some(TransactionNode::new(transaction)))
             }
 

@@ -8,8 +8,8 @@
 use ledger_domain::ports::Store;
 use ledger_domain::services::{Access, Write};
 
-use crate::context::{Ctx, id_of};
-use crate::errors::{GqlResult, IntoGql};
+use crate::context::Ctx;
+use crate::errors::GqlResult;
 use crate::transfers::TransferNode;
 
 /// Submits a transfer write and reads the transfer back.
@@ -18,12 +18,11 @@ pub(super) async fn written_transfer<St: Store>(
     access: &Access,
     write: Write,
 ) -> GqlResult<Option<TransferNode<St>>> {
-    let view = context.submit(access, write).await?;
     let transaction = context
-        .ledger
-        .get_transfer(access, &id_of(&view)?)
-        .await
-        .gql()?;
+        .submit_and_read(access, write, async |access, id| {
+            context.ledger.get_transfer(access, id).await
+        })
+        .await?;
     Ok(TransferNode::of(transaction))
 }
 

@@ -1,34 +1,44 @@
 //! Chart of accounts (spec 4.5).
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
-use ledger_domain::error::ErrorCode;
 use ledger_domain::organizations::Scope;
-use ledger_domain::ports::Store;
-use ledger_domain::services::{AccountChanges, NewAccountInput, Write};
+use ledger_domain::ports::{PageRequest, Store};
+use ledger_domain::services::{Access, AccountChanges, NewAccountInput, Write};
 use ledger_domain::views;
 use serde::Deserialize;
 
-use super::resource::queue_json;
+use super::crud::{Crud, crud_operations};
+use super::resource::required;
 use super::{Routes, State, access, at};
-use crate::error::{ApiError, validation};
+use crate::AppState;
+use crate::error::ApiError;
 use crate::input::{page, query_bool, query_date, query_param};
-use crate::queued::submit;
 
-pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
-    r.add(
-        at("/organizations/{org}/accounts")
-            .get(list::<S>)
-            .post(create::<S>),
-    )
-    .add(
-        at("/organizations/{org}/accounts/{id}")
-            .get(get::<S>)
-            .put(update::<S>)
-            .delete(delete::<S>),
-    )
-    .add(at("/organizations/{org}/accounts/{id}/balance").get(balance::<S>))
-    .add(at("/organizations/{org}/accounts/{id}/transactions").get(history::<S>));
+crud_operations! {
+    Accounts, tag "accounts", schemas Account, AccountList;
+    paths "/organizations/{org}/accounts", "/organizations/{org}/accounts/{id}",
+        then more_routes;
+    create "accounts_create": "Create an account",
+        "Adds an account to the chart: a unique code, a name, one of the five types and a currency (the organization's base currency when absent).";
+    get "accounts_get": "Get an account with its balance",
+        "Returns one account with its current balance (debits, credits and the net in the account type's normal direction).";
+    update "accounts_update": "Update an account",
+        "Changes an account's name, description, status, parent or metadata.";
+    delete "accounts_delete": "Delete an account (soft)",
+        "Soft-deletes an account that has no entries: it leaves lists and reports, and is listed under recently deleted until it can no longer be restored.";
+    list "accounts_list": "List accounts",
+        "Lists the organization's chart of accounts by code, filtered by type and status; `include_hierarchy=true` adds each account's direct children.",
+        filters(
+            ("include_hierarchy" = Option<bool>, Query, description = "true or false."),
+            ("account_type" = Option<String>, Query, description = "Filter by account type."),
+            ("status" = Option<String>, Query, description = "Filter by status."),
+        );
+}
+
+/// The paths of an account's balance and of its entries.
+fn more_routes<S: Store>(r: &mut Routes<'_>) {
+    r.add(at("/organizations/{org}/accounts/{id}/balance").get(balance::<S>))
+        .add(at("/organizations/{org}/accounts/{id}/transactions").get(history::<S>));
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -57,83 +67,6 @@ struct CreateBody {
     metadata: Option<serde_json::Value>,
 }
 
-#[utoipa::path(
-    post,
-    path = "/organizations/{org}/accounts",
-    operation_id = "accounts_create",
-    tag = "accounts",
-    summary = "Create an account",
-    description = "Adds an account to the chart: a unique code, a name, one of the five types and a currency (the organization's base currency when absent).",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
-    request_body(content = CreateBody, content_type = "application/json"),
-    responses(
-        (status = 201, description = "Created.", body = crate::openapi::schemas::Account),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
-)]
-async fn create<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<String>,
-    payload: web::Payload,
-) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Write, "accounts").await?;
-    queue_json(
-        &state,
-        &req,
-        &access,
-        payload,
-        StatusCode::CREATED,
-        |input: CreateBody| {
-            let required = |v: Option<String>, name: &str| {
-                v.ok_or_else(|| {
-                    validation(
-                        ErrorCode::MissingField,
-                        Some(name.into()),
-                        format!("{name} is required"),
-                    )
-                })
-            };
-            let input = NewAccountInput {
-                code: required(input.code, "code")?,
-                name: required(input.name, "name")?,
-                account_type: required(input.account_type.or(input.type_alias), "account_type")?,
-                subtype: input.subtype,
-                currency: input.currency_id.or(input.currency),
-                description: input.description,
-                parent_id: input.parent_account_id.or(input.parent_id),
-                metadata: input.metadata,
-            };
-            Ok(Write::CreateAccount(input))
-        },
-    )
-    .await
-}
-
-#[utoipa::path(
-    get,
-    path = "/organizations/{org}/accounts/{id}",
-    operation_id = "accounts_get",
-    tag = "accounts",
-    summary = "Get an account with its balance",
-    description = "Returns one account with its current balance (debits, credits and the net in the account type's normal direction).",
-    params(crate::openapi::params::ResourcePath),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::Account),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
-)]
-async fn get<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Read, "accounts").await?;
-    let view = state.ledger.account_balance(&access, &id, None).await?;
-    Ok(HttpResponse::Ok().json(views::AccountView::of(&view.account, Some(view.totals))))
-}
-
 #[derive(Deserialize, utoipa::ToSchema)]
 #[schema(as = AccountUpdateRequest)]
 #[serde(deny_unknown_fields)]
@@ -150,131 +83,92 @@ struct UpdateBody {
     metadata: Option<serde_json::Value>,
 }
 
-#[utoipa::path(
-    put,
-    path = "/organizations/{org}/accounts/{id}",
-    operation_id = "accounts_update",
-    tag = "accounts",
-    summary = "Update an account",
-    description = "Changes an account's name, description, status, parent or metadata.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
-    request_body(content = UpdateBody, content_type = "application/json"),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::Account),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
-)]
-async fn update<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-    payload: web::Payload,
-) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, "accounts").await?;
-    queue_json(
-        &state,
-        &req,
-        &access,
-        payload,
-        StatusCode::OK,
-        |input: UpdateBody| {
-            let changes = AccountChanges {
-                name: input.name,
-                description: input.description,
-                is_active: input.is_active,
-                status: input.status,
-                parent_id: input.parent_account_id,
-                metadata: input.metadata,
-            };
-            Ok(Write::UpdateAccount { id, changes })
-        },
-    )
-    .await
-}
+struct Accounts;
 
-#[utoipa::path(
-    delete,
-    path = "/organizations/{org}/accounts/{id}",
-    operation_id = "accounts_delete",
-    tag = "accounts",
-    summary = "Delete an account (soft)",
-    description = "Soft-deletes an account that has no entries: it leaves lists and reports, and is listed under recently deleted until it can no longer be restored.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
-)]
-async fn delete<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Admin, "accounts").await?;
-    let write = Write::DeleteAccount { id };
-    submit(&state, &req, &access, b"", StatusCode::OK, write).await
-}
+impl Crud for Accounts {
+    const RESOURCE: &'static str = "accounts";
+    type CreateBody = CreateBody;
+    type UpdateBody = UpdateBody;
+    const PAGE: i64 = 100;
 
-#[utoipa::path(
-    get,
-    path = "/organizations/{org}/accounts",
-    operation_id = "accounts_list",
-    tag = "accounts",
-    summary = "List accounts",
-    description = "Lists the organization's chart of accounts by code, filtered by type and status; `include_hierarchy=true` adds each account's direct children.",
-    params(
-        crate::openapi::params::OrgPath,
-        ("include_hierarchy" = Option<bool>, Query, description = "true or false."),
-        ("account_type" = Option<String>, Query, description = "Filter by account type."),
-        ("status" = Option<String>, Query, description = "Filter by status."),
-        crate::openapi::params::Paging,
-    ),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::AccountList),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
-)]
-async fn list<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Read, "accounts").await?;
-    let page = page(&req, 100)?;
-    let include_hierarchy = query_bool(&req, "include_hierarchy")?.unwrap_or(false);
-    let result = state
-        .ledger
-        .list_accounts(
-            &access,
-            query_param(&req, "account_type").as_deref(),
-            query_param(&req, "status").as_deref(),
-            Some(page),
-        )
-        .await?;
-    let mut data: Vec<views::AccountView<'_>> = result
-        .items
-        .iter()
-        .map(|a| views::AccountView::of(a, None))
-        .collect();
-    if include_hierarchy {
-        // Each account lists the ids of its direct children on this page.
-        data = data
-            .into_iter()
-            .zip(&result.items)
-            .map(|(row, account)| {
-                let kids: Vec<&str> = result
-                    .items
-                    .iter()
-                    .filter(|a| a.parent_id.as_deref() == Some(account.id.as_str()))
-                    .map(|a| a.id.as_str())
-                    .collect();
-                row.with_children(kids)
-            })
-            .collect();
+    fn create(input: CreateBody) -> Result<Write, ApiError> {
+        let input = NewAccountInput {
+            code: required(input.code, "code")?,
+            name: required(input.name, "name")?,
+            account_type: required(input.account_type.or(input.type_alias), "account_type")?,
+            subtype: input.subtype,
+            currency: input.currency_id.or(input.currency),
+            description: input.description,
+            parent_id: input.parent_account_id.or(input.parent_id),
+            metadata: input.metadata,
+        };
+        Ok(Write::CreateAccount(input))
     }
-    Ok(HttpResponse::Ok().json(views::List::page(data, page.offset, result.total_count)))
+
+    fn update(id: String, input: UpdateBody) -> Result<Write, ApiError> {
+        let changes = AccountChanges {
+            name: input.name,
+            description: input.description,
+            is_active: input.is_active,
+            status: input.status,
+            parent_id: input.parent_account_id,
+            metadata: input.metadata,
+        };
+        Ok(Write::UpdateAccount { id, changes })
+    }
+
+    fn delete(id: String) -> Write {
+        Write::DeleteAccount { id }
+    }
+
+    async fn get<S: Store>(
+        state: &AppState<S>,
+        access: &Access,
+        id: &str,
+    ) -> Result<HttpResponse, ApiError> {
+        let view = state.ledger.account_balance(access, id, None).await?;
+        Ok(HttpResponse::Ok().json(views::AccountView::of(&view.account, Some(view.totals))))
+    }
+
+    async fn list<S: Store>(
+        state: &AppState<S>,
+        req: &HttpRequest,
+        access: &Access,
+        page: PageRequest,
+    ) -> Result<HttpResponse, ApiError> {
+        let include_hierarchy = query_bool(req, "include_hierarchy")?.unwrap_or(false);
+        let result = state
+            .ledger
+            .list_accounts(
+                access,
+                query_param(req, "account_type").as_deref(),
+                query_param(req, "status").as_deref(),
+                Some(page),
+            )
+            .await?;
+        let mut data: Vec<views::AccountView<'_>> = result
+            .items
+            .iter()
+            .map(|a| views::AccountView::of(a, None))
+            .collect();
+        if include_hierarchy {
+            // Each account lists the ids of its direct children on this page.
+            data = data
+                .into_iter()
+                .zip(&result.items)
+                .map(|(row, account)| {
+                    let kids: Vec<&str> = result
+                        .items
+                        .iter()
+                        .filter(|a| a.parent_id.as_deref() == Some(account.id.as_str()))
+                        .map(|a| a.id.as_str())
+                        .collect();
+                    row.with_children(kids)
+                })
+                .collect();
+        }
+        Ok(HttpResponse::Ok().json(views::List::page(data, page.offset, result.total_count)))
+    }
 }
 
 #[utoipa::path(

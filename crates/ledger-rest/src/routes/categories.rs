@@ -1,33 +1,37 @@
 //! Categories (spec 4.8): synchronous create, read (with subcategories), list, update and
 //! soft delete.
 
-use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, web};
-use ledger_domain::organizations::Scope;
-use ledger_domain::ports::Store;
-use ledger_domain::services::{CategoryChanges, NewCategoryInput, Write};
+use actix_web::{HttpRequest, HttpResponse};
+use ledger_domain::ports::{PageRequest, Store};
+use ledger_domain::services::{Access, CategoryChanges, NewCategoryInput, Write};
 use ledger_domain::views;
 use serde::Deserialize;
 
-use super::resource::{present, queue_admin_write, queue_json, required, resource_access};
-use super::{Routes, State, access, at, list_response};
+use super::crud::{Crud, crud_operations};
+use super::list_response;
+use super::resource::{present, required};
+use crate::AppState;
 use crate::error::ApiError;
-use crate::input::{page, query_bool, query_param};
+use crate::input::{query_bool, query_param};
 
-const RESOURCE: &str = "categories";
-
-pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
-    r.add(
-        at("/organizations/{org}/categories")
-            .get(list::<S>)
-            .post(create::<S>),
-    )
-    .add(
-        at("/organizations/{org}/categories/{id}")
-            .get(get::<S>)
-            .put(update::<S>)
-            .delete(delete::<S>),
-    );
+crud_operations! {
+    Categories, tag "categories", schemas Category, CategoryList;
+    paths "/organizations/{org}/categories", "/organizations/{org}/categories/{id}";
+    create "categories_create": "Create a category",
+        "Creates a category of a type (`income`, `expense` or `other`), optionally under a parent category of the same type.";
+    get "categories_get": "Get a category",
+        "Returns one category with its type, parent and activity.";
+    update "categories_update": "Update a category",
+        "Changes a category's name, description, colour, parent or active flag.";
+    delete "categories_delete": "Delete a category",
+        "Soft-deletes a category; it is listed under recently deleted while it can be restored.";
+    list "categories_list": "List categories",
+        "Lists the organization's categories by name, filtered by type, active flag (active ones by default) and parent.",
+        filters(
+            ("category_type" = Option<String>, Query, description = "Filter by category type."),
+            ("is_active" = Option<bool>, Query, description = "true or false."),
+            ("parent_id" = Option<String>, Query, description = "Filter by parent id."),
+        );
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -46,71 +50,6 @@ struct CreateBody {
     is_active: Option<bool>,
 }
 
-#[utoipa::path(
-    post,
-    path = "/organizations/{org}/categories",
-    operation_id = "categories_create",
-    tag = "categories",
-    summary = "Create a category",
-    description = "Creates a category of a type (`income`, `expense` or `other`), optionally under a parent category of the same type.",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
-    request_body(content = CreateBody, content_type = "application/json"),
-    responses(
-        (status = 201, description = "Created.", body = crate::openapi::schemas::Category),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
-)]
-async fn create<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<String>,
-    payload: web::Payload,
-) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Write, RESOURCE).await?;
-    queue_json(
-        &state,
-        &req,
-        &access,
-        payload,
-        StatusCode::CREATED,
-        |input: CreateBody| {
-            let input = NewCategoryInput {
-                name: required(input.name, "name")?,
-                category_type: required(input.category_type, "category_type")?,
-                description: input.description,
-                color: input.color,
-                parent_id: input.parent_id,
-                is_active: input.is_active,
-            };
-            Ok(Write::CreateCategory(input))
-        },
-    )
-    .await
-}
-
-#[utoipa::path(
-    get,
-    path = "/organizations/{org}/categories/{id}",
-    operation_id = "categories_get",
-    tag = "categories",
-    summary = "Get a category",
-    description = "Returns one category with its type, parent and activity.",
-    params(crate::openapi::params::ResourcePath),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::Category),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
-)]
-async fn get<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-) -> Result<HttpResponse, ApiError> {
-    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
-    let view = state.ledger.category_view(&access, &id).await?;
-    Ok(HttpResponse::Ok().json(views::category(&view.category, Some(&view.subcategories))))
-}
-
 #[derive(Deserialize, utoipa::ToSchema)]
 #[schema(as = CategoryUpdateRequest)]
 #[serde(deny_unknown_fields)]
@@ -126,106 +65,65 @@ struct UpdateBody {
     parent_id: Option<Option<String>>,
 }
 
-#[utoipa::path(
-    put,
-    path = "/organizations/{org}/categories/{id}",
-    operation_id = "categories_update",
-    tag = "categories",
-    summary = "Update a category",
-    description = "Changes a category's name, description, colour, parent or active flag.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
-    request_body(content = UpdateBody, content_type = "application/json"),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::Category),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
-)]
-async fn update<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-    payload: web::Payload,
-) -> Result<HttpResponse, ApiError> {
-    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
-    queue_json(
-        &state,
-        &req,
-        &access,
-        payload,
-        StatusCode::OK,
-        |input: UpdateBody| {
-            let changes = CategoryChanges {
-                name: input.name,
-                description: input.description,
-                color: input.color,
-                is_active: input.is_active,
-                parent_id: input.parent_id,
-            };
-            Ok(Write::UpdateCategory { id, changes })
-        },
-    )
-    .await
-}
+struct Categories;
 
-#[utoipa::path(
-    delete,
-    path = "/organizations/{org}/categories/{id}",
-    operation_id = "categories_delete",
-    tag = "categories",
-    summary = "Delete a category",
-    description = "Soft-deletes a category; it is listed under recently deleted while it can be restored.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
-)]
-async fn delete<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-) -> Result<HttpResponse, ApiError> {
-    queue_admin_write(&state, &req, path, RESOURCE, |id| Write::DeleteCategory {
-        id,
-    })
-    .await
-}
+impl Crud for Categories {
+    const RESOURCE: &'static str = "categories";
+    type CreateBody = CreateBody;
+    type UpdateBody = UpdateBody;
 
-#[utoipa::path(
-    get,
-    path = "/organizations/{org}/categories",
-    operation_id = "categories_list",
-    tag = "categories",
-    summary = "List categories",
-    description = "Lists the organization's categories by name, filtered by type, active flag (active ones by default) and parent.",
-    params(
-        crate::openapi::params::OrgPath,
-        ("category_type" = Option<String>, Query, description = "Filter by category type."),
-        ("is_active" = Option<bool>, Query, description = "true or false."),
-        ("parent_id" = Option<String>, Query, description = "Filter by parent id."),
-        crate::openapi::params::Paging,
-    ),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::CategoryList),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
-)]
-async fn list<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Read, RESOURCE).await?;
-    let page = page(&req, 20)?;
-    let result = state
-        .ledger
-        .list_categories(
-            &access,
-            query_param(&req, "category_type").as_deref(),
-            query_bool(&req, "is_active")?,
-            query_param(&req, "parent_id").as_deref(),
-            page,
-        )
-        .await?;
-    Ok(list_response(page, &result, views::CategorySummaryView::of))
+    fn create(input: CreateBody) -> Result<Write, ApiError> {
+        let input = NewCategoryInput {
+            name: required(input.name, "name")?,
+            category_type: required(input.category_type, "category_type")?,
+            description: input.description,
+            color: input.color,
+            parent_id: input.parent_id,
+            is_active: input.is_active,
+        };
+        Ok(Write::CreateCategory(input))
+    }
+
+    fn update(id: String, input: UpdateBody) -> Result<Write, ApiError> {
+        let changes = CategoryChanges {
+            name: input.name,
+            description: input.description,
+            color: input.color,
+            is_active: input.is_active,
+            parent_id: input.parent_id,
+        };
+        Ok(Write::UpdateCategory { id, changes })
+    }
+
+    fn delete(id: String) -> Write {
+        Write::DeleteCategory { id }
+    }
+
+    async fn get<S: Store>(
+        state: &AppState<S>,
+        access: &Access,
+        id: &str,
+    ) -> Result<HttpResponse, ApiError> {
+        let view = state.ledger.category_view(access, id).await?;
+        Ok(HttpResponse::Ok().json(views::category(&view.category, Some(&view.subcategories))))
+    }
+
+    async fn list<S: Store>(
+        state: &AppState<S>,
+        req: &HttpRequest,
+        access: &Access,
+        page: PageRequest,
+    ) -> Result<HttpResponse, ApiError> {
+        let result = state
+            .ledger
+            .list_categories(
+                access,
+                query_param(req, "category_type").as_deref(),
+                query_bool(req, "is_active")?,
+                query_param(req, "parent_id").as_deref(),
+                page,
+            )
+            .await?;
+        Ok(list_response(page, &result, views::CategorySummaryView::of))
+    }
 }

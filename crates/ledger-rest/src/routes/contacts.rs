@@ -1,7 +1,6 @@
 //! Contacts (spec 4.7): create, update and delete are queued (DECISIONS 4); the list is
 //! the bare array of summaries the spec shows (DECISIONS 10).
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::contacts::{ContactChanges, ContactFilter, ContactType};
 use ledger_domain::error::ErrorCode;
@@ -11,11 +10,10 @@ use ledger_domain::services::{NewContactInput, Write};
 use ledger_domain::views;
 use serde::Deserialize;
 
-use super::resource::{queue_json, required};
+use super::resource::{list_access, queue_admin_write, queue_create, queue_update, required};
 use super::{Routes, State, access, at};
 use crate::error::{ApiError, validation};
-use crate::input::{page, query_bool, query_param};
-use crate::queued::submit;
+use crate::input::{query_bool, query_param};
 
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
     r.add(
@@ -86,13 +84,13 @@ async fn create<S: Store>(
     path: web::Path<String>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Write, "contacts").await?;
-    queue_json(
+    queue_create(
         &state,
         &req,
-        &access,
+        path,
         payload,
-        StatusCode::CREATED,
+        Scope::Write,
+        "contacts",
         |input: CreateBody| {
             let input = NewContactInput {
                 contact_type: required(input.contact_type, "contact_type")?,
@@ -165,8 +163,7 @@ async fn list<S: Store>(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Read, "contacts").await?;
-    let page = page(&req, 20)?;
+    let (access, page) = list_access(&state, &req, path, "contacts", 20).await?;
     let contact_type = query_param(&req, "contact_type")
         .or_else(|| query_param(&req, "type"))
         .map(|t| {
@@ -254,15 +251,14 @@ async fn update<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, "contacts").await?;
-    queue_json(
+    queue_update(
         &state,
         &req,
-        &access,
+        path,
         payload,
-        StatusCode::OK,
-        |input: UpdateBody| {
+        Scope::Write,
+        "contacts",
+        |id, input: UpdateBody| {
             if input.contact_type.is_some() {
                 return Err(validation(
                     ErrorCode::InvalidField,
@@ -310,8 +306,8 @@ async fn delete<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Admin, "contacts").await?;
-    let write = Write::DeleteContact { id };
-    submit(&state, &req, &access, b"", StatusCode::OK, write).await
+    queue_admin_write(&state, &req, path, "contacts", |id| Write::DeleteContact {
+        id,
+    })
+    .await
 }

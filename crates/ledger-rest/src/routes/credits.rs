@@ -16,10 +16,11 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
+use super::resource::list_access;
 use super::{Routes, State, access, at, list_response};
 use crate::error::ApiError;
 use crate::html::escape;
-use crate::input::{WholeNumber, page, parse_json, read_body, whole};
+use crate::input::{WholeNumber, parse_json, read_body, whole};
 
 /// The JSON operations, on the REST registrar (route table, OpenAPI document, 405).
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
@@ -120,8 +121,7 @@ async fn ledger<S: Store>(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Read, "billing").await?;
-    let page = page(&req, 20)?;
+    let (access, page) = list_access(&state, &req, path, "billing", 20).await?;
     let rows = state.ledger.credit_ledger(&access, page).await?;
     Ok(list_response(page, &rows, views::CreditLedgerEntryView::of))
 }
@@ -202,8 +202,7 @@ async fn list_purchases<S: Store>(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Read, "credits").await?;
-    let page = page(&req, 20)?;
+    let (access, page) = list_access(&state, &req, path, "credits", 20).await?;
     let rows = state.ledger.list_purchases(&access, page).await?;
     let now = state.ledger.now();
     Ok(list_response(page, &rows, |p| {

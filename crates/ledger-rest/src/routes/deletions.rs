@@ -1,11 +1,11 @@
 //! The soft-delete audit trail (spec 3.6, DECISIONS 10).
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
 use ledger_domain::views;
 
-use super::{Routes, State, access, at, list_response};
+use super::resource::list_access;
+use super::{Routes, State, at, list_response};
 use crate::auth::authenticate;
 use crate::error::ApiError;
 use crate::input::page;
@@ -33,8 +33,7 @@ async fn of_organization<S: Store>(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Read, "deletions").await?;
-    let page = page(&req, 20)?;
+    let (access, page) = list_access(&state, &req, path, "deletions", 20).await?;
     let result = state.ledger.recently_deleted(&access, page).await?;
     Ok(list_response(page, &result, views::DeletionView::of))
 }

@@ -5,6 +5,7 @@ pub(crate) mod attachments;
 pub(crate) mod categories;
 pub(crate) mod contacts;
 pub(crate) mod credits;
+mod crud;
 pub(crate) mod currencies;
 pub(crate) mod deletions;
 pub(crate) mod documents;

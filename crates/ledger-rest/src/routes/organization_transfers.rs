@@ -12,10 +12,10 @@ use ledger_domain::ports::Store;
 use ledger_domain::services::{OrganizationTransferInput, Write};
 use serde::Deserialize;
 
-use super::resource::{queue_json, resource_access};
+use super::resource::{list_access, queue_create, queue_update, resource_access};
 use super::{Routes, State, access, at, list_response};
 use crate::error::ApiError;
-use crate::input::{page, parse_json, read_body};
+use crate::input::{parse_json, read_body};
 use crate::queued::submit;
 
 const RESOURCE: &str = "organization_transfers";
@@ -63,13 +63,13 @@ async fn initiate<S: Store>(
     path: web::Path<String>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Admin, RESOURCE).await?;
-    queue_json(
+    queue_create(
         &state,
         &req,
-        &access,
+        path,
         payload,
-        StatusCode::CREATED,
+        Scope::Admin,
+        RESOURCE,
         |input: InitiateBody| {
             Ok(Write::InitiateOrganizationTransfer(
                 OrganizationTransferInput {
@@ -101,8 +101,7 @@ async fn list_outgoing<S: Store>(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Read, RESOURCE).await?;
-    let page = page(&req, 20)?;
+    let (access, page) = list_access(&state, &req, path, RESOURCE, 20).await?;
     let found = state.ledger.list_outgoing_transfers(&access, page).await?;
     Ok(list_response(page, &found, |view| view))
 }
@@ -126,8 +125,7 @@ async fn list_incoming<S: Store>(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Read, RESOURCE).await?;
-    let page = page(&req, 20)?;
+    let (access, page) = list_access(&state, &req, path, RESOURCE, 20).await?;
     let found = state.ledger.list_incoming_transfers(&access, page).await?;
     Ok(list_response(page, &found, |view| view))
 }
@@ -208,14 +206,14 @@ async fn accept<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (access, id) = resource_access(&state, &req, path, Scope::Admin, RESOURCE).await?;
-    queue_json(
+    queue_update(
         &state,
         &req,
-        &access,
+        path,
         payload,
-        StatusCode::OK,
-        |input: AcceptBody| {
+        Scope::Admin,
+        RESOURCE,
+        |id, input: AcceptBody| {
             Ok(Write::AcceptOrganizationTransfer {
                 id,
                 relationship: input.relationship,

@@ -15,8 +15,10 @@ use ledger_domain::services::{Channel, RecurringScheduleInput, Write};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::resource::{present, queue_admin_write, queue_json, resource_access};
-use super::{Routes, State, access, at, list_response};
+use super::resource::{
+    list_access, present, queue_admin_write, queue_create, queue_update, resource_access,
+};
+use super::{Routes, State, at, list_response};
 use crate::error::{ApiError, validation};
 use crate::input::{WholeNumber, page, read_body, whole};
 use crate::queued::{idempotency, submit};
@@ -104,13 +106,13 @@ async fn create<S: Store>(
     path: web::Path<String>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Write, RESOURCE).await?;
-    queue_json(
+    queue_create(
         &state,
         &req,
-        &access,
+        path,
         payload,
-        StatusCode::CREATED,
+        Scope::Write,
+        RESOURCE,
         |input: Body| {
             if input.status.is_some() {
                 return Err(validation(
@@ -184,14 +186,14 @@ async fn update<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
-    queue_json(
+    queue_update(
         &state,
         &req,
-        &access,
+        path,
         payload,
-        StatusCode::OK,
-        |input: Body| {
+        Scope::Write,
+        RESOURCE,
+        |id, input: Body| {
             Ok(Write::UpdateRecurringSchedule {
                 id,
                 input: input.into(),
@@ -334,8 +336,7 @@ async fn list<S: Store>(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Read, RESOURCE).await?;
-    let page = page(&req, 20)?;
+    let (access, page) = list_access(&state, &req, path, RESOURCE, 20).await?;
     let result = state.ledger.list_recurring_schedules(&access, page).await?;
     Ok(list_response(page, &result, RecurringScheduleView::of))
 }

@@ -7,7 +7,7 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::error::ErrorCode;
 use ledger_domain::organizations::Scope;
-use ledger_domain::ports::Store;
+use ledger_domain::ports::{PageRequest, Store};
 use ledger_domain::services::{Access, Write};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use super::access;
 use crate::AppState;
 use crate::error::{ApiError, validation};
-use crate::input::{parse_json, read_body};
+use crate::input::{page, parse_json, read_body};
 use crate::queued::submit;
 
 /// A required body member, or `missing_field` naming it.
@@ -66,6 +66,54 @@ pub(crate) async fn queue_json<S: Store, B: DeserializeOwned>(
     let body = read_body(payload).await?;
     let input: B = parse_json(req, &body)?;
     submit(state, req, access, &body, success, build(input)?).await
+}
+
+/// Creates one of the organization's `resource`s: clears the request to
+/// `/organizations/{org}/<resource>` for `needed` and queues the write `build` makes of
+/// the JSON body, 201 once it is done.
+pub(crate) async fn queue_create<S: Store, B: DeserializeOwned>(
+    state: &AppState<S>,
+    req: &HttpRequest,
+    path: web::Path<String>,
+    payload: web::Payload,
+    needed: Scope,
+    resource: &str,
+    build: impl FnOnce(B) -> Result<Write, ApiError>,
+) -> Result<HttpResponse, ApiError> {
+    let access = access(state, req, &path.into_inner(), needed, resource).await?;
+    queue_json(state, req, &access, payload, StatusCode::CREATED, build).await
+}
+
+/// Changes one resource: clears the request to `/organizations/{org}/<resource>/{id}`
+/// for `needed` and queues the write `build` makes of the id and the JSON body, 200 once
+/// it is done.
+pub(crate) async fn queue_update<S: Store, B: DeserializeOwned>(
+    state: &AppState<S>,
+    req: &HttpRequest,
+    path: web::Path<(String, String)>,
+    payload: web::Payload,
+    needed: Scope,
+    resource: &str,
+    build: impl FnOnce(String, B) -> Result<Write, ApiError>,
+) -> Result<HttpResponse, ApiError> {
+    let (access, id) = resource_access(state, req, path, needed, resource).await?;
+    queue_json(state, req, &access, payload, StatusCode::OK, |input| {
+        build(id, input)
+    })
+    .await
+}
+
+/// The start of a list read: the request to `/organizations/{org}/<resource>` cleared
+/// for `read`, and the page it asks for (`default_limit` items unless it says).
+pub(crate) async fn list_access<S: Store>(
+    state: &AppState<S>,
+    req: &HttpRequest,
+    path: web::Path<String>,
+    resource: &str,
+    default_limit: i64,
+) -> Result<(Access, PageRequest), ApiError> {
+    let access = access(state, req, &path.into_inner(), Scope::Read, resource).await?;
+    Ok((access, page(req, default_limit)?))
 }
 
 /// A write on one resource that takes no body and needs `admin` (a delete, a secret

@@ -1,32 +1,33 @@
 //! Taxes (spec 4.9): synchronous create, read, list, update and soft delete.
 
-use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, web};
-use ledger_domain::organizations::Scope;
-use ledger_domain::ports::Store;
-use ledger_domain::services::{NewTaxInput, TaxChanges, Write};
+use actix_web::{HttpRequest, HttpResponse};
+use ledger_domain::ports::{PageRequest, Store};
+use ledger_domain::services::{Access, NewTaxInput, TaxChanges, Write};
 use ledger_domain::views;
 use serde::Deserialize;
 
-use super::resource::{queue_admin_write, queue_json, required, resource_access};
-use super::{Routes, State, access, at, list_response};
+use super::crud::{Crud, crud_operations};
+use super::list_response;
+use super::resource::required;
+use crate::AppState;
 use crate::error::ApiError;
-use crate::input::{DecimalText, page, query_bool, query_param};
+use crate::input::{DecimalText, query_bool, query_param};
 
-const RESOURCE: &str = "taxes";
-
-pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
-    r.add(
-        at("/organizations/{org}/taxes")
-            .get(list::<S>)
-            .post(create::<S>),
-    )
-    .add(
-        at("/organizations/{org}/taxes/{id}")
-            .get(get::<S>)
-            .put(update::<S>)
-            .delete(delete::<S>),
-    );
+crud_operations! {
+    Taxes, tag "taxes", schemas Tax, TaxList;
+    paths "/organizations/{org}/taxes", "/organizations/{org}/taxes/{id}";
+    create "taxes_create": "Create a tax",
+        "Creates a tax: its name, type (`sales_tax`, `vat`, `excise` or `other`), rate in percent, and whether it is compound.";
+    get "taxes_get": "Get a tax", "Returns one tax with its type and rate.";
+    update "taxes_update": "Update a tax", "Changes a tax's name, description, rate or active flag.";
+    delete "taxes_delete": "Delete a tax",
+        "Soft-deletes a tax; it is listed under recently deleted while it can be restored.";
+    list "taxes_list": "List taxes",
+        "Lists the organization's taxes by name, filtered by type and active flag (active ones by default).",
+        filters(
+            ("tax_type" = Option<String>, Query, description = "Filter by tax type."),
+            ("is_active" = Option<bool>, Query, description = "true or false."),
+        );
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -44,70 +45,6 @@ struct CreateBody {
     is_active: Option<bool>,
 }
 
-#[utoipa::path(
-    post,
-    path = "/organizations/{org}/taxes",
-    operation_id = "taxes_create",
-    tag = "taxes",
-    summary = "Create a tax",
-    description = "Creates a tax: its name, type (`sales_tax`, `vat`, `excise` or `other`), rate in percent, and whether it is compound.",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
-    request_body(content = CreateBody, content_type = "application/json"),
-    responses(
-        (status = 201, description = "Created.", body = crate::openapi::schemas::Tax),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
-)]
-async fn create<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<String>,
-    payload: web::Payload,
-) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Write, RESOURCE).await?;
-    queue_json(
-        &state,
-        &req,
-        &access,
-        payload,
-        StatusCode::CREATED,
-        |input: CreateBody| {
-            Ok(Write::CreateTax(NewTaxInput {
-                name: required(input.name, "name")?,
-                rate: required(input.rate, "rate")?.0,
-                tax_type: required(input.tax_type, "tax_type")?,
-                description: input.description,
-                is_compound: input.is_compound,
-                is_active: input.is_active,
-            }))
-        },
-    )
-    .await
-}
-
-#[utoipa::path(
-    get,
-    path = "/organizations/{org}/taxes/{id}",
-    operation_id = "taxes_get",
-    tag = "taxes",
-    summary = "Get a tax",
-    description = "Returns one tax with its type and rate.",
-    params(crate::openapi::params::ResourcePath),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::Tax),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
-)]
-async fn get<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-) -> Result<HttpResponse, ApiError> {
-    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
-    let tax = state.ledger.get_tax(&access, &id).await?;
-    Ok(HttpResponse::Ok().json(views::tax(&tax)))
-}
-
 #[derive(Deserialize, utoipa::ToSchema)]
 #[schema(as = TaxUpdateRequest)]
 #[serde(deny_unknown_fields)]
@@ -120,100 +57,62 @@ struct UpdateBody {
     is_active: Option<bool>,
 }
 
-#[utoipa::path(
-    put,
-    path = "/organizations/{org}/taxes/{id}",
-    operation_id = "taxes_update",
-    tag = "taxes",
-    summary = "Update a tax",
-    description = "Changes a tax's name, description, rate or active flag.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
-    request_body(content = UpdateBody, content_type = "application/json"),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::Tax),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
-)]
-async fn update<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-    payload: web::Payload,
-) -> Result<HttpResponse, ApiError> {
-    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
-    queue_json(
-        &state,
-        &req,
-        &access,
-        payload,
-        StatusCode::OK,
-        |input: UpdateBody| {
-            let changes = TaxChanges {
-                name: input.name,
-                description: input.description,
-                rate: input.rate.map(|r| r.0),
-                is_active: input.is_active,
-            };
-            Ok(Write::UpdateTax { id, changes })
-        },
-    )
-    .await
-}
+struct Taxes;
 
-#[utoipa::path(
-    delete,
-    path = "/organizations/{org}/taxes/{id}",
-    operation_id = "taxes_delete",
-    tag = "taxes",
-    summary = "Delete a tax",
-    description = "Soft-deletes a tax; it is listed under recently deleted while it can be restored.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
-)]
-async fn delete<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-) -> Result<HttpResponse, ApiError> {
-    queue_admin_write(&state, &req, path, RESOURCE, |id| Write::DeleteTax { id }).await
-}
+impl Crud for Taxes {
+    const RESOURCE: &'static str = "taxes";
+    type CreateBody = CreateBody;
+    type UpdateBody = UpdateBody;
 
-#[utoipa::path(
-    get,
-    path = "/organizations/{org}/taxes",
-    operation_id = "taxes_list",
-    tag = "taxes",
-    summary = "List taxes",
-    description = "Lists the organization's taxes by name, filtered by type and active flag (active ones by default).",
-    params(
-        crate::openapi::params::OrgPath,
-        ("tax_type" = Option<String>, Query, description = "Filter by tax type."),
-        ("is_active" = Option<bool>, Query, description = "true or false."),
-        crate::openapi::params::Paging,
-    ),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::TaxList),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
-)]
-async fn list<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Read, RESOURCE).await?;
-    let page = page(&req, 20)?;
-    let result = state
-        .ledger
-        .list_taxes(
-            &access,
-            query_param(&req, "tax_type").as_deref(),
-            query_bool(&req, "is_active")?,
-            page,
-        )
-        .await?;
-    Ok(list_response(page, &result, views::TaxSummaryView::of))
+    fn create(input: CreateBody) -> Result<Write, ApiError> {
+        Ok(Write::CreateTax(NewTaxInput {
+            name: required(input.name, "name")?,
+            rate: required(input.rate, "rate")?.0,
+            tax_type: required(input.tax_type, "tax_type")?,
+            description: input.description,
+            is_compound: input.is_compound,
+            is_active: input.is_active,
+        }))
+    }
+
+    fn update(id: String, input: UpdateBody) -> Result<Write, ApiError> {
+        let changes = TaxChanges {
+            name: input.name,
+            description: input.description,
+            rate: input.rate.map(|r| r.0),
+            is_active: input.is_active,
+        };
+        Ok(Write::UpdateTax { id, changes })
+    }
+
+    fn delete(id: String) -> Write {
+        Write::DeleteTax { id }
+    }
+
+    async fn get<S: Store>(
+        state: &AppState<S>,
+        access: &Access,
+        id: &str,
+    ) -> Result<HttpResponse, ApiError> {
+        let tax = state.ledger.get_tax(access, id).await?;
+        Ok(HttpResponse::Ok().json(views::tax(&tax)))
+    }
+
+    async fn list<S: Store>(
+        state: &AppState<S>,
+        req: &HttpRequest,
+        access: &Access,
+        page: PageRequest,
+    ) -> Result<HttpResponse, ApiError> {
+        let result = state
+            .ledger
+            .list_taxes(
+                access,
+                query_param(req, "tax_type").as_deref(),
+                query_bool(req, "is_active")?,
+                page,
+            )
+            .await?;
+        Ok(list_response(page, &result, views::TaxSummaryView::of))
+    }
 }

@@ -10,7 +10,7 @@ use ledger_domain::transactions::TransactionStatus;
 use ledger_domain::views;
 use serde::Deserialize;
 
-use super::resource::queue_json;
+use super::resource::{queue_json, queue_update};
 use super::{Routes, State, access, at, list_response};
 use crate::error::{ApiError, validation};
 use crate::input::{DecimalText, FlexDate, page, parse_json, query_date, query_param, read_body};
@@ -340,15 +340,14 @@ async fn update<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, "transactions").await?;
-    queue_json(
+    queue_update(
         &state,
         &req,
-        &access,
+        path,
         payload,
-        StatusCode::OK,
-        |input: UpdateBody| {
+        Scope::Write,
+        "transactions",
+        |id, input: UpdateBody| {
             let changes = TransactionChanges {
                 description: input.description,
                 date: input.date.map(|d| d.at),
@@ -426,15 +425,14 @@ async fn reverse<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, "transactions").await?;
-    queue_json(
+    queue_update(
         &state,
         &req,
-        &access,
+        path,
         payload,
-        StatusCode::OK,
-        |input: ReverseBody| {
+        Scope::Write,
+        "transactions",
+        |id, input: ReverseBody| {
             Ok(Write::ReverseTransaction {
                 id,
                 reason: input.reason,

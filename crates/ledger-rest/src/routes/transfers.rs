@@ -11,10 +11,10 @@ use ledger_domain::transactions::TransactionStatus;
 use ledger_domain::views;
 use serde::Deserialize;
 
-use super::resource::{queue_json, required, resource_access};
-use super::{Routes, State, access, at, list_response};
+use super::resource::{list_access, queue_create, queue_update, required, resource_access};
+use super::{Routes, State, at, list_response};
 use crate::error::{ApiError, validation};
-use crate::input::{DecimalText, FlexDate, page, query_param, read_body};
+use crate::input::{DecimalText, FlexDate, query_param, read_body};
 use crate::queued::submit;
 
 const RESOURCE: &str = "transfers";
@@ -71,13 +71,13 @@ async fn create<S: Store>(
     path: web::Path<String>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Write, RESOURCE).await?;
-    queue_json(
+    queue_create(
         &state,
         &req,
-        &access,
+        path,
         payload,
-        StatusCode::CREATED,
+        Scope::Write,
+        RESOURCE,
         |input: CreateBody| {
             let input = TransferInput {
                 from_account_id: required(input.from_account_id, "from_account_id")?,
@@ -141,8 +141,7 @@ async fn list<S: Store>(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Read, RESOURCE).await?;
-    let page = page(&req, 20)?;
+    let (access, page) = list_access(&state, &req, path, RESOURCE, 20).await?;
     let status = query_param(&req, "status")
         .map(|s| {
             TransactionStatus::parse(&s).ok_or_else(|| {
@@ -210,14 +209,14 @@ async fn reverse<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
-    queue_json(
+    queue_update(
         &state,
         &req,
-        &access,
+        path,
         payload,
-        StatusCode::OK,
-        |input: ReverseBody| {
+        Scope::Write,
+        RESOURCE,
+        |id, input: ReverseBody| {
             Ok(Write::ReverseTransfer {
                 id,
                 reason: input.reason,

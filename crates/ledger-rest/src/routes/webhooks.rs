@@ -11,7 +11,9 @@ use ledger_domain::services::{NewWebhookEndpointInput, WebhookEndpointChanges, W
 use ledger_domain::views;
 use serde::Deserialize;
 
-use super::resource::{queue_admin_write, queue_json, required, resource_access};
+use super::resource::{
+    list_access, queue_admin_write, queue_create, queue_update, required, resource_access,
+};
 use super::{Routes, State, access, at, list_response};
 use crate::error::ApiError;
 use crate::input::page;
@@ -70,13 +72,13 @@ async fn create<S: Store>(
     path: web::Path<String>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Admin, RESOURCE).await?;
-    queue_json(
+    queue_create(
         &state,
         &req,
-        &access,
+        path,
         payload,
-        StatusCode::CREATED,
+        Scope::Admin,
+        RESOURCE,
         |input: CreateBody| {
             let input = NewWebhookEndpointInput {
                 url: required(input.url, "url")?,
@@ -108,8 +110,7 @@ async fn list<S: Store>(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Read, RESOURCE).await?;
-    let page = page(&req, 20)?;
+    let (access, page) = list_access(&state, &req, path, RESOURCE, 20).await?;
     let result = state.ledger.list_webhook_endpoints(&access, page).await?;
     Ok(list_response(page, &result, |e| {
         views::WebhookEndpointView::of(e, false)
@@ -187,14 +188,14 @@ async fn update<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (access, id) = resource_access(&state, &req, path, Scope::Admin, RESOURCE).await?;
-    queue_json(
+    queue_update(
         &state,
         &req,
-        &access,
+        path,
         payload,
-        StatusCode::OK,
-        |input: UpdateBody| {
+        Scope::Admin,
+        RESOURCE,
+        |id, input: UpdateBody| {
             let changes = WebhookEndpointChanges {
                 url: input.url,
                 description: input.description,

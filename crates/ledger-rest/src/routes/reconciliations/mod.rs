@@ -11,32 +11,48 @@ pub(crate) mod statement;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::organizations::Scope;
-use ledger_domain::ports::Store;
-use ledger_domain::services::{NewReconciliationInput, ReconciliationChanges, Write};
+use ledger_domain::ports::{PageRequest, Store};
+use ledger_domain::services::{Access, NewReconciliationInput, ReconciliationChanges, Write};
 use ledger_domain::views;
 use serde::Deserialize;
 
 use self::statement::{accept, create_transaction, import, lines};
+use super::crud::{Crud, crud_operations};
 use super::{Routes, State, access, at, list_response};
+use crate::AppState;
 use crate::error::ApiError;
-use crate::input::{DecimalText, page, query_param};
+use crate::input::{DecimalText, query_param};
 use crate::queued::submit;
-use crate::routes::resource::{queue_admin_write, queue_json, required, resource_access};
+use crate::routes::resource::{queue_update, required, resource_access};
 
 pub(crate) use self::statement::MAX_COLUMN;
 
 const RESOURCE: &str = "reconciliations";
 const BASE: &str = "/organizations/{org}/reconciliations";
 
-pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
-    r.add(at(BASE).get(list::<S>).post(create::<S>))
-        .add(
-            at(format!("{BASE}/{{id}}"))
-                .get(get::<S>)
-                .put(update::<S>)
-                .delete(delete::<S>),
-        )
-        .add(at(format!("{BASE}/{{id}}/matches")).post(add_matches::<S>))
+crud_operations! {
+    Reconciliations, tag "reconciliations", schemas Reconciliation, ReconciliationList;
+    paths "/organizations/{org}/reconciliations", "/organizations/{org}/reconciliations/{id}",
+        then more_routes;
+    create "reconciliations_create": "Start a reconciliation",
+        "Starts reconciling an asset or liability account for a statement period: its dates and the statement's closing balance.";
+    get "reconciliations_get": "Get a reconciliation",
+        "Returns a reconciliation with its closing balance, the cleared balance of its matched entries and the difference between them.";
+    update "reconciliations_update": "Update a reconciliation",
+        "Changes an open reconciliation's period or closing balance.";
+    delete "reconciliations_delete": "Delete a reconciliation",
+        "Soft-deletes an open reconciliation; the entries it matched may be matched again.";
+    list "reconciliations_list": "List reconciliations",
+        "Lists the organization's bank reconciliations, latest end date first, filtered by account and status.",
+        filters(
+            ("account_id" = Option<String>, Query, description = "Filter by account id."),
+            ("status" = Option<String>, Query, description = "Filter by status."),
+        );
+}
+
+/// The paths of a reconciliation's matches, completion and statement.
+fn more_routes<S: Store>(r: &mut Routes<'_>) {
+    r.add(at(format!("{BASE}/{{id}}/matches")).post(add_matches::<S>))
         .add(at(format!("{BASE}/{{id}}/matches/{{entry}}")).delete(remove_match::<S>))
         .add(at(format!("{BASE}/{{id}}/complete")).post(complete::<S>))
         .add(at(format!("{BASE}/{{id}}/statement")).post(import::<S>))
@@ -64,107 +80,6 @@ struct CreateBody {
     closing_balance: Option<DecimalText>,
 }
 
-#[utoipa::path(
-    post,
-    path = "/organizations/{org}/reconciliations",
-    operation_id = "reconciliations_create",
-    tag = "reconciliations",
-    summary = "Start a reconciliation",
-    description = "Starts reconciling an asset or liability account for a statement period: its dates and the statement's closing balance.",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
-    request_body(content = CreateBody, content_type = "application/json"),
-    responses(
-        (status = 201, description = "Created.", body = crate::openapi::schemas::Reconciliation),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
-)]
-async fn create<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<String>,
-    payload: web::Payload,
-) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Write, RESOURCE).await?;
-    queue_json(
-        &state,
-        &req,
-        &access,
-        payload,
-        StatusCode::CREATED,
-        |input: CreateBody| {
-            let input = NewReconciliationInput {
-                account_id: required(input.account_id, "account_id")?,
-                start_date: required(input.start_date, "start_date")?,
-                end_date: required(input.end_date, "end_date")?,
-                closing_balance: required(input.closing_balance, "closing_balance")?.0,
-            };
-            Ok(Write::CreateReconciliation(input))
-        },
-    )
-    .await
-}
-
-/// Reconciliations latest end date first, optionally of one account or status.
-#[utoipa::path(
-    get,
-    path = "/organizations/{org}/reconciliations",
-    operation_id = "reconciliations_list",
-    tag = "reconciliations",
-    summary = "List reconciliations",
-    description = "Lists the organization's bank reconciliations, latest end date first, filtered by account and status.",
-    params(
-        crate::openapi::params::OrgPath,
-        ("account_id" = Option<String>, Query, description = "Filter by account id."),
-        ("status" = Option<String>, Query, description = "Filter by status."),
-        crate::openapi::params::Paging,
-    ),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::ReconciliationList),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
-)]
-async fn list<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Read, RESOURCE).await?;
-    let page = page(&req, 20)?;
-    let result = state
-        .ledger
-        .list_reconciliations(
-            &access,
-            query_param(&req, "account_id").as_deref(),
-            query_param(&req, "status").as_deref(),
-            page,
-        )
-        .await?;
-    Ok(list_response(page, &result, views::ReconciliationView::of))
-}
-
-#[utoipa::path(
-    get,
-    path = "/organizations/{org}/reconciliations/{id}",
-    operation_id = "reconciliations_get",
-    tag = "reconciliations",
-    summary = "Get a reconciliation",
-    description = "Returns a reconciliation with its closing balance, the cleared balance of its matched entries and the difference between them.",
-    params(crate::openapi::params::ResourcePath),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::Reconciliation),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
-)]
-async fn get<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-) -> Result<HttpResponse, ApiError> {
-    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
-    let r = state.ledger.get_reconciliation(&access, &id).await?;
-    Ok(HttpResponse::Ok().json(views::ReconciliationView::of(&r)))
-}
-
 #[derive(Deserialize, utoipa::ToSchema)]
 #[schema(as = ReconciliationUpdateRequest)]
 #[serde(deny_unknown_fields)]
@@ -179,69 +94,65 @@ struct UpdateBody {
     unmatch_entry_ids: Option<Vec<String>>,
 }
 
-#[utoipa::path(
-    put,
-    path = "/organizations/{org}/reconciliations/{id}",
-    operation_id = "reconciliations_update",
-    tag = "reconciliations",
-    summary = "Update a reconciliation",
-    description = "Changes an open reconciliation's period or closing balance.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
-    request_body(content = UpdateBody, content_type = "application/json"),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::Reconciliation),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
-)]
-async fn update<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-    payload: web::Payload,
-) -> Result<HttpResponse, ApiError> {
-    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
-    queue_json(
-        &state,
-        &req,
-        &access,
-        payload,
-        StatusCode::OK,
-        |input: UpdateBody| {
-            let changes = ReconciliationChanges {
-                start_date: input.start_date,
-                end_date: input.end_date,
-                closing_balance: input.closing_balance.map(|b| b.0),
-                match_entry_ids: input.match_entry_ids.unwrap_or_default(),
-                unmatch_entry_ids: input.unmatch_entry_ids.unwrap_or_default(),
-            };
-            Ok(Write::UpdateReconciliation { id, changes })
-        },
-    )
-    .await
-}
+struct Reconciliations;
 
-#[utoipa::path(
-    delete,
-    path = "/organizations/{org}/reconciliations/{id}",
-    operation_id = "reconciliations_delete",
-    tag = "reconciliations",
-    summary = "Delete a reconciliation",
-    description = "Soft-deletes an open reconciliation; the entries it matched may be matched again.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
-)]
-async fn delete<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-) -> Result<HttpResponse, ApiError> {
-    queue_admin_write(&state, &req, path, RESOURCE, |id| {
+impl Crud for Reconciliations {
+    const RESOURCE: &'static str = RESOURCE;
+    type CreateBody = CreateBody;
+    type UpdateBody = UpdateBody;
+
+    fn create(input: CreateBody) -> Result<Write, ApiError> {
+        let input = NewReconciliationInput {
+            account_id: required(input.account_id, "account_id")?,
+            start_date: required(input.start_date, "start_date")?,
+            end_date: required(input.end_date, "end_date")?,
+            closing_balance: required(input.closing_balance, "closing_balance")?.0,
+        };
+        Ok(Write::CreateReconciliation(input))
+    }
+
+    fn update(id: String, input: UpdateBody) -> Result<Write, ApiError> {
+        let changes = ReconciliationChanges {
+            start_date: input.start_date,
+            end_date: input.end_date,
+            closing_balance: input.closing_balance.map(|b| b.0),
+            match_entry_ids: input.match_entry_ids.unwrap_or_default(),
+            unmatch_entry_ids: input.unmatch_entry_ids.unwrap_or_default(),
+        };
+        Ok(Write::UpdateReconciliation { id, changes })
+    }
+
+    fn delete(id: String) -> Write {
         Write::DeleteReconciliation { id }
-    })
-    .await
+    }
+
+    async fn get<S: Store>(
+        state: &AppState<S>,
+        access: &Access,
+        id: &str,
+    ) -> Result<HttpResponse, ApiError> {
+        let r = state.ledger.get_reconciliation(access, id).await?;
+        Ok(HttpResponse::Ok().json(views::ReconciliationView::of(&r)))
+    }
+
+    /// Reconciliations latest end date first, optionally of one account or status.
+    async fn list<S: Store>(
+        state: &AppState<S>,
+        req: &HttpRequest,
+        access: &Access,
+        page: PageRequest,
+    ) -> Result<HttpResponse, ApiError> {
+        let result = state
+            .ledger
+            .list_reconciliations(
+                access,
+                query_param(req, "account_id").as_deref(),
+                query_param(req, "status").as_deref(),
+                page,
+            )
+            .await?;
+        Ok(list_response(page, &result, views::ReconciliationView::of))
+    }
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -276,14 +187,14 @@ async fn add_matches<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
-    queue_json(
+    queue_update(
         &state,
         &req,
-        &access,
+        path,
         payload,
-        StatusCode::OK,
-        |input: MatchBody| {
+        Scope::Write,
+        RESOURCE,
+        |id, input: MatchBody| {
             let mut ids = input.entry_ids.unwrap_or_default();
             ids.extend(input.entry_id);
             let ids = required(Some(ids).filter(|i| !i.is_empty()), "entry_ids")?;
