@@ -264,6 +264,17 @@ pub fn income_statement_period(
     Ok((from, until))
 }
 
+/// The moment a report at a point in time (trial balance, balance sheet) stands at,
+/// from a request's optional `as_of`: `(shown, until)`, the moment the report names
+/// (`as_of`'s own, default `now`) and the exclusive bound of the entries it counts (up to
+/// and including `as_of`, default `now`).
+pub fn report_as_of(
+    as_of: Option<FlexDate>,
+    now: OffsetDateTime,
+) -> (OffsetDateTime, OffsetDateTime) {
+    as_of.map_or((now, now), |d| (d.at, d.inclusive_until()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -536,5 +547,22 @@ mod tests {
             .expect_err("a start after today without an end");
         assert_eq!(e.to_string(), "endDate: must not be before startDate");
         assert_eq!(e.details(), Some(json!({"field": "endDate"})));
+    }
+
+    #[test]
+    fn a_report_stands_at_its_as_of_or_now() {
+        let day = |t: &str| FlexDate::parse(t).expect("a date");
+        let now = day("2026-06-15T12:00:00Z").at;
+        assert_eq!(report_as_of(None, now), (now, now));
+        // A date counts up to and including that day; a date-time up to that moment.
+        assert_eq!(
+            report_as_of(Some(day("2026-03-01")), now),
+            (day("2026-03-01").at, day("2026-03-02").at)
+        );
+        let moment = day("2026-03-01T10:00:00Z");
+        assert_eq!(
+            report_as_of(Some(moment), now),
+            (moment.at, moment.at + time::Duration::nanoseconds(1))
+        );
     }
 }

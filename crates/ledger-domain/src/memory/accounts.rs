@@ -16,7 +16,7 @@ use crate::ports::{
 use crate::reports::{AccountRef, ChartLine};
 use crate::transactions::{Transaction, TransactionStatus};
 
-use super::tenanted::live_in;
+use super::tenanted::{live_in, live_where, stored_mut, table_methods};
 use super::{MemoryStore, Row, State, in_tenant, page_of};
 
 /// One counted ledger entry, with what history rows show of it.
@@ -128,13 +128,6 @@ fn within(
     from.is_none_or(|f| date >= f) && until.is_none_or(|u| date < u)
 }
 
-fn tenant_of(account: &Account) -> Tenant {
-    Tenant {
-        organization_id: account.organization_id.clone(),
-        livemode: account.livemode,
-    }
-}
-
 impl Accounts for MemoryStore {
     async fn insert_account(
         &self,
@@ -166,10 +159,7 @@ impl Accounts for MemoryStore {
         audit: Audit,
     ) -> StoreResult<Written<Account>> {
         self.state().audited(audit, |state| {
-            let Some(index) = state.live_account(&tenant_of(&account), &account.id) else {
-                return Err(StoreError::missing(Resource::Account, &account.id));
-            };
-            let stored = &mut state.accounts[index].value;
+            let stored = stored_mut(&mut state.accounts, &account, Resource::Account)?;
             stored.name = account.name.clone();
             stored.description = account.description.clone();
             stored.status = account.status;
@@ -180,25 +170,12 @@ impl Accounts for MemoryStore {
         })
     }
 
-    async fn get_account(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Account>> {
-        let state = self.state();
-        Ok(state
-            .live_account(tenant, id)
-            .map(|i| state.accounts[i].value.clone()))
+    table_methods! {
+        fn get_account(get) -> Account: accounts;
     }
 
     async fn get_accounts(&self, tenant: &Tenant, ids: &[String]) -> StoreResult<Vec<Account>> {
-        let state = self.state();
-        let mut found: Vec<Account> = state
-            .accounts
-            .iter()
-            .filter(|a| {
-                a.is_live()
-                    && in_tenant(tenant, &a.value.organization_id, a.value.livemode)
-                    && ids.contains(&a.value.id)
-            })
-            .map(|a| a.value.clone())
-            .collect();
+        let mut found = live_where(&self.state().accounts, tenant, |a| ids.contains(&a.id));
         found.sort_by(|a, b| a.code.cmp(&b.code));
         Ok(found)
     }
@@ -209,21 +186,11 @@ impl Accounts for MemoryStore {
         filter: &AccountFilter,
         page: Option<PageRequest>,
     ) -> StoreResult<Page<Account>> {
-        let state = self.state();
-        let mut found: Vec<Account> = state
-            .accounts
-            .iter()
-            .filter(|a| {
-                a.is_live()
-                    && in_tenant(tenant, &a.value.organization_id, a.value.livemode)
-                    && filter
-                        .account_type
-                        .is_none_or(|t| a.value.account_type == t)
-                    && filter.status.is_none_or(|s| a.value.status == s)
-                    && filter.code.as_ref().is_none_or(|c| &a.value.code == c)
-            })
-            .map(|a| a.value.clone())
-            .collect();
+        let mut found = live_where(&self.state().accounts, tenant, |a| {
+            filter.account_type.is_none_or(|t| a.account_type == t)
+                && filter.status.is_none_or(|s| a.status == s)
+                && filter.code.as_ref().is_none_or(|c| &a.code == c)
+        });
         found.sort_by(|a, b| (&a.code, &a.id).cmp(&(&b.code, &b.id)));
         Ok(page_of(found, page))
     }
@@ -406,11 +373,8 @@ impl Accounts for MemoryStore {
 }
 
 impl Journal for MemoryStore {
-    async fn get_transaction(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Transaction>> {
-        let state = self.state();
-        Ok(state
-            .live_transaction(tenant, id)
-            .map(|i| state.transactions[i].value.clone()))
+    table_methods! {
+        fn get_transaction(get) -> Transaction: transactions;
     }
 
     async fn list_transactions(
@@ -421,18 +385,9 @@ impl Journal for MemoryStore {
         until: Option<OffsetDateTime>,
         page: PageRequest,
     ) -> StoreResult<Page<Transaction>> {
-        let state = self.state();
-        let mut found: Vec<Transaction> = state
-            .transactions
-            .iter()
-            .filter(|t| {
-                t.is_live()
-                    && in_tenant(tenant, &t.value.organization_id, t.value.livemode)
-                    && status.is_none_or(|s| t.value.status == s)
-                    && within(t.value.date, from, until)
-            })
-            .map(|t| t.value.clone())
-            .collect();
+        let mut found = live_where(&self.state().transactions, tenant, |t| {
+            status.is_none_or(|s| t.status == s) && within(t.date, from, until)
+        });
         // Newest date first.
         found.sort_by(|a, b| (b.date, &b.id).cmp(&(a.date, &a.id)));
         Ok(page_of(found, Some(page)))

@@ -14,6 +14,7 @@ use crate::jobs::{Job, JobStatus};
 use crate::ports::{DocumentEffect, DocumentTransition, Effect, StoreResult, Tenant};
 use crate::transactions::{Transaction, TransactionStatus};
 
+use super::tenanted::live_in;
 use super::{Deleted, Row, State, in_tenant};
 
 /// The distinct account ids of a transaction's entries, sorted.
@@ -94,28 +95,16 @@ impl State {
     }
 
     fn live_contact(&self, tenant: &Tenant, id: &str) -> Option<usize> {
-        self.contacts.iter().position(|c| {
-            c.is_live()
-                && c.value.id == id
-                && in_tenant(tenant, &c.value.organization_id, c.value.livemode)
-        })
+        live_in(&self.contacts, tenant, id)
     }
 
     pub(crate) fn live_category(&self, tenant: &Tenant, id: &str) -> Option<usize> {
-        self.categories.iter().position(|c| {
-            c.is_live()
-                && c.value.id == id
-                && in_tenant(tenant, &c.value.organization_id, c.value.livemode)
-        })
+        live_in(&self.categories, tenant, id)
     }
 
     /// The live document `id` of the tenant (any kind), by position.
     fn live_document(&self, tenant: &Tenant, id: &str) -> Option<usize> {
-        self.documents.iter().position(|d| {
-            d.is_live()
-                && d.value.id == id
-                && in_tenant(tenant, &d.value.organization_id, d.value.livemode)
-        })
+        live_in(&self.documents, tenant, id)
     }
 
     /// Checks that the contact and category a transaction names are still live.

@@ -2,22 +2,14 @@
 //! in the SQL adapter's order (the key's replay, the credits, then the write), and
 //! [`MemoryBlobs`], a blob store in a map.
 
-use crate::error::Resource;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use crate::attachments::{Attachment, OwnerKind};
-use crate::events::Deletion;
 use crate::ports::{Attachments, Audit, Blobs, BoxFuture, StoreResult, Tenant, Written};
 
-use super::tenanted::live_in;
-use super::{MemoryStore, State, in_tenant, push_new};
-
-impl State {
-    fn live_attachment(&self, tenant: &Tenant, id: &str) -> Option<usize> {
-        live_in(&self.attachments, tenant, id)
-    }
-}
+use super::MemoryStore;
+use super::tenanted::{insert_new, live_where, table_methods};
 
 impl Attachments for MemoryStore {
     async fn insert_attachment(
@@ -26,25 +18,12 @@ impl Attachments for MemoryStore {
         audit: Audit,
     ) -> StoreResult<Written<Attachment>> {
         self.state().audited(audit, |state| {
-            let same = |a: &Attachment| {
-                a.organization_id == attachment.organization_id && a.id == attachment.id
-            };
-            push_new(
-                &mut state.attachments,
-                attachment.clone(),
-                same,
-                "attachment",
-                &attachment.id,
-            )?;
-            Ok(attachment)
+            insert_new(&mut state.attachments, attachment, "attachment")
         })
     }
 
-    async fn get_attachment(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Attachment>> {
-        let state = self.state();
-        Ok(state
-            .live_attachment(tenant, id)
-            .map(|i| state.attachments[i].value.clone()))
+    table_methods! {
+        fn get_attachment(get) -> Attachment: attachments;
     }
 
     async fn list_attachments(
@@ -53,18 +32,9 @@ impl Attachments for MemoryStore {
         owner_type: OwnerKind,
         owner_id: &str,
     ) -> StoreResult<Vec<Attachment>> {
-        let state = self.state();
-        let mut found: Vec<Attachment> = state
-            .attachments
-            .iter()
-            .filter(|r| {
-                r.is_live()
-                    && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
-                    && r.value.owner_type == owner_type
-                    && r.value.owner_id == owner_id
-            })
-            .map(|r| r.value.clone())
-            .collect();
+        let mut found = live_where(&self.state().attachments, tenant, |a| {
+            a.owner_type == owner_type && a.owner_id == owner_id
+        });
         found.sort_by(|a, b| {
             a.created_at
                 .cmp(&b.created_at)
@@ -73,20 +43,8 @@ impl Attachments for MemoryStore {
         Ok(found)
     }
 
-    async fn delete_attachment(
-        &self,
-        attachment_id: &str,
-        deletion: Deletion,
-        audit: Audit,
-    ) -> StoreResult<Written<()>> {
-        self.state().audited(audit, |state| {
-            state.soft_delete(
-                |s| &mut s.attachments,
-                Resource::Attachment,
-                attachment_id,
-                deletion,
-            )
-        })
+    table_methods! {
+        fn delete_attachment(delete) -> Attachment: attachments;
     }
 }
 

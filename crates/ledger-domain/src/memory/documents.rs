@@ -6,6 +6,7 @@ use crate::contacts::{Contact, ContactFilter};
 use crate::documents::{Document, DocumentKind, Payment, StatusChange};
 use crate::ports::{Contacts, DocumentFilter, Documents, Page, PageRequest, StoreResult, Tenant};
 
+use super::tenanted::{live_rows, live_where};
 use super::{MemoryStore, State, in_tenant, page_of};
 
 /// Whether `text` contains `needle` (already lowercase), ignoring case, as
@@ -20,26 +21,12 @@ fn live_documents<'a>(
     tenant: &'a Tenant,
     kind: DocumentKind,
 ) -> impl Iterator<Item = &'a Document> {
-    state
-        .documents
-        .iter()
-        .filter(move |d| {
-            d.is_live()
-                && d.value.kind == kind
-                && in_tenant(tenant, &d.value.organization_id, d.value.livemode)
-        })
-        .map(|d| &d.value)
+    live_rows(&state.documents, tenant).filter(move |d| d.kind == kind)
 }
 
 /// The tenant's live contacts.
 fn live_contacts<'a>(state: &'a State, tenant: &'a Tenant) -> impl Iterator<Item = &'a Contact> {
-    state
-        .contacts
-        .iter()
-        .filter(move |c| {
-            c.is_live() && in_tenant(tenant, &c.value.organization_id, c.value.livemode)
-        })
-        .map(|c| &c.value)
+    live_rows(&state.contacts, tenant)
 }
 
 impl Documents for MemoryStore {
@@ -133,17 +120,7 @@ impl Documents for MemoryStore {
     }
 
     async fn system_accounts(&self, tenant: &Tenant) -> StoreResult<Vec<Account>> {
-        let state = self.state();
-        let mut found: Vec<Account> = state
-            .accounts
-            .iter()
-            .filter(|a| {
-                a.is_live()
-                    && a.value.is_system
-                    && in_tenant(tenant, &a.value.organization_id, a.value.livemode)
-            })
-            .map(|a| a.value.clone())
-            .collect();
+        let mut found = live_where(&self.state().accounts, tenant, |a| a.is_system);
         found.sort_by(|a, b| a.code.cmp(&b.code));
         Ok(found)
     }

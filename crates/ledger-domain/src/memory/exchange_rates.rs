@@ -7,18 +7,13 @@ use crate::ports::{Audit, StoreError, Taken};
 use time::Date;
 
 use crate::error::Resource;
-use crate::events::Deletion;
 use crate::exchange::ExchangeRate;
 use crate::ports::{
     ExchangeRateFilter, ExchangeRates, Page, PageRequest, StoreResult, Tenant, Written,
 };
 
-use super::tenanted::live_in;
-use super::{MemoryStore, State, in_tenant, page_of, push_new};
-
-fn rate_not_found(id: &str) -> StoreError {
-    StoreError::missing(Resource::ExchangeRate, id)
-}
+use super::tenanted::{insert_new, live_rows, live_where, stored_index, table_methods, tenant_of};
+use super::{MemoryStore, State, page_of};
 
 /// The refusal of a second live rate of a pair on one date.
 fn duplicate(rate: &ExchangeRate) -> StoreError {
@@ -30,26 +25,10 @@ fn duplicate(rate: &ExchangeRate) -> StoreError {
 }
 
 impl State {
-    fn live_rates<'a>(&'a self, tenant: &'a Tenant) -> impl Iterator<Item = &'a ExchangeRate> {
-        self.exchange_rates
-            .iter()
-            .filter(move |r| {
-                r.is_live() && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
-            })
-            .map(|r| &r.value)
-    }
-
-    fn live_rate(&self, tenant: &Tenant, id: &str) -> Option<usize> {
-        live_in(&self.exchange_rates, tenant, id)
-    }
-
     /// Whether another live rate of the tenant has `rate`'s pair and effective date.
     fn clashes(&self, rate: &ExchangeRate) -> bool {
-        let tenant = Tenant {
-            organization_id: rate.organization_id.clone(),
-            livemode: rate.livemode,
-        };
-        self.live_rates(&tenant).any(|r| {
+        let tenant = tenant_of(rate);
+        live_rows(&self.exchange_rates, &tenant).any(|r| {
             r.id != rate.id
                 && r.from_currency == rate.from_currency
                 && r.to_currency == rate.to_currency
@@ -68,16 +47,7 @@ impl ExchangeRates for MemoryStore {
             if state.clashes(&rate) {
                 return Err(duplicate(&rate));
             }
-            let same =
-                |r: &ExchangeRate| r.organization_id == rate.organization_id && r.id == rate.id;
-            push_new(
-                &mut state.exchange_rates,
-                rate.clone(),
-                same,
-                "exchange rate",
-                &rate.id,
-            )?;
-            Ok(rate)
+            insert_new(&mut state.exchange_rates, rate, "exchange rate")
         })
     }
 
@@ -87,13 +57,7 @@ impl ExchangeRates for MemoryStore {
         audit: Audit,
     ) -> StoreResult<Written<ExchangeRate>> {
         self.state().audited(audit, |state| {
-            let tenant = Tenant {
-                organization_id: rate.organization_id.clone(),
-                livemode: rate.livemode,
-            };
-            let Some(index) = state.live_rate(&tenant, &rate.id) else {
-                return Err(rate_not_found(&rate.id));
-            };
+            let index = stored_index(&state.exchange_rates, &rate, Resource::ExchangeRate)?;
             if state.clashes(&rate) {
                 return Err(duplicate(&rate));
             }
@@ -105,15 +69,8 @@ impl ExchangeRates for MemoryStore {
         })
     }
 
-    async fn get_exchange_rate(
-        &self,
-        tenant: &Tenant,
-        id: &str,
-    ) -> StoreResult<Option<ExchangeRate>> {
-        let state = self.state();
-        Ok(state
-            .live_rate(tenant, id)
-            .map(|i| state.exchange_rates[i].value.clone()))
+    table_methods! {
+        fn get_exchange_rate(get) -> ExchangeRate: exchange_rates;
     }
 
     async fn list_exchange_rates(
@@ -122,21 +79,16 @@ impl ExchangeRates for MemoryStore {
         filter: &ExchangeRateFilter,
         page: PageRequest,
     ) -> StoreResult<Page<ExchangeRate>> {
-        let state = self.state();
-        let mut found: Vec<ExchangeRate> = state
-            .live_rates(tenant)
-            .filter(|r| {
-                filter
-                    .from_currency
+        let mut found = live_where(&self.state().exchange_rates, tenant, |r| {
+            filter
+                .from_currency
+                .as_ref()
+                .is_none_or(|c| r.from_currency == *c)
+                && filter
+                    .to_currency
                     .as_ref()
-                    .is_none_or(|c| r.from_currency == *c)
-                    && filter
-                        .to_currency
-                        .as_ref()
-                        .is_none_or(|c| r.to_currency == *c)
-            })
-            .cloned()
-            .collect();
+                    .is_none_or(|c| r.to_currency == *c)
+        });
         found.sort_by(|a, b| {
             b.effective_date
                 .cmp(&a.effective_date)
@@ -153,8 +105,7 @@ impl ExchangeRates for MemoryStore {
         on: Date,
     ) -> StoreResult<Option<ExchangeRate>> {
         let state = self.state();
-        Ok(state
-            .live_rates(tenant)
+        Ok(live_rows(&state.exchange_rates, tenant)
             .filter(|r| {
                 r.from_currency == from_currency
                     && r.to_currency == to_currency
@@ -164,19 +115,7 @@ impl ExchangeRates for MemoryStore {
             .cloned())
     }
 
-    async fn delete_exchange_rate(
-        &self,
-        rate_id: &str,
-        deletion: Deletion,
-        audit: Audit,
-    ) -> StoreResult<Written<()>> {
-        self.state().audited(audit, |state| {
-            state.soft_delete(
-                |s| &mut s.exchange_rates,
-                Resource::ExchangeRate,
-                rate_id,
-                deletion,
-            )
-        })
+    table_methods! {
+        fn delete_exchange_rate(delete) -> ExchangeRate: exchange_rates;
     }
 }

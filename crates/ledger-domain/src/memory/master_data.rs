@@ -7,21 +7,16 @@
 use crate::categories::Category;
 use crate::error::Resource;
 use crate::events::{Deletion, Event};
-use crate::ports::StoreError;
 use crate::ports::{
     Audit, Categories, CategoryFilter, CreditCharge, IdempotencyRecord, Page, PageRequest,
     StoreResult, TaxFilter, Taxes, Tenant, Written,
 };
 use crate::tax::Tax;
 
-use super::tenanted::live_in;
-use super::{MemoryStore, State, in_tenant, page_of, push_new, tenant_of_deletion};
+use super::tenanted::{insert_new, live_where, stored_mut, table_methods};
+use super::{MemoryStore, State, page_of, tenant_of_deletion};
 
 impl State {
-    fn live_tax(&self, tenant: &Tenant, id: &str) -> Option<usize> {
-        live_in(&self.taxes, tenant, id)
-    }
-
     /// The shared start of an audited write: `Some(first)` when the key replays, else the
     /// credits are checked (and taken with the key by [`State::commit_audited`]).
     pub(super) fn begin_audited(
@@ -71,29 +66,15 @@ impl State {
     }
 }
 
-fn tenant_of(organization_id: &str, livemode: bool) -> Tenant {
-    Tenant {
-        organization_id: organization_id.to_owned(),
-        livemode,
-    }
-}
-
 impl Taxes for MemoryStore {
     async fn insert_tax(&self, tax: Tax, audit: Audit) -> StoreResult<Written<Tax>> {
-        self.state().audited(audit, |state| {
-            let same = |t: &Tax| t.organization_id == tax.organization_id && t.id == tax.id;
-            push_new(&mut state.taxes, tax.clone(), same, "tax", &tax.id)?;
-            Ok(tax)
-        })
+        self.state()
+            .audited(audit, |state| insert_new(&mut state.taxes, tax, "tax"))
     }
 
     async fn update_tax(&self, tax: Tax, audit: Audit) -> StoreResult<Written<Tax>> {
         self.state().audited(audit, |state| {
-            let tenant = tenant_of(&tax.organization_id, tax.livemode);
-            let Some(index) = state.live_tax(&tenant, &tax.id) else {
-                return Err(StoreError::missing(Resource::Tax, &tax.id));
-            };
-            let stored = &mut state.taxes[index].value;
+            let stored = stored_mut(&mut state.taxes, &tax, Resource::Tax)?;
             stored.name = tax.name.clone();
             stored.description = tax.description.clone();
             stored.rate = tax.rate;
@@ -105,11 +86,8 @@ impl Taxes for MemoryStore {
         })
     }
 
-    async fn get_tax(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Tax>> {
-        let state = self.state();
-        Ok(state
-            .live_tax(tenant, id)
-            .map(|i| state.taxes[i].value.clone()))
+    table_methods! {
+        fn get_tax(get) -> Tax: taxes;
     }
 
     async fn list_taxes(
@@ -118,18 +96,10 @@ impl Taxes for MemoryStore {
         filter: &TaxFilter,
         page: PageRequest,
     ) -> StoreResult<Page<Tax>> {
-        let state = self.state();
-        let mut found: Vec<Tax> = state
-            .taxes
-            .iter()
-            .filter(|t| {
-                t.is_live()
-                    && in_tenant(tenant, &t.value.organization_id, t.value.livemode)
-                    && filter.tax_type.is_none_or(|k| t.value.tax_type == k)
-                    && filter.is_active.is_none_or(|a| t.value.is_active == a)
-            })
-            .map(|t| t.value.clone())
-            .collect();
+        let mut found = live_where(&self.state().taxes, tenant, |t| {
+            filter.tax_type.is_none_or(|k| t.tax_type == k)
+                && filter.is_active.is_none_or(|a| t.is_active == a)
+        });
         found.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
         Ok(page_of(found, Some(page)))
     }
@@ -158,16 +128,7 @@ impl Categories for MemoryStore {
         audit: Audit,
     ) -> StoreResult<Written<Category>> {
         self.state().audited(audit, |state| {
-            let same =
-                |c: &Category| c.organization_id == category.organization_id && c.id == category.id;
-            push_new(
-                &mut state.categories,
-                category.clone(),
-                same,
-                "category",
-                &category.id,
-            )?;
-            Ok(category)
+            insert_new(&mut state.categories, category, "category")
         })
     }
 
@@ -177,11 +138,7 @@ impl Categories for MemoryStore {
         audit: Audit,
     ) -> StoreResult<Written<Category>> {
         self.state().audited(audit, |state| {
-            let tenant = tenant_of(&category.organization_id, category.livemode);
-            let Some(index) = state.live_category(&tenant, &category.id) else {
-                return Err(StoreError::missing(Resource::Category, &category.id));
-            };
-            let stored = &mut state.categories[index].value;
+            let stored = stored_mut(&mut state.categories, &category, Resource::Category)?;
             stored.name = category.name.clone();
             stored.description = category.description.clone();
             stored.color = category.color.clone();
@@ -192,11 +149,8 @@ impl Categories for MemoryStore {
         })
     }
 
-    async fn get_category(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Category>> {
-        let state = self.state();
-        Ok(state
-            .live_category(tenant, id)
-            .map(|i| state.categories[i].value.clone()))
+    table_methods! {
+        fn get_category(get) -> Category: categories;
     }
 
     async fn list_categories(
@@ -205,24 +159,14 @@ impl Categories for MemoryStore {
         filter: &CategoryFilter,
         page: Option<PageRequest>,
     ) -> StoreResult<Page<Category>> {
-        let state = self.state();
-        let mut found: Vec<Category> = state
-            .categories
-            .iter()
-            .filter(|c| {
-                c.is_live()
-                    && in_tenant(tenant, &c.value.organization_id, c.value.livemode)
-                    && filter
-                        .category_type
-                        .is_none_or(|k| c.value.category_type == k)
-                    && filter.is_active.is_none_or(|a| c.value.is_active == a)
-                    && filter
-                        .parent_id
-                        .as_ref()
-                        .is_none_or(|p| c.value.parent_id.as_ref() == Some(p))
-            })
-            .map(|c| c.value.clone())
-            .collect();
+        let mut found = live_where(&self.state().categories, tenant, |c| {
+            filter.category_type.is_none_or(|k| c.category_type == k)
+                && filter.is_active.is_none_or(|a| c.is_active == a)
+                && filter
+                    .parent_id
+                    .as_ref()
+                    .is_none_or(|p| c.parent_id.as_ref() == Some(p))
+        });
         found.sort_by(|a, b| (&a.name, &a.id).cmp(&(&b.name, &b.id)));
         Ok(page_of(found, page))
     }

@@ -386,16 +386,8 @@ impl State {
     /// Whether a reference of kind `by` to `resource` `id` exists in the tenant (the SQL
     /// adapter's `reference_exists`, by ids).
     fn reference_exists(&self, tenant: &Tenant, resource: Resource, by: UsedBy, id: &str) -> bool {
-        let live_transactions = || {
-            self.transactions.iter().filter(|t| {
-                t.is_live() && in_tenant(tenant, &t.value.organization_id, t.value.livemode)
-            })
-        };
-        let live_documents = || {
-            self.documents.iter().filter(|d| {
-                d.is_live() && in_tenant(tenant, &d.value.organization_id, d.value.livemode)
-            })
-        };
+        let live_transactions = || tenanted::live_rows(&self.transactions, tenant);
+        let live_documents = || tenanted::live_rows(&self.documents, tenant);
         match (resource, by) {
             // Any entry of the organization, of any transaction (deleted ones included).
             (Resource::Account, UsedBy::LedgerEntries) => self.transactions.iter().any(|t| {
@@ -403,31 +395,21 @@ impl State {
                     && t.value.entries.iter().any(|e| e.line.account_id == id)
             }),
             (Resource::Contact, UsedBy::Transactions) => {
-                live_transactions().any(|t| t.value.contact_id.as_deref() == Some(id))
+                live_transactions().any(|t| t.contact_id.as_deref() == Some(id))
             }
             (Resource::Category, UsedBy::Transactions) => {
-                live_transactions().any(|t| t.value.category_id.as_deref() == Some(id))
+                live_transactions().any(|t| t.category_id.as_deref() == Some(id))
             }
-            (Resource::Contact, UsedBy::Documents) => {
-                live_documents().any(|d| d.value.contact_id == id)
+            (Resource::Contact, UsedBy::Documents) => live_documents().any(|d| d.contact_id == id),
+            (Resource::Tax, UsedBy::Documents) => {
+                live_documents().any(|d| d.items.iter().any(|i| i.tax_ids.iter().any(|t| t == id)))
             }
-            (Resource::Tax, UsedBy::Documents) => live_documents().any(|d| {
-                d.value
-                    .items
-                    .iter()
-                    .any(|i| i.tax_ids.iter().any(|t| t == id))
-            }),
-            (Resource::Category, UsedBy::Documents) => live_documents().any(|d| {
-                d.value
-                    .items
-                    .iter()
-                    .any(|i| i.category_id.as_deref() == Some(id))
-            }),
-            (Resource::Category, UsedBy::Subcategories) => self.categories.iter().any(|c| {
-                c.is_live()
-                    && in_tenant(tenant, &c.value.organization_id, c.value.livemode)
-                    && c.value.parent_id.as_deref() == Some(id)
-            }),
+            (Resource::Category, UsedBy::Documents) => live_documents()
+                .any(|d| d.items.iter().any(|i| i.category_id.as_deref() == Some(id))),
+            (Resource::Category, UsedBy::Subcategories) => {
+                tenanted::live_rows(&self.categories, tenant)
+                    .any(|c| c.parent_id.as_deref() == Some(id))
+            }
             _ => false,
         }
     }

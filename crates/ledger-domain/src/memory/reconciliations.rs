@@ -13,33 +13,15 @@ use crate::reconciliation::{
     JournalEntry, Reconciliation, ReconciliationChange, ReconciliationStatus, StatementLine, signed,
 };
 
-use super::tenanted::live_in;
-use super::{Deleted, MemoryStore, State, in_tenant, page_of, push_new, tenant_of_deletion};
-
-fn not_found(id: &str) -> StoreError {
-    StoreError::missing(Resource::Reconciliation, id)
-}
-
-fn tenant_of(r: &Reconciliation) -> Tenant {
-    Tenant {
-        organization_id: r.organization_id.clone(),
-        livemode: r.livemode,
-    }
-}
+use super::tenanted::{
+    insert_new, live_in, live_rows, live_where, stored_index, table_methods, tenant_of,
+};
+use super::{Deleted, MemoryStore, State, in_tenant, page_of, tenant_of_deletion};
 
 impl State {
-    fn live_reconciliation(&self, tenant: &Tenant, id: &str) -> Option<usize> {
-        live_in(&self.reconciliations, tenant, id)
-    }
-
     /// The live reconciliation of the tenant that matched `entry_id`.
-    fn matched_in(&self, tenant: &Tenant, entry_id: &str) -> Option<&Reconciliation> {
-        self.reconciliations
-            .iter()
-            .filter(|r| {
-                r.is_live() && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
-            })
-            .map(|r| &r.value)
+    fn matched_in<'a>(&'a self, tenant: &'a Tenant, entry_id: &str) -> Option<&'a Reconciliation> {
+        live_rows(&self.reconciliations, tenant)
             .find(|r| r.matches.iter().any(|m| m.entry_id == entry_id))
     }
 }
@@ -52,26 +34,13 @@ impl Reconciliations for MemoryStore {
     ) -> StoreResult<Written<Reconciliation>> {
         self.state().audited(audit, |state| {
             let tenant = tenant_of(&reconciliation);
-            let open = state.reconciliations.iter().any(|r| {
-                r.is_live()
-                    && in_tenant(&tenant, &r.value.organization_id, r.value.livemode)
-                    && r.value.account_id == reconciliation.account_id
-                    && r.value.status == ReconciliationStatus::Open
+            let open = live_rows(&state.reconciliations, &tenant).any(|r| {
+                r.account_id == reconciliation.account_id && r.status == ReconciliationStatus::Open
             });
             if open {
                 return Err(StoreError::open_reconciliation(&reconciliation.account_id));
             }
-            let same = |r: &Reconciliation| {
-                r.organization_id == reconciliation.organization_id && r.id == reconciliation.id
-            };
-            push_new(
-                &mut state.reconciliations,
-                reconciliation.clone(),
-                same,
-                "reconciliation",
-                &reconciliation.id,
-            )?;
-            Ok(reconciliation)
+            insert_new(&mut state.reconciliations, reconciliation, "reconciliation")
         })
     }
 
@@ -83,9 +52,7 @@ impl Reconciliations for MemoryStore {
         self.state().audited(audit, |state| {
             let new = &change.reconciliation;
             let tenant = tenant_of(new);
-            let index = state
-                .live_reconciliation(&tenant, &new.id)
-                .ok_or_else(|| not_found(&new.id))?;
+            let index = stored_index(&state.reconciliations, new, Resource::Reconciliation)?;
             if state.reconciliations[index].value.status != ReconciliationStatus::Open {
                 return Err(StoreError::reconciliation_completed(&new.id));
             }
@@ -149,9 +116,8 @@ impl Reconciliations for MemoryStore {
     ) -> StoreResult<Written<()>> {
         self.state().audited(audit, |state| {
             let tenant = tenant_of_deletion(&deletion);
-            let index = state
-                .live_reconciliation(&tenant, reconciliation_id)
-                .ok_or_else(|| not_found(reconciliation_id))?;
+            let index = live_in(&state.reconciliations, &tenant, reconciliation_id)
+                .ok_or_else(|| StoreError::missing(Resource::Reconciliation, reconciliation_id))?;
             if state.reconciliations[index].value.status != ReconciliationStatus::Open {
                 return Err(StoreError::reconciliation_completed(reconciliation_id));
             }
@@ -163,15 +129,8 @@ impl Reconciliations for MemoryStore {
         })
     }
 
-    async fn get_reconciliation(
-        &self,
-        tenant: &Tenant,
-        id: &str,
-    ) -> StoreResult<Option<Reconciliation>> {
-        let state = self.state();
-        Ok(state
-            .live_reconciliation(tenant, id)
-            .map(|i| state.reconciliations[i].value.clone()))
+    table_methods! {
+        fn get_reconciliation(get) -> Reconciliation: reconciliations;
     }
 
     async fn list_reconciliations(
@@ -180,23 +139,13 @@ impl Reconciliations for MemoryStore {
         filter: &ReconciliationFilter,
         page: PageRequest,
     ) -> StoreResult<Page<Reconciliation>> {
-        let state = self.state();
-        let mut found: Vec<Reconciliation> = state
-            .reconciliations
-            .iter()
-            .filter(|r| {
-                r.is_live() && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
-            })
-            .map(|r| &r.value)
-            .filter(|r| {
-                filter
-                    .account_id
-                    .as_ref()
-                    .is_none_or(|a| &r.account_id == a)
-                    && filter.status.is_none_or(|s| r.status == s)
-            })
-            .cloned()
-            .collect();
+        let mut found = live_where(&self.state().reconciliations, tenant, |r| {
+            filter
+                .account_id
+                .as_ref()
+                .is_none_or(|a| &r.account_id == a)
+                && filter.status.is_none_or(|s| r.status == s)
+        });
         found.sort_by(|a, b| b.end_date.cmp(&a.end_date).then_with(|| a.id.cmp(&b.id)));
         Ok(page_of(found, Some(page)))
     }
@@ -280,13 +229,7 @@ impl Reconciliations for MemoryStore {
         transaction_id: &str,
     ) -> StoreResult<Option<String>> {
         let state = self.state();
-        Ok(state
-            .reconciliations
-            .iter()
-            .filter(|r| {
-                r.is_live() && in_tenant(tenant, &r.value.organization_id, r.value.livemode)
-            })
-            .map(|r| &r.value)
+        Ok(live_rows(&state.reconciliations, tenant)
             .find(|r| {
                 r.status == ReconciliationStatus::Completed
                     && r.matches.iter().any(|m| m.transaction_id == transaction_id)

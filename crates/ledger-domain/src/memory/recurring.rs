@@ -2,32 +2,13 @@
 //! run per schedule and occurrence key is the SQL adapter's unique key.
 
 use crate::error::Resource;
-use crate::ports::StoreError;
 use time::Date;
 
-use crate::events::Deletion;
 use crate::ports::{Audit, Page, PageRequest, RecurringSchedules, StoreResult, Tenant, Written};
 use crate::recurring::{RecurringRun, RecurringSchedule, ScheduleAdvance, ScheduleStatus};
 
-use super::tenanted::{live_in, live_page};
-use super::{MemoryStore, State, in_tenant, page_of, push_new};
-
-fn schedule_not_found(id: &str) -> StoreError {
-    StoreError::missing(Resource::RecurringSchedule, id)
-}
-
-impl State {
-    fn live_schedule(&self, tenant: &Tenant, id: &str) -> Option<usize> {
-        live_in(&self.recurring_schedules, tenant, id)
-    }
-}
-
-fn tenant_of(schedule: &RecurringSchedule) -> Tenant {
-    Tenant {
-        organization_id: schedule.organization_id.clone(),
-        livemode: schedule.livemode,
-    }
-}
+use super::tenanted::{insert_new, live_in, stored_mut, table_methods};
+use super::{MemoryStore, in_tenant, page_of};
 
 impl RecurringSchedules for MemoryStore {
     async fn insert_recurring_schedule(
@@ -36,17 +17,11 @@ impl RecurringSchedules for MemoryStore {
         audit: Audit,
     ) -> StoreResult<Written<RecurringSchedule>> {
         self.state().audited(audit, |state| {
-            let same = |s: &RecurringSchedule| {
-                s.organization_id == schedule.organization_id && s.id == schedule.id
-            };
-            push_new(
+            insert_new(
                 &mut state.recurring_schedules,
-                schedule.clone(),
-                same,
+                schedule,
                 "recurring schedule",
-                &schedule.id,
-            )?;
-            Ok(schedule)
+            )
         })
     }
 
@@ -56,10 +31,11 @@ impl RecurringSchedules for MemoryStore {
         audit: Audit,
     ) -> StoreResult<Written<RecurringSchedule>> {
         self.state().audited(audit, |state| {
-            let Some(index) = state.live_schedule(&tenant_of(&schedule), &schedule.id) else {
-                return Err(schedule_not_found(&schedule.id));
-            };
-            let stored = &mut state.recurring_schedules[index].value;
+            let stored = stored_mut(
+                &mut state.recurring_schedules,
+                &schedule,
+                Resource::RecurringSchedule,
+            )?;
             let (created_by, created_at) = (stored.created_by.clone(), stored.created_at);
             *stored = RecurringSchedule {
                 created_by,
@@ -70,39 +46,10 @@ impl RecurringSchedules for MemoryStore {
         })
     }
 
-    async fn delete_recurring_schedule(
-        &self,
-        schedule_id: &str,
-        deletion: Deletion,
-        audit: Audit,
-    ) -> StoreResult<Written<()>> {
-        self.state().audited(audit, |state| {
-            state.soft_delete(
-                |s| &mut s.recurring_schedules,
-                Resource::RecurringSchedule,
-                schedule_id,
-                deletion,
-            )
-        })
-    }
-
-    async fn get_recurring_schedule(
-        &self,
-        tenant: &Tenant,
-        id: &str,
-    ) -> StoreResult<Option<RecurringSchedule>> {
-        let state = self.state();
-        Ok(state
-            .live_schedule(tenant, id)
-            .map(|i| state.recurring_schedules[i].value.clone()))
-    }
-
-    async fn list_recurring_schedules(
-        &self,
-        tenant: &Tenant,
-        page: PageRequest,
-    ) -> StoreResult<Page<RecurringSchedule>> {
-        Ok(live_page(&self.state().recurring_schedules, tenant, page))
+    table_methods! {
+        fn delete_recurring_schedule(delete) -> RecurringSchedule: recurring_schedules;
+        fn get_recurring_schedule(get) -> RecurringSchedule: recurring_schedules;
+        fn list_recurring_schedules(page) -> RecurringSchedule: recurring_schedules;
     }
 
     async fn due_recurring_schedules(
@@ -142,7 +89,7 @@ impl RecurringSchedules for MemoryStore {
             livemode: run.livemode,
         };
         if let Some(advance) = advance
-            && let Some(index) = state.live_schedule(&tenant, &advance.schedule_id)
+            && let Some(index) = live_in(&state.recurring_schedules, &tenant, &advance.schedule_id)
         {
             let stored = &mut state.recurring_schedules[index].value;
             // A schedule paused or changed meanwhile is left as it is.

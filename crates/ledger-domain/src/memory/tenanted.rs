@@ -4,6 +4,8 @@
 use crate::accounts::Account;
 use crate::attachments::Attachment;
 use crate::categories::Category;
+use crate::contacts::Contact;
+use crate::documents::Document;
 use crate::error::Resource;
 use crate::events::Deletion;
 use crate::exchange::ExchangeRate;
@@ -16,7 +18,7 @@ use crate::webhooks::WebhookEndpoint;
 
 use time::OffsetDateTime;
 
-use super::{Deleted, Row, State, in_tenant, page_of, tenant_of_deletion};
+use super::{Deleted, Row, State, in_tenant, page_of, push_new, tenant_of_deletion};
 
 /// A record kept in one tenant under its id.
 pub(crate) trait Tenanted {
@@ -49,6 +51,8 @@ tenanted!(
     Account,
     Attachment,
     Category,
+    Contact,
+    Document,
     ExchangeRate,
     Reconciliation,
     RecurringSchedule,
@@ -66,6 +70,128 @@ pub(crate) fn live_in<T: Tenanted>(rows: &[Row<T>], tenant: &Tenant, id: &str) -
     })
 }
 
+/// The tenant a record lives in.
+pub(crate) fn tenant_of<T: Tenanted>(record: &T) -> Tenant {
+    Tenant {
+        organization_id: record.organization_id().to_owned(),
+        livemode: record.livemode(),
+    }
+}
+
+/// A copy of the live record `id` of `tenant` in `rows`.
+pub(crate) fn live_copy<T: Tenanted + Clone>(
+    rows: &[Row<T>],
+    tenant: &Tenant,
+    id: &str,
+) -> Option<T> {
+    live_in(rows, tenant, id).map(|i| rows[i].value.clone())
+}
+
+/// The live records of `tenant` in `rows`, in the table's order.
+pub(crate) fn live_rows<'a, T: Tenanted>(
+    rows: &'a [Row<T>],
+    tenant: &'a Tenant,
+) -> impl Iterator<Item = &'a T> {
+    rows.iter()
+        .filter(move |r| {
+            r.is_live() && in_tenant(tenant, r.value.organization_id(), r.value.livemode())
+        })
+        .map(|r| &r.value)
+}
+
+/// Copies of the live records of `tenant` in `rows` that `keep` accepts, in the table's
+/// order.
+pub(crate) fn live_where<T: Tenanted + Clone>(
+    rows: &[Row<T>],
+    tenant: &Tenant,
+    keep: impl Fn(&T) -> bool,
+) -> Vec<T> {
+    live_rows(rows, tenant)
+        .filter(|r| keep(r))
+        .cloned()
+        .collect()
+}
+
+/// Stores a new record `what` in `rows` and answers it; its id already used in its
+/// organization (the primary key) is an internal error.
+pub(crate) fn insert_new<T: Tenanted + Clone>(
+    rows: &mut Vec<Row<T>>,
+    record: T,
+    what: &str,
+) -> StoreResult<T> {
+    let same = |r: &T| r.organization_id() == record.organization_id() && r.id() == record.id();
+    push_new(rows, record.clone(), same, what, record.id())?;
+    Ok(record)
+}
+
+/// The position in `rows` of the live record stored under `record`'s id in its tenant;
+/// `Missing` (of `resource`) when there is none.
+pub(crate) fn stored_index<T: Tenanted>(
+    rows: &[Row<T>],
+    record: &T,
+    resource: Resource,
+) -> StoreResult<usize> {
+    live_in(rows, &tenant_of(record), record.id())
+        .ok_or_else(|| StoreError::missing(resource, record.id()))
+}
+
+/// The live record stored under `record`'s id in its tenant, to update in place;
+/// `Missing` (of `resource`) when there is none.
+pub(crate) fn stored_mut<'a, T: Tenanted>(
+    rows: &'a mut [Row<T>],
+    record: &T,
+    resource: Resource,
+) -> StoreResult<&'a mut T> {
+    let index = stored_index(rows, record, resource)?;
+    Ok(&mut rows[index].value)
+}
+
+/// Port methods over one table of [`Tenanted`] records (the path from the store's state
+/// to its rows), that read or write it as every such table does: `fn name(get) -> Record:
+/// table;` the live record of the tenant by id, `fn name(page) -> Record: table;` a page of
+/// the tenant's live records, oldest first, and `fn name(delete) -> Resource: table;` an
+/// audited soft delete ([`State::soft_delete`]).
+macro_rules! table_methods {
+    () => {};
+    (fn $name:ident(get) -> $record:ty: $($table:ident).+; $($rest:tt)*) => {
+        async fn $name(
+            &self,
+            tenant: &$crate::ports::Tenant,
+            id: &str,
+        ) -> $crate::ports::StoreResult<Option<$record>> {
+            let state = self.state();
+            Ok($crate::memory::tenanted::live_copy(&state.$($table).+, tenant, id))
+        }
+        table_methods! { $($rest)* }
+    };
+    (fn $name:ident(page) -> $record:ty: $($table:ident).+; $($rest:tt)*) => {
+        async fn $name(
+            &self,
+            tenant: &$crate::ports::Tenant,
+            page: $crate::ports::PageRequest,
+        ) -> $crate::ports::StoreResult<$crate::ports::Page<$record>> {
+            let state = self.state();
+            Ok($crate::memory::tenanted::live_page(&state.$($table).+, tenant, page))
+        }
+        table_methods! { $($rest)* }
+    };
+    (fn $name:ident(delete) -> $resource:ident: $($table:ident).+; $($rest:tt)*) => {
+        async fn $name(
+            &self,
+            id: &str,
+            deletion: $crate::events::Deletion,
+            audit: $crate::ports::Audit,
+        ) -> $crate::ports::StoreResult<$crate::ports::Written<()>> {
+            let resource = $crate::error::Resource::$resource;
+            self.state().audited(audit, |state| {
+                state.soft_delete(|s| &mut s.$($table).+, resource, id, deletion)
+            })
+        }
+        table_methods! { $($rest)* }
+    };
+}
+pub(super) use table_methods;
+
 /// One page of the live records of `tenant` in `rows`, oldest first (`created_at`, then
 /// `id`), as the SQL store orders them.
 pub(crate) fn live_page<T: Tenanted + Clone>(
@@ -73,11 +199,7 @@ pub(crate) fn live_page<T: Tenanted + Clone>(
     tenant: &Tenant,
     page: PageRequest,
 ) -> Page<T> {
-    let mut found: Vec<T> = rows
-        .iter()
-        .filter(|r| r.is_live() && in_tenant(tenant, r.value.organization_id(), r.value.livemode()))
-        .map(|r| r.value.clone())
-        .collect();
+    let mut found = live_where(rows, tenant, |_| true);
     found.sort_by(|a, b| (a.created_at(), a.id()).cmp(&(b.created_at(), b.id())));
     page_of(found, Some(page))
 }

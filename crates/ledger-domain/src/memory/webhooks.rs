@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use time::OffsetDateTime;
 
 use crate::error::Resource;
-use crate::events::{Deletion, Event};
+use crate::events::Event;
 use crate::ports::{
     AttemptOutcome, BoxFuture, OutgoingWebhook, Page, PageRequest, StoreResult, Tenant,
     WebhookTransport, Webhooks, Written,
@@ -18,12 +18,8 @@ use crate::webhooks::{
     DeliveryStatus, SendResult, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
 };
 
-use super::tenanted::{live_in, live_page};
-use super::{MemoryStore, State, in_tenant, page_of, push_new};
-
-fn endpoint_not_found(id: &str) -> StoreError {
-    StoreError::missing(Resource::WebhookEndpoint, id)
-}
+use super::tenanted::{stored_mut, table_methods};
+use super::{MemoryStore, in_tenant, page_of, push_new};
 
 /// The webhook tables of the memory store.
 #[derive(Default)]
@@ -31,12 +27,6 @@ pub(crate) struct WebhookState {
     pub(crate) endpoints: Vec<super::Row<WebhookEndpoint>>,
     pub(crate) deliveries: Vec<WebhookDelivery>,
     pub(crate) attempts: Vec<WebhookAttempt>,
-}
-
-impl State {
-    fn live_endpoint(&self, tenant: &Tenant, id: &str) -> Option<usize> {
-        live_in(&self.webhooks.endpoints, tenant, id)
-    }
 }
 
 /// The order of deliveries within an entity: the event's time, then its id.
@@ -63,23 +53,9 @@ impl Webhooks for MemoryStore {
         })
     }
 
-    async fn get_webhook_endpoint(
-        &self,
-        tenant: &Tenant,
-        id: &str,
-    ) -> StoreResult<Option<WebhookEndpoint>> {
-        let state = self.state();
-        Ok(state
-            .live_endpoint(tenant, id)
-            .map(|i| state.webhooks.endpoints[i].value.clone()))
-    }
-
-    async fn list_webhook_endpoints(
-        &self,
-        tenant: &Tenant,
-        page: PageRequest,
-    ) -> StoreResult<Page<WebhookEndpoint>> {
-        Ok(live_page(&self.state().webhooks.endpoints, tenant, page))
+    table_methods! {
+        fn get_webhook_endpoint(get) -> WebhookEndpoint: webhooks.endpoints;
+        fn list_webhook_endpoints(page) -> WebhookEndpoint: webhooks.endpoints;
     }
 
     async fn update_webhook_endpoint(
@@ -88,14 +64,11 @@ impl Webhooks for MemoryStore {
         audit: Audit,
     ) -> StoreResult<Written<WebhookEndpoint>> {
         self.state().audited(audit, |state| {
-            let tenant = Tenant {
-                organization_id: endpoint.organization_id.clone(),
-                livemode: endpoint.livemode,
-            };
-            let Some(index) = state.live_endpoint(&tenant, &endpoint.id) else {
-                return Err(endpoint_not_found(&endpoint.id));
-            };
-            let stored = &mut state.webhooks.endpoints[index].value;
+            let stored = stored_mut(
+                &mut state.webhooks.endpoints,
+                &endpoint,
+                Resource::WebhookEndpoint,
+            )?;
             stored.url = endpoint.url.clone();
             stored.description = endpoint.description.clone();
             stored.event_types = endpoint.event_types.clone();
@@ -109,20 +82,8 @@ impl Webhooks for MemoryStore {
         })
     }
 
-    async fn delete_webhook_endpoint(
-        &self,
-        endpoint_id: &str,
-        deletion: Deletion,
-        audit: Audit,
-    ) -> StoreResult<Written<()>> {
-        self.state().audited(audit, |state| {
-            state.soft_delete(
-                |s| &mut s.webhooks.endpoints,
-                Resource::WebhookEndpoint,
-                endpoint_id,
-                deletion,
-            )
-        })
+    table_methods! {
+        fn delete_webhook_endpoint(delete) -> WebhookEndpoint: webhooks.endpoints;
     }
 
     async fn list_webhook_deliveries(

@@ -57,6 +57,66 @@ pub(super) fn not_found(resource: &'static str, id: &str) -> DomainError {
     }
 }
 
+/// The record `id` names, read by `read` with the id in its canonical form: text that is
+/// no id of `kind`, and an id that names nothing, are `resource_not_found` of `resource`.
+pub(super) async fn find_by_id<T, E, F>(
+    kind: IdKind,
+    resource: &'static str,
+    id: &str,
+    read: impl FnOnce(String) -> F,
+) -> DomainResult<T>
+where
+    F: Future<Output = Result<Option<T>, E>>,
+    DomainError: From<E>,
+{
+    let Some(parsed) = parse_id(kind, id) else {
+        return Err(not_found(resource, id));
+    };
+    read(parsed).await?.ok_or_else(|| not_found(resource, id))
+}
+
+/// `Ledger` methods that only read the caller's tenant, each with its doc comment:
+/// `vis fn name(id) -> Record: IdKind, "resource", store_read;` reads a record by id
+/// ([`find_by_id`]), `vis fn name(page) -> Record: store_read;` a page of records.
+macro_rules! tenant_reads {
+    () => {};
+    (
+        $(#[$doc:meta])*
+        $vis:vis fn $name:ident(id) -> $record:ty: $kind:ident, $resource:literal, $read:ident;
+        $($rest:tt)*
+    ) => {
+        $(#[$doc])*
+        $vis async fn $name(
+            &self,
+            access: &$crate::services::Access,
+            id: &str,
+        ) -> $crate::error::DomainResult<$record> {
+            let kind = $crate::ids::IdKind::$kind;
+            $crate::services::accounts::find_by_id(kind, $resource, id, |parsed| async move {
+                self.store.$read(&access.tenant, &parsed).await
+            })
+            .await
+        }
+        tenant_reads! { $($rest)* }
+    };
+    (
+        $(#[$doc:meta])*
+        $vis:vis fn $name:ident(page) -> $record:ty: $read:ident;
+        $($rest:tt)*
+    ) => {
+        $(#[$doc])*
+        $vis async fn $name(
+            &self,
+            access: &$crate::services::Access,
+            page: $crate::ports::PageRequest,
+        ) -> $crate::error::DomainResult<$crate::ports::Page<$record>> {
+            Ok(self.store.$read(&access.tenant, page).await?)
+        }
+        tenant_reads! { $($rest)* }
+    };
+}
+pub(super) use tenant_reads;
+
 /// Refuses an account that cannot take a posting of `what` (`transaction`, `document`)
 /// in `currency`: `account_inactive` unless it accepts postings, `currency_mismatch`
 /// unless it is in that currency.

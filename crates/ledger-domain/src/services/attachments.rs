@@ -12,10 +12,10 @@ use serde_json::Value;
 use crate::attachments::{Attachment, OwnerKind, clean_file_name, sha256_hex, sniff};
 use crate::documents::DocumentKind;
 use crate::error::{DomainError, DomainResult, ErrorCode};
-use crate::ids::{IdKind, new_id, parse_id};
+use crate::ids::{IdKind, new_id};
 use crate::ports::{Store, Tenant, Written};
 
-use super::accounts::not_found;
+use super::accounts::tenant_reads;
 use super::{Access, Ledger, WriteOptions};
 
 /// An upload as a client gave it.
@@ -62,18 +62,12 @@ fn unsupported() -> DomainError {
 }
 
 impl<S: Store> Ledger<S> {
-    /// Reads an attachment's metadata in the tenant.
-    ///
-    /// # Errors
-    /// `resource_not_found` when it does not exist in the tenant or is deleted.
-    pub async fn get_attachment(&self, access: &Access, id: &str) -> DomainResult<Attachment> {
-        let Some(parsed) = parse_id(IdKind::Attachment, id) else {
-            return Err(not_found("attachment", id));
-        };
-        self.store
-            .get_attachment(&access.tenant, &parsed)
-            .await?
-            .ok_or_else(|| not_found("attachment", id))
+    tenant_reads! {
+        /// Reads an attachment's metadata in the tenant.
+        ///
+        /// # Errors
+        /// `resource_not_found` when it does not exist in the tenant or is deleted.
+        pub fn get_attachment(id) -> Attachment: Attachment, "attachment", get_attachment;
     }
 
     /// An attachment's metadata and bytes.
@@ -196,20 +190,10 @@ impl<S: Store> Ledger<S> {
             created_at: self.now(),
         };
         let view = crate::views::attachment(&record);
-        let event = self.event(
-            access,
-            "attachment.created",
-            "attachment",
-            &record.id,
-            None,
-            Some(view.clone()),
-        );
+        let audit = self.created_audit(access, options, "attachment", &record.id, &view);
         let key = record.storage_key.clone();
         self.blobs.put(&key, input.bytes).await?;
-        let written = self
-            .store
-            .insert_attachment(record, self.audit(access, options, event, &view))
-            .await;
+        let written = self.store.insert_attachment(record, audit).await;
         match written {
             Ok(Written::Done(_)) => Ok(Written::Done(view)),
             other => {

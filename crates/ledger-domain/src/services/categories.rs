@@ -11,7 +11,7 @@ use crate::error::{DomainError, DomainResult, Resource};
 use crate::ids::{IdKind, new_id, parse_id};
 use crate::ports::{CategoryFilter, Page, PageRequest, Store, Written};
 
-use super::accounts::not_found;
+use super::accounts::tenant_reads;
 use super::{Access, Ledger, WriteOptions};
 
 /// Deepest parent chain walked when checking for loops; deeper trees are refused.
@@ -58,18 +58,12 @@ fn check_color(text: &str) -> DomainResult<String> {
 }
 
 impl<S: Store> Ledger<S> {
-    /// Reads a category of the tenant.
-    ///
-    /// # Errors
-    /// `resource_not_found` when it does not exist in the tenant or is deleted.
-    pub async fn get_category(&self, access: &Access, id: &str) -> DomainResult<Category> {
-        let Some(parsed) = parse_id(IdKind::Category, id) else {
-            return Err(not_found("category", id));
-        };
-        self.store
-            .get_category(&access.tenant, &parsed)
-            .await?
-            .ok_or_else(|| not_found("category", id))
+    tenant_reads! {
+        /// Reads a category of the tenant.
+        ///
+        /// # Errors
+        /// `resource_not_found` when it does not exist in the tenant or is deleted.
+        pub fn get_category(id) -> Category: Category, "category", get_category;
     }
 
     /// The category a transaction names: a live, active category of the tenant.

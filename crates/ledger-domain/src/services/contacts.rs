@@ -19,7 +19,7 @@ use crate::jobs::{Job, JobCommand};
 use crate::ports::{Effect, Page, PageRequest, Store, Tenant, Written};
 use crate::views;
 
-use super::accounts::not_found;
+use super::accounts::{not_found, tenant_reads};
 use super::runner::Decision;
 use super::{Access, Ledger, WriteOptions};
 
@@ -118,18 +118,12 @@ impl<S: Store> Ledger<S> {
         self.enqueue(access, command, options).await
     }
 
-    /// Reads a contact of the tenant.
-    ///
-    /// # Errors
-    /// `resource_not_found`.
-    pub async fn get_contact(&self, access: &Access, id: &str) -> DomainResult<Contact> {
-        let Some(parsed) = parse_id(IdKind::Contact, id) else {
-            return Err(not_found("contact", id));
-        };
-        self.store
-            .get_contact(&access.tenant, &parsed)
-            .await?
-            .ok_or_else(|| not_found("contact", id))
+    tenant_reads! {
+        /// Reads a contact of the tenant.
+        ///
+        /// # Errors
+        /// `resource_not_found`.
+        pub fn get_contact(id) -> Contact: Contact, "contact", get_contact;
     }
 
     /// The live contacts of the tenant among `ids`, in one read (ids that are not

@@ -21,6 +21,7 @@ use crate::ids::{IdKind, new_id, parse_id};
 use crate::ports::{CheckoutRequest, Page, PageRequest, PaymentConfirmation, Store};
 use crate::views;
 
+use super::accounts::tenant_reads;
 use super::{Access, Ledger};
 
 /// What a client asks to buy: a package by id, or by its credit count (GraphQL's
@@ -275,16 +276,12 @@ impl<S: Store> Ledger<S> {
             .ok_or_else(not_found)
     }
 
-    /// The tenant's purchases, newest first.
-    ///
-    /// # Errors
-    /// Storage failures.
-    pub async fn list_purchases(
-        &self,
-        access: &Access,
-        page: PageRequest,
-    ) -> DomainResult<Page<CreditPurchase>> {
-        Ok(self.store.list_purchases(&access.tenant, page).await?)
+    tenant_reads! {
+        /// The tenant's purchases, newest first.
+        ///
+        /// # Errors
+        /// Storage failures.
+        pub fn list_purchases(page) -> CreditPurchase: list_purchases;
     }
 
     /// A purchase opened with the development provider, for its checkout page (no key:

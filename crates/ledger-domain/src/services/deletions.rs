@@ -7,6 +7,7 @@ use crate::organizations::Scope;
 use crate::ports::{Audit, Page, PageRequest, PurgeReport, Store};
 use serde_json::Value;
 
+use super::accounts::tenant_reads;
 use super::{Access, Ledger, Principal, WriteOptions};
 
 /// How long an `Idempotency-Key` is remembered (DECISIONS 4).
@@ -86,16 +87,12 @@ impl<S: Store> Ledger<S> {
         }
     }
 
-    /// What was deleted in the tenant (any key), newest first.
-    ///
-    /// # Errors
-    /// Storage failures only.
-    pub async fn recently_deleted(
-        &self,
-        access: &Access,
-        page: PageRequest,
-    ) -> DomainResult<Page<Deletion>> {
-        Ok(self.store.list_deletions(&access.tenant, page).await?)
+    tenant_reads! {
+        /// What was deleted in the tenant (any key), newest first.
+        ///
+        /// # Errors
+        /// Storage failures only.
+        pub fn recently_deleted(page) -> Deletion: list_deletions;
     }
 
     /// What the calling key deleted, in its mode, across the organizations it reaches,

@@ -15,11 +15,11 @@ use crate::exchange::{
     AppliedRate, Conversion, ExchangeRate, RateSource, RateTextError, inverse_rate, parse_currency,
     parse_rate,
 };
-use crate::ids::{IdKind, new_id, parse_id};
+use crate::ids::{IdKind, new_id};
 use crate::money::{AmountError, Currency, parse_units};
 use crate::ports::{ExchangeRateFilter, Page, PageRequest, Store, Tenant, Written};
 
-use super::accounts::not_found;
+use super::accounts::{not_found, tenant_reads};
 use super::{Access, Ledger, WriteOptions};
 
 /// Fields of a new exchange rate, as a client gave them: currencies by id (`cur_EUR`)
@@ -82,18 +82,13 @@ pub fn find_currency(id_or_code: &str) -> DomainResult<Currency> {
 }
 
 impl<S: Store> Ledger<S> {
-    /// Reads an exchange rate of the tenant.
-    ///
-    /// # Errors
-    /// `resource_not_found` when it does not exist in the tenant or is deleted.
-    pub async fn get_exchange_rate(&self, access: &Access, id: &str) -> DomainResult<ExchangeRate> {
-        let Some(parsed) = parse_id(IdKind::ExchangeRate, id) else {
-            return Err(not_found("exchange_rate", id));
-        };
-        self.store
-            .get_exchange_rate(&access.tenant, &parsed)
-            .await?
-            .ok_or_else(|| not_found("exchange_rate", id))
+    tenant_reads! {
+        /// Reads an exchange rate of the tenant.
+        ///
+        /// # Errors
+        /// `resource_not_found` when it does not exist in the tenant or is deleted.
+        pub fn get_exchange_rate(id) -> ExchangeRate:
+            ExchangeRate, "exchange_rate", get_exchange_rate;
     }
 
     /// Lists the tenant's rates, newest effective date first, optionally of one source
@@ -157,18 +152,8 @@ impl<S: Store> Ledger<S> {
             updated_at: now,
         };
         let view = crate::views::exchange_rate(&record);
-        let event = self.event(
-            access,
-            "exchange_rate.created",
-            "exchange_rate",
-            &record.id,
-            None,
-            Some(view.clone()),
-        );
-        Ok(self
-            .store
-            .insert_exchange_rate(record, self.audit(access, options, event, &view))
-            .await?)
+        let audit = self.created_audit(access, options, "exchange_rate", &record.id, &view);
+        Ok(self.store.insert_exchange_rate(record, audit).await?)
     }
 
     /// Changes the rate or the effective date (synchronous write, one credit).
@@ -193,18 +178,15 @@ impl<S: Store> Ledger<S> {
         }
         record.updated_at = self.now();
         let view = crate::views::exchange_rate(&record);
-        let event = self.event(
+        let audit = self.updated_audit(
             access,
-            "exchange_rate.updated",
+            options,
             "exchange_rate",
             &record.id,
-            Some(crate::views::exchange_rate(&before)),
-            Some(view.clone()),
+            crate::views::exchange_rate(&before),
+            &view,
         );
-        let written = self
-            .store
-            .update_exchange_rate(record, self.audit(access, options, event, &view))
-            .await?;
+        let written = self.store.update_exchange_rate(record, audit).await?;
         Ok(written.map(|_| view))
     }
 

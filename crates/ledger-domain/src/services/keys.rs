@@ -9,12 +9,11 @@
 use time::OffsetDateTime;
 
 use crate::error::{DomainError, DomainResult};
-use crate::events::Deletion;
-use crate::ids::{IdKind, new_id, parse_id};
+use crate::ids::{IdKind, new_id};
 use crate::organizations::{ApiKey, Permission, Scope};
 use crate::ports::{Page, PageRequest, Store};
 
-use super::accounts::not_found;
+use super::accounts::tenant_reads;
 use super::{Access, IssuedKey, Ledger, Principal};
 
 /// The resource name key management is authorized on (`api_keys:admin` narrows to it).
@@ -77,14 +76,8 @@ fn may_grant(held: &[Permission], wanted: &Permission) -> bool {
 }
 
 impl<S: Store> Ledger<S> {
-    async fn key_in(&self, access: &Access, id: &str) -> DomainResult<ApiKey> {
-        let Some(parsed) = parse_id(IdKind::ApiKey, id) else {
-            return Err(not_found("api_key", id));
-        };
-        self.store
-            .get_key(&access.tenant, &parsed)
-            .await?
-            .ok_or_else(|| not_found("api_key", id))
+    tenant_reads! {
+        fn key_in(id) -> ApiKey: ApiKey, "api_key", get_key;
     }
 
     /// Creates a key in organization `org_id`; `issue` makes the secret for the chosen
@@ -200,10 +193,43 @@ impl<S: Store> Ledger<S> {
         org_id: &str,
         id: &str,
     ) -> DomainResult<ApiKey> {
+        Ok(self.admin_key(principal, org_id, id).await?.1)
+    }
+
+    /// The access of an `admin` key to organization `org_id` and the key `id` in it.
+    async fn admin_key(
+        &self,
+        principal: &Principal,
+        org_id: &str,
+        id: &str,
+    ) -> DomainResult<(Access, ApiKey)> {
         let access = self
             .authorize(principal, org_id, Scope::Admin, RESOURCE)
             .await?;
-        self.key_in(&access, id).await
+        let key = self.key_in(&access, id).await?;
+        Ok((access, key))
+    }
+
+    /// Stores a change of key `before` to `key`, with its `api_key.<action>` event, and
+    /// forgets the cached keys.
+    async fn store_key_change(
+        &self,
+        access: &Access,
+        action: &str,
+        before: &ApiKey,
+        key: ApiKey,
+    ) -> DomainResult<ApiKey> {
+        let event = self.event(
+            access,
+            &format!("api_key.{action}"),
+            "api_key",
+            &key.id,
+            Some(crate::views::api_key(before, None)),
+            Some(crate::views::api_key(&key, None)),
+        );
+        let key = self.store.update_key(key, event).await?;
+        self.forget_keys();
+        Ok(key)
     }
 
     /// Gives a key a new secret; the old one keeps working for `config.key_grace`, then
@@ -218,10 +244,7 @@ impl<S: Store> Ledger<S> {
         id: &str,
         issue: impl FnOnce(bool) -> DomainResult<IssuedKey> + Send,
     ) -> DomainResult<(ApiKey, String)> {
-        let access = self
-            .authorize(principal, org_id, Scope::Admin, RESOURCE)
-            .await?;
-        let before = self.key_in(&access, id).await?;
+        let (access, before) = self.admin_key(principal, org_id, id).await?;
         let issued = issue(before.livemode)?;
         let now = self.now();
         let mut key = before.clone();
@@ -229,16 +252,9 @@ impl<S: Store> Ledger<S> {
         key.previous_expires_at = Some(now + self.config.key_grace);
         key.key_hash = issued.hash;
         key.last4 = last4(&issued.secret);
-        let event = self.event(
-            &access,
-            "api_key.rotated",
-            "api_key",
-            &key.id,
-            Some(crate::views::api_key(&before, None)),
-            Some(crate::views::api_key(&key, None)),
-        );
-        let key = self.store.update_key(key, event).await?;
-        self.forget_keys();
+        let key = self
+            .store_key_change(&access, "rotated", &before, key)
+            .await?;
         Ok((key, issued.secret))
     }
 
@@ -254,10 +270,7 @@ impl<S: Store> Ledger<S> {
         id: &str,
         changes: KeyChanges,
     ) -> DomainResult<ApiKey> {
-        let access = self
-            .authorize(principal, org_id, Scope::Admin, RESOURCE)
-            .await?;
-        let before = self.key_in(&access, id).await?;
+        let (access, before) = self.admin_key(principal, org_id, id).await?;
         let mut key = before.clone();
         if let Some(name) = changes.name {
             key.name = super::signup::check_name(&name)?;
@@ -265,17 +278,8 @@ impl<S: Store> Ledger<S> {
         if let Some(disabled) = changes.disabled {
             key.disabled = disabled;
         }
-        let event = self.event(
-            &access,
-            "api_key.updated",
-            "api_key",
-            &key.id,
-            Some(crate::views::api_key(&before, None)),
-            Some(crate::views::api_key(&key, None)),
-        );
-        let key = self.store.update_key(key, event).await?;
-        self.forget_keys();
-        Ok(key)
+        self.store_key_change(&access, "updated", &before, key)
+            .await
     }
 
     /// Soft-deletes a key: it stops authenticating at once and is purged after the
@@ -289,22 +293,8 @@ impl<S: Store> Ledger<S> {
         org_id: &str,
         id: &str,
     ) -> DomainResult<String> {
-        let access = self
-            .authorize(principal, org_id, Scope::Admin, RESOURCE)
-            .await?;
-        let key = self.key_in(&access, id).await?;
-        let now = self.now();
-        let deletion = Deletion {
-            id: new_id(IdKind::Deletion),
-            organization_id: access.tenant.organization_id.clone(),
-            livemode: access.tenant.livemode,
-            resource_type: "api_key".to_owned(),
-            resource_id: key.id.clone(),
-            name: key.name.clone(),
-            deleted_at: now,
-            deleted_by: access.key_id.clone(),
-            recoverable_until: now + time::Duration::days(self.config.retention_days),
-        };
+        let (access, key) = self.admin_key(principal, org_id, id).await?;
+        let deletion = self.soft_deletion(&access, "api_key", &key.id, &key.name);
         let event = self.event(
             &access,
             "api_key.deleted",

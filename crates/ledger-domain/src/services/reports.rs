@@ -323,12 +323,11 @@ impl<S: Store> Ledger<S> {
         consolidated: bool,
         channel: Channel,
     ) -> DomainResult<TrialBalance> {
-        let basis = self
-            .scoped_basis(access, currency, None, until, consolidated)
-            .await?;
-        let report = trial_balance(basis.totals, basis.translation_adjustment);
-        self.charge_read(access, Operation::Report, channel).await?;
-        Ok(report)
+        let basis = self.scoped_basis(access, currency, None, until, consolidated);
+        self.charged_report(access, channel, basis, |b| {
+            trial_balance(b.totals, b.translation_adjustment)
+        })
+        .await
     }
 
     /// The balance sheet of entries dated before `until` (consolidated or not).
@@ -344,12 +343,11 @@ impl<S: Store> Ledger<S> {
         consolidated: bool,
         channel: Channel,
     ) -> DomainResult<BalanceSheet> {
-        let basis = self
-            .scoped_basis(access, currency, None, until, consolidated)
-            .await?;
-        let report = balance_sheet(basis.totals, basis.translation_adjustment);
-        self.charge_read(access, Operation::Report, channel).await?;
-        Ok(report)
+        let basis = self.scoped_basis(access, currency, None, until, consolidated);
+        self.charged_report(access, channel, basis, |b| {
+            balance_sheet(b.totals, b.translation_adjustment)
+        })
+        .await
     }
 
     /// The income statement of entries dated in `[from, until)` (consolidated or not).
@@ -366,10 +364,21 @@ impl<S: Store> Ledger<S> {
         consolidated: bool,
         channel: Channel,
     ) -> DomainResult<IncomeStatement> {
-        let basis = self
-            .scoped_basis(access, currency, from, until, consolidated)
-            .await?;
-        let report = income_statement(basis.totals);
+        let basis = self.scoped_basis(access, currency, from, until, consolidated);
+        self.charged_report(access, channel, basis, |b| income_statement(b.totals))
+            .await
+    }
+
+    /// The report `make` computes from `basis`, charged where the channel charges for
+    /// reports, only once it was computed.
+    async fn charged_report<R>(
+        &self,
+        access: &Access,
+        channel: Channel,
+        basis: impl Future<Output = DomainResult<ReportBasis>>,
+        make: impl FnOnce(ReportBasis) -> R,
+    ) -> DomainResult<R> {
+        let report = make(basis.await?);
         self.charge_read(access, Operation::Report, channel).await?;
         Ok(report)
     }

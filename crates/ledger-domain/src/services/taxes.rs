@@ -6,11 +6,11 @@
 use serde_json::Value;
 
 use crate::error::{DomainError, DomainResult};
-use crate::ids::{IdKind, new_id, parse_id};
+use crate::ids::{IdKind, new_id};
 use crate::ports::{Page, PageRequest, Store, TaxFilter, Written};
 use crate::tax::{RateError, Tax, TaxType, parse_rate};
 
-use super::accounts::not_found;
+use super::accounts::tenant_reads;
 use super::{Access, Ledger, WriteOptions};
 
 /// Fields of a new tax; `rate` is the exact decimal text of a percentage.
@@ -51,18 +51,12 @@ fn check_tax_type(text: &str) -> DomainResult<TaxType> {
 }
 
 impl<S: Store> Ledger<S> {
-    /// Reads a tax of the tenant.
-    ///
-    /// # Errors
-    /// `resource_not_found` when it does not exist in the tenant or is deleted.
-    pub async fn get_tax(&self, access: &Access, id: &str) -> DomainResult<Tax> {
-        let Some(parsed) = parse_id(IdKind::Tax, id) else {
-            return Err(not_found("tax", id));
-        };
-        self.store
-            .get_tax(&access.tenant, &parsed)
-            .await?
-            .ok_or_else(|| not_found("tax", id))
+    tenant_reads! {
+        /// Reads a tax of the tenant.
+        ///
+        /// # Errors
+        /// `resource_not_found` when it does not exist in the tenant or is deleted.
+        pub fn get_tax(id) -> Tax: Tax, "tax", get_tax;
     }
 
     /// Creates a tax (synchronous write, one credit).
@@ -93,18 +87,8 @@ impl<S: Store> Ledger<S> {
             updated_at: now,
         };
         let view = crate::views::tax(&tax);
-        let event = self.event(
-            access,
-            "tax.created",
-            "tax",
-            &tax.id,
-            None,
-            Some(view.clone()),
-        );
-        Ok(self
-            .store
-            .insert_tax(tax, self.audit(access, options, event, &view))
-            .await?)
+        let audit = self.created_audit(access, options, "tax", &tax.id, &view);
+        Ok(self.store.insert_tax(tax, audit).await?)
     }
 
     /// Updates name, description, rate or the active flag (synchronous write, one credit).
@@ -133,19 +117,10 @@ impl<S: Store> Ledger<S> {
             tax.is_active = active;
         }
         tax.updated_at = self.now();
-        let event = self.event(
-            access,
-            "tax.updated",
-            "tax",
-            &tax.id,
-            Some(crate::views::tax(&before)),
-            Some(crate::views::tax(&tax)),
-        );
         let view = crate::views::tax(&tax);
-        let written = self
-            .store
-            .update_tax(tax, self.audit(access, options, event, &view))
-            .await?;
+        let before = crate::views::tax(&before);
+        let audit = self.updated_audit(access, options, "tax", &tax.id, before, &view);
+        let written = self.store.update_tax(tax, audit).await?;
         Ok(written.map(|_| view))
     }
 

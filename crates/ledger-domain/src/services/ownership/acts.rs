@@ -9,7 +9,7 @@ use crate::events::Event;
 use crate::ids::{IdKind, new_id};
 use crate::organizations::Relationship;
 use crate::ownership::{Acceptance, OrganizationTransfer, TransferChange, TransferStatus};
-use crate::ports::{PageRequest, Store, StoreError, Taken, Written};
+use crate::ports::{Store, StoreError, Taken, Written};
 
 use crate::services::{Access, Ledger, OrganizationTransferInput, WriteOptions, with_result};
 
@@ -39,17 +39,7 @@ impl<S: Store> Ledger<S> {
             ));
         }
         let recipient = self.recipient(input).await?;
-        let descendants = self
-            .store
-            .list_descendants(
-                &org.path,
-                PageRequest {
-                    limit: 1,
-                    offset: 0,
-                },
-            )
-            .await?
-            .total_count;
+        let descendants = self.descendant_count(&org.path).await?;
         let now = self.now();
         let transfer = OrganizationTransfer {
             id: new_id(IdKind::OrganizationTransfer),
@@ -165,17 +155,7 @@ impl<S: Store> Ledger<S> {
         if moved.path != transfer.from_path {
             return Err(self.superseded(transfer).await);
         }
-        let descendants = self
-            .store
-            .list_descendants(
-                &moved.path,
-                PageRequest {
-                    limit: 1,
-                    offset: 0,
-                },
-            )
-            .await?
-            .total_count;
+        let descendants = self.descendant_count(&moved.path).await?;
         let now = self.now();
         let change = TransferChange {
             transfer_id: transfer.id.clone(),

@@ -29,25 +29,19 @@ use serde_json::Value;
 
 use crate::error::{DomainError, DomainResult, ErrorCode};
 use crate::events::Event;
-use crate::ids::{IdKind, new_id, parse_id};
+use crate::ids::{IdKind, new_id};
 use crate::organizations::{Organization, User};
 use crate::ownership::{OrganizationTransfer, TransferChange, TransferStatus};
-use crate::ports::{Store, StoreError};
+use crate::ports::{PageRequest, Store, StoreError};
 
 use super::Ledger;
+use super::accounts::{find_by_id, not_found};
 
 /// Whom a transfer goes to: exactly one of the two, naming one registered user.
 #[derive(Debug, Clone, Default)]
 pub struct OrganizationTransferInput {
     pub to_provider_username: Option<String>,
     pub to_email: Option<String>,
-}
-
-fn transfer_not_found(id: &str) -> DomainError {
-    DomainError::NotFound {
-        resource: "organization_transfer",
-        id: id.to_owned(),
-    }
 }
 
 fn not_pending(t: &OrganizationTransfer, status: TransferStatus) -> DomainError {
@@ -83,7 +77,20 @@ fn lost_race(fact: &StoreError) -> bool {
     )
 }
 
+fn transfer_not_found(id: &str) -> DomainError {
+    not_found("organization_transfer", id)
+}
+
 impl<S: Store> Ledger<S> {
+    /// How many organizations lie below the one at `path` (a transfer moves them too).
+    async fn descendant_count(&self, path: &str) -> DomainResult<i64> {
+        let one = PageRequest {
+            limit: 1,
+            offset: 0,
+        };
+        Ok(self.store.list_descendants(path, one).await?.total_count)
+    }
+
     /// How long a new transfer waits for its recipient.
     fn transfer_expiry(&self) -> time::Duration {
         self.config.transfer_expiry
@@ -141,14 +148,13 @@ impl<S: Store> Ledger<S> {
         org: &Organization,
         id: &str,
     ) -> DomainResult<(OrganizationTransfer, Sides)> {
-        let Some(parsed) = parse_id(IdKind::OrganizationTransfer, id) else {
-            return Err(transfer_not_found(id));
-        };
-        let transfer = self
-            .store
-            .get_transfer(&parsed)
-            .await?
-            .ok_or_else(|| transfer_not_found(id))?;
+        let transfer = find_by_id(
+            IdKind::OrganizationTransfer,
+            "organization_transfer",
+            id,
+            |parsed| async move { self.store.get_transfer(&parsed).await },
+        )
+        .await?;
         // The sender's side by the organization as it stands, or as the request was
         // authorized: a cancel racing an accept that moved the organization meanwhile
         // then answers `transfer_not_pending`, not "no such transfer".

@@ -21,10 +21,17 @@ impl<S: Store> Ledger<S> {
         page: PageRequest,
     ) -> DomainResult<Page<Value>> {
         let org = self.current_organization(access).await?;
-        let found = self
-            .store
-            .list_transfers(&TransferFilter::SentFrom(org.path), page)
-            .await?;
+        self.transfer_page(&TransferFilter::SentFrom(org.path), page)
+            .await
+    }
+
+    /// A page of the transfers `filter` selects, as views.
+    async fn transfer_page(
+        &self,
+        filter: &TransferFilter,
+        page: PageRequest,
+    ) -> DomainResult<Page<Value>> {
+        let found = self.store.list_transfers(filter, page).await?;
         Ok(Page {
             items: self.transfer_views(&found.items).await?,
             total_count: found.total_count,
@@ -48,14 +55,8 @@ impl<S: Store> Ledger<S> {
                 "incoming transfers are listed with a key of a root organization of the recipient",
             ));
         }
-        let found = self
-            .store
-            .list_transfers(&TransferFilter::ToUser(org.owner_user_id), page)
-            .await?;
-        Ok(Page {
-            items: self.transfer_views(&found.items).await?,
-            total_count: found.total_count,
-        })
+        self.transfer_page(&TransferFilter::ToUser(org.owner_user_id), page)
+            .await
     }
 
     /// One transfer, to either side.

@@ -59,18 +59,8 @@ impl<S: Store> Ledger<S> {
             matches: Vec::new(),
         };
         let view = views::reconciliation(&record);
-        let event = self.event(
-            access,
-            "reconciliation.created",
-            "reconciliation",
-            &record.id,
-            None,
-            Some(view.clone()),
-        );
-        let written = self
-            .store
-            .insert_reconciliation(record, self.audit(access, options, event, &view))
-            .await?;
+        let audit = self.created_audit(access, options, "reconciliation", &record.id, &view);
+        let written = self.store.insert_reconciliation(record, audit).await?;
         Ok(written.map(|_| view))
     }
 

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use time::Date;
 
 use crate::error::{DomainError, DomainResult, ErrorCode, Resource};
-use crate::ids::{IdKind, parse_id};
+use crate::ids::IdKind;
 use crate::money::parse_units;
 use crate::ports::{Audit, Page, PageRequest, ReconciliationFilter, Store, Tenant, Written};
 use crate::reconciliation::statement::Column;
@@ -29,7 +29,7 @@ use crate::reconciliation::{
 };
 use crate::views;
 
-use super::accounts::not_found;
+use super::accounts::tenant_reads;
 use super::{Access, Ledger, WriteOptions, with_result};
 
 /// A new reconciliation as a client gave it.
@@ -116,22 +116,13 @@ fn check_open(r: &Reconciliation) -> DomainResult<()> {
 }
 
 impl<S: Store> Ledger<S> {
-    /// Reads a reconciliation of the tenant with its matches.
-    ///
-    /// # Errors
-    /// `resource_not_found` when it does not exist in the tenant or is deleted.
-    pub async fn get_reconciliation(
-        &self,
-        access: &Access,
-        id: &str,
-    ) -> DomainResult<Reconciliation> {
-        let Some(parsed) = parse_id(IdKind::Reconciliation, id) else {
-            return Err(not_found("reconciliation", id));
-        };
-        self.store
-            .get_reconciliation(&access.tenant, &parsed)
-            .await?
-            .ok_or_else(|| not_found("reconciliation", id))
+    tenant_reads! {
+        /// Reads a reconciliation of the tenant with its matches.
+        ///
+        /// # Errors
+        /// `resource_not_found` when it does not exist in the tenant or is deleted.
+        pub fn get_reconciliation(id) -> Reconciliation:
+            Reconciliation, "reconciliation", get_reconciliation;
     }
 
     /// Lists the tenant's reconciliations, latest end date first, optionally of one

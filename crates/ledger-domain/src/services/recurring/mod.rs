@@ -9,11 +9,11 @@ mod templates;
 
 use serde_json::Value;
 
-use crate::error::{DomainError, DomainResult};
-use crate::ids::{IdKind, parse_id};
+use crate::error::DomainResult;
 use crate::ports::{Page, PageRequest, Store};
 use crate::recurring::{RecurringRun, RecurringSchedule};
 
+use super::accounts::tenant_reads;
 use super::{Access, Ledger};
 
 use templates::{in_template, instantiate};
@@ -39,45 +39,20 @@ pub struct RecurringScheduleInput {
     pub status: Option<String>,
 }
 
-fn schedule_not_found(id: &str) -> DomainError {
-    DomainError::NotFound {
-        resource: "recurring_schedule",
-        id: id.to_owned(),
-    }
-}
-
 impl<S: Store> Ledger<S> {
-    /// A live schedule of the tenant.
-    ///
-    /// # Errors
-    /// `resource_not_found`.
-    pub async fn get_recurring_schedule(
-        &self,
-        access: &Access,
-        id: &str,
-    ) -> DomainResult<RecurringSchedule> {
-        let Some(parsed) = parse_id(IdKind::RecurringSchedule, id) else {
-            return Err(schedule_not_found(id));
-        };
-        self.store
-            .get_recurring_schedule(&access.tenant, &parsed)
-            .await?
-            .ok_or_else(|| schedule_not_found(id))
-    }
+    tenant_reads! {
+        /// A live schedule of the tenant.
+        ///
+        /// # Errors
+        /// `resource_not_found`.
+        pub fn get_recurring_schedule(id) -> RecurringSchedule:
+            RecurringSchedule, "recurring_schedule", get_recurring_schedule;
 
-    /// The tenant's live schedules, oldest first.
-    ///
-    /// # Errors
-    /// Storage failures.
-    pub async fn list_recurring_schedules(
-        &self,
-        access: &Access,
-        page: PageRequest,
-    ) -> DomainResult<Page<RecurringSchedule>> {
-        Ok(self
-            .store
-            .list_recurring_schedules(&access.tenant, page)
-            .await?)
+        /// The tenant's live schedules, oldest first.
+        ///
+        /// # Errors
+        /// Storage failures.
+        pub fn list_recurring_schedules(page) -> RecurringSchedule: list_recurring_schedules;
     }
 
     /// The runs of a live schedule of the tenant, newest occurrence first.

@@ -36,17 +36,10 @@ impl<S: Store> Ledger<S> {
             .await?;
         schedule.reschedule(0, start_date);
         let view = schedule.view();
-        let event = self.event(
-            access,
-            "recurring_schedule.created",
-            "recurring_schedule",
-            &schedule.id,
-            None,
-            Some(view.clone()),
-        );
+        let audit = self.created_audit(access, options, "recurring_schedule", &schedule.id, &view);
         Ok(self
             .store
-            .insert_recurring_schedule(schedule, self.audit(access, options, event, &view))
+            .insert_recurring_schedule(schedule, audit)
             .await?
             .map(|s| s.view()))
     }
@@ -210,17 +203,17 @@ impl<S: Store> Ledger<S> {
         }
         schedule.updated_at = self.now();
         let view = schedule.view();
-        let event = self.event(
+        let audit = self.updated_audit(
             access,
-            "recurring_schedule.updated",
+            options,
             "recurring_schedule",
             &schedule.id,
-            Some(before.view()),
-            Some(view.clone()),
+            before.view(),
+            &view,
         );
         Ok(self
             .store
-            .update_recurring_schedule(schedule, self.audit(access, options, event, &view))
+            .update_recurring_schedule(schedule, audit)
             .await?
             .map(|s| s.view()))
     }

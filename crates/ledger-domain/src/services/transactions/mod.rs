@@ -12,12 +12,12 @@ use time::OffsetDateTime;
 
 use crate::error::{DomainError, DomainResult};
 use crate::events::Event;
-use crate::ids::{IdKind, new_id, parse_id};
+use crate::ids::{IdKind, new_id};
 use crate::jobs::{Job, JobCommand, JobStatus};
 use crate::ports::{Audit, CreditCharge, IdempotencyRecord, Page, PageRequest, Store, Written};
 use crate::transactions::{Transaction, TransactionStatus};
 
-use super::accounts::not_found;
+use super::accounts::tenant_reads;
 use super::{Access, Dated, Ledger};
 
 /// One entry as a client sent it; `amount` is the decimal text.
@@ -157,6 +157,45 @@ impl<S: Store> Ledger<S> {
         }
     }
 
+    /// The audit of a synchronous write creating `entity_type` `id` that answers `view`:
+    /// the event `<entity_type>.created`, the view its after state.
+    pub(super) fn created_audit(
+        &self,
+        access: &Access,
+        options: WriteOptions,
+        entity_type: &str,
+        id: &str,
+        view: &serde_json::Value,
+    ) -> Audit {
+        let event_type = format!("{entity_type}.created");
+        let event = self.event(
+            access,
+            &event_type,
+            entity_type,
+            id,
+            None,
+            Some(view.clone()),
+        );
+        self.audit(access, options, event, view)
+    }
+
+    /// The audit of a synchronous write updating `entity_type` `id` from `before` to the
+    /// answer `view`: the event `<entity_type>.updated`.
+    pub(super) fn updated_audit(
+        &self,
+        access: &Access,
+        options: WriteOptions,
+        entity_type: &str,
+        id: &str,
+        before: serde_json::Value,
+        view: &serde_json::Value,
+    ) -> Audit {
+        let event_type = format!("{entity_type}.updated");
+        let after = Some(view.clone());
+        let event = self.event(access, &event_type, entity_type, id, Some(before), after);
+        self.audit(access, options, event, view)
+    }
+
     /// Accepts a job: takes its credits and stores it with the idempotency record.
     pub(super) async fn enqueue(
         &self,
@@ -174,18 +213,12 @@ impl<S: Store> Ledger<S> {
         Ok(self.store.enqueue(job, Some(charge), idempotency).await?)
     }
 
-    /// Reads a transaction of the tenant.
-    ///
-    /// # Errors
-    /// `resource_not_found`.
-    pub async fn get_transaction(&self, access: &Access, id: &str) -> DomainResult<Transaction> {
-        let Some(parsed) = parse_id(IdKind::Transaction, id) else {
-            return Err(not_found("transaction", id));
-        };
-        self.store
-            .get_transaction(&access.tenant, &parsed)
-            .await?
-            .ok_or_else(|| not_found("transaction", id))
+    tenant_reads! {
+        /// Reads a transaction of the tenant.
+        ///
+        /// # Errors
+        /// `resource_not_found`.
+        pub fn get_transaction(id) -> Transaction: Transaction, "transaction", get_transaction;
     }
 
     /// Lists transactions, newest first.
@@ -206,17 +239,11 @@ impl<S: Store> Ledger<S> {
             .await?)
     }
 
-    /// A queued request of the tenant.
-    ///
-    /// # Errors
-    /// `resource_not_found`.
-    pub async fn get_job(&self, access: &Access, id: &str) -> DomainResult<Job> {
-        let Some(parsed) = parse_id(IdKind::Request, id) else {
-            return Err(not_found("request", id));
-        };
-        self.store
-            .get_job(&access.tenant, &parsed)
-            .await?
-            .ok_or_else(|| not_found("request", id))
+    tenant_reads! {
+        /// A queued request of the tenant.
+        ///
+        /// # Errors
+        /// `resource_not_found`.
+        pub fn get_job(id) -> Job: Request, "request", get_job;
     }
 }

@@ -17,12 +17,12 @@ use serde_json::Value;
 
 use crate::error::{DomainError, DomainResult};
 use crate::events::Event;
-use crate::ids::{IdKind, parse_id};
+use crate::ids::IdKind;
 use crate::ports::{Page, PageRequest, Store};
 use crate::views;
 use crate::webhooks::{MAX_DESCRIPTION_CHARS, WebhookAttempt, WebhookDelivery, WebhookEndpoint};
 
-use super::accounts::not_found;
+use super::accounts::{find_by_id, tenant_reads};
 use super::{Access, Ledger};
 
 /// A new endpoint as a client gave it.
@@ -75,37 +75,19 @@ pub fn attempt_view(a: &WebhookAttempt) -> Value {
 }
 
 impl<S: Store> Ledger<S> {
-    /// A live endpoint of the tenant.
-    ///
-    /// # Errors
-    /// `resource_not_found` when it does not exist in the tenant or is deleted.
-    pub async fn get_webhook_endpoint(
-        &self,
-        access: &Access,
-        id: &str,
-    ) -> DomainResult<WebhookEndpoint> {
-        let Some(parsed) = parse_id(IdKind::WebhookEndpoint, id) else {
-            return Err(not_found("webhook_endpoint", id));
-        };
-        self.store
-            .get_webhook_endpoint(&access.tenant, &parsed)
-            .await?
-            .ok_or_else(|| not_found("webhook_endpoint", id))
-    }
+    tenant_reads! {
+        /// A live endpoint of the tenant.
+        ///
+        /// # Errors
+        /// `resource_not_found` when it does not exist in the tenant or is deleted.
+        pub fn get_webhook_endpoint(id) -> WebhookEndpoint:
+            WebhookEndpoint, "webhook_endpoint", get_webhook_endpoint;
 
-    /// The tenant's live endpoints, oldest first.
-    ///
-    /// # Errors
-    /// Storage failures.
-    pub async fn list_webhook_endpoints(
-        &self,
-        access: &Access,
-        page: PageRequest,
-    ) -> DomainResult<Page<WebhookEndpoint>> {
-        Ok(self
-            .store
-            .list_webhook_endpoints(&access.tenant, page)
-            .await?)
+        /// The tenant's live endpoints, oldest first.
+        ///
+        /// # Errors
+        /// Storage failures.
+        pub fn list_webhook_endpoints(page) -> WebhookEndpoint: list_webhook_endpoints;
     }
 
     /// The deliveries of an endpoint, newest event first.
@@ -136,13 +118,17 @@ impl<S: Store> Ledger<S> {
         delivery_id: &str,
     ) -> DomainResult<(WebhookDelivery, Vec<WebhookAttempt>)> {
         let endpoint = self.get_webhook_endpoint(access, endpoint_id).await?;
-        let Some(parsed) = parse_id(IdKind::WebhookDelivery, delivery_id) else {
-            return Err(not_found("webhook_delivery", delivery_id));
-        };
-        self.store
-            .get_webhook_delivery(&access.tenant, &endpoint.id, &parsed)
-            .await?
-            .ok_or_else(|| not_found("webhook_delivery", delivery_id))
+        find_by_id(
+            IdKind::WebhookDelivery,
+            "webhook_delivery",
+            delivery_id,
+            |parsed| async move {
+                self.store
+                    .get_webhook_delivery(&access.tenant, &endpoint.id, &parsed)
+                    .await
+            },
+        )
+        .await
     }
 
     fn endpoint_event(
