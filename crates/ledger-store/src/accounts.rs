@@ -13,7 +13,7 @@ use ledger_domain::ports::{
 use ledger_domain::reports::{AccountRef, ChartLine};
 use time::OffsetDateTime;
 
-use crate::db::{Db, is_unique_violation};
+use crate::db::{Db, page_from, unique_or};
 use crate::rows::{AccountRow, json_text, to_db};
 use crate::schema::accounts;
 
@@ -58,19 +58,10 @@ impl Accounts for Db {
     ) -> StoreResult<Written<Account>> {
         let row = AccountRow::from(&account);
         let code = account.code.clone();
-        audited!(self, audit, |conn| {
-            match diesel::insert_into(accounts::table)
-                .values(&row)
-                .execute(conn)
-                .await
-            {
-                Ok(_) => {}
-                Err(e) if is_unique_violation(&e) => {
-                    return Err(StoreError::Taken(Taken::AccountCode { code: code.clone() }).into());
-                }
-                Err(e) => return Err(e.into()),
-            }
-            account
+        audited_insert!(self, audit, accounts::table, row, account, |e| {
+            unique_or(e, || {
+                StoreError::Taken(Taken::AccountCode { code: code.clone() })
+            })
         })
     }
 
@@ -79,26 +70,22 @@ impl Accounts for Db {
         account: Account,
         audit: Audit,
     ) -> StoreResult<Written<Account>> {
-        audited!(self, audit, |conn| {
-            let changed = diesel::update(accounts::table)
-                .filter(tenant_of!(accounts, account))
-                .filter(accounts::id.eq(&account.id))
-                .filter(accounts::deleted_at.is_null())
-                .set((
-                    accounts::name.eq(&account.name),
-                    accounts::description.eq(&account.description),
-                    accounts::status.eq(account.status.as_str()),
-                    accounts::parent_id.eq(&account.parent_id),
-                    accounts::metadata.eq(json_text(&account.metadata)),
-                    accounts::updated_at.eq(to_db(account.updated_at)),
-                ))
-                .execute(conn)
-                .await?;
-            if changed == 0 {
-                return Err(StoreError::missing(Resource::Account, account.id).into());
-            }
+        audited_update!(
+            self,
+            audit,
+            accounts,
+            Resource::Account,
+            account,
+            (
+                accounts::name.eq(&account.name),
+                accounts::description.eq(&account.description),
+                accounts::status.eq(account.status.as_str()),
+                accounts::parent_id.eq(&account.parent_id),
+                accounts::metadata.eq(json_text(&account.metadata)),
+                accounts::updated_at.eq(to_db(account.updated_at)),
+            ),
             account
-        })
+        )
     }
 
     async fn get_account(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Account>> {
@@ -109,17 +96,16 @@ impl Accounts for Db {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let rows: Vec<AccountRow> = db_read!(self, |conn| {
-            Ok(accounts::table
+        read_all!(
+            self,
+            AccountRow,
+            Account::try_from,
+            accounts::table
                 .filter(tenant_of!(accounts, tenant))
                 .filter(accounts::id.eq_any(ids))
                 .filter(accounts::deleted_at.is_null())
                 .order(accounts::code.asc())
-                .select(AccountRow::as_select())
-                .load(conn)
-                .await?)
-        })?;
-        rows.into_iter().map(Account::try_from).collect()
+        )
     }
 
     async fn list_accounts(
@@ -131,23 +117,16 @@ impl Accounts for Db {
         let account_type = filter.account_type.map(|t| t.as_str());
         let status = filter.status.map(|s| s.as_str());
         let code = filter.code.as_deref();
-        let (rows, total_count): (Vec<AccountRow>, i64) = db_read!(self, |conn| {
-            // The filter is built twice (count and page): boxed queries are not Clone.
+        let rows = db_read!(self, |conn| {
+            // Built twice (count and page): boxed queries are not Clone.
             let filtered = || {
-                let mut query = accounts::table
-                    .filter(tenant_of!(accounts, tenant))
-                    .filter(accounts::deleted_at.is_null())
-                    .into_boxed();
-                if let Some(t) = account_type {
-                    query = query.filter(accounts::account_type.eq(t));
-                }
-                if let Some(s) = status {
-                    query = query.filter(accounts::status.eq(s));
-                }
-                if let Some(code) = code {
-                    query = query.filter(accounts::code.eq(code));
-                }
-                query
+                live_filtered!(
+                    accounts,
+                    tenant,
+                    account_type = account_type,
+                    status = status,
+                    code = code,
+                )
             };
             let query = filtered()
                 .order((accounts::code.asc(), accounts::id.asc()))
@@ -166,13 +145,7 @@ impl Accounts for Db {
                 .await?;
             Ok((rows, total))
         })?;
-        Ok(Page {
-            items: rows
-                .into_iter()
-                .map(Account::try_from)
-                .collect::<Result<_, _>>()?,
-            total_count,
-        })
+        page_from(rows, Account::try_from)
     }
 
     async fn chart_with_totals(

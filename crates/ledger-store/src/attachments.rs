@@ -105,18 +105,17 @@ impl Attachments for Db {
         owner_id: &str,
     ) -> StoreResult<Vec<Attachment>> {
         let owner_type = owner_type.as_str();
-        let rows: Vec<AttachmentRow> = db_read!(self, |conn| {
-            Ok(attachments::table
+        read_all!(
+            self,
+            AttachmentRow,
+            Attachment::try_from,
+            attachments::table
                 .filter(tenant_of!(attachments, tenant))
                 .filter(attachments::owner_type.eq(owner_type))
                 .filter(attachments::owner_id.eq(owner_id))
                 .filter(attachments::deleted_at.is_null())
                 .order((attachments::created_at.asc(), attachments::id.asc()))
-                .select(AttachmentRow::as_select())
-                .load(conn)
-                .await?)
-        })?;
-        rows.into_iter().map(Attachment::try_from).collect()
+        )
     }
 
     async fn delete_attachment(

@@ -19,7 +19,7 @@ use ledger_domain::transactions::TransactionStatus;
 use time::OffsetDateTime;
 
 use crate::apply::EntryConn;
-use crate::db::{Db, SetupError};
+use crate::db::{Db, SetupError, database_url};
 use crate::rows::{EntryRow, TransactionRow, to_db};
 use crate::schema::transactions;
 
@@ -219,6 +219,15 @@ pub async fn seed_history(
     Ok(())
 }
 
+/// A connection to the PostgreSQL server of `admin_url`, to act on its database `name`
+/// (checked a plain identifier first: it is spliced into DDL).
+async fn admin_connection(admin_url: &str, name: &str) -> Result<AsyncPgConnection, SetupError> {
+    check_identifier(name)?;
+    AsyncPgConnection::establish(admin_url)
+        .await
+        .map_err(|e| SetupError::Connect(e.to_string()))
+}
+
 /// Creates the empty database `name` on the PostgreSQL server of `admin_url` and
 /// returns its URL. `name` must be a plain identifier (lowercase letters, digits, `_`).
 ///
@@ -226,10 +235,7 @@ pub async fn seed_history(
 /// [`SetupError::Connect`] when the server cannot be reached, [`SetupError::Pool`]
 /// (with the server's message) when it refuses the database or the name is not plain.
 pub async fn create_pg_database(admin_url: &str, name: &str) -> Result<String, SetupError> {
-    check_identifier(name)?;
-    let mut admin = AsyncPgConnection::establish(admin_url)
-        .await
-        .map_err(|e| SetupError::Connect(e.to_string()))?;
+    let mut admin = admin_connection(admin_url, name).await?;
     diesel::sql_query(format!("CREATE DATABASE {name}"))
         .execute(&mut admin)
         .await
@@ -242,10 +248,7 @@ pub async fn create_pg_database(admin_url: &str, name: &str) -> Result<String, S
 /// # Errors
 /// As [`create_pg_database`].
 pub async fn drop_pg_database(admin_url: &str, name: &str) -> Result<(), SetupError> {
-    check_identifier(name)?;
-    let mut admin = AsyncPgConnection::establish(admin_url)
-        .await
-        .map_err(|e| SetupError::Connect(e.to_string()))?;
+    let mut admin = admin_connection(admin_url, name).await?;
     diesel::sql_query(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
         .execute(&mut admin)
         .await
@@ -260,10 +263,7 @@ pub async fn drop_pg_database(admin_url: &str, name: &str) -> Result<(), SetupEr
 /// # Errors
 /// As [`create_pg_database`].
 pub async fn terminate_pg_connections(admin_url: &str, name: &str) -> Result<u64, SetupError> {
-    check_identifier(name)?;
-    let mut admin = AsyncPgConnection::establish(admin_url)
-        .await
-        .map_err(|e| SetupError::Connect(e.to_string()))?;
+    let mut admin = admin_connection(admin_url, name).await?;
     #[derive(diesel::QueryableByName)]
     struct Ended {
         #[diesel(sql_type = diesel::sql_types::BigInt)]
@@ -399,16 +399,6 @@ fn check_identifier(name: &str) -> Result<(), SetupError> {
             "'{name}' is not a plain database name"
         )))
     }
-}
-
-/// `admin_url` with its database name replaced by `name` (query parameters dropped).
-fn database_url(admin_url: &str, name: &str) -> String {
-    let without_query = admin_url.split('?').next().unwrap_or(admin_url);
-    let (scheme, rest) = without_query
-        .split_once("://")
-        .unwrap_or(("postgres", without_query));
-    let authority = rest.split('/').next().unwrap_or(rest);
-    format!("{scheme}://{authority}/{name}")
 }
 
 #[cfg(test)]

@@ -129,6 +129,22 @@ impl S3Blobs {
             .body(body))
     }
 
+    /// Sends the signed request `method` on the object `key` (checked plain first), now;
+    /// a failure to send is an error while `doing` it.
+    async fn object_request(
+        &self,
+        method: reqwest::Method,
+        key: &str,
+        body: Vec<u8>,
+        doing: &str,
+    ) -> StoreResult<reqwest::Response> {
+        Self::checked(key)?;
+        self.signed(method, key, body, OffsetDateTime::now_utc())?
+            .send()
+            .await
+            .map_err(|e| s3_error(doing, key, e))
+    }
+
     fn checked(key: &str) -> StoreResult<()> {
         if plain_key(key) {
             Ok(())
@@ -168,12 +184,9 @@ impl Blobs for S3Blobs {
     fn put(&self, key: &str, bytes: Vec<u8>) -> BoxFuture<'_, StoreResult<()>> {
         let key = key.to_owned();
         Box::pin(async move {
-            Self::checked(&key)?;
             let res = self
-                .signed(reqwest::Method::PUT, &key, bytes, OffsetDateTime::now_utc())?
-                .send()
-                .await
-                .map_err(|e| s3_error("writing", &key, e))?;
+                .object_request(reqwest::Method::PUT, &key, bytes, "writing")
+                .await?;
             if !res.status().is_success() {
                 return Err(s3_error("writing", &key, res.status()));
             }
@@ -184,17 +197,9 @@ impl Blobs for S3Blobs {
     fn get(&self, key: &str) -> BoxFuture<'_, StoreResult<Option<Vec<u8>>>> {
         let key = key.to_owned();
         Box::pin(async move {
-            Self::checked(&key)?;
             let res = self
-                .signed(
-                    reqwest::Method::GET,
-                    &key,
-                    Vec::new(),
-                    OffsetDateTime::now_utc(),
-                )?
-                .send()
-                .await
-                .map_err(|e| s3_error("reading", &key, e))?;
+                .object_request(reqwest::Method::GET, &key, Vec::new(), "reading")
+                .await?;
             if res.status() == reqwest::StatusCode::NOT_FOUND {
                 return Ok(None);
             }
@@ -212,17 +217,9 @@ impl Blobs for S3Blobs {
     fn delete(&self, key: &str) -> BoxFuture<'_, StoreResult<()>> {
         let key = key.to_owned();
         Box::pin(async move {
-            Self::checked(&key)?;
             let res = self
-                .signed(
-                    reqwest::Method::DELETE,
-                    &key,
-                    Vec::new(),
-                    OffsetDateTime::now_utc(),
-                )?
-                .send()
-                .await
-                .map_err(|e| s3_error("removing", &key, e))?;
+                .object_request(reqwest::Method::DELETE, &key, Vec::new(), "removing")
+                .await?;
             // S3 answers 204 for a missing key too.
             if !res.status().is_success() && res.status() != reqwest::StatusCode::NOT_FOUND {
                 return Err(s3_error("removing", &key, res.status()));

@@ -12,24 +12,28 @@ use ledger_domain::ports::{
 };
 use time::PrimitiveDateTime;
 
-use crate::db::Db;
+use crate::db::{Db, page_from};
 use crate::locks::AccountLocks;
 use crate::rows::{DeletionRow, corrupt, from_db, to_db};
 use crate::schema::categories;
 
-#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[derive(Debug, Clone, Queryable, Selectable, Insertable, AsChangeset)]
 #[diesel(table_name = categories, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
 #[diesel(treat_none_as_default_value = false)]
+// An update (`AsChangeset`) sets every column but the key and the `skip_update` ones.
+#[diesel(primary_key(organization_id, livemode, id), treat_none_as_null = true)]
 struct CategoryRow {
     organization_id: String,
     livemode: bool,
     id: String,
     name: String,
     description: Option<String>,
+    #[diesel(skip_update)]
     category_type: String,
     color: String,
     is_active: bool,
     parent_id: Option<String>,
+    #[diesel(skip_update)]
     created_at: PrimitiveDateTime,
     updated_at: PrimitiveDateTime,
 }
@@ -77,52 +81,12 @@ fn category_not_found(id: &str) -> StoreError {
 }
 
 impl Categories for Db {
-    async fn insert_category(
-        &self,
-        category: Category,
-        audit: Audit,
-    ) -> StoreResult<Written<Category>> {
-        let row = CategoryRow::from(&category);
-        audited!(self, audit, |conn| {
-            diesel::insert_into(categories::table)
-                .values(&row)
-                .execute(conn)
-                .await?;
-            category
-        })
-    }
-
-    async fn update_category(
-        &self,
-        category: Category,
-        audit: Audit,
-    ) -> StoreResult<Written<Category>> {
-        let row = CategoryRow::from(&category);
-        audited!(self, audit, |conn| {
-            let changed = diesel::update(categories::table)
-                .filter(tenant_of!(categories, row))
-                .filter(categories::id.eq(&row.id))
-                .filter(categories::deleted_at.is_null())
-                .set((
-                    categories::name.eq(&row.name),
-                    categories::description.eq(&row.description),
-                    categories::color.eq(&row.color),
-                    categories::is_active.eq(row.is_active),
-                    categories::parent_id.eq(&row.parent_id),
-                    categories::updated_at.eq(row.updated_at),
-                ))
-                .execute(conn)
-                .await?;
-            if changed == 0 {
-                return Err(category_not_found(&row.id).into());
-            }
-            category
-        })
-    }
-
-    async fn get_category(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Category>> {
-        live_record!(self, categories, tenant, id, CategoryRow)
-    }
+    resource_methods!(
+        Category, CategoryRow, categories, Resource::Category;
+        insert: insert_category,
+        update: update_category,
+        get: get_category,
+    );
 
     async fn list_categories(
         &self,
@@ -133,23 +97,16 @@ impl Categories for Db {
         let category_type = filter.category_type.map(CategoryType::as_str);
         let is_active = filter.is_active;
         let parent_id = filter.parent_id.as_deref();
-        let (rows, total_count): (Vec<CategoryRow>, i64) = db_read!(self, |conn| {
-            // The filter is built twice (count and page): boxed queries are not Clone.
+        let rows = db_read!(self, |conn| {
+            // Built twice (count and page): boxed queries are not Clone.
             let filtered = || {
-                let mut query = categories::table
-                    .filter(tenant_of!(categories, tenant))
-                    .filter(categories::deleted_at.is_null())
-                    .into_boxed();
-                if let Some(t) = category_type {
-                    query = query.filter(categories::category_type.eq(t));
-                }
-                if let Some(active) = is_active {
-                    query = query.filter(categories::is_active.eq(active));
-                }
-                if let Some(parent) = parent_id {
-                    query = query.filter(categories::parent_id.eq(parent));
-                }
-                query
+                live_filtered!(
+                    categories,
+                    tenant,
+                    category_type = category_type,
+                    is_active = is_active,
+                    parent_id = parent_id,
+                )
             };
             let total: i64 = filtered().count().get_result(conn).await?;
             let mut query = filtered()
@@ -160,13 +117,7 @@ impl Categories for Db {
             }
             Ok((query.load(conn).await?, total))
         })?;
-        Ok(Page {
-            items: rows
-                .into_iter()
-                .map(Category::try_from)
-                .collect::<Result<_, _>>()?,
-            total_count,
-        })
+        page_from(rows, Category::try_from)
     }
 
     async fn delete_category(

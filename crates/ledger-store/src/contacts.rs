@@ -9,7 +9,7 @@ use diesel_async::RunQueryDsl;
 use ledger_domain::contacts::{Contact, ContactFilter};
 use ledger_domain::ports::{Contacts, Page, PageRequest, StoreResult, Tenant};
 
-use crate::db::{Db, page_from, prefix_pattern};
+use crate::db::{Db, prefix_pattern};
 use crate::rows::ContactRow;
 use crate::schema::contacts;
 
@@ -33,16 +33,15 @@ impl Contacts for Db {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let rows: Vec<ContactRow> = db_read!(self, |conn| {
-            Ok(contacts::table
+        read_all!(
+            self,
+            ContactRow,
+            Contact::try_from,
+            contacts::table
                 .filter(tenant_of!(contacts, tenant))
                 .filter(contacts::id.eq_any(ids))
                 .filter(contacts::deleted_at.is_null())
-                .select(ContactRow::as_select())
-                .load(conn)
-                .await?)
-        })?;
-        rows.into_iter().map(Contact::try_from).collect()
+        )
     }
 
     async fn list_contacts(
@@ -59,19 +58,20 @@ impl Contacts for Db {
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .map(contains_pattern);
-        let rows = db_read!(self, |conn| {
-            // Built twice (count and page): boxed queries are not Clone.
-            let filtered = || {
-                let mut query = contacts::table
-                    .filter(tenant_of!(contacts, tenant))
-                    .filter(contacts::deleted_at.is_null())
-                    .into_boxed();
-                if let Some(t) = contact_type {
-                    query = query.filter(contacts::contact_type.eq(t));
-                }
-                if let Some(enabled) = enabled {
-                    query = query.filter(contacts::enabled.eq(enabled));
-                }
+        // Built twice (count and page): boxed queries are not Clone.
+        read_page!(
+            self,
+            ContactRow,
+            Contact::try_from,
+            page,
+            (contacts::created_at.asc(), contacts::id.asc()),
+            || {
+                let mut query = live_filtered!(
+                    contacts,
+                    tenant,
+                    contact_type = contact_type,
+                    enabled = enabled,
+                );
                 if let Some(pattern) = &pattern {
                     let needle = || lower(Some(pattern.clone()));
                     query = query.filter(
@@ -83,11 +83,8 @@ impl Contacts for Db {
                     );
                 }
                 query
-            };
-            let order = (contacts::created_at.asc(), contacts::id.asc());
-            Ok(load_page!(conn, filtered, order, page, ContactRow))
-        })?;
-        page_from(rows, Contact::try_from)
+            }
+        )
     }
 
     async fn contact_with_reference(

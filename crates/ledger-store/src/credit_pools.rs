@@ -23,7 +23,7 @@ use ledger_domain::events::Event;
 use ledger_domain::ports::{Credits, Page, PageRequest, StoreResult, Tenant};
 use time::OffsetDateTime;
 
-use crate::db::{Db, TxError, is_unique_violation, page_from};
+use crate::db::{Db, TxError, is_unique_violation};
 use crate::organizations::SUM_CREDITS;
 use crate::rows::{CreditLedgerRow, CreditPoolRow, CreditPurchaseRow, event_rows, to_db};
 use crate::schema::{credit_ledger, credit_pools, credit_purchases, events, organizations};
@@ -284,13 +284,14 @@ impl Credits for Db {
         pool_id: &str,
         page: PageRequest,
     ) -> StoreResult<Page<LedgerEntry>> {
-        let rows = db_read!(self, |conn| {
-            let of_pool =
-                || credit_ledger::table.filter(credit_ledger::organization_id.eq(pool_id));
-            let order = (credit_ledger::created_at.desc(), credit_ledger::id.desc());
-            Ok(load_page!(conn, of_pool, order, page, CreditLedgerRow))
-        })?;
-        page_from(rows, CreditLedgerRow::into_domain)
+        read_page!(
+            self,
+            CreditLedgerRow,
+            CreditLedgerRow::into_domain,
+            page,
+            (credit_ledger::created_at.desc(), credit_ledger::id.desc()),
+            || credit_ledger::table.filter(credit_ledger::organization_id.eq(pool_id))
+        )
     }
 
     async fn credit_ledger_sum(&self, pool_id: &str) -> StoreResult<i64> {
@@ -309,31 +310,24 @@ impl Credits for Db {
         event: Event,
     ) -> StoreResult<CreditPurchase> {
         let row = CreditPurchaseRow::from(&purchase);
-        let event_rows = event_rows(std::slice::from_ref(&event));
-        db_write!(self, |conn| {
+        with_event!(self, event, |conn| {
             diesel::insert_into(credit_purchases::table)
                 .values(&row)
                 .execute(conn)
                 .await?;
-            for event in &event_rows {
-                diesel::insert_into(events::table)
-                    .values(event)
-                    .execute(conn)
-                    .await?;
-            }
-            Ok(())
         })?;
         Ok(purchase)
     }
 
     async fn get_purchase(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<CreditPurchase>> {
-        let row: Option<CreditPurchaseRow> = db_read!(self, |conn| {
-            let query = credit_purchases::table
+        read_first!(
+            self,
+            CreditPurchaseRow,
+            CreditPurchaseRow::into_domain,
+            credit_purchases::table
                 .filter(tenant_of!(credit_purchases, tenant))
-                .filter(credit_purchases::id.eq(id));
-            Ok(first_row!(conn, query, CreditPurchaseRow))
-        })?;
-        row.map(CreditPurchaseRow::into_domain).transpose()
+                .filter(credit_purchases::id.eq(id))
+        )
     }
 
     async fn find_purchase(
@@ -341,13 +335,14 @@ impl Credits for Db {
         organization_id: &str,
         id: &str,
     ) -> StoreResult<Option<CreditPurchase>> {
-        let row: Option<CreditPurchaseRow> = db_read!(self, |conn| {
-            let query = credit_purchases::table
+        read_first!(
+            self,
+            CreditPurchaseRow,
+            CreditPurchaseRow::into_domain,
+            credit_purchases::table
                 .filter(credit_purchases::organization_id.eq(organization_id))
-                .filter(credit_purchases::id.eq(id));
-            Ok(first_row!(conn, query, CreditPurchaseRow))
-        })?;
-        row.map(CreditPurchaseRow::into_domain).transpose()
+                .filter(credit_purchases::id.eq(id))
+        )
     }
 
     async fn list_purchases(
@@ -355,15 +350,17 @@ impl Credits for Db {
         tenant: &Tenant,
         page: PageRequest,
     ) -> StoreResult<Page<CreditPurchase>> {
-        let rows = db_read!(self, |conn| {
-            let of_tenant = || credit_purchases::table.filter(tenant_of!(credit_purchases, tenant));
-            let order = (
+        read_page!(
+            self,
+            CreditPurchaseRow,
+            CreditPurchaseRow::into_domain,
+            page,
+            (
                 credit_purchases::created_at.desc(),
                 credit_purchases::id.desc(),
-            );
-            Ok(load_page!(conn, of_tenant, order, page, CreditPurchaseRow))
-        })?;
-        page_from(rows, CreditPurchaseRow::into_domain)
+            ),
+            || credit_purchases::table.filter(tenant_of!(credit_purchases, tenant))
+        )
     }
 
     async fn complete_purchase(

@@ -23,11 +23,8 @@ use diesel::SqliteConnection;
 use diesel::connection::{AnsiTransactionManager, Instrumentation, InstrumentationEvent};
 use diesel::result::{DatabaseErrorKind, Error as DieselError, QueryResult};
 use diesel_async::pooled_connection::deadpool::Pool;
-use diesel_async::pooled_connection::{
-    AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
-};
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
-use diesel_async::{AsyncConnection, AsyncPgConnection, TransactionManager};
+use diesel_async::{AsyncPgConnection, TransactionManager};
 use ledger_domain::StoreError;
 use ledger_domain::jobs::Job;
 use ledger_domain::ports::{AppliedWrite, StoreResult, Written};
@@ -38,10 +35,13 @@ mod queries;
 mod setup;
 
 pub(crate) use queries::page_from;
+#[cfg(any(feature = "bench", feature = "test-support"))]
+pub(crate) use setup::database_url;
 
 pub use setup::{DEFAULT_PG_POOL, DEFAULT_SQLITE_READERS, SetupError, default_pool_size};
 use setup::{
-    PG_MIGRATIONS, SQLITE_MIGRATIONS, is_postgres_url, run_migrations, sqlite_path, sqlite_pool,
+    PG_MIGRATIONS, SQLITE_MIGRATIONS, SQLITE_PRAGMAS, counted_pool, is_postgres_url,
+    run_migrations, sqlite_path,
 };
 
 pub(crate) type PgPool = Pool<AsyncPgConnection>;
@@ -143,28 +143,7 @@ impl Db {
         let size = pool_size.max(1);
         let queries = Arc::new(AtomicU64::new(0));
         let pool = if is_postgres_url(database_url) {
-            // Fast recycling: a broken connection shows on its next query (and is then
-            // dropped) instead of costing a `SELECT 1` on every checkout.
-            let mut config = ManagerConfig::<AsyncPgConnection>::default();
-            config.recycling_method = RecyclingMethod::Fast;
-            let counter = queries.clone();
-            config.custom_setup = Box::new(move |url| {
-                let url = url.to_owned();
-                let counter = counter.clone();
-                Box::pin(async move {
-                    let mut conn = AsyncPgConnection::establish(&url).await?;
-                    conn.set_instrumentation(QueryCounter(counter));
-                    Ok(conn)
-                })
-            });
-            let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(
-                database_url,
-                config,
-            );
-            let pool = Pool::builder(manager)
-                .max_size(size)
-                .build()
-                .map_err(|e| SetupError::Pool(e.to_string()))?;
+            let pool = counted_pool::<AsyncPgConnection>(database_url, size, &queries, None)?;
             drop(
                 pool.get()
                     .await
@@ -182,7 +161,7 @@ impl Db {
                     source,
                 })?;
             }
-            let writer = sqlite_pool(&path, 1, &queries)?;
+            let writer = counted_pool::<SqliteConn>(&path, 1, &queries, Some(SQLITE_PRAGMAS))?;
             // The first connection switches the file to WAL before any reader opens it.
             drop(
                 writer
@@ -190,7 +169,7 @@ impl Db {
                     .await
                     .map_err(|e| SetupError::Connect(e.to_string()))?,
             );
-            let reader = sqlite_pool(&path, size, &queries)?;
+            let reader = counted_pool::<SqliteConn>(&path, size, &queries, Some(SQLITE_PRAGMAS))?;
             DbPool::Sqlite { writer, reader }
         };
         Ok(Db {
@@ -356,6 +335,16 @@ pub(crate) fn is_unique_violation(e: &DieselError) -> bool {
         e,
         DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _)
     )
+}
+
+/// A failed statement: a unique index's refusal is the fact `taken()` (what the duplicate
+/// means to the caller), any other failure the database's.
+pub(crate) fn unique_or(e: DieselError, taken: impl FnOnce() -> StoreError) -> TxError {
+    if is_unique_violation(&e) {
+        TxError::Fact(taken())
+    } else {
+        TxError::Db(e)
+    }
 }
 
 /// Runs `$body` (a block evaluating to `Result<T, TxError>`) with `$conn` bound to a

@@ -7,7 +7,7 @@ use ledger_domain::accounts::Account;
 use ledger_domain::documents::{Document, DocumentKind, Payment, StatusChange};
 use ledger_domain::ports::{DocumentFilter, Documents, Page, PageRequest, StoreResult, Tenant};
 
-use crate::db::{Db, page_from};
+use crate::db::Db;
 use crate::rows::{AccountRow, DocumentRow, PaymentRow, StatusChangeRow};
 use crate::schema::{accounts, document_history, document_payments, documents};
 
@@ -38,8 +38,13 @@ impl Documents for Db {
     ) -> StoreResult<Page<Document>> {
         let status = filter.status.map(|s| s.as_str());
         let contact = filter.contact_id.clone();
-        let rows = db_read!(self, |conn| {
-            let filtered = || {
+        read_page!(
+            self,
+            DocumentRow,
+            Document::try_from,
+            page,
+            (documents::created_at.desc(), documents::id.desc()),
+            || {
                 let mut query = documents::table
                     .filter(tenant_of!(documents, tenant))
                     .filter(documents::kind.eq(kind.as_str()))
@@ -52,11 +57,8 @@ impl Documents for Db {
                     query = query.filter(documents::contact_id.eq(contact.clone()));
                 }
                 query
-            };
-            let order = (documents::created_at.desc(), documents::id.desc());
-            Ok(load_page!(conn, filtered, order, page, DocumentRow))
-        })?;
-        page_from(rows, Document::try_from)
+            }
+        )
     }
 
     async fn next_document_sequence(
@@ -83,19 +85,18 @@ impl Documents for Db {
         if document_ids.is_empty() {
             return Ok(Vec::new());
         }
-        let rows: Vec<PaymentRow> = db_read!(self, |conn| {
-            Ok(document_payments::table
+        read_all!(
+            self,
+            PaymentRow,
+            Payment::try_from,
+            document_payments::table
                 .filter(tenant_of!(document_payments, tenant))
                 .filter(document_payments::document_id.eq_any(document_ids))
                 .order((
                     document_payments::created_at.asc(),
                     document_payments::id.asc(),
                 ))
-                .select(PaymentRow::as_select())
-                .load(conn)
-                .await?)
-        })?;
-        rows.into_iter().map(Payment::try_from).collect()
+        )
     }
 
     async fn document_history(
@@ -103,32 +104,30 @@ impl Documents for Db {
         tenant: &Tenant,
         document_id: &str,
     ) -> StoreResult<Vec<StatusChange>> {
-        let rows: Vec<StatusChangeRow> = db_read!(self, |conn| {
-            Ok(document_history::table
+        read_all!(
+            self,
+            StatusChangeRow,
+            StatusChange::try_from,
+            document_history::table
                 .filter(document_history::organization_id.eq(&tenant.organization_id))
                 .filter(document_history::document_id.eq(document_id))
                 .order((
                     document_history::changed_at.asc(),
                     document_history::id.asc(),
                 ))
-                .select(StatusChangeRow::as_select())
-                .load(conn)
-                .await?)
-        })?;
-        rows.into_iter().map(StatusChange::try_from).collect()
+        )
     }
 
     async fn system_accounts(&self, tenant: &Tenant) -> StoreResult<Vec<Account>> {
-        let rows: Vec<AccountRow> = db_read!(self, |conn| {
-            Ok(accounts::table
+        read_all!(
+            self,
+            AccountRow,
+            Account::try_from,
+            accounts::table
                 .filter(tenant_of!(accounts, tenant))
                 .filter(accounts::is_system.eq(true))
                 .filter(accounts::deleted_at.is_null())
                 .order(accounts::code.asc())
-                .select(AccountRow::as_select())
-                .load(conn)
-                .await?)
-        })?;
-        rows.into_iter().map(Account::try_from).collect()
+        )
     }
 }

@@ -9,29 +9,33 @@ use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use ledger_domain::Resource;
 use ledger_domain::StoreError;
-use ledger_domain::events::Deletion;
 use ledger_domain::exchange::ExchangeRate;
 use ledger_domain::ports::Taken;
 use ledger_domain::ports::{
-    Audit, ExchangeRateFilter, ExchangeRates, Page, PageRequest, StoreResult, Tenant, Written,
+    ExchangeRateFilter, ExchangeRates, Page, PageRequest, StoreResult, Tenant,
 };
 use time::{Date, PrimitiveDateTime};
 
-use crate::db::{Db, TxError, is_unique_violation};
+use crate::db::{Db, TxError, unique_or};
 use crate::rows::{from_db, to_db};
 use crate::schema::exchange_rates;
 
-#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[derive(Debug, Clone, Queryable, Selectable, Insertable, AsChangeset)]
 #[diesel(table_name = exchange_rates, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
 #[diesel(treat_none_as_default_value = false)]
+// An update (`AsChangeset`) sets every column but the key and the `skip_update` ones.
+#[diesel(primary_key(organization_id, livemode, id), treat_none_as_null = true)]
 struct ExchangeRateRow {
     organization_id: String,
     livemode: bool,
     id: String,
+    #[diesel(skip_update)]
     from_currency: String,
+    #[diesel(skip_update)]
     to_currency: String,
     rate: String,
     effective_date: Date,
+    #[diesel(skip_update)]
     created_at: PrimitiveDateTime,
     updated_at: PrimitiveDateTime,
 }
@@ -68,83 +72,33 @@ impl From<ExchangeRateRow> for ExchangeRate {
     }
 }
 
-fn rate_not_found(id: &str) -> StoreError {
-    StoreError::missing(Resource::ExchangeRate, id)
-}
-
 /// A failed insert or update of a rate: the unique index's refusal is a duplicate.
 fn write_error(e: diesel::result::Error, row: &ExchangeRateRow) -> TxError {
-    if is_unique_violation(&e) {
+    unique_or(e, || {
         StoreError::Taken(Taken::ExchangeRate {
             from_currency: row.from_currency.clone(),
             to_currency: row.to_currency.clone(),
             effective_date: row.effective_date,
         })
-        .into()
-    } else {
-        e.into()
-    }
+    })
 }
 
 impl ExchangeRates for Db {
-    async fn insert_exchange_rate(
-        &self,
-        rate: ExchangeRate,
-        audit: Audit,
-    ) -> StoreResult<Written<ExchangeRate>> {
-        let row = ExchangeRateRow::from(&rate);
-        audited!(self, audit, |conn| {
-            diesel::insert_into(exchange_rates::table)
-                .values(&row)
-                .execute(conn)
-                .await
-                .map_err(|e| write_error(e, &row))?;
-            rate
-        })
-    }
-
-    async fn update_exchange_rate(
-        &self,
-        rate: ExchangeRate,
-        audit: Audit,
-    ) -> StoreResult<Written<ExchangeRate>> {
-        let row = ExchangeRateRow::from(&rate);
-        audited!(self, audit, |conn| {
-            let changed = diesel::update(exchange_rates::table)
-                .filter(tenant_of!(exchange_rates, row))
-                .filter(exchange_rates::id.eq(&row.id))
-                .filter(exchange_rates::deleted_at.is_null())
-                .set((
-                    exchange_rates::rate.eq(&row.rate),
-                    exchange_rates::effective_date.eq(row.effective_date),
-                    exchange_rates::updated_at.eq(row.updated_at),
-                ))
-                .execute(conn)
-                .await
-                .map_err(|e| write_error(e, &row))?;
-            if changed == 0 {
-                return Err(rate_not_found(&row.id).into());
-            }
-            rate
-        })
-    }
+    resource_methods!(
+        ExchangeRate, ExchangeRateRow, exchange_rates, Resource::ExchangeRate, on_error = write_error;
+        insert: insert_exchange_rate,
+        update: update_exchange_rate,
+        delete: delete_exchange_rate,
+    );
 
     async fn get_exchange_rate(
         &self,
         tenant: &Tenant,
         id: &str,
     ) -> StoreResult<Option<ExchangeRate>> {
-        let row: Option<ExchangeRateRow> = db_read!(self, |conn| {
-            Ok(exchange_rates::table
-                .filter(tenant_of!(exchange_rates, tenant))
-                .filter(exchange_rates::id.eq(id))
-                .filter(exchange_rates::deleted_at.is_null())
-                .select(ExchangeRateRow::as_select())
-                .first(conn)
-                .await
-                .optional()?)
-        })?;
-        Ok(row.map(ExchangeRate::from))
+        live_record!(self, exchange_rates, tenant, id, ExchangeRateRow, |row| {
+            Ok(ExchangeRate::from(row))
+        })
     }
 
     async fn list_exchange_rates(
@@ -155,38 +109,25 @@ impl ExchangeRates for Db {
     ) -> StoreResult<Page<ExchangeRate>> {
         let from_currency = filter.from_currency.as_deref();
         let to_currency = filter.to_currency.as_deref();
-        let (rows, total_count): (Vec<ExchangeRateRow>, i64) = db_read!(self, |conn| {
-            // The filter is built twice (count and page): boxed queries are not Clone.
-            let filtered = || {
-                let mut query = exchange_rates::table
-                    .filter(tenant_of!(exchange_rates, tenant))
-                    .filter(exchange_rates::deleted_at.is_null())
-                    .into_boxed();
-                if let Some(code) = from_currency {
-                    query = query.filter(exchange_rates::from_currency.eq(code));
-                }
-                if let Some(code) = to_currency {
-                    query = query.filter(exchange_rates::to_currency.eq(code));
-                }
-                query
-            };
-            let total: i64 = filtered().count().get_result(conn).await?;
-            let rows = filtered()
-                .order((
-                    exchange_rates::effective_date.desc(),
-                    exchange_rates::id.asc(),
-                ))
-                .select(ExchangeRateRow::as_select())
-                .limit(page.limit)
-                .offset(page.offset)
-                .load(conn)
-                .await?;
-            Ok((rows, total))
-        })?;
-        Ok(Page {
-            items: rows.into_iter().map(ExchangeRate::from).collect(),
-            total_count,
-        })
+        // Built twice (count and page): boxed queries are not Clone.
+        read_page!(
+            self,
+            ExchangeRateRow,
+            |row| Ok(ExchangeRate::from(row)),
+            page,
+            (
+                exchange_rates::effective_date.desc(),
+                exchange_rates::id.asc(),
+            ),
+            || {
+                live_filtered!(
+                    exchange_rates,
+                    tenant,
+                    from_currency = from_currency,
+                    to_currency = to_currency,
+                )
+            }
+        )
     }
 
     async fn latest_exchange_rate(
@@ -212,21 +153,5 @@ impl ExchangeRates for Db {
                 .optional()?)
         })?;
         Ok(row.map(ExchangeRate::from))
-    }
-
-    async fn delete_exchange_rate(
-        &self,
-        rate_id: &str,
-        deletion: Deletion,
-        audit: Audit,
-    ) -> StoreResult<Written<()>> {
-        audited_soft_delete!(
-            self,
-            exchange_rates,
-            Resource::ExchangeRate,
-            rate_id,
-            deletion,
-            audit
-        )
     }
 }

@@ -87,6 +87,25 @@ macro_rules! audited {
     }};
 }
 
+/// A write that records its event (`$event`, an `Event`) but takes no credits and no
+/// idempotency key, in one write transaction ([`db_write!`]): `$body` (a block writing the
+/// rows; `?` and `return Err(..)` roll everything back), then the event's insert.
+/// Evaluates to `StoreResult<()>`.
+macro_rules! with_event {
+    ($db:expr, $event:expr, |$conn:ident| $body:block) => {{
+        let event_row = $crate::rows::EventRow::from(&$event);
+        db_write!($db, |$conn| {
+            $body
+            diesel::insert_into($crate::schema::events::table)
+                .values(&event_row)
+                .execute($conn)
+                .await?;
+            Ok(())
+        })
+        .map_err(::ledger_domain::StoreError::from)
+    }};
+}
+
 /// Finishes an idempotent write: when a concurrent request with the same key committed
 /// first (`TxError::IdempotencyRace`), answers that request's stored record instead.
 pub(crate) async fn settle_idempotent<T>(

@@ -10,7 +10,6 @@ use diesel::expression::SqlLiteral;
 use diesel::prelude::*;
 use diesel::sql_types::Text;
 use diesel_async::RunQueryDsl;
-use ledger_domain::StoreError;
 use ledger_domain::credits::LedgerKind;
 use ledger_domain::events::Event;
 use ledger_domain::jobs::Job;
@@ -39,6 +38,22 @@ pub(crate) fn queued_literal() -> SqlLiteral<Text> {
 /// `processing` as an SQL literal (see [`queued_literal`]).
 fn processing_literal() -> SqlLiteral<Text> {
     sql::<Text>("'processing'")
+}
+
+/// The claim of the jobs the filters `$which` select: each is marked processing (one more
+/// attempt) and leased until `$lease_end`, its row returned (the statement, to be run).
+macro_rules! claim {
+    ($lease_end:expr, $now:expr, $($which:expr),+ $(,)?) => {
+        diesel::update(jobs::table)
+            $(.filter($which))+
+            .set((
+                jobs::status.eq(PROCESSING),
+                jobs::attempts.eq(jobs::attempts + 1),
+                jobs::locked_until.eq(Some($lease_end)),
+                jobs::updated_at.eq($now),
+            ))
+            .returning(JobRow::as_returning())
+    };
 }
 
 impl Jobs for Db {
@@ -70,16 +85,14 @@ impl Jobs for Db {
     }
 
     async fn get_job(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<Job>> {
-        let row: Option<JobRow> = db_read!(self, |conn| {
-            Ok(jobs::table
+        read_first!(
+            self,
+            JobRow,
+            Job::try_from,
+            jobs::table
                 .filter(tenant_of!(jobs, tenant))
                 .filter(jobs::id.eq(id))
-                .select(JobRow::as_select())
-                .first(conn)
-                .await
-                .optional()?)
-        })?;
-        row.map(Job::try_from).transpose()
+        )
     }
 
     async fn claim_jobs(
@@ -120,15 +133,7 @@ impl Jobs for Db {
                     .limit(limit)
                     .for_update()
                     .skip_locked();
-                Ok(diesel::update(jobs::table)
-                    .filter(jobs::id.eq_any(runnable))
-                    .set((
-                        jobs::status.eq(PROCESSING),
-                        jobs::attempts.eq(jobs::attempts + 1),
-                        jobs::locked_until.eq(Some(lease_end)),
-                        jobs::updated_at.eq(now),
-                    ))
-                    .returning(JobRow::as_returning())
+                Ok(claim!(lease_end, now, jobs::id.eq_any(runnable))
                     .get_results(conn)
                     .await?)
             },
@@ -152,15 +157,7 @@ impl Jobs for Db {
                 if ids.is_empty() {
                     return Ok(Vec::new());
                 }
-                Ok(diesel::update(jobs::table)
-                    .filter(jobs::id.eq_any(&ids))
-                    .set((
-                        jobs::status.eq(PROCESSING),
-                        jobs::attempts.eq(jobs::attempts + 1),
-                        jobs::locked_until.eq(Some(lease_end)),
-                        jobs::updated_at.eq(now),
-                    ))
-                    .returning(JobRow::as_returning())
+                Ok(claim!(lease_end, now, jobs::id.eq_any(&ids))
                     .get_results(conn)
                     .await?)
             }
@@ -185,24 +182,18 @@ impl Jobs for Db {
         // One conditional update: on PostgreSQL a concurrent claimer waits for the row
         // lock and then no longer matches; on SQLite writers are serialized anyway.
         let row: Option<JobRow> = db_write!(self, |conn| {
-            Ok(diesel::update(jobs::table)
-                .filter(jobs::id.eq(&id))
-                .filter(
-                    jobs::status
-                        .eq(QUEUED)
-                        .and(jobs::run_at.le(now))
-                        .or(jobs::status.eq(PROCESSING).and(jobs::locked_until.lt(now))),
-                )
-                .set((
-                    jobs::status.eq(PROCESSING),
-                    jobs::attempts.eq(jobs::attempts + 1),
-                    jobs::locked_until.eq(Some(lease_end)),
-                    jobs::updated_at.eq(now),
-                ))
-                .returning(JobRow::as_returning())
-                .get_result(conn)
-                .await
-                .optional()?)
+            Ok(claim!(
+                lease_end,
+                now,
+                jobs::id.eq(&id),
+                jobs::status
+                    .eq(QUEUED)
+                    .and(jobs::run_at.le(now))
+                    .or(jobs::status.eq(PROCESSING).and(jobs::locked_until.lt(now))),
+            )
+            .get_result(conn)
+            .await
+            .optional()?)
         })?;
         row.map(Job::try_from).transpose()
     }
@@ -233,26 +224,19 @@ impl Jobs for Db {
         let error = json_text(&error);
         let now = to_db(now);
         db_write!(self, |conn| {
-            let ended = diesel::update(jobs::table)
-                .filter(jobs::organization_id.eq(&org))
-                .filter(jobs::id.eq(&job_id))
-                .filter(jobs::status.eq(PROCESSING))
-                .filter(jobs::attempts.eq(attempts))
-                .set((
+            end_claim!(
+                conn,
+                &org,
+                &job_id,
+                attempts,
+                (
                     jobs::status.eq(FAILED),
                     jobs::error.eq(Some(&error)),
                     jobs::locked_until.eq(None::<PrimitiveDateTime>),
                     jobs::completed_at.eq(Some(now)),
                     jobs::updated_at.eq(now),
-                ))
-                .execute(conn)
-                .await?;
-            if ended == 0 {
-                return Err(StoreError::ClaimLost {
-                    job_id: job_id.clone(),
-                }
-                .into());
-            }
+                ),
+            );
             if cost > 0 {
                 if livemode {
                     diesel::update(organizations::table)
@@ -309,26 +293,19 @@ impl Jobs for Db {
         let run_at = to_db(run_at);
         let now = to_db(OffsetDateTime::now_utc());
         db_write!(self, |conn| {
-            let requeued = diesel::update(jobs::table)
-                .filter(jobs::organization_id.eq(&org))
-                .filter(jobs::id.eq(&job_id))
-                .filter(jobs::status.eq(PROCESSING))
-                .filter(jobs::attempts.eq(attempts))
-                .set((
+            end_claim!(
+                conn,
+                &org,
+                &job_id,
+                attempts,
+                (
                     jobs::status.eq(QUEUED),
                     jobs::error.eq(Some(&error)),
                     jobs::run_at.eq(run_at),
                     jobs::locked_until.eq(None::<PrimitiveDateTime>),
                     jobs::updated_at.eq(now),
-                ))
-                .execute(conn)
-                .await?;
-            if requeued == 0 {
-                return Err(StoreError::ClaimLost {
-                    job_id: job_id.clone(),
-                }
-                .into());
-            }
+                ),
+            );
             Ok(())
         })?;
         Ok(())

@@ -82,27 +82,13 @@ impl Db {
             db_read!(self, |conn| {
                 // Built twice (count and page): boxed queries are not Clone.
                 let filtered = || {
-                    let mut query = transactions::table
-                        .filter(tenant_of!(transactions, tenant))
-                        .filter(transactions::deleted_at.is_null())
-                        .into_boxed();
-                    if let Some(status) = status {
-                        query = query.filter(transactions::status.eq(status));
-                    }
-                    if let Some(source) = source {
-                        query = query.filter(transactions::source.eq(source));
-                    }
+                    let mut query =
+                        live_filtered!(transactions, tenant, status = status, source = source);
                     in_period!(query, transactions::date, from, until);
                     query
                 };
-                let total: i64 = filtered().count().get_result(conn).await?;
-                let rows: Vec<TransactionRow> = filtered()
-                    .order((transactions::date.desc(), transactions::id.desc()))
-                    .limit(page.limit)
-                    .offset(page.offset)
-                    .select(TransactionRow::as_select())
-                    .load(conn)
-                    .await?;
+                let order = (transactions::date.desc(), transactions::id.desc());
+                let (rows, total) = load_page!(conn, filtered, order, page, TransactionRow);
                 let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
                 let entries: Vec<EntryRow> = if ids.is_empty() {
                     Vec::new()

@@ -11,13 +11,9 @@ use ledger_domain::events::{Deletion, Event};
 use ledger_domain::organizations::{ApiKey, Organization};
 use ledger_domain::ports::{ApiKeys, Page, PageRequest, StoreResult, Tenant};
 
-use crate::db::{Db, page_from};
-use crate::rows::{ApiKeyRow, DeletionRow, EventRow, OrganizationRow};
-use crate::schema::{api_keys, events, organizations};
-
-fn key_not_found(id: &str) -> StoreError {
-    StoreError::missing(Resource::ApiKey, id)
-}
+use crate::db::Db;
+use crate::rows::{ApiKeyRow, DeletionRow, OrganizationRow};
+use crate::schema::{api_keys, organizations};
 
 impl ApiKeys for Db {
     async fn find_principal_by_hash(
@@ -44,17 +40,11 @@ impl ApiKeys for Db {
 
     async fn insert_key(&self, key: ApiKey, event: Event) -> StoreResult<ApiKey> {
         let row = ApiKeyRow::from(&key);
-        let event_row = EventRow::from(&event);
-        db_write!(self, |conn| {
+        with_event!(self, event, |conn| {
             diesel::insert_into(api_keys::table)
                 .values(&row)
                 .execute(conn)
                 .await?;
-            diesel::insert_into(events::table)
-                .values(&event_row)
-                .execute(conn)
-                .await?;
-            Ok(())
         })?;
         Ok(key)
     }
@@ -64,44 +54,38 @@ impl ApiKeys for Db {
     }
 
     async fn list_keys(&self, tenant: &Tenant, page: PageRequest) -> StoreResult<Page<ApiKey>> {
-        let rows = db_read!(self, |conn| {
-            let of_tenant = || {
+        read_page!(
+            self,
+            ApiKeyRow,
+            ApiKey::try_from,
+            page,
+            (api_keys::created_at.desc(), api_keys::id.desc()),
+            || {
                 api_keys::table
                     .filter(tenant_of!(api_keys, tenant))
                     .filter(api_keys::deleted_at.is_null())
-            };
-            let order = (api_keys::created_at.desc(), api_keys::id.desc());
-            Ok(load_page!(conn, of_tenant, order, page, ApiKeyRow))
-        })?;
-        page_from(rows, ApiKey::try_from)
+            }
+        )
     }
 
     async fn update_key(&self, key: ApiKey, event: Event) -> StoreResult<ApiKey> {
         let row = ApiKeyRow::from(&key);
-        let event_row = EventRow::from(&event);
-        db_write!(self, |conn| {
-            let changed = diesel::update(api_keys::table)
-                .filter(tenant_of!(api_keys, row))
-                .filter(api_keys::id.eq(&row.id))
-                .filter(api_keys::deleted_at.is_null())
-                .set((
+        with_event!(self, event, |conn| {
+            update_live!(
+                conn,
+                api_keys,
+                row,
+                &row.id,
+                Resource::ApiKey,
+                (
                     api_keys::name.eq(&row.name),
                     api_keys::disabled.eq(row.disabled),
                     api_keys::key_hash.eq(&row.key_hash),
                     api_keys::last4.eq(&row.last4),
                     api_keys::previous_hash.eq(&row.previous_hash),
                     api_keys::previous_expires_at.eq(row.previous_expires_at),
-                ))
-                .execute(conn)
-                .await?;
-            if changed == 0 {
-                return Err(key_not_found(&row.id).into());
-            }
-            diesel::insert_into(events::table)
-                .values(&event_row)
-                .execute(conn)
-                .await?;
-            Ok(())
+                ),
+            );
         })?;
         Ok(key)
     }
@@ -109,25 +93,13 @@ impl ApiKeys for Db {
     async fn delete_key(&self, key_id: &str, deletion: Deletion, event: Event) -> StoreResult<()> {
         let key_id = key_id.to_owned();
         let deletion_row = DeletionRow::from(&deletion);
-        let event_row = EventRow::from(&event);
-        db_write!(self, |conn| {
+        with_event!(self, event, |conn| {
             let live = api_keys::table
                 .filter(tenant_of!(api_keys, deletion_row))
                 .filter(api_keys::id.eq(&key_id))
                 .filter(api_keys::deleted_at.is_null());
-            soft_delete!(
-                conn,
-                api_keys,
-                live,
-                &deletion_row,
-                key_not_found(&key_id).into()
-            );
-            diesel::insert_into(events::table)
-                .values(&event_row)
-                .execute(conn)
-                .await?;
-            Ok(())
-        })?;
-        Ok(())
+            let refusal = StoreError::missing(Resource::ApiKey, &key_id).into();
+            soft_delete!(conn, api_keys, live, &deletion_row, refusal);
+        })
     }
 }

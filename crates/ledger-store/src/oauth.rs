@@ -217,11 +217,12 @@ impl OAuthStore for Db {
     }
 
     async fn get_client(&self, id: &str) -> StoreResult<Option<OAuthClient>> {
-        let row: Option<ClientRow> = db_read!(self, |conn| {
-            let query = oauth_clients::table.filter(oauth_clients::id.eq(id));
-            Ok(first_row!(conn, query, ClientRow))
-        })?;
-        row.map(OAuthClient::try_from).transpose()
+        read_first!(
+            self,
+            ClientRow,
+            OAuthClient::try_from,
+            oauth_clients::table.filter(oauth_clients::id.eq(id))
+        )
     }
 
     async fn insert_secret(&self, secret: StoredSecret) -> StoreResult<()> {
@@ -229,11 +230,12 @@ impl OAuthStore for Db {
     }
 
     async fn find_secret(&self, hash: &str) -> StoreResult<Option<StoredSecret>> {
-        let row: Option<SecretRow> = db_read!(self, |conn| {
-            let query = oauth_secrets::table.filter(oauth_secrets::hash.eq(hash));
-            Ok(first_row!(conn, query, SecretRow))
-        })?;
-        row.map(StoredSecret::try_from).transpose()
+        read_first!(
+            self,
+            SecretRow,
+            StoredSecret::try_from,
+            oauth_secrets::table.filter(oauth_secrets::hash.eq(hash))
+        )
     }
 
     async fn use_secret(&self, hash: &str, at: OffsetDateTime) -> StoreResult<bool> {
@@ -313,11 +315,12 @@ impl OAuthStore for Db {
     }
 
     async fn get_grant(&self, id: &str) -> StoreResult<Option<Grant>> {
-        let row: Option<GrantRow> = db_read!(self, |conn| {
-            let query = oauth_grants::table.filter(oauth_grants::id.eq(id));
-            Ok(first_row!(conn, query, GrantRow))
-        })?;
-        row.map(Grant::try_from).transpose()
+        read_first!(
+            self,
+            GrantRow,
+            Grant::try_from,
+            oauth_grants::table.filter(oauth_grants::id.eq(id))
+        )
     }
 
     async fn revoke_grant(&self, id: &str, at: OffsetDateTime) -> StoreResult<()> {
@@ -406,15 +409,14 @@ impl OAuthStore for Db {
     }
 
     async fn organizations_of_user(&self, user_id: &str) -> StoreResult<Vec<Organization>> {
-        let rows: Vec<OrganizationRow> = db_read!(self, |conn| {
-            Ok(organizations::table
+        read_all!(
+            self,
+            OrganizationRow,
+            OrganizationRow::into_domain,
+            organizations::table
                 .filter(organizations::owner_user_id.eq(user_id))
                 .order(organizations::path.asc())
                 .limit(200)
-                .select(OrganizationRow::as_select())
-                .load(conn)
-                .await?)
-        })?;
-        rows.into_iter().map(OrganizationRow::into_domain).collect()
+        )
     }
 }

@@ -12,7 +12,7 @@ use ledger_domain::ports::{
 };
 use time::OffsetDateTime;
 
-use crate::db::{Db, page_from, prefix_pattern};
+use crate::db::{Db, prefix_pattern};
 use crate::rows::{
     AccountRow, ApiKeyRow, CreditLedgerRow, CreditPoolRow, EventRow, IdempotencyRow,
     OrganizationRow, UserRow, event_rows, to_db,
@@ -195,16 +195,18 @@ impl Organizations for Db {
         page: PageRequest,
     ) -> StoreResult<Page<Organization>> {
         let pattern = prefix_pattern(path);
-        let rows = db_read!(self, |conn| {
-            let below = || {
+        read_page!(
+            self,
+            OrganizationRow,
+            OrganizationRow::into_domain,
+            page,
+            organizations::path.asc(),
+            || {
                 organizations::table
                     .filter(organizations::path.like(pattern.clone()).escape('\\'))
                     .filter(organizations::path.ne(path))
-            };
-            let order = organizations::path.asc();
-            Ok(load_page!(conn, below, order, page, OrganizationRow))
-        })?;
-        page_from(rows, OrganizationRow::into_domain)
+            }
+        )
     }
 
     async fn test_credits_used(&self, pool_id: &str) -> StoreResult<i64> {
@@ -269,17 +271,16 @@ impl Events for Db {
         entity_type: &str,
         entity_id: &str,
     ) -> StoreResult<Vec<Event>> {
-        let rows: Vec<EventRow> = db_read!(self, |conn| {
-            Ok(events::table
+        read_all!(
+            self,
+            EventRow,
+            Event::try_from,
+            events::table
                 .filter(tenant_of!(events, tenant))
                 .filter(events::entity_type.eq(entity_type))
                 .filter(events::entity_id.eq(entity_id))
                 .order((events::created_at.asc(), events::id.asc()))
-                .select(EventRow::as_select())
-                .load(conn)
-                .await?)
-        })?;
-        rows.into_iter().map(Event::try_from).collect()
+        )
     }
 }
 

@@ -30,7 +30,7 @@ use ledger_domain::ports::{
 use ledger_domain::ports::{State, Taken};
 use time::{OffsetDateTime, PrimitiveDateTime};
 
-use crate::db::{Db, TxError, is_unique_violation, prefix_pattern};
+use crate::db::{Db, TxError, prefix_pattern, unique_or};
 use crate::idempotency::settle_idempotent;
 use crate::rows::{EventRow, IdempotencyRow, UserRow, event_rows, from_db, to_db};
 use crate::schema::{
@@ -306,13 +306,11 @@ impl OrganizationTransfers for Db {
                 .execute(conn)
                 .await
                 .map_err(|e| {
-                    if is_unique_violation(&e) {
-                        TxError::Fact(StoreError::Taken(Taken::PendingTransfer {
+                    unique_or(e, || {
+                        StoreError::Taken(Taken::PendingTransfer {
                             organization_id: row.organization_id.clone(),
-                        }))
-                    } else {
-                        e.into()
-                    }
+                        })
+                    })
                 })?;
             for event in &event_rows {
                 diesel::insert_into(crate::schema::events::table)
@@ -326,15 +324,12 @@ impl OrganizationTransfers for Db {
     }
 
     async fn get_transfer(&self, id: &str) -> StoreResult<Option<OrganizationTransfer>> {
-        let row: Option<TransferRow> = db_read!(self, |conn| {
-            Ok(organization_transfers::table
-                .filter(organization_transfers::id.eq(id))
-                .select(TransferRow::as_select())
-                .first(conn)
-                .await
-                .optional()?)
-        })?;
-        row.map(OrganizationTransfer::try_from).transpose()
+        read_first!(
+            self,
+            TransferRow,
+            OrganizationTransfer::try_from,
+            organization_transfers::table.filter(organization_transfers::id.eq(id))
+        )
     }
 
     async fn list_transfers(
@@ -342,57 +337,40 @@ impl OrganizationTransfers for Db {
         filter: &TransferFilter,
         page: PageRequest,
     ) -> StoreResult<Page<OrganizationTransfer>> {
-        let (rows, total_count): (Vec<TransferRow>, i64) = db_read!(self, |conn| {
-            match filter {
-                TransferFilter::SentFrom(path) => {
-                    let pattern = prefix_pattern(path);
-                    let matching = || {
+        let order = || {
+            (
+                organization_transfers::initiated_at.desc(),
+                organization_transfers::id.desc(),
+            )
+        };
+        match filter {
+            TransferFilter::SentFrom(path) => {
+                let pattern = prefix_pattern(path);
+                read_page!(
+                    self,
+                    TransferRow,
+                    OrganizationTransfer::try_from,
+                    page,
+                    order(),
+                    || {
                         organization_transfers::table.filter(
                             organization_transfers::from_path
                                 .like(pattern.clone())
                                 .escape('\\'),
                         )
-                    };
-                    let total: i64 = matching().count().get_result(conn).await?;
-                    let rows = matching()
-                        .order((
-                            organization_transfers::initiated_at.desc(),
-                            organization_transfers::id.desc(),
-                        ))
-                        .limit(page.limit)
-                        .offset(page.offset)
-                        .select(TransferRow::as_select())
-                        .load(conn)
-                        .await?;
-                    Ok((rows, total))
-                }
-                TransferFilter::ToUser(user) => {
-                    let matching = || {
-                        organization_transfers::table
-                            .filter(organization_transfers::to_user_id.eq(user))
-                    };
-                    let total: i64 = matching().count().get_result(conn).await?;
-                    let rows = matching()
-                        .order((
-                            organization_transfers::initiated_at.desc(),
-                            organization_transfers::id.desc(),
-                        ))
-                        .limit(page.limit)
-                        .offset(page.offset)
-                        .select(TransferRow::as_select())
-                        .load(conn)
-                        .await?;
-                    Ok((rows, total))
-                }
+                    }
+                )
             }
-        })?;
-        Ok(Page {
-            items: rows
-                .into_iter()
-                .map(OrganizationTransfer::try_from)
-                .collect::<StoreResult<Vec<_>>>()?,
-            total_count,
-        })
+            TransferFilter::ToUser(user) => read_page!(
+                self,
+                TransferRow,
+                OrganizationTransfer::try_from,
+                page,
+                order(),
+                || organization_transfers::table
+                    .filter(organization_transfers::to_user_id.eq(user))
+            ),
+        }
     }
 
     async fn change_transfer(

@@ -9,10 +9,7 @@ use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use ledger_domain::Resource;
 use ledger_domain::StoreError;
-use ledger_domain::events::Deletion;
-use ledger_domain::ports::{
-    Audit, Page, PageRequest, RecurringSchedules, StoreResult, Tenant, Written,
-};
+use ledger_domain::ports::{Page, PageRequest, RecurringSchedules, StoreResult, Tenant};
 use ledger_domain::recurring::{
     Frequency, RecurableType, RecurringRun, RecurringSchedule, RunStatus, RunTrigger,
     ScheduleAdvance, ScheduleStatus,
@@ -23,15 +20,19 @@ use crate::db::Db;
 use crate::rows::{from_db, to_db};
 use crate::schema::{recurring_runs, recurring_schedules};
 
-#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[derive(Debug, Clone, Queryable, Selectable, Insertable, AsChangeset)]
 #[diesel(table_name = recurring_schedules, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
 #[diesel(treat_none_as_default_value = false)]
+// An update (`AsChangeset`) sets every column but the key and the `skip_update` ones.
+#[diesel(primary_key(organization_id, livemode, id), treat_none_as_null = true)]
 struct ScheduleRow {
     organization_id: String,
     livemode: bool,
     id: String,
     name: Option<String>,
+    #[diesel(skip_update)]
     recurable_type: String,
+    #[diesel(skip_update)]
     recurable_id: Option<String>,
     template: String,
     frequency: String,
@@ -45,7 +46,9 @@ struct ScheduleRow {
     next_run_date: Option<Date>,
     occurrences: i64,
     last_run_date: Option<Date>,
+    #[diesel(skip_update)]
     created_by: String,
+    #[diesel(skip_update)]
     created_at: PrimitiveDateTime,
     updated_at: PrimitiveDateTime,
 }
@@ -183,103 +186,27 @@ impl TryFrom<RunRow> for RecurringRun {
     }
 }
 
-fn schedule_not_found(id: &str) -> StoreError {
-    StoreError::missing(Resource::RecurringSchedule, id)
-}
-
 impl RecurringSchedules for Db {
-    async fn insert_recurring_schedule(
-        &self,
-        schedule: RecurringSchedule,
-        audit: Audit,
-    ) -> StoreResult<Written<RecurringSchedule>> {
-        let row = ScheduleRow::from(&schedule);
-        audited!(self, audit, |conn| {
-            diesel::insert_into(recurring_schedules::table)
-                .values(&row)
-                .execute(conn)
-                .await?;
-            schedule
-        })
-    }
-
-    async fn update_recurring_schedule(
-        &self,
-        schedule: RecurringSchedule,
-        audit: Audit,
-    ) -> StoreResult<Written<RecurringSchedule>> {
-        let row = ScheduleRow::from(&schedule);
-        audited!(self, audit, |conn| {
-            use recurring_schedules as s;
-            let changed = diesel::update(s::table)
-                .filter(tenant_of!(s, row))
-                .filter(s::id.eq(&row.id))
-                .filter(s::deleted_at.is_null())
-                .set((
-                    s::name.eq(&row.name),
-                    s::template.eq(&row.template),
-                    s::frequency.eq(&row.frequency),
-                    s::interval_count.eq(row.interval_count),
-                    s::start_date.eq(row.start_date),
-                    s::end_date.eq(row.end_date),
-                    s::max_occurrences.eq(row.max_occurrences),
-                    s::auto_send.eq(row.auto_send),
-                    s::status.eq(&row.status),
-                    s::next_index.eq(row.next_index),
-                    s::next_run_date.eq(row.next_run_date),
-                    s::occurrences.eq(row.occurrences),
-                    s::last_run_date.eq(row.last_run_date),
-                    s::updated_at.eq(row.updated_at),
-                ))
-                .execute(conn)
-                .await?;
-            if changed == 0 {
-                return Err(schedule_not_found(&row.id).into());
-            }
-            schedule
-        })
-    }
-
-    async fn delete_recurring_schedule(
-        &self,
-        schedule_id: &str,
-        deletion: Deletion,
-        audit: Audit,
-    ) -> StoreResult<Written<()>> {
-        audited_soft_delete!(
-            self,
-            recurring_schedules,
-            Resource::RecurringSchedule,
-            schedule_id,
-            deletion,
-            audit
-        )
-    }
-
-    async fn get_recurring_schedule(
-        &self,
-        tenant: &Tenant,
-        id: &str,
-    ) -> StoreResult<Option<RecurringSchedule>> {
-        live_record!(self, recurring_schedules, tenant, id, ScheduleRow)
-    }
-
-    async fn list_recurring_schedules(
-        &self,
-        tenant: &Tenant,
-        page: PageRequest,
-    ) -> StoreResult<Page<RecurringSchedule>> {
-        live_records!(self, recurring_schedules, tenant, page, ScheduleRow)
-    }
+    resource_methods!(
+        RecurringSchedule, ScheduleRow, recurring_schedules, Resource::RecurringSchedule;
+        insert: insert_recurring_schedule,
+        update: update_recurring_schedule,
+        get: get_recurring_schedule,
+        list: list_recurring_schedules,
+        delete: delete_recurring_schedule,
+    );
 
     async fn due_recurring_schedules(
         &self,
         today: Date,
         limit: i64,
     ) -> StoreResult<Vec<RecurringSchedule>> {
-        let rows: Vec<ScheduleRow> = db_read!(self, |conn| {
-            // Across tenants, like the job queue: the partial index `recurring_schedules_due`.
-            Ok(recurring_schedules::table
+        // Across tenants, like the job queue: the partial index `recurring_schedules_due`.
+        read_all!(
+            self,
+            ScheduleRow,
+            RecurringSchedule::try_from,
+            recurring_schedules::table
                 .filter(recurring_schedules::deleted_at.is_null())
                 .filter(recurring_schedules::status.eq(ScheduleStatus::Active.as_str()))
                 .filter(recurring_schedules::next_run_date.le(today))
@@ -287,12 +214,8 @@ impl RecurringSchedules for Db {
                     recurring_schedules::next_run_date.asc(),
                     recurring_schedules::id.asc(),
                 ))
-                .select(ScheduleRow::as_select())
                 .limit(limit)
-                .load(conn)
-                .await?)
-        })?;
-        rows.into_iter().map(RecurringSchedule::try_from).collect()
+        )
     }
 
     async fn record_recurring_run(
@@ -357,34 +280,21 @@ impl RecurringSchedules for Db {
         schedule_id: &str,
         page: PageRequest,
     ) -> StoreResult<Page<RecurringRun>> {
-        let (rows, total_count): (Vec<RunRow>, i64) = db_read!(self, |conn| {
-            let total: i64 = recurring_runs::table
-                .filter(tenant_of!(recurring_runs, tenant))
-                .filter(recurring_runs::schedule_id.eq(schedule_id))
-                .count()
-                .get_result(conn)
-                .await?;
-            let rows = recurring_runs::table
-                .filter(tenant_of!(recurring_runs, tenant))
-                .filter(recurring_runs::schedule_id.eq(schedule_id))
-                .order((
-                    recurring_runs::occurrence_date.desc(),
-                    recurring_runs::created_at.desc(),
-                    recurring_runs::id.desc(),
-                ))
-                .select(RunRow::as_select())
-                .limit(page.limit)
-                .offset(page.offset)
-                .load(conn)
-                .await?;
-            Ok((rows, total))
-        })?;
-        Ok(Page {
-            items: rows
-                .into_iter()
-                .map(RecurringRun::try_from)
-                .collect::<Result<_, _>>()?,
-            total_count,
-        })
+        read_page!(
+            self,
+            RunRow,
+            RecurringRun::try_from,
+            page,
+            (
+                recurring_runs::occurrence_date.desc(),
+                recurring_runs::created_at.desc(),
+                recurring_runs::id.desc(),
+            ),
+            || {
+                recurring_runs::table
+                    .filter(tenant_of!(recurring_runs, tenant))
+                    .filter(recurring_runs::schedule_id.eq(schedule_id))
+            }
+        )
     }
 }

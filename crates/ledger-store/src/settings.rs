@@ -7,8 +7,8 @@ use ledger_domain::ports::{Setting, Settings, StoreResult, Tenant};
 use time::PrimitiveDateTime;
 
 use crate::db::Db;
-use crate::rows::{EventRow, from_db, to_db};
-use crate::schema::{events, settings};
+use crate::rows::{from_db, to_db};
+use crate::schema::settings;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
 #[diesel(table_name = settings, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
@@ -34,16 +34,14 @@ impl From<SettingRow> for Setting {
 
 impl Settings for Db {
     async fn get_setting(&self, tenant: &Tenant, key: &str) -> StoreResult<Option<Setting>> {
-        let row: Option<SettingRow> = db_read!(self, |conn| {
-            Ok(settings::table
+        read_first!(
+            self,
+            SettingRow,
+            |row| Ok(Setting::from(row)),
+            settings::table
                 .filter(tenant_of!(settings, tenant))
                 .filter(settings::key.eq(key))
-                .select(SettingRow::as_select())
-                .first(conn)
-                .await
-                .optional()?)
-        })?;
-        Ok(row.map(Setting::from))
+        )
     }
 
     async fn put_setting(&self, setting: Setting, event: Event) -> StoreResult<Setting> {
@@ -54,8 +52,7 @@ impl Settings for Db {
             value: setting.value.clone(),
             updated_at: to_db(setting.updated_at),
         };
-        let event_row = EventRow::from(&event);
-        db_write!(self, |conn| {
+        with_event!(self, event, |conn| {
             // Both backends speak `INSERT ... ON CONFLICT DO UPDATE`.
             diesel::insert_into(settings::table)
                 .values(&row)
@@ -67,11 +64,6 @@ impl Settings for Db {
                 ))
                 .execute(conn)
                 .await?;
-            diesel::insert_into(events::table)
-                .values(&event_row)
-                .execute(conn)
-                .await?;
-            Ok(())
         })?;
         Ok(setting)
     }

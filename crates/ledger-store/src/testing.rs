@@ -13,6 +13,7 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use ledger_domain::ids::{IdKind, new_id};
 
 use crate::Db;
+use crate::db::database_url;
 
 /// The environment variable naming the PostgreSQL server for tests.
 pub const PG_URL_VAR: &str = "LEDGER_TEST_PG_URL";
@@ -184,16 +185,6 @@ impl Drop for TestDb {
             }
         }
     }
-}
-
-/// `admin_url` with its database name replaced by `name`.
-fn database_url(admin_url: &str, name: &str) -> String {
-    let without_query = admin_url.split('?').next().unwrap_or(admin_url);
-    let (scheme, rest) = without_query
-        .split_once("://")
-        .unwrap_or(("postgres", without_query));
-    let authority = rest.split('/').next().unwrap_or(rest);
-    format!("{scheme}://{authority}/{name}")
 }
 
 fn remove_sqlite(path: &std::path::Path) {

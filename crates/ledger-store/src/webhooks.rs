@@ -7,7 +7,7 @@ use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use ledger_domain::Resource;
 use ledger_domain::StoreError;
-use ledger_domain::events::{Deletion, Event};
+use ledger_domain::events::Event;
 use ledger_domain::ports::State;
 use ledger_domain::ports::{
     AttemptOutcome, Audit, Page, PageRequest, StoreResult, Tenant, Webhooks, Written,
@@ -20,10 +20,6 @@ use crate::rows::{AttemptRow, DeliveryRow, EndpointRow, EventRow, to_db};
 use crate::schema::{events, webhook_attempts, webhook_deliveries, webhook_endpoints};
 
 const PENDING: &str = "pending";
-
-fn endpoint_not_found(id: &str) -> StoreError {
-    StoreError::missing(Resource::WebhookEndpoint, id)
-}
 
 fn delivery_not_found(id: &str) -> StoreError {
     StoreError::missing(Resource::WebhookDelivery, id)
@@ -75,84 +71,14 @@ macro_rules! endpoints_of {
 }
 
 impl Webhooks for Db {
-    async fn insert_webhook_endpoint(
-        &self,
-        endpoint: WebhookEndpoint,
-        audit: Audit,
-    ) -> StoreResult<Written<WebhookEndpoint>> {
-        let row = EndpointRow::from(&endpoint);
-        audited!(self, audit, |conn| {
-            diesel::insert_into(webhook_endpoints::table)
-                .values(&row)
-                .execute(conn)
-                .await?;
-            endpoint
-        })
-    }
-
-    async fn get_webhook_endpoint(
-        &self,
-        tenant: &Tenant,
-        id: &str,
-    ) -> StoreResult<Option<WebhookEndpoint>> {
-        live_record!(self, webhook_endpoints, tenant, id, EndpointRow)
-    }
-
-    async fn list_webhook_endpoints(
-        &self,
-        tenant: &Tenant,
-        page: PageRequest,
-    ) -> StoreResult<Page<WebhookEndpoint>> {
-        live_records!(self, webhook_endpoints, tenant, page, EndpointRow)
-    }
-
-    async fn update_webhook_endpoint(
-        &self,
-        endpoint: WebhookEndpoint,
-        audit: Audit,
-    ) -> StoreResult<Written<WebhookEndpoint>> {
-        let row = EndpointRow::from(&endpoint);
-        audited!(self, audit, |conn| {
-            let changed = diesel::update(
-                webhook_endpoints::table
-                    .filter(tenant_of!(webhook_endpoints, row))
-                    .filter(webhook_endpoints::id.eq(&row.id))
-                    .filter(webhook_endpoints::deleted_at.is_null()),
-            )
-            .set((
-                webhook_endpoints::url.eq(&row.url),
-                webhook_endpoints::description.eq(&row.description),
-                webhook_endpoints::event_types.eq(&row.event_types),
-                webhook_endpoints::enabled.eq(row.enabled),
-                webhook_endpoints::disabled_reason.eq(&row.disabled_reason),
-                webhook_endpoints::secret.eq(&row.secret),
-                webhook_endpoints::failure_streak.eq(row.failure_streak),
-                webhook_endpoints::updated_at.eq(row.updated_at),
-            ))
-            .execute(conn)
-            .await?;
-            if changed == 0 {
-                return Err(endpoint_not_found(&row.id).into());
-            }
-            endpoint
-        })
-    }
-
-    async fn delete_webhook_endpoint(
-        &self,
-        endpoint_id: &str,
-        deletion: Deletion,
-        audit: Audit,
-    ) -> StoreResult<Written<()>> {
-        audited_soft_delete!(
-            self,
-            webhook_endpoints,
-            Resource::WebhookEndpoint,
-            endpoint_id,
-            deletion,
-            audit
-        )
-    }
+    resource_methods!(
+        WebhookEndpoint, EndpointRow, webhook_endpoints, Resource::WebhookEndpoint;
+        insert: insert_webhook_endpoint,
+        update: update_webhook_endpoint,
+        get: get_webhook_endpoint,
+        list: list_webhook_endpoints,
+        delete: delete_webhook_endpoint,
+    );
 
     async fn list_webhook_deliveries(
         &self,
@@ -160,32 +86,21 @@ impl Webhooks for Db {
         endpoint_id: &str,
         page: PageRequest,
     ) -> StoreResult<Page<WebhookDelivery>> {
-        let (rows, total_count): (Vec<DeliveryRow>, i64) = db_read!(self, |conn| {
-            let of_endpoint = || {
+        read_page!(
+            self,
+            DeliveryRow,
+            WebhookDelivery::try_from,
+            page,
+            (
+                webhook_deliveries::event_created_at.desc(),
+                webhook_deliveries::event_id.desc(),
+            ),
+            || {
                 webhook_deliveries::table
                     .filter(tenant_of!(webhook_deliveries, tenant))
                     .filter(webhook_deliveries::endpoint_id.eq(endpoint_id))
-            };
-            let total: i64 = of_endpoint().count().get_result(conn).await?;
-            let rows = of_endpoint()
-                .order((
-                    webhook_deliveries::event_created_at.desc(),
-                    webhook_deliveries::event_id.desc(),
-                ))
-                .select(DeliveryRow::as_select())
-                .limit(page.limit)
-                .offset(page.offset)
-                .load(conn)
-                .await?;
-            Ok((rows, total))
-        })?;
-        Ok(Page {
-            items: rows
-                .into_iter()
-                .map(WebhookDelivery::try_from)
-                .collect::<StoreResult<_>>()?,
-            total_count,
-        })
+            }
+        )
     }
 
     async fn get_webhook_delivery(
@@ -281,15 +196,14 @@ impl Webhooks for Db {
     }
 
     async fn endpoints_to_fan_out(&self) -> StoreResult<Vec<WebhookEndpoint>> {
-        let rows: Vec<EndpointRow> = db_read!(self, |conn| {
-            Ok(webhook_endpoints::table
+        read_all!(
+            self,
+            EndpointRow,
+            WebhookEndpoint::try_from,
+            webhook_endpoints::table
                 .filter(webhook_endpoints::enabled.eq(true))
                 .filter(webhook_endpoints::deleted_at.is_null())
-                .select(EndpointRow::as_select())
-                .load(conn)
-                .await?)
-        })?;
-        rows.into_iter().map(WebhookEndpoint::try_from).collect()
+        )
     }
 
     async fn events_between(
@@ -300,18 +214,17 @@ impl Webhooks for Db {
         limit: i64,
     ) -> StoreResult<Vec<Event>> {
         let (after, until) = (to_db(after), to_db(until));
-        let rows: Vec<EventRow> = db_read!(self, |conn| {
-            Ok(events::table
+        read_all!(
+            self,
+            EventRow,
+            Event::try_from,
+            events::table
                 .filter(tenant_of!(events, tenant))
                 .filter(events::created_at.gt(after))
                 .filter(events::created_at.le(until))
                 .order((events::created_at.asc(), events::id.asc()))
                 .limit(limit)
-                .select(EventRow::as_select())
-                .load(conn)
-                .await?)
-        })?;
-        rows.into_iter().map(Event::try_from).collect()
+        )
     }
 
     async fn add_webhook_deliveries(

@@ -4,7 +4,7 @@
 use ledger_domain::ports::Taken;
 use ledger_domain::{Resource, StoreError};
 
-use crate::db::{TxError, is_unique_violation};
+use crate::db::{TxError, unique_or};
 use crate::locks::AccountLocks;
 use crate::rows::{DocumentReferenceRow, EntryRow, TransactionRow};
 
@@ -14,14 +14,11 @@ pub(super) fn changed_meanwhile(id: &str) -> TxError {
 
 /// The refusal when a contact's reference is taken (the partial unique index fired).
 pub(super) fn duplicate_reference(e: diesel::result::Error, reference: Option<&String>) -> TxError {
-    if is_unique_violation(&e) {
+    unique_or(e, || {
         StoreError::Taken(Taken::ContactReference {
             reference: reference.cloned().unwrap_or_default(),
         })
-        .into()
-    } else {
-        e.into()
-    }
+    })
 }
 
 /// Checks that every account of `wanted` came back from the lock: live, and active

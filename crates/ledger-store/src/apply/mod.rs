@@ -24,13 +24,13 @@ use ledger_domain::transactions::TransactionStatus;
 use ledger_domain::{Resource, StoreError};
 use time::{OffsetDateTime, PrimitiveDateTime};
 
-use crate::db::{Db, SqliteConn, is_unique_violation};
+use crate::db::{Db, SqliteConn, unique_or};
 use crate::locks::AccountLocks;
 use crate::references::in_use;
 use crate::rows::{EntryRow, event_rows, json_text, to_db};
 use crate::schema::{
     accounts, contacts, document_history, document_payments, document_references, documents,
-    events, jobs, ledger_entries, transactions,
+    events, ledger_entries, transactions,
 };
 
 use checks::{account_ids, changed_meanwhile, duplicate_reference, lock_categories};
@@ -102,13 +102,7 @@ macro_rules! apply_document {
                     .values(row)
                     .execute($conn)
                     .await
-                    .map_err(|e| {
-                        if is_unique_violation(&e) {
-                            changed_meanwhile(&row.number)
-                        } else {
-                            e.into()
-                        }
-                    })?;
+                    .map_err(|e| unique_or(e, || StoreError::changed(&row.number)))?;
                 for reference in references {
                     diesel::insert_into(document_references::table)
                         .values(reference)
@@ -257,26 +251,19 @@ pub(crate) async fn apply(
     let event_rows = event_rows(&events);
     let posted = TransactionStatus::Posted.as_str();
     db_write!(db, |conn| {
-        let completed = diesel::update(jobs::table)
-            .filter(jobs::organization_id.eq(&org))
-            .filter(jobs::id.eq(&job_id))
-            .filter(jobs::status.eq("processing"))
-            .filter(jobs::attempts.eq(attempts))
-            .set((
+        end_claim!(
+            conn,
+            &org,
+            &job_id,
+            attempts,
+            (
                 jobs::status.eq("completed"),
                 jobs::result.eq(Some(&result)),
                 jobs::locked_until.eq(None::<PrimitiveDateTime>),
                 jobs::completed_at.eq(Some(now)),
                 jobs::updated_at.eq(now),
-            ))
-            .execute(conn)
-            .await?;
-        if completed == 0 {
-            return Err(StoreError::ClaimLost {
-                job_id: job_id.clone(),
-            }
-            .into());
-        }
+            ),
+        );
         // The transaction rows an effect may touch: this tenant's, not deleted.
         let tenant_txn = |id: &str| {
             transactions::table

@@ -7,12 +7,12 @@ use std::sync::atomic::AtomicU64;
 use diesel::ConnectionError;
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::pooled_connection::{
-    AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
+    AsyncDieselConnectionManager, ManagerConfig, PoolableConnection, RecyclingMethod,
 };
 use diesel_async::{AsyncConnection, AsyncMigrationHarness, SimpleAsyncConnection};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
-use super::{QueryCounter, SqliteConn, SqlitePool};
+use super::QueryCounter;
 
 /// The migrations of each backend, embedded in the binary.
 pub(super) const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
@@ -22,7 +22,7 @@ pub(super) const SQLITE_MIGRATIONS: EmbeddedMigrations =
 /// The settings every SQLite connection starts with: enforced foreign keys, WAL so
 /// readers run beside the writer, a busy timeout instead of immediate `SQLITE_BUSY`, and
 /// NORMAL sync (durable at checkpoints; safe with WAL).
-const SQLITE_PRAGMAS: &str = "PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL; \
+pub(super) const SQLITE_PRAGMAS: &str = "PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL; \
      PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL;";
 
 /// Failures to connect to or migrate a database.
@@ -78,28 +78,40 @@ pub(super) fn sqlite_path(url: &str) -> Result<String, SetupError> {
     Ok(path.to_owned())
 }
 
-pub(super) fn sqlite_pool(
-    path: &str,
+/// A pool of at most `size` connections to `url`, each running `setup_sql` (when given)
+/// before its statements are counted into `queries` (a connection's setup is the pool's,
+/// not a caller's query). Fast recycling: a broken connection shows on its next query
+/// (and is then dropped) instead of costing a `SELECT 1` on every checkout.
+pub(super) fn counted_pool<C>(
+    url: &str,
     size: usize,
     queries: &Arc<AtomicU64>,
-) -> Result<SqlitePool, SetupError> {
-    let mut config = ManagerConfig::<SqliteConn>::default();
+    setup_sql: Option<&'static str>,
+) -> Result<Pool<C>, SetupError>
+where
+    C: PoolableConnection + SimpleAsyncConnection + Send + 'static,
+    for<'a> diesel::dsl::select<diesel::dsl::AsExprOf<i32, diesel::sql_types::Integer>>:
+        diesel_async::methods::LoadQuery<'a, C, i32>,
+    diesel::query_builder::SqlQuery: diesel::query_builder::QueryFragment<C::Backend>,
+{
+    let mut config = ManagerConfig::<C>::default();
     config.recycling_method = RecyclingMethod::Fast;
     let counter = queries.clone();
     config.custom_setup = Box::new(move |url| {
         let url = url.to_owned();
         let counter = counter.clone();
         Box::pin(async move {
-            let mut conn = SqliteConn::establish(&url).await?;
-            conn.batch_execute(SQLITE_PRAGMAS)
-                .await
-                .map_err(ConnectionError::CouldntSetupConfiguration)?;
-            // Counted from here: a connection's setup is the pool's, not a caller's query.
+            let mut conn = C::establish(&url).await?;
+            if let Some(sql) = setup_sql {
+                conn.batch_execute(sql)
+                    .await
+                    .map_err(ConnectionError::CouldntSetupConfiguration)?;
+            }
             conn.set_instrumentation(QueryCounter(counter));
             Ok(conn)
         })
     });
-    let manager = AsyncDieselConnectionManager::<SqliteConn>::new_with_config(path, config);
+    let manager = AsyncDieselConnectionManager::<C>::new_with_config(url, config);
     Pool::builder(manager)
         .max_size(size)
         .build()
@@ -127,4 +139,16 @@ where
     .await
     .map_err(|e| SetupError::Migrate(e.to_string()))?
     .map(|applied| tracing::info!(applied, "database migrated"))
+}
+
+/// `admin_url` with its database name replaced by `name` (query parameters dropped): the
+/// throwaway databases of tests and benchmarks, made beside the admin database.
+#[cfg(any(feature = "bench", feature = "test-support"))]
+pub(crate) fn database_url(admin_url: &str, name: &str) -> String {
+    let without_query = admin_url.split('?').next().unwrap_or(admin_url);
+    let (scheme, rest) = without_query
+        .split_once("://")
+        .unwrap_or(("postgres", without_query));
+    let authority = rest.split('/').next().unwrap_or(rest);
+    format!("{scheme}://{authority}/{name}")
 }

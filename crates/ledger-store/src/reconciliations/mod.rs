@@ -147,26 +147,15 @@ impl Reconciliations for Db {
             db_read!(self, |conn| {
                 // The filter is built twice (count and page): boxed queries are not Clone.
                 let filtered = || {
-                    let mut query = reconciliations::table
-                        .filter(tenant_of!(reconciliations, tenant))
-                        .filter(reconciliations::deleted_at.is_null())
-                        .into_boxed();
-                    if let Some(a) = account_id {
-                        query = query.filter(reconciliations::account_id.eq(a));
-                    }
-                    if let Some(s) = status {
-                        query = query.filter(reconciliations::status.eq(s));
-                    }
-                    query
+                    live_filtered!(
+                        reconciliations,
+                        tenant,
+                        account_id = account_id,
+                        status = status,
+                    )
                 };
-                let total: i64 = filtered().count().get_result(conn).await?;
-                let rows: Vec<ReconciliationRow> = filtered()
-                    .order((reconciliations::end_date.desc(), reconciliations::id.asc()))
-                    .select(ReconciliationRow::as_select())
-                    .limit(page.limit)
-                    .offset(page.offset)
-                    .load(conn)
-                    .await?;
+                let order = (reconciliations::end_date.desc(), reconciliations::id.asc());
+                let (rows, total) = load_page!(conn, filtered, order, page, ReconciliationRow);
                 let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
                 let matches = matches_of!(conn, &tenant.organization_id, &ids);
                 Ok((rows, matches, total))

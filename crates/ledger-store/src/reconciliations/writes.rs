@@ -14,7 +14,7 @@ use ledger_domain::reconciliation::{Reconciliation, ReconciliationChange};
 use ledger_domain::{Resource, StoreError};
 
 use super::rows::{LineRow, MatchRow, ReconciliationRow};
-use crate::db::{Db, TxError, is_unique_violation};
+use crate::db::{Db, TxError, unique_or};
 use crate::rows::{DeletionRow, to_db};
 use crate::schema::{reconciliation_matches, reconciliations, statement_lines};
 
@@ -97,13 +97,7 @@ macro_rules! change_matches {
                     .values(m)
                     .execute($conn)
                     .await
-                    .map_err(|e| -> TxError {
-                        if is_unique_violation(&e) {
-                            StoreError::entry_matched(&m.entry_id).into()
-                        } else {
-                            e.into()
-                        }
-                    })?;
+                    .map_err(|e| unique_or(e, || StoreError::entry_matched(&m.entry_id)))?;
             }
         }
     }};
@@ -121,13 +115,7 @@ impl Db {
                 .values(&row)
                 .execute(conn)
                 .await
-                .map_err(|e| -> TxError {
-                    if is_unique_violation(&e) {
-                        StoreError::open_reconciliation(&row.account_id).into()
-                    } else {
-                        e.into()
-                    }
-                })?;
+                .map_err(|e| unique_or(e, || StoreError::open_reconciliation(&row.account_id)))?;
             reconciliation
         })
     }

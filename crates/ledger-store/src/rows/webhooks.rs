@@ -9,9 +9,11 @@ use time::PrimitiveDateTime;
 use super::{from_db, to_db};
 use crate::schema::{webhook_attempts, webhook_deliveries, webhook_endpoints};
 
-#[derive(Debug, Clone, Queryable, Selectable, Insertable)]
+#[derive(Debug, Clone, Queryable, Selectable, Insertable, AsChangeset)]
 #[diesel(table_name = webhook_endpoints, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
 #[diesel(treat_none_as_default_value = false)]
+// An update (`AsChangeset`) sets every column but the key and the `skip_update` ones.
+#[diesel(primary_key(organization_id, livemode, id), treat_none_as_null = true)]
 pub(crate) struct EndpointRow {
     pub(crate) organization_id: String,
     pub(crate) livemode: bool,
@@ -23,7 +25,9 @@ pub(crate) struct EndpointRow {
     pub(crate) disabled_reason: Option<String>,
     pub(crate) secret: String,
     pub(crate) failure_streak: i64,
+    #[diesel(skip_update)]
     pub(crate) fanned_out_until: PrimitiveDateTime,
+    #[diesel(skip_update)]
     pub(crate) created_at: PrimitiveDateTime,
     pub(crate) updated_at: PrimitiveDateTime,
 }
