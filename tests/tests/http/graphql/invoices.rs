@@ -429,15 +429,20 @@ async fn isolation(app: &TestApp) {
 both!(graphql_document_isolation, isolation);
 
 /// Store queries of one list of invoices with their contacts and payments, and how many
-/// invoices it listed.
+/// invoices it listed. The counter is the pool's, which the server's background work
+/// (job claims, sweeps) also moves, so the fewest of three reads is the list's own cost.
 async fn count_list_queries(app: &TestApp, key: &str) -> (u64, usize) {
     let query = "{ organization { invoices(limit: 100) { invoiceNumber contact { name } payments { amount } } } }";
-    let before = app.queries_executed();
-    let d = app.gql_data(key, query, json!({})).await;
-    let n = app.queries_executed() - before;
-    let list = d["organization"]["invoices"].as_array().expect("invoices");
-    assert!(list.iter().all(|i| i["contact"]["name"].is_string()), "{d}");
-    (n, list.len())
+    let mut fewest = (u64::MAX, 0);
+    for _ in 0..3 {
+        let before = app.queries_executed();
+        let d = app.gql_data(key, query, json!({})).await;
+        let n = app.queries_executed() - before;
+        let list = d["organization"]["invoices"].as_array().expect("invoices");
+        assert!(list.iter().all(|i| i["contact"]["name"].is_string()), "{d}");
+        fewest = fewest.min((n, list.len()));
+    }
+    fewest
 }
 
 async fn batched_contacts(app: &TestApp) {
