@@ -266,13 +266,23 @@ pub fn income_statement_period(
 
 /// The moment a report at a point in time (trial balance, balance sheet) stands at,
 /// from a request's optional `as_of`: `(shown, until)`, the moment the report names
-/// (`as_of`'s own, default `now`) and the exclusive bound of the entries it counts (up to
-/// and including `as_of`, default `now`).
+/// (`as_of` as given, default `now`) and the exclusive bound of the entries it counts: up
+/// to and including `as_of`, or every posted entry when it is absent (the maintained
+/// running totals; docs/decisions.md, "A report without as_of").
 pub fn report_as_of(
     as_of: Option<FlexDate>,
     now: OffsetDateTime,
-) -> (OffsetDateTime, OffsetDateTime) {
-    as_of.map_or((now, now), |d| (d.at, d.inclusive_until()))
+) -> (FlexDate, Option<OffsetDateTime>) {
+    match as_of {
+        Some(d) => (d, Some(d.inclusive_until())),
+        None => (
+            FlexDate {
+                at: now,
+                date_only: false,
+            },
+            None,
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -553,16 +563,17 @@ mod tests {
     fn a_report_stands_at_its_as_of_or_now() {
         let day = |t: &str| FlexDate::parse(t).expect("a date");
         let now = day("2026-06-15T12:00:00Z").at;
-        assert_eq!(report_as_of(None, now), (now, now));
+        let (shown, until) = report_as_of(None, now);
+        assert_eq!((shown.at, shown.date_only, until), (now, false, None));
         // A date counts up to and including that day; a date-time up to that moment.
         assert_eq!(
             report_as_of(Some(day("2026-03-01")), now),
-            (day("2026-03-01").at, day("2026-03-02").at)
+            (day("2026-03-01"), Some(day("2026-03-02").at))
         );
         let moment = day("2026-03-01T10:00:00Z");
         assert_eq!(
             report_as_of(Some(moment), now),
-            (moment.at, moment.at + time::Duration::nanoseconds(1))
+            (moment, Some(moment.at + time::Duration::nanoseconds(1)))
         );
     }
 }

@@ -5,7 +5,9 @@
 use juniper::{GraphQLObject, ID};
 use ledger_domain::money::Currency;
 use ledger_domain::ports::Store;
-use ledger_domain::reports::{AccountRef, PeriodFields, Section, income_statement_period};
+use ledger_domain::reports::{
+    AccountRef, PeriodFields, Section, income_statement_period, report_as_of,
+};
 use ledger_domain::services::{Access, Channel};
 
 use crate::context::Ctx;
@@ -132,14 +134,9 @@ fn report_currency<St: Store>(
 fn as_of_bounds<St: Store>(
     ctx: &Ctx<St>,
     as_of: Option<DateTime>,
-) -> (DateTime, time::OffsetDateTime) {
-    match as_of {
-        Some(d) => (d, d.0.inclusive_until()),
-        None => {
-            let now = ctx.ledger.now();
-            (DateTime::at(now), now)
-        }
-    }
+) -> (DateTime, Option<time::OffsetDateTime>) {
+    let (shown, until) = report_as_of(as_of.map(|d| d.0), ctx.ledger.now());
+    (DateTime(shown), until)
 }
 
 pub(crate) async fn trial_balance<St: Store>(
@@ -156,7 +153,7 @@ pub(crate) async fn trial_balance<St: Store>(
         .trial_balance(
             access,
             report_currency,
-            Some(until),
+            until,
             consolidated,
             Channel::GraphQl,
         )
@@ -198,7 +195,7 @@ pub(crate) async fn balance_sheet<St: Store>(
         .balance_sheet(
             access,
             report_currency,
-            Some(until),
+            until,
             consolidated,
             Channel::GraphQl,
         )

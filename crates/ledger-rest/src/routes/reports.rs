@@ -5,7 +5,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::money::Currency;
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
-use ledger_domain::reports::{PeriodFields, income_statement_period};
+use ledger_domain::reports::{PeriodFields, income_statement_period, report_as_of};
 use ledger_domain::services::{Access, Channel};
 use ledger_domain::views::{BalanceSheetView, IncomeStatementView, TrialBalanceView};
 
@@ -65,22 +65,15 @@ async fn trial_balance<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Read, "reports").await?;
     let (report_currency, consolidated) = report_query(&state, &req, &access)?;
-    let as_of = query_date(&req, "as_of")?;
+    let (as_of, until) = report_as_of(query_date(&req, "as_of")?, state.ledger.now());
     let tb = state
         .ledger
-        .trial_balance(
-            &access,
-            report_currency,
-            as_of.map(|d| d.inclusive_until()),
-            consolidated,
-            Channel::Rest,
-        )
+        .trial_balance(&access, report_currency, until, consolidated, Channel::Rest)
         .await?;
-    let as_of = as_of.map_or_else(|| state.ledger.now(), |d| d.at);
     Ok(HttpResponse::Ok().json(TrialBalanceView::of(
         &tb,
         report_currency,
-        as_of,
+        as_of.at,
         consolidated,
     )))
 }
@@ -110,22 +103,15 @@ async fn balance_sheet<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &path.into_inner(), Scope::Read, "reports").await?;
     let (report_currency, consolidated) = report_query(&state, &req, &access)?;
-    let as_of = query_date(&req, "as_of")?;
+    let (as_of, until) = report_as_of(query_date(&req, "as_of")?, state.ledger.now());
     let bs = state
         .ledger
-        .balance_sheet(
-            &access,
-            report_currency,
-            as_of.map(|d| d.inclusive_until()),
-            consolidated,
-            Channel::Rest,
-        )
+        .balance_sheet(&access, report_currency, until, consolidated, Channel::Rest)
         .await?;
-    let as_of = as_of.map_or_else(|| state.ledger.now(), |d| d.at);
     Ok(HttpResponse::Ok().json(BalanceSheetView::of(
         &bs,
         report_currency,
-        as_of,
+        as_of.at,
         consolidated,
     )))
 }
