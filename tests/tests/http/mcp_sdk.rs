@@ -13,15 +13,11 @@ use ledger_tests::{TestApp, both, python_imports, require_python, run_python, wo
 
 use crate::organization_transfers::signup_user;
 
-/// Builds (if needed) and locates the `ledger-mcp` binary next to this test's profile.
+/// The `ledger-mcp` binary next to this test's profile. A workspace test build makes it
+/// (the binary's own test target, `crates/ledger-mcp/tests/stdio.rs`, needs it), so it is
+/// used as found; only when it is missing or older than its source (a run of this package
+/// alone) is it built here, which with other features than the workspace's can take minutes.
 fn ledger_mcp_binary() -> PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .current_dir(workspace())
-        .args(["build", "-j2", "-p", "ledger-mcp", "--bin", "ledger-mcp"])
-        .status()
-        .expect("run cargo build for ledger-mcp");
-    assert!(status.success(), "building the ledger-mcp binary failed");
     let exe = std::env::current_exe().expect("test executable");
     // target/debug/deps/http-... -> target/debug/ledger-mcp
     let profile_dir = exe
@@ -29,6 +25,21 @@ fn ledger_mcp_binary() -> PathBuf {
         .and_then(|deps| deps.parent())
         .expect("profile directory");
     let binary = profile_dir.join("ledger-mcp");
+    let source = workspace().join("crates/ledger-mcp/src/bin/ledger-mcp.rs");
+    let modified = |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let current = matches!(
+        (modified(&binary), modified(&source)),
+        (Some(built), Some(written)) if built >= written
+    );
+    if !current {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .current_dir(workspace())
+            .args(["build", "-j2", "-p", "ledger-mcp", "--bin", "ledger-mcp"])
+            .status()
+            .expect("run cargo build for ledger-mcp");
+        assert!(status.success(), "building the ledger-mcp binary failed");
+    }
     assert!(
         binary.exists(),
         "no ledger-mcp binary at {}",
