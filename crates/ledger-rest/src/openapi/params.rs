@@ -7,10 +7,8 @@ use utoipa::openapi::Required;
 use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
 use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
 
-/// The organization a per-organization path is under: `{org}`.
-pub(crate) enum OrgPath {}
-
-/// One resource of an organization: `{org}` and `{id}`.
+/// The path parameters of an organization's paths, `{org}` and `{id}`: not named by the
+/// operations, added where the template names them (`super::conventions`, `implied`).
 pub(crate) enum ResourcePath {}
 
 /// The headers of a queued write (DECISIONS 4), `Idempotency-Key` and `Prefer`. An
@@ -21,12 +19,6 @@ pub(crate) enum QueuedWrite {}
 pub(crate) enum Paging {}
 
 const ORG: &str = "The organization id (`org_...`).";
-
-impl IntoParams for OrgPath {
-    fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
-        vec![path("org", ORG)]
-    }
-}
 
 impl IntoParams for ResourcePath {
     fn into_params(_: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {

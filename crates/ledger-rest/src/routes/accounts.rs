@@ -179,14 +179,12 @@ impl Crud for Accounts {
     summary = "Get an account balance at a date",
     description = "Returns the account's debits, credits and net balance at the end of `as_of` (now when absent), in its currency, and converted into `currency` when asked.",
     params(
-        crate::openapi::params::ResourcePath,
         ("as_of" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
         ("currency" = Option<String>, Query, description = "Filter by currency."),
     ),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::AccountBalance),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn balance<S: Store>(
     state: State<S>,
@@ -225,7 +223,6 @@ async fn balance<S: Store>(
     summary = "List the postings of an account with a running balance",
     description = "A page of the account's entries between `from_date` and `to_date`, each with the account's running balance after it.",
     params(
-        crate::openapi::params::ResourcePath,
         ("from_date" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
         ("to_date" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
         crate::openapi::params::Paging,
@@ -233,7 +230,6 @@ async fn balance<S: Store>(
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::AccountHistory),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn history<S: Store>(
     state: State<S>,

@@ -120,12 +120,11 @@ async fn read_file(mut parts: Multipart, limit: usize) -> Result<(String, Vec<u8
     impl_for = __path_upload_transactions,
     summary = "Attach a file to a transaction",
     description = "Attaches one file to a transaction (a multipart upload with a single `file` part).",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = crate::openapi::schemas::FileUpload, content_type = "multipart/form-data", description = "The file, as one multipart part."),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Attachment),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 #[utoipa::path(
     post,
@@ -135,12 +134,11 @@ async fn read_file(mut parts: Multipart, limit: usize) -> Result<(String, Vec<u8
     impl_for = __path_upload_invoices,
     summary = "Attach a file to an invoice",
     description = "Attaches one file to an invoice (a multipart upload with a single `file` part).",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = crate::openapi::schemas::FileUpload, content_type = "multipart/form-data", description = "The file, as one multipart part."),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Attachment),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 #[utoipa::path(
     post,
@@ -150,12 +148,11 @@ async fn read_file(mut parts: Multipart, limit: usize) -> Result<(String, Vec<u8
     impl_for = __path_upload_bills,
     summary = "Attach a file to a bill",
     description = "Attaches one file to a bill (a multipart upload with a single `file` part).",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = crate::openapi::schemas::FileUpload, content_type = "multipart/form-data", description = "The file, as one multipart part."),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Attachment),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 async fn upload<S: Store>(
     state: State<S>,
@@ -196,11 +193,9 @@ async fn upload<S: Store>(
     impl_for = __path_list_transactions,
     summary = "List the attachments of a transaction",
     description = "Lists the files attached to a transaction.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::AttachmentList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 #[utoipa::path(
     get,
@@ -210,11 +205,9 @@ async fn upload<S: Store>(
     impl_for = __path_list_invoices,
     summary = "List the attachments of an invoice",
     description = "Lists the files attached to an invoice.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::AttachmentList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 #[utoipa::path(
     get,
@@ -224,11 +217,9 @@ async fn upload<S: Store>(
     impl_for = __path_list_bills,
     summary = "List the attachments of a bill",
     description = "Lists the files attached to a bill.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::AttachmentList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn list<S: Store>(
     state: State<S>,
@@ -252,11 +243,9 @@ async fn list<S: Store>(
     tag = "attachments",
     summary = "Get an attachment",
     description = "Returns an attachment's metadata: file name, media type (sniffed from the bytes), size, SHA-256, what it is attached to, and the path to download it from.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Attachment),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn get<S: Store>(
     state: State<S>,
@@ -276,11 +265,9 @@ async fn get<S: Store>(
     tag = "attachments",
     summary = "Download an attachment",
     description = "Downloads the attached file as it was uploaded, with its media type.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The file's bytes, with its content type.", content_type = "application/octet-stream", body = String),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn content<S: Store>(
     state: State<S>,
@@ -320,7 +307,7 @@ async fn content<S: Store>(
     tag = "attachments",
     summary = "Delete an attachment",
     description = "Soft-deletes an attachment and removes its stored bytes.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
     ),

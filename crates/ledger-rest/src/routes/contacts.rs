@@ -71,12 +71,11 @@ struct CreateBody {
     tag = "contacts",
     summary = "Create a contact",
     description = "Creates a customer or a supplier, with its contact details and addresses.",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Contact),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 async fn create<S: Store>(
     state: State<S>,
@@ -121,11 +120,9 @@ async fn create<S: Store>(
     tag = "contacts",
     summary = "Get a contact",
     description = "Returns one contact with its details.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Contact),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn get<S: Store>(
     state: State<S>,
@@ -146,7 +143,6 @@ async fn get<S: Store>(
     summary = "List contacts",
     description = "Lists the organization's customers and suppliers, oldest first, filtered by type, by whether they are enabled, or by a search text.",
     params(
-        crate::openapi::params::OrgPath,
         ("contact_type" = Option<String>, Query, description = "Filter by contact type."),
         ("type" = Option<String>, Query, description = "Filter by type."),
         ("enabled" = Option<String>, Query, description = "Filter by enabled."),
@@ -156,7 +152,6 @@ async fn get<S: Store>(
     responses(
         (status = 200, description = "The contacts of the page, as summaries (a bare array, spec 4.7).", body = [crate::openapi::schemas::ContactSummary]),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn list<S: Store>(
     state: State<S>,
@@ -238,12 +233,11 @@ struct UpdateBody {
     tag = "contacts",
     summary = "Update a contact",
     description = "Changes a contact's details, or disables it so that no new document can name it.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = UpdateBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Contact),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 async fn update<S: Store>(
     state: State<S>,
@@ -295,7 +289,7 @@ async fn update<S: Store>(
     tag = "contacts",
     summary = "Delete a contact",
     description = "Soft-deletes a contact that no live transaction references.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
     ),

@@ -56,11 +56,9 @@ pub(super) fn configure_pages<S: Store>(cfg: &mut web::ServiceConfig) {
     tag = "credits",
     summary = "Get the credit balance",
     description = "The balance of the pool that pays for the organization's live writes (its root organization's): the monthly allowance left, the purchased credits left, and when the allowance is reset.",
-    params(crate::openapi::params::OrgPath),
     responses(
         (status = 200, description = "The balance.", body = docs::CreditBalance),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn balance<S: Store>(
     state: State<S>,
@@ -79,11 +77,9 @@ async fn balance<S: Store>(
     tag = "credits",
     summary = "List the credit packages on sale",
     description = "Lists the credit packages on sale: how many credits each adds, and its price.",
-    params(crate::openapi::params::OrgPath),
     responses(
         (status = 200, description = "Every package, in one page.", body = docs::CreditPackageList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn packages<S: Store>(
     state: State<S>,
@@ -110,11 +106,10 @@ async fn packages<S: Store>(
     tag = "credits",
     summary = "List the credit ledger",
     description = "Every grant, charge, refund, reset and purchase of the pool as a signed row, newest first; the rows sum to `credits_remaining`.",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
+    params(crate::openapi::params::Paging),
     responses(
         (status = 200, description = "One page of rows.", body = docs::CreditLedgerEntryList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn ledger<S: Store>(
     state: State<S>,
@@ -152,7 +147,6 @@ struct PurchaseBody {
     tag = "credits",
     summary = "Buy a credit package through a hosted checkout",
     description = "Opens a checkout at the payment provider (test keys: always the development provider, no money moves) and answers the pending purchase with its `checkout_url`, to be paid before `expires_at`. The credits are added once the payment is confirmed, exactly once. Free; not in the write pipeline, so `Idempotency-Key` does not apply.",
-    params(crate::openapi::params::OrgPath),
     request_body(content = PurchaseBody, content_type = "application/json", example = json!({"credit_amount": 1000, "success_url": "https://example.com/paid", "cancel_url": "https://example.com/cancelled"})),
     responses(
         (status = 201, description = "The pending purchase.", body = docs::CreditPurchase),
@@ -191,11 +185,10 @@ async fn purchase<S: Store>(
     tag = "credits",
     summary = "List credit purchases",
     description = "Hosted and x402 purchases of the organization, newest first; a pending purchase past `expires_at` reads `expired`.",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
+    params(crate::openapi::params::Paging),
     responses(
         (status = 200, description = "One page of purchases.", body = docs::CreditPurchaseList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn list_purchases<S: Store>(
     state: State<S>,
@@ -218,13 +211,11 @@ async fn list_purchases<S: Store>(
     summary = "Get a credit purchase",
     description = "Returns one credit purchase with its status, package, price and, once completed, when it was paid.",
     params(
-        crate::openapi::params::OrgPath,
         ("purchase_id" = String, Path, description = "The purchase id (`cpur_...`)."),
     ),
     responses(
         (status = 200, description = "The purchase.", body = docs::CreditPurchase),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn get_purchase<S: Store>(
     state: State<S>,

@@ -151,12 +151,11 @@ macro_rules! crud_operations {
             tag = $tag,
             summary = $create_summary,
             description = $create_description,
-            params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
+            params(crate::openapi::params::QueuedWrite),
             request_body(content = CreateBody, content_type = "application/json"),
             responses(
                 (status = 201, description = "Created.", body = crate::openapi::schemas::$schema),
             ),
-            security(("api_key" = []), ("oauth2" = ["ledger:write"])),
         )]
         async fn create<S: ledger_domain::ports::Store>(
             state: crate::routes::State<S>,
@@ -174,11 +173,9 @@ macro_rules! crud_operations {
             tag = $tag,
             summary = $get_summary,
             description = $get_description,
-            params(crate::openapi::params::ResourcePath),
             responses(
                 (status = 200, description = "The resource.", body = crate::openapi::schemas::$schema),
             ),
-            security(("api_key" = []), ("oauth2" = ["ledger:read"])),
         )]
         async fn get<S: ledger_domain::ports::Store>(
             state: crate::routes::State<S>,
@@ -195,12 +192,11 @@ macro_rules! crud_operations {
             tag = $tag,
             summary = $update_summary,
             description = $update_description,
-            params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+            params(crate::openapi::params::QueuedWrite),
             request_body(content = UpdateBody, content_type = "application/json"),
             responses(
                 (status = 200, description = "The resource.", body = crate::openapi::schemas::$schema),
             ),
-            security(("api_key" = []), ("oauth2" = ["ledger:write"])),
         )]
         async fn update<S: ledger_domain::ports::Store>(
             state: crate::routes::State<S>,
@@ -218,7 +214,7 @@ macro_rules! crud_operations {
             tag = $tag,
             summary = $delete_summary,
             description = $delete_description,
-            params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+            params(crate::openapi::params::QueuedWrite),
             responses(
                 (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
             ),
@@ -240,14 +236,12 @@ macro_rules! crud_operations {
             summary = $list_summary,
             description = $list_description,
             params(
-                crate::openapi::params::OrgPath,
                 $($filter,)*
                 crate::openapi::params::Paging,
             ),
             responses(
                 (status = 200, description = "The resource.", body = crate::openapi::schemas::$list_schema),
             ),
-            security(("api_key" = []), ("oauth2" = ["ledger:read"])),
         )]
         async fn list<S: ledger_domain::ports::Store>(
             state: crate::routes::State<S>,

@@ -38,7 +38,6 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::CurrencyList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn list<S: Store>(state: State<S>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&state, &req).await?;
@@ -71,7 +70,6 @@ async fn list<S: Store>(state: State<S>, req: HttpRequest) -> Result<HttpRespons
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Currency),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn get<S: Store>(
     state: State<S>,
@@ -112,6 +110,7 @@ struct ConvertBody {
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Conversion),
     ),
+    // A POST that only reads.
     security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn convert<S: Store>(

@@ -22,11 +22,10 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
     tag = "deletions",
     summary = "List what was deleted in an organization and can be restored",
     description = "Lists what was soft-deleted in this organization, by any key, newest first, with until when each can be restored.",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
+    params(crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::DeletionList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn of_organization<S: Store>(
     state: State<S>,
@@ -49,7 +48,6 @@ async fn of_organization<S: Store>(
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::DeletionList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn of_caller<S: Store>(state: State<S>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
     let principal = authenticate(&state, &req).await?;

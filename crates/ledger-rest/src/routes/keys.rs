@@ -60,7 +60,6 @@ struct CreateBody {
     tag = "api-keys",
     summary = "Create an API key (the answer shows its secret once)",
     description = "Creates an API key with the given permissions and mode; its secret is in this answer only and cannot be read again.",
-    params(crate::openapi::params::OrgPath),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::ApiKey),
@@ -103,7 +102,7 @@ async fn create<S: Store>(
     tag = "api-keys",
     summary = "List API keys",
     description = "Lists the organization's API keys of the caller's mode, newest first: name, permissions, last use and expiry, never their secrets.",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
+    params(crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::ApiKeyList),
     ),
@@ -133,7 +132,6 @@ async fn list<S: Store>(
     summary = "Get an API key",
     description = "Returns one API key's name, mode, permissions, last use and expiry, never its secret.",
     params(
-        crate::openapi::params::OrgPath,
         ("key_id" = String, Path, description = "The API key id."),
     ),
     responses(
@@ -160,7 +158,6 @@ async fn get<S: Store>(
     summary = "Rotate an API key (the answer shows the new secret once)",
     description = "Gives an API key a new secret, shown once in this answer; the old secret keeps working for a short grace period so running clients can switch.",
     params(
-        crate::openapi::params::OrgPath,
         ("key_id" = String, Path, description = "The API key id."),
     ),
     responses(
@@ -199,7 +196,6 @@ struct UpdateBody {
     summary = "Update an API key",
     description = "Renames an API key or disables and re-enables it.",
     params(
-        crate::openapi::params::OrgPath,
         ("key_id" = String, Path, description = "The API key id."),
     ),
     request_body(content = UpdateBody, content_type = "application/json"),
@@ -237,7 +233,6 @@ async fn update<S: Store>(
     summary = "Revoke an API key",
     description = "Revokes an API key: it stops authenticating at once.",
     params(
-        crate::openapi::params::OrgPath,
         ("key_id" = String, Path, description = "The API key id."),
     ),
     responses(

@@ -50,7 +50,7 @@ struct InitiateBody {
     tag = "organization-transfers",
     summary = "Offer an organization to another user",
     description = "Offers the organization, with everything below it, to another user named by email or provider username; nothing moves until that user accepts.",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = InitiateBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::OrganizationTransfer),
@@ -90,11 +90,10 @@ async fn initiate<S: Store>(
     tag = "organization-transfers",
     summary = "List the outgoing transfers of an organization",
     description = "Lists the transfers of this organization that its owner offered to other users, in every state.",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
+    params(crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationTransferList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn list_outgoing<S: Store>(
     state: State<S>,
@@ -114,11 +113,10 @@ async fn list_outgoing<S: Store>(
     tag = "organization-transfers",
     summary = "List the transfers offered to the caller",
     description = "Lists the organization transfers offered to the user who owns the calling key.",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
+    params(crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationTransferList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn list_incoming<S: Store>(
     state: State<S>,
@@ -137,11 +135,9 @@ async fn list_incoming<S: Store>(
     tag = "organization-transfers",
     summary = "Get an organization transfer",
     description = "Returns one organization transfer with its parties and state.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationTransfer),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn get<S: Store>(
     state: State<S>,
@@ -160,11 +156,9 @@ async fn get<S: Store>(
     tag = "organization-transfers",
     summary = "Count what an organization transfer moves",
     description = "Counts what accepting the transfer would move, in the caller's mode: the organizations, accounts, transactions, invoices, bills, contacts, categories and keys of the subtree.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::TransferStats),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn stats<S: Store>(
     state: State<S>,
@@ -193,7 +187,7 @@ struct AcceptBody {
     tag = "organization-transfers",
     summary = "Accept an organization transfer",
     description = "Accepts a transfer offered to the caller: the organization and its descendants move to the caller.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = AcceptBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationTransfer),
@@ -251,7 +245,6 @@ async fn answer<S: Store>(
     tag = "organization-transfers",
     summary = "Reject an organization transfer",
     description = "Declines a pending transfer offered to the caller, with an optional note.",
-    params(crate::openapi::params::ResourcePath),
     request_body(content = NoBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationTransfer),
@@ -282,7 +275,6 @@ async fn reject<S: Store>(
     tag = "organization-transfers",
     summary = "Cancel an organization transfer",
     description = "Withdraws a pending transfer the caller offered, with an optional note.",
-    params(crate::openapi::params::ResourcePath),
     request_body(content = NoBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationTransfer),

@@ -107,7 +107,6 @@ struct SubBody {
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Signup),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 async fn sub<S: Store>(
     state: State<S>,
@@ -140,11 +139,9 @@ async fn sub<S: Store>(
     tag = "organizations",
     summary = "Get an organization",
     description = "Returns the organization: its name, base currency, parent and relationship to it, and the credits left.",
-    params(crate::openapi::params::OrgPath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Organization),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn get_organization<S: Store>(
     state: State<S>,
@@ -173,11 +170,10 @@ async fn get_organization<S: Store>(
     tag = "organizations",
     summary = "List the sub-organizations",
     description = "Lists the organizations directly below this one.",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
+    params(crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::OrganizationList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn sub_organizations<S: Store>(
     state: State<S>,

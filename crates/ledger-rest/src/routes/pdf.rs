@@ -25,11 +25,9 @@ use crate::error::ApiError;
     impl_for = __path_invoices_pdf,
     summary = "Render an invoice as PDF",
     description = "Renders the invoice as a PDF document.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The PDF.", content_type = "application/pdf", body = String),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 #[utoipa::path(
     get,
@@ -39,11 +37,9 @@ use crate::error::ApiError;
     impl_for = __path_bills_pdf,
     summary = "Render a bill as PDF",
     description = "Renders the bill as a PDF document.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The PDF.", content_type = "application/pdf", body = String),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 pub(super) async fn pdf<S: Store, K: Kind>(
     state: State<S>,

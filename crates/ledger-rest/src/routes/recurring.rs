@@ -93,12 +93,11 @@ impl From<Body> for RecurringScheduleInput {
     tag = "recurring",
     summary = "Create a recurring schedule",
     description = "Creates a schedule that makes an invoice, a bill or a transaction from its template at each occurrence (every N days, weeks, months, quarters or years); `recurable_id` copies an existing invoice or bill as the template.",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = crate::openapi::RecurringScheduleCreateRequest, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::RecurringSchedule),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 async fn create<S: Store>(
     state: State<S>,
@@ -134,11 +133,9 @@ async fn create<S: Store>(
     tag = "recurring",
     summary = "Get a recurring schedule",
     description = "Returns one recurring schedule with its template, frequency and next run.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringSchedule),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn get<S: Store>(
     state: State<S>,
@@ -158,12 +155,11 @@ async fn get<S: Store>(
     impl_for = __path_update_put,
     summary = "Update a recurring schedule",
     description = "Changes a recurring schedule: its rule, end, template, name, `auto_send`, or its status (`paused`, or `active` to resume).",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = crate::openapi::RecurringScheduleUpdateRequest, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringSchedule),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 #[utoipa::path(
     patch,
@@ -173,12 +169,11 @@ async fn get<S: Store>(
     impl_for = __path_update_patch,
     summary = "Update a recurring schedule (partial)",
     description = "Changes only the members given of a recurring schedule.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = crate::openapi::RecurringScheduleUpdateRequest, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringSchedule),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 async fn update<S: Store>(
     state: State<S>,
@@ -211,11 +206,9 @@ async fn update<S: Store>(
     tag = "recurring",
     summary = "Pause a recurring schedule",
     description = "Pauses a recurring schedule: it generates nothing until resumed.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringSchedule),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 async fn pause<S: Store>(
     state: State<S>,
@@ -232,11 +225,9 @@ async fn pause<S: Store>(
     tag = "recurring",
     summary = "Resume a recurring schedule",
     description = "Resumes a paused recurring schedule; occurrences that fell due while it was paused are skipped.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringSchedule),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 async fn resume<S: Store>(
     state: State<S>,
@@ -270,7 +261,7 @@ async fn set_status<S: Store>(
     tag = "recurring",
     summary = "Delete a recurring schedule",
     description = "Soft-deletes a recurring schedule: nothing more is generated, and what it made stays.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
     ),
@@ -296,11 +287,9 @@ async fn delete<S: Store>(
     tag = "recurring",
     summary = "Run a recurring schedule now",
     description = "Generates the schedule's document now, dated today, outside its rule (the next scheduled occurrence stays as it was); a refused document is a failed run, answered like a succeeded one.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::RecurringRun),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 async fn run<S: Store>(
     state: State<S>,
@@ -325,11 +314,10 @@ async fn run<S: Store>(
     tag = "recurring",
     summary = "List recurring schedules",
     description = "Lists the organization's recurring schedules, oldest first, with their next run.",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
+    params(crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringScheduleList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn list<S: Store>(
     state: State<S>,
@@ -348,11 +336,10 @@ async fn list<S: Store>(
     tag = "recurring",
     summary = "List the runs of a recurring schedule",
     description = "Lists a schedule's runs, newest occurrence first, each with what it made or why it failed.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::Paging),
+    params(crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringRunList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn runs<S: Store>(
     state: State<S>,

@@ -48,7 +48,6 @@ fn report_query<S: Store>(
     summary = "Trial balance",
     description = "Every account's net on its natural side at `as_of` (now when absent). `total_debits` always equals `total_credits`; every amount is a decimal string in `currency`.",
     params(
-        crate::openapi::params::OrgPath,
         ("currency" = Option<String>, Query, description = "Filter by currency."),
         ("consolidated" = Option<bool>, Query, description = "true or false."),
         ("as_of" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
@@ -56,7 +55,6 @@ fn report_query<S: Store>(
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::TrialBalance),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn trial_balance<S: Store>(
     state: State<S>,
@@ -86,7 +84,6 @@ async fn trial_balance<S: Store>(
     summary = "Balance sheet",
     description = "The balance sheet at `as_of` (now when absent): assets, liabilities and equity by account, with the current earnings not yet closed. `total_assets` always equals `total_liabilities_and_equity`; every amount is a decimal string in `currency`.",
     params(
-        crate::openapi::params::OrgPath,
         ("currency" = Option<String>, Query, description = "Filter by currency."),
         ("consolidated" = Option<bool>, Query, description = "true or false."),
         ("as_of" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
@@ -94,7 +91,6 @@ async fn trial_balance<S: Store>(
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::BalanceSheet),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn balance_sheet<S: Store>(
     state: State<S>,
@@ -124,7 +120,6 @@ async fn balance_sheet<S: Store>(
     summary = "Income statement",
     description = "Revenue and expenses by account between `start_date` and `end_date`, and the net income. Every amount is a decimal string in `currency`; `consolidated=true` adds the owned sub-organizations.",
     params(
-        crate::openapi::params::OrgPath,
         ("currency" = Option<String>, Query, description = "Filter by currency."),
         ("consolidated" = Option<bool>, Query, description = "true or false."),
         ("start_date" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
@@ -133,7 +128,6 @@ async fn balance_sheet<S: Store>(
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::IncomeStatement),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn income_statement<S: Store>(
     state: State<S>,

@@ -33,12 +33,11 @@ struct Body {
     tag = "revaluations",
     summary = "Revalue foreign-currency balances (posts the unrealized gain or loss)",
     description = "Revalues the organization's foreign-currency balances at the end of `date` (today when absent) at the rates in force, and posts the unrealized gain or loss with its reversal on the next day.",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = Body, content_type = "application/json", description = "Optional: an empty body takes the defaults."),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::TransactionBatch),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 async fn create<S: Store>(
     state: State<S>,

@@ -27,13 +27,11 @@ pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
     summary = "Get a setting",
     description = "Returns one organization setting (`default_currency`, `period_lock_date`, ...).",
     params(
-        crate::openapi::params::OrgPath,
         ("setting_key" = String, Path, description = "The setting name."),
     ),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Setting),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn get<S: Store>(
     state: State<S>,
@@ -74,7 +72,6 @@ fn nullable<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D:
     summary = "Set a setting",
     description = "Sets one organization setting; what the value means, and how it is checked, depends on the key.",
     params(
-        crate::openapi::params::OrgPath,
         ("setting_key" = String, Path, description = "The setting name."),
     ),
     request_body(content = PutBody, content_type = "application/json"),
@@ -107,11 +104,9 @@ async fn put<S: Store>(
     tag = "settings",
     summary = "Get the billing record",
     description = "Returns the billing record of the credit pool that pays for the organization's live writes (its root organization's): the credits left, the total, and the billing e-mail.",
-    params(crate::openapi::params::OrgPath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Billing),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn billing<S: Store>(
     state: State<S>,

@@ -123,13 +123,11 @@ async fn metrics<S: Store>(state: State<S>, req: HttpRequest) -> Result<HttpResp
     summary = "Get the status of a queued write",
     description = "Returns the envelope of a queued write (the `Location` of its 202 answer): while the job runs, and once it has ended, whether it succeeded, with its resource in `data`, or failed, with its `error`.",
     params(
-        crate::openapi::params::OrgPath,
         ("request_id" = String, Path, description = "The request id of the queued write (`req_...`)."),
     ),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::QueuedRequest),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn get_request<S: Store>(
     state: State<S>,
@@ -156,7 +154,6 @@ async fn get_request<S: Store>(
     responses(
         (status = 200, description = "The events, oldest first.", body = [crate::openapi::schemas::Event]),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn list_events<S: Store>(
     state: State<S>,

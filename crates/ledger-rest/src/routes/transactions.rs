@@ -88,12 +88,11 @@ struct CreateBody {
     tag = "transactions",
     summary = "Create a transaction (balanced entries)",
     description = "Records a journal transaction: two or more entries whose debits equal their credits, posted at once with `auto_post`, else kept as a draft. `dry_run` checks it and writes nothing.",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Transaction),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 async fn create<S: Store>(
     state: State<S>,
@@ -165,12 +164,11 @@ struct BatchBody {
     tag = "transactions",
     summary = "Create several transactions at once",
     description = "Records up to 1000 transactions in one request, all or none: one that breaks a rule refuses the whole batch.",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = BatchBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::TransactionBatch),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 async fn create_batch<S: Store>(
     state: State<S>,
@@ -237,11 +235,9 @@ fn query_flag(req: &HttpRequest, name: &str) -> Result<bool, ApiError> {
     tag = "transactions",
     summary = "Get a transaction",
     description = "Returns one transaction with its entries and status.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Transaction),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn get<S: Store>(
     state: State<S>,
@@ -262,7 +258,6 @@ async fn get<S: Store>(
     summary = "List transactions",
     description = "Lists the organization's transactions, newest first, filtered by date range and status.",
     params(
-        crate::openapi::params::OrgPath,
         ("start_date" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
         ("end_date" = Option<String>, Query, description = "A date (YYYY-MM-DD) or an RFC 3339 date-time."),
         ("status" = Option<String>, Query, description = "Filter by status."),
@@ -271,7 +266,6 @@ async fn get<S: Store>(
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::TransactionList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn list<S: Store>(
     state: State<S>,
@@ -327,12 +321,11 @@ struct UpdateBody {
     tag = "transactions",
     summary = "Update a draft transaction",
     description = "Changes a draft transaction: its date, description, entries, contact, category or metadata. A posted transaction cannot change.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = UpdateBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Transaction),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 async fn update<S: Store>(
     state: State<S>,
@@ -371,11 +364,10 @@ async fn update<S: Store>(
     tag = "transactions",
     summary = "Post a draft transaction",
     description = "Posts a draft transaction: its entries count in balances and reports from then on, and it can no longer change.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Transaction),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 async fn post<S: Store>(
     state: State<S>,
@@ -412,12 +404,11 @@ struct ReverseBody {
     tag = "transactions",
     summary = "Reverse a posted transaction",
     description = "Reverses a posted transaction with a new transaction of the opposite entries, linked to it; the original stays as it was.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = ReverseBody, content_type = "application/json", description = "Why the transaction is reversed."),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Transaction),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 async fn reverse<S: Store>(
     state: State<S>,
@@ -449,11 +440,10 @@ async fn reverse<S: Store>(
     tag = "transactions",
     summary = "Delete a draft transaction",
     description = "Deletes a transaction that is still a draft; a posted one is reversed instead.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 async fn delete<S: Store>(
     state: State<S>,

@@ -58,12 +58,11 @@ struct CreateBody {
     tag = "transfers",
     summary = "Create a transfer between two accounts",
     description = "Moves an amount from one account to another as a balanced transaction, pending unless `auto_post`; between accounts of two currencies, `to_amount` is what the destination receives.",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Transfer),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 async fn create<S: Store>(
     state: State<S>,
@@ -103,11 +102,9 @@ async fn create<S: Store>(
     tag = "transfers",
     summary = "Get a transfer",
     description = "Returns one transfer with its accounts, amounts and status.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Transfer),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn get<S: Store>(
     state: State<S>,
@@ -127,14 +124,12 @@ async fn get<S: Store>(
     summary = "List transfers",
     description = "Lists the organization's transfers, newest first, filtered by status.",
     params(
-        crate::openapi::params::OrgPath,
         ("status" = Option<String>, Query, description = "Filter by status."),
         crate::openapi::params::Paging,
     ),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::TransferList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn list<S: Store>(
     state: State<S>,
@@ -164,11 +159,10 @@ async fn list<S: Store>(
     tag = "transfers",
     summary = "Post a draft transfer",
     description = "Posts a draft transfer to the ledger.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Transfer),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 async fn post<S: Store>(
     state: State<S>,
@@ -196,12 +190,11 @@ struct ReverseBody {
     tag = "transfers",
     summary = "Reverse a transfer",
     description = "Reverses a posted transfer with the opposite transaction; the original stays as it was.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = ReverseBody, content_type = "application/json", description = "Optional: an empty body takes the defaults."),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Transfer),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 async fn reverse<S: Store>(
     state: State<S>,

@@ -59,7 +59,7 @@ struct CreateBody {
     tag = "webhooks",
     summary = "Create a webhook endpoint (the answer shows its secret once)",
     description = "Registers a URL that receives the organization's events as signed POST requests (Standard Webhooks); the signing secret is in this answer only.",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = CreateBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::WebhookEndpoint),
@@ -99,11 +99,10 @@ async fn create<S: Store>(
     tag = "webhooks",
     summary = "List webhook endpoints",
     description = "Lists the organization's webhook endpoints, oldest first, never their signing secrets.",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::Paging),
+    params(crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookEndpointList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn list<S: Store>(
     state: State<S>,
@@ -124,11 +123,9 @@ async fn list<S: Store>(
     tag = "webhooks",
     summary = "Get a webhook endpoint",
     description = "Returns one webhook endpoint with its URL, event kinds and state, never its secret.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookEndpoint),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn get<S: Store>(
     state: State<S>,
@@ -160,7 +157,7 @@ struct UpdateBody {
     impl_for = __path_update_put,
     summary = "Update a webhook endpoint",
     description = "Changes a webhook endpoint's URL, event kinds, description or state; enabling it clears its failure streak.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = UpdateBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookEndpoint),
@@ -175,7 +172,7 @@ struct UpdateBody {
     impl_for = __path_update_patch,
     summary = "Update a webhook endpoint (partial)",
     description = "Changes only the members given of a webhook endpoint.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = UpdateBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookEndpoint),
@@ -215,7 +212,7 @@ async fn update<S: Store>(
     tag = "webhooks",
     summary = "Delete a webhook endpoint",
     description = "Soft-deletes a webhook endpoint; its pending deliveries stop.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
     ),
@@ -239,7 +236,7 @@ async fn delete<S: Store>(
     tag = "webhooks",
     summary = "Rotate the signing secret of a webhook endpoint",
     description = "Gives the endpoint a new signing secret, shown once in this answer; the old secret stops signing at once.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookEndpoint),
     ),
@@ -263,11 +260,10 @@ async fn rotate<S: Store>(
     tag = "webhooks",
     summary = "List the deliveries of a webhook endpoint",
     description = "Lists an endpoint's deliveries, newest event first, with their state and attempts.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::Paging),
+    params(crate::openapi::params::Paging),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookDeliveryList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn deliveries<S: Store>(
     state: State<S>,
@@ -293,13 +289,11 @@ async fn deliveries<S: Store>(
     summary = "Get a webhook delivery",
     description = "Returns one delivery with its event, body and every attempt's status and response.",
     params(
-        crate::openapi::params::ResourcePath,
         ("delivery" = String, Path, description = "The delivery id."),
     ),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookDelivery),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 async fn delivery<S: Store>(
     state: State<S>,
@@ -323,7 +317,6 @@ async fn delivery<S: Store>(
     summary = "Deliver an event again",
     description = "Sends a delivered or given-up delivery again: it becomes pending and keeps its `webhook-id` and body.",
     params(
-        crate::openapi::params::ResourcePath,
         ("delivery" = String, Path, description = "The delivery id."),
         crate::openapi::params::QueuedWrite,
     ),

@@ -47,7 +47,6 @@ struct Body {
     summary = "Buy a credit package with an x402 payment",
     description = "x402 protocol version 2, scheme `exact` on EVM (an EIP-3009 `TransferWithAuthorization` signed as EIP-712 typed data). Ask without `PAYMENT-SIGNATURE`: the answer is 402 with the payment requirements in `PAYMENT-REQUIRED`. Send the same request again with the signed payment in `PAYMENT-SIGNATURE`: it is verified (signature, amount, recipient, validity window, single use of the authorization) and settled, and the answer is 200 with the completed purchase and the settlement in `PAYMENT-RESPONSE`; a refused payment is 402 again, with the refusal's code. A payment is credited once: a replay, here or against any organization, is refused (`payment_replayed`). Credits go to the root organization's pool; test keys run the whole flow without touching it. Free; needs `admin`; not in the write pipeline, so `Idempotency-Key` does not apply.",
     params(
-        crate::openapi::params::OrgPath,
         ("PAYMENT-SIGNATURE" = Option<String>, Header, description = "The payment: standard base64 of the x402 `PaymentPayload` JSON, `{x402Version: 2, accepted: <the requirements offered, unchanged>, payload: {signature: <0x + 65 bytes hex>, authorization: {from, to, value, validAfter, validBefore, nonce}}}`. Without it the answer is 402 with the requirements.", example = "eyJ4NDAyVmVyc2lvbiI6MiwiYWNjZXB0ZWQiOnsuLi59LCJwYXlsb2FkIjp7Li4ufX0="),
     ),
     request_body(content = Body, content_type = "application/json", example = json!({"credit_amount": 1000})),

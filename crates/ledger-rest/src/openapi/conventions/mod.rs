@@ -1,5 +1,6 @@
 //! The conventions applied to every operation here instead of being repeated on each:
-//! the security schemes, the shared error responses ([`errors`]), the copies of paths served
+//! the path parameters and default scope its path and method imply ([`implied`]), the
+//! security schemes, the shared error responses ([`errors`]), the copies of paths served
 //! twice ([`aliases`]), the constraints of the shared parameters
 //! ([`parameters`]), the 202 answer of a queued write ([`queued`]) and the links from a
 //! create or a queued write ([`links`]); and the
@@ -7,6 +8,7 @@
 
 mod aliases;
 mod errors;
+mod implied;
 mod links;
 mod parameters;
 mod queued;
@@ -59,6 +61,8 @@ impl Modify for Conventions {
                 ("patch", item.patch.as_mut()),
             ] {
                 if let Some(operation) = operation {
+                    implied::add_path_parameters(path, operation);
+                    implied::add_default_security(method, operation);
                     parameters::constrain_parameters(path, operation);
                     queued::add_queued_answer(operation);
                     errors::add_errors(method, operation);

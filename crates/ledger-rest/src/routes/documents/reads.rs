@@ -23,11 +23,9 @@ use crate::routes::{State, access, list_response};
     impl_for = __path_invoices_get,
     summary = "Get an invoice",
     description = "Returns an invoice with its lines, taxes, totals, the amount paid and the amount due.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 #[utoipa::path(
     get,
@@ -37,11 +35,9 @@ use crate::routes::{State, access, list_response};
     impl_for = __path_bills_get,
     summary = "Get a bill",
     description = "Returns a bill with its lines, taxes, totals, the amount paid and the amount due.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 pub(super) async fn get<S: Store, K: Kind>(
     state: State<S>,
@@ -66,11 +62,9 @@ pub(super) async fn get<S: Store, K: Kind>(
     impl_for = __path_invoices_payments,
     summary = "List the payments of an invoice",
     description = "Lists the payments recorded against an invoice.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::PaymentList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 #[utoipa::path(
     get,
@@ -80,11 +74,9 @@ pub(super) async fn get<S: Store, K: Kind>(
     impl_for = __path_bills_payments,
     summary = "List the payments of a bill",
     description = "Lists the payments recorded against a bill.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::PaymentList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 pub(super) async fn payments<S: Store, K: Kind>(
     state: State<S>,
@@ -105,11 +97,9 @@ pub(super) async fn payments<S: Store, K: Kind>(
     impl_for = __path_invoices_history,
     summary = "List the status changes of an invoice",
     description = "Lists the invoice's status changes, oldest first, with when and by which key each was made.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::StatusChangeList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 #[utoipa::path(
     get,
@@ -119,11 +109,9 @@ pub(super) async fn payments<S: Store, K: Kind>(
     impl_for = __path_bills_history,
     summary = "List the status changes of a bill",
     description = "Lists the bill's status changes, oldest first, with when and by which key each was made.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::StatusChangeList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 pub(super) async fn history<S: Store, K: Kind>(
     state: State<S>,
@@ -145,7 +133,6 @@ pub(super) async fn history<S: Store, K: Kind>(
     summary = "List invoices",
     description = "Lists the organization's invoices, newest first, filtered by status and customer.",
     params(
-        crate::openapi::params::OrgPath,
         ("status" = Option<String>, Query, description = "Filter by status."),
         ("contact_id" = Option<String>, Query, description = "Filter by contact id."),
         crate::openapi::params::Paging,
@@ -153,7 +140,6 @@ pub(super) async fn history<S: Store, K: Kind>(
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::DocumentList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 #[utoipa::path(
     get,
@@ -164,7 +150,6 @@ pub(super) async fn history<S: Store, K: Kind>(
     summary = "List bills",
     description = "Lists the organization's bills, newest first, filtered by status and supplier.",
     params(
-        crate::openapi::params::OrgPath,
         ("status" = Option<String>, Query, description = "Filter by status."),
         ("contact_id" = Option<String>, Query, description = "Filter by contact id."),
         crate::openapi::params::Paging,
@@ -172,7 +157,6 @@ pub(super) async fn history<S: Store, K: Kind>(
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::DocumentList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 pub(super) async fn list<S: Store, K: Kind>(
     state: State<S>,

@@ -27,12 +27,11 @@ use crate::routes::{State, access};
     impl_for = __path_invoices_create,
     summary = "Create a draft invoice",
     description = "Creates an invoice to a customer as a draft: its lines, taxes and dates. Nothing is posted until it is sent.",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = InvoiceBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Document),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 #[utoipa::path(
     post,
@@ -42,12 +41,11 @@ use crate::routes::{State, access};
     impl_for = __path_bills_create,
     summary = "Create a draft bill",
     description = "Creates a bill from a supplier as a draft: its lines, taxes and dates. Nothing is posted until it is approved.",
-    params(crate::openapi::params::OrgPath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = BillBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Document),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 pub(super) async fn create<S: Store, K: Kind>(
     state: State<S>,
@@ -73,12 +71,11 @@ pub(super) async fn create<S: Store, K: Kind>(
     impl_for = __path_invoices_update,
     summary = "Update a draft invoice",
     description = "Changes a draft invoice: its customer, dates, lines and taxes. A sent invoice cannot change.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = InvoiceUpdateBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 #[utoipa::path(
     put,
@@ -88,12 +85,11 @@ pub(super) async fn create<S: Store, K: Kind>(
     impl_for = __path_bills_update,
     summary = "Update a draft bill",
     description = "Changes a draft bill: its supplier, dates, lines and taxes. An approved bill cannot change.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = BillUpdateBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 pub(super) async fn update<S: Store, K: Kind>(
     state: State<S>,
@@ -128,7 +124,7 @@ enum Action {
     impl_for = __path_invoices_delete,
     summary = "Delete a draft invoice",
     description = "Soft-deletes an invoice that is still a draft; a sent invoice is voided instead.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
     ),
@@ -142,7 +138,6 @@ enum Action {
     impl_for = __path_bills_delete,
     summary = "Delete a draft bill",
     description = "Soft-deletes a bill that is still a draft; an approved bill is voided instead.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
     ),
@@ -164,11 +159,10 @@ pub(super) async fn delete<S: Store, K: Kind>(
     impl_for = __path_invoices_send,
     summary = "Send a draft invoice (posts it)",
     description = "Sends a draft invoice: it is posted to the books (the receivable against its lines' accounts) and becomes open for payment.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 #[utoipa::path(
     post,
@@ -178,11 +172,10 @@ pub(super) async fn delete<S: Store, K: Kind>(
     impl_for = __path_bills_approve,
     summary = "Approve a draft bill (posts it)",
     description = "Approves a draft bill: it is posted to the books (the payable against its lines' accounts) and becomes open for payment.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 pub(super) async fn issue<S: Store, K: Kind>(
     state: State<S>,
@@ -200,11 +193,10 @@ pub(super) async fn issue<S: Store, K: Kind>(
     impl_for = __path_invoices_void,
     summary = "Void an invoice",
     description = "Voids an invoice: a draft simply ends; a sent invoice without payments has its posting reversed.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 #[utoipa::path(
     post,
@@ -214,11 +206,10 @@ pub(super) async fn issue<S: Store, K: Kind>(
     impl_for = __path_bills_void,
     summary = "Void a bill",
     description = "Voids a bill: a draft simply ends; an approved bill without payments has its posting reversed.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Document),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 pub(super) async fn void<S: Store, K: Kind>(
     state: State<S>,
@@ -277,14 +268,12 @@ struct PaymentBody {
     summary = "Record a payment of an invoice",
     description = "Records a payment of a sent invoice into a payment account: it posts the receipt and lowers the amount due, marking the invoice paid when nothing is left.",
     params(
-        crate::openapi::params::ResourcePath,
         ("Idempotency-Key" = Option<String>, Header, description = "Makes the write safe to retry: the same key with the same request answers the first outcome."),
     ),
     request_body(content = PaymentBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Payment),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 #[utoipa::path(
     post,
@@ -294,12 +283,11 @@ struct PaymentBody {
     impl_for = __path_bills_pay,
     summary = "Record a payment of a bill",
     description = "Records a payment of an approved bill from a payment account: it posts the payment and lowers the amount due, marking the bill paid when nothing is left.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = PaymentBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::Payment),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 pub(super) async fn pay<S: Store, K: Kind>(
     state: State<S>,

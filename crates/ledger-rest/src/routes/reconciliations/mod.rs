@@ -174,12 +174,11 @@ struct MatchBody {
     tag = "reconciliations",
     summary = "Match entries",
     description = "Marks ledger entries of the account as cleared in this reconciliation.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = MatchBody, content_type = "application/json"),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Reconciliation),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 async fn add_matches<S: Store>(
     state: State<S>,
@@ -217,14 +216,12 @@ async fn add_matches<S: Store>(
     summary = "Unmatch an entry",
     description = "Takes one entry out of the reconciliation's cleared entries.",
     params(
-        crate::openapi::params::ResourcePath,
         ("entry" = String, Path, description = "The journal entry id."),
         crate::openapi::params::QueuedWrite,
     ),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Reconciliation),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 async fn remove_match<S: Store>(
     state: State<S>,
@@ -248,11 +245,10 @@ async fn remove_match<S: Store>(
     tag = "reconciliations",
     summary = "Complete a reconciliation",
     description = "Completes an open reconciliation whose difference is zero: it can no longer change, and its matched entries' transactions are locked.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Reconciliation),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 async fn complete<S: Store>(
     state: State<S>,

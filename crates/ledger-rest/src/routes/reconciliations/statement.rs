@@ -110,12 +110,11 @@ struct ImportBody {
     tag = "reconciliations",
     summary = "Import a bank statement (CSV text in JSON)",
     description = "Imports a bank statement (CSV, OFX or QFX text in the JSON body) into an open reconciliation: its lines are added, except those imported already (the same bank reference, or the same date, amount and description), and each unmatched line gets a proposed match.",
-    params(crate::openapi::params::ResourcePath, crate::openapi::params::QueuedWrite),
+    params(crate::openapi::params::QueuedWrite),
     request_body(content = ImportBody, content_type = "application/json"),
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::StatementImport),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 pub(super) async fn import<S: Store>(
     state: State<S>,
@@ -161,11 +160,9 @@ pub(super) async fn import<S: Store>(
     tag = "reconciliations",
     summary = "List the statement lines with match proposals",
     description = "Lists the imported statement lines, each with its match or the ledger entries proposed for it.",
-    params(crate::openapi::params::ResourcePath),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::StatementLineList),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:read"])),
 )]
 pub(super) async fn lines<S: Store>(
     state: State<S>,
@@ -193,7 +190,6 @@ struct AcceptBody {
     summary = "Accept the proposed match of a statement line",
     description = "Matches a statement line to the entry proposed for it, or to `entry_id`, clearing that entry.",
     params(
-        crate::openapi::params::ResourcePath,
         ("line" = String, Path, description = "The statement line id."),
         crate::openapi::params::QueuedWrite,
     ),
@@ -201,7 +197,6 @@ struct AcceptBody {
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::StatementLine),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 pub(super) async fn accept<S: Store>(
     state: State<S>,
@@ -244,7 +239,6 @@ struct TransactionBody {
     summary = "Record a transaction for a statement line and match it",
     description = "Books an unmatched statement line as a new posted transaction between the reconciled account and `counter_account_id`, then matches the line to its entry.",
     params(
-        crate::openapi::params::ResourcePath,
         ("line" = String, Path, description = "The statement line id."),
         crate::openapi::params::QueuedWrite,
     ),
@@ -252,7 +246,6 @@ struct TransactionBody {
     responses(
         (status = 201, description = "Created.", body = crate::openapi::schemas::StatementLine),
     ),
-    security(("api_key" = []), ("oauth2" = ["ledger:write"])),
 )]
 pub(super) async fn create_transaction<S: Store>(
     state: State<S>,
