@@ -22,15 +22,62 @@ use crate::auth::sha256_hex;
 use crate::error::{ApiError, envelope};
 use crate::input::{idempotency_key, prefer_wait};
 
-/// The fingerprint of a request for its `Idempotency-Key`: method, path and body.
+/// The fingerprint of a request for its `Idempotency-Key`: method, path, query and what
+/// the body means. A JSON body counts as parsed: its key order and whitespace do not
+/// matter, its values (numbers as written) do; any other body counts byte for byte
+/// (docs/decisions.md, "An idempotency key compares what the request means").
 fn request_hash(req: &HttpRequest, body: &[u8]) -> String {
-    let mut hashed = Vec::with_capacity(body.len() + 64);
-    hashed.extend_from_slice(req.method().as_str().as_bytes());
-    hashed.push(b' ');
-    hashed.extend_from_slice(req.path().as_bytes());
-    hashed.push(b'\n');
-    hashed.extend_from_slice(body);
+    let mut hashed = format!("{} {}\n", req.method(), req.path());
+    let mut query: Vec<&str> = req
+        .query_string()
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .collect();
+    query.sort_unstable();
+    hashed.push_str(&query.join("&"));
+    hashed.push('\n');
+    let mut hashed = hashed.into_bytes();
+    match serde_json::from_slice::<serde_json::Value>(body) {
+        Ok(value) => {
+            let mut text = String::with_capacity(body.len());
+            canonical_json(&value, &mut text);
+            hashed.extend_from_slice(text.as_bytes());
+        }
+        Err(_) => hashed.extend_from_slice(body),
+    }
     sha256_hex(&hashed)
+}
+
+/// `value` as compact JSON with every object's members in key order.
+fn canonical_json(value: &serde_json::Value, out: &mut String) {
+    use serde_json::Value;
+    match value {
+        Value::Object(members) => {
+            let mut members: Vec<_> = members.iter().collect();
+            members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (name, member)) in members.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(name.clone()).to_string());
+                out.push(':');
+                canonical_json(member, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical_json(item, out);
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
 }
 
 /// The `Idempotency-Key` of a request with its fingerprint, for writes that submit
@@ -143,4 +190,48 @@ pub fn render_job(job: &Job, waited: bool, success: StatusCode) -> HttpResponse 
     HttpResponse::build(status)
         .insert_header(("Location", location))
         .json(views::QueuedRequestView::of(job, ""))
+}
+
+#[cfg(test)]
+mod tests {
+    use actix_web::test::TestRequest;
+
+    use super::request_hash;
+
+    fn hash(uri: &str, body: &str) -> String {
+        request_hash(
+            &TestRequest::post().uri(uri).to_http_request(),
+            body.as_bytes(),
+        )
+    }
+
+    #[test]
+    fn a_key_compares_what_the_request_means() {
+        let path = "/organizations/org_1/taxes";
+        let first = hash(path, r#"{"name":"VAT","rate":"20","tags":["a","b"]}"#);
+        // Other spacing and another member order: the same request.
+        let spaced = "{\n  \"tags\": [ \"a\", \"b\" ],\n  \"rate\": \"20\", \"name\": \"VAT\"\n}";
+        assert_eq!(hash(path, spaced), first);
+        // Another value, another element order, another path: another request.
+        assert_ne!(
+            hash(path, r#"{"name":"VAT","rate":"21","tags":["a","b"]}"#),
+            first
+        );
+        assert_ne!(
+            hash(path, r#"{"name":"VAT","rate":"20","tags":["b","a"]}"#),
+            first
+        );
+        let other = "/organizations/org_2/taxes";
+        assert_ne!(
+            hash(other, r#"{"name":"VAT","rate":"20","tags":["a","b"]}"#),
+            first
+        );
+        // Query parameters count in any order; a body that is not JSON counts as sent.
+        assert_eq!(
+            hash(&format!("{path}?a=1&b=2"), "{}"),
+            hash(&format!("{path}?b=2&a=1"), "{}")
+        );
+        assert_ne!(hash(&format!("{path}?a=1"), "{}"), hash(path, "{}"));
+        assert_ne!(hash(path, "not json"), hash(path, "not  json"));
+    }
 }

@@ -555,3 +555,58 @@ async fn synchronous_updates_and_deletes_take_keys(app: &TestApp) {
 }
 
 both!(synchronous_updates_and_deletes_take_keys);
+
+/// A retry under the same `Idempotency-Key` is the same request when it means the same:
+/// another spacing and member order replays the first answer and writes nothing more;
+/// another value is refused (docs/decisions.md, "An idempotency key compares what the
+/// request means").
+async fn idempotency_keys_compare_meaning(app: &TestApp) {
+    let org = app.signup("Idem Meaning").await;
+    let key = &org.live_key;
+    let taxes = org.path("taxes");
+    let send = |body: &'static str| {
+        let url = format!("{}{taxes}", app.base);
+        async move {
+            let res = app
+                .client
+                .post(url)
+                .bearer_auth(key)
+                .header("Idempotency-Key", "tax-meaning")
+                .header("Content-Type", "application/json")
+                .body(body)
+                .send()
+                .await
+                .expect("request reaches the server");
+            let status = res.status();
+            let replayed = res
+                .headers()
+                .get("idempotent-replayed")
+                .map(|v| v.to_str().unwrap_or_default().to_owned());
+            let body: Value = res.json().await.unwrap_or(Value::Null);
+            (status, replayed, body)
+        }
+    };
+    let (status, _, first) = send(r#"{"name":"VAT","rate":"20","tax_type":"sales_tax"}"#).await;
+    assert_eq!(status, StatusCode::CREATED, "{first}");
+    let (status, replayed, again) =
+        send("{\n  \"tax_type\": \"sales_tax\",\n  \"rate\": \"20\",\n  \"name\": \"VAT\"\n}")
+            .await;
+    assert_eq!(
+        (status, replayed.as_deref()),
+        (StatusCode::CREATED, Some("true")),
+        "{again}"
+    );
+    assert_eq!(again, first);
+    let (status, _, other) = send(r#"{"name":"VAT","rate":"21","tax_type":"sales_tax"}"#).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{other}");
+    assert_eq!(other["error"]["code"], "idempotency_key_reused", "{other}");
+    let listed = app.get(key, &taxes).await;
+    let vat = listed.body["data"]
+        .as_array()
+        .expect("a page")
+        .iter()
+        .filter(|t| t["name"] == "VAT")
+        .count();
+    assert_eq!(vat, 1, "{}", listed.body);
+}
+both!(idempotency_keys_compare_meaning);
