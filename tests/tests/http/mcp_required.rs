@@ -310,7 +310,12 @@ async fn mcp_tools_require_what_rest_requires(app: &TestApp) {
     let mut probed = 0;
     let mut agents_only = Vec::new();
     for tool in TOOLS {
-        let probes: Vec<&Arg> = tool.all_args().filter(|a| a.loc != Loc::Path).collect();
+        // What the body and the query require; headers (`idempotencyKey`, x402's
+        // payment) are never required by REST.
+        let probes: Vec<&Arg> = tool
+            .all_args()
+            .filter(|a| matches!(a.loc, Loc::Query | Loc::Body))
+            .collect();
         if probes.is_empty() {
             continue;
         }

@@ -610,3 +610,39 @@ async fn idempotency_keys_compare_meaning(app: &TestApp) {
     assert_eq!(vat, 1, "{}", listed.body);
 }
 both!(idempotency_keys_compare_meaning);
+
+/// An MCP write tool takes `idempotencyKey` (the REST `Idempotency-Key`): a retry with the
+/// same key and arguments answers the first result and writes nothing again; other
+/// arguments under the key are refused; a read tool has no such argument.
+async fn mcp_writes_take_idempotency_keys(app: &TestApp) {
+    let org = app.signup("Mcp Idem").await;
+    let key = &org.live_key;
+    let rate = |rate: &str| {
+        json!({"fromCurrencyId": "EUR", "toCurrencyId": "USD", "rate": rate,
+               "effectiveDate": "2026-03-01", "idempotencyKey": "mcp-rate-1"})
+    };
+    let arguments = rate("1.08");
+    let first = tool_ok(app, key, "create_exchange_rate", arguments.clone()).await;
+    let again = tool_ok(app, key, "create_exchange_rate", arguments).await;
+    assert_eq!(again, first);
+    mcp::tool_refused(
+        app,
+        key,
+        "create_exchange_rate",
+        rate("1.09"),
+        "idempotency_key_reused",
+    )
+    .await;
+    let listed = app.get(key, &org.path("exchange-rates")).await;
+    let rates = listed.body["data"].as_array().expect("a page");
+    assert_eq!(rates.len(), 1, "{}", listed.body);
+    mcp::tool_refused(
+        app,
+        key,
+        "list_exchange_rates",
+        json!({"idempotencyKey": "mcp-read"}),
+        "unknown_field",
+    )
+    .await;
+}
+both!(mcp_writes_take_idempotency_keys);

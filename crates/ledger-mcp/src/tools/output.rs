@@ -9,7 +9,7 @@
 //! [`WITHOUT_OUTPUT_SCHEMA`], whose answer is not JSON. The one change of spelling: a
 //! `type` array becomes `anyOf` branches ([`portable`]), the same constraint.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::LazyLock;
 
 use serde_json::{Map, Value, json};
@@ -56,7 +56,33 @@ static OUTPUT_SCHEMAS: LazyLock<HashMap<&'static str, Value>> = LazyLock::new(||
     schemas
 });
 
+/// The tools whose REST operation takes an `Idempotency-Key` header (the writes), read off
+/// the document on first use.
+static KEYED_TOOLS: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
+    let document = ledger_rest::openapi_document();
+    TOOLS
+        .iter()
+        .filter(|tool| !tool.read_only)
+        .filter(|tool| {
+            operation(&document, tool.verb, tool.path).is_ok_and(|operation| {
+                operation["parameters"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|p| p["in"] == "header" && p["name"] == "Idempotency-Key")
+            })
+        })
+        .map(|tool| tool.name)
+        .collect()
+});
+
 impl Tool {
+    /// Whether the tool takes an `idempotencyKey`: a write whose REST operation takes the
+    /// `Idempotency-Key` header.
+    pub fn takes_idempotency_key(&self) -> bool {
+        KEYED_TOOLS.contains(self.name)
+    }
+
     /// The tool's `outputSchema`: the schema of its REST success response, or `None` for
     /// the tools of [`WITHOUT_OUTPUT_SCHEMA`].
     pub fn output_schema(&self) -> Option<&'static Value> {

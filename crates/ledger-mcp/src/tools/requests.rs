@@ -17,16 +17,27 @@ const ORGANIZATION_ARG: Arg = Arg {
     )
 };
 
+/// The `Idempotency-Key` of a write whose REST operation takes one.
+const IDEMPOTENCY_ARG: Arg = arg(
+    "idempotencyKey",
+    Ty::Str,
+    Loc::Header("Idempotency-Key"),
+    false,
+    "Makes a retry safe: the same key with the same arguments answers the first outcome and writes nothing again.",
+);
+
 /// A tool call as a REST request: path and query, JSON body, headers.
 pub type RestCall = (String, Option<Value>, Vec<(&'static str, String)>);
 
 impl Tool {
-    /// Every argument including the implicit `organizationId` of organization paths.
+    /// Every argument including the implicit `organizationId` of organization paths and
+    /// the implicit `idempotencyKey` of writes whose REST operation takes the header.
     pub fn all_args(&self) -> impl Iterator<Item = &Arg> {
         let org = self.path.contains("{organizationId}");
         org.then_some(&ORGANIZATION_ARG)
             .into_iter()
             .chain(self.args.iter())
+            .chain(self.takes_idempotency_key().then_some(&IDEMPOTENCY_ARG))
     }
 
     /// The tool as `tools/list` shows it, with its `outputSchema` when it has one.
