@@ -4,8 +4,10 @@
 use ledger_domain::DomainError;
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use ledger_domain::services::{
-    Access, Channel, Ledger, MAX_WAIT, Principal, Submission, Submitted, Write,
+    Access, Channel, IdempotencyKey, Ledger, MAX_WAIT, Principal, Submission, Submitted, Write,
 };
 
 use crate::errors::{GqlResult, IntoGql};
@@ -17,9 +19,40 @@ pub struct Ctx<St> {
     /// `scheme://host` as the client called (REST builds its resource URLs the same way:
     /// x402's resource is the REST purchase endpoint under it).
     pub origin: String,
+    /// The request's `Idempotency-Key`, when it has one.
+    pub idempotency: Option<RequestKey>,
 }
 
 impl<St: Store> juniper::Context for Ctx<St> {}
+
+/// A GraphQL request's `Idempotency-Key` (docs/decisions.md, "An idempotency key compares
+/// what the request means"): the request's writes, in the order the mutation's fields run,
+/// are keyed `key`, `key#1`, `key#2`, ..., each bound to the fingerprint of the whole
+/// request (its query, operation name and variables) and its place in it. A retry of the
+/// same request replays each write; another request under the key is refused.
+pub struct RequestKey {
+    pub key: String,
+    /// The fingerprint of the request.
+    pub request_hash: String,
+    /// How many writes of the request were submitted so far.
+    pub writes: AtomicU32,
+}
+
+impl RequestKey {
+    /// The key of the request's next write.
+    fn next(&self) -> IdempotencyKey {
+        let n = self.writes.fetch_add(1, Ordering::SeqCst);
+        let (key, request_hash) = if n == 0 {
+            (self.key.clone(), self.request_hash.clone())
+        } else {
+            (
+                format!("{}#{n}", self.key),
+                format!("{}#{n}", self.request_hash),
+            )
+        };
+        IdempotencyKey { key, request_hash }
+    }
+}
 
 impl<St: Store> Ctx<St> {
     /// The key's own organization id.
@@ -46,8 +79,10 @@ impl<St: Store> Ctx<St> {
     /// (DECISIONS 4: up to 30 s), so a mutation answers what it wrote: the written
     /// resource's view. A failed job's stored error becomes the field's error.
     pub async fn submit(&self, access: &Access, write: Write) -> GqlResult<serde_json::Value> {
+        let mut submission = Submission::new(Channel::GraphQl, MAX_WAIT);
+        submission.idempotency = self.idempotency.as_ref().map(RequestKey::next);
         self.ledger
-            .submit(access, write, Submission::new(Channel::GraphQl, MAX_WAIT))
+            .submit(access, write, submission)
             .await
             .and_then(Submitted::into_result)
             .gql()

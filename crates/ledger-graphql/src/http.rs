@@ -11,6 +11,8 @@
 //! - 401 `UNAUTHENTICATED` and 429 `RATE_LIMIT_EXCEEDED` (with `Retry-After`) before any
 //!   document is looked at.
 
+use std::sync::atomic::AtomicU32;
+
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use juniper::http::GraphQLResponse;
@@ -21,7 +23,7 @@ use ledger_http::AppState;
 use serde_json::{Value, json};
 
 use crate::Schema;
-use crate::context::Ctx;
+use crate::context::{Ctx, RequestKey};
 use crate::errors::{GRAPHQL_VALIDATION_FAILED, code_of, extensions_json};
 
 /// A JSON value as a GraphQL input value. Integers that fit a GraphQL `Int` stay
@@ -119,6 +121,22 @@ async fn read_body(mut payload: web::Payload) -> Option<Vec<u8>> {
     Some(body)
 }
 
+/// The fingerprint of a GraphQL request for its `Idempotency-Key`: its `query`,
+/// `operationName` and `variables` as parsed JSON (member order and whitespace outside
+/// the query text do not matter).
+fn request_hash(request: &serde_json::Map<String, Value>) -> String {
+    let meaning = json!({
+        "query": request.get("query"),
+        "operationName": request.get("operationName"),
+        "variables": request.get("variables"),
+    });
+    let text = format!(
+        "POST /graphql\n{}",
+        ledger_http::input::canonical_json(&meaning)
+    );
+    ledger_http::auth::sha256_hex(text.as_bytes())
+}
+
 /// `POST /graphql`.
 pub async fn graphql<St: Store>(
     state: web::Data<AppState<St>>,
@@ -168,10 +186,19 @@ pub async fn graphql<St: Store>(
         let info = req.connection_info();
         format!("{}://{}", info.scheme(), info.host())
     };
+    let idempotency = match ledger_http::input::idempotency_key(&req) {
+        Ok(key) => key.map(|key| RequestKey {
+            key,
+            request_hash: request_hash(&request),
+            writes: AtomicU32::new(0),
+        }),
+        Err(e) => return refused(&e.0),
+    };
     let ctx = Ctx {
         ledger: state.ledger.clone(),
         principal,
         origin,
+        idempotency,
     };
     match operation.execute(&variables, &ctx).await {
         Ok(result) => executed(GraphQLResponse::from_result(Ok(result))),

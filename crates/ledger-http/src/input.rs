@@ -321,6 +321,46 @@ pub fn idempotency_key(req: &HttpRequest) -> Result<Option<String>, ApiError> {
     Ok(Some(key.to_owned()))
 }
 
+/// `value` as compact JSON with every object's members in key order: what an
+/// `Idempotency-Key` compares of a JSON request (REST's body, GraphQL's request), so that
+/// member order and whitespace do not make a retry another request.
+pub fn canonical_json(value: &serde_json::Value) -> String {
+    let mut out = String::new();
+    write_canonical(value, &mut out);
+    out
+}
+
+fn write_canonical(value: &serde_json::Value, out: &mut String) {
+    use serde_json::Value;
+    match value {
+        Value::Object(members) => {
+            let mut members: Vec<_> = members.iter().collect();
+            members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (name, member)) in members.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(name.clone()).to_string());
+                out.push(':');
+                write_canonical(member, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

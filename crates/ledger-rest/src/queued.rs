@@ -20,7 +20,7 @@ use ledger_domain::views;
 use crate::AppState;
 use crate::auth::sha256_hex;
 use crate::error::{ApiError, envelope};
-use crate::input::{idempotency_key, prefer_wait};
+use crate::input::{canonical_json, idempotency_key, prefer_wait};
 
 /// The fingerprint of a request for its `Idempotency-Key`: method, path, query and what
 /// the body means. A JSON body counts as parsed: its key order and whitespace do not
@@ -38,46 +38,10 @@ fn request_hash(req: &HttpRequest, body: &[u8]) -> String {
     hashed.push('\n');
     let mut hashed = hashed.into_bytes();
     match serde_json::from_slice::<serde_json::Value>(body) {
-        Ok(value) => {
-            let mut text = String::with_capacity(body.len());
-            canonical_json(&value, &mut text);
-            hashed.extend_from_slice(text.as_bytes());
-        }
+        Ok(value) => hashed.extend_from_slice(canonical_json(&value).as_bytes()),
         Err(_) => hashed.extend_from_slice(body),
     }
     sha256_hex(&hashed)
-}
-
-/// `value` as compact JSON with every object's members in key order.
-fn canonical_json(value: &serde_json::Value, out: &mut String) {
-    use serde_json::Value;
-    match value {
-        Value::Object(members) => {
-            let mut members: Vec<_> = members.iter().collect();
-            members.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (i, (name, member)) in members.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(name.clone()).to_string());
-                out.push(':');
-                canonical_json(member, out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                canonical_json(item, out);
-            }
-            out.push(']');
-        }
-        scalar => out.push_str(&scalar.to_string()),
-    }
 }
 
 /// The `Idempotency-Key` of a request with its fingerprint, for writes that submit
