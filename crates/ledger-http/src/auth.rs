@@ -71,6 +71,14 @@ fn generate_secret(prefix: &str) -> Result<IssuedKey, DomainError> {
     Ok(IssuedKey { secret: out, hash })
 }
 
+/// Whether the request's bearer token is the operator's admin token (`LEDGER_ADMIN_TOKEN`;
+/// never, when none is configured). Digests are compared, so the comparison's timing does
+/// not depend on how much of the token a guess got right.
+pub fn is_operator(admin_token: Option<&str>, req: &HttpRequest) -> bool {
+    matches!((admin_token, bearer(req)), (Some(token), Some(given))
+        if sha256_hex(token.as_bytes()) == sha256_hex(given.as_bytes()))
+}
+
 /// The bearer token of a request, if any.
 pub fn bearer(req: &HttpRequest) -> Option<String> {
     let value = req.headers().get("authorization")?.to_str().ok()?.trim();

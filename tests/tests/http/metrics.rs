@@ -1,6 +1,7 @@
-//! `GET /metrics` (Prometheus text) and `GET /ready`: who may read the metrics, that
-//! requests, group commits, the queue, the pools and the caches are measured, and that
-//! `promtool check metrics` (Prometheus' own linter) finds nothing to fault.
+//! `GET /metrics` (Prometheus text) and `GET /ready`: who may read the metrics (the
+//! operator alone), that requests, group commits, the queue, the pools and the caches are
+//! measured, and that `promtool check metrics` (Prometheus' own linter) finds nothing to
+//! fault.
 
 use ledger_tests::{Org, TestApp, both};
 use reqwest::StatusCode;
@@ -68,14 +69,22 @@ async fn post(app: &TestApp, org: &Org, bank: &str, income: &str) {
         .await;
 }
 
+/// The operator's admin token of the servers these tests start.
+const OPERATOR: &str = "operator-token-for-the-metrics-tests";
+
 async fn metrics_are_measured_and_lint_clean(app: &TestApp) {
     let org = app.signup("Metrics").await;
-    // Like /system: no key, a bogus key, a key without `system` are refused.
+    // Server-wide figures are the operator's: no credential, a tenant's admin key, and
+    // even a `system` key the tenant grants itself are refused.
     let res = app.fetch("/metrics").await;
     assert_eq!(res.status(), StatusCode::UNAUTHORIZED);
     let (status, _, body) = scrape(app, &org.test_key).await;
-    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
-    let (_, system_key) = app.make_key(&org, &org.test_key, &["system"]).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+    let (_, tenant_system_key) = app.make_key(&org, &org.test_key, &["system"]).await;
+    let (status, _, body) = scrape(app, &tenant_system_key).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+    assert!(body.contains("operator"), "{body}");
+    let system_key = OPERATOR.to_owned();
 
     let route = "ledger_http_requests_total{method=\"GET\",route=\"/organizations/{org}/accounts\",status=\"200\"}";
     let (status, content_type, before) = scrape(app, &system_key).await;
@@ -123,4 +132,18 @@ async fn metrics_are_measured_and_lint_clean(app: &TestApp) {
     assert_eq!(ready.body["database"], "up");
 }
 
-both!(metrics, metrics_are_measured_and_lint_clean);
+both!(metrics, metrics_are_measured_and_lint_clean, |c| {
+    // The closure runs inside the module `both!` makes.
+    c.admin_token = Some(super::OPERATOR.into());
+});
+
+/// Without a configured admin token nobody reads the metrics, and the refusal says how.
+async fn metrics_need_a_configured_operator(app: &TestApp) {
+    let org = app.signup("No Operator").await;
+    let (_, system_key) = app.make_key(&org, &org.test_key, &["system"]).await;
+    let (status, _, body) = scrape(app, &system_key).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+    assert!(body.contains("LEDGER_ADMIN_TOKEN"), "{body}");
+}
+
+both!(metrics_unconfigured, metrics_need_a_configured_operator);

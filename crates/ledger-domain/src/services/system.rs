@@ -207,16 +207,8 @@ pub struct ServiceFigures {
 }
 
 impl<S: Store> Ledger<S> {
-    /// The service's operating figures, for holders of the `system` permission.
-    ///
-    /// # Errors
-    /// `insufficient_permissions` without `system`.
-    pub async fn service_figures(&self, principal: &Principal) -> DomainResult<ServiceFigures> {
-        self.check_permission(principal, Scope::System, "system")?;
-        Ok(self.operating_figures().await)
-    }
-
-    /// The figures themselves; the readiness probe reads them without a key.
+    /// The service's operating figures: the readiness probe reads them, and the operator
+    /// through `/metrics` (the adapter checks the operator's credential).
     pub async fn operating_figures(&self) -> ServiceFigures {
         let since = self.now() - time::Duration::hours(24);
         let database_up = self.store.ping().await;

@@ -11,7 +11,7 @@ use ledger_domain::views;
 use serde::Deserialize;
 
 use super::{Routes, State, access, at, list_response};
-use crate::auth::{authenticate, bearer, generate_key, sha256_hex};
+use crate::auth::{authenticate, generate_key, is_operator};
 use crate::error::ApiError;
 use crate::input::{parse_json, read_body};
 
@@ -59,9 +59,7 @@ async fn master<S: Store>(
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
     if !state.open_signup {
-        // Comparing digests keeps the comparison's timing independent of the token.
-        let allowed = matches!((&state.admin_token, bearer(&req)), (Some(token), Some(given)) if sha256_hex(token.as_bytes()) == sha256_hex(given.as_bytes()));
-        if !allowed {
+        if !is_operator(state.admin_token.as_deref(), &req) {
             return Err(ApiError(DomainError::Authentication {
                 code: ErrorCode::Unauthorized,
                 message: "sign-up needs the admin token".into(),

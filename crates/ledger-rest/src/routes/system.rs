@@ -1,13 +1,15 @@
 //! Health, queued-request status and audit events.
 
 use actix_web::{HttpRequest, HttpResponse, web};
+use ledger_domain::DomainError;
+use ledger_domain::error::ErrorCode;
 use ledger_domain::events::EventView;
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
 use ledger_domain::views;
 
 use super::{Routes, State, access, at};
-use crate::auth::authenticate;
+use crate::auth::{authenticate, is_operator};
 use crate::error::ApiError;
 
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
@@ -87,26 +89,34 @@ async fn ready<S: Store>(state: State<S>) -> HttpResponse {
     }
 }
 
-/// Prometheus metrics (`/metrics`) for keys with the `system` permission, like `/system`.
+/// Prometheus metrics (`/metrics`): server-wide figures, for the operator alone.
 #[utoipa::path(
     get,
     path = "/metrics",
     operation_id = "system_metrics",
     tag = "system",
-    summary = "Prometheus metrics (keys with the system permission)",
-    description = "The server's metrics in the Prometheus text format. Only a key with the `system` permission may read them.",
+    summary = "Prometheus metrics (the operator's admin token)",
+    description = "The server's metrics in the Prometheus text format: figures of the whole server, every tenant's traffic included, so only the operator's admin token (`LEDGER_ADMIN_TOKEN`, as a bearer token) reads them; no API key does, whatever its permissions. Without a configured admin token the metrics are not served.",
     responses(
         (status = 200, description = "Prometheus text exposition.", content_type = "text/plain", body = String),
     ),
-    security(("api_key" = [])),
+    security(("admin_token" = [])),
 )]
 async fn metrics<S: Store>(state: State<S>, req: HttpRequest) -> Result<HttpResponse, ApiError> {
-    let principal = authenticate(&state, &req)
-        .await
-        .map_err(|ApiError(e)| ApiError(ledger_domain::services::system_auth_error(e)))?;
-    let figures = state.ledger.service_figures(&principal).await?;
+    if !is_operator(state.admin_token.as_deref(), &req) {
+        let message = if state.admin_token.is_some() {
+            "the metrics need the operator's admin token"
+        } else {
+            "the metrics are served only to the operator: set LEDGER_ADMIN_TOKEN and send it as a bearer token"
+        };
+        return Err(ApiError(DomainError::Authentication {
+            code: ErrorCode::Unauthorized,
+            message: message.into(),
+        }));
+    }
+    let figures = state.ledger.operating_figures().await;
     let text = ledger_http::metrics::render(&figures).ok_or_else(|| {
-        ApiError(ledger_domain::DomainError::Internal(
+        ApiError(DomainError::Internal(
             "the metrics recorder is not installed".into(),
         ))
     })?;
