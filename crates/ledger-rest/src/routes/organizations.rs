@@ -58,13 +58,11 @@ async fn master<S: Store>(
     req: HttpRequest,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    if !state.open_signup {
-        if !is_operator(state.admin_token.as_deref(), &req) {
-            return Err(ApiError(DomainError::Authentication {
-                code: ErrorCode::Unauthorized,
-                message: "sign-up needs the admin token".into(),
-            }));
-        }
+    if !state.open_signup && !is_operator(state.admin_token.as_deref(), &req) {
+        return Err(ApiError(DomainError::Authentication {
+            code: ErrorCode::Unauthorized,
+            message: "sign-up needs the admin token".into(),
+        }));
     }
     let body = read_body(payload).await?;
     let input: MasterBody = parse_json(&req, &body)?;
