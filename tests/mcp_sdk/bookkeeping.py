@@ -1,11 +1,13 @@
 """Real-client check of the MCP interface with the official Python SDK (`mcp` on PyPI).
 
-Drives the Streamable HTTP endpoint and the `ledger-mcp` stdio binary, in the modern era
-(`server/discover`, 2026-07-28) and the legacy handshake: initialize, list tools, create
-an account, post a transaction and read the trial balance. Exits non-zero on any failure.
+Drives the Streamable HTTP endpoint, the `ledger-mcp` stdio binary and `ledger-server
+mcp`, in the modern era (`server/discover`, 2026-07-28) and the legacy handshake:
+initialize, list tools, create an account, post a transaction and read the trial balance.
+Exits non-zero on any failure.
 
 Environment: LEDGER_BASE (server URL), LEDGER_KEY (API key), LEDGER_ORG (organization
-id), LEDGER_MCP_BIN (path to the ledger-mcp binary).
+id), LEDGER_MCP_BIN (path to the ledger-mcp binary), LEDGER_SERVER_BIN (path to the
+ledger-server binary).
 """
 
 import os
@@ -94,13 +96,21 @@ async def main() -> None:
             async with Client(transport, mode=mode, cache=None) as client:
                 await keep_books(client, f"http-{mode}", code)
 
-    for mode, code in (("auto", "1103"), ("legacy", "1104")):
-        params = StdioServerParameters(
-            command=binary,
-            env={"API_BASE_URL": base, "API_KEY": key, "ORGANIZATION_ID": org},
-        )
-        async with Client(params, mode=mode, cache=None) as client:
-            await keep_books(client, f"stdio-{mode}", code)
+    # The stdio forwarder as the `ledger-mcp` binary and as `ledger-server mcp` (the
+    # README's command: the binary its first command builds).
+    stdio = (
+        ("stdio", binary, [], ("1103", "1104")),
+        ("server-mcp", os.environ["LEDGER_SERVER_BIN"], ["mcp"], ("1105", "1106")),
+    )
+    for label, command, args, codes in stdio:
+        for mode, code in zip(("auto", "legacy"), codes):
+            params = StdioServerParameters(
+                command=command,
+                args=args,
+                env={"API_BASE_URL": base, "API_KEY": key, "ORGANIZATION_ID": org},
+            )
+            async with Client(params, mode=mode, cache=None) as client:
+                await keep_books(client, f"{label}-{mode}", code)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@
 pub mod content;
 pub mod protocol;
 pub mod rpc;
+pub mod stdio;
 pub mod tools;
 
 use actix_web::http::StatusCode;

@@ -28,6 +28,10 @@ pub enum Command {
     /// Recompute every maintained balance (running and daily totals) from the journal,
     /// print each difference, and exit 1 if there is any.
     VerifyBalances,
+    /// Speak MCP over stdin and stdout for a local agent, forwarding every message to a
+    /// running server: `API_BASE_URL` (default `http://127.0.0.1:8080`), `API_KEY` and
+    /// optionally `ORGANIZATION_ID` (as the `ledger-mcp` binary does). Opens no database.
+    Mcp,
 }
 
 /// Deployment mode.

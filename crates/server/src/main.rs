@@ -12,6 +12,15 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> anyhow::Result<()> {
     let cli = server::config::parse_cli()?;
+    if matches!(cli.command, Some(Command::Mcp)) {
+        // Stdout carries only protocol messages: no log subscriber, no database.
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("starting the async runtime")?
+            .block_on(ledger_mcp::stdio::serve_from_env());
+        return Ok(());
+    }
     // The subscriber and the trace pipeline start before the runtime (the exporter's HTTP
     // client runs on its own thread) and are flushed after it stops.
     let telemetry = server::telemetry::init(&cli.config)?;
@@ -28,6 +37,8 @@ async fn run(cli: server::config::Cli) -> anyhow::Result<()> {
     let config = cli.config;
     let db = open_store(&config).await?;
     match cli.command.unwrap_or(Command::Serve) {
+        // Served by `main` before anything here starts.
+        Command::Mcp => Ok(()),
         Command::Migrate => {
             println!("migrations applied ({})", db.backend_name());
             Ok(())

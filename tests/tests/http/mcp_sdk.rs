@@ -13,39 +13,51 @@ use ledger_tests::{TestApp, both, python_imports, require_python, run_python, wo
 
 use crate::organization_transfers::signup_user;
 
-/// The `ledger-mcp` binary next to this test's profile. A workspace test build makes it
-/// (the binary's own test target, `crates/ledger-mcp/tests/stdio.rs`, needs it), so it is
-/// used as found; only when it is missing or older than its source (a run of this package
-/// alone) is it built here, which with other features than the workspace's can take minutes.
-fn ledger_mcp_binary() -> PathBuf {
+/// The binary `name` of `package` next to this test's profile. A workspace test build makes
+/// both binaries this file runs (`ledger-mcp` for its own test target,
+/// `crates/ledger-mcp/tests/stdio.rs`; `ledger-server` for `crates/server/tests`), so one
+/// is used as found; only when it is missing or older than the newest source under
+/// `crates/` (a run of this package alone) is it built here, which with other features
+/// than the workspace's can take minutes.
+fn workspace_binary(name: &str, package: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("test executable");
-    // target/debug/deps/http-... -> target/debug/ledger-mcp
+    // target/debug/deps/http-... -> target/debug/<name>
     let profile_dir = exe
         .parent()
         .and_then(|deps| deps.parent())
         .expect("profile directory");
-    let binary = profile_dir.join("ledger-mcp");
-    let source = workspace().join("crates/ledger-mcp/src/bin/ledger-mcp.rs");
+    let binary = profile_dir.join(name);
     let modified = |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    let current = matches!(
-        (modified(&binary), modified(&source)),
-        (Some(built), Some(written)) if built >= written
-    );
+    let current = modified(&binary).is_some_and(|built| {
+        newest_source(&workspace().join("crates")).is_none_or(|written| built >= written)
+    });
     if !current {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let status = Command::new(cargo)
             .current_dir(workspace())
-            .args(["build", "-j2", "-p", "ledger-mcp", "--bin", "ledger-mcp"])
+            .args(["build", "-j2", "-p", package, "--bin", name])
             .status()
-            .expect("run cargo build for ledger-mcp");
-        assert!(status.success(), "building the ledger-mcp binary failed");
+            .unwrap_or_else(|e| panic!("run cargo build for {name}: {e}"));
+        assert!(status.success(), "building the {name} binary failed");
     }
-    assert!(
-        binary.exists(),
-        "no ledger-mcp binary at {}",
-        binary.display()
-    );
+    assert!(binary.exists(), "no {name} binary at {}", binary.display());
     binary
+}
+
+/// The latest modification time of a file below `dir`.
+fn newest_source(dir: &std::path::Path) -> Option<std::time::SystemTime> {
+    std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .filter_map(|entry| {
+            let meta = entry.metadata().ok()?;
+            if meta.is_dir() {
+                newest_source(&entry.path())
+            } else {
+                meta.modified().ok()
+            }
+        })
+        .max()
 }
 
 async fn official_python_sdk_keeps_the_books(app: &TestApp) {
@@ -60,9 +72,14 @@ async fn official_python_sdk_keeps_the_books(app: &TestApp) {
         );
     }
     let org = app.signup("Mcp Sdk").await;
-    let binary = tokio::task::spawn_blocking(ledger_mcp_binary)
-        .await
-        .expect("build task");
+    let (binary, server) = tokio::task::spawn_blocking(|| {
+        (
+            workspace_binary("ledger-mcp", "ledger-mcp"),
+            workspace_binary("ledger-server", "server"),
+        )
+    })
+    .await
+    .expect("build task");
     let stdout = run_scenario(
         "bookkeeping.py",
         vec![
@@ -70,11 +87,19 @@ async fn official_python_sdk_keeps_the_books(app: &TestApp) {
             ("LEDGER_KEY", org.test_key.clone().into()),
             ("LEDGER_ORG", org.id.clone().into()),
             ("LEDGER_MCP_BIN", binary.into()),
+            ("LEDGER_SERVER_BIN", server.into()),
         ],
         "the MCP Python SDK scenario".to_owned(),
     )
     .await;
-    for label in ["http-auto", "http-legacy", "stdio-auto", "stdio-legacy"] {
+    for label in [
+        "http-auto",
+        "http-legacy",
+        "stdio-auto",
+        "stdio-legacy",
+        "server-mcp-auto",
+        "server-mcp-legacy",
+    ] {
         assert!(
             stdout.contains(&format!("ok: {label}")),
             "{label} did not run:\n{stdout}"
