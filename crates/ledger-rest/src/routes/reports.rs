@@ -40,6 +40,34 @@ fn report_query<S: Store>(
     Ok((report_currency, consolidated))
 }
 
+/// What a report at a point in time (trial balance, balance sheet) is asked for: the
+/// access it is read with, its currency, whether it consolidates, the moment it names and
+/// the bound of the entries it counts (`report_as_of`).
+struct PointInTime {
+    access: Access,
+    currency: Currency,
+    consolidated: bool,
+    as_of: time::OffsetDateTime,
+    until: Option<time::OffsetDateTime>,
+}
+
+async fn point_in_time<S: Store>(
+    state: &AppState<S>,
+    req: &HttpRequest,
+    org: &str,
+) -> Result<PointInTime, ApiError> {
+    let access = access(state, req, org, Scope::Read, "reports").await?;
+    let (currency, consolidated) = report_query(state, req, &access)?;
+    let (as_of, until) = report_as_of(query_date(req, "as_of")?, state.ledger.now());
+    Ok(PointInTime {
+        access,
+        currency,
+        consolidated,
+        as_of: as_of.at,
+        until,
+    })
+}
+
 #[utoipa::path(
     get,
     path = "/organizations/{org}/reports/trial-balance",
@@ -61,19 +89,19 @@ async fn trial_balance<S: Store>(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Read, "reports").await?;
-    let (report_currency, consolidated) = report_query(&state, &req, &access)?;
-    let (as_of, until) = report_as_of(query_date(&req, "as_of")?, state.ledger.now());
+    let q = point_in_time(&state, &req, &path.into_inner()).await?;
     let tb = state
         .ledger
-        .trial_balance(&access, report_currency, until, consolidated, Channel::Rest)
+        .trial_balance(
+            &q.access,
+            q.currency,
+            q.until,
+            q.consolidated,
+            Channel::Rest,
+        )
         .await?;
-    Ok(HttpResponse::Ok().json(TrialBalanceView::of(
-        &tb,
-        report_currency,
-        as_of.at,
-        consolidated,
-    )))
+    let view = TrialBalanceView::of(&tb, q.currency, q.as_of, q.consolidated);
+    Ok(HttpResponse::Ok().json(view))
 }
 
 #[utoipa::path(
@@ -97,19 +125,19 @@ async fn balance_sheet<S: Store>(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Read, "reports").await?;
-    let (report_currency, consolidated) = report_query(&state, &req, &access)?;
-    let (as_of, until) = report_as_of(query_date(&req, "as_of")?, state.ledger.now());
+    let q = point_in_time(&state, &req, &path.into_inner()).await?;
     let bs = state
         .ledger
-        .balance_sheet(&access, report_currency, until, consolidated, Channel::Rest)
+        .balance_sheet(
+            &q.access,
+            q.currency,
+            q.until,
+            q.consolidated,
+            Channel::Rest,
+        )
         .await?;
-    Ok(HttpResponse::Ok().json(BalanceSheetView::of(
-        &bs,
-        report_currency,
-        as_of.at,
-        consolidated,
-    )))
+    let view = BalanceSheetView::of(&bs, q.currency, q.as_of, q.consolidated);
+    Ok(HttpResponse::Ok().json(view))
 }
 
 #[utoipa::path(
