@@ -102,6 +102,9 @@ with browser_page(allowed_origins=(CLIENT_ORIGIN,)) as (page, watch):
     write.uncheck()
     assert page.get_by_role("checkbox", name=re.compile(r"ledger:read")).is_checked()
     screenshot(page, "consent")
+    # In development the test books are the preselected choice.
+    assert page.get_by_role("radio", name=re.compile("Test data")).is_checked()
+    assert not page.get_by_role("radio", name=re.compile("Live data")).is_checked()
     page.get_by_role("button", name="Allow").click()
 
     page.wait_for_url(f"{REDIRECT}?**")

@@ -244,6 +244,9 @@ pub async fn authorize<S: Store>(
         scopes: &validated.scopes,
         csrf: &data.csrf,
         params: &params,
+        // Cookies are secure exactly in production (the server's listener sets both from
+        // `LEDGER_ENV`): elsewhere the consent offers the test books first.
+        test_first: !state.oauth.secure_cookies,
     })
 }
 

@@ -145,6 +145,9 @@ pub struct Consent<'a> {
     pub params: &'a [(String, String)],
     /// Where the sign-out form returns to (this authorization request).
     pub sign_out_to: &'a str,
+    /// Whether "Test data" is the preselected choice (development, where the books one
+    /// has been trying things in are the test ones), else "Live data".
+    pub test_first: bool,
 }
 
 /// The "Not you? Sign out" form of the consent page.
@@ -227,6 +230,11 @@ pub fn consent(c: &Consent<'_>) -> HttpResponse {
             )
         })
         .collect();
+    let (live, test) = if c.test_first {
+        ("", " checked")
+    } else {
+        (" checked", "")
+    };
     let scopes: String = c
         .scopes
         .iter()
@@ -247,8 +255,11 @@ pub fn consent(c: &Consent<'_>) -> HttpResponse {
             "{intro}<form method=\"post\" action=\"/authorize\">{hidden_fields}\
              <fieldset><legend>Organization</legend>{organizations}</fieldset>\
              <fieldset><legend>Data</legend>\
-             <label><input type=\"radio\" name=\"mode\" value=\"live\" checked> Live data</label>\
-             <label><input type=\"radio\" name=\"mode\" value=\"test\"> Test data</label></fieldset>\
+             <label><input type=\"radio\" name=\"mode\" value=\"live\"{live}> Live data \
+             <small>(the real books: writes cost credits)</small></label>\
+             <label><input type=\"radio\" name=\"mode\" value=\"test\"{test}> Test data \
+             <small>(the books of test-mode keys, kept apart from the real ones; no credits \
+             charged)</small></label></fieldset>\
              <fieldset><legend>Permissions</legend>{scopes}</fieldset>\
              <p><button type=\"submit\" name=\"decision\" value=\"approve\">Allow</button>\
              <button type=\"submit\" name=\"decision\" value=\"deny\">Deny</button></p></form>\

@@ -71,9 +71,10 @@ impl Mailer for OutboxMailer {
             tokio::fs::write(&temp, render(&mail, &self.from, &id, now))
                 .await
                 .map_err(failed)?;
-            tokio::fs::rename(&temp, self.dir.join(&name))
-                .await
-                .map_err(failed)?;
+            let path = self.dir.join(&name);
+            tokio::fs::rename(&temp, &path).await.map_err(failed)?;
+            // Without SMTP the sign-in link is only in this file: say where it is.
+            tracing::info!(path = %path.display(), subject = %mail.subject, "mail written to the outbox");
             Ok(())
         })
     }

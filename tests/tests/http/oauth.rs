@@ -209,6 +209,13 @@ impl World {
         let page = res.text().await.expect("html");
         assert!(page.contains("<legend>Organization</legend>"), "{page}");
         assert!(!page.contains("<script"), "no JavaScript");
+        // Outside production the test books come first, and each choice says what it is.
+        assert!(
+            page.contains("name=\"mode\" value=\"test\" checked")
+                && page.contains("name=\"mode\" value=\"live\">"),
+            "{page}"
+        );
+        assert!(page.contains("no credits charged"), "{page}");
         let form = consent_form(&page, mode, scopes);
         // A forged form (wrong CSRF token) is refused.
         let forged: Vec<(String, String)> = form
