@@ -1,11 +1,11 @@
 //! The per-request context (spec 4.12): the authenticated key, its organization and its
 //! permissions, and the services every resolver calls.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use ledger_domain::DomainError;
 use ledger_domain::organizations::Scope;
 use ledger_domain::ports::Store;
-use std::sync::atomic::{AtomicU32, Ordering};
-
 use ledger_domain::services::{
     Access, Channel, IdempotencyKey, Ledger, MAX_WAIT, Principal, Submission, Submitted, Write,
 };

@@ -323,48 +323,28 @@ pub fn idempotency_key(req: &HttpRequest) -> Result<Option<String>, ApiError> {
 
 /// `value` as compact JSON with every object's members in key order: what an
 /// `Idempotency-Key` compares of a JSON request (REST's body, GraphQL's request), so that
-/// member order and whitespace do not make a retry another request.
+/// member order and whitespace do not make a retry another request. serde_json's own
+/// compact form is that, its maps being ordered by key (without its `preserve_order`
+/// feature; the test below fails if a dependency turns it on).
 pub fn canonical_json(value: &serde_json::Value) -> String {
-    let mut out = String::new();
-    write_canonical(value, &mut out);
-    out
-}
-
-fn write_canonical(value: &serde_json::Value, out: &mut String) {
-    use serde_json::Value;
-    match value {
-        Value::Object(members) => {
-            let mut members: Vec<_> = members.iter().collect();
-            members.sort_unstable_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (i, (name, member)) in members.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(name.clone()).to_string());
-                out.push(':');
-                write_canonical(member, out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(']');
-        }
-        scalar => out.push_str(&scalar.to_string()),
-    }
+    value.to_string()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use ledger_domain::DomainError;
+
+    #[test]
+    fn canonical_json_orders_members_by_key_at_every_depth() {
+        let parsed: serde_json::Value =
+            serde_json::from_str("{ \"b\": [ {\"z\": 1, \"a\": \"1.50\"} ], \"a\": null }")
+                .expect("json");
+        assert_eq!(
+            canonical_json(&parsed),
+            r#"{"a":null,"b":[{"a":"1.50","z":1}]}"#
+        );
+    }
 
     #[test]
     fn idempotency_keys_are_visible_ascii_with_spaces_inside() {

@@ -34,10 +34,17 @@ pub const WITHOUT_OUTPUT_SCHEMA: [(&str, &str); 2] = [
 const COMPONENTS: &str = "#/components/schemas/";
 const DEFS: &str = "#/$defs/";
 
-/// The output schemas by tool name, derived from the document on first use.
-static OUTPUT_SCHEMAS: LazyLock<HashMap<&'static str, Value>> = LazyLock::new(|| {
+/// What the tools take from the REST OpenAPI document, read off it once, on first use.
+struct FromDocument {
+    /// The output schemas by tool name.
+    output_schemas: HashMap<&'static str, Value>,
+    /// The tools whose REST operation takes an `Idempotency-Key` header (the writes).
+    keyed_tools: HashSet<&'static str>,
+}
+
+static FROM_DOCUMENT: LazyLock<FromDocument> = LazyLock::new(|| {
     let document = ledger_rest::openapi_document();
-    let mut schemas = HashMap::new();
+    let mut output_schemas = HashMap::new();
     for tool in TOOLS {
         if WITHOUT_OUTPUT_SCHEMA
             .iter()
@@ -47,20 +54,13 @@ static OUTPUT_SCHEMAS: LazyLock<HashMap<&'static str, Value>> = LazyLock::new(||
         }
         match derive(&document, tool.verb, tool.path) {
             Ok(derived) => {
-                schemas.insert(tool.name, derived.schema);
+                output_schemas.insert(tool.name, derived.schema);
             }
             // The unit tests derive every schema, so this is a build that skipped them.
             Err(why) => tracing::error!(tool = tool.name, %why, "the tool has no outputSchema"),
         }
     }
-    schemas
-});
-
-/// The tools whose REST operation takes an `Idempotency-Key` header (the writes), read off
-/// the document on first use.
-static KEYED_TOOLS: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
-    let document = ledger_rest::openapi_document();
-    TOOLS
+    let keyed_tools = TOOLS
         .iter()
         .filter(|tool| !tool.read_only)
         .filter(|tool| {
@@ -73,20 +73,24 @@ static KEYED_TOOLS: LazyLock<HashSet<&'static str>> = LazyLock::new(|| {
             })
         })
         .map(|tool| tool.name)
-        .collect()
+        .collect();
+    FromDocument {
+        output_schemas,
+        keyed_tools,
+    }
 });
 
 impl Tool {
     /// Whether the tool takes an `idempotencyKey`: a write whose REST operation takes the
     /// `Idempotency-Key` header.
     pub fn takes_idempotency_key(&self) -> bool {
-        KEYED_TOOLS.contains(self.name)
+        FROM_DOCUMENT.keyed_tools.contains(self.name)
     }
 
     /// The tool's `outputSchema`: the schema of its REST success response, or `None` for
     /// the tools of [`WITHOUT_OUTPUT_SCHEMA`].
     pub fn output_schema(&self) -> Option<&'static Value> {
-        OUTPUT_SCHEMAS.get(self.name)
+        FROM_DOCUMENT.output_schemas.get(self.name)
     }
 }
 
