@@ -5,7 +5,7 @@
 use juniper::{DefaultScalarValue, GraphQLEnum, ID, graphql_object};
 use ledger_domain::DomainError;
 use ledger_domain::organizations::Scope;
-use ledger_domain::ports::Store;
+use ledger_domain::ports::{Page, Store};
 use ledger_domain::services::{OrganizationTransferInput, Write};
 use serde_json::Value;
 use time::OffsetDateTime;
@@ -235,16 +235,8 @@ pub(crate) async fn outgoing<St: Store>(
 ) -> GqlResult<Vec<OrganizationTransferNode>> {
     let access = access_in(context, organization_id, Scope::Read).await?;
     let page = crate::nodes::list_page(limit, offset)?;
-    let found = context
-        .ledger
-        .list_outgoing_transfers(&access, page)
-        .await
-        .gql()?;
-    Ok(found
-        .items
-        .into_iter()
-        .map(OrganizationTransferNode)
-        .collect())
+    let found = context.ledger.list_outgoing_transfers(&access, page).await;
+    nodes(found)
 }
 
 /// Incoming transfers of the key's own (root) organization's owner.
@@ -255,12 +247,16 @@ pub(crate) async fn incoming<St: Store>(
 ) -> GqlResult<Vec<OrganizationTransferNode>> {
     let access = context.own(Scope::Read, RESOURCE).await?;
     let page = crate::nodes::list_page(limit, offset)?;
-    let found = context
-        .ledger
-        .list_incoming_transfers(&access, page)
-        .await
-        .gql()?;
+    let found = context.ledger.list_incoming_transfers(&access, page).await;
+    nodes(found)
+}
+
+/// The nodes of a page of transfers read.
+fn nodes(
+    found: ledger_domain::DomainResult<Page<Value>>,
+) -> GqlResult<Vec<OrganizationTransferNode>> {
     Ok(found
+        .gql()?
         .items
         .into_iter()
         .map(OrganizationTransferNode)

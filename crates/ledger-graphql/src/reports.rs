@@ -130,13 +130,31 @@ fn report_currency<St: Store>(
     Ok((report_currency, code))
 }
 
-/// The reported instant and the exclusive bound of entries counted up to it.
-fn as_of_bounds<St: Store>(
-    ctx: &Ctx<St>,
-    as_of: Option<DateTime>,
-) -> (DateTime, Option<time::OffsetDateTime>) {
-    let (shown, until) = report_as_of(as_of.map(|d| d.0), ctx.ledger.now());
-    (DateTime(shown), until)
+/// What a point-in-time report is asked for: the currency (and its code) it is in, the
+/// instant it shows and the exclusive bound of the entries it counts.
+struct PointInTime {
+    currency: Currency,
+    code: String,
+    shown: DateTime,
+    until: Option<time::OffsetDateTime>,
+}
+
+impl PointInTime {
+    fn of<St: Store>(
+        ctx: &Ctx<St>,
+        access: &Access,
+        as_of: Option<DateTime>,
+        currency: Option<String>,
+    ) -> GqlResult<Self> {
+        let (currency, code) = report_currency(ctx, access, currency.as_deref())?;
+        let (shown, until) = report_as_of(as_of.map(|d| d.0), ctx.ledger.now());
+        Ok(Self {
+            currency,
+            code,
+            shown: DateTime(shown),
+            until,
+        })
+    }
 }
 
 pub(crate) async fn trial_balance<St: Store>(
@@ -146,21 +164,21 @@ pub(crate) async fn trial_balance<St: Store>(
     currency: Option<String>,
     consolidated: bool,
 ) -> GqlResult<TrialBalanceNode> {
-    let (report_currency, currency) = report_currency(ctx, access, currency.as_deref())?;
-    let (shown, until) = as_of_bounds(ctx, as_of);
+    let at = PointInTime::of(ctx, access, as_of, currency)?;
+    let currency = at.code;
     let tb = ctx
         .ledger
         .trial_balance(
             access,
-            report_currency,
-            until,
+            at.currency,
+            at.until,
             consolidated,
             Channel::GraphQl,
         )
         .await
         .gql()?;
     Ok(TrialBalanceNode {
-        as_of: shown,
+        as_of: at.shown,
         accounts: tb
             .rows
             .iter()
@@ -188,21 +206,21 @@ pub(crate) async fn balance_sheet<St: Store>(
     currency: Option<String>,
     consolidated: bool,
 ) -> GqlResult<BalanceSheetNode> {
-    let (report_currency, currency) = report_currency(ctx, access, currency.as_deref())?;
-    let (shown, until) = as_of_bounds(ctx, as_of);
+    let at = PointInTime::of(ctx, access, as_of, currency)?;
+    let currency = at.code;
     let bs = ctx
         .ledger
         .balance_sheet(
             access,
-            report_currency,
-            until,
+            at.currency,
+            at.until,
             consolidated,
             Channel::GraphQl,
         )
         .await
         .gql()?;
     Ok(BalanceSheetNode {
-        as_of: shown,
+        as_of: at.shown,
         assets: section(&bs.assets, &currency),
         liabilities: section(&bs.liabilities, &currency),
         equity: section(&bs.equity, &currency),

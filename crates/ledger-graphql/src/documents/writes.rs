@@ -12,93 +12,59 @@ use crate::context::Ctx;
 use crate::errors::{GqlResult, IntoGql, field_error};
 use crate::scalars::{DateTime, Decimal};
 
-/// One item of a new invoice.
-#[derive(Debug, GraphQLInputObject)]
-pub struct InvoiceItemInput {
-    pub description: String,
-    /// Positive, up to 4 decimals.
-    pub quantity: Decimal,
-    /// Not negative, at most the currency's decimals.
-    pub unit_price: Decimal,
-    /// The client's catalog reference, kept as given.
-    pub item_id: Option<String>,
-    /// A revenue account (default Sales 4000).
-    pub account_id: Option<ID>,
-    /// Taxes applied in this order (at most 5).
-    pub tax_ids: Option<Vec<ID>>,
-    /// A category the line is booked under.
-    pub category_id: Option<ID>,
+/// The input object of one item of a new document of a kind: the same fields for
+/// invoices and bills, with the kind's default account named in `account_id`'s doc.
+macro_rules! document_item_input {
+    ($(#[$doc:meta])* $name:ident, $account_doc:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, GraphQLInputObject)]
+        pub struct $name {
+            pub description: String,
+            /// Positive, up to 4 decimals.
+            pub quantity: Decimal,
+            /// Not negative, at most the currency's decimals.
+            pub unit_price: Decimal,
+            /// The client's catalog reference, kept as given.
+            pub item_id: Option<String>,
+            #[doc = $account_doc]
+            pub account_id: Option<ID>,
+            /// Taxes applied in this order (at most 5).
+            pub tax_ids: Option<Vec<ID>>,
+            /// A category the line is booked under.
+            pub category_id: Option<ID>,
+        }
+
+        impl From<$name> for DocumentItemInput {
+            fn from(i: $name) -> Self {
+                DocumentItemInput {
+                    description: Some(i.description),
+                    quantity: Some(i.quantity.0),
+                    unit_price: Some(i.unit_price.0),
+                    item_id: i.item_id,
+                    account_id: i.account_id.map(|id| id.to_string()),
+                    tax_ids: i
+                        .tax_ids
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|id| id.to_string())
+                        .collect(),
+                    category_id: i.category_id.map(|id| id.to_string()),
+                }
+            }
+        }
+    };
 }
 
-/// One item of a new bill.
-#[derive(Debug, GraphQLInputObject)]
-pub struct BillItemInput {
-    pub description: String,
-    /// Positive, up to 4 decimals.
-    pub quantity: Decimal,
-    /// Not negative, at most the currency's decimals.
-    pub unit_price: Decimal,
-    /// The client's catalog reference, kept as given.
-    pub item_id: Option<String>,
-    /// An expense or asset account (default General Expenses 5000).
-    pub account_id: Option<ID>,
-    /// Taxes applied in this order (at most 5).
-    pub tax_ids: Option<Vec<ID>>,
-    /// A category the line is booked under.
-    pub category_id: Option<ID>,
-}
-
-impl From<InvoiceItemInput> for DocumentItemInput {
-    fn from(i: InvoiceItemInput) -> Self {
-        item_input(
-            i.description,
-            i.quantity,
-            i.unit_price,
-            i.item_id,
-            i.account_id,
-            i.tax_ids,
-            i.category_id,
-        )
-    }
-}
-
-impl From<BillItemInput> for DocumentItemInput {
-    fn from(i: BillItemInput) -> Self {
-        item_input(
-            i.description,
-            i.quantity,
-            i.unit_price,
-            i.item_id,
-            i.account_id,
-            i.tax_ids,
-            i.category_id,
-        )
-    }
-}
-
-fn item_input(
-    description: String,
-    quantity: Decimal,
-    unit_price: Decimal,
-    item_id: Option<String>,
-    account_id: Option<ID>,
-    tax_ids: Option<Vec<ID>>,
-    category_id: Option<ID>,
-) -> DocumentItemInput {
-    DocumentItemInput {
-        description: Some(description),
-        quantity: Some(quantity.0),
-        unit_price: Some(unit_price.0),
-        item_id,
-        account_id: account_id.map(|id| id.to_string()),
-        tax_ids: tax_ids
-            .unwrap_or_default()
-            .into_iter()
-            .map(|id| id.to_string())
-            .collect(),
-        category_id: category_id.map(|id| id.to_string()),
-    }
-}
+document_item_input!(
+    /// One item of a new invoice.
+    InvoiceItemInput,
+    " A revenue account (default Sales 4000)."
+);
+document_item_input!(
+    /// One item of a new bill.
+    BillItemInput,
+    " An expense or asset account (default General Expenses 5000)."
+);
 
 /// Creates a document (5 credits), runs its job and reads it back.
 pub(crate) async fn create<St: Store>(
