@@ -1,5 +1,7 @@
 //! The browser side of the authorization server: `/authorize` (sign-in form or consent
-//! page), the consent decision, and the e-mailed sign-in link that opens a session.
+//! page), the consent decision, the organization a person who owns none creates from the
+//! consent page (where sign-up is open), and the e-mailed sign-in link that opens a
+//! session.
 //!
 //! Sessions are a cookie (`HttpOnly`, `SameSite=Lax`, `Secure` in production) holding
 //! a random token whose hash the store knows; the consent form carries the session's
@@ -11,9 +13,14 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::DomainError;
 use ledger_domain::oauth::{self, OAuthScope};
+use ledger_domain::organizations::User;
 use ledger_domain::ports::Store;
-use ledger_domain::services::{AuthorizationRequest, AuthorizeRefusal, OAuthError, OAuthErrorCode};
+use ledger_domain::services::{
+    AuthorizationRequest, AuthorizeRefusal, MasterSignup, OAuthError, OAuthErrorCode,
+    ValidatedRequest,
+};
 use ledger_http::AppState;
+use ledger_http::auth::generate_key;
 
 use crate::html;
 use crate::oidc::Providers;
@@ -182,6 +189,14 @@ pub(crate) fn storage_failure(e: &DomainError) -> HttpResponse {
     )
 }
 
+/// A validation message without the field it starts with (`name: must be ...`), for a
+/// sentence that names the field in words.
+fn reason(message: &str) -> &str {
+    message
+        .split_once(": ")
+        .map_or(message, |(_, reason)| reason)
+}
+
 /// `/authorize?...` of the request's own parameters (where sign-in returns to).
 fn return_path(params: &[(String, String)]) -> String {
     let mut query = url::form_urlencoded::Serializer::new(String::new());
@@ -225,6 +240,19 @@ pub async fn authorize<S: Store>(
     let Some((user, data)) = session else {
         return html::sign_in(&return_path(&params), None, &buttons(providers.as_ref()));
     };
+    consent_page(&state, &params, &validated, &user, &data.csrf, None).await
+}
+
+/// The consent page of `validated` for the signed-in `user`, with `notice` above the
+/// organization form when there is one to show.
+async fn consent_page<S: Store>(
+    state: &AppState<S>,
+    params: &[(String, String)],
+    validated: &ValidatedRequest,
+    user: &User,
+    csrf: &str,
+    notice: Option<&str>,
+) -> HttpResponse {
     let organizations = match state.ledger.organizations_of_user(&user.id).await {
         Ok(o) => o,
         Err(e) => return storage_failure(&e),
@@ -234,7 +262,7 @@ pub async fn authorize<S: Store>(
         .name
         .clone()
         .unwrap_or_else(|| validated.client.id.clone());
-    let sign_out_to = return_path(&params);
+    let sign_out_to = return_path(params);
     html::consent(&html::Consent {
         sign_out_to: &sign_out_to,
         client_name: &client_name,
@@ -242,12 +270,102 @@ pub async fn authorize<S: Store>(
         user_email: &user.email,
         organizations: &organizations,
         scopes: &validated.scopes,
-        csrf: &data.csrf,
-        params: &params,
+        csrf,
+        params,
         // Cookies are secure exactly in production (the server's listener sets both from
         // `LEDGER_ENV`): elsewhere the consent offers the test books first.
         test_first: !state.oauth.secure_cookies,
+        can_create: state.open_signup,
+        notice,
     })
+}
+
+/// `POST /authorize/organization`: a signed-in person who owns no organization creates
+/// one from the consent page (only where sign-up is open), then returns to the consent
+/// page of the same request, which now lists it. The organization is signed up as
+/// `POST /accounts/master` would (default chart, a test and a live key, whose secrets are
+/// not shown: the person's agent is authorized by OAuth, and keys can be made later).
+pub async fn create_organization<S: Store>(
+    state: web::Data<AppState<S>>,
+    providers: Option<web::Data<Providers>>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> HttpResponse {
+    let fields = pairs(&body);
+    let session = match session_token(&req) {
+        Some(token) => match state.ledger.session(&token).await {
+            Ok(s) => s,
+            Err(e) => return storage_failure(&e),
+        },
+        None => None,
+    };
+    let Some((user, data)) = session else {
+        return html::sign_in(
+            &return_path(&fields),
+            Some("Your session ended. Sign in again to continue."),
+            &buttons(providers.as_ref()),
+        );
+    };
+    if field(&fields, "csrf") != Some(data.csrf.as_str()) {
+        return html::error_page(
+            StatusCode::FORBIDDEN,
+            "invalid_request",
+            "the form is not valid any more; start the authorization again",
+        );
+    }
+    if !state.open_signup {
+        return html::error_page(
+            StatusCode::FORBIDDEN,
+            "access_denied",
+            "organizations on this server are created by its operator",
+        );
+    }
+    let request = match authorization_request(&fields) {
+        Ok(r) => r,
+        Err(text) => return html::error_page(StatusCode::BAD_REQUEST, "invalid_request", text),
+    };
+    let validated = match state
+        .ledger
+        .check_authorization(&request, &state.oauth.resources())
+        .await
+    {
+        Ok(v) => v,
+        Err(refusal) => {
+            return refusal_response(refusal, StatusCode::SEE_OTHER, &state.oauth.issuer);
+        }
+    };
+    let keys = generate_key(false).and_then(|test| Ok((test, generate_key(true)?)));
+    let signup = match keys {
+        Ok((test_key, live_key)) => MasterSignup {
+            name: field(&fields, "name").unwrap_or_default().to_owned(),
+            user_provider_id: user.provider_id.clone(),
+            user_email: user.email.clone(),
+            provider_username: user.provider_username.clone(),
+            base_currency: None,
+            test_key,
+            live_key,
+        },
+        Err(e) => return storage_failure(&e),
+    };
+    match state.ledger.sign_up_master(signup).await {
+        Ok(_) => HttpResponse::SeeOther()
+            .insert_header((header::LOCATION, return_path(&fields)))
+            .insert_header((header::CACHE_CONTROL, "no-store"))
+            .finish(),
+        Err(DomainError::Validation { message, .. }) => {
+            let notice = format!("The organization name {}.", reason(&message));
+            consent_page(
+                &state,
+                &fields,
+                &validated,
+                &user,
+                &data.csrf,
+                Some(&notice),
+            )
+            .await
+        }
+        Err(e) => storage_failure(&e),
+    }
 }
 
 /// `POST /authorize`: the consent form's decision.
@@ -369,7 +487,7 @@ pub async fn sign_in<S: Store>(
         Ok(()) => html::link_sent(state.ledger.oauth_lifetimes().sign_in_link.whole_minutes()),
         Err(DomainError::Validation { message, .. }) => html::sign_in(
             return_to,
-            Some(&format!("The e-mail address {message}.")),
+            Some(&format!("The e-mail address {}.", reason(&message))),
             &buttons(providers.as_ref()),
         ),
         Err(e) => storage_failure(&e),

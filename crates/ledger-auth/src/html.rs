@@ -10,8 +10,8 @@ pub use ledger_http::html::escape;
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:36rem;margin:2rem auto;\
 padding:0 1rem;line-height:1.5;color:#1a1a1a}fieldset{margin:1rem 0;border:1px solid #999;\
-border-radius:4px}label{display:block;margin:.25rem 0}input[type=email]{width:100%;\
-padding:.5rem;font-size:1rem}button{font-size:1rem;padding:.5rem 1rem;margin-right:.5rem}\
+border-radius:4px}label{display:block;margin:.25rem 0}input[type=email],input[type=text]{\
+width:100%;padding:.5rem;font-size:1rem}button{font-size:1rem;padding:.5rem 1rem;margin-right:.5rem}\
 .error{color:#a00}";
 
 /// A whole page with the headers every page of the flow carries: no caching, no
@@ -148,6 +148,11 @@ pub struct Consent<'a> {
     /// Whether "Test data" is the preselected choice (development, where the books one
     /// has been trying things in are the test ones), else "Live data".
     pub test_first: bool,
+    /// Whether the person may create an organization here when they own none (sign-up is
+    /// open: in development, or with `LEDGER_OPEN_SIGNUP`).
+    pub can_create: bool,
+    /// Why the last attempt to create an organization was refused, shown above its form.
+    pub notice: Option<&'a str>,
 }
 
 /// The "Not you? Sign out" form of the consent page.
@@ -204,12 +209,32 @@ pub fn consent(c: &Consent<'_>) -> HttpResponse {
         escape(&host)
     );
     if c.organizations.is_empty() {
+        let create = if c.can_create {
+            let notice = c.notice.map_or_else(String::new, |n| {
+                format!("<p class=\"error\" role=\"alert\">{}</p>", escape(n))
+            });
+            format!(
+                "<p role=\"status\">You own no organization yet, so there is nothing to grant. \
+                 Create one now: it starts with the default chart of accounts, owned by \
+                 <strong>{email}</strong>.</p>{notice}\
+                 <form method=\"post\" action=\"/authorize/organization\">{hidden_fields}\
+                 <label for=\"organization_name\">Organization name</label>\
+                 <input type=\"text\" id=\"organization_name\" name=\"name\" required \
+                 maxlength=\"255\" autocomplete=\"organization\">\
+                 <p><button type=\"submit\">Create organization</button></p></form>",
+                email = escape(c.user_email),
+            )
+        } else {
+            "<p role=\"alert\">You own no organization yet, so there is nothing to grant. \
+             Organizations on this server are created by its operator (sign-up needs the \
+             operator's admin token): ask them for one in your name, then return here.</p>"
+                .to_owned()
+        };
         return page(
             StatusCode::OK,
             "Authorize",
             &format!(
-                "{intro}<p role=\"alert\">You own no organization yet, so there is nothing to \
-                 grant. Create one first.</p><form method=\"post\" action=\"/authorize\">\
+                "{intro}{create}<form method=\"post\" action=\"/authorize\">\
                  {hidden_fields}<button type=\"submit\" name=\"decision\" value=\"deny\">\
                  Return to the application</button></form>{sign_out}"
             ),
@@ -278,5 +303,52 @@ mod tests {
             escape("<a href=\"x\">'&'</a>"),
             "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
         );
+    }
+
+    fn nothing_owned(can_create: bool, notice: Option<&str>) -> String {
+        let params = [("client_id".to_owned(), "cli_1".to_owned())];
+        let response = consent(&Consent {
+            client_name: "Agent",
+            redirect_uri: "http://localhost:3030/callback",
+            user_email: "nobody@example.com",
+            organizations: &[],
+            scopes: &[],
+            csrf: "ledger_csrf_1",
+            params: &params,
+            sign_out_to: "/authorize?client_id=cli_1",
+            test_first: true,
+            can_create,
+            notice,
+        });
+        let bytes = actix_web::rt::System::new()
+            .block_on(actix_web::body::to_bytes(response.into_body()))
+            .expect("body");
+        String::from_utf8(bytes.to_vec()).expect("utf-8")
+    }
+
+    #[test]
+    fn a_person_who_owns_nothing_may_create_an_organization_only_where_sign_up_is_open() {
+        let open = nothing_owned(true, Some("The organization name <is> blank."));
+        assert!(
+            open.contains("action=\"/authorize/organization\""),
+            "{open}"
+        );
+        assert!(open.contains("<label for=\"organization_name\">"), "{open}");
+        assert!(
+            open.contains("name=\"csrf\" value=\"ledger_csrf_1\""),
+            "{open}"
+        );
+        assert!(
+            open.contains("name=\"client_id\" value=\"cli_1\""),
+            "{open}"
+        );
+        assert!(
+            open.contains("The organization name &lt;is&gt; blank."),
+            "{open}"
+        );
+        let closed = nothing_owned(false, None);
+        assert!(!closed.contains("/authorize/organization"), "{closed}");
+        assert!(closed.contains("created by its operator"), "{closed}");
+        assert!(closed.contains("Return to the application"), "{closed}");
     }
 }

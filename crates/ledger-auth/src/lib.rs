@@ -41,6 +41,10 @@ pub fn configure<S: Store>(cfg: &mut web::ServiceConfig) {
     .route("/revoke", web::post().to(revoke::<S>))
     .route("/authorize", web::get().to(browser::authorize::<S>))
     .route("/authorize", web::post().to(browser::decide::<S>))
+    .route(
+        "/authorize/organization",
+        web::post().to(browser::create_organization::<S>),
+    )
     .route("/signin", web::post().to(browser::sign_in::<S>))
     .route("/signout", web::post().to(browser::sign_out::<S>))
     .route("/signin/verify", web::get().to(browser::confirm_sign_in))

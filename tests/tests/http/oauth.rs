@@ -1282,3 +1282,158 @@ async fn the_sweep_purges_expired_and_revoked_secrets(w: &World) {
     assert_eq!(w.app.purge_oauth_secrets().await, 0);
 }
 oauth_both!(oauth_purge, the_sweep_purges_expired_and_revoked_secrets);
+
+/// A person who owns no organization creates one from the consent page (sign-up is open
+/// outside production), then authorizes the agent with it (issue 42, item 1).
+async fn a_person_who_owns_nothing_creates_an_organization(w: &World) {
+    const NOBODY: &str = "nobody@example.com";
+    let client = w.public_client().await;
+    let url = w.authorize_url(&client, "ledger:read", &w.mcp_url());
+    let page = w.get(&url, None).await.text().await.expect("html");
+    let return_to = input_value(&page, "return_to");
+    // A mistyped address is named in words, without the form's field name.
+    let res = w
+        .post_form(
+            "/signin",
+            &[
+                ("email".into(), "nobody-at-example".into()),
+                ("return_to".into(), return_to.clone()),
+            ],
+            None,
+        )
+        .await;
+    let page = res.text().await.expect("html");
+    assert!(
+        page.contains("The e-mail address must be an e-mail address."),
+        "{page}"
+    );
+    let res = w
+        .post_form(
+            "/signin",
+            &[
+                ("email".into(), NOBODY.into()),
+                ("return_to".into(), return_to.clone()),
+            ],
+            None,
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let token = link_token(&w.outbox);
+    let res = w
+        .post_form("/signin/verify", &[("token".into(), token)], None)
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let cookie = res.headers()["set-cookie"]
+        .to_str()
+        .expect("ascii")
+        .split(';')
+        .next()
+        .expect("pair")
+        .to_owned();
+    let consent = format!("{}{return_to}", w.app.base);
+
+    // Nothing to grant yet: the page offers to create an organization.
+    let page = w
+        .get(&consent, Some(&cookie))
+        .await
+        .text()
+        .await
+        .expect("html");
+    assert!(page.contains("You own no organization yet"), "{page}");
+    assert!(
+        page.contains("action=\"/authorize/organization\""),
+        "{page}"
+    );
+    assert!(page.contains("<label for=\"organization_name\">"), "{page}");
+    assert!(!page.contains("<legend>Organization</legend>"), "{page}");
+    let mut form = query_of(&url);
+    form.push(("csrf".into(), input_value(&page, "csrf")));
+    let named = |name: &str| {
+        let mut f = form.clone();
+        f.push(("name".into(), name.to_owned()));
+        f
+    };
+
+    // A forged form, a form without a session and a blank name create nothing.
+    let mut forged = named("Forged Books");
+    forged.retain(|(k, _)| k != "csrf");
+    forged.push(("csrf".into(), "ledger_csrf_forged".into()));
+    let res = w
+        .post_form("/authorize/organization", &forged, Some(&cookie))
+        .await;
+    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    let res = w
+        .post_form("/authorize/organization", &named("Lost Books"), None)
+        .await;
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    assert!(
+        res.text()
+            .await
+            .expect("html")
+            .contains("Your session ended")
+    );
+    let res = w
+        .post_form("/authorize/organization", &named("   "), Some(&cookie))
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let page = res.text().await.expect("html");
+    assert!(
+        page.contains("The organization name must be 1 to 255 characters."),
+        "{page}"
+    );
+    assert!(page.contains("You own no organization yet"), "{page}");
+
+    // The real form: back to the consent page of the same request, which lists it.
+    let res = w
+        .post_form(
+            "/authorize/organization",
+            &named("Nobody Books"),
+            Some(&cookie),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&res), return_to);
+    let page = w
+        .get(&consent, Some(&cookie))
+        .await
+        .text()
+        .await
+        .expect("html");
+    assert!(page.contains("<legend>Organization</legend>"), "{page}");
+    assert!(page.contains("Nobody Books"), "{page}");
+    for refused in ["Forged Books", "Lost Books"] {
+        assert!(!page.contains(refused), "{page}");
+    }
+    let organization = input_value(&page, "organization_id");
+    let res = w
+        .post_form(
+            "/authorize",
+            &consent_form(&page, "test", &["ledger:read"]),
+            Some(&cookie),
+        )
+        .await;
+    assert_eq!(res.status(), StatusCode::SEE_OTHER);
+    let code = param(&query_of(&location(&res)), "code").expect("a code");
+    let tokens = w.exchange(&client, &code).await;
+    let token = access(&tokens);
+    // The new books have the default chart, and the token reads them in test mode.
+    let res = w
+        .app
+        .get(&token, &format!("/organizations/{organization}/accounts"))
+        .await;
+    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
+    assert!(
+        res.body["data"].as_array().is_some_and(|a| !a.is_empty()),
+        "{}",
+        res.body
+    );
+    let res = w
+        .app
+        .get(&token, &format!("/organizations/{organization}"))
+        .await;
+    assert_eq!(res.body["name"], "Nobody Books", "{}", res.body);
+}
+oauth_both!(
+    oauth_consent_creates_an_organization,
+    a_person_who_owns_nothing_creates_an_organization
+);

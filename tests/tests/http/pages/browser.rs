@@ -6,7 +6,10 @@
 //! - `rest_playground.py`: Swagger UI over `/openapi.json`, set the key, run the
 //!   accounts list, see the answer;
 //! - `consent.py`: the OAuth sign-in by e-mailed link and the consent page (pick an
-//!   organization, approve scopes), landing on the client's redirect with a code.
+//!   organization, approve scopes), landing on the client's redirect with a code;
+//! - `readme_agent.py`: the README's sign-up and accounts, then the official MCP Python
+//!   SDK authorized through OAuth in the browser lists them; a person who owns nothing
+//!   creates books on the consent page and authorizes with them.
 //!
 //! Each also fails on a Content-Security-Policy violation, a script error, a request
 //! leaving the server's origin, or an HTML page without the security headers.
@@ -190,3 +193,35 @@ async fn consent_in_the_browser(backend: Backend) {
     app.finish().await;
 }
 browser_both!(oauth_consent, consent_in_the_browser);
+
+/// The README's sign-up and accounts, then an MCP SDK agent authorized through OAuth in
+/// the browser lists them; a person who owns nothing creates books on the consent page.
+async fn readme_to_an_agent(backend: Backend) {
+    if skip() {
+        return;
+    }
+    let outbox = std::env::temp_dir().join(format!(
+        "ledger-outbox-{}",
+        ledger_domain::ids::new_id(ledger_domain::ids::IdKind::Request)
+    ));
+    let dir = outbox.to_string_lossy().into_owned();
+    let Some(app) = TestApp::spawn_with(backend, move |c| c.mail_outbox = dir).await else {
+        return;
+    };
+    run(
+        &app,
+        "readme_agent.py",
+        "readme-agent",
+        vec![
+            ("LEDGER_OUTBOX", outbox.to_string_lossy().into_owned()),
+            (
+                "LEDGER_README",
+                workspace().join("README.md").display().to_string(),
+            ),
+        ],
+    )
+    .await;
+    let _ = std::fs::remove_dir_all(&outbox);
+    app.finish().await;
+}
+browser_both!(readme_agent, readme_to_an_agent);
