@@ -108,7 +108,8 @@ async fn act<S: Store, K: Kind>(
     }
 }
 
-/// The body of a payment, of either kind.
+// The body of a payment, of either kind (`//`: a doc comment would become the
+// schema's description).
 #[derive(Deserialize, utoipa::ToSchema)]
 #[schema(as = DocumentPaymentRequest)]
 #[serde(deny_unknown_fields)]
