@@ -112,48 +112,6 @@ async fn read_file(mut parts: Multipart, limit: usize) -> Result<(String, Vec<u8
     })
 }
 
-#[utoipa::path(
-    post,
-    path = "/organizations/{org}/transactions/{id}/attachments",
-    operation_id = "attachments_upload_transactions",
-    tag = "attachments",
-    impl_for = __path_upload_transactions,
-    summary = "Attach a file to a transaction",
-    description = "Attaches one file to a transaction (a multipart upload with a single `file` part).",
-    params(crate::openapi::params::QueuedWrite),
-    request_body(content = crate::openapi::schemas::FileUpload, content_type = "multipart/form-data", description = "The file, as one multipart part."),
-    responses(
-        (status = 201, description = "Created.", body = crate::openapi::schemas::Attachment),
-    ),
-)]
-#[utoipa::path(
-    post,
-    path = "/organizations/{org}/invoices/{id}/attachments",
-    operation_id = "attachments_upload_invoices",
-    tag = "attachments",
-    impl_for = __path_upload_invoices,
-    summary = "Attach a file to an invoice",
-    description = "Attaches one file to an invoice (a multipart upload with a single `file` part).",
-    params(crate::openapi::params::QueuedWrite),
-    request_body(content = crate::openapi::schemas::FileUpload, content_type = "multipart/form-data", description = "The file, as one multipart part."),
-    responses(
-        (status = 201, description = "Created.", body = crate::openapi::schemas::Attachment),
-    ),
-)]
-#[utoipa::path(
-    post,
-    path = "/organizations/{org}/bills/{id}/attachments",
-    operation_id = "attachments_upload_bills",
-    tag = "attachments",
-    impl_for = __path_upload_bills,
-    summary = "Attach a file to a bill",
-    description = "Attaches one file to a bill (a multipart upload with a single `file` part).",
-    params(crate::openapi::params::QueuedWrite),
-    request_body(content = crate::openapi::schemas::FileUpload, content_type = "multipart/form-data", description = "The file, as one multipart part."),
-    responses(
-        (status = 201, description = "Created.", body = crate::openapi::schemas::Attachment),
-    ),
-)]
 async fn upload<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -185,42 +143,6 @@ async fn upload<S: Store>(
     .await
 }
 
-#[utoipa::path(
-    get,
-    path = "/organizations/{org}/transactions/{id}/attachments",
-    operation_id = "attachments_list_transactions",
-    tag = "attachments",
-    impl_for = __path_list_transactions,
-    summary = "List the attachments of a transaction",
-    description = "Lists the files attached to a transaction.",
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::AttachmentList),
-    ),
-)]
-#[utoipa::path(
-    get,
-    path = "/organizations/{org}/invoices/{id}/attachments",
-    operation_id = "attachments_list_invoices",
-    tag = "attachments",
-    impl_for = __path_list_invoices,
-    summary = "List the attachments of an invoice",
-    description = "Lists the files attached to an invoice.",
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::AttachmentList),
-    ),
-)]
-#[utoipa::path(
-    get,
-    path = "/organizations/{org}/bills/{id}/attachments",
-    operation_id = "attachments_list_bills",
-    tag = "attachments",
-    impl_for = __path_list_bills,
-    summary = "List the attachments of a bill",
-    description = "Lists the files attached to a bill.",
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::AttachmentList),
-    ),
-)]
 async fn list<S: Store>(
     state: State<S>,
     req: HttpRequest,
@@ -324,23 +246,47 @@ async fn delete<S: Store>(
     .await
 }
 
-// The OpenAPI operations of handlers that serve more than one path.
-#[expect(
-    non_camel_case_types,
-    reason = "utoipa names the operation type of handler `x` `__path_x`"
-)]
-mod operations {
-    #[doc(hidden)]
-    pub(crate) struct __path_list_transactions;
-    #[doc(hidden)]
-    pub(crate) struct __path_list_invoices;
-    #[doc(hidden)]
-    pub(crate) struct __path_list_bills;
-    #[doc(hidden)]
-    pub(crate) struct __path_upload_transactions;
-    #[doc(hidden)]
-    pub(crate) struct __path_upload_invoices;
-    #[doc(hidden)]
-    pub(crate) struct __path_upload_bills;
+/// The OpenAPI operations of [`upload`] and [`list`], which serve every owner kind: for
+/// each, a function named after the operation that only carries its `#[utoipa::path]`,
+/// under the owner's path and with its name (`a transaction`) in the texts.
+macro_rules! owner_operations {
+    ($($owners:literal $owner:literal: $upload:ident, $list:ident;)+) => {$(
+        #[utoipa::path(
+            post,
+            path = concat!("/organizations/{org}/", $owners, "/{id}/attachments"),
+            operation_id = concat!("attachments_upload_", $owners),
+            tag = "attachments",
+            summary = concat!("Attach a file to ", $owner),
+            description = concat!(
+                "Attaches one file to ", $owner, " (a multipart upload with a single `file` part)."
+            ),
+            params(crate::openapi::params::QueuedWrite),
+            request_body(content = crate::openapi::schemas::FileUpload, content_type = "multipart/form-data", description = "The file, as one multipart part."),
+            responses(
+                (status = 201, description = "Created.", body = crate::openapi::schemas::Attachment),
+            ),
+        )]
+        #[expect(dead_code, reason = "the OpenAPI operation of a handler that serves every owner")]
+        pub(crate) fn $upload() {}
+
+        #[utoipa::path(
+            get,
+            path = concat!("/organizations/{org}/", $owners, "/{id}/attachments"),
+            operation_id = concat!("attachments_list_", $owners),
+            tag = "attachments",
+            summary = concat!("List the attachments of ", $owner),
+            description = concat!("Lists the files attached to ", $owner, "."),
+            responses(
+                (status = 200, description = "The resource.", body = crate::openapi::schemas::AttachmentList),
+            ),
+        )]
+        #[expect(dead_code, reason = "the OpenAPI operation of a handler that serves every owner")]
+        pub(crate) fn $list() {}
+    )+};
 }
-pub(crate) use operations::*;
+
+owner_operations! {
+    "transactions" "a transaction": upload_transactions, list_transactions;
+    "invoices" "an invoice": upload_invoices, list_invoices;
+    "bills" "a bill": upload_bills, list_bills;
+}

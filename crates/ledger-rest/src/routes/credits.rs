@@ -16,7 +16,7 @@ use ledger_domain::views;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::resource::list_access;
+use super::resource::{list_access, organization_access};
 use super::{Routes, State, access, at, list_response};
 use crate::error::ApiError;
 use crate::html::escape;
@@ -65,7 +65,7 @@ async fn balance<S: Store>(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Read, "billing").await?;
+    let access = organization_access(&state, &req, path, Scope::Read, "billing").await?;
     let balance = state.ledger.credit_balance(&access).await?;
     Ok(HttpResponse::Ok().json(views::CreditBalanceView::of(&balance)))
 }
@@ -86,7 +86,7 @@ async fn packages<S: Store>(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    access(&state, &req, &path.into_inner(), Scope::Read, "billing").await?;
+    organization_access(&state, &req, path, Scope::Read, "billing").await?;
     let packages = state.ledger.credit_packages();
     let all = Page {
         items: packages.to_vec(),
@@ -160,7 +160,7 @@ async fn purchase<S: Store>(
     path: web::Path<String>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Admin, "credits").await?;
+    let access = organization_access(&state, &req, path, Scope::Admin, "credits").await?;
     let body = read_body(payload).await?;
     let input: PurchaseBody = parse_json(&req, &body)?;
     let purchase = state

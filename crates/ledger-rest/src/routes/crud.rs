@@ -28,6 +28,9 @@ pub(crate) trait Crud {
     type UpdateBody: DeserializeOwned;
     /// How many resources a list read answers unless its query says.
     const PAGE: i64 = 20;
+    /// The scope a create or an update needs: `write`, or `admin` for a resource that
+    /// configures the organization (its table says `writes need "ledger:admin"`).
+    const WRITE: Scope = Scope::Write;
 
     /// The write a create's body asks for.
     fn create(input: Self::CreateBody) -> Result<Write, ApiError>;
@@ -66,7 +69,7 @@ pub(crate) async fn create<S: Store, R: Crud>(
         &req,
         path,
         payload,
-        Scope::Write,
+        R::WRITE,
         R::RESOURCE,
         R::create,
     )
@@ -83,7 +86,8 @@ pub(crate) async fn get<S: Store, R: Crud>(
     R::get(&state, &access, &id).await
 }
 
-/// `PUT` on an item: the update, 200 once it is done.
+/// `PUT` (and `PATCH`, where the table has it) on an item: the update, 200 once it is
+/// done.
 pub(crate) async fn update<S: Store, R: Crud>(
     state: State<S>,
     req: HttpRequest,
@@ -95,7 +99,7 @@ pub(crate) async fn update<S: Store, R: Crud>(
         &req,
         path,
         payload,
-        Scope::Write,
+        R::WRITE,
         R::RESOURCE,
         R::update,
     )
@@ -128,19 +132,30 @@ pub(crate) async fn list<S: Store, R: Crud>(
 /// paths (and the function that registers the resource's further paths after them), and
 /// for each operation its id, summary and description (and for `list`, its filters). The
 /// module names its bodies `CreateBody` and `UpdateBody`.
+///
+/// Three rows are optional: `writes need "ledger:admin";` documents the scope of a
+/// resource whose [`Crud::WRITE`] is `admin`; `patch` serves the update under `PATCH`
+/// too, as its own operation; and a list whose answer is not a page schema says what it
+/// answers in `answers(description = ..., body = ...)` after its filters (its table
+/// names no page schema: `schemas Contact, _`).
 macro_rules! crud_operations {
     (
-        $resource:ident, tag $tag:tt, schemas $schema:ident, $list_schema:ident;
+        $resource:ident, tag $tag:tt, schemas $schema:ident, $list_schema:tt;
         paths $collection:tt, $item:tt $(, then $more:ident)?;
+        $(writes need $write_scope:tt;)?
         create $create_id:tt: $create_summary:tt, $create_description:tt;
         get $get_id:tt: $get_summary:tt, $get_description:tt;
         update $update_id:tt: $update_summary:tt, $update_description:tt;
+        $(patch $patch_id:tt: $patch_summary:tt, $patch_description:tt;)?
         delete $delete_id:tt: $delete_summary:tt, $delete_description:tt;
-        list $list_id:tt: $list_summary:tt, $list_description:tt, filters($($filter:tt),* $(,)?);
+        list $list_id:tt: $list_summary:tt, $list_description:tt, filters($($filter:tt),* $(,)?)
+            $(, answers($($answer:tt)*))?;
     ) => {
         pub(super) fn configure<S: ledger_domain::ports::Store>(r: &mut crate::routes::Routes<'_>) {
+            let item = crate::routes::at($item).get(get::<S>).put(update::<S>);
+            let item = crate::routes::crud::crud_operations!(@patch item $($patch_id)?);
             r.add(crate::routes::at($collection).get(list::<S>).post(create::<S>))
-                .add(crate::routes::at($item).get(get::<S>).put(update::<S>).delete(delete::<S>));
+                .add(item.delete(delete::<S>));
             $($more::<S>(r);)?
         }
 
@@ -156,6 +171,7 @@ macro_rules! crud_operations {
             responses(
                 (status = 201, description = "Created.", body = crate::openapi::schemas::$schema),
             ),
+            $(security(("api_key" = []), ("oauth2" = [$write_scope])),)?
         )]
         async fn create<S: ledger_domain::ports::Store>(
             state: crate::routes::State<S>,
@@ -185,27 +201,14 @@ macro_rules! crud_operations {
             crate::routes::crud::get::<S, $resource>(state, req, path).await
         }
 
-        #[utoipa::path(
-            put,
-            path = $item,
-            operation_id = $update_id,
-            tag = $tag,
-            summary = $update_summary,
-            description = $update_description,
-            params(crate::openapi::params::QueuedWrite),
-            request_body(content = UpdateBody, content_type = "application/json"),
-            responses(
-                (status = 200, description = "The resource.", body = crate::openapi::schemas::$schema),
-            ),
-        )]
-        async fn update<S: ledger_domain::ports::Store>(
-            state: crate::routes::State<S>,
-            req: actix_web::HttpRequest,
-            path: actix_web::web::Path<(String, String)>,
-            payload: actix_web::web::Payload,
-        ) -> Result<actix_web::HttpResponse, crate::error::ApiError> {
-            crate::routes::crud::update::<S, $resource>(state, req, path, payload).await
-        }
+        crate::routes::crud::crud_operations!(@update put update
+            [$update_id, $update_summary, $update_description] [$($write_scope)?]
+            $resource, $tag, $item, $schema
+        );
+        crate::routes::crud::crud_operations!(@patch_operation
+            [$($patch_id, $patch_summary, $patch_description)?] [$($write_scope)?]
+            $resource, $tag, $item, $schema
+        );
 
         #[utoipa::path(
             delete,
@@ -228,6 +231,62 @@ macro_rules! crud_operations {
             crate::routes::crud::delete::<S, $resource>(state, req, path).await
         }
 
+        crate::routes::crud::crud_operations!(@list
+            [$($($answer)*)?]
+            [description = "The resource.", body = crate::openapi::schemas::$list_schema]
+            $resource, $tag, $collection, $list_id, $list_summary, $list_description,
+            [$($filter),*]
+        );
+    };
+    // The item path with `PATCH` when the table has a `patch` row.
+    (@patch $at:ident) => { $at };
+    (@patch $at:ident $patch_id:tt) => { $at.patch(patch::<S>) };
+    // The `PATCH` operation, when the table has a `patch` row: the update's.
+    (@patch_operation [] [$($write_scope:tt)?] $($rest:tt)*) => {};
+    (@patch_operation [$($patch:tt)+] [$($write_scope:tt)?] $($rest:tt)*) => {
+        crate::routes::crud::crud_operations!(@update patch patch
+            [$($patch)+] [$($write_scope)?] $($rest)*
+        );
+    };
+    // An update under `$method`, served by the handler `$handler`.
+    (
+        @update $method:ident $handler:ident [$id:tt, $summary:tt, $description:tt]
+        [$($write_scope:tt)?] $resource:ident, $tag:tt, $item:tt, $schema:ident
+    ) => {
+        #[utoipa::path(
+            $method,
+            path = $item,
+            operation_id = $id,
+            tag = $tag,
+            summary = $summary,
+            description = $description,
+            params(crate::openapi::params::QueuedWrite),
+            request_body(content = UpdateBody, content_type = "application/json"),
+            responses(
+                (status = 200, description = "The resource.", body = crate::openapi::schemas::$schema),
+            ),
+            $(security(("api_key" = []), ("oauth2" = [$write_scope])),)?
+        )]
+        async fn $handler<S: ledger_domain::ports::Store>(
+            state: crate::routes::State<S>,
+            req: actix_web::HttpRequest,
+            path: actix_web::web::Path<(String, String)>,
+            payload: actix_web::web::Payload,
+        ) -> Result<actix_web::HttpResponse, crate::error::ApiError> {
+            crate::routes::crud::update::<S, $resource>(state, req, path, payload).await
+        }
+    };
+    // The list's answer: the one the table gives, else the page schema.
+    (@list [] [$($default:tt)*] $($rest:tt)*) => {
+        crate::routes::crud::crud_operations!(@list_operation [$($default)*] $($rest)*);
+    };
+    (@list [$($answer:tt)+] [$($default:tt)*] $($rest:tt)*) => {
+        crate::routes::crud::crud_operations!(@list_operation [$($answer)*] $($rest)*);
+    };
+    (
+        @list_operation [$($answer:tt)*] $resource:ident, $tag:tt, $collection:tt,
+        $list_id:tt, $list_summary:tt, $list_description:tt, [$($filter:tt),*]
+    ) => {
         #[utoipa::path(
             get,
             path = $collection,
@@ -240,7 +299,7 @@ macro_rules! crud_operations {
                 crate::openapi::params::Paging,
             ),
             responses(
-                (status = 200, description = "The resource.", body = crate::openapi::schemas::$list_schema),
+                (status = 200, $($answer)*),
             ),
         )]
         async fn list<S: ledger_domain::ports::Store>(

@@ -1,16 +1,15 @@
 //! API-key management (spec 4.11, DECISIONS 10), also under `/api/v1` (spec 9).
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use ledger_domain::error::ErrorCode;
 use ledger_domain::ports::Store;
 use ledger_domain::services::{KeyChanges, NewKeyInput};
 use ledger_domain::views;
 use serde::Deserialize;
 
-use super::{Routes, at};
-use super::{State, list_response};
+use super::resource::required;
+use super::{Routes, State, at, list_response};
 use crate::auth::{authenticate, generate_key};
-use crate::error::{ApiError, validation};
+use crate::error::ApiError;
 use crate::input::{FlexDate, page, parse_json, read_body};
 
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
@@ -75,16 +74,9 @@ async fn create<S: Store>(
     let principal = authenticate(&state, &req).await?;
     let body = read_body(payload).await?;
     let input: CreateBody = parse_json(&req, &body)?;
-    let missing = |name: &str| {
-        validation(
-            ErrorCode::MissingField,
-            Some(name.into()),
-            format!("{name} is required"),
-        )
-    };
     let input = NewKeyInput {
-        name: input.name.ok_or_else(|| missing("name"))?,
-        permissions: input.permissions.ok_or_else(|| missing("permissions"))?,
+        name: required(input.name, "name")?,
+        permissions: required(input.permissions, "permissions")?,
         mode: input.mode,
         expires_at: input.expires_at.map(|d| d.at),
     };

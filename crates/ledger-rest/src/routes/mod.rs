@@ -111,6 +111,21 @@ pub(crate) struct At {
     methods: Vec<Method>,
 }
 
+/// The methods of [`At`] that add a handler for one HTTP method, each named after it.
+macro_rules! http_methods {
+    ($($name:ident $method:ident;)+) => {$(
+        #[doc = concat!("Answers `", stringify!($method), "` on this path with `handler`.")]
+        pub(crate) fn $name<F, Args>(self, handler: F) -> Self
+        where
+            F: Handler<Args>,
+            Args: FromRequest + 'static,
+            F::Output: Responder + 'static,
+        {
+            self.method(Method::$method, handler)
+        }
+    )+};
+}
+
 impl At {
     /// Data for the handlers of this path only.
     pub(crate) fn app_data<U: 'static>(mut self, data: U) -> Self {
@@ -118,49 +133,12 @@ impl At {
         self
     }
 
-    pub(crate) fn get<F, Args>(self, handler: F) -> Self
-    where
-        F: Handler<Args>,
-        Args: FromRequest + 'static,
-        F::Output: Responder + 'static,
-    {
-        self.method(Method::GET, handler)
-    }
-
-    pub(crate) fn post<F, Args>(self, handler: F) -> Self
-    where
-        F: Handler<Args>,
-        Args: FromRequest + 'static,
-        F::Output: Responder + 'static,
-    {
-        self.method(Method::POST, handler)
-    }
-
-    pub(crate) fn put<F, Args>(self, handler: F) -> Self
-    where
-        F: Handler<Args>,
-        Args: FromRequest + 'static,
-        F::Output: Responder + 'static,
-    {
-        self.method(Method::PUT, handler)
-    }
-
-    pub(crate) fn patch<F, Args>(self, handler: F) -> Self
-    where
-        F: Handler<Args>,
-        Args: FromRequest + 'static,
-        F::Output: Responder + 'static,
-    {
-        self.method(Method::PATCH, handler)
-    }
-
-    pub(crate) fn delete<F, Args>(self, handler: F) -> Self
-    where
-        F: Handler<Args>,
-        Args: FromRequest + 'static,
-        F::Output: Responder + 'static,
-    {
-        self.method(Method::DELETE, handler)
+    http_methods! {
+        get GET;
+        post POST;
+        put PUT;
+        patch PATCH;
+        delete DELETE;
     }
 
     fn method<F, Args>(mut self, method: Method, handler: F) -> Self

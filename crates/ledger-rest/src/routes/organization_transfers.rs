@@ -12,10 +12,10 @@ use ledger_domain::ports::Store;
 use ledger_domain::services::{OrganizationTransferInput, Write};
 use serde::Deserialize;
 
-use super::resource::{list_access, queue_create, queue_update, resource_access};
+use super::resource::{list_access, optional_json, queue_create, queue_update, resource_access};
 use super::{Routes, State, access, at, list_response};
 use crate::error::ApiError;
-use crate::input::{parse_json, read_body};
+use crate::input::read_body;
 use crate::queued::submit;
 
 const RESOURCE: &str = "organization_transfers";
@@ -218,7 +218,7 @@ async fn accept<S: Store>(
 }
 
 /// An empty body, or an empty JSON object (reject and cancel take nothing).
-#[derive(Deserialize, utoipa::ToSchema)]
+#[derive(Deserialize, utoipa::ToSchema, Default)]
 #[schema(as = OrganizationTransferNoteRequest)]
 #[serde(deny_unknown_fields)]
 struct NoBody {}
@@ -232,9 +232,7 @@ async fn answer<S: Store>(
 ) -> Result<HttpResponse, ApiError> {
     let access = access(&state, &req, &org, Scope::Admin, RESOURCE).await?;
     let body = read_body(payload).await?;
-    if !body.is_empty() {
-        let _: NoBody = parse_json(&req, &body)?;
-    }
+    let _: NoBody = optional_json(&req, &body)?;
     submit(&state, &req, &access, &body, StatusCode::OK, write).await
 }
 

@@ -10,7 +10,8 @@ use ledger_domain::services::{MasterSignup, SubSignup};
 use ledger_domain::views;
 use serde::Deserialize;
 
-use super::{Routes, State, access, at, list_response};
+use super::resource::organization_access;
+use super::{Routes, State, at, list_response};
 use crate::auth::{authenticate, generate_key, is_operator};
 use crate::error::ApiError;
 use crate::input::{parse_json, read_body};
@@ -144,14 +145,7 @@ async fn get_organization<S: Store>(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(
-        &state,
-        &req,
-        &path.into_inner(),
-        Scope::Read,
-        "organizations",
-    )
-    .await?;
+    let access = organization_access(&state, &req, path, Scope::Read, "organizations").await?;
     let organization = state.ledger.current_organization(&access).await?;
     Ok(HttpResponse::Ok().json(views::OrganizationView::of(&organization)))
 }
@@ -176,14 +170,7 @@ async fn sub_organizations<S: Store>(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(
-        &state,
-        &req,
-        &path.into_inner(),
-        Scope::Read,
-        "organizations",
-    )
-    .await?;
+    let access = organization_access(&state, &req, path, Scope::Read, "organizations").await?;
     let page = crate::input::page(&req, 50)?;
     let found = state.ledger.list_sub_organizations(&access, page).await?;
     Ok(list_response(page, &found, |(organization, depth)| {

@@ -17,30 +17,6 @@ use super::documents::Kind;
 use super::resource::resource_access;
 use crate::error::ApiError;
 
-#[utoipa::path(
-    get,
-    path = "/organizations/{org}/invoices/{id}/pdf",
-    operation_id = "invoices_pdf",
-    tag = "invoices",
-    impl_for = __path_invoices_pdf,
-    summary = "Render an invoice as PDF",
-    description = "Renders the invoice as a PDF document.",
-    responses(
-        (status = 200, description = "The PDF.", content_type = "application/pdf", body = String),
-    ),
-)]
-#[utoipa::path(
-    get,
-    path = "/organizations/{org}/bills/{id}/pdf",
-    operation_id = "bills_pdf",
-    tag = "bills",
-    impl_for = __path_bills_pdf,
-    summary = "Render a bill as PDF",
-    description = "Renders the bill as a PDF document.",
-    responses(
-        (status = 200, description = "The PDF.", content_type = "application/pdf", body = String),
-    ),
-)]
 pub(super) async fn pdf<S: Store, K: Kind>(
     state: State<S>,
     req: HttpRequest,
@@ -213,19 +189,6 @@ fn pdf_document(
         notes: d.notes.clone(),
     }
 }
-
-// The OpenAPI operations of handlers that serve more than one path.
-#[expect(
-    non_camel_case_types,
-    reason = "utoipa names the operation type of handler `x` `__path_x`"
-)]
-mod operations {
-    #[doc(hidden)]
-    pub(crate) struct __path_invoices_pdf;
-    #[doc(hidden)]
-    pub(crate) struct __path_bills_pdf;
-}
-pub(crate) use operations::*;
 
 #[cfg(test)]
 mod tests {

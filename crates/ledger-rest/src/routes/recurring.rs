@@ -5,23 +5,26 @@
 //! annotations document the spec's paths, and the document copies each operation to the
 //! alias as deprecated (`crate::openapi`'s `DEPRECATED_ALIASES`).
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::error::ErrorCode;
 use ledger_domain::organizations::Scope;
-use ledger_domain::ports::Store;
+use ledger_domain::ports::{PageRequest, Store};
 use ledger_domain::recurring::{RecurringRunView, RecurringScheduleView};
-use ledger_domain::services::{Channel, RecurringScheduleInput, Write};
+use ledger_domain::services::{Access, Channel, RecurringScheduleInput, Write};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::resource::{
-    list_access, present, queue_admin_write, queue_create, queue_update, resource_access,
-};
+use super::crud::{Crud, crud_operations};
+use super::resource::{present, queue_action, resource_access};
 use super::{Routes, State, at, list_response};
+use crate::AppState;
 use crate::error::{ApiError, validation};
 use crate::input::{WholeNumber, page, read_body, whole};
-use crate::queued::{idempotency, submit};
+// The bodies as documented; both are read as one `Body`.
+use crate::openapi::{
+    RecurringScheduleCreateRequest as CreateBody, RecurringScheduleUpdateRequest as UpdateBody,
+};
+use crate::queued::idempotency;
 
 const RESOURCE: &str = "recurring_schedules";
 
@@ -31,21 +34,45 @@ pub(crate) const BASE: &str = "/organizations/{org}/recurring";
 /// same requests under it.
 pub(crate) const LEGACY_BASE: &str = "/organizations/{org}/recurring-schedules";
 
-pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
-    for base in [BASE, LEGACY_BASE] {
-        r.add(at(base).get(list::<S>).post(create::<S>))
-            .add(
-                at(format!("{base}/{{id}}"))
-                    .get(get::<S>)
-                    .put(update::<S>)
-                    .patch(update::<S>)
-                    .delete(delete::<S>),
-            )
-            .add(at(format!("{base}/{{id}}/pause")).post(pause::<S>))
-            .add(at(format!("{base}/{{id}}/resume")).post(resume::<S>))
-            .add(at(format!("{base}/{{id}}/run")).post(run::<S>))
-            .add(at(format!("{base}/{{id}}/runs")).get(runs::<S>));
-    }
+crud_operations! {
+    Schedules, tag "recurring", schemas RecurringSchedule, RecurringScheduleList;
+    paths "/organizations/{org}/recurring", "/organizations/{org}/recurring/{id}",
+        then more_routes;
+    create "recurring_create": "Create a recurring schedule",
+        "Creates a schedule that makes an invoice, a bill or a transaction from its template at each occurrence (every N days, weeks, months, quarters or years); `recurable_id` copies an existing invoice or bill as the template.";
+    get "recurring_get": "Get a recurring schedule",
+        "Returns one recurring schedule with its template, frequency and next run.";
+    update "recurring_update": "Update a recurring schedule",
+        "Changes a recurring schedule: its rule, end, template, name, `auto_send`, or its status (`paused`, or `active` to resume).";
+    patch "recurring_patch": "Update a recurring schedule (partial)",
+        "Changes only the members given of a recurring schedule.";
+    delete "recurring_delete": "Delete a recurring schedule",
+        "Soft-deletes a recurring schedule: nothing more is generated, and what it made stays.";
+    list "recurring_list": "List recurring schedules",
+        "Lists the organization's recurring schedules, oldest first, with their next run.",
+        filters();
+}
+
+/// The paths of a schedule's actions and runs under [`BASE`], then every path again
+/// under [`LEGACY_BASE`], answered by the same handlers.
+fn more_routes<S: Store>(r: &mut Routes<'_>) {
+    actions::<S>(r, BASE);
+    r.add(at(LEGACY_BASE).get(list::<S>).post(create::<S>)).add(
+        at(format!("{LEGACY_BASE}/{{id}}"))
+            .get(get::<S>)
+            .put(update::<S>)
+            .patch(patch::<S>)
+            .delete(delete::<S>),
+    );
+    actions::<S>(r, LEGACY_BASE);
+}
+
+/// The paths of a schedule's pause, resume, run and runs under `base`.
+fn actions<S: Store>(r: &mut Routes<'_>, base: &str) {
+    r.add(at(format!("{base}/{{id}}/pause")).post(pause::<S>))
+        .add(at(format!("{base}/{{id}}/resume")).post(resume::<S>))
+        .add(at(format!("{base}/{{id}}/run")).post(run::<S>))
+        .add(at(format!("{base}/{{id}}/runs")).get(runs::<S>));
 }
 
 /// The body of a create or an update; the document describes each
@@ -86,116 +113,53 @@ impl From<Body> for RecurringScheduleInput {
     }
 }
 
-#[utoipa::path(
-    post,
-    path = "/organizations/{org}/recurring",
-    operation_id = "recurring_create",
-    tag = "recurring",
-    summary = "Create a recurring schedule",
-    description = "Creates a schedule that makes an invoice, a bill or a transaction from its template at each occurrence (every N days, weeks, months, quarters or years); `recurable_id` copies an existing invoice or bill as the template.",
-    params(crate::openapi::params::QueuedWrite),
-    request_body(content = crate::openapi::RecurringScheduleCreateRequest, content_type = "application/json"),
-    responses(
-        (status = 201, description = "Created.", body = crate::openapi::schemas::RecurringSchedule),
-    ),
-)]
-async fn create<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<String>,
-    payload: web::Payload,
-) -> Result<HttpResponse, ApiError> {
-    queue_create(
-        &state,
-        &req,
-        path,
-        payload,
-        Scope::Write,
-        RESOURCE,
-        |input: Body| {
-            if input.status.is_some() {
-                return Err(validation(
-                    ErrorCode::UnknownField,
-                    Some("status".into()),
-                    "a new schedule is active; pause it afterwards",
-                ));
-            }
-            Ok(Write::CreateRecurringSchedule(input.into()))
-        },
-    )
-    .await
-}
+struct Schedules;
 
-#[utoipa::path(
-    get,
-    path = "/organizations/{org}/recurring/{id}",
-    operation_id = "recurring_get",
-    tag = "recurring",
-    summary = "Get a recurring schedule",
-    description = "Returns one recurring schedule with its template, frequency and next run.",
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringSchedule),
-    ),
-)]
-async fn get<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-) -> Result<HttpResponse, ApiError> {
-    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
-    let schedule = state.ledger.get_recurring_schedule(&access, &id).await?;
-    Ok(HttpResponse::Ok().json(RecurringScheduleView::of(&schedule)))
-}
+impl Crud for Schedules {
+    const RESOURCE: &'static str = RESOURCE;
+    type CreateBody = Body;
+    type UpdateBody = Body;
 
-#[utoipa::path(
-    put,
-    path = "/organizations/{org}/recurring/{id}",
-    operation_id = "recurring_update",
-    tag = "recurring",
-    impl_for = __path_update_put,
-    summary = "Update a recurring schedule",
-    description = "Changes a recurring schedule: its rule, end, template, name, `auto_send`, or its status (`paused`, or `active` to resume).",
-    params(crate::openapi::params::QueuedWrite),
-    request_body(content = crate::openapi::RecurringScheduleUpdateRequest, content_type = "application/json"),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringSchedule),
-    ),
-)]
-#[utoipa::path(
-    patch,
-    path = "/organizations/{org}/recurring/{id}",
-    operation_id = "recurring_patch",
-    tag = "recurring",
-    impl_for = __path_update_patch,
-    summary = "Update a recurring schedule (partial)",
-    description = "Changes only the members given of a recurring schedule.",
-    params(crate::openapi::params::QueuedWrite),
-    request_body(content = crate::openapi::RecurringScheduleUpdateRequest, content_type = "application/json"),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringSchedule),
-    ),
-)]
-async fn update<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-    payload: web::Payload,
-) -> Result<HttpResponse, ApiError> {
-    queue_update(
-        &state,
-        &req,
-        path,
-        payload,
-        Scope::Write,
-        RESOURCE,
-        |id, input: Body| {
-            Ok(Write::UpdateRecurringSchedule {
-                id,
-                input: input.into(),
-            })
-        },
-    )
-    .await
+    fn create(input: Body) -> Result<Write, ApiError> {
+        if input.status.is_some() {
+            return Err(validation(
+                ErrorCode::UnknownField,
+                Some("status".into()),
+                "a new schedule is active; pause it afterwards",
+            ));
+        }
+        Ok(Write::CreateRecurringSchedule(input.into()))
+    }
+
+    fn update(id: String, input: Body) -> Result<Write, ApiError> {
+        Ok(Write::UpdateRecurringSchedule {
+            id,
+            input: input.into(),
+        })
+    }
+
+    fn delete(id: String) -> Write {
+        Write::DeleteRecurringSchedule { id }
+    }
+
+    async fn get<S: Store>(
+        state: &AppState<S>,
+        access: &Access,
+        id: &str,
+    ) -> Result<HttpResponse, ApiError> {
+        let schedule = state.ledger.get_recurring_schedule(access, id).await?;
+        Ok(HttpResponse::Ok().json(RecurringScheduleView::of(&schedule)))
+    }
+
+    async fn list<S: Store>(
+        state: &AppState<S>,
+        _req: &HttpRequest,
+        access: &Access,
+        page: PageRequest,
+    ) -> Result<HttpResponse, ApiError> {
+        let result = state.ledger.list_recurring_schedules(access, page).await?;
+        Ok(list_response(page, &result, RecurringScheduleView::of))
+    }
 }
 
 /// Pause (`paused`) or resume (`active`): an update of the status alone.
@@ -243,37 +207,14 @@ async fn set_status<S: Store>(
     path: web::Path<(String, String)>,
     status: &'static str,
 ) -> Result<HttpResponse, ApiError> {
-    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
-    let write = Write::UpdateRecurringSchedule {
-        id,
-        input: RecurringScheduleInput {
-            status: Some(status.to_owned()),
-            ..RecurringScheduleInput::default()
-        },
-    };
-    submit(&state, &req, &access, b"", StatusCode::OK, write).await
-}
-
-#[utoipa::path(
-    delete,
-    path = "/organizations/{org}/recurring/{id}",
-    operation_id = "recurring_delete",
-    tag = "recurring",
-    summary = "Delete a recurring schedule",
-    description = "Soft-deletes a recurring schedule: nothing more is generated, and what it made stays.",
-    params(crate::openapi::params::QueuedWrite),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
-)]
-async fn delete<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-) -> Result<HttpResponse, ApiError> {
-    queue_admin_write(&state, &req, path, RESOURCE, |id| {
-        Write::DeleteRecurringSchedule { id }
+    queue_action(&state, &req, path, None, Scope::Write, RESOURCE, |id| {
+        Write::UpdateRecurringSchedule {
+            id,
+            input: RecurringScheduleInput {
+                status: Some(status.to_owned()),
+                ..RecurringScheduleInput::default()
+            },
+        }
     })
     .await
 }
@@ -309,28 +250,6 @@ async fn run<S: Store>(
 
 #[utoipa::path(
     get,
-    path = "/organizations/{org}/recurring",
-    operation_id = "recurring_list",
-    tag = "recurring",
-    summary = "List recurring schedules",
-    description = "Lists the organization's recurring schedules, oldest first, with their next run.",
-    params(crate::openapi::params::Paging),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::RecurringScheduleList),
-    ),
-)]
-async fn list<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
-    let (access, page) = list_access(&state, &req, path, RESOURCE, 20).await?;
-    let result = state.ledger.list_recurring_schedules(&access, page).await?;
-    Ok(list_response(page, &result, RecurringScheduleView::of))
-}
-
-#[utoipa::path(
-    get,
     path = "/organizations/{org}/recurring/{id}/runs",
     operation_id = "recurring_runs",
     tag = "recurring",
@@ -351,16 +270,3 @@ async fn runs<S: Store>(
     let result = state.ledger.list_recurring_runs(&access, &id, page).await?;
     Ok(list_response(page, &result, RecurringRunView::of))
 }
-
-// The OpenAPI operations of the handler that serves PUT and PATCH.
-#[expect(
-    non_camel_case_types,
-    reason = "utoipa names the operation type of handler `x` `__path_x`"
-)]
-mod operations {
-    #[doc(hidden)]
-    pub(crate) struct __path_update_put;
-    #[doc(hidden)]
-    pub(crate) struct __path_update_patch;
-}
-pub(crate) use operations::*;

@@ -9,6 +9,7 @@ use ledger_domain::reports::{PeriodFields, income_statement_period, report_as_of
 use ledger_domain::services::{Access, Channel};
 use ledger_domain::views::{BalanceSheetView, IncomeStatementView, TrialBalanceView};
 
+use super::resource::organization_access;
 use super::{Routes, State, access, at};
 use crate::AppState;
 use crate::error::ApiError;
@@ -162,7 +163,7 @@ async fn income_statement<S: Store>(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Read, "reports").await?;
+    let access = organization_access(&state, &req, path, Scope::Read, "reports").await?;
     let (report_currency, consolidated) = report_query(&state, &req, &access)?;
     let now = state.ledger.now();
     let start = query_date(&req, "start_date")?;

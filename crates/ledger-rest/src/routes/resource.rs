@@ -39,6 +39,18 @@ where
     Option::<T>::deserialize(d).map(Some)
 }
 
+/// Authenticates the request to a path of `/organizations/{org}` (a collection, a report)
+/// and clears it for `needed` on `resource`.
+pub(crate) async fn organization_access<S: Store>(
+    state: &AppState<S>,
+    req: &HttpRequest,
+    path: web::Path<String>,
+    needed: Scope,
+    resource: &str,
+) -> Result<Access, ApiError> {
+    access(state, req, &path.into_inner(), needed, resource).await
+}
+
 /// Authenticates the request to `/organizations/{org}/<resource>/{id}` and clears it for
 /// `needed`; answers the access and the id.
 pub(crate) async fn resource_access<S: Store>(
@@ -51,6 +63,19 @@ pub(crate) async fn resource_access<S: Store>(
     let (org, id) = path.into_inner();
     let access = access(state, req, &org, needed, resource).await?;
     Ok((access, id))
+}
+
+/// The JSON body of a write whose body is optional: an empty one is `B::default()` (the
+/// defaults of every member).
+pub(crate) fn optional_json<B: DeserializeOwned + Default>(
+    req: &HttpRequest,
+    body: &[u8],
+) -> Result<B, ApiError> {
+    if body.is_empty() {
+        Ok(B::default())
+    } else {
+        parse_json(req, body)
+    }
 }
 
 /// Reads the JSON body, builds the write of it with `build` and queues it (answering
@@ -80,7 +105,7 @@ pub(crate) async fn queue_create<S: Store, B: DeserializeOwned>(
     resource: &str,
     build: impl FnOnce(B) -> Result<Write, ApiError>,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(state, req, &path.into_inner(), needed, resource).await?;
+    let access = organization_access(state, req, path, needed, resource).await?;
     queue_json(state, req, &access, payload, StatusCode::CREATED, build).await
 }
 
@@ -112,7 +137,7 @@ pub(crate) async fn list_access<S: Store>(
     resource: &str,
     default_limit: i64,
 ) -> Result<(Access, PageRequest), ApiError> {
-    let access = access(state, req, &path.into_inner(), Scope::Read, resource).await?;
+    let access = organization_access(state, req, path, Scope::Read, resource).await?;
     Ok((access, page(req, default_limit)?))
 }
 
@@ -125,6 +150,26 @@ pub(crate) async fn queue_admin_write<S: Store>(
     resource: &str,
     build: impl FnOnce(String) -> Write,
 ) -> Result<HttpResponse, ApiError> {
-    let (access, id) = resource_access(state, req, path, Scope::Admin, resource).await?;
-    submit(state, req, &access, b"", StatusCode::OK, build(id)).await
+    queue_action(state, req, path, None, Scope::Admin, resource, build).await
+}
+
+/// A write on one resource that takes no body and needs `needed` (a post, a pause, a
+/// delete): the write `build` makes of the id, queued, 200 once it is done. With
+/// `payload`, whatever body came along is read and fingerprints the request for its
+/// `Idempotency-Key`; without, the fingerprint is empty.
+pub(crate) async fn queue_action<S: Store>(
+    state: &AppState<S>,
+    req: &HttpRequest,
+    path: web::Path<(String, String)>,
+    payload: Option<web::Payload>,
+    needed: Scope,
+    resource: &str,
+    build: impl FnOnce(String) -> Write,
+) -> Result<HttpResponse, ApiError> {
+    let (access, id) = resource_access(state, req, path, needed, resource).await?;
+    let body = match payload {
+        Some(payload) => read_body(payload).await?,
+        None => Vec::new(),
+    };
+    submit(state, req, &access, &body, StatusCode::OK, build(id)).await
 }

@@ -8,16 +8,17 @@ use ledger_domain::ports::Store;
 use ledger_domain::services::Write;
 use serde::Deserialize;
 
-use super::{Routes, State, access, at};
+use super::resource::{optional_json, organization_access};
+use super::{Routes, State, at};
 use crate::error::ApiError;
-use crate::input::{FlexDate, parse_json, read_body};
+use crate::input::{FlexDate, read_body};
 use crate::queued::submit;
 
 pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
     r.add(at("/organizations/{org}/revaluations").post(create::<S>));
 }
 
-#[derive(Deserialize, utoipa::ToSchema)]
+#[derive(Deserialize, utoipa::ToSchema, Default)]
 #[schema(as = RevaluationRequest)]
 #[serde(deny_unknown_fields)]
 struct Body {
@@ -45,20 +46,9 @@ async fn create<S: Store>(
     path: web::Path<String>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(
-        &state,
-        &req,
-        &path.into_inner(),
-        Scope::Write,
-        "transactions",
-    )
-    .await?;
+    let access = organization_access(&state, &req, path, Scope::Write, "transactions").await?;
     let body = read_body(payload).await?;
-    let input: Body = if body.is_empty() {
-        Body { date: None }
-    } else {
-        parse_json(&req, &body)?
-    };
+    let input: Body = optional_json(&req, &body)?;
     let write = Write::Revalue {
         date: input.date.map(|d| d.at.date()),
     };

@@ -6,6 +6,7 @@ use ledger_domain::ports::Store;
 use ledger_domain::views;
 use serde::Deserialize;
 
+use super::resource::organization_access;
 use super::{Routes, State, access, at};
 use crate::error::ApiError;
 use crate::input::{parse_json, read_body};
@@ -113,7 +114,7 @@ async fn billing<S: Store>(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Read, "billing").await?;
+    let access = organization_access(&state, &req, path, Scope::Read, "billing").await?;
     let billing = state.ledger.billing(&access).await?;
     Ok(HttpResponse::Ok().json(views::BillingView::of(&billing)))
 }

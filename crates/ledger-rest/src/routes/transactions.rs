@@ -10,7 +10,7 @@ use ledger_domain::transactions::TransactionStatus;
 use ledger_domain::views;
 use serde::Deserialize;
 
-use super::resource::{queue_json, queue_update};
+use super::resource::{organization_access, queue_action, queue_create, queue_update, required};
 use super::{Routes, State, access, at, list_response};
 use crate::error::{ApiError, validation};
 use crate::input::{DecimalText, FlexDate, page, parse_json, query_date, query_param, read_body};
@@ -100,14 +100,7 @@ async fn create<S: Store>(
     path: web::Path<String>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(
-        &state,
-        &req,
-        &path.into_inner(),
-        Scope::Write,
-        "transactions",
-    )
-    .await?;
+    let access = organization_access(&state, &req, path, Scope::Write, "transactions").await?;
     let body = read_body(payload).await?;
     let input: CreateBody = parse_json(&req, &body)?;
     let dry_run = input.dry_run || query_flag(&req, "dry_run")?;
@@ -176,28 +169,15 @@ async fn create_batch<S: Store>(
     path: web::Path<String>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(
+    queue_create(
         &state,
         &req,
-        &path.into_inner(),
+        path,
+        payload,
         Scope::Write,
         "transactions",
-    )
-    .await?;
-    queue_json(
-        &state,
-        &req,
-        &access,
-        payload,
-        StatusCode::CREATED,
         |input: BatchBody| {
-            let items = input.transactions.ok_or_else(|| {
-                validation(
-                    ErrorCode::MissingField,
-                    Some("transactions".into()),
-                    "transactions is required",
-                )
-            })?;
+            let items = required(input.transactions, "transactions")?;
             let mut inputs = Vec::with_capacity(items.len());
             for (i, item) in items.into_iter().enumerate() {
                 if item.dry_run {
@@ -272,14 +252,7 @@ async fn list<S: Store>(
     req: HttpRequest,
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(
-        &state,
-        &req,
-        &path.into_inner(),
-        Scope::Read,
-        "transactions",
-    )
-    .await?;
+    let access = organization_access(&state, &req, path, Scope::Read, "transactions").await?;
     let page = page(&req, 20)?;
     let from = query_date(&req, "start_date")?.map(|d| d.at);
     let until = query_date(&req, "end_date")?.map(|d| d.inclusive_until());
@@ -375,16 +348,14 @@ async fn post<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, "transactions").await?;
-    let body = read_body(payload).await?;
-    submit(
+    queue_action(
         &state,
         &req,
-        &access,
-        &body,
-        StatusCode::OK,
-        Write::PostTransaction { id },
+        path,
+        Some(payload),
+        Scope::Write,
+        "transactions",
+        |id| Write::PostTransaction { id },
     )
     .await
 }
@@ -450,8 +421,14 @@ async fn delete<S: Store>(
     req: HttpRequest,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
-    let (org, id) = path.into_inner();
-    let access = access(&state, &req, &org, Scope::Write, "transactions").await?;
-    let write = Write::DeleteTransaction { id };
-    submit(&state, &req, &access, b"", StatusCode::OK, write).await
+    queue_action(
+        &state,
+        &req,
+        path,
+        None,
+        Scope::Write,
+        "transactions",
+        |id| Write::DeleteTransaction { id },
+    )
+    .await
 }

@@ -1,7 +1,6 @@
 //! Account-to-account transfers (DECISIONS 7 and 10): a transfer is a transaction
 //! written by `transfer`; create, post and reverse are queued like any transaction write.
 
-use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::error::ErrorCode;
 use ledger_domain::organizations::Scope;
@@ -11,11 +10,12 @@ use ledger_domain::transactions::TransactionStatus;
 use ledger_domain::views;
 use serde::Deserialize;
 
-use super::resource::{list_access, queue_create, queue_update, required, resource_access};
+use super::resource::{
+    list_access, queue_action, queue_create, queue_update, required, resource_access,
+};
 use super::{Routes, State, at, list_response};
 use crate::error::{ApiError, validation};
-use crate::input::{DecimalText, FlexDate, query_param, read_body};
-use crate::queued::submit;
+use crate::input::{DecimalText, FlexDate, query_param};
 
 const RESOURCE: &str = "transfers";
 
@@ -170,10 +170,16 @@ async fn post<S: Store>(
     path: web::Path<(String, String)>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let (access, id) = resource_access(&state, &req, path, Scope::Write, RESOURCE).await?;
-    let body = read_body(payload).await?;
-    let write = Write::PostTransfer { id };
-    submit(&state, &req, &access, &body, StatusCode::OK, write).await
+    queue_action(
+        &state,
+        &req,
+        path,
+        Some(payload),
+        Scope::Write,
+        RESOURCE,
+        |id| Write::PostTransfer { id },
+    )
+    .await
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]

@@ -6,38 +6,49 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::organizations::Scope;
-use ledger_domain::ports::Store;
-use ledger_domain::services::{NewWebhookEndpointInput, WebhookEndpointChanges, Write};
+use ledger_domain::ports::{PageRequest, Store};
+use ledger_domain::services::{Access, NewWebhookEndpointInput, WebhookEndpointChanges, Write};
 use ledger_domain::views;
 use serde::Deserialize;
 
-use super::resource::{
-    list_access, queue_admin_write, queue_create, queue_update, required, resource_access,
-};
+use super::crud::{Crud, crud_operations};
+use super::resource::{queue_admin_write, required, resource_access};
 use super::{Routes, State, access, at, list_response};
+use crate::AppState;
 use crate::error::ApiError;
 use crate::input::page;
 use crate::queued::submit;
 
 const RESOURCE: &str = "webhooks";
 
-pub(super) fn configure<S: Store>(r: &mut Routes<'_>) {
-    r.add(
-        at("/organizations/{org}/webhooks")
-            .get(list::<S>)
-            .post(create::<S>),
-    )
-    .add(
-        at("/organizations/{org}/webhooks/{id}")
-            .get(get::<S>)
-            .put(update::<S>)
-            .patch(update::<S>)
-            .delete(delete::<S>),
-    )
-    .add(at("/organizations/{org}/webhooks/{id}/rotate-secret").post(rotate::<S>))
-    .add(at("/organizations/{org}/webhooks/{id}/deliveries").get(deliveries::<S>))
-    .add(at("/organizations/{org}/webhooks/{id}/deliveries/{delivery}").get(delivery::<S>))
-    .add(at("/organizations/{org}/webhooks/{id}/deliveries/{delivery}/replay").post(replay::<S>));
+crud_operations! {
+    Webhooks, tag "webhooks", schemas WebhookEndpoint, WebhookEndpointList;
+    paths "/organizations/{org}/webhooks", "/organizations/{org}/webhooks/{id}",
+        then more_routes;
+    writes need "ledger:admin";
+    create "webhooks_create": "Create a webhook endpoint (the answer shows its secret once)",
+        "Registers a URL that receives the organization's events as signed POST requests (Standard Webhooks); the signing secret is in this answer only.";
+    get "webhooks_get": "Get a webhook endpoint",
+        "Returns one webhook endpoint with its URL, event kinds and state, never its secret.";
+    update "webhooks_update": "Update a webhook endpoint",
+        "Changes a webhook endpoint's URL, event kinds, description or state; enabling it clears its failure streak.";
+    patch "webhooks_patch": "Update a webhook endpoint (partial)",
+        "Changes only the members given of a webhook endpoint.";
+    delete "webhooks_delete": "Delete a webhook endpoint",
+        "Soft-deletes a webhook endpoint; its pending deliveries stop.";
+    list "webhooks_list": "List webhook endpoints",
+        "Lists the organization's webhook endpoints, oldest first, never their signing secrets.",
+        filters();
+}
+
+/// The paths of an endpoint's secret rotation and of its deliveries.
+fn more_routes<S: Store>(r: &mut Routes<'_>) {
+    r.add(at("/organizations/{org}/webhooks/{id}/rotate-secret").post(rotate::<S>))
+        .add(at("/organizations/{org}/webhooks/{id}/deliveries").get(deliveries::<S>))
+        .add(at("/organizations/{org}/webhooks/{id}/deliveries/{delivery}").get(delivery::<S>))
+        .add(
+            at("/organizations/{org}/webhooks/{id}/deliveries/{delivery}/replay").post(replay::<S>),
+        );
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -52,91 +63,6 @@ struct CreateBody {
     enabled: Option<bool>,
 }
 
-#[utoipa::path(
-    post,
-    path = "/organizations/{org}/webhooks",
-    operation_id = "webhooks_create",
-    tag = "webhooks",
-    summary = "Create a webhook endpoint (the answer shows its secret once)",
-    description = "Registers a URL that receives the organization's events as signed POST requests (Standard Webhooks); the signing secret is in this answer only.",
-    params(crate::openapi::params::QueuedWrite),
-    request_body(content = CreateBody, content_type = "application/json"),
-    responses(
-        (status = 201, description = "Created.", body = crate::openapi::schemas::WebhookEndpoint),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
-)]
-async fn create<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<String>,
-    payload: web::Payload,
-) -> Result<HttpResponse, ApiError> {
-    queue_create(
-        &state,
-        &req,
-        path,
-        payload,
-        Scope::Admin,
-        RESOURCE,
-        |input: CreateBody| {
-            let input = NewWebhookEndpointInput {
-                url: required(input.url, "url")?,
-                description: input.description,
-                event_types: input.event_types.unwrap_or_default(),
-                enabled: input.enabled,
-            };
-            Ok(Write::CreateWebhookEndpoint(input))
-        },
-    )
-    .await
-}
-
-#[utoipa::path(
-    get,
-    path = "/organizations/{org}/webhooks",
-    operation_id = "webhooks_list",
-    tag = "webhooks",
-    summary = "List webhook endpoints",
-    description = "Lists the organization's webhook endpoints, oldest first, never their signing secrets.",
-    params(crate::openapi::params::Paging),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookEndpointList),
-    ),
-)]
-async fn list<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
-    let (access, page) = list_access(&state, &req, path, RESOURCE, 20).await?;
-    let result = state.ledger.list_webhook_endpoints(&access, page).await?;
-    Ok(list_response(page, &result, |e| {
-        views::WebhookEndpointView::of(e, false)
-    }))
-}
-
-#[utoipa::path(
-    get,
-    path = "/organizations/{org}/webhooks/{id}",
-    operation_id = "webhooks_get",
-    tag = "webhooks",
-    summary = "Get a webhook endpoint",
-    description = "Returns one webhook endpoint with its URL, event kinds and state, never its secret.",
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookEndpoint),
-    ),
-)]
-async fn get<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-) -> Result<HttpResponse, ApiError> {
-    let (access, id) = resource_access(&state, &req, path, Scope::Read, RESOURCE).await?;
-    let endpoint = state.ledger.get_webhook_endpoint(&access, &id).await?;
-    Ok(HttpResponse::Ok().json(views::WebhookEndpointView::of(&endpoint, false)))
-}
-
 #[derive(Deserialize, utoipa::ToSchema)]
 #[schema(as = WebhookUpdateRequest)]
 #[serde(deny_unknown_fields)]
@@ -149,84 +75,57 @@ struct UpdateBody {
     enabled: Option<bool>,
 }
 
-#[utoipa::path(
-    put,
-    path = "/organizations/{org}/webhooks/{id}",
-    operation_id = "webhooks_update",
-    tag = "webhooks",
-    impl_for = __path_update_put,
-    summary = "Update a webhook endpoint",
-    description = "Changes a webhook endpoint's URL, event kinds, description or state; enabling it clears its failure streak.",
-    params(crate::openapi::params::QueuedWrite),
-    request_body(content = UpdateBody, content_type = "application/json"),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookEndpoint),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
-)]
-#[utoipa::path(
-    patch,
-    path = "/organizations/{org}/webhooks/{id}",
-    operation_id = "webhooks_patch",
-    tag = "webhooks",
-    impl_for = __path_update_patch,
-    summary = "Update a webhook endpoint (partial)",
-    description = "Changes only the members given of a webhook endpoint.",
-    params(crate::openapi::params::QueuedWrite),
-    request_body(content = UpdateBody, content_type = "application/json"),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::WebhookEndpoint),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
-)]
-async fn update<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-    payload: web::Payload,
-) -> Result<HttpResponse, ApiError> {
-    queue_update(
-        &state,
-        &req,
-        path,
-        payload,
-        Scope::Admin,
-        RESOURCE,
-        |id, input: UpdateBody| {
-            let changes = WebhookEndpointChanges {
-                url: input.url,
-                description: input.description,
-                event_types: input.event_types,
-                enabled: input.enabled,
-            };
-            Ok(Write::UpdateWebhookEndpoint { id, changes })
-        },
-    )
-    .await
-}
+struct Webhooks;
 
-#[utoipa::path(
-    delete,
-    path = "/organizations/{org}/webhooks/{id}",
-    operation_id = "webhooks_delete",
-    tag = "webhooks",
-    summary = "Delete a webhook endpoint",
-    description = "Soft-deletes a webhook endpoint; its pending deliveries stop.",
-    params(crate::openapi::params::QueuedWrite),
-    responses(
-        (status = 200, description = "The resource.", body = crate::openapi::schemas::Deleted),
-    ),
-    security(("api_key" = []), ("oauth2" = ["ledger:admin"])),
-)]
-async fn delete<S: Store>(
-    state: State<S>,
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-) -> Result<HttpResponse, ApiError> {
-    queue_admin_write(&state, &req, path, RESOURCE, |id| {
+impl Crud for Webhooks {
+    const RESOURCE: &'static str = RESOURCE;
+    type CreateBody = CreateBody;
+    type UpdateBody = UpdateBody;
+    const WRITE: Scope = Scope::Admin;
+
+    fn create(input: CreateBody) -> Result<Write, ApiError> {
+        Ok(Write::CreateWebhookEndpoint(NewWebhookEndpointInput {
+            url: required(input.url, "url")?,
+            description: input.description,
+            event_types: input.event_types.unwrap_or_default(),
+            enabled: input.enabled,
+        }))
+    }
+
+    fn update(id: String, input: UpdateBody) -> Result<Write, ApiError> {
+        let changes = WebhookEndpointChanges {
+            url: input.url,
+            description: input.description,
+            event_types: input.event_types,
+            enabled: input.enabled,
+        };
+        Ok(Write::UpdateWebhookEndpoint { id, changes })
+    }
+
+    fn delete(id: String) -> Write {
         Write::DeleteWebhookEndpoint { id }
-    })
-    .await
+    }
+
+    async fn get<S: Store>(
+        state: &AppState<S>,
+        access: &Access,
+        id: &str,
+    ) -> Result<HttpResponse, ApiError> {
+        let endpoint = state.ledger.get_webhook_endpoint(access, id).await?;
+        Ok(HttpResponse::Ok().json(views::WebhookEndpointView::of(&endpoint, false)))
+    }
+
+    async fn list<S: Store>(
+        state: &AppState<S>,
+        _req: &HttpRequest,
+        access: &Access,
+        page: PageRequest,
+    ) -> Result<HttpResponse, ApiError> {
+        let result = state.ledger.list_webhook_endpoints(access, page).await?;
+        Ok(list_response(page, &result, |e| {
+            views::WebhookEndpointView::of(e, false)
+        }))
+    }
 }
 
 #[utoipa::path(
@@ -338,16 +237,3 @@ async fn replay<S: Store>(
     };
     submit(&state, &req, &access, b"", StatusCode::OK, write).await
 }
-
-// The OpenAPI operations of handlers that serve more than one path.
-#[expect(
-    non_camel_case_types,
-    reason = "utoipa names the operation type of handler `x` `__path_x`"
-)]
-mod operations {
-    #[doc(hidden)]
-    pub(crate) struct __path_update_put;
-    #[doc(hidden)]
-    pub(crate) struct __path_update_patch;
-}
-pub(crate) use operations::*;

@@ -18,7 +18,8 @@ use ledger_domain::x402::{
 };
 use serde::Deserialize;
 
-use super::{Routes, State, access, at};
+use super::resource::organization_access;
+use super::{Routes, State, at};
 use crate::error::ApiError;
 use crate::input::{WholeNumber, parse_json, read_body, whole};
 
@@ -66,7 +67,7 @@ async fn purchase<S: Store>(
     path: web::Path<String>,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let access = access(&state, &req, &path.into_inner(), Scope::Admin, "credits").await?;
+    let access = organization_access(&state, &req, path, Scope::Admin, "credits").await?;
     let body = read_body(payload).await?;
     let input: Body = parse_json(&req, &body)?;
     let payment = req

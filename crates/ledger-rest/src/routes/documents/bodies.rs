@@ -58,90 +58,76 @@ pub(super) struct DocumentBody {
     notes: Option<Option<String>>,
 }
 
-/// The body of an invoice as documented: [`DocumentBody`] with `invoice_date` and
-/// without `bill_date` (which an invoice refuses).
-#[derive(Deserialize, utoipa::ToSchema)]
-#[schema(as = InvoiceCreateRequest)]
-#[serde(deny_unknown_fields)]
-#[expect(
-    dead_code,
-    reason = "the OpenAPI schema of a body read as JSON, never built"
-)]
-pub(super) struct InvoiceBody {
-    #[schema(required = true, schema_with = crate::openapi::text)]
-    contact_id: Option<String>,
-    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
-    invoice_date: Option<FlexDate>,
-    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
-    due_date: Option<FlexDate>,
-    #[schema(required = true, value_type = Vec<ItemBody>, min_items = 1, max_items = 200)]
-    items: Option<Vec<ItemBody>>,
-    #[schema(schema_with = crate::openapi::optional_text_5000)]
-    notes: Option<String>,
+/// The two bodies of one kind as documented, a create's and an update's: [`DocumentBody`]
+/// with the kind's date member `$date` and without the other kind's. Each keeps its doc
+/// comment, which is its schema's description.
+macro_rules! documented_bodies {
+    (
+        $(#[$create_doc:meta])* $create:ident as $create_schema:ident;
+        $(#[$update_doc:meta])* $update:ident as $update_schema:ident;
+        date $date:ident
+    ) => {
+        $(#[$create_doc])*
+        #[derive(Deserialize, utoipa::ToSchema)]
+        #[schema(as = $create_schema)]
+        #[serde(deny_unknown_fields)]
+        #[expect(
+            dead_code,
+            reason = "the OpenAPI schema of a body read as JSON, never built"
+        )]
+        pub(super) struct $create {
+            #[schema(required = true, schema_with = crate::openapi::text)]
+            contact_id: Option<String>,
+            #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
+            $date: Option<FlexDate>,
+            #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
+            due_date: Option<FlexDate>,
+            #[schema(required = true, value_type = Vec<ItemBody>, min_items = 1, max_items = 200)]
+            items: Option<Vec<ItemBody>>,
+            #[schema(schema_with = crate::openapi::optional_text_5000)]
+            notes: Option<String>,
+        }
+
+        $(#[$update_doc])*
+        #[derive(Deserialize, utoipa::ToSchema)]
+        #[schema(as = $update_schema)]
+        #[serde(deny_unknown_fields)]
+        #[expect(
+            dead_code,
+            reason = "the OpenAPI schema of a body read as JSON, never built"
+        )]
+        pub(super) struct $update {
+            contact_id: Option<String>,
+            #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
+            $date: Option<FlexDate>,
+            #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
+            due_date: Option<FlexDate>,
+            #[schema(min_items = 1, max_items = 200)]
+            items: Option<Vec<ItemBody>>,
+            #[schema(schema_with = crate::openapi::optional_text_5000)]
+            notes: Option<String>,
+        }
+    };
 }
 
-/// The changes to an invoice as documented: [`DocumentBody`] with `invoice_date` and
-/// without `bill_date` (which an invoice refuses).
-#[derive(Deserialize, utoipa::ToSchema)]
-#[schema(as = InvoiceUpdateRequest)]
-#[serde(deny_unknown_fields)]
-#[expect(
-    dead_code,
-    reason = "the OpenAPI schema of a body read as JSON, never built"
-)]
-pub(super) struct InvoiceUpdateBody {
-    contact_id: Option<String>,
-    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
-    invoice_date: Option<FlexDate>,
-    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
-    due_date: Option<FlexDate>,
-    #[schema(min_items = 1, max_items = 200)]
-    items: Option<Vec<ItemBody>>,
-    #[schema(schema_with = crate::openapi::optional_text_5000)]
-    notes: Option<String>,
+documented_bodies! {
+    /// The body of an invoice as documented: [`DocumentBody`] with `invoice_date` and
+    /// without `bill_date` (which an invoice refuses).
+    InvoiceBody as InvoiceCreateRequest;
+    /// The changes to an invoice as documented: [`DocumentBody`] with `invoice_date` and
+    /// without `bill_date` (which an invoice refuses).
+    InvoiceUpdateBody as InvoiceUpdateRequest;
+    date invoice_date
 }
 
-/// The body of a bill as documented: [`DocumentBody`] with `bill_date` and without
-/// `invoice_date`.
-#[derive(Deserialize, utoipa::ToSchema)]
-#[schema(as = BillCreateRequest)]
-#[serde(deny_unknown_fields)]
-#[expect(
-    dead_code,
-    reason = "the OpenAPI schema of a body read as JSON, never built"
-)]
-pub(super) struct BillBody {
-    #[schema(required = true, schema_with = crate::openapi::text)]
-    contact_id: Option<String>,
-    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
-    bill_date: Option<FlexDate>,
-    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
-    due_date: Option<FlexDate>,
-    #[schema(required = true, value_type = Vec<ItemBody>, min_items = 1, max_items = 200)]
-    items: Option<Vec<ItemBody>>,
-    #[schema(schema_with = crate::openapi::optional_text_5000)]
-    notes: Option<String>,
-}
-
-/// The changes to a bill as documented: [`DocumentBody`] with `bill_date` and without
-/// `invoice_date`.
-#[derive(Deserialize, utoipa::ToSchema)]
-#[schema(as = BillUpdateRequest)]
-#[serde(deny_unknown_fields)]
-#[expect(
-    dead_code,
-    reason = "the OpenAPI schema of a body read as JSON, never built"
-)]
-pub(super) struct BillUpdateBody {
-    contact_id: Option<String>,
-    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
-    bill_date: Option<FlexDate>,
-    #[schema(value_type = Option<crate::openapi::FlexibleDate>)]
-    due_date: Option<FlexDate>,
-    #[schema(min_items = 1, max_items = 200)]
-    items: Option<Vec<ItemBody>>,
-    #[schema(schema_with = crate::openapi::optional_text_5000)]
-    notes: Option<String>,
+documented_bodies! {
+    /// The body of a bill as documented: [`DocumentBody`] with `bill_date` and without
+    /// `invoice_date`.
+    BillBody as BillCreateRequest;
+    /// The changes to a bill as documented: [`DocumentBody`] with `bill_date` and without
+    /// `invoice_date`.
+    BillUpdateBody as BillUpdateRequest;
+    date bill_date
 }
 
 pub(super) fn document_input<K: Kind>(body: DocumentBody) -> Result<DocumentInput, ApiError> {

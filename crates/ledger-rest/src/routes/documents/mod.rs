@@ -5,15 +5,10 @@
 //! queue.
 //!
 //! `bodies` holds the document body both kinds share, `writes` the writes (with
-//! the payment body), `reads` the reads; `operations` names the OpenAPI operations, one
-//! per kind, which the handlers' `#[utoipa::path(impl_for = ...)]` attributes implement.
+//! the payment body), `reads` the reads; `operations` states the OpenAPI operations of
+//! the handlers (and of the PDF, `super::pdf`), each once for both kinds.
 
 mod bodies;
-// The OpenAPI operations of handlers that serve more than one path.
-#[expect(
-    non_camel_case_types,
-    reason = "utoipa names the operation type of handler `x` `__path_x`"
-)]
 mod operations;
 mod reads;
 mod writes;

@@ -15,10 +15,10 @@ use serde::Deserialize;
 
 use super::RESOURCE;
 use crate::error::ApiError;
-use crate::input::{parse_json, read_body};
+use crate::input::read_body;
 use crate::queued::submit;
 
-use crate::routes::resource::{queue_json, required, resource_access};
+use crate::routes::resource::{optional_json, queue_json, required, resource_access};
 use crate::routes::{State, access};
 
 /// The widest a statement can be: a column number above this is refused as malformed
@@ -207,11 +207,7 @@ pub(super) async fn accept<S: Store>(
     let (org, id, line_id) = path.into_inner();
     let access = access(&state, &req, &org, Scope::Write, RESOURCE).await?;
     let body = read_body(payload).await?;
-    let input: AcceptBody = if body.is_empty() {
-        AcceptBody::default()
-    } else {
-        parse_json(&req, &body)?
-    };
+    let input: AcceptBody = optional_json(&req, &body)?;
     let write = Write::AcceptStatementLine {
         id,
         line_id,
