@@ -20,6 +20,20 @@ pub fn refused(res: &Answer, status: StatusCode, code: &str) {
     assert_eq!((res.status, res.code()), (status, code), "{}", res.body);
 }
 
+/// [`refused`] for one case of a loop: a failure names the `case` (what was sent).
+///
+/// # Panics
+/// When the status or the code differ (the case and the body are printed).
+#[track_caller]
+pub fn refused_case(case: impl std::fmt::Display, res: &Answer, status: StatusCode, code: &str) {
+    assert_eq!(
+        (res.status, res.code()),
+        (status, code),
+        "{case}: {}",
+        res.body
+    );
+}
+
 /// Asserts that `res` is the error envelope with `status` and `code` naming `field` in
 /// its details.
 ///
@@ -197,6 +211,28 @@ impl TestApp {
             .await;
     }
 
+    /// Asserts that the test key of `intruder` reaches nothing of the item `id` of the
+    /// `collection` of `owner`: on the owner's path the organization is not found, on
+    /// the intruder's own path the item is not (reading, updating with `update` and
+    /// deleting are refused each time).
+    pub async fn foreign_item_refused(
+        &self,
+        intruder: &Org,
+        owner: &Org,
+        (collection, id): (&str, &str),
+        update: Value,
+    ) {
+        for (org, code) in [
+            (owner, "organization_not_found"),
+            (intruder, "resource_not_found"),
+        ] {
+            let item = org.path(&format!("{collection}/{id}"));
+            let answer = (StatusCode::NOT_FOUND, code);
+            self.item_refused_with(&[], &intruder.test_key, &item, update.clone(), answer)
+                .await;
+        }
+    }
+
     /// Asserts that `key` neither reads nor deletes `item` (404 `resource_not_found`):
     /// another mode's data.
     pub async fn item_hidden(&self, key: &str, item: &str) {
@@ -333,6 +369,22 @@ impl TestApp {
         (org, ids)
     }
 
+    /// Stores in the test mode of `org` the exchange rate `rate` from `from` to US dollars
+    /// effective on `date`, asserting `201 Created`.
+    ///
+    /// # Panics
+    /// When the rate is refused (the body is printed).
+    pub async fn usd_rate(&self, org: &Org, from: &str, rate: &str, date: &str) {
+        let res = self
+            .post(
+                &org.test_key,
+                &org.path("exchange-rates"),
+                json!({"from_currency_id": from, "to_currency_id": "USD", "rate": rate, "effective_date": date}),
+            )
+            .await;
+        res.created();
+    }
+
     /// Creates a contact `name` of `contact_type` through the queue; its id.
     pub async fn contact(&self, org: &Org, key: &str, contact_type: &str, name: &str) -> String {
         self.create_id_wait(
@@ -369,6 +421,27 @@ impl TestApp {
                 .unwrap_or_else(|| panic!("no account {code}"))
                 .to_owned()
         })
+    }
+
+    /// The balance object (`debit`, `credit`, `net`) of the account `account` of `org`,
+    /// read with `key`.
+    ///
+    /// # Panics
+    /// When the read fails.
+    pub async fn balance(&self, org: &Org, key: &str, account: &str) -> Value {
+        let path = org.path(&format!("accounts/{account}/balance"));
+        self.read(key, &path).await["balance"].clone()
+    }
+
+    /// The net balance (in the account type's normal direction) of the account with
+    /// `code` of `org`, read with `key`.
+    ///
+    /// # Panics
+    /// When the account or its balance cannot be read.
+    pub async fn net_balance(&self, org: &Org, key: &str, code: &str) -> String {
+        let id = self.account_id(org, key, code).await;
+        let balance = self.balance(org, key, &id).await;
+        balance["net"].as_str().expect("net").to_owned()
     }
 
     /// Creates a sub-organization `name` of `parent_id` with `key` and the given

@@ -9,7 +9,7 @@ mod idempotency;
 pub mod mcp;
 pub mod pages;
 mod python;
-pub use fixtures::{entries, invalid, refused, refused_on, strs};
+pub use fixtures::{entries, invalid, refused, refused_case, refused_on, strs};
 pub use python::{ScriptOutput, python_imports, require_python, run_python, workspace};
 
 use std::net::TcpListener;

@@ -106,6 +106,15 @@ async fn send(
     req.send().await.expect("request reaches the server")
 }
 
+/// The e-mail sign-in form (`POST /signin`): a link for `email` that comes back to
+/// `return_to`.
+pub fn sign_in_form(email: &str, return_to: &str) -> [(String, String); 2] {
+    [
+        ("email".into(), email.into()),
+        ("return_to".into(), return_to.into()),
+    ]
+}
+
 /// The form a user sends to approve the consent `page`: its hidden fields, the `mode`,
 /// the decision and each of `scopes`.
 pub fn consent_form(page: &str, mode: &str, scopes: &[&str]) -> Vec<(String, String)> {

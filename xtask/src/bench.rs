@@ -497,6 +497,21 @@ fn mb(kb: u64) -> f64 {
     round(kb as f64 / 1024.0, 1)
 }
 
+/// One row of the report's table: the figures of the phase `p` of the backend `name`,
+/// under the column headings `table` writes.
+fn phase_row(out: &mut String, name: &str, label: &str, p: &Value) {
+    let _ = writeln!(
+        out,
+        "{name:<9} {label:<22} {:>8} {:>7} {:>9.1} {:>8.2} {:>8.2} {:>8.2}",
+        p["ok"].as_u64().unwrap_or(0),
+        p["errors"].as_u64().unwrap_or(0),
+        p["per_second"].as_f64().unwrap_or(0.0),
+        p["p50_ms"].as_f64().unwrap_or(0.0),
+        p["p99_ms"].as_f64().unwrap_or(0.0),
+        p["max_ms"].as_f64().unwrap_or(0.0),
+    );
+}
+
 /// The human-readable report.
 fn table(report: &Value) -> String {
     let mut out = String::new();
@@ -529,16 +544,7 @@ fn table(report: &Value) -> String {
             ("baseline_sql_insert", "baseline SQL insert"),
         ] {
             let p = &backend[key];
-            let _ = writeln!(
-                out,
-                "{name:<9} {label:<22} {:>8} {:>7} {:>9.1} {:>8.2} {:>8.2} {:>8.2}",
-                p["ok"].as_u64().unwrap_or(0),
-                p["errors"].as_u64().unwrap_or(0),
-                p["per_second"].as_f64().unwrap_or(0.0),
-                p["p50_ms"].as_f64().unwrap_or(0.0),
-                p["p99_ms"].as_f64().unwrap_or(0.0),
-                p["max_ms"].as_f64().unwrap_or(0.0),
-            );
+            phase_row(&mut out, name, label, p);
             let cpu = &p["cpu_us_per_op"];
             let _ = writeln!(
                 out,
@@ -555,18 +561,8 @@ fn table(report: &Value) -> String {
                 ("balance_as_of", "balance as of"),
                 ("trial_balance", "trial balance"),
             ] {
-                let p = &step[key];
                 let label = format!("{label} @{}", step["entries_per_account"]);
-                let _ = writeln!(
-                    out,
-                    "{name:<9} {label:<22} {:>8} {:>7} {:>9.1} {:>8.2} {:>8.2} {:>8.2}",
-                    p["ok"].as_u64().unwrap_or(0),
-                    p["errors"].as_u64().unwrap_or(0),
-                    p["per_second"].as_f64().unwrap_or(0.0),
-                    p["p50_ms"].as_f64().unwrap_or(0.0),
-                    p["p99_ms"].as_f64().unwrap_or(0.0),
-                    p["max_ms"].as_f64().unwrap_or(0.0),
-                );
+                phase_row(&mut out, name, &label, &step[key]);
             }
         }
         let rss = &backend["server_rss_mb"];

@@ -174,14 +174,15 @@ pub(crate) fn run(args: &[String], soak: bool) -> anyhow::Result<()> {
                 );
                 continue;
             };
+            let name = if options.soak { "soak" } else { "chaos" };
             let outcome = tokio::select! {
-                outcome = async {
+                outcome = in_scratch(name, options.seed, async |scratch| {
                     if options.soak {
-                        soak::run(&options, &binary, backend, &database).await
+                        soak::run(&options, &binary, backend, &database, scratch).await
                     } else {
-                        run_backend(&options, &binary, backend, &database).await
+                        run_backend(&options, &binary, backend, &database, scratch).await
                     }
-                } => outcome,
+                }) => outcome,
                 _ = tokio::signal::ctrl_c() => Err(anyhow!("interrupted")),
                 // `timeout` and CI runners stop with SIGTERM: clean up as for Ctrl-C.
                 _ = terminated() => Err(anyhow!("terminated")),
@@ -258,6 +259,16 @@ impl Rng {
     }
 }
 
+/// The HTTP client of a run's clients: the request timeout, and idle connections kept
+/// for `connections` at once.
+fn http_client(connections: usize) -> anyhow::Result<reqwest::Client> {
+    reqwest::Client::builder()
+        .timeout(REQUEST_TIMEOUT)
+        .pool_max_idle_per_host(connections)
+        .build()
+        .context("building the HTTP client")
+}
+
 /// Runs `body` in a scratch directory of its own (`ledger-NAME-SEED` in the temporary
 /// directory), removed afterwards whatever `body` answered.
 pub(crate) async fn in_scratch<T>(
@@ -272,9 +283,39 @@ pub(crate) async fn in_scratch<T>(
     outcome
 }
 
+/// "server BUILD; N cores, CPU": the header words of the chaos and soak reports.
+pub(crate) fn server_and_machine(report: &Value) -> String {
+    format!(
+        "server {}; {} cores, {}",
+        report["server_build"].as_str().unwrap_or("?"),
+        report["machine"]["cores"],
+        report["machine"]["cpu"].as_str().unwrap_or("unknown CPU"),
+    )
+}
+
+/// Writes each backend of a chaos or soak report: `skipped: REASON` for one that did not
+/// run, else its `summary` line (of its name and figures) and its failures, or `passed`.
+pub(crate) fn write_backends(
+    out: &mut String,
+    report: &Value,
+    passed: &str,
+    summary: impl Fn(&str, &Value) -> String,
+) {
+    use std::fmt::Write as _;
+    for backend in report["backends"].as_array().into_iter().flatten() {
+        let name = backend["backend"].as_str().unwrap_or("?");
+        if let Some(reason) = backend["skipped"].as_str() {
+            let _ = writeln!(out, "{name}: skipped: {reason}\n");
+            continue;
+        }
+        let _ = writeln!(out, "{}", summary(name, backend));
+        write_failures(out, backend, passed);
+    }
+}
+
 /// A backend's failures, one line each, or `passed` when it has none (report tables of
 /// the chaos and soak runs).
-pub(crate) fn write_failures(out: &mut String, backend: &Value, passed: &str) {
+fn write_failures(out: &mut String, backend: &Value, passed: &str) {
     use std::fmt::Write as _;
     let failures = backend["failures"].as_array().cloned().unwrap_or_default();
     if failures.is_empty() {

@@ -112,11 +112,40 @@ impl Drop for Server {
     }
 }
 
+/// The signed-up organization of a scenario: its key and the two accounts it posts to.
+#[derive(Clone)]
 struct Books {
     org: String,
     key: String,
     cash: String,
     sales: String,
+}
+
+impl Books {
+    /// GETs `path` under the organization (`{base}/organizations/{org}/{path}`) with its
+    /// key; the JSON body.
+    async fn read(&self, client: &Client, base: &str, path: &str) -> Value {
+        let path = format!("/organizations/{}/{path}", self.org);
+        get_json(client, base, &self.key, &path).await
+    }
+}
+
+/// GETs `{base}{path}` with the bearer `key`; the JSON body.
+async fn get_json(client: &Client, base: &str, key: &str, path: &str) -> Value {
+    client
+        .get(format!("{base}{path}"))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("GET {path}: {e}"))
+        .json()
+        .await
+        .expect("json")
+}
+
+/// `cents` as a decimal amount of money ("1.05").
+fn money(cents: i64) -> String {
+    format!("{}.{:02}", cents / 100, cents % 100)
 }
 
 async fn sign_up(client: &Client, base: &str) -> Books {
@@ -131,15 +160,13 @@ async fn sign_up(client: &Client, base: &str) -> Books {
         .expect("json");
     let org = res["organization"]["id"].as_str().expect("org").to_owned();
     let key = res["api_key"]["key"].as_str().expect("key").to_owned();
-    let accounts: Value = client
-        .get(format!("{base}/organizations/{org}/accounts"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .expect("accounts")
-        .json()
-        .await
-        .expect("json");
+    let accounts = get_json(
+        client,
+        base,
+        &key,
+        &format!("/organizations/{org}/accounts"),
+    )
+    .await;
     let id = |code: &str| {
         accounts["data"]
             .as_array()
@@ -167,8 +194,8 @@ async fn fire(
     let calls = (0..count).map(|i| {
         let cents = 100 + i as i64;
         let body = json!({"description": format!("job {i}"), "date": "2026-05-01", "auto_post": true, "entries": [
-            {"account_id": books.cash, "entry_type": "debit", "amount": format!("{}.{:02}", cents / 100, cents % 100)},
-            {"account_id": books.sales, "entry_type": "credit", "amount": format!("{}.{:02}", cents / 100, cents % 100)}]});
+            {"account_id": books.cash, "entry_type": "debit", "amount": money(cents)},
+            {"account_id": books.sales, "entry_type": "credit", "amount": money(cents)}]});
         let mut req = client.post(format!("{base}/organizations/{}/transactions", books.org)).bearer_auth(&books.key).json(&body);
         if wait {
             req = req.header("Prefer", "wait=20");
@@ -198,18 +225,7 @@ async fn assert_applied_once(client: &Client, base: &str, books: &Books, accepte
     let expected_cents: i64 = accepted_cents.iter().sum();
     let mut last = Value::Null;
     for _ in 0..600 {
-        last = client
-            .get(format!(
-                "{base}/organizations/{}/transactions?limit=1",
-                books.org
-            ))
-            .bearer_auth(&books.key)
-            .send()
-            .await
-            .expect("list")
-            .json()
-            .await
-            .expect("json");
+        last = books.read(client, base, "transactions?limit=1").await;
         if last["total_count"].as_i64() == Some(expected_count) {
             break;
         }
@@ -220,22 +236,10 @@ async fn assert_applied_once(client: &Client, base: &str, books: &Books, accepte
         Some(expected_count),
         "every accepted job applied once"
     );
-    let account: Value = client
-        .get(format!(
-            "{base}/organizations/{}/accounts/{}",
-            books.org, books.cash
-        ))
-        .bearer_auth(&books.key)
-        .send()
-        .await
-        .expect("account")
-        .json()
-        .await
-        .expect("json");
-    assert_eq!(
-        account["balance"]["net"],
-        format!("{}.{:02}", expected_cents / 100, expected_cents % 100)
-    );
+    let account = books
+        .read(client, base, &format!("accounts/{}", books.cash))
+        .await;
+    assert_eq!(account["balance"]["net"], money(expected_cents));
 }
 
 async fn crash_then_restart(db: &TestDb) {
@@ -263,18 +267,8 @@ async fn crash_then_restart(db: &TestDb) {
     assert_applied_once(&client, &second.base, &books, &cents).await;
     // Every request reads completed.
     for (request_id, _) in accepted.iter().take(20) {
-        let res: Value = client
-            .get(format!(
-                "{}/organizations/{}/requests/{request_id}",
-                second.base, books.org
-            ))
-            .bearer_auth(&books.key)
-            .send()
-            .await
-            .expect("request")
-            .json()
-            .await
-            .expect("json");
+        let path = format!("requests/{request_id}");
+        let res = books.read(&client, &second.base, &path).await;
         assert_eq!(res["data"]["status"], "completed", "{res}");
     }
     second.kill();
@@ -293,12 +287,7 @@ async fn terminate_finishes_in_flight_work(db: &TestDb) {
     let books = sign_up(&client, &base).await;
     let waiting = tokio::spawn({
         let (client, base) = (client.clone(), base.clone());
-        let books = Books {
-            org: books.org.clone(),
-            key: books.key.clone(),
-            cash: books.cash.clone(),
-            sales: books.sales.clone(),
-        };
+        let books = books.clone();
         async move { fire(&client, &base, &books, 40, true).await }
     });
     // Terminate once some work is in the books (however long the host takes to get there).
@@ -314,18 +303,9 @@ async fn terminate_finishes_in_flight_work(db: &TestDb) {
         !cents.is_empty(),
         "some requests were served before the signal"
     );
-    let list: Value = client
-        .get(format!(
-            "{}/organizations/{}/transactions?limit=100",
-            second.base, books.org
-        ))
-        .bearer_auth(&books.key)
-        .send()
-        .await
-        .expect("list")
-        .json()
-        .await
-        .expect("json");
+    let list = books
+        .read(&client, &second.base, "transactions?limit=100")
+        .await;
     let stored: Vec<i64> = list["data"]
         .as_array()
         .expect("data")
@@ -346,15 +326,7 @@ async fn terminate_finishes_in_flight_work(db: &TestDb) {
 /// Waits until at least one transaction of `books` is stored.
 async fn wait_for_stored(client: &Client, base: &str, books: &Books) {
     for _ in 0..600 {
-        let list: Value = client
-            .get(format!("{base}/organizations/{}/transactions", books.org))
-            .bearer_auth(&books.key)
-            .send()
-            .await
-            .expect("list")
-            .json()
-            .await
-            .expect("json");
+        let list = books.read(client, base, "transactions").await;
         if list["total_count"].as_i64().unwrap_or(0) > 0 {
             return;
         }
@@ -378,38 +350,48 @@ async fn logs_to_a_pipe_carry_no_colour_codes() {
     db.cleanup().await;
 }
 
+/// The database a scenario of this file runs on.
+#[derive(Clone, Copy)]
+enum Database {
+    Sqlite,
+    Postgres,
+}
+
+/// Runs `scenario` over a fresh database of the kind `database`, then drops it; the
+/// PostgreSQL run is skipped when `LEDGER_TEST_PG_URL` is not set.
+async fn on_fresh_database(database: Database, scenario: impl AsyncFnOnce(&TestDb)) {
+    let db = match database {
+        Database::Sqlite => TestDb::sqlite().await,
+        Database::Postgres => {
+            let Some(db) = TestDb::postgres().await else {
+                eprintln!("LEDGER_TEST_PG_URL is not set: skipping the PostgreSQL run");
+                return;
+            };
+            db
+        }
+    };
+    scenario(&db).await;
+    db.cleanup().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn crash_sqlite() {
-    let db = TestDb::sqlite().await;
-    crash_then_restart(&db).await;
-    db.cleanup().await;
+    on_fresh_database(Database::Sqlite, crash_then_restart).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn crash_postgres() {
-    let Some(db) = TestDb::postgres().await else {
-        eprintln!("LEDGER_TEST_PG_URL is not set: skipping the PostgreSQL run");
-        return;
-    };
-    crash_then_restart(&db).await;
-    db.cleanup().await;
+    on_fresh_database(Database::Postgres, crash_then_restart).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_sqlite() {
-    let db = TestDb::sqlite().await;
-    terminate_finishes_in_flight_work(&db).await;
-    db.cleanup().await;
+    on_fresh_database(Database::Sqlite, terminate_finishes_in_flight_work).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_postgres() {
-    let Some(db) = TestDb::postgres().await else {
-        eprintln!("LEDGER_TEST_PG_URL is not set: skipping the PostgreSQL run");
-        return;
-    };
-    terminate_finishes_in_flight_work(&db).await;
-    db.cleanup().await;
+    on_fresh_database(Database::Postgres, terminate_finishes_in_flight_work).await;
 }
 
 /// A one-route OTLP/HTTP collector on a loopback port: keeps the JSON bodies posted to

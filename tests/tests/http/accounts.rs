@@ -111,11 +111,8 @@ async fn balance_as_of_and_history_with_running_balance(app: &TestApp) {
         )
         .await;
     }
-    let res = app
-        .get(key, &org.path(&format!("accounts/{cash}/balance")))
-        .await;
     assert_eq!(
-        res.body["balance"],
+        app.balance(&org, key, &cash).await,
         json!({"debit": "100.10", "credit": "30.50", "net": "69.60"})
     );
     let res = app

@@ -4,7 +4,7 @@
 //! owner) that leave no blob and no row; tenancy and modes.
 
 use ledger_domain::attachments::sha256_hex;
-use ledger_tests::{Answer, Org, TestApp, both, strs};
+use ledger_tests::{Answer, Org, TestApp, both, entries, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -108,8 +108,7 @@ fn blob_files(app: &TestApp) -> Vec<std::path::PathBuf> {
 
 async fn transaction(app: &TestApp, org: &Org, key: &str) -> String {
     let [cash, sales] = app.account_ids(org, key, ["1000", "4000"]).await;
-    let entries = json!([{"account_id": cash, "entry_type": "debit", "amount": "12.50"},
-                         {"account_id": sales, "entry_type": "credit", "amount": "12.50"}]);
+    let entries = entries(&cash, &sales, "12.50");
     app.create_id_wait(
         key,
         &org.path("transactions"),

@@ -1,6 +1,6 @@
 //! Sign-up, keys, tenant isolation and live/test separation.
 
-use ledger_tests::{TestApp, both, refused, strs};
+use ledger_tests::{TestApp, both, entries, refused, refused_case, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
@@ -54,11 +54,7 @@ async fn another_organization_is_invisible(app: &TestApp) {
         a.path("reports/trial-balance"),
     ] {
         let res = app.get(&b.test_key, &path).await;
-        assert_eq!(
-            (res.status, res.code()),
-            (StatusCode::NOT_FOUND, "organization_not_found"),
-            "{path}"
-        );
+        refused_case(&path, &res, StatusCode::NOT_FOUND, "organization_not_found");
     }
     let res = app
         .post(
@@ -215,8 +211,8 @@ async fn exhausted_pool_refuses_with_402(app: &TestApp) {
         .await;
     app.post_transfer(&org, &org.live_key, &cash, &sales, "1.00")
         .await;
-    let body = json!({"description": "x", "date": "2026-01-01", "entries": [
-        {"account_id": cash, "entry_type": "debit", "amount": 1}, {"account_id": sales, "entry_type": "credit", "amount": 1}]});
+    let body =
+        json!({"description": "x", "date": "2026-01-01", "entries": entries(&cash, &sales, 1)});
     let res = app
         .post(&org.live_key, &org.path("transactions"), body.clone())
         .await;

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use ledger_tests::{Org, TestApp, both};
+use ledger_tests::{Org, TestApp, both, entries};
 use reqwest::Method;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
@@ -63,10 +63,7 @@ fn body(rng: &mut Rng, accounts: &[String], auto_post: bool, label: &str) -> Val
         "description": label,
         "date": date,
         "auto_post": auto_post,
-        "entries": [
-            {"account_id": accounts[debit], "entry_type": "debit", "amount": amount},
-            {"account_id": accounts[credit], "entry_type": "credit", "amount": amount},
-        ],
+        "entries": entries(&accounts[debit], &accounts[credit], amount),
     })
 }
 

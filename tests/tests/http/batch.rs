@@ -2,7 +2,7 @@
 //! all or none under one `Idempotency-Key`, names a refused item by its index, and
 //! charges one create per transaction; GraphQL's `createTransactions` does the same.
 
-use ledger_tests::{Answer, Org, TestApp, both, invalid, refused, strs};
+use ledger_tests::{Answer, Org, TestApp, both, entries, invalid, refused, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -12,10 +12,7 @@ fn batch_path(org: &Org) -> String {
 
 fn item(debit: &str, credit: &str, amount: &str, auto_post: bool) -> Value {
     json!({"description": format!("batch {amount}"), "date": "2026-06-01", "auto_post": auto_post,
-    "entries": [
-        {"account_id": debit, "entry_type": "debit", "amount": amount},
-        {"account_id": credit, "entry_type": "credit", "amount": amount},
-    ]})
+    "entries": entries(debit, credit, amount)})
 }
 
 async fn post_batch(app: &TestApp, org: &Org, body: Value, key: Option<&str>) -> Answer {
@@ -68,14 +65,8 @@ async fn a_batch_is_written_all_or_none(app: &TestApp) {
         used0.as_i64().map(|c| c + 3),
         "one credit each"
     );
-    let balance = app
-        .get(key, &org.path(&format!("accounts/{cash}/balance")))
-        .await;
-    assert_eq!(
-        balance.body["balance"]["debit"], "40.00",
-        "{}",
-        balance.body
-    );
+    let balance = app.balance(&org, key, &cash).await;
+    assert_eq!(balance["debit"], "40.00", "{balance}");
 
     // The key replays the batch; another body with it is refused.
     let again = post_batch(app, &org, body, Some("batch-1")).await;

@@ -402,23 +402,8 @@ async fn tenants_and_modes_are_isolated(app: &TestApp) {
         StatusCode::NOT_FOUND,
         "organization_not_found",
     );
-    app.item_refused(
-        &b.test_key,
-        &item_a,
-        json!({"name": "stolen"}),
-        StatusCode::NOT_FOUND,
-        "organization_not_found",
-    )
-    .await;
-    let item_b = format!("{}/{id}", categories_path(&b));
-    app.item_refused(
-        &b.test_key,
-        &item_b,
-        json!({"name": "stolen"}),
-        StatusCode::NOT_FOUND,
-        "resource_not_found",
-    )
-    .await;
+    app.foreign_item_refused(&b, &a, ("categories", &id), json!({"name": "stolen"}))
+        .await;
     // Another tenant's category is no parent.
     refused(
         &app.post(

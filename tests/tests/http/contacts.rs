@@ -1,7 +1,7 @@
 //! Contacts: queued writes, validation, the bare-array list, disable vs delete, the
 //! "in use" refusal, idempotency, tenancy and modes, events and the deletion trail.
 
-use ledger_tests::{Answer, Org, TestApp, both, refused, refused_on, strs};
+use ledger_tests::{Answer, Org, TestApp, both, entries, refused, refused_on, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -403,7 +403,7 @@ async fn contact_in_use_cannot_be_deleted(app: &TestApp) {
     let id = c["id"].as_str().expect("id").to_owned();
     let [cash, sales] = app.account_ids(&org, key, ["1000", "4000"]).await;
     let txns = org.path("transactions");
-    let entries = json!([{"account_id": cash, "entry_type": "debit", "amount": "5.00"}, {"account_id": sales, "entry_type": "credit", "amount": "5.00"}]);
+    let entries = entries(&cash, &sales, "5.00");
     // An unknown contact is refused on the transaction.
     let res = app
         .post_wait(key, &txns, json!({"description": "Sale", "date": "2026-03-01", "entries": entries, "contact_id": "con_01HZZZZZZZZZZZZZZZZZZZZZZZ"}))

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use ledger_domain::ports::Clock;
-use ledger_tests::{Backend, Org, ShiftedClock, TestApp, both, entries, strs};
+use ledger_tests::{Answer, Backend, Org, ShiftedClock, TestApp, both, entries, strs};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -58,6 +58,12 @@ async fn balance(app: &TestApp, org: &Org) -> Value {
         "the ledger sums to the balance: {rows:#?}"
     );
     res
+}
+
+/// GETs the purchase `id` of `org` with `key`, answered as it comes.
+async fn read_purchase(app: &TestApp, org: &Org, key: &str, id: &str) -> Answer {
+    let path = format!("{}/purchases/{id}", credits_path(org));
+    app.get(key, &path).await
 }
 
 async fn buy(app: &TestApp, org: &Org, key: &str, credits: i64) -> Value {
@@ -193,12 +199,7 @@ async fn dev_checkout_credits_once(app: &TestApp) {
     assert_eq!(bought.len(), 1, "{rows:#?}");
     assert_eq!(bought[0]["id"], purchase["id"]);
     let id = purchase["id"].as_str().expect("id");
-    let read = app
-        .get(
-            &org.live_key,
-            &format!("{}/purchases/{id}", credits_path(&org)),
-        )
-        .await;
+    let read = read_purchase(app, &org, &org.live_key, id).await;
     assert_eq!(read.body["status"], "completed", "{}", read.body);
     assert!(read.body["completed_at"].as_str().is_some());
     let list = app
@@ -268,21 +269,11 @@ async fn dev_checkout_credits_once(app: &TestApp) {
     assert_eq!(test_purchase["livemode"], false);
     assert_eq!(pay(&test_purchase).await.status(), StatusCode::OK);
     let id = test_purchase["id"].as_str().expect("id");
-    let read = app
-        .get(
-            &org.test_key,
-            &format!("{}/purchases/{id}", credits_path(&org)),
-        )
-        .await;
+    let read = read_purchase(app, &org, &org.test_key, id).await;
     assert_eq!(read.body["status"], "completed");
     assert_eq!(balance(app, &org).await["credits_remaining"], 6500);
     // Modes are tenants: a live key does not see the test purchase.
-    let read = app
-        .get(
-            &org.live_key,
-            &format!("{}/purchases/{id}", credits_path(&org)),
-        )
-        .await;
+    let read = read_purchase(app, &org, &org.live_key, id).await;
     assert_eq!(read.status, StatusCode::NOT_FOUND);
 }
 both!(credits_dev_checkout, dev_checkout_credits_once);
@@ -571,12 +562,7 @@ async fn stripe_confirmations_credit_once(app: &TestApp) {
     assert_eq!(b["credits_remaining"], 5500);
     assert_eq!(b["purchased_credits_remaining"], 5000);
     let id = purchase["id"].as_str().expect("id");
-    let read = app
-        .get(
-            &org.live_key,
-            &format!("{}/purchases/{id}", credits_path(&org)),
-        )
-        .await;
+    let read = read_purchase(app, &org, &org.live_key, id).await;
     assert_eq!(read.body["status"], "completed");
     // Another genuine event type is acknowledged and changes nothing.
     let other = payload.replace("checkout.session.completed", "customer.created");

@@ -30,15 +30,6 @@ async fn tax(
     .await
 }
 
-/// Net balance of the account with `code`, in its normal direction.
-async fn net(app: &TestApp, org: &Org, key: &str, code: &str) -> String {
-    let id = app.account_id(org, key, code).await;
-    let res = app
-        .read(key, &org.path(&format!("accounts/{id}/balance")))
-        .await;
-    res["balance"]["net"].as_str().expect("net").to_owned()
-}
-
 async fn trial_balance_balances(app: &TestApp, org: &Org, key: &str) {
     let res = app.read(key, &org.path("reports/trial-balance")).await;
     assert_eq!(res["total_debits"], res["total_credits"], "{}", res);
@@ -117,7 +108,7 @@ async fn invoice_lifecycle_posts_to_the_books(app: &TestApp) {
     assert_eq!(draft["balance_due"], "213.40");
     assert_eq!(draft["taxes"].as_array().map(Vec::len), Some(2));
     // A draft posts nothing.
-    assert_eq!(net(app, &org, key, "1100").await, "0.00");
+    assert_eq!(app.net_balance(&org, key, "1100").await, "0.00");
 
     // A payment on a draft is a business-rule error.
     refused(
@@ -156,9 +147,9 @@ async fn invoice_lifecycle_posts_to_the_books(app: &TestApp) {
     assert_eq!(txn.body["amount"], "162.00");
     assert_eq!(txn.body["reference"], "INV-000001");
     assert_eq!(txn.body["contact_id"], customer.as_str());
-    assert_eq!(net(app, &org, key, "1100").await, "162.00");
-    assert_eq!(net(app, &org, key, "4000").await, "150.00");
-    assert_eq!(net(app, &org, key, "2100").await, "12.00");
+    assert_eq!(app.net_balance(&org, key, "1100").await, "162.00");
+    assert_eq!(app.net_balance(&org, key, "4000").await, "150.00");
+    assert_eq!(app.net_balance(&org, key, "2100").await, "12.00");
 
     // Sent: no more edits or deletes, no second send.
     refused(
@@ -211,16 +202,16 @@ async fn invoice_lifecycle_posts_to_the_books(app: &TestApp) {
         got.body["status"].as_str(),
         Some("partially_paid" | "overdue")
     ));
-    assert_eq!(net(app, &org, key, "1100").await, "62.00");
-    assert_eq!(net(app, &org, key, "1000").await, "100.00");
+    assert_eq!(app.net_balance(&org, key, "1100").await, "62.00");
+    assert_eq!(app.net_balance(&org, key, "1000").await, "100.00");
 
     let last = pay(app, key, &path, "62").await;
     assert_eq!(last.status, StatusCode::CREATED, "{}", last.body);
     let got = app.get(key, &path).await;
     assert_eq!(got.body["status"], "paid");
     assert_eq!(got.body["balance_due"], "0.00");
-    assert_eq!(net(app, &org, key, "1100").await, "0.00");
-    assert_eq!(net(app, &org, key, "1000").await, "162.00");
+    assert_eq!(app.net_balance(&org, key, "1100").await, "0.00");
+    assert_eq!(app.net_balance(&org, key, "1000").await, "162.00");
     refused(
         &pay(app, key, &path, "1").await,
         StatusCode::UNPROCESSABLE_ENTITY,
@@ -291,14 +282,14 @@ async fn void_and_delete_follow_the_rules(app: &TestApp) {
     let path = format!("{}/{}", invoices(&org), one["id"].as_str().expect("id"));
     let sent = act(app, key, &format!("{path}/send")).await;
     assert_eq!(sent.status, StatusCode::OK, "{}", sent.body);
-    assert_eq!(net(app, &org, key, "1100").await, "29.97");
+    assert_eq!(app.net_balance(&org, key, "1100").await, "29.97");
     // Void reverses the posting.
     let voided = act(app, key, &format!("{path}/void")).await;
     assert_eq!(voided.status, StatusCode::OK, "{}", voided.body);
     assert_eq!(voided.body["status"], "void");
     assert_eq!(voided.body["balance_due"], "0.00");
-    assert_eq!(net(app, &org, key, "1100").await, "0.00");
-    assert_eq!(net(app, &org, key, "4000").await, "0.00");
+    assert_eq!(app.net_balance(&org, key, "1100").await, "0.00");
+    assert_eq!(app.net_balance(&org, key, "4000").await, "0.00");
     let posting = voided.body["posting_transaction_id"]
         .as_str()
         .expect("posting");
@@ -402,8 +393,8 @@ async fn bills_post_expenses_and_payables(app: &TestApp) {
         "{}",
         approved.body
     );
-    assert_eq!(net(app, &org, key, "5000").await, "60.00");
-    assert_eq!(net(app, &org, key, "2000").await, "60.00");
+    assert_eq!(app.net_balance(&org, key, "5000").await, "60.00");
+    assert_eq!(app.net_balance(&org, key, "2000").await, "60.00");
 
     // Bill payments are queued: 202, then the payment.
     let res = pay(app, key, &path, "25").await;
@@ -426,8 +417,8 @@ async fn bills_post_expenses_and_payables(app: &TestApp) {
         tokio::time::sleep(std::time::Duration::from_millis(25)).await;
     }
     assert_eq!(paid["status"], "paid", "{paid}");
-    assert_eq!(net(app, &org, key, "2000").await, "0.00");
-    assert_eq!(net(app, &org, key, "1000").await, "-60.00");
+    assert_eq!(app.net_balance(&org, key, "2000").await, "0.00");
+    assert_eq!(app.net_balance(&org, key, "1000").await, "-60.00");
 
     // With a recoverable-tax account set, bill tax is debited there.
     let recoverable = app.account_id(&org, key, "2100").await;
@@ -447,9 +438,9 @@ async fn bills_post_expenses_and_payables(app: &TestApp) {
     );
     let approved = act(app, key, &format!("{path}/approve")).await;
     assert_eq!(approved.status, StatusCode::OK, "{}", approved.body);
-    assert_eq!(net(app, &org, key, "5000").await, "110.00");
+    assert_eq!(app.net_balance(&org, key, "5000").await, "110.00");
     // Sales Tax Payable is a liability: a 10.00 debit shows as -10.00.
-    assert_eq!(net(app, &org, key, "2100").await, "-10.00");
+    assert_eq!(app.net_balance(&org, key, "2100").await, "-10.00");
     let history = app.get(key, &format!("{path}/history")).await;
     assert_eq!(history.body["data"][1]["status"], "open");
     let events = app
@@ -652,7 +643,7 @@ async fn racing_payments_never_overpay(app: &TestApp) {
     let got = app.get(key, &path).await;
     assert_eq!(got.body["amount_paid"], "90.00");
     assert_eq!(got.body["payments"].as_array().map(Vec::len), Some(3));
-    assert_eq!(net(app, &org, key, "1100").await, "10.00");
+    assert_eq!(app.net_balance(&org, key, "1100").await, "10.00");
     trial_balance_balances(app, &org, key).await;
 }
 both!(invoice_payment_race, racing_payments_never_overpay);
@@ -835,8 +826,8 @@ async fn receivables_and_payables_match_open_documents(app: &TestApp) {
         let got = app.get(key, &path).await;
         open_ap += cents(&got.body["balance_due"]);
     }
-    let ar = net(app, &org, key, "1100").await;
-    let ap = net(app, &org, key, "2000").await;
+    let ar = app.net_balance(&org, key, "1100").await;
+    let ap = app.net_balance(&org, key, "2000").await;
     assert_eq!(cents(&json!(ar)), open_ar);
     assert_eq!(cents(&json!(ap)), open_ap);
     trial_balance_balances(app, &org, key).await;

@@ -281,20 +281,8 @@ async fn tenants_and_modes_are_isolated(app: &TestApp) {
     let body = json!({"from_currency_id": "EUR", "to_currency_id": "USD", "rate": "1.1", "effective_date": "2026-01-01"});
     let id = create(app, &a, &a.test_key, body.clone()).await;
     let item_a = format!("{}/{id}", rates_path(&a));
-    let item_b = format!("{}/{id}", rates_path(&b));
-    for (path, code) in [
-        (&item_a, "organization_not_found"),
-        (&item_b, "resource_not_found"),
-    ] {
-        app.item_refused(
-            &b.test_key,
-            path,
-            json!({"rate": "9"}),
-            StatusCode::NOT_FOUND,
-            code,
-        )
+    app.foreign_item_refused(&b, &a, ("exchange-rates", &id), json!({"rate": "9"}))
         .await;
-    }
     assert_eq!(
         app.get(&b.test_key, &rates_path(&b)).await.body["total_count"],
         0

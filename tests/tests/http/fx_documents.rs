@@ -6,17 +6,6 @@ use ledger_tests::{Org, TestApp, both, refused};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-async fn rate(app: &TestApp, org: &Org, from: &str, rate: &str, date: &str) {
-    let res = app
-        .post(
-            &org.test_key,
-            &org.path("exchange-rates"),
-            json!({"from_currency_id": from, "to_currency_id": "USD", "rate": rate, "effective_date": date}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-}
-
 async fn contact(app: &TestApp, org: &Org, contact_type: &str, currency: &str) -> String {
     app.create_id_wait(&org.test_key,
             &org.path("contacts"),
@@ -37,15 +26,6 @@ async fn wait(app: &TestApp, org: &Org, method: Method, path: &str, body: Option
     res.body
 }
 
-/// Net balance (in the account type's normal direction) of the account with `code`.
-async fn net(app: &TestApp, org: &Org, code: &str) -> String {
-    let id = app.account_id(org, &org.test_key, code).await;
-    let res = app
-        .read(&org.test_key, &org.path(&format!("accounts/{id}/balance")))
-        .await;
-    res["balance"]["net"].as_str().expect("net").to_owned()
-}
-
 async fn transaction(app: &TestApp, org: &Org, id: &str) -> Value {
     app.read(&org.test_key, &org.path(&format!("transactions/{id}")))
         .await
@@ -64,9 +44,9 @@ async fn balanced(app: &TestApp, org: &Org, as_of: &str) {
 async fn a_foreign_invoice_realises_its_gains_on_payment(app: &TestApp) {
     let org = app.signup("FX Invoices").await;
     let invoices = org.path("invoices");
-    rate(app, &org, "EUR", "1.10", "2026-01-01").await;
-    rate(app, &org, "EUR", "1.15", "2026-02-01").await;
-    rate(app, &org, "EUR", "1.05", "2026-03-01").await;
+    app.usd_rate(&org, "EUR", "1.10", "2026-01-01").await;
+    app.usd_rate(&org, "EUR", "1.15", "2026-02-01").await;
+    app.usd_rate(&org, "EUR", "1.05", "2026-03-01").await;
     let customer = contact(app, &org, "customer", "EUR").await;
     let eur_bank = app
         .post(
@@ -139,9 +119,12 @@ async fn a_foreign_invoice_realises_its_gains_on_payment(app: &TestApp) {
     let path = format!("{invoices}/{}", invoice["id"].as_str().expect("id"));
     let sent = wait(app, &org, Method::POST, &format!("{path}/send"), None).await;
     assert_ne!(sent["status"], "draft", "{sent}");
-    assert_eq!(net(app, &org, "11978").await, "100.00");
-    assert_eq!(net(app, &org, "4000").await, "110.00");
-    assert_eq!(net(app, &org, "1100").await, "0.00");
+    assert_eq!(
+        app.net_balance(&org, &org.test_key, "11978").await,
+        "100.00"
+    );
+    assert_eq!(app.net_balance(&org, &org.test_key, "4000").await, "110.00");
+    assert_eq!(app.net_balance(&org, &org.test_key, "1100").await, "0.00");
     let receivable = app.account_id(&org, &org.test_key, "11978").await;
     let history = app
         .get(
@@ -169,8 +152,8 @@ async fn a_foreign_invoice_realises_its_gains_on_payment(app: &TestApp) {
     let txn = transaction(app, &org, first["transaction_id"].as_str().expect("txn")).await;
     assert_eq!(txn["metadata"]["realised_gain"], "2.00", "{txn}");
     assert_eq!(txn["metadata"]["value_in_base"], "46.00", "{txn}");
-    assert_eq!(net(app, &org, "4960").await, "2.00");
-    assert_eq!(net(app, &org, "1050").await, "40.00");
+    assert_eq!(app.net_balance(&org, &org.test_key, "4960").await, "2.00");
+    assert_eq!(app.net_balance(&org, &org.test_key, "1050").await, "40.00");
 
     // The other 60.00 EUR into Cash (USD) on 5 March at 1.05: 63.00 for 66.00 booked.
     let second = wait(
@@ -183,14 +166,17 @@ async fn a_foreign_invoice_realises_its_gains_on_payment(app: &TestApp) {
     .await;
     let txn = transaction(app, &org, second["transaction_id"].as_str().expect("txn")).await;
     assert_eq!(txn["metadata"]["realised_gain"], "-3.00", "{txn}");
-    assert_eq!(net(app, &org, "1000").await, "63.00");
-    assert_eq!(net(app, &org, "4960").await, "-1.00");
-    assert_eq!(net(app, &org, "11978").await, "0.00");
+    assert_eq!(app.net_balance(&org, &org.test_key, "1000").await, "63.00");
+    assert_eq!(app.net_balance(&org, &org.test_key, "4960").await, "-1.00");
+    assert_eq!(app.net_balance(&org, &org.test_key, "11978").await, "0.00");
     let paid = app.get(&org.test_key, &path).await;
     assert_eq!(paid.body["status"], "paid", "{}", paid.body);
     // What is still open in the exchange accounts is the 40.00 EUR held, at its 46.00 cost.
-    assert_eq!(net(app, &org, "39978").await, "40.00");
-    assert_eq!(net(app, &org, "39840").await, "-46.00");
+    assert_eq!(app.net_balance(&org, &org.test_key, "39978").await, "40.00");
+    assert_eq!(
+        app.net_balance(&org, &org.test_key, "39840").await,
+        "-46.00"
+    );
     balanced(app, &org, "2026-03-31").await;
 
     // A payment dated before any rate is refused before it is queued.
@@ -233,8 +219,8 @@ async fn a_foreign_invoice_realises_its_gains_on_payment(app: &TestApp) {
     )
     .await;
     assert_eq!(voided["status"], "void", "{voided}");
-    assert_eq!(net(app, &org, "11978").await, "0.00");
-    assert_eq!(net(app, &org, "4000").await, "110.00");
+    assert_eq!(app.net_balance(&org, &org.test_key, "11978").await, "0.00");
+    assert_eq!(app.net_balance(&org, &org.test_key, "4000").await, "110.00");
     balanced(app, &org, "2026-12-31").await;
 }
 
@@ -246,8 +232,8 @@ both!(
 async fn a_yen_bill_rounds_to_whole_yen_and_cents(app: &TestApp) {
     let org = app.signup("FX Bills").await;
     let bills = org.path("bills");
-    rate(app, &org, "JPY", "0.0067", "2026-01-01").await;
-    rate(app, &org, "JPY", "0.007", "2026-02-01").await;
+    app.usd_rate(&org, "JPY", "0.0067", "2026-01-01").await;
+    app.usd_rate(&org, "JPY", "0.007", "2026-02-01").await;
     let vendor = contact(app, &org, "vendor", "JPY").await;
 
     // A yen amount with decimals is refused: JPY has no minor unit.
@@ -287,8 +273,8 @@ async fn a_yen_bill_rounds_to_whole_yen_and_cents(app: &TestApp) {
     let path = format!("{bills}/{}", bill["id"].as_str().expect("id"));
     wait(app, &org, Method::POST, &format!("{path}/approve"), None).await;
     // 10 000 JPY at 0.0067: 67.00 USD of expenses, 10 000 JPY payable.
-    assert_eq!(net(app, &org, "5000").await, "67.00");
-    assert_eq!(net(app, &org, "20392").await, "10000");
+    assert_eq!(app.net_balance(&org, &org.test_key, "5000").await, "67.00");
+    assert_eq!(app.net_balance(&org, &org.test_key, "20392").await, "10000");
 
     // 3 333 JPY at 0.007 cost 23.33 (23.331) for 22.33 booked (22.3311): a 1.00 loss.
     let first = wait(
@@ -313,11 +299,11 @@ async fn a_yen_bill_rounds_to_whole_yen_and_cents(app: &TestApp) {
     let txn = transaction(app, &org, second["transaction_id"].as_str().expect("txn")).await;
     assert_eq!(txn["metadata"]["realised_gain"], "-2.00", "{txn}");
     // In all, 10 000 x (0.0067 - 0.007) = -3.00, and nothing is left open.
-    assert_eq!(net(app, &org, "4960").await, "-3.00");
-    assert_eq!(net(app, &org, "20392").await, "0");
-    assert_eq!(net(app, &org, "1000").await, "-70.00");
-    assert_eq!(net(app, &org, "39392").await, "0");
-    assert_eq!(net(app, &org, "39840").await, "0.00");
+    assert_eq!(app.net_balance(&org, &org.test_key, "4960").await, "-3.00");
+    assert_eq!(app.net_balance(&org, &org.test_key, "20392").await, "0");
+    assert_eq!(app.net_balance(&org, &org.test_key, "1000").await, "-70.00");
+    assert_eq!(app.net_balance(&org, &org.test_key, "39392").await, "0");
+    assert_eq!(app.net_balance(&org, &org.test_key, "39840").await, "0.00");
     balanced(app, &org, "2026-02-28").await;
 }
 
@@ -328,8 +314,8 @@ both!(
 
 async fn graphql_books_a_foreign_invoice_alike(app: &TestApp) {
     let org = app.signup("FX GraphQL").await;
-    rate(app, &org, "GBP", "1.25", "2026-01-01").await;
-    rate(app, &org, "GBP", "1.30", "2026-02-01").await;
+    app.usd_rate(&org, "GBP", "1.25", "2026-01-01").await;
+    app.usd_rate(&org, "GBP", "1.30", "2026-02-01").await;
     let customer = contact(app, &org, "customer", "GBP").await;
     let created = app.gql_data(&org.test_key, "mutation($c: ID!) { createInvoice(contactId: $c, invoiceDate: \"2026-01-05\", dueDate: \"2099-02-05\",
            items: [{description: \"Design\", quantity: \"4\", unitPrice: \"25.00\"}]) { id currency total } }",
@@ -347,15 +333,15 @@ async fn graphql_books_a_foreign_invoice_alike(app: &TestApp) {
         .await;
     assert_eq!(sent["sendInvoice"]["status"], "sent", "{sent}");
     // 100.00 GBP at 1.25 is 125.00 USD of sales; paid at 1.30, it realises 5.00.
-    assert_eq!(net(app, &org, "4000").await, "125.00");
+    assert_eq!(app.net_balance(&org, &org.test_key, "4000").await, "125.00");
     app.gql_data(&org.test_key, "mutation($id: ID!) { recordInvoicePayment(invoiceId: $id, amount: \"100\", paymentDate: \"2026-02-02\",
            paymentMethod: \"wire\") { id } }",
         json!({ "id": id }),
     )
     .await;
-    assert_eq!(net(app, &org, "4960").await, "5.00");
-    assert_eq!(net(app, &org, "1000").await, "130.00");
-    assert_eq!(net(app, &org, "11826").await, "0.00");
+    assert_eq!(app.net_balance(&org, &org.test_key, "4960").await, "5.00");
+    assert_eq!(app.net_balance(&org, &org.test_key, "1000").await, "130.00");
+    assert_eq!(app.net_balance(&org, &org.test_key, "11826").await, "0.00");
     balanced(app, &org, "2026-02-28").await;
 }
 

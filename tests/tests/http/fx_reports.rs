@@ -12,17 +12,6 @@ async fn account(app: &TestApp, org: &Org, code: &str, kind: &str, currency: &st
             json!({"code": code, "name": format!("{kind} {currency}"), "account_type": kind, "currency": currency})).await
 }
 
-async fn rate(app: &TestApp, org: &Org, rate: &str, date: &str) {
-    let res = app
-        .post(
-            &org.test_key,
-            &org.path("exchange-rates"),
-            json!({"from_currency_id": "EUR", "to_currency_id": "USD", "rate": rate, "effective_date": date}),
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-}
-
 async fn sale(app: &TestApp, org: &Org, bank: &str, revenue: &str, amount: &str, date: &str) {
     let key = &org.test_key;
     app.post_dated(org, key, "EUR sale", date, (bank, revenue), amount)
@@ -49,8 +38,8 @@ async fn reports_convert_by_the_documented_rules(app: &TestApp) {
     let org = app.signup("FX Reports").await;
     let bank = account(app, &org, "1050", "asset", "EUR").await;
     let revenue = account(app, &org, "4050", "revenue", "EUR").await;
-    rate(app, &org, "1.10", "2026-01-01").await;
-    rate(app, &org, "1.20", "2026-02-01").await;
+    app.usd_rate(&org, "EUR", "1.10", "2026-01-01").await;
+    app.usd_rate(&org, "EUR", "1.20", "2026-02-01").await;
     sale(app, &org, &bank, &revenue, "100.00", "2026-01-15").await;
     sale(app, &org, &bank, &revenue, "50.00", "2026-02-15").await;
 
@@ -218,7 +207,7 @@ async fn revaluations_post_the_open_positions_and_reverse(app: &TestApp) {
     let res = revalue("2026-04-30").await;
     assert_eq!(res.code(), "exchange_rate_not_found", "{}", res.body);
 
-    rate(app, &org, "1.10", "2026-04-01").await;
+    app.usd_rate(&org, "EUR", "1.10", "2026-04-01").await;
     // 92.50 EUR at 1.10 is 101.75 USD, bought for 100.00: 1.75 not yet realised.
     let res = revalue("2026-04-30").await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
@@ -278,7 +267,7 @@ async fn revaluations_post_the_open_positions_and_reverse(app: &TestApp) {
     assert_eq!(res.code(), "invalid_state_transition", "{}", res.body);
 
     // GraphQL: at 1.20 the position is worth 111.00, 11.00 above cost.
-    rate(app, &org, "1.20", "2026-06-01").await;
+    app.usd_rate(&org, "EUR", "1.20", "2026-06-01").await;
     let data = app
         .gql_data(
             key,

@@ -1,6 +1,6 @@
 //! The harness itself: a test that leaves accepted work unprocessed fails.
 
-use ledger_tests::{Backend, TestApp};
+use ledger_tests::{Backend, TestApp, entries};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -16,8 +16,7 @@ async fn leftover_queued_jobs_fail_the_test() {
     let org = app.signup("Leftover").await;
     let [cash, sales] = app.account_ids(&org, &org.test_key, ["1000", "4000"]).await;
     let res = app
-        .post(&org.test_key, &org.path("transactions"), json!({"description": "never run", "date": "2026-01-01", "entries": [
-            {"account_id": cash, "entry_type": "debit", "amount": 1}, {"account_id": sales, "entry_type": "credit", "amount": 1}]}))
+        .post(&org.test_key, &org.path("transactions"), json!({"description": "never run", "date": "2026-01-01", "entries": entries(&cash, &sales, 1)}))
         .await;
     assert_eq!(res.status, reqwest::StatusCode::ACCEPTED);
     app.finish().await;

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use ledger_tests::{Org, TestApp, both};
+use ledger_tests::{Org, TestApp, both, entries};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestRng, TestRunner};
@@ -258,10 +258,7 @@ async fn metadata_keeps_any_json_string(app: &TestApp) {
         .await;
     let key = &org.test_key;
     let tx = org.path("transactions");
-    let entries = json!([
-        {"account_id": cash, "entry_type": "debit", "amount": "1.00"},
-        {"account_id": sales, "entry_type": "credit", "amount": "1.00"},
-    ]);
+    let entries = entries(&cash, &sales, "1.00");
     let metadata = json!({"k\u{0}": "v\u{0}", "deep": [{"x": "\u{0}"}]});
     let id = app.create_id_wait(key,
             &tx,

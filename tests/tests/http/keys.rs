@@ -3,12 +3,45 @@
 
 use std::time::Duration;
 
-use ledger_tests::{Org, TestApp, both, refused, refused_on, strs};
+use ledger_tests::{Org, TestApp, both, refused, refused_case, refused_on, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 fn keys_path(org: &Org) -> String {
     org.path("api-keys")
+}
+
+/// Every route of the key API, on the list `path` and the key `item`: each method with
+/// its path and body.
+fn key_routes(path: &str, item: &str) -> Vec<(Method, String, Option<Value>)> {
+    vec![
+        (Method::GET, path.to_owned(), None),
+        (
+            Method::POST,
+            path.to_owned(),
+            Some(json!({"name": "x", "permissions": ["read"]})),
+        ),
+        (Method::GET, item.to_owned(), None),
+        (
+            Method::PUT,
+            item.to_owned(),
+            Some(json!({"disabled": true})),
+        ),
+        (Method::POST, format!("{item}/rotate"), None),
+        (Method::DELETE, item.to_owned(), None),
+    ]
+}
+
+/// POSTs to the key list `path` with `key` a new key `name` asking for `permissions`.
+async fn create_key(
+    app: &TestApp,
+    key: &str,
+    path: &str,
+    name: &str,
+    permissions: &[&str],
+) -> ledger_tests::Answer {
+    app.post(key, path, json!({"name": name, "permissions": permissions}))
+        .await
 }
 
 async fn create_list_and_get(app: &TestApp) {
@@ -184,78 +217,37 @@ async fn creation_refusals(app: &TestApp) {
     let (_, reader) = app.make_key(&org, &org.test_key, &["read", "write"]).await;
     let (other_id, _) = app.make_key(&org, &org.test_key, &["read"]).await;
     let item = format!("{path}/{other_id}");
-    for (method, p, body) in [
-        (Method::GET, path.clone(), None),
-        (
-            Method::POST,
-            path.clone(),
-            Some(json!({"name": "x", "permissions": ["read"]})),
-        ),
-        (Method::GET, item.clone(), None),
-        (Method::PUT, item.clone(), Some(json!({"disabled": true}))),
-        (Method::POST, format!("{item}/rotate"), None),
-        (Method::DELETE, item.clone(), None),
-    ] {
-        let res = app.call(method, &p, Some(&reader), body, &[]).await;
-        refused(&res, StatusCode::FORBIDDEN, "insufficient_permissions");
+    for (method, p, body) in key_routes(&path, &item) {
+        let res = app.call(method.clone(), &p, Some(&reader), body, &[]).await;
+        let case = format!("{method} {p}");
+        refused_case(
+            case,
+            &res,
+            StatusCode::FORBIDDEN,
+            "insufficient_permissions",
+        );
     }
     // A key narrowed to api_keys may manage keys but grants nothing wider than it holds.
     let (_, narrow) = app.make_key(&org, &org.test_key, &["api_keys:admin"]).await;
-    let res = app
-        .post(
-            &narrow,
-            &path,
-            json!({"name": "w", "permissions": ["write"]}),
-        )
-        .await;
+    let res = create_key(app, &narrow, &path, "w", &["write"]).await;
     refused(&res, StatusCode::FORBIDDEN, "insufficient_permissions");
     assert_eq!(res.body["error"]["details"]["required"], "write");
-    let res = app
-        .post(
-            &narrow,
-            &path,
-            json!({"name": "r", "permissions": ["api_keys:read"]}),
-        )
-        .await;
+    let res = create_key(app, &narrow, &path, "r", &["api_keys:read"]).await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     let (_, writer) = app
         .make_key(&org, &org.test_key, &["write", "accounts:admin"])
         .await;
-    let res = app
-        .post(
-            &writer,
-            &path,
-            json!({"name": "a", "permissions": ["read"]}),
-        )
-        .await;
+    let res = create_key(app, &writer, &path, "a", &["read"]).await;
     refused(&res, StatusCode::FORBIDDEN, "insufficient_permissions");
 
     // `system` only from an admin key of a root organization.
-    let res = app
-        .post(
-            &narrow,
-            &path,
-            json!({"name": "s", "permissions": ["system"]}),
-        )
-        .await;
+    let res = create_key(app, &narrow, &path, "s", &["system"]).await;
     refused(&res, StatusCode::FORBIDDEN, "insufficient_permissions");
-    let res = app
-        .post(
-            &org.test_key,
-            &path,
-            json!({"name": "s", "permissions": ["system"]}),
-        )
-        .await;
+    let res = create_key(app, &org.test_key, &path, "s", &["system"]).await;
     assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
     let (sub_id, sub_key) = app.sub_org(&org.test_key, &org.id, "Branch", "owned").await;
     let sub_path = format!("/organizations/{sub_id}/api-keys");
-    let res = app
-        .post(
-            &sub_key,
-            &sub_path,
-            json!({"name": "s", "permissions": ["system"]}),
-        )
-        .await;
+    let res = create_key(app, &sub_key, &sub_path, "s", &["system"]).await;
     refused(&res, StatusCode::FORBIDDEN, "insufficient_permissions");
     // The parent's admin key manages the sub-organization's keys; the sub's key does
     // not reach the parent.
@@ -279,24 +271,15 @@ async fn another_organization_reaches_nothing(app: &TestApp) {
     let (id, _) = app.make_key(&a, &a.test_key, &["read"]).await;
     let path = keys_path(&a);
     let item = format!("{path}/{id}");
-    for (method, p, body) in [
-        (Method::GET, path.clone(), None),
-        (
-            Method::POST,
-            path.clone(),
-            Some(json!({"name": "x", "permissions": ["read"]})),
-        ),
-        (Method::GET, item.clone(), None),
-        (Method::PUT, item.clone(), Some(json!({"disabled": true}))),
-        (Method::POST, format!("{item}/rotate"), None),
-        (Method::DELETE, item.clone(), None),
-        (Method::GET, format!("/api/v1{item}"), None),
-    ] {
+    let mut routes = key_routes(&path, &item);
+    routes.push((Method::GET, format!("/api/v1{item}"), None));
+    for (method, p, body) in routes {
         for key in [&b.test_key, &b.live_key] {
             let res = app
                 .call(method.clone(), &p, Some(key), body.clone(), &[])
                 .await;
-            refused(&res, StatusCode::NOT_FOUND, "organization_not_found");
+            let case = format!("{method} {p}");
+            refused_case(case, &res, StatusCode::NOT_FOUND, "organization_not_found");
         }
     }
     // B's own path does not find A's key either.

@@ -32,8 +32,54 @@ async fn post_text(
     req.body(body).send().await.expect("post")
 }
 
+/// The first content of the resource `uri`, read through `resources/read`.
+///
+/// # Panics
+/// When the read is not answered 200.
+async fn read_resource(app: &TestApp, key: &str, uri: &str) -> Value {
+    let res = modern(app, key, "resources/read", json!({"uri": uri})).await;
+    assert_eq!(res.status, StatusCode::OK, "{uri}: {}", res.body);
+    res.body["result"]["contents"][0].clone()
+}
+
+/// The JSON document held in the text of a resource's `content`.
+///
+/// # Panics
+/// When the text is missing or not JSON.
+fn json_text(content: &Value) -> Value {
+    let text = content["text"].as_str().expect("text");
+    serde_json::from_str(text).expect("the text is JSON")
+}
+
+/// The text of the first message of the prompt `params` (its name and arguments) asks for.
+///
+/// # Panics
+/// When the answer holds no such text.
+async fn prompt_text(app: &TestApp, key: &str, params: Value) -> String {
+    let res = modern(app, key, "prompts/get", params).await;
+    res.body["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a prompt text: {}", res.body))
+        .to_owned()
+}
+
 fn rpc_code(res: &Answer) -> i64 {
     res.body["error"]["code"].as_i64().unwrap_or(0)
+}
+
+/// Asserts that `res`, the answer to `case`, is a JSON-RPC error with the HTTP `status`
+/// and the error `code`.
+///
+/// # Panics
+/// When the status or the code differ (the case and the body are printed).
+#[track_caller]
+fn rpc_refused(case: impl std::fmt::Display, res: &Answer, status: StatusCode, code: i64) {
+    assert_eq!(
+        (res.status, rpc_code(res)),
+        (status, code),
+        "{case}: {}",
+        res.body
+    );
 }
 
 const READ_ONLY: &[&str] = &[
@@ -451,40 +497,40 @@ async fn mcp_protocol_errors_are_exact(app: &TestApp) {
         .expect("get");
     assert_eq!(res.status(), StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(res.headers()["allow"], "POST");
-    // Accept and Content-Type.
-    let res = post_text(
-        app,
-        key,
-        &[
-            ("accept", "text/html"),
-            ("content-type", "application/json"),
-        ],
-        "{}",
-    )
-    .await;
-    assert_eq!(res.status(), StatusCode::NOT_ACCEPTABLE);
-    let res = post_text(
-        app,
-        key,
-        &[
-            ("accept", "application/json, text/event-stream"),
-            ("content-type", "text/plain"),
-        ],
-        "{}",
-    )
-    .await;
-    assert_eq!(res.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
-    let res = post_text(
-        app,
-        key,
-        &[
-            ("content-type", "application/json"),
-            ("origin", "https://evil.example"),
-        ],
-        r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
-    )
-    .await;
-    assert_eq!(res.status(), StatusCode::FORBIDDEN);
+    // Accept and Content-Type, and the Origin of a foreign page.
+    let cases = [
+        (
+            "an Accept without JSON",
+            &[
+                ("accept", "text/html"),
+                ("content-type", "application/json"),
+            ],
+            "{}",
+            StatusCode::NOT_ACCEPTABLE,
+        ),
+        (
+            "a Content-Type other than JSON",
+            &[
+                ("accept", "application/json, text/event-stream"),
+                ("content-type", "text/plain"),
+            ],
+            "{}",
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        ),
+        (
+            "a foreign Origin",
+            &[
+                ("content-type", "application/json"),
+                ("origin", "https://evil.example"),
+            ],
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            StatusCode::FORBIDDEN,
+        ),
+    ];
+    for (case, headers, body, status) in cases {
+        let res = post_text(app, key, headers, body).await;
+        assert_eq!(res.status(), status, "{case}");
+    }
     // Parse error.
     let res = post_text(
         app,
@@ -498,28 +544,13 @@ async fn mcp_protocol_errors_are_exact(app: &TestApp) {
     assert_eq!(body["error"]["code"], -32700);
     assert_eq!(body["id"], Value::Null);
     // Batches and responses are invalid requests.
-    let res = raw(
-        app,
-        Some(key),
+    for body in [
         json!([{"jsonrpc": "2.0", "id": 1, "method": "ping"}]),
-        &[],
-    )
-    .await;
-    assert_eq!(
-        (res.status, rpc_code(&res)),
-        (StatusCode::BAD_REQUEST, -32600)
-    );
-    let res = raw(
-        app,
-        Some(key),
         json!({"jsonrpc": "2.0", "id": 1, "result": {}}),
-        &[],
-    )
-    .await;
-    assert_eq!(
-        (res.status, rpc_code(&res)),
-        (StatusCode::BAD_REQUEST, -32600)
-    );
+    ] {
+        let res = raw(app, Some(key), body.clone(), &[]).await;
+        rpc_refused(&body, &res, StatusCode::BAD_REQUEST, -32600);
+    }
     // Notifications get 202 and no body.
     let res = raw(
         app,
@@ -541,10 +572,7 @@ async fn mcp_protocol_errors_are_exact(app: &TestApp) {
         ],
     )
     .await;
-    assert_eq!(
-        (res.status, rpc_code(&res)),
-        (StatusCode::BAD_REQUEST, -32602)
-    );
+    rpc_refused("no _meta", &res, StatusCode::BAD_REQUEST, -32602);
     // Headers must agree with the body.
     let body = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
         "params": {"name": "list_accounts", "_meta": meta()}});
@@ -570,11 +598,11 @@ async fn mcp_protocol_errors_are_exact(app: &TestApp) {
         ],
     ] {
         let res = raw(app, Some(key), body.clone(), &headers).await;
-        assert_eq!(
-            (res.status, rpc_code(&res)),
-            (StatusCode::BAD_REQUEST, -32020),
-            "{headers:?}: {}",
-            res.body
+        rpc_refused(
+            format!("{headers:?}"),
+            &res,
+            StatusCode::BAD_REQUEST,
+            -32020,
         );
     }
     // A base64-encoded Mcp-Name is decoded first.
@@ -605,9 +633,11 @@ async fn mcp_protocol_errors_are_exact(app: &TestApp) {
         ],
     )
     .await;
-    assert_eq!(
-        (res.status, rpc_code(&res)),
-        (StatusCode::BAD_REQUEST, -32022)
+    rpc_refused(
+        "an unsupported version",
+        &res,
+        StatusCode::BAD_REQUEST,
+        -32022,
     );
     assert_eq!(
         res.body["error"]["data"]["supported"],
@@ -624,9 +654,11 @@ async fn mcp_protocol_errors_are_exact(app: &TestApp) {
     assert_eq!(rpc_code(&res), -32022, "{}", res.body);
     // Unknown method: 404 modern, 200 legacy.
     let res = modern(app, key, "tools/frobnicate", json!({})).await;
-    assert_eq!(
-        (res.status, rpc_code(&res)),
-        (StatusCode::NOT_FOUND, -32601)
+    rpc_refused(
+        "an unknown method (modern)",
+        &res,
+        StatusCode::NOT_FOUND,
+        -32601,
     );
     let res = raw(
         app,
@@ -635,7 +667,7 @@ async fn mcp_protocol_errors_are_exact(app: &TestApp) {
         &[("MCP-Protocol-Version", "2025-06-18")],
     )
     .await;
-    assert_eq!((res.status, rpc_code(&res)), (StatusCode::OK, -32601));
+    rpc_refused("an unknown method (legacy)", &res, StatusCode::OK, -32601);
     // An unknown tool, or arguments that are not an object, do not fit the request:
     // -32602.
     for params in [
@@ -643,12 +675,7 @@ async fn mcp_protocol_errors_are_exact(app: &TestApp) {
         json!({"name": "get_account", "arguments": [1]}),
     ] {
         let res = modern(app, key, "tools/call", params.clone()).await;
-        assert_eq!(
-            (res.status, rpc_code(&res)),
-            (StatusCode::BAD_REQUEST, -32602),
-            "{params}: {}",
-            res.body
-        );
+        rpc_refused(&params, &res, StatusCode::BAD_REQUEST, -32602);
     }
     // What the arguments say is the tool's business: a tool result with isError and the
     // REST validation envelope, naming the argument and the MCP request's id.
@@ -711,12 +738,7 @@ async fn mcp_protocol_errors_are_exact(app: &TestApp) {
                 "clientInfo": {"name": "t", "version": "1"}});
         }
         let res = modern(app, key, method, params).await;
-        assert_eq!(
-            (res.status, rpc_code(&res)),
-            (StatusCode::NOT_FOUND, -32601),
-            "{method}: {}",
-            res.body
-        );
+        rpc_refused(method, &res, StatusCode::NOT_FOUND, -32601);
         assert!(!res.headers.contains_key("mcp-session-id"));
     }
     let res = modern(app, key, "resources/templates/list", json!({})).await;
@@ -886,16 +908,8 @@ async fn mcp_keeps_tenants_apart(app: &TestApp) {
     )
     .await;
     // Resources and prompts read only the caller's books.
-    let res = modern(
-        app,
-        &a.test_key,
-        "resources/read",
-        json!({"uri": "ledger://chart-of-accounts"}),
-    )
-    .await;
-    let text = res.body["result"]["contents"][0]["text"]
-        .as_str()
-        .expect("text");
+    let chart = read_resource(app, &a.test_key, "ledger://chart-of-accounts").await;
+    let text = chart["text"].as_str().expect("text");
     assert!(!text.contains(&b_cash));
 }
 both!(mcp_tenants, mcp_keeps_tenants_apart);
@@ -914,48 +928,15 @@ async fn mcp_prompts_and_resources_read_real_data(app: &TestApp) {
             && uris.contains(&"ledger://reports/trial-balance")
             && uris.contains(&"ledger://recent-activity")
     );
-    let res = modern(
-        app,
-        key,
-        "resources/read",
-        json!({"uri": "ledger://recent-activity"}),
-    )
-    .await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    let recent: Value = serde_json::from_str(
-        res.body["result"]["contents"][0]["text"]
-            .as_str()
-            .expect("text"),
-    )
-    .expect("json");
+    let recent = json_text(&read_resource(app, key, "ledger://recent-activity").await);
     let latest = &recent["data"][0];
     assert_eq!(latest["entries"][0]["amount"], "1234.56", "{recent}");
     assert_eq!(recent["data"].as_array().map(Vec::len), Some(1), "{recent}");
-    let res = modern(
-        app,
-        key,
-        "resources/read",
-        json!({"uri": "ledger://reports/trial-balance"}),
-    )
-    .await;
-    assert_eq!(res.status, StatusCode::OK, "{}", res.body);
-    let content = &res.body["result"]["contents"][0];
+    let content = read_resource(app, key, "ledger://reports/trial-balance").await;
     assert_eq!(content["mimeType"], "application/json");
-    let tb: Value = serde_json::from_str(content["text"].as_str().expect("text")).expect("json");
-    assert_eq!(tb["total_debits"], "1234.56");
-    let res = modern(
-        app,
-        key,
-        "resources/read",
-        json!({"uri": "ledger://chart-of-accounts"}),
-    )
-    .await;
-    assert!(
-        res.body["result"]["contents"][0]["text"]
-            .as_str()
-            .expect("text")
-            .contains(&cash)
-    );
+    assert_eq!(json_text(&content)["total_debits"], "1234.56");
+    let chart = read_resource(app, key, "ledger://chart-of-accounts").await;
+    assert!(chart["text"].as_str().expect("text").contains(&cash));
     let res = modern(app, key, "resources/read", json!({"uri": "ledger://nope"})).await;
     assert_eq!(rpc_code(&res), -32002);
     let res = modern(app, key, "prompts/list", json!({})).await;
@@ -968,61 +949,37 @@ async fn mcp_prompts_and_resources_read_real_data(app: &TestApp) {
             "record_customer_payment"
         ]
     );
-    let res = modern(
-        app,
-        key,
-        "prompts/get",
-        json!({"name": "post_balanced_transaction", "arguments": {"description": "the March rent"}}),
-    )
-    .await;
-    let text = res.body["result"]["messages"][0]["content"]["text"]
-        .as_str()
-        .expect("text");
-    assert!(
-        text.contains("Record the March rent") && text.contains(&cash) && text.contains(&equity),
-        "{text}"
-    );
-    let res = modern(
-        app,
-        key,
-        "prompts/get",
-        json!({"name": "close_the_month", "arguments": {"month": "2026-01"}}),
-    )
-    .await;
-    let text = res.body["result"]["messages"][0]["content"]["text"]
-        .as_str()
-        .expect("text");
-    assert!(
-        text.contains("2026-01-31") && text.contains("1234.56"),
-        "{text}"
-    );
-    let res = modern(
-        app,
-        key,
-        "prompts/get",
-        json!({"name": "record_customer_payment", "arguments": {"customer": "Acme", "amount": "10.00"}}),
-    )
-    .await;
-    let text = res.body["result"]["messages"][0]["content"]["text"]
-        .as_str()
-        .expect("text");
-    assert!(text.contains(&cash), "{text}");
-    let res = modern(
-        app,
-        key,
-        "prompts/get",
-        json!({"name": "close_the_month", "arguments": {}}),
-    )
-    .await;
-    assert_eq!(rpc_code(&res), -32602);
-    let res = modern(
-        app,
-        key,
-        "prompts/get",
-        json!({"name": "close_the_month", "arguments": {"month": "January"}}),
-    )
-    .await;
-    assert_eq!(rpc_code(&res), -32602);
+    // Each prompt with its arguments and what its text must say.
+    let prompts = [
+        (
+            "post_balanced_transaction",
+            json!({"description": "the March rent"}),
+            vec!["Record the March rent", cash.as_str(), equity.as_str()],
+        ),
+        (
+            "close_the_month",
+            json!({"month": "2026-01"}),
+            vec!["2026-01-31", "1234.56"],
+        ),
+        (
+            "record_customer_payment",
+            json!({"customer": "Acme", "amount": "10.00"}),
+            vec![cash.as_str()],
+        ),
+    ];
+    for (name, arguments, says) in prompts {
+        let params = json!({"name": name, "arguments": arguments});
+        let text = prompt_text(app, key, params).await;
+        for words in says {
+            assert!(text.contains(words), "{name}: no {words:?} in {text}");
+        }
+    }
+    // A missing or malformed argument does not fit the request.
+    for arguments in [json!({}), json!({"month": "January"})] {
+        let params = json!({"name": "close_the_month", "arguments": arguments});
+        let res = modern(app, key, "prompts/get", params).await;
+        assert_eq!(rpc_code(&res), -32602, "{arguments}: {}", res.body);
+    }
 }
 both!(mcp_prompts, mcp_prompts_and_resources_read_real_data);
 
@@ -1077,20 +1034,18 @@ async fn mcp_tool_calls_run_concurrently(app: &TestApp) {
 }
 both!(mcp_concurrent, mcp_tool_calls_run_concurrently);
 
+/// Creates a contact `name` of `contact_type` through the `create_contact` tool; its id.
+async fn tool_contact(app: &TestApp, key: &str, contact_type: &str, name: &str) -> String {
+    let arguments = json!({"contactType": contact_type, "name": name});
+    let contact = tool_ok(app, key, "create_contact", arguments).await;
+    contact["id"].as_str().expect("contact id").to_owned()
+}
+
 /// An agent invoices a customer and records the payment through MCP tools only.
 async fn mcp_invoices_and_bills_reach_the_books(app: &TestApp) {
     let org = app.signup("Mcp Invoices").await;
     let key = &org.test_key;
-    let customer = ok(&tool(
-        app,
-        key,
-        "create_contact",
-        json!({"contactType": "customer", "name": "Agent Customer"}),
-    )
-    .await)["id"]
-        .as_str()
-        .expect("contact")
-        .to_owned();
+    let customer = tool_contact(app, key, "customer", "Agent Customer").await;
     let invoice = tool(
         app,
         key,
@@ -1143,16 +1098,7 @@ async fn mcp_invoices_and_bills_reach_the_books(app: &TestApp) {
         "base64 of %PDF"
     );
     // A bill, approved and listed.
-    let vendor = ok(&tool(
-        app,
-        key,
-        "create_contact",
-        json!({"contactType": "vendor", "name": "Agent Vendor"}),
-    )
-    .await)["id"]
-        .as_str()
-        .expect("vendor")
-        .to_owned();
+    let vendor = tool_contact(app, key, "vendor", "Agent Vendor").await;
     let bill = tool_ok(
         app,
         key,

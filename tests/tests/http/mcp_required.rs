@@ -224,10 +224,9 @@ pub(crate) fn value(tool: &Tool, arg: &Arg, fx: &Fixtures, n: usize) -> Option<V
         // Recurring schedules start in the future, so probes generate nothing.
         ("startDate", _) if tool.name.contains("recurring") => json!("2030-01-01"),
         ("endDate", _) if tool.name.contains("recurring") => json!("2030-12-31"),
-        ("template", _) => json!({"description": "Probe", "entries": [
-            {"account_id": fx.cash, "entry_type": "debit", "amount": "1.00"},
-            {"account_id": fx.sales, "entry_type": "credit", "amount": "1.00"},
-        ]}),
+        ("template", _) => {
+            json!({"description": "Probe", "entries": entries(&fx.cash, &fx.sales, "1.00")})
+        }
         ("recurableType", _) => json!("transaction"),
         ("transferId", _) if tool.name.contains("organization_transfer") => {
             json!(fx.org_transfer)

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use ledger_tests::pages::{
     self, CHALLENGE, REDIRECT, VERIFIER, authorize_url, consent_form, input_value, location,
-    post_form,
+    post_form, sign_in_form,
 };
 use ledger_tests::{Backend, ShiftedClock, TestApp};
 use reqwest::{Method, StatusCode, redirect};
@@ -142,6 +142,17 @@ impl World {
         post_form(&self.browser, url, form, cookie, &[]).await
     }
 
+    /// Revokes `token` of the public client `client_id` (RFC 7009: `200 OK` whether or not
+    /// the token was known).
+    async fn revoke(&self, client_id: &str, token: &str) {
+        let form = [
+            ("token".to_owned(), token.to_owned()),
+            ("client_id".to_owned(), client_id.to_owned()),
+        ];
+        let res = self.post_form("/revoke", &form, None).await;
+        assert_eq!(res.status(), StatusCode::OK);
+    }
+
     /// The browser's part: sign in through the outbox link, then approve on the consent
     /// page. Returns the session cookie and the redirect back to the client.
     async fn sign_in_and_consent(
@@ -158,10 +169,7 @@ impl World {
         let res = self
             .post_form(
                 "/signin",
-                &[
-                    ("email".into(), OWNER.to_uppercase()),
-                    ("return_to".into(), return_to.clone()),
-                ],
+                &sign_in_form(&OWNER.to_uppercase(), &return_to),
                 None,
             )
             .await;
@@ -554,10 +562,7 @@ async fn codes_tokens_and_requests_that_must_fail(w: &World) {
     let res = w
         .post_form(
             "/signin",
-            &[
-                ("email".into(), OWNER.into()),
-                ("return_to".into(), "https://evil.example/".into()),
-            ],
+            &sign_in_form(OWNER, "https://evil.example/"),
             None,
         )
         .await;
@@ -653,17 +658,7 @@ async fn codes_tokens_and_requests_that_must_fail(w: &World) {
     let code = w.code(&client, &["ledger:read"], &w.mcp_url()).await;
     let tokens = w.exchange(&client, &code).await;
     let token = access(&tokens);
-    let res = w
-        .post_form(
-            "/revoke",
-            &[
-                ("token".into(), token.clone()),
-                ("client_id".into(), client.clone()),
-            ],
-            None,
-        )
-        .await;
-    assert_eq!(res.status(), StatusCode::OK);
+    w.revoke(&client, &token).await;
     let res = w
         .app
         .get(&token, &format!("/organizations/{org}/accounts"))
@@ -675,17 +670,7 @@ async fn codes_tokens_and_requests_that_must_fail(w: &World) {
         .as_str()
         .expect("refresh")
         .to_owned();
-    let res = w
-        .post_form(
-            "/revoke",
-            &[
-                ("token".into(), refresh.clone()),
-                ("client_id".into(), client.clone()),
-            ],
-            None,
-        )
-        .await;
-    assert_eq!(res.status(), StatusCode::OK);
+    w.revoke(&client, &refresh).await;
     let (status, _) = w.refresh(&client, &refresh).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
 
@@ -1131,19 +1116,6 @@ async fn the_sweep_purges_expired_and_revoked_secrets(w: &World) {
     let client = w.public_client().await;
     let mcp = w.mcp_url();
     let refresh_of = |t: &Value| t["refresh_token"].as_str().expect("refresh").to_owned();
-    let revoke = async |token: String| {
-        let res = w
-            .post_form(
-                "/revoke",
-                &[
-                    ("token".into(), token),
-                    ("client_id".into(), client.clone()),
-                ],
-                None,
-            )
-            .await;
-        assert_eq!(res.status(), StatusCode::OK);
-    };
     let authorize = async || {
         let url = w.authorize_url(&client, "ledger:read", &mcp);
         let (cookie, back) = w.sign_in_and_consent(&url, &["ledger:read"], "live").await;
@@ -1159,20 +1131,17 @@ async fn the_sweep_purges_expired_and_revoked_secrets(w: &World) {
     let (status, tokens2) = w.refresh(&client, &refresh_of(&tokens1)).await;
     assert_eq!(status, StatusCode::OK, "{tokens2}");
     // Its second access token revoked (RFC 7009).
-    revoke(access(&tokens2)).await;
+    w.revoke(&client, &access(&tokens2)).await;
     // Grant 2: redeemed, then its refresh token revoked, which ends the grant.
     let (session2, _, code2) = authorize().await;
     let tokens3 = w.exchange(&client, &code2).await;
-    revoke(refresh_of(&tokens3)).await;
+    w.revoke(&client, &refresh_of(&tokens3)).await;
     // A code never redeemed, and a sign-in link never used.
     let (session3, _, code3) = authorize().await;
     let res = w
         .post_form(
             "/signin",
-            &[
-                ("email".into(), OWNER.into()),
-                ("return_to".into(), "/authorize?client_id=x".into()),
-            ],
+            &sign_in_form(OWNER, "/authorize?client_id=x"),
             None,
         )
         .await;

@@ -10,6 +10,7 @@ mod smtp_sink;
 
 use ledger_tests::pages::{
     self, REDIRECT, VERIFIER, authorize_url, consent_form, input_value, location, post_form,
+    sign_in_form,
 };
 use ledger_tests::{Backend, TestApp};
 use provider::{Misbehaviour, Provider, Tenant};
@@ -611,14 +612,7 @@ async fn the_sign_in_link_goes_out_over_smtp(backend: Backend) {
     let page = w.get(&authorize, None).await.text().await.expect("html");
     let return_to = input_value(&page, "return_to");
     let res = w
-        .post_form(
-            "/signin",
-            &[
-                ("email".into(), ALICE.into()),
-                ("return_to".into(), return_to.clone()),
-            ],
-            None,
-        )
+        .post_form("/signin", &sign_in_form(ALICE, &return_to), None)
         .await;
     assert_eq!(res.status(), StatusCode::OK);
     let messages = sink.messages();

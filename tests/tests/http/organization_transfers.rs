@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use ledger_tests::mcp::{tool_ok, tool_refused};
-use ledger_tests::{Backend, Org, ShiftedClock, TestApp, both, refused, strs};
+use ledger_tests::{Answer, Backend, Org, ShiftedClock, TestApp, both, refused};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -23,6 +23,21 @@ pub(crate) async fn signup_user(app: &TestApp, name: &str, username: &str, email
 
 pub(crate) fn transfers(org: &str) -> String {
     format!("/organizations/{org}/organization-transfers")
+}
+
+/// Asserts that `res` refuses to act on a transfer that is no longer pending but
+/// `status`.
+///
+/// # Panics
+/// When the code or the status named differ (the body is printed).
+#[track_caller]
+fn no_longer_pending(res: &Answer, status: &str) {
+    assert_eq!(res.code(), "transfer_not_pending", "{}", res.body);
+    assert_eq!(
+        res.body["error"]["details"]["status"], status,
+        "{}",
+        res.body
+    );
 }
 
 fn ids(list: &Value) -> Vec<String> {
@@ -282,12 +297,7 @@ async fn a_three_level_subtree_moves_with_its_keys(app: &TestApp) {
         "transfer_not_pending",
     );
     let res = app.post(s_key, &act(&sender.id, "cancel"), json!({})).await;
-    assert_eq!(res.code(), "transfer_not_pending", "{}", res.body);
-    assert_eq!(
-        res.body["error"]["details"]["status"], "accepted",
-        "{}",
-        res.body
-    );
+    no_longer_pending(&res, "accepted");
 
     // Ids and keys unchanged: the moved organizations' own keys still work.
     let res = app.read(&a_key, &format!("/organizations/{a}")).await;
@@ -424,33 +434,10 @@ async fn reject_cancel_and_one_winner_of_a_race(app: &TestApp) {
     let id = app
         .create_id(s_key, &transfers(&b), json!({"to_email": "rr@example.com"}))
         .await;
-    let headers = [("Idempotency-Key", "cancel-once")];
-    let first = app
-        .call(
-            Method::POST,
-            &act(&b, &id, "cancel"),
-            Some(s_key),
-            Some(json!({})),
-            &headers,
-        )
+    let cancel = act(&b, &id, "cancel");
+    let request = (Method::POST, cancel.as_str(), Some(json!({})));
+    app.replayed(s_key, request, "cancel-once", StatusCode::OK)
         .await;
-    let again = app
-        .call(
-            Method::POST,
-            &act(&b, &id, "cancel"),
-            Some(s_key),
-            Some(json!({})),
-            &headers,
-        )
-        .await;
-    assert_eq!(first.body, again.body);
-    assert_eq!(
-        again
-            .headers
-            .get("idempotent-replayed")
-            .map(|v| v.to_str().unwrap_or("")),
-        Some("true")
-    );
 
     // A transfer of an organization whose ancestor moved meanwhile is superseded: its
     // accept cancels it (with its event) and is refused.
@@ -482,28 +469,18 @@ async fn reject_cancel_and_one_winner_of_a_race(app: &TestApp) {
             json!({"relationship": "linked"}),
         )
         .await;
-    assert_eq!(res.code(), "transfer_not_pending", "{}", res.body);
-    assert_eq!(
-        res.body["error"]["details"]["status"], "cancelled",
-        "{}",
-        res.body
-    );
+    no_longer_pending(&res, "cancelled");
     let res = app
         .get(r_key, &format!("{}/{inner}", transfers(&recipient.id)))
         .await;
     assert_eq!(res.body["status"], "cancelled", "{}", res.body);
-    let res = app
-        .get(&p1_key, &format!("/events/organization_transfer/{inner}"))
-        .await;
-    let kinds = strs(&res.body, "event_type");
     assert_eq!(
-        kinds,
+        app.event_kinds(&p1_key, "organization_transfer", &inner)
+            .await,
         [
             "organization_transfer.initiated",
             "organization_transfer.cancelled"
-        ],
-        "{}",
-        res.body
+        ]
     );
     let res = app.get(r_key, &format!("/organizations/{p1}")).await;
     assert_eq!(
@@ -623,12 +600,7 @@ async fn expiry(backend: Backend) {
             json!({"relationship": "owned"}),
         )
         .await;
-    assert_eq!(res.code(), "transfer_not_pending", "{}", res.body);
-    assert_eq!(
-        res.body["error"]["details"]["status"], "expired",
-        "{}",
-        res.body
-    );
+    no_longer_pending(&res, "expired");
     // A new transfer of the same organization is possible at once (the stale one is
     // stored expired first).
     let second = app
@@ -643,18 +615,12 @@ async fn expiry(backend: Backend) {
         0,
         "already stored by the initiation"
     );
-    let res = app
-        .get(&d_key, &format!("/events/organization_transfer/{id}"))
-        .await;
-    let kinds = strs(&res.body, "event_type");
     assert_eq!(
-        kinds,
+        app.event_kinds(&d_key, "organization_transfer", &id).await,
         [
             "organization_transfer.initiated",
             "organization_transfer.expired"
-        ],
-        "{}",
-        res.body
+        ]
     );
 
     // The job stores each expiry once, however many runs race for it (each is a

@@ -44,12 +44,7 @@ async fn transaction(
 
 /// The debit total of `account`, as decimal text.
 async fn debits(app: &TestApp, org: &Org, account: &str) -> Value {
-    app.read(
-        &org.test_key,
-        &org.path(&format!("accounts/{account}/balance")),
-    )
-    .await["balance"]["debit"]
-        .clone()
+    app.balance(org, &org.test_key, account).await["debit"].clone()
 }
 
 /// A REST refusal: 422 `business_rule_error` `period_locked` naming the lock date.
@@ -182,10 +177,7 @@ async fn a_closed_period_is_refused_on_every_interface(app: &TestApp) {
 
     lock(app, &org, json!(LOCK)).await;
     let cash_before = debits(app, &org, &cash).await;
-    let entries = json!([
-        {"account_id": cash, "entry_type": "debit", "amount": "10.00"},
-        {"account_id": sales, "entry_type": "credit", "amount": "10.00"},
-    ]);
+    let entries = entries(&cash, &sales, "10.00");
 
     // REST.
     let create =

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use ledger_domain::memory::ManualClock;
 use ledger_tests::mcp::tool_ok;
-use ledger_tests::{Backend, Org, TestApp, invalid};
+use ledger_tests::{Backend, Org, TestApp, entries, invalid, refused, refused_case, refused_on};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use time::macros::datetime;
@@ -53,10 +53,11 @@ async fn customer(app: &TestApp, org: &Org, key: &str) -> String {
     app.contact(org, key, "customer", "Acme").await
 }
 
-async fn create(app: &TestApp, org: &Org, key: &str, body: Value) -> Value {
+/// Creates a schedule, asserting `201 Created`: its id and the body.
+async fn create(app: &TestApp, org: &Org, key: &str, body: Value) -> (String, Value) {
     let res = app.post(key, &schedules(org), body).await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    res.body
+    res.created();
+    (res.id(), res.body)
 }
 
 async fn runs(app: &TestApp, org: &Org, key: &str, id: &str) -> Vec<Value> {
@@ -98,11 +99,22 @@ fn transaction_template(app_cash: &str, other: &str, description: &str) -> Value
         "description": description,
         "date": "2027-01-01",
         "auto_post": true,
-        "entries": [
-            { "account_id": other, "entry_type": "debit", "amount": "25.00" },
-            { "account_id": app_cash, "entry_type": "credit", "amount": "25.00" },
-        ],
+        "entries": entries(other, app_cash, "25.00"),
     })
+}
+
+/// Creates in the test mode of `org` a schedule of the transaction `description` moving
+/// 25.00 from `cash` to `other`, on the schedule `terms` (frequency, start, ...): its id
+/// and the body.
+async fn transaction_schedule(
+    app: &TestApp,
+    org: &Org,
+    (cash, other, description): (&str, &str, &str),
+    mut terms: Value,
+) -> (String, Value) {
+    terms["recurable_type"] = json!("transaction");
+    terms["template"] = transaction_template(cash, other, description);
+    create(app, org, &org.test_key, terms).await
 }
 
 /// A monthly invoice anchored on January 31: February 28 (29 in a leap year), then
@@ -111,7 +123,7 @@ async fn month_ends(app: &TestApp, clock: &ManualClock, year: i32) {
     let org = app.signup("Monthly").await;
     let key = &org.test_key;
     let contact = customer(app, &org, key).await;
-    let created = create(
+    let (id, created) = create(
         app,
         &org,
         key,
@@ -128,7 +140,6 @@ async fn month_ends(app: &TestApp, clock: &ManualClock, year: i32) {
     assert_eq!(created["object"], "recurring_schedule");
     assert_eq!(created["status"], "active");
     assert_eq!(created["next_run_date"], format!("{year}-01-31"));
-    let id = created["id"].as_str().expect("id").to_owned();
     let feb = if year % 4 == 0 { 29 } else { 28 };
     let expected = [
         format!("{year}-01-31"),
@@ -207,20 +218,8 @@ with_clock!(
 async fn leap_day_catch_up(app: &TestApp, clock: &ManualClock) {
     let (org, [cash, expense]) = app.signup_with_accounts("Leap", ["1000", "5000"]).await;
     let key = &org.test_key;
-    let created = create(
-        app,
-        &org,
-        key,
-        json!({
-            "recurable_type": "transaction",
-            "name": "Leap fee",
-            "template": transaction_template(&cash, &expense, "Leap fee"),
-            "frequency": "yearly",
-            "start_date": "2028-02-29",
-        }),
-    )
-    .await;
-    let id = created["id"].as_str().expect("id").to_owned();
+    let terms = json!({"name": "Leap fee", "frequency": "yearly", "start_date": "2028-02-29"});
+    let (id, created) = transaction_schedule(app, &org, (&cash, &expense, "Leap fee"), terms).await;
     assert_eq!(created["interval"], 1);
     // Nothing is due before the start.
     assert_eq!(app.run_recurring().await, 0);
@@ -253,20 +252,8 @@ with_clock!(
 async fn racing_schedulers(app: &TestApp, clock: &ManualClock) {
     let (org, [cash, expense]) = app.signup_with_accounts("Race", ["1000", "5000"]).await;
     let key = &org.test_key;
-    let created = create(
-        app,
-        &org,
-        key,
-        json!({
-            "recurable_type": "transaction",
-            "template": transaction_template(&cash, &expense, "Daily fee"),
-            "frequency": "daily",
-            "start_date": "2027-05-01",
-            "count": 5,
-        }),
-    )
-    .await;
-    let id = created["id"].as_str().expect("id").to_owned();
+    let terms = json!({"frequency": "daily", "start_date": "2027-05-01", "count": 5});
+    let (id, _) = transaction_schedule(app, &org, (&cash, &expense, "Daily fee"), terms).await;
     let replica = app.replica_with_clock(Arc::new(clock.clone())).await;
     for day in ["2027-05-01", "2027-05-02", "2027-05-04"] {
         clock.set(at(day));
@@ -314,21 +301,9 @@ async fn failing_occurrence(app: &TestApp, clock: &ManualClock) {
             json!({"name": "Software", "code": "5100", "account_type": "expense"}),
         )
         .await;
-    let created = create(
-        app,
-        &org,
-        key,
-        json!({
-            "recurable_type": "transaction",
-            "template": transaction_template(&cash, &software, "Licence"),
-            "frequency": "weekly",
-            // A whole number sent as a float is a JSON Schema integer all the same.
-            "interval": 2.0,
-            "start_date": "2027-06-01",
-        }),
-    )
-    .await;
-    let id = created["id"].as_str().expect("id").to_owned();
+    // A whole number sent as a float is a JSON Schema integer all the same.
+    let terms = json!({"frequency": "weekly", "interval": 2.0, "start_date": "2027-06-01"});
+    let (id, _) = transaction_schedule(app, &org, (&cash, &software, "Licence"), terms).await;
     let account = org.path(&format!("accounts/{software}"));
     let res = app
         .call(
@@ -385,7 +360,7 @@ async fn pause_resume_run(app: &TestApp, clock: &ManualClock) {
     let org = app.signup("Pausing").await;
     let key = &org.test_key;
     let contact = customer(app, &org, key).await;
-    let created = create(
+    let (id, _) = create(
         app,
         &org,
         key,
@@ -397,7 +372,6 @@ async fn pause_resume_run(app: &TestApp, clock: &ManualClock) {
         }),
     )
     .await;
-    let id = created["id"].as_str().expect("id").to_owned();
     let base = format!("{}/{id}", schedules(&org));
     let paused = app.post(key, &format!("{base}/pause"), json!({})).await;
     assert_eq!(paused.status, StatusCode::OK, "{}", paused.body);
@@ -631,13 +605,9 @@ async fn validation_and_tenancy(app: &TestApp, _clock: &ManualClock) {
     let other = app.signup("Stranger").await;
     let key = &org.test_key;
     let [cash, expense] = app.account_ids(&org, key, ["1000", "5000"]).await;
-    let refused = |res: &ledger_tests::Answer, status: StatusCode, code: &str, field: &str| {
-        assert_eq!((res.status, res.code()), (status, code), "{}", res.body);
-        if !field.is_empty() {
-            assert_eq!(res.body["error"]["details"]["field"], field, "{}", res.body);
-        }
-    };
-    let mut template = transaction_template(&cash, &expense, "Rent");
+    let template = transaction_template(&cash, &expense, "Rent");
+    let mut unbalanced = template.clone();
+    unbalanced["entries"][0]["amount"] = json!("30.00");
     let base = json!({"recurable_type": "transaction", "frequency": "monthly"});
     let with = |extra: Value| {
         let mut body = base.clone();
@@ -646,74 +616,57 @@ async fn validation_and_tenancy(app: &TestApp, _clock: &ManualClock) {
         }
         body
     };
-    let res = app
-        .post(
-            key,
-            &schedules(&org),
+    let with_template = |member: &str, value: Value| {
+        let mut body = with(json!({"template": template.clone()}));
+        body[member] = value;
+        body
+    };
+    // Each body with the status, code and field (if any) it is refused with.
+    let mut cases = vec![
+        (
             with(json!({"template": {"descriptionx": "x"}})),
-        )
-        .await;
-    refused(
-        &res,
-        StatusCode::BAD_REQUEST,
-        "unknown_field",
-        "template.descriptionx",
-    );
-    template["entries"][0]["amount"] = json!("30.00");
-    let res = app
-        .post(
-            key,
-            &schedules(&org),
-            with(json!({"template": template.clone()})),
-        )
-        .await;
-    refused(
-        &res,
-        StatusCode::UNPROCESSABLE_ENTITY,
-        "unbalanced_transaction",
-        "",
-    );
-    template["entries"][0]["amount"] = json!("25.00");
-    let res = app
-        .post(
-            key,
-            &schedules(&org),
+            StatusCode::BAD_REQUEST,
+            "unknown_field",
+            "template.descriptionx",
+        ),
+        (
+            with(json!({"template": unbalanced})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "unbalanced_transaction",
+            "",
+        ),
+        (
             json!({"recurable_type": "transaction", "template": template.clone()}),
-        )
-        .await;
-    refused(&res, StatusCode::BAD_REQUEST, "missing_field", "frequency");
-    let res = app
-        .post(
-            key,
-            &schedules(&org),
-            with(json!({"template": template.clone(), "auto_send": true})),
-        )
-        .await;
-    // Only an invoice schedule sends: the member contradicts `recurable_type` (422).
-    refused(
-        &res,
-        StatusCode::UNPROCESSABLE_ENTITY,
-        "inconsistent_fields",
-        "auto_send",
-    );
-    let res = app
-        .post(
-            key,
-            &schedules(&org),
-            with(json!({"template": template.clone(), "interval": 0})),
-        )
-        .await;
-    refused(&res, StatusCode::BAD_REQUEST, "invalid_field", "interval");
+            StatusCode::BAD_REQUEST,
+            "missing_field",
+            "frequency",
+        ),
+        // Only an invoice schedule sends: the member contradicts `recurable_type` (422).
+        (
+            with_template("auto_send", json!(true)),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "inconsistent_fields",
+            "auto_send",
+        ),
+    ];
+    // Only whole numbers in range.
     for (member, value) in [
+        ("interval", json!(0)),
         ("interval", json!(1.5)),
         ("count", json!(0)),
         ("count", json!(10_001)),
         ("count", json!(2.5)),
     ] {
-        let mut body = with(json!({"template": template.clone()}));
-        body[member] = value;
-        let res = app.post(key, &schedules(&org), body).await;
-        refused(&res, StatusCode::BAD_REQUEST, "invalid_field", member);
+        let body = with_template(member, value);
+        cases.push((body, StatusCode::BAD_REQUEST, "invalid_field", member));
+    }
+    for (body, status, code, field) in cases {
+        let res = app.post(key, &schedules(&org), body.clone()).await;
+        refused_case(&body, &res, status, code);
+        if !field.is_empty() {
+            let named = &res.body["error"]["details"]["field"];
+            assert_eq!(named, field, "{body}: {}", res.body);
+        }
     }
     // An end before its start is invalid request data (400), on either path.
     for path in [schedules(&org), spec_schedules(&org)] {
@@ -749,7 +702,7 @@ async fn validation_and_tenancy(app: &TestApp, _clock: &ManualClock) {
             &[],
         )
         .await;
-    refused(&res, StatusCode::BAD_REQUEST, "invalid_field", "end_date");
+    refused_on(&res, StatusCode::BAD_REQUEST, "invalid_field", "end_date");
     // A template of another kind than the schedule's is well formed, but not for this
     // schedule (422); neither is an invoice to copy that is not there.
     let res = app
@@ -761,7 +714,7 @@ async fn validation_and_tenancy(app: &TestApp, _clock: &ManualClock) {
             &[],
         )
         .await;
-    refused(
+    refused_on(
         &res,
         StatusCode::UNPROCESSABLE_ENTITY,
         "inconsistent_fields",
@@ -774,7 +727,7 @@ async fn validation_and_tenancy(app: &TestApp, _clock: &ManualClock) {
             json!({"recurable_type": "invoice", "frequency": "monthly", "recurable_id": "inv_01HZZZZZZZZZZZZZZZZZZZZZZZ"}),
         )
         .await;
-    refused(
+    refused_on(
         &res,
         StatusCode::UNPROCESSABLE_ENTITY,
         "reference_not_found",
@@ -785,13 +738,13 @@ async fn validation_and_tenancy(app: &TestApp, _clock: &ManualClock) {
     let res = app
         .get(&other.test_key, &format!("{}/{id}", schedules(&org)))
         .await;
-    refused(&res, StatusCode::NOT_FOUND, "organization_not_found", "");
+    refused(&res, StatusCode::NOT_FOUND, "organization_not_found");
     for path in [
         format!("{}/{id}", schedules(&other)),
         format!("{}/{id}/runs", schedules(&other)),
     ] {
         let res = app.get(&other.test_key, &path).await;
-        refused(&res, StatusCode::NOT_FOUND, "resource_not_found", "");
+        refused_case(&path, &res, StatusCode::NOT_FOUND, "resource_not_found");
     }
     let res = app
         .post(
@@ -800,14 +753,14 @@ async fn validation_and_tenancy(app: &TestApp, _clock: &ManualClock) {
             json!({}),
         )
         .await;
-    refused(&res, StatusCode::NOT_FOUND, "resource_not_found", "");
+    refused(&res, StatusCode::NOT_FOUND, "resource_not_found");
     let list = app.get(&other.test_key, &schedules(&other)).await;
     assert_eq!(list.body["total_count"], 0, "{}", list.body);
     // The live key does not see test-mode schedules.
     let res = app
         .get(&org.live_key, &format!("{}/{id}", schedules(&org)))
         .await;
-    refused(&res, StatusCode::NOT_FOUND, "resource_not_found", "");
+    refused(&res, StatusCode::NOT_FOUND, "resource_not_found");
     let list = app.get(key, &schedules(&org)).await;
     assert_eq!(list.body["total_count"], 1, "{}", list.body);
 }

@@ -300,14 +300,8 @@ async fn tenants_and_modes_are_isolated(app: &TestApp) {
         StatusCode::NOT_FOUND,
         "organization_not_found",
     );
-    app.item_refused(
-        &b.test_key,
-        &item_a,
-        json!({"name": "stolen"}),
-        StatusCode::NOT_FOUND,
-        "organization_not_found",
-    )
-    .await;
+    app.foreign_item_refused(&b, &a, ("taxes", &id), json!({"name": "stolen"}))
+        .await;
     refused(
         &app.post(
             &b.test_key,
@@ -318,15 +312,6 @@ async fn tenants_and_modes_are_isolated(app: &TestApp) {
         StatusCode::NOT_FOUND,
         "organization_not_found",
     );
-    let item_b = format!("{}/{id}", taxes_path(&b));
-    app.item_refused(
-        &b.test_key,
-        &item_b,
-        json!({"name": "stolen"}),
-        StatusCode::NOT_FOUND,
-        "resource_not_found",
-    )
-    .await;
     assert_eq!(
         app.get(&b.test_key, &taxes_path(&b)).await.body["total_count"],
         0

@@ -1,6 +1,6 @@
 //! Transactions: queued writes, the state machine, reversal, idempotency, events.
 
-use ledger_tests::{TestApp, both, entries, invalid, refused, strs};
+use ledger_tests::{TestApp, both, entries, invalid, refused, refused_case, strs};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
@@ -221,12 +221,7 @@ async fn unbalanced_and_invalid_entries_change_nothing(app: &TestApp) {
     ];
     for (body, code) in cases {
         let res = app.post(key, &base, body.clone()).await;
-        assert_eq!(
-            (res.status, res.code()),
-            (StatusCode::BAD_REQUEST, code),
-            "{body} -> {}",
-            res.body
-        );
+        refused_case(&body, &res, StatusCode::BAD_REQUEST, code);
     }
     // More places than the accounts' currency has: invalid input (DECISIONS 2), 400
     // `invalid_field` on the line's amount, in the currency's words.
@@ -243,11 +238,11 @@ async fn unbalanced_and_invalid_entries_change_nothing(app: &TestApp) {
     for missing in ["act_01ARZ3NDEKTSV4RRFFQ69G5FAV", "1000"] {
         let body = json!({"description": "x", "date": "2026-03-01", "entries": entries(&sales, missing, json!(1))});
         let res = app.post(key, &base, body.clone()).await;
-        assert_eq!(
-            (res.status, res.code()),
-            (StatusCode::UNPROCESSABLE_ENTITY, "reference_not_found"),
-            "{body} -> {}",
-            res.body
+        refused_case(
+            &body,
+            &res,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "reference_not_found",
         );
         assert_eq!(res.body["error"]["type"], "business_rule_error");
         assert_eq!(
@@ -323,29 +318,10 @@ async fn idempotency_key_replays_and_refuses_reuse(app: &TestApp) {
     assert_eq!(res.body["credits_remaining"], 499, "charged once");
     // Account creation replays its first answer too.
     let acct = json!({"code": "1400", "name": "Deposits", "account_type": "asset"});
-    let a1 = app
-        .call(
-            Method::POST,
-            &org.path("accounts"),
-            Some(key),
-            Some(acct.clone()),
-            &[("Idempotency-Key", "acct-1")],
-        )
+    let accounts = org.path("accounts");
+    let create = (Method::POST, accounts.as_str(), Some(acct));
+    app.replayed(key, create, "acct-1", StatusCode::CREATED)
         .await;
-    let a2 = app
-        .call(
-            Method::POST,
-            &org.path("accounts"),
-            Some(key),
-            Some(acct),
-            &[("Idempotency-Key", "acct-1")],
-        )
-        .await;
-    assert_eq!(
-        (a1.status, a2.status),
-        (StatusCode::CREATED, StatusCode::CREATED)
-    );
-    assert_eq!(a1.body["id"], a2.body["id"]);
 }
 both!(idempotency_key_replays_and_refuses_reuse);
 

@@ -4,9 +4,9 @@
 //! its own and the rate used is read back; amounts follow each currency's minor unit.
 
 use ledger_tests::mcp::tool_ok;
-use ledger_tests::{Answer, Org, TestApp, both, entries};
+use ledger_tests::{Org, TestApp, both, entries, refused_case};
 use reqwest::{Method, StatusCode};
-use serde_json::{Value, json};
+use serde_json::json;
 
 fn transfers(org: &Org) -> String {
     org.path("transfers")
@@ -17,25 +17,6 @@ async fn account(app: &TestApp, org: &Org, code: &str, currency: &str) -> String
     app.create_id(&org.test_key,
             &org.path("accounts"),
             json!({"code": code, "name": format!("Bank {currency} {code}"), "account_type": "asset", "currency": currency})).await
-}
-
-/// The balance object of an account.
-async fn balance(app: &TestApp, org: &Org, account: &str) -> Value {
-    app.read(
-        &org.test_key,
-        &org.path(&format!("accounts/{account}/balance")),
-    )
-    .await["balance"]
-        .clone()
-}
-
-fn assert_code(res: &Answer, status: StatusCode, code: &str, what: &str) {
-    assert_eq!(
-        (res.status, res.code()),
-        (status, code),
-        "{what}: {}",
-        res.body
-    );
 }
 
 async fn a_transfer_is_created_pending_then_posted_and_reversed(app: &TestApp) {
@@ -72,7 +53,7 @@ async fn a_transfer_is_created_pending_then_posted_and_reversed(app: &TestApp) {
     );
     let id = transfer["id"].as_str().expect("id").to_owned();
     // Pending moves nothing.
-    assert_eq!(balance(app, &org, &checking).await["debit"], "0.00");
+    assert_eq!(app.balance(&org, key, &checking).await["debit"], "0.00");
 
     let res = app.get(key, &format!("{}/{id}", transfers(&org))).await;
     assert_eq!(res.body, transfer, "a read answers what the create did");
@@ -87,7 +68,7 @@ async fn a_transfer_is_created_pending_then_posted_and_reversed(app: &TestApp) {
             &format!("{}/{}", transfers(&org), plain["id"].as_str().unwrap()),
         )
         .await;
-    assert_code(&res, StatusCode::NOT_FOUND, "resource_not_found", "plain");
+    refused_case("plain", &res, StatusCode::NOT_FOUND, "resource_not_found");
     let res = app
         .call(
             Method::POST,
@@ -97,11 +78,11 @@ async fn a_transfer_is_created_pending_then_posted_and_reversed(app: &TestApp) {
             &[("Prefer", "wait=10")],
         )
         .await;
-    assert_code(
+    refused_case(
+        "post plain",
         &res,
         StatusCode::NOT_FOUND,
         "resource_not_found",
-        "post plain",
     );
     assert_eq!(
         app.get(key, &transfers(&org)).await.body["total_count"],
@@ -114,20 +95,20 @@ async fn a_transfer_is_created_pending_then_posted_and_reversed(app: &TestApp) {
     let res = app
         .get(&other.test_key, &format!("{}/{id}", transfers(&org)))
         .await;
-    assert_code(
+    refused_case(
+        "foreign org",
         &res,
         StatusCode::NOT_FOUND,
         "organization_not_found",
-        "foreign org",
     );
     let res = app
         .get(&other.test_key, &format!("{}/{id}", transfers(&other)))
         .await;
-    assert_code(
+    refused_case(
+        "foreign id",
         &res,
         StatusCode::NOT_FOUND,
         "resource_not_found",
-        "foreign id",
     );
     let res = app
         .call(
@@ -138,11 +119,11 @@ async fn a_transfer_is_created_pending_then_posted_and_reversed(app: &TestApp) {
             &[("Prefer", "wait=10")],
         )
         .await;
-    assert_code(
+    refused_case(
+        "foreign post",
         &res,
         StatusCode::NOT_FOUND,
         "resource_not_found",
-        "foreign post",
     );
 
     let res = app
@@ -159,13 +140,13 @@ async fn a_transfer_is_created_pending_then_posted_and_reversed(app: &TestApp) {
         (&res.body["object"], &res.body["status"]),
         (&json!("transfer"), &json!("posted"))
     );
-    assert_eq!(balance(app, &org, &checking).await["debit"], "251.00");
-    assert_eq!(balance(app, &org, &cash).await["credit"], "251.00");
+    assert_eq!(app.balance(&org, key, &checking).await["debit"], "251.00");
+    assert_eq!(app.balance(&org, key, &cash).await["credit"], "251.00");
 
     let res = app
         .post_wait(key, &format!("{}/{id}/reverse", transfers(&org)), json!({}))
         .await;
-    assert_code(&res, StatusCode::BAD_REQUEST, "missing_field", "no reason");
+    refused_case("no reason", &res, StatusCode::BAD_REQUEST, "missing_field");
     let res = app
         .post_wait(
             key,
@@ -176,7 +157,7 @@ async fn a_transfer_is_created_pending_then_posted_and_reversed(app: &TestApp) {
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     assert_eq!(res.body["status"], "reversed");
     let mirror = res.body["reversed_by"].as_str().expect("mirror").to_owned();
-    let net = balance(app, &org, &checking).await;
+    let net = app.balance(&org, key, &checking).await;
     assert_eq!(
         (&net["debit"], &net["credit"]),
         (&json!("251.00"), &json!("250.00"))
@@ -255,7 +236,7 @@ async fn bad_transfers_are_refused_and_change_nothing(app: &TestApp) {
     ];
     for (body, status, code, field) in cases {
         let res = app.post_wait(key, &transfers(&org), body.clone()).await;
-        assert_code(&res, status, code, &body.to_string());
+        refused_case(&body, &res, status, code);
         assert_eq!(res.body["error"]["details"]["field"], field, "{body}");
     }
     let unknown = app
@@ -332,12 +313,18 @@ async fn transfers_between_currencies_balance_in_each(app: &TestApp) {
         .collect();
     assert_eq!(currencies, ["USD", "USD", "EUR", "EUR"]);
     assert_eq!(txn["exchange_rates"], json!({"EUR": "0.925"}));
-    assert_eq!(balance(app, &org, &euro).await["debit"], "92.50");
-    assert_eq!(balance(app, &org, &cash).await["credit"], "100.00");
+    assert_eq!(app.balance(&org, key, &euro).await["debit"], "92.50");
+    assert_eq!(app.balance(&org, key, &cash).await["credit"], "100.00");
     // The exchange accounts are system equity accounts, one per currency.
     let [usd_exchange, eur_exchange] = app.account_ids(&org, key, ["39840", "39978"]).await;
-    assert_eq!(balance(app, &org, &usd_exchange).await["debit"], "100.00");
-    assert_eq!(balance(app, &org, &eur_exchange).await["credit"], "92.50");
+    assert_eq!(
+        app.balance(&org, key, &usd_exchange).await["debit"],
+        "100.00"
+    );
+    assert_eq!(
+        app.balance(&org, key, &eur_exchange).await["credit"],
+        "92.50"
+    );
     let res = app
         .get(key, &org.path(&format!("accounts/{eur_exchange}")))
         .await;
@@ -380,9 +367,12 @@ async fn transfers_between_currencies_balance_in_each(app: &TestApp) {
         (&json!("1000"), &json!("2.046"))
     );
     assert_eq!(res.body["exchange_rate"], "0.002046");
-    assert_eq!(balance(app, &org, &yen).await["net"], "503");
-    assert_eq!(balance(app, &org, &dinar).await["debit"], "2.046");
-    assert_eq!(balance(app, &org, &usd_exchange).await["debit"], "110.00");
+    assert_eq!(app.balance(&org, key, &yen).await["net"], "503");
+    assert_eq!(app.balance(&org, key, &dinar).await["debit"], "2.046");
+    assert_eq!(
+        app.balance(&org, key, &usd_exchange).await["debit"],
+        "110.00"
+    );
 
     // A journal transaction may span currencies only when each balances.
     let res = app
@@ -392,11 +382,11 @@ async fn transfers_between_currencies_balance_in_each(app: &TestApp) {
             json!({"description": "crossed", "date": "2026-04-04", "entries": ledger_tests::entries(&euro, &cash, "10.00")}),
         )
         .await;
-    assert_code(
+    refused_case(
+        "crossed",
         &res,
         StatusCode::UNPROCESSABLE_ENTITY,
         "unbalanced_transaction",
-        "crossed",
     );
     assert_eq!(
         res.body["error"]["details"]["currency"], "EUR",
@@ -426,11 +416,11 @@ async fn transfers_between_currencies_balance_in_each(app: &TestApp) {
             json!({"description": "yen decimals", "date": "2026-04-04", "entries": ledger_tests::entries(&yen, &dinar, "5.5")}),
         )
         .await;
-    assert_code(
+    refused_case(
+        "yen decimals",
         &res,
         StatusCode::BAD_REQUEST,
         "invalid_field",
-        "yen decimals",
     );
     assert_eq!(res.body["error"]["details"]["field"], "entries[0].amount");
 }
@@ -550,11 +540,11 @@ async fn transfers_and_dry_runs_on_graphql_and_mcp(app: &TestApp) {
     let res = app
         .post(key, &org.path("transactions?dry_run=true"), body.clone())
         .await;
-    assert_code(
+    refused_case(
+        "dry crossed",
         &res,
         StatusCode::UNPROCESSABLE_ENTITY,
         "unbalanced_transaction",
-        "dry crossed",
     );
     let cash_only = app.account_id(&org, key, "4000").await;
     let good = json!({"description": "what if", "date": "2026-05-02", "auto_post": true, "dry_run": true, "entries": entries(&cash, &cash_only, "3.00")});
@@ -580,11 +570,11 @@ async fn transfers_and_dry_runs_on_graphql_and_mcp(app: &TestApp) {
     let res = app
         .post(key, &org.path("transactions?dry_run=maybe"), body)
         .await;
-    assert_code(
+    refused_case(
+        "dry_run flag",
         &res,
         StatusCode::BAD_REQUEST,
         "invalid_field",
-        "dry_run flag",
     );
     let data = app.gql_data(key,
         "mutation($a: ID!, $b: ID!) { createTransaction(description: \"g\", date: \"2026-05-02\", dryRun: true, entries: [{accountId: $a, entryType: DEBIT, amount: \"1.00\"}, {accountId: $b, entryType: CREDIT, amount: \"1.00\"}]) { id status } }",

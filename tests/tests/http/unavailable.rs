@@ -37,6 +37,21 @@ async fn an_unreachable_database_is_503_on_every_interface() {
         app.get(&org.test_key, &accounts).await.status,
         StatusCode::OK
     );
+    // The same create each time, as a client retries it through the outage.
+    let create_once = async || {
+        let headers = [("Idempotency-Key", "outage-1"), ("Prefer", "wait=5")];
+        let body = Some(cash.clone());
+        app.call(Method::POST, &accounts, Some(&org.test_key), body, &headers)
+            .await
+    };
+    let organization = async || {
+        app.gql(
+            Some(&org.test_key),
+            "{ organization { id name } }",
+            json!({}),
+        )
+        .await
+    };
 
     app.set_database_reachable(false).await;
     // Every request that needs the database, on every interface, several times (each
@@ -44,24 +59,9 @@ async fn an_unreachable_database_is_503_on_every_interface() {
     for _ in 0..3 {
         unavailable(&app.get(&org.test_key, &accounts).await);
         unavailable(&app.post(&org.test_key, &accounts, cash.clone()).await);
-        let res = app
-            .call(
-                Method::POST,
-                &accounts,
-                Some(&org.test_key),
-                Some(cash.clone()),
-                &[("Idempotency-Key", "outage-1"), ("Prefer", "wait=5")],
-            )
-            .await;
-        unavailable(&res);
+        unavailable(&create_once().await);
 
-        let res = app
-            .gql(
-                Some(&org.test_key),
-                "{ organization { id name } }",
-                json!({}),
-            )
-            .await;
+        let res = organization().await;
         assert_eq!(res.status, StatusCode::SERVICE_UNAVAILABLE, "{}", res.body);
         assert_eq!(res.gql_code(), "SERVICE_UNAVAILABLE", "{}", res.body);
         assert_eq!(res.gql_reason(), "service_unavailable", "{}", res.body);
@@ -101,23 +101,8 @@ async fn an_unreachable_database_is_503_on_every_interface() {
         answered.is_some(),
         "the API answers again once the database does"
     );
-    let res = app
-        .call(
-            Method::POST,
-            &accounts,
-            Some(&org.test_key),
-            Some(cash.clone()),
-            &[("Idempotency-Key", "outage-1"), ("Prefer", "wait=5")],
-        )
-        .await;
-    assert_eq!(res.status, StatusCode::CREATED, "{}", res.body);
-    let res = app
-        .gql(
-            Some(&org.test_key),
-            "{ organization { id name } }",
-            json!({}),
-        )
-        .await;
+    create_once().await.created();
+    let res = organization().await;
     assert_eq!(res.status, StatusCode::OK, "{}", res.body);
     let result = mcp::tool(&app, &org.test_key, "list_accounts", json!({})).await;
     mcp::ok(&result);

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ledger_tests::{Answer, Backend, Org, TestApp, refused};
+use ledger_tests::{Answer, Backend, Org, TestApp, refused, refused_case};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -619,11 +619,7 @@ async fn tenancy(app: &TestApp) {
     let theirs = format!("{}/{endpoint}", hooks_path(&b));
     for path in [theirs.clone(), format!("{theirs}/deliveries")] {
         let res = app.get(&b.test_key, &path).await;
-        assert_eq!(
-            (res.status, res.code()),
-            (StatusCode::NOT_FOUND, "resource_not_found"),
-            "{path}"
-        );
+        refused_case(&path, &res, StatusCode::NOT_FOUND, "resource_not_found");
     }
     let res = app
         .put(&b.test_key, &theirs, json!({"enabled": false}))

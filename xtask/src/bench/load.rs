@@ -24,6 +24,22 @@ pub(crate) struct Target {
     pub(crate) currency: String,
 }
 
+impl Target {
+    /// `GET {base}/organizations/{org}/{path}` under the organization's key.
+    pub(crate) fn get(&self, client: &reqwest::Client, path: &str) -> reqwest::RequestBuilder {
+        client.get(self.url(path)).bearer_auth(&self.key)
+    }
+
+    /// `POST {base}/organizations/{org}/{path}` under the organization's key.
+    pub(crate) fn post(&self, client: &reqwest::Client, path: &str) -> reqwest::RequestBuilder {
+        client.post(self.url(path)).bearer_auth(&self.key)
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}/organizations/{}/{path}", self.base, self.org)
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Phase {
     Post,
@@ -199,12 +215,8 @@ pub(super) async fn post_transaction(
             { "account_id": target.sales, "entry_type": "credit", "amount": "100.00" },
         ],
     });
-    let response = client
-        .post(format!(
-            "{}/organizations/{}/transactions",
-            target.base, target.org
-        ))
-        .bearer_auth(&target.key)
+    let response = target
+        .post(client, "transactions")
         .header("Prefer", "wait=30")
         .json(&body)
         .send()
@@ -223,12 +235,8 @@ pub(super) async fn read_balance(
     } else {
         &target.sales
     };
-    let response = client
-        .get(format!(
-            "{}/organizations/{}/accounts/{account}/balance",
-            target.base, target.org
-        ))
-        .bearer_auth(&target.key)
+    let response = target
+        .get(client, &format!("accounts/{account}/balance"))
         .send()
         .await
         .map_err(|e| format!("GET balance: {e}"))?;
@@ -258,12 +266,8 @@ pub(super) async fn get_ok(
     target: &Target,
     path: &str,
 ) -> Result<(), String> {
-    let response = client
-        .get(format!(
-            "{}/organizations/{}/{path}",
-            target.base, target.org
-        ))
-        .bearer_auth(&target.key)
+    let response = target
+        .get(client, path)
         .send()
         .await
         .map_err(|e| format!("GET {path}: {e}"))?;

@@ -107,12 +107,8 @@ pub(super) async fn scale(
 }
 
 async fn count_accounts(client: &reqwest::Client, target: &Target) -> anyhow::Result<usize> {
-    let response = client
-        .get(format!(
-            "{}/organizations/{}/accounts?limit=1",
-            target.base, target.org
-        ))
-        .bearer_auth(&target.key)
+    let response = target
+        .get(client, "accounts?limit=1")
         .send()
         .await
         .context("counting accounts")?;
@@ -130,12 +126,8 @@ async fn create_account(
     name: &str,
     account_type: &str,
 ) -> anyhow::Result<String> {
-    let response = client
-        .post(format!(
-            "{}/organizations/{}/accounts",
-            target.base, target.org
-        ))
-        .bearer_auth(&target.key)
+    let response = target
+        .post(client, "accounts")
         .json(&json!({ "code": code, "name": name, "account_type": account_type }))
         .send()
         .await

@@ -186,16 +186,9 @@ pub(crate) async fn check(
         .take(REPLAYS)
     {
         replays += 1;
-        let response = client
-            .post(format!(
-                "{}/organizations/{}/transactions",
-                target.base, target.org
-            ))
-            .bearer_auth(&target.key)
-            .header("Idempotency-Key", &outcome.write.key)
-            .header("Prefer", "wait=10")
-            .json(&outcome.write.body)
-            .send()
+        let response = outcome
+            .write
+            .send(client, target)
             .await
             .context("replaying a write")?;
         let replayed = response
@@ -266,12 +259,8 @@ async fn list_transactions(
 }
 
 async fn get(client: &reqwest::Client, target: &Target, path: &str) -> anyhow::Result<Value> {
-    let response = client
-        .get(format!(
-            "{}/organizations/{}/{path}",
-            target.base, target.org
-        ))
-        .bearer_auth(&target.key)
+    let response = target
+        .get(client, path)
         .send()
         .await
         .with_context(|| format!("GET {path}"))?;

@@ -12,10 +12,7 @@ use serde_json::{Value, json};
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
-use super::{
-    DRAIN, Options, REQUEST_TIMEOUT, Rng, Supervised, check, in_scratch, load, proxy,
-    write_failures, write_verdict,
-};
+use super::{DRAIN, Options, Rng, Supervised, check, http_client, load, proxy, write_verdict};
 use crate::bench::process::{Database, Owned};
 use crate::bench::{Backend, sign_up};
 
@@ -36,19 +33,8 @@ struct PgFaults {
     proxy: proxy::Proxy,
 }
 
+/// The chaos run on one backend, its files in `scratch`.
 pub(super) async fn run_backend(
-    options: &Options,
-    binary: &Path,
-    backend: Backend,
-    database: &Database,
-) -> anyhow::Result<Value> {
-    in_scratch("chaos", options.seed, async |scratch| {
-        run_backend_in(options, binary, backend, database, scratch).await
-    })
-    .await
-}
-
-async fn run_backend_in(
     options: &Options,
     binary: &Path,
     backend: Backend,
@@ -64,11 +50,7 @@ async fn run_backend_in(
         options.duration.as_secs(),
         database.shown()
     );
-    let client = reqwest::Client::builder()
-        .timeout(REQUEST_TIMEOUT)
-        .pool_max_idle_per_host(options.clients + 4)
-        .build()
-        .context("building the HTTP client")?;
+    let client = http_client(options.clients + 4)?;
     let mut supervised = Supervised::new(binary, &server_url, scratch)?;
     supervised.start(&client).await?;
     let target = sign_up(&client, &supervised.base()).await?;
@@ -290,22 +272,14 @@ pub(super) fn table(report: &Value) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "\nLedger chaos run (seed {}, server {}; {} cores, {})\n",
+        "\nLedger chaos run (seed {}, {})\n",
         report["seed"],
-        report["server_build"].as_str().unwrap_or("?"),
-        report["machine"]["cores"],
-        report["machine"]["cpu"].as_str().unwrap_or("unknown CPU"),
+        super::server_and_machine(report),
     );
-    for backend in report["backends"].as_array().into_iter().flatten() {
-        let name = backend["backend"].as_str().unwrap_or("?");
-        if let Some(reason) = backend["skipped"].as_str() {
-            let _ = writeln!(out, "{name}: skipped: {reason}\n");
-            continue;
-        }
+    super::write_backends(&mut out, report, "checks: all passed", |name, backend| {
         let c = &backend["counts"];
         let f = &backend["faults"];
-        let _ = writeln!(
-            out,
+        format!(
             "{name}: {} s, {} writers\n  writes: sent {}, acknowledged {}, retried {} ({} attempts), \
              unacknowledged {}, refused {}, lost {}, duplicated {}, half-applied {}\n  \
              faults: {} kills ({} starts), {} PostgreSQL terminations ({} sessions), \
@@ -329,9 +303,8 @@ pub(super) fn table(report: &Value) -> String {
             f["proxy_stalls"],
             f["proxy_connections"],
             f["proxy_connections_cut"],
-        );
-        write_failures(&mut out, backend, "checks: all passed");
-    }
+        )
+    });
     write_verdict(&mut out, report, "chaos");
     out
 }

@@ -72,6 +72,22 @@ impl Write {
             cash_delta,
         }
     }
+
+    /// Sends this write to the organization of `target` under its `Idempotency-Key`,
+    /// waiting for its job (a first attempt, a retry and a replay alike).
+    pub(crate) async fn send(
+        &self,
+        client: &reqwest::Client,
+        target: &Target,
+    ) -> reqwest::Result<reqwest::Response> {
+        target
+            .post(client, "transactions")
+            .header("Idempotency-Key", &self.key)
+            .header("Prefer", "wait=10")
+            .json(&self.body)
+            .send()
+            .await
+    }
 }
 
 /// What became of one logical write.
@@ -112,19 +128,11 @@ pub(crate) async fn send_until_answered(
         attempts: 0,
         refused: None,
     };
-    let url = format!("{}/organizations/{}/transactions", target.base, target.org);
     let mut backoff_ms = 50u64;
     while Instant::now() < give_up {
         outcome.attempts += 1;
         progress.attempts.fetch_add(1, Ordering::Relaxed);
-        let answer = client
-            .post(&url)
-            .bearer_auth(&target.key)
-            .header("Idempotency-Key", &outcome.write.key)
-            .header("Prefer", "wait=10")
-            .json(&outcome.write.body)
-            .send()
-            .await;
+        let answer = outcome.write.send(client, target).await;
         // An error (the server is down, the connection was cut): ask again.
         if let Ok(response) = answer {
             let status = response.status();
@@ -216,12 +224,8 @@ pub(crate) async fn read_clients(
                         _ => "transactions?limit=20".to_owned(),
                     };
                     n += 1;
-                    let ok = client
-                        .get(format!(
-                            "{}/organizations/{}/{path}",
-                            target.base, target.org
-                        ))
-                        .bearer_auth(&target.key)
+                    let ok = target
+                        .get(&client, &path)
                         .send()
                         .await
                         .is_ok_and(|r| r.status().is_success());

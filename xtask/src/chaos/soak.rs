@@ -32,30 +32,15 @@ struct Sample {
     fds: u64,
 }
 
+/// The soak run on one backend, its files in `scratch`.
 pub(crate) async fn run(
-    options: &Options,
-    binary: &Path,
-    backend: Backend,
-    database: &Database,
-) -> anyhow::Result<Value> {
-    super::in_scratch("soak", options.seed, async |scratch| {
-        run_in(options, binary, backend, database, scratch).await
-    })
-    .await
-}
-
-async fn run_in(
     options: &Options,
     binary: &Path,
     backend: Backend,
     database: &Database,
     scratch: &Path,
 ) -> anyhow::Result<Value> {
-    let client = reqwest::Client::builder()
-        .timeout(super::REQUEST_TIMEOUT)
-        .pool_max_idle_per_host(options.clients * 2 + 4)
-        .build()
-        .context("building the HTTP client")?;
+    let client = super::http_client(options.clients * 2 + 4)?;
     let mut server = Supervised::new(binary, &database.url, scratch)?;
     server.start(&client).await?;
     let pid = server.pid().context("the server's pid")?;
@@ -213,20 +198,12 @@ pub(crate) fn table(report: &Value) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "\nLedger soak (server {}; {} cores, {})\n",
-        report["server_build"].as_str().unwrap_or("?"),
-        report["machine"]["cores"],
-        report["machine"]["cpu"].as_str().unwrap_or("unknown CPU"),
+        "\nLedger soak ({})\n",
+        super::server_and_machine(report)
     );
-    for b in report["backends"].as_array().into_iter().flatten() {
-        let name = b["backend"].as_str().unwrap_or("?");
-        if let Some(reason) = b["skipped"].as_str() {
-            let _ = writeln!(out, "{name}: skipped: {reason}\n");
-            continue;
-        }
+    super::write_backends(&mut out, report, "no growth; checks passed", |name, b| {
         let (g, t, c) = (&b["growth"], &b["throughput"], &b["counts"]);
-        let _ = writeln!(
-            out,
+        format!(
             "{name}: {} s, {} writes/s, {} reads/s ({} read errors); writes acknowledged {}, lost {}, duplicated {}\n  \
              RSS MB: start {}, first third {}, last third {}, max {} (allowed {})\n  \
              fds: start {}, first third {}, last third {}, max {}",
@@ -246,9 +223,8 @@ pub(crate) fn table(report: &Value) -> String {
             g["fds"]["first_third_median"],
             g["fds"]["last_third_median"],
             g["fds"]["max"],
-        );
-        super::write_failures(&mut out, b, "no growth; checks passed");
-    }
+        )
+    });
     super::write_verdict(&mut out, report, "soak");
     out
 }

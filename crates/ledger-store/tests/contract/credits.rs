@@ -2,7 +2,7 @@
 //! balance, the monthly reset exactly once per period (purchased credits kept), and a
 //! purchase credited once however often it is completed.
 
-use ledger_domain::credits::{CreditPurchase, LedgerEntry, LedgerKind, PurchaseStatus};
+use ledger_domain::credits::{CreditPool, CreditPurchase, LedgerEntry, LedgerKind, PurchaseStatus};
 use ledger_domain::ids::{IdKind, new_id};
 use ledger_domain::ports::{PageRequest, Store};
 
@@ -17,12 +17,50 @@ async fn ledger_rows<S: Store>(db: &S, org: &Org, kind: LedgerKind) -> Vec<Ledge
     rows.items.into_iter().filter(|r| r.kind == kind).collect()
 }
 
-async fn assert_ledger_sums<S: Store>(db: &S, org: &Org, backend: &str) -> i64 {
-    let pool = db
-        .credit_pool(&org.org.id)
+/// The organization's credit pool (a root organization is a pool).
+async fn pool_of<S: Store>(db: &S, org: &Org) -> CreditPool {
+    db.credit_pool(&org.org.id)
         .await
         .expect("pool")
-        .expect("a root is a pool");
+        .expect("a root is a pool")
+}
+
+/// Stores the pending `purchase` of `org` with its `credit_purchase.created` event.
+async fn insert<S: Store>(db: &S, org: &Org, purchase: &CreditPurchase) {
+    let tenant = org.tenant(purchase.livemode);
+    let created = event(
+        &tenant,
+        "credit_purchase.created",
+        "credit_purchase",
+        &purchase.id,
+    );
+    db.insert_purchase(purchase.clone(), created)
+        .await
+        .expect("insert");
+}
+
+/// Completes the `purchase` of `org` (with the provider's `session` id, when there is
+/// one): the stored purchase and whether this call is the one that completed it.
+async fn complete<S: Store>(
+    db: &S,
+    org: &Org,
+    purchase: &CreditPurchase,
+    session: Option<String>,
+) -> (CreditPurchase, bool) {
+    let tenant = org.tenant(purchase.livemode);
+    let completed = event(
+        &tenant,
+        "credit_purchase.completed",
+        "credit_purchase",
+        &purchase.id,
+    );
+    db.complete_purchase(&org.org.id, &purchase.id, session, T0, completed)
+        .await
+        .expect("complete")
+}
+
+async fn assert_ledger_sums<S: Store>(db: &S, org: &Org, backend: &str) -> i64 {
+    let pool = pool_of(db, org).await;
     let sum = db.credit_ledger_sum(&org.org.id).await.expect("sum");
     assert_eq!(
         sum, pool.credits_remaining,
@@ -57,11 +95,7 @@ fn purchase(org: &Org, livemode: bool, credits: i64) -> CreditPurchase {
 contract!(grants_charges_and_resets_keep_the_ledger_summing);
 async fn grants_charges_and_resets_keep_the_ledger_summing<S: Store>(db: &S, backend: &str) {
     let org = sign_up(db, "Credit Pool").await;
-    let pool = db
-        .credit_pool(&org.org.id)
-        .await
-        .expect("pool")
-        .expect("pool");
+    let pool = pool_of(db, &org).await;
     assert_eq!(pool.period, "2026-01", "{backend}");
     assert_eq!(pool.purchased_remaining, 0);
     let rows = db.credit_ledger(&org.org.id, PAGE).await.expect("ledger");
@@ -80,77 +114,24 @@ async fn grants_charges_and_resets_keep_the_ledger_summing<S: Store>(db: &S, bac
 
     // A purchase, completed twice: credited once.
     let bought = purchase(&org, true, 1000);
-    let tenant = org.tenant(true);
-    db.insert_purchase(
-        bought.clone(),
-        event(
-            &tenant,
-            "credit_purchase.created",
-            "credit_purchase",
-            &bought.id,
-        ),
-    )
-    .await
-    .expect("insert");
+    insert(db, &org, &bought).await;
     for (n, expect_new) in [(0, true), (1, false)] {
-        let (done, new) = db
-            .complete_purchase(
-                &org.org.id,
-                &bought.id,
-                Some(format!("session_{n}")),
-                T0,
-                event(
-                    &tenant,
-                    "credit_purchase.completed",
-                    "credit_purchase",
-                    &bought.id,
-                ),
-            )
-            .await
-            .expect("complete");
+        let (done, new) = complete(db, &org, &bought, Some(format!("session_{n}"))).await;
         assert_eq!(new, expect_new, "{backend}: completion {n}");
         assert_eq!(done.status, PurchaseStatus::Completed);
         assert_eq!(done.provider_session_id.as_deref(), Some("session_0"));
     }
     assert_eq!(assert_ledger_sums(db, &org, backend).await, 1493);
-    let pool = db
-        .credit_pool(&org.org.id)
-        .await
-        .expect("pool")
-        .expect("pool");
+    let pool = pool_of(db, &org).await;
     assert_eq!(pool.purchased_remaining, 1000, "{backend}");
     // A test-mode purchase completes without touching the live pool.
     let test_purchase = purchase(&org, false, 5000);
-    let test_tenant = org.tenant(false);
-    db.insert_purchase(
-        test_purchase.clone(),
-        event(
-            &test_tenant,
-            "credit_purchase.created",
-            "credit_purchase",
-            &test_purchase.id,
-        ),
-    )
-    .await
-    .expect("insert");
-    let (_, new) = db
-        .complete_purchase(
-            &org.org.id,
-            &test_purchase.id,
-            None,
-            T0,
-            event(
-                &test_tenant,
-                "credit_purchase.completed",
-                "credit_purchase",
-                &test_purchase.id,
-            ),
-        )
-        .await
-        .expect("complete");
+    insert(db, &org, &test_purchase).await;
+    let (_, new) = complete(db, &org, &test_purchase, None).await;
     assert!(new);
     assert_eq!(assert_ledger_sums(db, &org, backend).await, 1493);
     // Tenancy: the live tenant does not see the test purchase.
+    let tenant = org.tenant(true);
     absent(db.get_purchase(&tenant, &test_purchase.id).await, backend);
     assert_eq!(
         db.list_purchases(&tenant, PAGE)
@@ -191,11 +172,7 @@ async fn grants_charges_and_resets_keep_the_ledger_summing<S: Store>(db: &S, bac
         "{backend}: never back"
     );
     assert_eq!(assert_ledger_sums(db, &org, backend).await, 1500);
-    let pool = db
-        .credit_pool(&org.org.id)
-        .await
-        .expect("pool")
-        .expect("pool");
+    let pool = pool_of(db, &org).await;
     assert_eq!(
         (
             pool.period.as_str(),
@@ -212,11 +189,7 @@ async fn grants_charges_and_resets_keep_the_ledger_summing<S: Store>(db: &S, bac
         .await
         .expect("reset")
         .expect("due");
-    let pool = db
-        .credit_pool(&org.org.id)
-        .await
-        .expect("pool")
-        .expect("pool");
+    let pool = pool_of(db, &org).await;
     assert_eq!(
         (pool.credits_remaining, pool.purchased_remaining),
         (1300, 800),

@@ -52,6 +52,29 @@ impl Probe for MemoryStore {
     }
 }
 
+/// Awaits `read` and, on a database store, asserts that it sent exactly `statements`
+/// statements (the memory store has none to count); answers what `read` gave.
+///
+/// # Panics
+/// When a database store counted another number of statements.
+pub async fn in_statements<P: Probe, T>(
+    db: &P,
+    statements: u64,
+    backend: &str,
+    read: impl Future<Output = T>,
+) -> T {
+    let before = db.queries_executed();
+    let answer = read.await;
+    if let Some(before) = before {
+        assert_eq!(
+            db.queries_executed(),
+            Some(before + statements),
+            "{backend}: statements sent"
+        );
+    }
+    answer
+}
+
 /// `#[tokio::test]`s running the generic body `$name(db, backend)` on every backend (see
 /// the module documentation).
 macro_rules! contract {

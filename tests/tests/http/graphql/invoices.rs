@@ -3,7 +3,7 @@
 //! refused; overpayment and state errors; tenant isolation; contacts of a list loaded in
 //! a fixed number of store queries.
 
-use ledger_tests::{Backend, TestApp, both};
+use ledger_tests::{TestApp, both};
 use serde_json::{Value, json};
 
 use super::credits;
@@ -68,13 +68,6 @@ fn items() -> Value {
     ])
 }
 
-/// The first error's `extensions.reason`.
-fn reason(res: &ledger_tests::Answer) -> &str {
-    res.body["errors"][0]["extensions"]["reason"]
-        .as_str()
-        .unwrap_or("")
-}
-
 async fn invoice_flow(app: &TestApp) {
     let org = app.signup("Gql Invoices").await;
     let key = &org.live_key;
@@ -128,7 +121,7 @@ async fn invoice_flow(app: &TestApp) {
             "BUSINESS_RULE_VIOLATION",
         )
         .await;
-    assert_eq!(reason(&res), "invalid_state_transition", "{}", res.body);
+    assert_eq!(res.gql_reason(), "invalid_state_transition", "{}", res.body);
     assert_eq!(res.body["data"]["recordInvoicePayment"], Value::Null);
     assert_eq!(credits(app, key).await, start - 5);
 
@@ -170,7 +163,7 @@ async fn invoice_flow(app: &TestApp) {
             "BUSINESS_RULE_VIOLATION",
         )
         .await;
-    assert_eq!(reason(&res), "overpayment", "{}", res.body);
+    assert_eq!(res.gql_reason(), "overpayment", "{}", res.body);
     // A bad amount is a validation error.
     app.gql_refused(
         Some(key),
@@ -213,7 +206,7 @@ async fn invoice_flow(app: &TestApp) {
             "BUSINESS_RULE_VIOLATION",
         )
         .await;
-    assert_eq!(reason(&res), "invalid_state_transition", "{}", res.body);
+    assert_eq!(res.gql_reason(), "invalid_state_transition", "{}", res.body);
     assert_eq!(credits(app, key).await, start - 10);
 
     // The books: receivable paid off, cash in.
@@ -256,7 +249,7 @@ async fn invoice_flow(app: &TestApp) {
             "BUSINESS_RULE_VIOLATION",
         )
         .await;
-    assert_eq!(reason(&res), "reference_not_found", "{}", res.body);
+    assert_eq!(res.gql_reason(), "reference_not_found", "{}", res.body);
     app.gql_refused(Some(key),
         CREATE_INVOICE,
         json!({ "c": customer, "items": [{ "description": "x", "quantity": "0", "unitPrice": "1.00" }] }), "VALIDATION_ERROR").await;
@@ -396,7 +389,7 @@ async fn isolation(app: &TestApp) {
             "VALIDATION_ERROR",
         )
         .await;
-    assert_eq!(reason(&res), "resource_not_found", "{}", res.body);
+    assert_eq!(res.gql_reason(), "resource_not_found", "{}", res.body);
     app.gql_refused(
         Some(&b.live_key),
         "mutation($id: ID!) { sendInvoice(id: $id) { id } }",
@@ -413,7 +406,7 @@ async fn isolation(app: &TestApp) {
             "BUSINESS_RULE_VIOLATION",
         )
         .await;
-    assert_eq!(reason(&res), "reference_not_found", "{}", res.body);
+    assert_eq!(res.gql_reason(), "reference_not_found", "{}", res.body);
     assert_eq!(credits(app, &b.live_key).await, b_start);
     // The test mode of the owner does not see live documents either.
     let d = app
@@ -524,12 +517,8 @@ async fn document_credit_refusals(app: &TestApp) {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn graphql_document_credit_refusals() {
-    for backend in [Backend::Sqlite, Backend::Postgres] {
-        if let Some(app) = TestApp::spawn_with(backend, |c| c.signup_credits = 7).await {
-            document_credit_refusals(&app).await;
-            app.finish().await;
-        }
-    }
-}
+both!(
+    graphql_document_credit_refusals,
+    document_credit_refusals,
+    |c| c.signup_credits = 7
+);

@@ -2,7 +2,7 @@
 //! limits, credits refused, rate limits, the playground, the exported SDL and the
 //! external graphql-core client.
 
-use ledger_tests::{Backend, Org, TestApp, both};
+use ledger_tests::{Backend, TestApp, both};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -77,16 +77,8 @@ async fn batched(app: &TestApp) {
     assert!(large <= 8, "{large} queries");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn graphql_batched_balances() {
-    for backend in [Backend::Sqlite, Backend::Postgres] {
-        // No background workers: nothing else queries the store while counting.
-        if let Some(app) = TestApp::spawn_with(backend, |c| c.workers = 0).await {
-            batched(&app).await;
-            app.finish().await;
-        }
-    }
-}
+// No background workers: nothing else queries the store while counting.
+both!(graphql_batched_balances, batched, |c| c.workers = 0);
 
 async fn limits(app: &TestApp) {
     let org = app.signup("Gql Limits").await;
@@ -123,19 +115,10 @@ async fn limits(app: &TestApp) {
     .await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn graphql_document_limits() {
-    for backend in [Backend::Sqlite, Backend::Postgres] {
-        let tweak = |c: &mut server::Config| {
-            c.graphql_max_depth = 6;
-            c.graphql_max_complexity = 8;
-        };
-        if let Some(app) = TestApp::spawn_with(backend, tweak).await {
-            limits(&app).await;
-            app.finish().await;
-        }
-    }
-}
+both!(graphql_document_limits, limits, |c| {
+    c.graphql_max_depth = 6;
+    c.graphql_max_complexity = 8;
+});
 
 async fn credit_refusals(app: &TestApp) {
     let org = app.signup("Gql Poor").await;
@@ -208,17 +191,12 @@ async fn credit_refusals(app: &TestApp) {
     assert_eq!(d["organization"]["balanceSheet"]["totalAssets"], "0.00");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn graphql_credit_refusals() {
-    for backend in [Backend::Sqlite, Backend::Postgres] {
-        if let Some(app) = TestApp::spawn_with(backend, |c| c.signup_credits = 6).await {
-            credit_refusals(&app).await;
-            app.finish().await;
-        }
-    }
-}
+both!(graphql_credit_refusals, credit_refusals, |c| c
+    .signup_credits =
+    6);
 
-async fn rate_limited(app: &TestApp, org: &Org) {
+async fn rate_limited(app: &TestApp) {
+    let org = app.signup("Gql Busy").await;
     for remaining in ["1", "0"] {
         let res = app
             .gql(Some(&org.test_key), "{ organization { id } }", json!({}))
@@ -240,16 +218,7 @@ async fn rate_limited(app: &TestApp, org: &Org) {
     assert!(res.headers.get("retry-after").is_some());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn graphql_rate_limit() {
-    for backend in [Backend::Sqlite, Backend::Postgres] {
-        if let Some(app) = TestApp::spawn_with(backend, |c| c.rate_limit_test = 2).await {
-            let org = app.signup("Gql Busy").await;
-            rate_limited(&app, &org).await;
-            app.finish().await;
-        }
-    }
-}
+both!(graphql_rate_limit, rate_limited, |c| c.rate_limit_test = 2);
 
 async fn playground(app: &TestApp) {
     let res = app.fetch("/graphql/playground").await;
