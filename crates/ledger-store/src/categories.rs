@@ -14,7 +14,7 @@ use time::PrimitiveDateTime;
 
 use crate::db::{Db, page_from};
 use crate::locks::AccountLocks;
-use crate::rows::{DeletionRow, corrupt, from_db, to_db};
+use crate::rows::{DeletionRow, from_db, parsed, to_db};
 use crate::schema::categories;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable, AsChangeset)]
@@ -60,8 +60,7 @@ impl TryFrom<CategoryRow> for Category {
     type Error = StoreError;
     fn try_from(r: CategoryRow) -> Result<Self, StoreError> {
         Ok(Self {
-            category_type: CategoryType::parse(&r.category_type)
-                .ok_or_else(|| corrupt("category type", &r.category_type))?,
+            category_type: parsed(CategoryType::parse, "category type", &r.category_type)?,
             organization_id: r.organization_id,
             livemode: r.livemode,
             id: r.id,

@@ -16,7 +16,7 @@ use time::{OffsetDateTime, PrimitiveDateTime};
 use crate::db::{Db, TxError};
 use crate::rows::{
     OrganizationRow, UserRow, corrupt, from_db, json_text, opt_from_db, opt_to_db, parse_json,
-    to_db,
+    parsed, to_db,
 };
 use crate::schema::{oauth_clients, oauth_grants, oauth_secrets, organizations, users};
 
@@ -91,8 +91,7 @@ impl TryFrom<ClientRow> for OAuthClient {
 
     fn try_from(r: ClientRow) -> Result<Self, StoreError> {
         Ok(Self {
-            auth_method: ClientAuth::parse(&r.auth_method)
-                .ok_or_else(|| corrupt("client auth method", &r.auth_method))?,
+            auth_method: parsed(ClientAuth::parse, "client auth method", &r.auth_method)?,
             redirect_uris: strings(&r.redirect_uris)?,
             grant_types: strings(&r.grant_types)?,
             metadata: parse_json(&r.metadata)?,
@@ -193,7 +192,7 @@ impl TryFrom<SecretRow> for StoredSecret {
 
     fn try_from(r: SecretRow) -> Result<Self, StoreError> {
         Ok(Self {
-            kind: SecretKind::parse(&r.kind).ok_or_else(|| corrupt("secret kind", &r.kind))?,
+            kind: parsed(SecretKind::parse, "secret kind", &r.kind)?,
             data: parse_json(&r.data)?,
             hash: r.hash,
             grant_id: r.grant_id,

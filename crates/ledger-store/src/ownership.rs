@@ -259,31 +259,31 @@ macro_rules! change_body {
     }};
 }
 
-impl OrganizationTransfers for Db {
-    async fn find_users_by_email(&self, email: &str) -> StoreResult<Vec<User>> {
-        let email = email.to_lowercase();
-        let rows: Vec<UserRow> = db_read!(self, |conn| {
+/// The users the filter `$which` selects, in id order; evaluates to
+/// `StoreResult<Vec<User>>`.
+macro_rules! users_where {
+    ($db:expr, $which:expr) => {{
+        let rows: Vec<UserRow> = db_read!($db, |conn| {
             Ok(users::table
-                .filter(lower_text(users::email).eq(&email))
+                .filter($which)
                 .order(users::id)
                 .select(UserRow::as_select())
                 .load(conn)
                 .await?)
         })?;
         Ok(rows.into_iter().map(User::from).collect())
+    }};
+}
+
+impl OrganizationTransfers for Db {
+    async fn find_users_by_email(&self, email: &str) -> StoreResult<Vec<User>> {
+        let email = email.to_lowercase();
+        users_where!(self, lower_text(users::email).eq(&email))
     }
 
     async fn find_users_by_username(&self, username: &str) -> StoreResult<Vec<User>> {
         let username = username.to_lowercase();
-        let rows: Vec<UserRow> = db_read!(self, |conn| {
-            Ok(users::table
-                .filter(lower_nullable(users::provider_username).eq(&username))
-                .order(users::id)
-                .select(UserRow::as_select())
-                .load(conn)
-                .await?)
-        })?;
-        Ok(rows.into_iter().map(User::from).collect())
+        users_where!(self, lower_nullable(users::provider_username).eq(&username))
     }
 
     async fn insert_transfer(

@@ -9,7 +9,7 @@ use ledger_domain::tax::{Tax, TaxType};
 use time::PrimitiveDateTime;
 
 use crate::db::Db;
-use crate::rows::{corrupt, from_db, to_db};
+use crate::rows::{from_db, parsed, to_db};
 use crate::schema::taxes;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable, AsChangeset)]
@@ -54,8 +54,7 @@ impl TryFrom<TaxRow> for Tax {
     type Error = StoreError;
     fn try_from(r: TaxRow) -> Result<Self, StoreError> {
         Ok(Self {
-            tax_type: TaxType::parse(&r.tax_type)
-                .ok_or_else(|| corrupt("tax type", &r.tax_type))?,
+            tax_type: parsed(TaxType::parse, "tax type", &r.tax_type)?,
             organization_id: r.organization_id,
             livemode: r.livemode,
             id: r.id,

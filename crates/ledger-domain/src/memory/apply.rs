@@ -7,14 +7,16 @@
 use crate::ports::{StoreError, Taken};
 use time::OffsetDateTime;
 
+use crate::accounts::Account;
+use crate::contacts::Contact;
 use crate::documents::{Document, DocumentStatus};
 use crate::error::Resource;
-use crate::events::Event;
+use crate::events::{Deletion, Event};
 use crate::jobs::{Job, JobStatus};
 use crate::ports::{DocumentEffect, DocumentTransition, Effect, StoreResult, Tenant};
 use crate::transactions::{Transaction, TransactionStatus};
 
-use super::tenanted::live_in;
+use super::tenanted::{Tenanted, live_in, live_mut};
 use super::{Deleted, Row, State, in_tenant};
 
 /// The distinct account ids of a transaction's entries, sorted.
@@ -347,6 +349,26 @@ impl State {
         Ok(())
     }
 
+    /// Soft-deletes the live record `id` of `tenant` in the table `rows` picks, stamped
+    /// by `touch`, and keeps the deletion record: the delete of an effect whose
+    /// precondition was checked.
+    fn delete_checked<T: Tenanted>(
+        &mut self,
+        rows: impl FnOnce(&mut State) -> &mut Vec<Row<T>>,
+        tenant: &Tenant,
+        id: &str,
+        deletion: Deletion,
+        touch: impl FnOnce(&mut T),
+    ) {
+        let table = rows(self);
+        if let Some(i) = live_in(table, tenant, id) {
+            let row = &mut table[i];
+            row.deleted = Some(Deleted::from(&deletion));
+            touch(&mut row.value);
+        }
+        self.record_deletion(deletion);
+    }
+
     /// Marks the transaction `id` reversed by `mirror_id`.
     fn mark_reversed(
         &mut self,
@@ -356,8 +378,7 @@ impl State {
         reason: &str,
         now: OffsetDateTime,
     ) {
-        if let Some(i) = self.live_transaction(tenant, id) {
-            let t = &mut self.transactions[i].value;
+        if let Some(t) = live_mut(&mut self.transactions, tenant, id) {
             t.status = TransactionStatus::Reversed;
             t.reversed_by = Some(mirror_id.to_owned());
             t.reversal_reason = Some(reason.to_owned());
@@ -371,8 +392,7 @@ impl State {
         match effect {
             Effect::InsertTransaction(_) | Effect::InsertTransactions(_) => {}
             Effect::ReplaceTransaction(t) => {
-                if let Some(i) = self.live_transaction(tenant, &t.id) {
-                    let stored = &mut self.transactions[i].value;
+                if let Some(stored) = live_mut(&mut self.transactions, tenant, &t.id) {
                     stored.description = t.description;
                     stored.date = t.date;
                     stored.currency = t.currency;
@@ -389,8 +409,7 @@ impl State {
                 transaction_id,
                 posted_at,
             } => {
-                if let Some(i) = self.live_transaction(tenant, &transaction_id) {
-                    let stored = &mut self.transactions[i].value;
+                if let Some(stored) = live_mut(&mut self.transactions, tenant, &transaction_id) {
                     stored.status = TransactionStatus::Posted;
                     stored.posted_at = Some(posted_at);
                     stored.updated_at = now;
@@ -405,28 +424,25 @@ impl State {
                 transaction_id,
                 deletion,
             } => {
-                if let Some(i) = self.live_transaction(tenant, &transaction_id) {
-                    let row = &mut self.transactions[i];
-                    row.deleted = Some(Deleted::from(&deletion));
-                    row.value.updated_at = now;
-                }
-                self.record_deletion(deletion);
+                let touch = |r: &mut Transaction| r.updated_at = now;
+                self.delete_checked(
+                    |s| &mut s.transactions,
+                    tenant,
+                    &transaction_id,
+                    deletion,
+                    touch,
+                );
             }
             Effect::DeleteAccount {
                 account_id,
                 deletion,
             } => {
-                if let Some(i) = self.live_account(tenant, &account_id) {
-                    let row = &mut self.accounts[i];
-                    row.deleted = Some(Deleted::from(&deletion));
-                    row.value.updated_at = now;
-                }
-                self.record_deletion(deletion);
+                let touch = |r: &mut Account| r.updated_at = now;
+                self.delete_checked(|s| &mut s.accounts, tenant, &account_id, deletion, touch);
             }
             Effect::InsertContact(c) => self.contacts.push(Row::new(c)),
             Effect::ReplaceContact(c) => {
-                if let Some(i) = self.live_contact(tenant, &c.id) {
-                    let stored = &mut self.contacts[i].value;
+                if let Some(stored) = live_mut(&mut self.contacts, tenant, &c.id) {
                     stored.fields = c.fields;
                     stored.updated_at = c.updated_at;
                 }
@@ -435,12 +451,8 @@ impl State {
                 contact_id,
                 deletion,
             } => {
-                if let Some(i) = self.live_contact(tenant, &contact_id) {
-                    let row = &mut self.contacts[i];
-                    row.deleted = Some(Deleted::from(&deletion));
-                    row.value.updated_at = now;
-                }
-                self.record_deletion(deletion);
+                let touch = |r: &mut Contact| r.updated_at = now;
+                self.delete_checked(|s| &mut s.contacts, tenant, &contact_id, deletion, touch);
             }
             Effect::Document(doc) => self.write_document(tenant, doc, now),
         }
@@ -456,8 +468,7 @@ impl State {
                 self.history.push(history);
             }
             DocumentEffect::Replace(d) => {
-                if let Some(i) = self.live_document(tenant, &d.id) {
-                    let stored = &mut self.documents[i].value;
+                if let Some(stored) = live_mut(&mut self.documents, tenant, &d.id) {
                     stored.contact_id = d.contact_id;
                     stored.issue_date = d.issue_date;
                     stored.due_date = d.due_date;
@@ -475,12 +486,8 @@ impl State {
                 document_id,
                 deletion,
             } => {
-                if let Some(i) = self.live_document(tenant, &document_id) {
-                    let row = &mut self.documents[i];
-                    row.deleted = Some(Deleted::from(&deletion));
-                    row.value.updated_at = now;
-                }
-                self.record_deletion(deletion);
+                let touch = |d: &mut Document| d.updated_at = now;
+                self.delete_checked(|s| &mut s.documents, tenant, &document_id, deletion, touch);
             }
             DocumentEffect::Transition(t) => {
                 let DocumentTransition {
@@ -490,8 +497,7 @@ impl State {
                     history,
                     ..
                 } = *t;
-                if let Some(i) = self.live_document(tenant, &document.id) {
-                    let stored = &mut self.documents[i].value;
+                if let Some(stored) = live_mut(&mut self.documents, tenant, &document.id) {
                     stored.status = document.status;
                     stored.amount_paid = document.amount_paid;
                     stored.posting_id = document.posting_id;

@@ -11,6 +11,7 @@ use crate::credits::{
 use crate::events::Event;
 use crate::ports::{Credits, Page, PageRequest, StoreResult, Tenant};
 
+use super::tenanted::{of_tenant, sort_newest_first};
 use super::{MemoryStore, in_tenant, page_of};
 
 impl Credits for MemoryStore {
@@ -157,14 +158,8 @@ impl Credits for MemoryStore {
         tenant: &Tenant,
         page: PageRequest,
     ) -> StoreResult<Page<CreditPurchase>> {
-        let state = self.state();
-        let mut rows: Vec<CreditPurchase> = state
-            .purchases
-            .iter()
-            .filter(|p| in_tenant(tenant, &p.organization_id, p.livemode))
-            .cloned()
-            .collect();
-        rows.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
+        let mut rows = of_tenant(&self.state().purchases, tenant, |_| true);
+        sort_newest_first(&mut rows);
         Ok(page_of(rows, Some(page)))
     }
 

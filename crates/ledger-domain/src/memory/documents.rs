@@ -6,7 +6,7 @@ use crate::contacts::{Contact, ContactFilter};
 use crate::documents::{Document, DocumentKind, Payment, StatusChange};
 use crate::ports::{Contacts, DocumentFilter, Documents, Page, PageRequest, StoreResult, Tenant};
 
-use super::tenanted::{live_rows, live_where};
+use super::tenanted::{live_rows, live_where, of_tenant, sort_newest_first, sort_oldest_first};
 use super::{MemoryStore, State, in_tenant, page_of};
 
 /// Whether `text` contains `needle` (already lowercase), ignoring case, as
@@ -60,8 +60,7 @@ impl Documents for MemoryStore {
             })
             .cloned()
             .collect();
-        // Newest first.
-        found.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
+        sort_newest_first(&mut found);
         Ok(page_of(found, Some(page)))
     }
 
@@ -88,17 +87,10 @@ impl Documents for MemoryStore {
         tenant: &Tenant,
         document_ids: &[String],
     ) -> StoreResult<Vec<Payment>> {
-        let state = self.state();
-        let mut found: Vec<Payment> = state
-            .payments
-            .iter()
-            .filter(|p| {
-                in_tenant(tenant, &p.organization_id, p.livemode)
-                    && document_ids.contains(&p.document_id)
-            })
-            .cloned()
-            .collect();
-        found.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        let mut found = of_tenant(&self.state().payments, tenant, |p| {
+            document_ids.contains(&p.document_id)
+        });
+        sort_oldest_first(&mut found);
         Ok(found)
     }
 
@@ -166,8 +158,7 @@ impl Contacts for MemoryStore {
             })
             .cloned()
             .collect();
-        // Oldest first.
-        found.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        sort_oldest_first(&mut found);
         Ok(page_of(found, Some(page)))
     }
 

@@ -31,6 +31,23 @@ impl State {
             })
     }
 
+    /// Ends the claim of `job` (see [`State::claimed_job`]) at `at` as `status` with
+    /// `error`, releasing its lease; the stored job, for what else the end sets.
+    fn end_claim(
+        &mut self,
+        job: &Job,
+        status: JobStatus,
+        error: serde_json::Value,
+        at: OffsetDateTime,
+    ) -> StoreResult<&mut Job> {
+        let stored = self.claimed_job(job)?;
+        stored.status = status;
+        stored.error = Some(error);
+        stored.locked_until = None;
+        stored.updated_at = at;
+        Ok(stored)
+    }
+
     /// Claims job `id` if it is runnable at `now` (queued and due, or processing with an
     /// expired lease).
     fn claim(&mut self, id: &str, now: OffsetDateTime, lease: time::Duration) -> Option<Job> {
@@ -91,21 +108,18 @@ impl Jobs for MemoryStore {
         charge: Option<CreditCharge>,
         idempotency: Option<IdempotencyRecord>,
     ) -> StoreResult<Written<Job>> {
-        let mut state = self.state();
-        if let Some(first) = state.replay_of(idempotency.as_ref()) {
-            return Ok(Written::Replay(first));
-        }
-        state.check_charge(charge.as_ref())?;
-        if state.jobs.contains_key(&job.id) {
-            return Err(StoreError::Internal(format!(
-                "job {} exists already",
-                job.id
-            )));
-        }
-        state.put_idempotency(idempotency);
-        state.take_charge(charge.as_ref());
-        state.jobs.insert(job.id.clone(), job.clone());
-        Ok(Written::Done(job))
+        // An enqueue records no event: the job's run will.
+        self.state()
+            .audited_events(idempotency, charge, Vec::new(), |state| {
+                if state.jobs.contains_key(&job.id) {
+                    return Err(StoreError::Internal(format!(
+                        "job {} exists already",
+                        job.id
+                    )));
+                }
+                state.jobs.insert(job.id.clone(), job.clone());
+                Ok(job)
+            })
     }
 
     async fn record_applied(&self, write: AppliedWrite) -> StoreResult<Written<Job>> {
@@ -191,12 +205,9 @@ impl Jobs for MemoryStore {
         now: OffsetDateTime,
     ) -> StoreResult<()> {
         let mut state = self.state();
-        let stored = state.claimed_job(job)?;
-        stored.status = JobStatus::Failed;
-        stored.error = Some(error);
-        stored.locked_until = None;
-        stored.completed_at = Some(now);
-        stored.updated_at = now;
+        state
+            .end_claim(job, JobStatus::Failed, error, now)?
+            .completed_at = Some(now);
         // The refund: back to the live pool, or a negative test-mode usage row.
         let cost = job.credit_cost;
         if cost > 0 {
@@ -226,14 +237,11 @@ impl Jobs for MemoryStore {
         error: serde_json::Value,
         run_at: OffsetDateTime,
     ) -> StoreResult<()> {
-        let mut state = self.state();
-        let stored = state.claimed_job(job)?;
-        stored.status = JobStatus::Queued;
-        stored.error = Some(error);
-        stored.run_at = run_at;
-        stored.locked_until = None;
         // As the SQL adapter: the port passes no `now`; the wall clock stamps the row.
-        stored.updated_at = OffsetDateTime::now_utc();
+        let at = OffsetDateTime::now_utc();
+        self.state()
+            .end_claim(job, JobStatus::Queued, error, at)?
+            .run_at = run_at;
         Ok(())
     }
 }

@@ -17,33 +17,6 @@ use super::tenanted::{insert_new, live_where, stored_mut, table_methods};
 use super::{MemoryStore, State, page_of, tenant_of_deletion};
 
 impl State {
-    /// The shared start of an audited write: `Some(first)` when the key replays, else the
-    /// credits are checked (and taken with the key by [`State::commit_audited`]).
-    pub(super) fn begin_audited(
-        &self,
-        idempotency: Option<&IdempotencyRecord>,
-        charge: Option<&CreditCharge>,
-    ) -> StoreResult<Option<IdempotencyRecord>> {
-        if let Some(first) = self.replay_of(idempotency) {
-            return Ok(Some(first));
-        }
-        self.check_charge(charge)?;
-        Ok(None)
-    }
-
-    /// The shared end of an audited write whose checks passed: the key, the credits and
-    /// the event.
-    pub(super) fn commit_audited(
-        &mut self,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<&CreditCharge>,
-        event: Event,
-    ) {
-        self.put_idempotency(idempotency);
-        self.take_charge(charge);
-        self.events.push(event);
-    }
-
     /// One audited write ([`Audit`]), in the SQL store's order: a key already used
     /// replays its first answer and writes nothing; short credits refuse; then `write`
     /// runs, and only when it succeeds are the key, the credits and the event kept.
@@ -57,11 +30,26 @@ impl State {
             idempotency,
             charge,
         } = audit;
-        if let Some(first) = self.begin_audited(idempotency.as_ref(), charge.as_ref())? {
+        self.audited_events(idempotency, charge, vec![event], write)
+    }
+
+    /// [`State::audited`] for a write that records several events (an ownership
+    /// transfer's, one in each side's modes): the same order, every event kept or none.
+    pub(super) fn audited_events<T>(
+        &mut self,
+        idempotency: Option<IdempotencyRecord>,
+        charge: Option<CreditCharge>,
+        events: Vec<Event>,
+        write: impl FnOnce(&mut Self) -> StoreResult<T>,
+    ) -> StoreResult<Written<T>> {
+        if let Some(first) = self.replay_of(idempotency.as_ref()) {
             return Ok(Written::Replay(first));
         }
+        self.check_charge(charge.as_ref())?;
         let value = write(self)?;
-        self.commit_audited(idempotency, charge.as_ref(), event);
+        self.put_idempotency(idempotency);
+        self.take_charge(charge.as_ref());
+        self.events.extend(events);
         Ok(Written::Done(value))
     }
 }

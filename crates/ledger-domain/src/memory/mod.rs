@@ -133,7 +133,7 @@ impl MemoryStore {
     pub fn jobs(&self) -> Vec<Job> {
         let state = self.state();
         let mut jobs: Vec<Job> = state.jobs.values().cloned().collect();
-        jobs.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        tenanted::sort_oldest_first(&mut jobs);
         jobs
     }
 
@@ -497,18 +497,10 @@ impl Events for MemoryStore {
         entity_type: &str,
         entity_id: &str,
     ) -> StoreResult<Vec<Event>> {
-        let state = self.state();
-        let mut found: Vec<Event> = state
-            .events
-            .iter()
-            .filter(|e| {
-                in_tenant(tenant, &e.organization_id, e.livemode)
-                    && e.entity_type == entity_type
-                    && e.entity_id == entity_id
-            })
-            .cloned()
-            .collect();
-        found.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        let mut found = tenanted::of_tenant(&self.state().events, tenant, |e| {
+            e.entity_type == entity_type && e.entity_id == entity_id
+        });
+        tenanted::sort_oldest_first(&mut found);
         Ok(found)
     }
 }

@@ -10,7 +10,8 @@ use crate::ports::{
     ApiKeys, CreditCharge, NewOrganization, Organizations, Page, PageRequest, StoreResult, Tenant,
 };
 
-use super::{Deleted, MemoryStore, Row, in_tenant, page_of, tenant_of_deletion};
+use super::tenanted::{live_copy, live_in, live_where, sort_newest_first, tenant_of};
+use super::{Deleted, MemoryStore, Row, page_of, tenant_of_deletion};
 
 fn key_not_found(id: &str) -> StoreError {
     StoreError::missing(Resource::ApiKey, id)
@@ -177,44 +178,18 @@ impl ApiKeys for MemoryStore {
     }
 
     async fn get_key(&self, tenant: &Tenant, id: &str) -> StoreResult<Option<ApiKey>> {
-        let state = self.state();
-        Ok(state
-            .keys
-            .iter()
-            .find(|k| {
-                k.is_live()
-                    && k.value.id == id
-                    && in_tenant(tenant, &k.value.organization_id, k.value.livemode)
-            })
-            .map(|k| k.value.clone()))
+        Ok(live_copy(&self.state().keys, tenant, id))
     }
 
     async fn list_keys(&self, tenant: &Tenant, page: PageRequest) -> StoreResult<Page<ApiKey>> {
-        let state = self.state();
-        let mut keys: Vec<ApiKey> = state
-            .keys
-            .iter()
-            .filter(|k| {
-                k.is_live() && in_tenant(tenant, &k.value.organization_id, k.value.livemode)
-            })
-            .map(|k| k.value.clone())
-            .collect();
-        // Newest first.
-        keys.sort_by(|a, b| (b.created_at, &b.id).cmp(&(a.created_at, &a.id)));
+        let mut keys = live_where(&self.state().keys, tenant, |_| true);
+        sort_newest_first(&mut keys);
         Ok(page_of(keys, Some(page)))
     }
 
     async fn update_key(&self, key: ApiKey, event: Event) -> StoreResult<ApiKey> {
         let mut state = self.state();
-        let tenant = Tenant {
-            organization_id: key.organization_id.clone(),
-            livemode: key.livemode,
-        };
-        let Some(index) = state.keys.iter().position(|k| {
-            k.is_live()
-                && k.value.id == key.id
-                && in_tenant(&tenant, &k.value.organization_id, k.value.livemode)
-        }) else {
+        let Some(index) = live_in(&state.keys, &tenant_of(&key), &key.id) else {
             return Err(key_not_found(&key.id));
         };
         if state
@@ -238,15 +213,10 @@ impl ApiKeys for MemoryStore {
 
     async fn delete_key(&self, key_id: &str, deletion: Deletion, event: Event) -> StoreResult<()> {
         let mut state = self.state();
-        let tenant = tenant_of_deletion(&deletion);
-        let Some(row) = state.keys.iter_mut().find(|k| {
-            k.is_live()
-                && k.value.id == key_id
-                && in_tenant(&tenant, &k.value.organization_id, k.value.livemode)
-        }) else {
+        let Some(index) = live_in(&state.keys, &tenant_of_deletion(&deletion), key_id) else {
             return Err(key_not_found(key_id));
         };
-        row.deleted = Some(Deleted::from(&deletion));
+        state.keys[index].deleted = Some(Deleted::from(&deletion));
         state.record_deletion(deletion);
         state.events.push(event);
         Ok(())

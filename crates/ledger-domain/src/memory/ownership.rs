@@ -16,45 +16,27 @@ use crate::ports::{
     TransferFilter, Written,
 };
 
-use super::{MemoryStore, State, page_of};
+use super::{MemoryStore, page_of};
 
-impl State {
-    /// Takes the key, the credits and the events of a write whose checks passed.
-    fn commit_transfer_write(
-        &mut self,
-        idempotency: Option<IdempotencyRecord>,
-        charge: Option<&CreditCharge>,
-        events: Vec<Event>,
-    ) {
-        self.put_idempotency(idempotency);
-        self.take_charge(charge);
-        self.events.extend(events);
+impl MemoryStore {
+    /// Copies of the users `keep` accepts, in the table's order.
+    fn users_where(&self, keep: impl Fn(&User) -> bool) -> Vec<User> {
+        let state = self.state();
+        state.users.iter().filter(|u| keep(u)).cloned().collect()
     }
 }
 
 impl OrganizationTransfers for MemoryStore {
     async fn find_users_by_email(&self, email: &str) -> StoreResult<Vec<User>> {
-        let state = self.state();
-        Ok(state
-            .users
-            .iter()
-            .filter(|u| u.email.eq_ignore_ascii_case(email))
-            .cloned()
-            .collect())
+        Ok(self.users_where(|u| u.email.eq_ignore_ascii_case(email)))
     }
 
     async fn find_users_by_username(&self, username: &str) -> StoreResult<Vec<User>> {
-        let state = self.state();
-        Ok(state
-            .users
-            .iter()
-            .filter(|u| {
-                u.provider_username
-                    .as_deref()
-                    .is_some_and(|n| n.eq_ignore_ascii_case(username))
-            })
-            .cloned()
-            .collect())
+        Ok(self.users_where(|u| {
+            u.provider_username
+                .as_deref()
+                .is_some_and(|n| n.eq_ignore_ascii_case(username))
+        }))
     }
 
     async fn insert_transfer(
@@ -64,20 +46,19 @@ impl OrganizationTransfers for MemoryStore {
         idempotency: Option<IdempotencyRecord>,
         charge: Option<CreditCharge>,
     ) -> StoreResult<Written<OrganizationTransfer>> {
-        let mut state = self.state();
-        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
-            return Ok(Written::Replay(first));
-        }
-        if state.transfers.iter().any(|t| {
-            t.organization_id == transfer.organization_id && t.status == TransferStatus::Pending
-        }) {
-            return Err(StoreError::Taken(Taken::PendingTransfer {
-                organization_id: transfer.organization_id,
-            }));
-        }
-        state.transfers.push(transfer.clone());
-        state.commit_transfer_write(idempotency, charge.as_ref(), events);
-        Ok(Written::Done(transfer))
+        self.state()
+            .audited_events(idempotency, charge, events, |state| {
+                if state.transfers.iter().any(|t| {
+                    t.organization_id == transfer.organization_id
+                        && t.status == TransferStatus::Pending
+                }) {
+                    return Err(StoreError::Taken(Taken::PendingTransfer {
+                        organization_id: transfer.organization_id,
+                    }));
+                }
+                state.transfers.push(transfer.clone());
+                Ok(transfer)
+            })
     }
 
     async fn get_transfer(&self, id: &str) -> StoreResult<Option<OrganizationTransfer>> {
@@ -110,60 +91,57 @@ impl OrganizationTransfers for MemoryStore {
         idempotency: Option<IdempotencyRecord>,
         charge: Option<CreditCharge>,
     ) -> StoreResult<Written<OrganizationTransfer>> {
-        let mut state = self.state();
-        if let Some(first) = state.begin_audited(idempotency.as_ref(), charge.as_ref())? {
-            return Ok(Written::Replay(first));
-        }
-        let at = change.responded_at;
-        let Some(index) = state.transfers.iter().position(|t| {
-            t.id == change.transfer_id
-                && t.status == TransferStatus::Pending
-                && if change.status == TransferStatus::Expired {
-                    t.expires_at <= at
-                } else {
-                    t.expires_at > at
-                }
-        }) else {
-            return Err(StoreError::status_changed(
-                Resource::OrganizationTransfer,
-                &change.transfer_id,
-                StoreState::Pending,
-            ));
-        };
-        let organization_id = state.transfers[index].organization_id.clone();
-        if let Some(accept) = &change.accept {
-            let here = state
-                .organizations
-                .get(&organization_id)
-                .is_some_and(|o| o.path == accept.from_path);
-            if !here {
-                return Err(StoreError::changed(organization_id));
-            }
-            let new_path = format!("{}{organization_id}/", accept.root_path);
-            for org in state.organizations.values_mut() {
-                if let Some(rest) = org.path.strip_prefix(accept.from_path.as_str()) {
-                    org.path = format!("{new_path}{rest}");
-                    org.owner_user_id = accept.owner_user_id.clone();
-                    org.updated_at = at;
-                    if org.id == organization_id {
-                        org.parent_id = Some(accept.root_id.clone());
-                        org.relationship = Some(accept.relationship);
+        self.state()
+            .audited_events(idempotency, charge, events, |state| {
+                let at = change.responded_at;
+                let Some(index) = state.transfers.iter().position(|t| {
+                    t.id == change.transfer_id
+                        && t.status == TransferStatus::Pending
+                        && if change.status == TransferStatus::Expired {
+                            t.expires_at <= at
+                        } else {
+                            t.expires_at > at
+                        }
+                }) else {
+                    return Err(StoreError::status_changed(
+                        Resource::OrganizationTransfer,
+                        &change.transfer_id,
+                        StoreState::Pending,
+                    ));
+                };
+                let organization_id = state.transfers[index].organization_id.clone();
+                if let Some(accept) = &change.accept {
+                    let here = state
+                        .organizations
+                        .get(&organization_id)
+                        .is_some_and(|o| o.path == accept.from_path);
+                    if !here {
+                        return Err(StoreError::changed(organization_id));
+                    }
+                    let new_path = format!("{}{organization_id}/", accept.root_path);
+                    for org in state.organizations.values_mut() {
+                        if let Some(rest) = org.path.strip_prefix(accept.from_path.as_str()) {
+                            org.path = format!("{new_path}{rest}");
+                            org.owner_user_id = accept.owner_user_id.clone();
+                            org.updated_at = at;
+                            if org.id == organization_id {
+                                org.parent_id = Some(accept.root_id.clone());
+                                org.relationship = Some(accept.relationship);
+                            }
+                        }
                     }
                 }
-            }
-        }
-        let transfer = &mut state.transfers[index];
-        transfer.status = change.status;
-        transfer.responded_at = Some(at);
-        transfer.responded_by = change.responded_by.clone();
-        if let Some(accept) = &change.accept {
-            transfer.relationship_on_accept = Some(accept.relationship);
-            transfer.to_organization_id = Some(accept.root_id.clone());
-            transfer.descendant_org_count = accept.descendant_org_count;
-        }
-        let changed = transfer.clone();
-        state.commit_transfer_write(idempotency, charge.as_ref(), events);
-        Ok(Written::Done(changed))
+                let transfer = &mut state.transfers[index];
+                transfer.status = change.status;
+                transfer.responded_at = Some(at);
+                transfer.responded_by = change.responded_by.clone();
+                if let Some(accept) = &change.accept {
+                    transfer.relationship_on_accept = Some(accept.relationship);
+                    transfer.to_organization_id = Some(accept.root_id.clone());
+                    transfer.descendant_org_count = accept.descendant_org_count;
+                }
+                Ok(transfer.clone())
+            })
     }
 
     async fn expirable_transfers(

@@ -14,7 +14,7 @@ use crate::reconciliation::{
 };
 
 use super::tenanted::{
-    insert_new, live_in, live_rows, live_where, stored_index, table_methods, tenant_of,
+    insert_new, live_in, live_rows, live_where, of_tenant, stored_index, table_methods, tenant_of,
 };
 use super::{Deleted, MemoryStore, State, in_tenant, page_of, tenant_of_deletion};
 
@@ -155,16 +155,9 @@ impl Reconciliations for MemoryStore {
         tenant: &Tenant,
         reconciliation_id: &str,
     ) -> StoreResult<Vec<StatementLine>> {
-        let state = self.state();
-        let mut lines: Vec<StatementLine> = state
-            .statement_lines
-            .iter()
-            .filter(|l| {
-                in_tenant(tenant, &l.organization_id, l.livemode)
-                    && l.reconciliation_id == reconciliation_id
-            })
-            .cloned()
-            .collect();
+        let mut lines = of_tenant(&self.state().statement_lines, tenant, |l| {
+            l.reconciliation_id == reconciliation_id
+        });
         lines.sort_by_key(|l| l.line_number);
         Ok(lines)
     }

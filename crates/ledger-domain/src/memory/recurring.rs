@@ -7,8 +7,8 @@ use time::Date;
 use crate::ports::{Audit, Page, PageRequest, RecurringSchedules, StoreResult, Tenant, Written};
 use crate::recurring::{RecurringRun, RecurringSchedule, ScheduleAdvance, ScheduleStatus};
 
-use super::tenanted::{insert_new, live_in, stored_mut, table_methods};
-use super::{MemoryStore, in_tenant, page_of};
+use super::tenanted::{insert_new, live_mut, of_tenant, stored_mut, table_methods, tenant_of};
+use super::{MemoryStore, page_of};
 
 impl RecurringSchedules for MemoryStore {
     async fn insert_recurring_schedule(
@@ -84,14 +84,14 @@ impl RecurringSchedules for MemoryStore {
                 && r.schedule_id == run.schedule_id
                 && r.occurrence_key == run.occurrence_key
         });
-        let tenant = Tenant {
-            organization_id: run.organization_id.clone(),
-            livemode: run.livemode,
-        };
+        let tenant = tenant_of(&run);
         if let Some(advance) = advance
-            && let Some(index) = live_in(&state.recurring_schedules, &tenant, &advance.schedule_id)
+            && let Some(stored) = live_mut(
+                &mut state.recurring_schedules,
+                &tenant,
+                &advance.schedule_id,
+            )
         {
-            let stored = &mut state.recurring_schedules[index].value;
             // A schedule paused or changed meanwhile is left as it is.
             if stored.next_index == advance.expected_index
                 && stored.status == ScheduleStatus::Active
@@ -116,15 +116,9 @@ impl RecurringSchedules for MemoryStore {
         schedule_id: &str,
         page: PageRequest,
     ) -> StoreResult<Page<RecurringRun>> {
-        let state = self.state();
-        let mut found: Vec<RecurringRun> = state
-            .recurring_runs
-            .iter()
-            .filter(|r| {
-                in_tenant(tenant, &r.organization_id, r.livemode) && r.schedule_id == schedule_id
-            })
-            .cloned()
-            .collect();
+        let mut found = of_tenant(&self.state().recurring_runs, tenant, |r| {
+            r.schedule_id == schedule_id
+        });
         found.sort_by(|a, b| {
             (b.occurrence_date, b.created_at, &b.id).cmp(&(a.occurrence_date, a.created_at, &a.id))
         });

@@ -1,20 +1,23 @@
 //! What the memory store's tables share: every record lives in one tenant under its id,
-//! and is found, and soft-deleted, the same way in each of them.
+//! and is found, ordered, and soft-deleted, the same way in each of them.
 
 use crate::accounts::Account;
 use crate::attachments::Attachment;
 use crate::categories::Category;
 use crate::contacts::Contact;
-use crate::documents::Document;
+use crate::credits::CreditPurchase;
+use crate::documents::{Document, Payment};
 use crate::error::Resource;
-use crate::events::Deletion;
+use crate::events::{Deletion, Event};
 use crate::exchange::ExchangeRate;
+use crate::jobs::Job;
+use crate::organizations::ApiKey;
 use crate::ports::{Page, PageRequest, StoreError, StoreResult, Tenant};
-use crate::reconciliation::Reconciliation;
-use crate::recurring::RecurringSchedule;
+use crate::reconciliation::{Reconciliation, StatementLine};
+use crate::recurring::{RecurringRun, RecurringSchedule};
 use crate::tax::Tax;
 use crate::transactions::Transaction;
-use crate::webhooks::WebhookEndpoint;
+use crate::webhooks::{WebhookDelivery, WebhookEndpoint};
 
 use time::OffsetDateTime;
 
@@ -52,14 +55,46 @@ tenanted!(
     Attachment,
     Category,
     Contact,
+    CreditPurchase,
     Document,
+    ApiKey,
+    Event,
     ExchangeRate,
+    Job,
+    Payment,
     Reconciliation,
+    RecurringRun,
     RecurringSchedule,
+    StatementLine,
     Tax,
     Transaction,
+    WebhookDelivery,
     WebhookEndpoint,
 );
+
+/// Copies of the records of `tenant` in `records` that `keep` accepts, in the table's
+/// order: the lookup of a table without soft deletes (events, payments, runs, ...).
+pub(crate) fn of_tenant<T: Tenanted + Clone>(
+    records: &[T],
+    tenant: &Tenant,
+    keep: impl Fn(&T) -> bool,
+) -> Vec<T> {
+    records
+        .iter()
+        .filter(|r| in_tenant(tenant, r.organization_id(), r.livemode()) && keep(r))
+        .cloned()
+        .collect()
+}
+
+/// Sorts `records` oldest first (`created_at`, then `id`), as the SQL store orders them.
+pub(crate) fn sort_oldest_first<T: Tenanted>(records: &mut [T]) {
+    records.sort_by(|a, b| (a.created_at(), a.id()).cmp(&(b.created_at(), b.id())));
+}
+
+/// Sorts `records` newest first (`created_at`, then `id`, both descending).
+pub(crate) fn sort_newest_first<T: Tenanted>(records: &mut [T]) {
+    records.sort_by(|a, b| (b.created_at(), b.id()).cmp(&(a.created_at(), a.id())));
+}
 
 /// The position in `rows` of the live record `id` of `tenant`.
 pub(crate) fn live_in<T: Tenanted>(rows: &[Row<T>], tenant: &Tenant, id: &str) -> Option<usize> {
@@ -68,6 +103,15 @@ pub(crate) fn live_in<T: Tenanted>(rows: &[Row<T>], tenant: &Tenant, id: &str) -
             && r.value.id() == id
             && in_tenant(tenant, r.value.organization_id(), r.value.livemode())
     })
+}
+
+/// The live record `id` of `tenant` in `rows`, to change in place.
+pub(crate) fn live_mut<'a, T: Tenanted>(
+    rows: &'a mut [Row<T>],
+    tenant: &Tenant,
+    id: &str,
+) -> Option<&'a mut T> {
+    live_in(rows, tenant, id).map(|i| &mut rows[i].value)
 }
 
 /// The tenant a record lives in.
@@ -200,7 +244,7 @@ pub(crate) fn live_page<T: Tenanted + Clone>(
     page: PageRequest,
 ) -> Page<T> {
     let mut found = live_where(rows, tenant, |_| true);
-    found.sort_by(|a, b| (a.created_at(), a.id()).cmp(&(b.created_at(), b.id())));
+    sort_oldest_first(&mut found);
     page_of(found, Some(page))
 }
 

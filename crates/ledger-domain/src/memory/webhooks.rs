@@ -18,7 +18,7 @@ use crate::webhooks::{
     DeliveryStatus, SendResult, WebhookAttempt, WebhookDelivery, WebhookEndpoint,
 };
 
-use super::tenanted::{stored_mut, table_methods};
+use super::tenanted::{of_tenant, sort_oldest_first, stored_mut, table_methods};
 use super::{MemoryStore, in_tenant, page_of, push_new};
 
 /// The webhook tables of the memory store.
@@ -93,15 +93,9 @@ impl Webhooks for MemoryStore {
         page: PageRequest,
     ) -> StoreResult<Page<WebhookDelivery>> {
         let state = self.state();
-        let mut found: Vec<WebhookDelivery> = state
-            .webhooks
-            .deliveries
-            .iter()
-            .filter(|d| {
-                in_tenant(tenant, &d.organization_id, d.livemode) && d.endpoint_id == endpoint_id
-            })
-            .cloned()
-            .collect();
+        let mut found = of_tenant(&state.webhooks.deliveries, tenant, |d| {
+            d.endpoint_id == endpoint_id
+        });
         found.sort_by(|a, b| order_key(b).cmp(&order_key(a)));
         Ok(page_of(found, Some(page)))
     }
@@ -183,18 +177,10 @@ impl Webhooks for MemoryStore {
         until: OffsetDateTime,
         limit: i64,
     ) -> StoreResult<Vec<Event>> {
-        let state = self.state();
-        let mut found: Vec<Event> = state
-            .events
-            .iter()
-            .filter(|e| {
-                in_tenant(tenant, &e.organization_id, e.livemode)
-                    && e.created_at > after
-                    && e.created_at <= until
-            })
-            .cloned()
-            .collect();
-        found.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        let mut found = of_tenant(&self.state().events, tenant, |e| {
+            e.created_at > after && e.created_at <= until
+        });
+        sort_oldest_first(&mut found);
         found.truncate(usize::try_from(limit).unwrap_or(0));
         Ok(found)
     }

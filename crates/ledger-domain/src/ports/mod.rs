@@ -161,61 +161,40 @@ impl Clock for SystemClock {
     }
 }
 
-/// Everything the services need from one store.
-pub trait Store:
-    Organizations
-    + ApiKeys
-    + Accounts
-    + Journal
-    + Jobs
-    + IdempotencyRecords
-    + Events
-    + Health
-    + Settings
-    + Deletions
-    + Taxes
-    + Categories
-    + Monitoring
-    + Contacts
-    + Documents
-    + ExchangeRates
-    + OrganizationTransfers
-    + Attachments
-    + OAuthStore
-    + RecurringSchedules
-    + Webhooks
-    + Reconciliations
-    + Credits
-    + X402Payments
-    + Clone
-{
+/// Declares [`Store`], the one bound the services need, as the ports listed, and
+/// implements it for every type that implements them all: the list is written once.
+macro_rules! store_of {
+    ($($port:ident),+ $(,)?) => {
+        /// Everything the services need from one store.
+        pub trait Store: $($port +)+ Clone {}
+
+        impl<T> Store for T where T: $($port +)+ Clone {}
+    };
 }
 
-impl<T> Store for T where
-    T: Organizations
-        + ApiKeys
-        + Accounts
-        + Journal
-        + Jobs
-        + IdempotencyRecords
-        + Events
-        + Health
-        + Settings
-        + Deletions
-        + Taxes
-        + Categories
-        + Monitoring
-        + Contacts
-        + Documents
-        + ExchangeRates
-        + OrganizationTransfers
-        + Attachments
-        + OAuthStore
-        + RecurringSchedules
-        + Webhooks
-        + Reconciliations
-        + Credits
-        + X402Payments
-        + Clone
-{
-}
+store_of!(
+    Organizations,
+    ApiKeys,
+    Accounts,
+    Journal,
+    Jobs,
+    IdempotencyRecords,
+    Events,
+    Health,
+    Settings,
+    Deletions,
+    Taxes,
+    Categories,
+    Monitoring,
+    Contacts,
+    Documents,
+    ExchangeRates,
+    OrganizationTransfers,
+    Attachments,
+    OAuthStore,
+    RecurringSchedules,
+    Webhooks,
+    Reconciliations,
+    Credits,
+    X402Payments,
+);

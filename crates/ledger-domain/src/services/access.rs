@@ -5,10 +5,42 @@
 
 use crate::error::ErrorCode;
 use crate::error::{DomainError, DomainResult};
+use crate::jobs::Job;
 use crate::organizations::{ApiKey, Organization, Scope, mode_of_secret, permits};
 use crate::ports::{Store, Tenant};
 
 use super::Ledger;
+
+/// Who makes a change, as its records (events, deletions) name it: the tenant it lands in
+/// and the key that asked for it. A request's [`Access`] is one, and so is the
+/// [`Job`] it queued, whose run records its changes in the name of that key.
+pub(crate) trait Author {
+    /// The tenant the change lands in.
+    fn tenant(&self) -> Tenant;
+    /// The API key that asked for the change.
+    fn key_id(&self) -> &str;
+}
+
+impl Author for Access {
+    fn tenant(&self) -> Tenant {
+        self.tenant.clone()
+    }
+    fn key_id(&self) -> &str {
+        &self.key_id
+    }
+}
+
+impl Author for Job {
+    fn tenant(&self) -> Tenant {
+        Tenant {
+            organization_id: self.organization_id.clone(),
+            livemode: self.livemode,
+        }
+    }
+    fn key_id(&self) -> &str {
+        &self.api_key_id
+    }
+}
 
 /// An authenticated key with its organization. An OAuth access token authenticates as
 /// a key of its grant (id = the grant id, permissions = its scopes) with `oauth` set.

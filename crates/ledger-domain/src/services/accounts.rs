@@ -12,8 +12,10 @@ use crate::events::Event;
 use crate::ids::{IdKind, new_id, parse_id};
 use crate::jobs::{Job, JobCommand};
 use crate::money::Currency;
-use crate::ports::{AccountFilter, Page, PageRequest, Store, Written};
+use crate::ports::{AccountFilter, Page, PageRequest, Store, Tenant, Written};
 
+use super::access::Author;
+use super::signup::rename;
 use super::{Access, Ledger, WriteOptions};
 
 /// Fields of a new account.
@@ -147,24 +149,29 @@ fn account_path_id(id: &str) -> DomainResult<String> {
 }
 
 impl<S: Store> Ledger<S> {
-    /// An audit event of the access's tenant and key, stamped now.
+    /// An audit event of the author's tenant and key (a request's or its job's), stamped
+    /// now.
     pub(super) fn event(
         &self,
-        access: &Access,
+        by: &impl Author,
         event_type: &str,
         entity_type: &str,
         entity_id: &str,
         before: Option<serde_json::Value>,
         after: Option<serde_json::Value>,
     ) -> Event {
+        let Tenant {
+            organization_id,
+            livemode,
+        } = by.tenant();
         Event {
             id: new_id(IdKind::Event),
-            organization_id: access.tenant.organization_id.clone(),
-            livemode: access.tenant.livemode,
+            organization_id,
+            livemode,
             event_type: event_type.to_owned(),
             entity_type: entity_type.to_owned(),
             entity_id: entity_id.to_owned(),
-            api_key_id: Some(access.key_id.clone()),
+            api_key_id: Some(by.key_id().to_owned()),
             before_state: before,
             after_state: after,
             created_at: self.now(),
@@ -301,12 +308,12 @@ impl<S: Store> Ledger<S> {
         let balance = self.account_balance(access, id, None).await?;
         let before = balance.account;
         let mut account = before.clone();
-        if let Some(name) = changes.name {
-            account.name = super::signup::check_name(&name)?;
-        }
-        if let Some(description) = changes.description {
-            account.description = Some(description);
-        }
+        rename(
+            &mut account.name,
+            &mut account.description,
+            changes.name,
+            changes.description,
+        )?;
         if let Some(status) = changes.status {
             account.status = AccountStatus::parse(&status).ok_or_else(|| {
                 DomainError::invalid_field("status", "must be active, inactive or suspended")

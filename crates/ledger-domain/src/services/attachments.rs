@@ -16,6 +16,7 @@ use crate::ids::{IdKind, new_id};
 use crate::ports::{Store, Tenant, Written};
 
 use super::accounts::tenant_reads;
+use super::deletions::Removal;
 use super::{Access, Ledger, WriteOptions};
 
 /// An upload as a client gave it.
@@ -218,25 +219,19 @@ impl<S: Store> Ledger<S> {
     ) -> DomainResult<Written<Value>> {
         let record = self.get_attachment(access, id).await?;
         let before = crate::views::attachment(&record);
-        let (deletion, audit, view) = self.deleting(
-            access,
-            options,
-            "attachment",
-            &record.id,
-            &record.file_name,
-            before,
-        );
+        let removal = Removal::new("attachment", &record.id, &record.file_name, before);
         let written = self
-            .store
-            .delete_attachment(&record.id, deletion, audit)
+            .soft_delete(access, options, removal, |deletion, audit| {
+                self.store.delete_attachment(&record.id, deletion, audit)
+            })
             .await?;
-        if matches!(written, Written::Done(())) {
+        if matches!(written, Written::Done(_)) {
             // The row is gone for every reader; a failure here leaves an orphan blob
             // (logged), never a row without bytes.
             if let Err(e) = self.blobs.delete(&record.storage_key).await {
                 tracing::error!(key = record.storage_key, error = %e, "could not remove the bytes of a deleted attachment");
             }
         }
-        Ok(written.map(|()| view))
+        Ok(written)
     }
 }

@@ -12,6 +12,8 @@ use crate::ids::{IdKind, new_id, parse_id};
 use crate::ports::{CategoryFilter, Page, PageRequest, Store, Written};
 
 use super::accounts::tenant_reads;
+use super::deletions::Removal;
+use super::signup::rename;
 use super::{Access, Ledger, WriteOptions};
 
 /// Deepest parent chain walked when checking for loops; deeper trees are refused.
@@ -256,12 +258,12 @@ impl<S: Store> Ledger<S> {
     ) -> DomainResult<Written<Value>> {
         let before = self.get_category(access, id).await?;
         let mut category = before.clone();
-        if let Some(name) = changes.name {
-            category.name = super::signup::check_name(&name)?;
-        }
-        if let Some(description) = changes.description {
-            category.description = Some(description);
-        }
+        rename(
+            &mut category.name,
+            &mut category.description,
+            changes.name,
+            changes.description,
+        )?;
         if let Some(color) = changes.color {
             category.color = check_color(&color)?;
         }
@@ -341,18 +343,10 @@ impl<S: Store> Ledger<S> {
     ) -> DomainResult<Written<Value>> {
         let category = self.get_category(access, id).await?;
         let before = crate::views::category(&category, None);
-        let (deletion, audit, view) = self.deleting(
-            access,
-            options,
-            "category",
-            &category.id,
-            &category.name,
-            before,
-        );
-        let written = self
-            .store
-            .delete_category(&category.id, deletion, audit)
-            .await?;
-        Ok(written.map(|()| view))
+        let removal = Removal::new("category", &category.id, &category.name, before);
+        self.soft_delete(access, options, removal, |deletion, audit| {
+            self.store.delete_category(&category.id, deletion, audit)
+        })
+        .await
     }
 }

@@ -266,7 +266,7 @@ impl<S: Store> Ledger<S> {
                     updated_at: now,
                 };
                 let result = views::contact(&contact);
-                let events = vec![self.job_event(
+                let events = vec![self.event(
                     job,
                     "contact.created",
                     "contact",
@@ -300,7 +300,7 @@ impl<S: Store> Ledger<S> {
                     ..before.clone()
                 };
                 let result = views::contact(&contact);
-                let events = vec![self.job_event(
+                let events = vec![self.event(
                     job,
                     "contact.updated",
                     "contact",
@@ -316,9 +316,9 @@ impl<S: Store> Ledger<S> {
             }
             JobCommand::DeleteContact { contact_id } => {
                 let before = current(contact_id.clone()).await?;
-                let deletion = self.deletion(job, "contact", &before.id, &before.fields.name);
+                let deletion = self.soft_deletion(job, "contact", &before.id, &before.fields.name);
                 let result = views::deleted("contact", &before.id, deletion.recoverable_until);
-                let events = vec![self.job_event(
+                let events = vec![self.event(
                     job,
                     "contact.deleted",
                     "contact",

@@ -4,50 +4,88 @@ use crate::error::DomainResult;
 use crate::events::Deletion;
 use crate::ids::{IdKind, new_id};
 use crate::organizations::Scope;
-use crate::ports::{Audit, Page, PageRequest, PurgeReport, Store};
+use crate::ports::{Audit, Page, PageRequest, PurgeReport, Store, StoreResult, Tenant, Written};
 use serde_json::Value;
 
+use super::access::Author;
 use super::accounts::tenant_reads;
 use super::{Access, Ledger, Principal, WriteOptions};
 
 /// How long an `Idempotency-Key` is remembered (DECISIONS 4).
 const IDEMPOTENCY_WINDOW: time::Duration = time::Duration::hours(24);
 
+/// A record a synchronous soft delete removes, as the delete names it: its kind
+/// (`"tax"`), its id, the name its deletion record shows, and its view before the delete
+/// (the event's before state).
+pub(super) struct Removal<'a> {
+    kind: &'a str,
+    id: &'a str,
+    name: &'a str,
+    before: Value,
+}
+
+impl<'a> Removal<'a> {
+    /// The removal of the record `kind` `id`, shown as `name`, whose view is `before`.
+    pub(super) fn new(kind: &'a str, id: &'a str, name: &'a str, before: Value) -> Self {
+        Self {
+            kind,
+            id,
+            name,
+            before,
+        }
+    }
+}
+
 impl<S: Store> Ledger<S> {
-    /// A soft-deletion record of the access's tenant and key, stamped now.
+    /// A soft-deletion record of the author's tenant and key (a request's or its job's),
+    /// stamped now.
     pub(super) fn soft_deletion(
         &self,
-        access: &Access,
+        by: &impl Author,
         resource_type: &str,
         resource_id: &str,
         name: &str,
     ) -> Deletion {
         let now = self.now();
+        let Tenant {
+            organization_id,
+            livemode,
+        } = by.tenant();
         Deletion {
             id: new_id(IdKind::Deletion),
-            organization_id: access.tenant.organization_id.clone(),
-            livemode: access.tenant.livemode,
+            organization_id,
+            livemode,
             resource_type: resource_type.to_owned(),
             resource_id: resource_id.to_owned(),
             name: name.to_owned(),
             deleted_at: now,
-            deleted_by: access.key_id.clone(),
+            deleted_by: by.key_id().to_owned(),
             recoverable_until: now + time::Duration::days(self.config.retention_days),
         }
     }
 
-    /// What a soft delete of the record `kind` `id` (shown as `name`, `before` its view)
-    /// hands the store, and what it answers: the deletion record, the audit carrying the
-    /// `<kind>.deleted` event, and the answer (`views::deleted`).
-    pub(super) fn deleting(
+    /// Soft-deletes `record`: `delete` hands the store its deletion record and the audit
+    /// carrying the `<kind>.deleted` event; answers the deleted view (`views::deleted`),
+    /// or the first answer when the key replays.
+    ///
+    /// # Errors
+    /// What the store reports (`Missing`, `InUse`, `CreditsShort`, ...), worded.
+    pub(super) async fn soft_delete<Fut>(
         &self,
         access: &Access,
         options: WriteOptions,
-        kind: &str,
-        id: &str,
-        name: &str,
-        before: Value,
-    ) -> (Deletion, Audit, Value) {
+        record: Removal<'_>,
+        delete: impl FnOnce(Deletion, Audit) -> Fut,
+    ) -> DomainResult<Written<Value>>
+    where
+        Fut: Future<Output = StoreResult<Written<()>>>,
+    {
+        let Removal {
+            kind,
+            id,
+            name,
+            before,
+        } = record;
         let deletion = self.soft_deletion(access, kind, id, name);
         let event = self.event(
             access,
@@ -59,7 +97,8 @@ impl<S: Store> Ledger<S> {
         );
         let view = crate::views::deleted(kind, id, deletion.recoverable_until);
         let audit = self.audit(access, options, event, &view);
-        (deletion, audit, view)
+        let written = delete(deletion, audit).await?;
+        Ok(written.map(|()| view))
     }
 
     /// Refuses to delete `resource` `id` while something references it (DECISIONS 10,

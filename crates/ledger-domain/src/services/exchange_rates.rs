@@ -20,6 +20,7 @@ use crate::money::{AmountError, Currency, parse_units};
 use crate::ports::{ExchangeRateFilter, Page, PageRequest, Store, Tenant, Written};
 
 use super::accounts::{not_found, tenant_reads};
+use super::deletions::Removal;
 use super::{Access, Ledger, WriteOptions};
 
 /// Fields of a new exchange rate, as a client gave them: currencies by id (`cur_EUR`)
@@ -202,19 +203,12 @@ impl<S: Store> Ledger<S> {
     ) -> DomainResult<Written<Value>> {
         let record = self.get_exchange_rate(access, id).await?;
         let before = crate::views::exchange_rate(&record);
-        let (deletion, audit, view) = self.deleting(
-            access,
-            options,
-            "exchange_rate",
-            &record.id,
-            &record.label(),
-            before,
-        );
-        let written = self
-            .store
-            .delete_exchange_rate(&record.id, deletion, audit)
-            .await?;
-        Ok(written.map(|()| view))
+        let name = record.label();
+        let removal = Removal::new("exchange_rate", &record.id, &name, before);
+        self.soft_delete(access, options, removal, |deletion, audit| {
+            self.store.delete_exchange_rate(&record.id, deletion, audit)
+        })
+        .await
     }
 
     /// The rate converting `from` into `to` on `on` for the tenant: the live rate of the

@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use crate::error::{DomainError, DomainResult};
-use crate::events::{Deletion, Event};
+use crate::events::Event;
 use crate::ids::{IdKind, new_id};
 use crate::jobs::{Job, JobCommand, MAX_ATTEMPTS, TransactionDraft, retry_delay};
 use crate::ports::{Effect, Store, StoreError, Tenant};
@@ -42,34 +42,27 @@ pub(super) struct Decision {
 }
 
 impl<S: Store> Ledger<S> {
-    pub(super) fn job_event(
-        &self,
-        job: &Job,
-        event_type: &str,
-        entity_type: &str,
-        entity_id: &str,
-        before: Option<Value>,
-        after: Option<Value>,
-    ) -> Event {
-        Event {
-            id: new_id(IdKind::Event),
-            organization_id: job.organization_id.clone(),
-            livemode: job.livemode,
-            event_type: event_type.to_owned(),
-            entity_type: entity_type.to_owned(),
-            entity_id: entity_id.to_owned(),
-            api_key_id: Some(job.api_key_id.clone()),
-            before_state: before,
-            after_state: after,
-            created_at: self.now(),
-        }
-    }
-
     async fn current_transaction(&self, tenant: &Tenant, id: &str) -> DomainResult<Transaction> {
         self.store
             .get_transaction(tenant, id)
             .await?
             .ok_or_else(|| not_found("transaction", id))
+    }
+
+    /// The event `transaction.<verb>` of `job`'s change to the transaction `id`: the
+    /// transaction `before` (none for a new one) and the view `after` (none for a
+    /// deletion).
+    pub(super) fn transaction_event(
+        &self,
+        job: &Job,
+        verb: &str,
+        id: &str,
+        before: Option<&Transaction>,
+        after: Option<Value>,
+    ) -> Event {
+        let event_type = format!("transaction.{verb}");
+        let before = before.map(views::transaction);
+        self.event(job, &event_type, "transaction", id, before, after)
     }
 
     fn stored(lines: &[EntryLine]) -> Vec<StoredEntry> {
@@ -120,23 +113,10 @@ impl<S: Store> Ledger<S> {
             updated_at: now,
         };
         let result = views::journal(&txn);
-        let mut events = vec![self.job_event(
-            job,
-            "transaction.created",
-            "transaction",
-            &txn.id,
-            None,
-            Some(result.clone()),
-        )];
+        let mut events =
+            vec![self.transaction_event(job, "created", &txn.id, None, Some(result.clone()))];
         if auto_post {
-            events.push(self.job_event(
-                job,
-                "transaction.posted",
-                "transaction",
-                &txn.id,
-                None,
-                Some(result.clone()),
-            ));
+            events.push(self.transaction_event(job, "posted", &txn.id, None, Some(result.clone())));
         }
         Ok(Decision {
             effect: Effect::InsertTransaction(txn),
@@ -232,12 +212,11 @@ impl<S: Store> Ledger<S> {
                 }
                 txn.updated_at = now;
                 let result = views::journal(&txn);
-                let events = vec![self.job_event(
+                let events = vec![self.transaction_event(
                     job,
-                    "transaction.updated",
-                    "transaction",
+                    "updated",
                     &txn.id,
-                    Some(views::transaction(&before)),
+                    Some(&before),
                     Some(result.clone()),
                 )];
                 Ok(Decision {
@@ -256,12 +235,11 @@ impl<S: Store> Ledger<S> {
                 txn.posted_at = Some(now);
                 txn.updated_at = now;
                 let result = views::journal(&txn);
-                let events = vec![self.job_event(
+                let events = vec![self.transaction_event(
                     job,
-                    "transaction.posted",
-                    "transaction",
+                    "posted",
                     &txn.id,
-                    Some(views::transaction(&before)),
+                    Some(&before),
                     Some(result.clone()),
                 )];
                 Ok(Decision {
@@ -308,30 +286,21 @@ impl<S: Store> Ledger<S> {
                 let result = views::journal(&txn);
                 let mirror_json = views::transaction(&mirror);
                 let events = vec![
-                    self.job_event(
+                    self.transaction_event(
                         job,
-                        "transaction.reversed",
-                        "transaction",
+                        "reversed",
                         &txn.id,
-                        Some(views::transaction(&before)),
+                        Some(&before),
                         Some(result.clone()),
                     ),
-                    self.job_event(
+                    self.transaction_event(
                         job,
-                        "transaction.created",
-                        "transaction",
+                        "created",
                         &mirror.id,
                         None,
                         Some(mirror_json.clone()),
                     ),
-                    self.job_event(
-                        job,
-                        "transaction.posted",
-                        "transaction",
-                        &mirror.id,
-                        None,
-                        Some(mirror_json),
-                    ),
+                    self.transaction_event(job, "posted", &mirror.id, None, Some(mirror_json)),
                 ];
                 Ok(Decision {
                     effect: Effect::ReverseTransaction {
@@ -348,16 +317,11 @@ impl<S: Store> Ledger<S> {
                 // A reconciliation completed after the write was accepted still locks it.
                 self.check_not_reconciled(&tenant, &before.id).await?;
                 TransactionAction::Delete.check(before.status)?;
-                let deletion = self.deletion(job, "transaction", &before.id, &before.description);
+                let deletion =
+                    self.soft_deletion(job, "transaction", &before.id, &before.description);
                 let result = views::deleted("transaction", &before.id, deletion.recoverable_until);
-                let events = vec![self.job_event(
-                    job,
-                    "transaction.deleted",
-                    "transaction",
-                    &before.id,
-                    Some(views::transaction(&before)),
-                    None,
-                )];
+                let events =
+                    vec![self.transaction_event(job, "deleted", &before.id, Some(&before), None)];
                 Ok(Decision {
                     effect: Effect::DeleteTransaction {
                         transaction_id: before.id.clone(),
@@ -382,9 +346,9 @@ impl<S: Store> Ledger<S> {
                     .get_account(&tenant, account_id)
                     .await?
                     .ok_or_else(|| not_found("account", account_id))?;
-                let deletion = self.deletion(job, "account", &before.id, &before.name);
+                let deletion = self.soft_deletion(job, "account", &before.id, &before.name);
                 let result = views::deleted("account", &before.id, deletion.recoverable_until);
-                let events = vec![self.job_event(
+                let events = vec![self.event(
                     job,
                     "account.deleted",
                     "account",
@@ -401,27 +365,6 @@ impl<S: Store> Ledger<S> {
                     result,
                 })
             }
-        }
-    }
-
-    pub(super) fn deletion(
-        &self,
-        job: &Job,
-        resource_type: &str,
-        resource_id: &str,
-        name: &str,
-    ) -> Deletion {
-        let now = self.now();
-        Deletion {
-            id: new_id(IdKind::Deletion),
-            organization_id: job.organization_id.clone(),
-            livemode: job.livemode,
-            resource_type: resource_type.to_owned(),
-            resource_id: resource_id.to_owned(),
-            name: name.to_owned(),
-            deleted_at: now,
-            deleted_by: job.api_key_id.clone(),
-            recoverable_until: now + time::Duration::days(self.config.retention_days),
         }
     }
 

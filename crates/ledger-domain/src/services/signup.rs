@@ -49,6 +49,26 @@ pub(super) fn check_name(name: &str) -> DomainResult<String> {
     Ok(name.to_owned())
 }
 
+/// Applies an update's new name (checked as a new name is, see [`check_name`]) and new
+/// description (kept as given) to a record's `name` and `description`; `None` keeps each.
+///
+/// # Errors
+/// `invalid_field` on `name`.
+pub(super) fn rename(
+    name: &mut String,
+    description: &mut Option<String>,
+    new_name: Option<String>,
+    new_description: Option<String>,
+) -> DomainResult<()> {
+    if let Some(new_name) = new_name {
+        *name = check_name(&new_name)?;
+    }
+    if let Some(new_description) = new_description {
+        *description = Some(new_description);
+    }
+    Ok(())
+}
+
 fn check_email(email: &str) -> DomainResult<String> {
     let email = email.trim();
     let valid = email.len() <= 254

@@ -11,6 +11,8 @@ use crate::ports::{Page, PageRequest, Store, TaxFilter, Written};
 use crate::tax::{RateError, Tax, TaxType, parse_rate};
 
 use super::accounts::tenant_reads;
+use super::deletions::Removal;
+use super::signup::rename;
 use super::{Access, Ledger, WriteOptions};
 
 /// Fields of a new tax; `rate` is the exact decimal text of a percentage.
@@ -104,12 +106,12 @@ impl<S: Store> Ledger<S> {
     ) -> DomainResult<Written<Value>> {
         let before = self.get_tax(access, id).await?;
         let mut tax = before.clone();
-        if let Some(name) = changes.name {
-            tax.name = super::signup::check_name(&name)?;
-        }
-        if let Some(description) = changes.description {
-            tax.description = Some(description);
-        }
+        rename(
+            &mut tax.name,
+            &mut tax.description,
+            changes.name,
+            changes.description,
+        )?;
         if let Some(rate) = changes.rate {
             tax.rate = check_rate(&rate)?;
         }
@@ -157,9 +159,10 @@ impl<S: Store> Ledger<S> {
     ) -> DomainResult<Written<Value>> {
         let tax = self.get_tax(access, id).await?;
         let before = crate::views::tax(&tax);
-        let (deletion, audit, view) =
-            self.deleting(access, options, "tax", &tax.id, &tax.name, before);
-        let written = self.store.delete_tax(&tax.id, deletion, audit).await?;
-        Ok(written.map(|()| view))
+        let removal = Removal::new("tax", &tax.id, &tax.name, before);
+        self.soft_delete(access, options, removal, |deletion, audit| {
+            self.store.delete_tax(&tax.id, deletion, audit)
+        })
+        .await
     }
 }

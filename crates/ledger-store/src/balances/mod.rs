@@ -126,9 +126,14 @@ async fn window_sums(
 /// Day 0 of `account_daily_totals.day`.
 const EPOCH: Date = date!(1970 - 01 - 01);
 
-/// The `day` number of midnight `t` (days since 1970-01-01).
+/// The `day` number of `date` (days since 1970-01-01).
+fn day_of(date: Date) -> i32 {
+    i32::try_from((date - EPOCH).whole_days()).unwrap_or(i32::MAX)
+}
+
+/// The `day` number of midnight `t`.
 fn day_number(t: PrimitiveDateTime) -> i32 {
-    i32::try_from((t.date() - EPOCH).whole_days()).unwrap_or(i32::MAX)
+    day_of(t.date())
 }
 
 /// Midnight of the day of `t`.
@@ -246,8 +251,7 @@ pub(crate) async fn daily_totals(
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let number = |d: Date| i32::try_from((d - EPOCH).whole_days()).unwrap_or(i32::MAX);
-    let (from, until) = (from.map(number), until.map(number));
+    let (from, until) = (from.map(day_of), until.map(day_of));
     let rows: Vec<(String, i32, i64, i64)> = db_read!(db, |conn| {
         let mut query = adt::table
             .filter(tenant_of!(adt, tenant))

@@ -5,7 +5,7 @@ use ledger_domain::StoreError;
 use ledger_domain::contacts::{Contact, ContactFields, ContactType};
 use time::PrimitiveDateTime;
 
-use super::{corrupt, from_db, json_text, parse_json, to_db};
+use super::{from_db, json_text, parse_json, parsed, to_db};
 use crate::schema::*;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -74,8 +74,7 @@ impl TryFrom<ContactRow> for Contact {
     type Error = StoreError;
     fn try_from(r: ContactRow) -> Result<Self, StoreError> {
         Ok(Contact {
-            contact_type: ContactType::parse(&r.contact_type)
-                .ok_or_else(|| corrupt("contact type", &r.contact_type))?,
+            contact_type: parsed(ContactType::parse, "contact type", &r.contact_type)?,
             fields: ContactFields {
                 metadata: parse_json(&r.metadata)?,
                 name: r.name,

@@ -5,7 +5,7 @@ use ledger_domain::StoreError;
 use ledger_domain::credits::{CreditPurchase, LedgerEntry, LedgerKind, PurchaseStatus};
 use time::PrimitiveDateTime;
 
-use super::{corrupt, from_db, to_db};
+use super::{from_db, parsed, to_db};
 use crate::schema::{credit_ledger, credit_pools, credit_purchases};
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -52,8 +52,7 @@ impl CreditLedgerRow {
 
     pub(crate) fn into_domain(self) -> Result<LedgerEntry, StoreError> {
         Ok(LedgerEntry {
-            kind: LedgerKind::parse(&self.kind)
-                .ok_or_else(|| corrupt("ledger kind", &self.kind))?,
+            kind: parsed(LedgerKind::parse, "ledger kind", &self.kind)?,
             organization_id: self.organization_id,
             id: self.id,
             credits: self.credits,
@@ -120,8 +119,7 @@ impl From<&CreditPurchase> for CreditPurchaseRow {
 impl CreditPurchaseRow {
     pub(crate) fn into_domain(self) -> Result<CreditPurchase, StoreError> {
         Ok(CreditPurchase {
-            status: PurchaseStatus::parse(&self.status)
-                .ok_or_else(|| corrupt("purchase status", &self.status))?,
+            status: parsed(PurchaseStatus::parse, "purchase status", &self.status)?,
             id: self.id,
             organization_id: self.organization_id,
             livemode: self.livemode,

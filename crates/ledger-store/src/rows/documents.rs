@@ -7,7 +7,7 @@ use ledger_domain::documents::{
 };
 use time::{Date, PrimitiveDateTime};
 
-use super::{corrupt, from_db, to_db};
+use super::{from_db, parsed, to_db};
 use crate::schema::*;
 
 #[derive(Debug, Clone, Queryable, Selectable, Insertable)]
@@ -128,9 +128,8 @@ impl TryFrom<DocumentRow> for Document {
         let items: Vec<DocumentItem> = from_json("document items", &r.items)?;
         let taxes: Vec<TaxLine> = from_json("document taxes", &r.taxes)?;
         Ok(Document {
-            kind: DocumentKind::parse(&r.kind).ok_or_else(|| corrupt("document kind", &r.kind))?,
-            status: DocumentStatus::parse(&r.status)
-                .ok_or_else(|| corrupt("document status", &r.status))?,
+            kind: parsed(DocumentKind::parse, "document kind", &r.kind)?,
+            status: parsed(DocumentStatus::parse, "document status", &r.status)?,
             id: r.id,
             organization_id: r.organization_id,
             livemode: r.livemode,
@@ -202,7 +201,7 @@ impl TryFrom<PaymentRow> for Payment {
     type Error = StoreError;
     fn try_from(r: PaymentRow) -> Result<Self, StoreError> {
         Ok(Payment {
-            kind: DocumentKind::parse(&r.kind).ok_or_else(|| corrupt("payment kind", &r.kind))?,
+            kind: parsed(DocumentKind::parse, "payment kind", &r.kind)?,
             id: r.id,
             organization_id: r.organization_id,
             livemode: r.livemode,
@@ -252,8 +251,7 @@ impl TryFrom<StatusChangeRow> for StatusChange {
     type Error = StoreError;
     fn try_from(r: StatusChangeRow) -> Result<Self, StoreError> {
         Ok(StatusChange {
-            status: DocumentStatus::parse(&r.status)
-                .ok_or_else(|| corrupt("document status", &r.status))?,
+            status: parsed(DocumentStatus::parse, "document status", &r.status)?,
             id: r.id,
             organization_id: r.organization_id,
             document_id: r.document_id,

@@ -10,7 +10,7 @@ use ledger_domain::transactions::{EntryLine, StoredEntry, Transaction, Transacti
 use time::PrimitiveDateTime;
 
 use super::{
-    corrupt, from_db, json_text, opt_from_db, opt_to_db, parse_json, parse_opt_json, to_db,
+    from_db, json_text, opt_from_db, opt_to_db, parse_json, parse_opt_json, parsed, to_db,
 };
 use crate::schema::*;
 
@@ -75,8 +75,7 @@ impl TransactionRow {
     /// The transaction with its entries (already in line order).
     pub(crate) fn into_domain(self, entries: Vec<EntryRow>) -> Result<Transaction, StoreError> {
         Ok(Transaction {
-            status: TransactionStatus::parse(&self.status)
-                .ok_or_else(|| corrupt("transaction status", &self.status))?,
+            status: parsed(TransactionStatus::parse, "transaction status", &self.status)?,
             metadata: parse_json(&self.metadata)?,
             entries: entries
                 .into_iter()
@@ -151,8 +150,7 @@ impl TryFrom<EntryRow> for StoredEntry {
         Ok(StoredEntry {
             line: EntryLine {
                 account_id: r.account_id,
-                entry_type: EntryType::parse(&r.entry_type)
-                    .ok_or_else(|| corrupt("entry type", &r.entry_type))?,
+                entry_type: parsed(EntryType::parse, "entry type", &r.entry_type)?,
                 amount: r.amount,
                 description: r.description,
                 currency: r.currency,
@@ -222,7 +220,7 @@ impl TryFrom<JobRow> for Job {
         let command: JobCommand = serde_json::from_str(&r.command)
             .map_err(|e| StoreError::Internal(format!("stored job command: {e}")))?;
         Ok(Job {
-            status: JobStatus::parse(&r.status).ok_or_else(|| corrupt("job status", &r.status))?,
+            status: parsed(JobStatus::parse, "job status", &r.status)?,
             result: parse_opt_json(r.result.as_deref())?,
             error: parse_opt_json(r.error.as_deref())?,
             command,

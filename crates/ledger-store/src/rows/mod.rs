@@ -49,6 +49,16 @@ pub(crate) fn corrupt(what: &str, value: &str) -> StoreError {
     StoreError::Internal(format!("stored {what} '{value}' does not parse"))
 }
 
+/// The stored `text` read back with `parse`; [`corrupt`] naming `what` when it is none of
+/// the values `parse` knows.
+pub(crate) fn parsed<T>(
+    parse: impl FnOnce(&str) -> Option<T>,
+    what: &str,
+    text: &str,
+) -> Result<T, StoreError> {
+    parse(text).ok_or_else(|| corrupt(what, text))
+}
+
 pub(crate) fn json_text(value: &serde_json::Value) -> String {
     value.to_string()
 }
@@ -138,9 +148,7 @@ impl OrganizationRow {
     pub(crate) fn into_domain(self) -> Result<Organization, StoreError> {
         let relationship = match self.relationship.as_deref() {
             None => None,
-            Some(text) => {
-                Some(Relationship::parse(text).ok_or_else(|| corrupt("relationship", text))?)
-            }
+            Some(text) => Some(parsed(Relationship::parse, "relationship", text)?),
         };
         Ok(Organization {
             id: self.id,
@@ -209,7 +217,7 @@ impl TryFrom<ApiKeyRow> for ApiKey {
             .map_err(|_| corrupt("permissions", &r.permissions))?;
         let permissions = texts
             .iter()
-            .map(|t| Permission::parse(t).ok_or_else(|| corrupt("permission", t)))
+            .map(|t| parsed(Permission::parse, "permission", t))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(ApiKey {
             id: r.id,
@@ -282,10 +290,8 @@ impl TryFrom<AccountRow> for Account {
     type Error = StoreError;
     fn try_from(r: AccountRow) -> Result<Self, StoreError> {
         Ok(Account {
-            account_type: AccountType::parse(&r.account_type)
-                .ok_or_else(|| corrupt("account type", &r.account_type))?,
-            status: AccountStatus::parse(&r.status)
-                .ok_or_else(|| corrupt("account status", &r.status))?,
+            account_type: parsed(AccountType::parse, "account type", &r.account_type)?,
+            status: parsed(AccountStatus::parse, "account status", &r.status)?,
             metadata: parse_json(&r.metadata)?,
             id: r.id,
             organization_id: r.organization_id,

@@ -4,10 +4,11 @@ use serde_json::{Value, json};
 use time::Date;
 
 use crate::documents::{
-    Document, DocumentStatus, Payment, StatusChange, check_draft, check_payment, check_void,
-    format_number, payment_entries, status_after_payment,
+    Document, DocumentKind, DocumentStatus, Payment, StatusChange, check_draft, check_payment,
+    check_void, format_number, payment_entries, status_after_payment,
 };
 use crate::error::{DomainError, DomainResult};
+use crate::events::Event;
 use crate::ids::{IdKind, new_id};
 use crate::jobs::{Job, JobCommand};
 use crate::ports::{DocumentEffect, DocumentTransition, Effect, Reversal, Store, Tenant};
@@ -22,7 +23,42 @@ use crate::services::{Dated, Ledger};
 
 use super::title;
 
+/// The move of `before` to `document` with its history line, written only while the
+/// status and the amount paid are still those the decision read; nothing else comes with
+/// it until the caller adds it (a posting, a reversal, a payment).
+fn moved(before: &Document, document: Document, history: StatusChange) -> DocumentTransition {
+    DocumentTransition {
+        document,
+        expected_status: before.status,
+        expected_paid: before.amount_paid,
+        posting: None,
+        reversal: None,
+        payment: None,
+        history,
+    }
+}
+
+/// The effect of a document's transition.
+fn transition(t: DocumentTransition) -> Effect {
+    Effect::Document(DocumentEffect::Transition(Box::new(t)))
+}
+
 impl<S: Store> Ledger<S> {
+    /// The event `<kind>.<verb>` of `job`'s change to the document `id`: its views
+    /// `before` (none for a new one) and `after` (none for a deletion).
+    fn document_event(
+        &self,
+        job: &Job,
+        kind: DocumentKind,
+        verb: &str,
+        id: &str,
+        before: Option<Value>,
+        after: Option<Value>,
+    ) -> Event {
+        let event_type = format!("{}.{verb}", kind.as_str());
+        self.event(job, &event_type, kind.as_str(), id, before, after)
+    }
+
     /// A posted transaction of a document's job.
     #[expect(
         clippy::too_many_arguments,
@@ -151,10 +187,10 @@ impl<S: Store> Ledger<S> {
                 };
                 let document = self.build_document(job, tenant, base, draft).await?;
                 let result = views::document(&document, &[], today);
-                let events = vec![self.job_event(
+                let events = vec![self.document_event(
                     job,
-                    &format!("{}.created", kind.as_str()),
-                    kind.as_str(),
+                    *kind,
+                    "created",
                     &document.id,
                     None,
                     Some(result.clone()),
@@ -177,10 +213,10 @@ impl<S: Store> Ledger<S> {
                     .build_document(job, tenant, before.clone(), draft)
                     .await?;
                 let result = views::document(&document, &[], today);
-                let events = vec![self.job_event(
+                let events = vec![self.document_event(
                     job,
-                    &format!("{}.updated", kind.as_str()),
-                    kind.as_str(),
+                    *kind,
+                    "updated",
                     &document.id,
                     Some(views::document(&before, &[], today)),
                     Some(result.clone()),
@@ -194,17 +230,17 @@ impl<S: Store> Ledger<S> {
             JobCommand::DeleteDocument { document_id, kind } => {
                 let before = self.current_document(tenant, *kind, document_id).await?;
                 check_draft(&before, "deleted")?;
-                let deletion = self.deletion(job, kind.as_str(), &before.id, &before.number);
+                let deletion = self.soft_deletion(job, kind.as_str(), &before.id, &before.number);
                 let result = json!({
                     "id": before.id,
                     "object": kind.as_str(),
                     "deleted": true,
                     "recoverable_until": views::timestamp(deletion.recoverable_until),
                 });
-                let events = vec![self.job_event(
+                let events = vec![self.document_event(
                     job,
-                    &format!("{}.deleted", kind.as_str()),
-                    kind.as_str(),
+                    *kind,
+                    "deleted",
                     &before.id,
                     Some(views::document(&before, &[], today)),
                     None,
@@ -252,36 +288,22 @@ impl<S: Store> Ledger<S> {
                 let result = views::document(&document, &payments, today);
                 let posting_json = views::transaction(&posting);
                 let events = vec![
-                    self.job_event(
+                    self.document_event(
                         job,
-                        &format!("{}.{verb}", kind.as_str()),
-                        kind.as_str(),
+                        *kind,
+                        verb,
                         &document.id,
                         Some(views::document(&before, &payments, today)),
                         Some(result.clone()),
                     ),
-                    self.job_event(
-                        job,
-                        "transaction.posted",
-                        "transaction",
-                        &posting.id,
-                        None,
-                        Some(posting_json),
-                    ),
+                    self.transaction_event(job, "posted", &posting.id, None, Some(posting_json)),
                 ];
                 let history = self.status_change(job, &document.id, kind.issued_status(), None);
                 Ok(Decision {
-                    effect: Effect::Document(DocumentEffect::Transition(Box::new(
-                        DocumentTransition {
-                            document,
-                            expected_status: before.status,
-                            expected_paid: before.amount_paid,
-                            posting: Some(posting),
-                            reversal: None,
-                            payment: None,
-                            history,
-                        },
-                    ))),
+                    effect: transition(DocumentTransition {
+                        posting: Some(posting),
+                        ..moved(&before, document, history)
+                    }),
                     events,
                     result,
                 })
@@ -349,7 +371,7 @@ impl<S: Store> Ledger<S> {
                 };
                 let result = views::payment(&record);
                 let mut events = vec![
-                    self.job_event(
+                    self.event(
                         job,
                         "payment.created",
                         "payment",
@@ -357,19 +379,18 @@ impl<S: Store> Ledger<S> {
                         None,
                         Some(result.clone()),
                     ),
-                    self.job_event(
+                    self.document_event(
                         job,
-                        &format!("{}.{}", kind.as_str(), status.as_str()),
-                        kind.as_str(),
+                        *kind,
+                        status.as_str(),
                         &document.id,
                         Some(views::document(&before, &[], today)),
                         Some(views::document(&document, &[], today)),
                     ),
                 ];
-                events.push(self.job_event(
+                events.push(self.transaction_event(
                     job,
-                    "transaction.posted",
-                    "transaction",
+                    "posted",
                     &posting.id,
                     None,
                     Some(views::transaction(&posting)),
@@ -386,17 +407,11 @@ impl<S: Store> Ledger<S> {
                     )),
                 );
                 Ok(Decision {
-                    effect: Effect::Document(DocumentEffect::Transition(Box::new(
-                        DocumentTransition {
-                            document,
-                            expected_status: before.status,
-                            expected_paid: before.amount_paid,
-                            posting: Some(posting),
-                            reversal: None,
-                            payment: Some(record),
-                            history,
-                        },
-                    ))),
+                    effect: transition(DocumentTransition {
+                        posting: Some(posting),
+                        payment: Some(record),
+                        ..moved(&before, document, history)
+                    }),
                     events,
                     result,
                 })
@@ -448,19 +463,18 @@ impl<S: Store> Ledger<S> {
                     ..before.clone()
                 };
                 let result = views::document(&document, &[], today);
-                let mut events = vec![self.job_event(
+                let mut events = vec![self.document_event(
                     job,
-                    &format!("{}.voided", kind.as_str()),
-                    kind.as_str(),
+                    *kind,
+                    "voided",
                     &document.id,
                     Some(views::document(&before, &[], today)),
                     Some(result.clone()),
                 )];
                 if let Some(r) = &reversal {
-                    events.push(self.job_event(
+                    events.push(self.transaction_event(
                         job,
-                        "transaction.reversed",
-                        "transaction",
+                        "reversed",
                         &r.transaction_id,
                         None,
                         Some(views::transaction(&r.mirror)),
@@ -468,17 +482,10 @@ impl<S: Store> Ledger<S> {
                 }
                 let history = self.status_change(job, &document.id, DocumentStatus::Void, None);
                 Ok(Decision {
-                    effect: Effect::Document(DocumentEffect::Transition(Box::new(
-                        DocumentTransition {
-                            document,
-                            expected_status: before.status,
-                            expected_paid: before.amount_paid,
-                            posting: None,
-                            reversal,
-                            payment: None,
-                            history,
-                        },
-                    ))),
+                    effect: transition(DocumentTransition {
+                        reversal,
+                        ..moved(&before, document, history)
+                    }),
                     events,
                     result,
                 })

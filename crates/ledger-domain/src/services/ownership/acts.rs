@@ -127,10 +127,7 @@ impl<S: Store> Ledger<S> {
         relationship: Option<String>,
         options: WriteOptions,
     ) -> DomainResult<Written<Value>> {
-        let root = self.current_organization(access).await?;
-        let (transfer, sides) = self
-            .visible_transfer(&access.organization, &root, id)
-            .await?;
+        let (transfer, sides, root) = self.visible_transfer(access, id).await?;
         if !sides.recipient {
             return Err(DomainError::rule(
                 ErrorCode::NotTransferRecipient,
@@ -219,10 +216,7 @@ impl<S: Store> Ledger<S> {
         status: TransferStatus,
         options: WriteOptions,
     ) -> DomainResult<Written<Value>> {
-        let org = self.current_organization(access).await?;
-        let (transfer, sides) = self
-            .visible_transfer(&access.organization, &org, id)
-            .await?;
+        let (transfer, sides, _) = self.visible_transfer(access, id).await?;
         let refusal = match status {
             TransferStatus::Rejected if !sides.recipient => Some((
                 ErrorCode::NotTransferRecipient,

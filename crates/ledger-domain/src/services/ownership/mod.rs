@@ -34,8 +34,8 @@ use crate::organizations::{Organization, User};
 use crate::ownership::{OrganizationTransfer, TransferChange, TransferStatus};
 use crate::ports::{PageRequest, Store, StoreError};
 
-use super::Ledger;
 use super::accounts::{find_by_id, not_found};
+use super::{Access, Ledger};
 
 /// Whom a transfer goes to: exactly one of the two, naming one registered user.
 #[derive(Debug, Clone, Default)]
@@ -139,15 +139,15 @@ impl<S: Store> Ledger<S> {
         }
     }
 
-    /// The transfer `id` and the sides the caller (whose organization, read fresh, is
-    /// `org`, and was `authorized` when the request was cleared) is on;
-    /// `resource_not_found` when it is on neither.
+    /// The transfer `id`, the sides the caller is on, and the caller's organization read
+    /// fresh; `resource_not_found` when it is on neither side.
     async fn visible_transfer(
         &self,
-        authorized: &Organization,
-        org: &Organization,
+        access: &Access,
         id: &str,
-    ) -> DomainResult<(OrganizationTransfer, Sides)> {
+    ) -> DomainResult<(OrganizationTransfer, Sides, Organization)> {
+        let org = self.current_organization(access).await?;
+        let authorized = &access.organization;
         let transfer = find_by_id(
             IdKind::OrganizationTransfer,
             "organization_transfer",
@@ -164,7 +164,7 @@ impl<S: Store> Ledger<S> {
             recipient: org.is_root() && org.owner_user_id == transfer.to_user_id,
         };
         if sides.sender || sides.recipient {
-            Ok((transfer, sides))
+            Ok((transfer, sides, org))
         } else {
             Err(transfer_not_found(id))
         }

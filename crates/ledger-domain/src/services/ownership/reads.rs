@@ -68,10 +68,7 @@ impl<S: Store> Ledger<S> {
         access: &Access,
         id: &str,
     ) -> DomainResult<Value> {
-        let org = self.current_organization(access).await?;
-        let (transfer, _) = self
-            .visible_transfer(&access.organization, &org, id)
-            .await?;
+        let (transfer, ..) = self.visible_transfer(access, id).await?;
         self.transfer_view(&transfer).await
     }
 
@@ -85,10 +82,7 @@ impl<S: Store> Ledger<S> {
         access: &Access,
         id: &str,
     ) -> DomainResult<Value> {
-        let org = self.current_organization(access).await?;
-        let (transfer, _) = self
-            .visible_transfer(&access.organization, &org, id)
-            .await?;
+        let (transfer, ..) = self.visible_transfer(access, id).await?;
         let moved = self
             .store
             .get_organization(&transfer.organization_id)

@@ -13,6 +13,7 @@ use crate::ports::{PageRequest, ReconciliationFilter, Store, Written};
 use crate::reconciliation::{Reconciliation, ReconciliationStatus};
 use crate::views;
 
+use crate::services::deletions::Removal;
 use crate::services::{Access, Ledger, WriteOptions};
 
 use super::{
@@ -268,18 +269,12 @@ impl<S: Store> Ledger<S> {
         let record = self.get_reconciliation(access, id).await?;
         check_open(&record)?;
         let before = views::reconciliation(&record);
-        let (deletion, audit, view) = self.deleting(
-            access,
-            options,
-            "reconciliation",
-            &record.id,
-            &record.label(),
-            before,
-        );
-        let written = self
-            .store
-            .delete_reconciliation(&record.id, deletion, audit)
-            .await?;
-        Ok(written.map(|()| view))
+        let name = record.label();
+        let removal = Removal::new("reconciliation", &record.id, &name, before);
+        self.soft_delete(access, options, removal, |deletion, audit| {
+            self.store
+                .delete_reconciliation(&record.id, deletion, audit)
+        })
+        .await
     }
 }

@@ -9,6 +9,7 @@ use crate::ids::{IdKind, new_id};
 use crate::ports::{Store, Written};
 use crate::recurring::{Frequency, MAX_INTERVAL, RecurableType, RecurringSchedule, ScheduleStatus};
 
+use crate::services::deletions::Removal;
 use crate::services::{Access, Ledger, WriteOptions};
 
 use super::RecurringScheduleInput;
@@ -233,19 +234,12 @@ impl<S: Store> Ledger<S> {
             .name
             .clone()
             .unwrap_or_else(|| format!("{} schedule", before.recurable_type.as_str()));
-        let (deletion, audit, view) = self.deleting(
-            access,
-            options,
-            "recurring_schedule",
-            &before.id,
-            &name,
-            before.view(),
-        );
-        let written = self
-            .store
-            .delete_recurring_schedule(&before.id, deletion, audit)
-            .await?;
-        Ok(written.map(|()| view))
+        let removal = Removal::new("recurring_schedule", &before.id, &name, before.view());
+        self.soft_delete(access, options, removal, |deletion, audit| {
+            self.store
+                .delete_recurring_schedule(&before.id, deletion, audit)
+        })
+        .await
     }
 }
 

@@ -9,6 +9,7 @@ use crate::ids::{IdKind, new_id};
 use crate::ports::{Store, StoreError, Written};
 use crate::webhooks::{DeliveryStatus, WebhookEndpoint, check_event_types, check_url};
 
+use crate::services::deletions::Removal;
 use crate::services::{Access, Ledger, WriteOptions};
 
 use super::{
@@ -165,19 +166,12 @@ impl<S: Store> Ledger<S> {
     ) -> DomainResult<Written<Value>> {
         let endpoint = self.get_webhook_endpoint(access, id).await?;
         let before = endpoint_view(&endpoint, false);
-        let (deletion, audit, view) = self.deleting(
-            access,
-            options,
-            "webhook_endpoint",
-            &endpoint.id,
-            &endpoint.url,
-            before,
-        );
-        let written = self
-            .store
-            .delete_webhook_endpoint(&endpoint.id, deletion, audit)
-            .await?;
-        Ok(written.map(|()| view))
+        let removal = Removal::new("webhook_endpoint", &endpoint.id, &endpoint.url, before);
+        self.soft_delete(access, options, removal, |deletion, audit| {
+            self.store
+                .delete_webhook_endpoint(&endpoint.id, deletion, audit)
+        })
+        .await
     }
 
     /// Sends a delivered or given-up delivery again (synchronous write): it becomes
