@@ -197,7 +197,7 @@ struct ReverseBody {
     summary = "Reverse a transfer",
     description = "Reverses a posted transfer with the opposite transaction; the original stays as it was.",
     params(crate::openapi::params::QueuedWrite),
-    request_body(content = ReverseBody, content_type = "application/json", description = "Optional: an empty body takes the defaults."),
+    request_body(content = ReverseBody, content_type = "application/json", description = "`reason` is required: why the transfer is reversed (kept on the reversing transaction)."),
     responses(
         (status = 200, description = "The resource.", body = crate::openapi::schemas::Transfer),
     ),
