@@ -12,7 +12,7 @@ use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use ledger_domain::DomainError;
-use ledger_domain::oauth::{self, OAuthScope};
+use ledger_domain::oauth::{self, OAuthScope, SessionData};
 use ledger_domain::organizations::User;
 use ledger_domain::ports::Store;
 use ledger_domain::services::{
@@ -209,6 +209,46 @@ fn return_path(params: &[(String, String)]) -> String {
     format!("/authorize?{}", query.finish())
 }
 
+/// The session the request's cookie opens, if any.
+async fn current_session<S: Store>(
+    state: &AppState<S>,
+    req: &HttpRequest,
+) -> Result<Option<(User, SessionData)>, HttpResponse> {
+    match session_token(req) {
+        Some(token) => state
+            .ledger
+            .session(&token)
+            .await
+            .map_err(|e| storage_failure(&e)),
+        None => Ok(None),
+    }
+}
+
+/// The session a posted form of the authorization flow runs in: without one, the
+/// sign-in page (the session ended); with a CSRF token other than the session's, 403.
+async fn form_session<S: Store>(
+    state: &AppState<S>,
+    req: &HttpRequest,
+    fields: &[(String, String)],
+    providers: Option<&web::Data<Providers>>,
+) -> Result<(User, SessionData), HttpResponse> {
+    let Some((user, data)) = current_session(state, req).await? else {
+        return Err(html::sign_in(
+            &return_path(fields),
+            Some("Your session ended. Sign in again to continue."),
+            &buttons(providers),
+        ));
+    };
+    if field(fields, "csrf") != Some(data.csrf.as_str()) {
+        return Err(html::error_page(
+            StatusCode::FORBIDDEN,
+            "invalid_request",
+            "the form is not valid any more; start the authorization again",
+        ));
+    }
+    Ok((user, data))
+}
+
 /// `GET /authorize`: checks the request, then shows the sign-in form (no session) or
 /// the consent page.
 pub async fn authorize<S: Store>(
@@ -230,12 +270,9 @@ pub async fn authorize<S: Store>(
         Ok(v) => v,
         Err(refusal) => return refusal_response(refusal, StatusCode::FOUND, issuer),
     };
-    let session = match session_token(&req) {
-        Some(token) => match state.ledger.session(&token).await {
-            Ok(s) => s,
-            Err(e) => return storage_failure(&e),
-        },
-        None => None,
+    let session = match current_session(&state, &req).await {
+        Ok(session) => session,
+        Err(page) => return page,
     };
     let Some((user, data)) = session else {
         return html::sign_in(&return_path(&params), None, &buttons(providers.as_ref()));
@@ -292,27 +329,10 @@ pub async fn create_organization<S: Store>(
     body: web::Bytes,
 ) -> HttpResponse {
     let fields = pairs(&body);
-    let session = match session_token(&req) {
-        Some(token) => match state.ledger.session(&token).await {
-            Ok(s) => s,
-            Err(e) => return storage_failure(&e),
-        },
-        None => None,
+    let (user, data) = match form_session(&state, &req, &fields, providers.as_ref()).await {
+        Ok(signed_in) => signed_in,
+        Err(page) => return page,
     };
-    let Some((user, data)) = session else {
-        return html::sign_in(
-            &return_path(&fields),
-            Some("Your session ended. Sign in again to continue."),
-            &buttons(providers.as_ref()),
-        );
-    };
-    if field(&fields, "csrf") != Some(data.csrf.as_str()) {
-        return html::error_page(
-            StatusCode::FORBIDDEN,
-            "invalid_request",
-            "the form is not valid any more; start the authorization again",
-        );
-    }
     if !state.open_signup {
         return html::error_page(
             StatusCode::FORBIDDEN,
@@ -377,27 +397,10 @@ pub async fn decide<S: Store>(
 ) -> HttpResponse {
     let fields = pairs(&body);
     let one = |name: &str| field(&fields, name);
-    let session = match session_token(&req) {
-        Some(token) => match state.ledger.session(&token).await {
-            Ok(s) => s,
-            Err(e) => return storage_failure(&e),
-        },
-        None => None,
+    let (user, _) = match form_session(&state, &req, &fields, providers.as_ref()).await {
+        Ok(signed_in) => signed_in,
+        Err(page) => return page,
     };
-    let Some((user, data)) = session else {
-        return html::sign_in(
-            &return_path(&fields),
-            Some("Your session ended. Sign in again to continue."),
-            &buttons(providers.as_ref()),
-        );
-    };
-    if one("csrf") != Some(data.csrf.as_str()) {
-        return html::error_page(
-            StatusCode::FORBIDDEN,
-            "invalid_request",
-            "the form is not valid any more; start the authorization again",
-        );
-    }
     let request = match authorization_request(&fields) {
         Ok(r) => r,
         Err(text) => return html::error_page(StatusCode::BAD_REQUEST, "invalid_request", text),
