@@ -157,6 +157,14 @@ browser_both!(rest_playground, rest_playground_runs_a_request);
 
 const OWNER: &str = "browser-owner@example.com";
 
+/// A mail outbox of the test's own, for the server's sign-in mails.
+fn outbox() -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "ledger-outbox-{}",
+        ledger_domain::ids::new_id(ledger_domain::ids::IdKind::Request)
+    ))
+}
+
 /// Signs up an organization owned by the e-mail user `OWNER`.
 async fn owned(app: &TestApp, name: &str) -> String {
     app.signup_owned_by(name, OWNER).await.id
@@ -166,10 +174,7 @@ async fn consent_in_the_browser(backend: Backend) {
     if skip() {
         return;
     }
-    let outbox = std::env::temp_dir().join(format!(
-        "ledger-outbox-{}",
-        ledger_domain::ids::new_id(ledger_domain::ids::IdKind::Request)
-    ));
+    let outbox = outbox();
     let dir = outbox.to_string_lossy().into_owned();
     let Some(app) = TestApp::spawn_with(backend, move |c| c.mail_outbox = dir).await else {
         return;
@@ -200,10 +205,7 @@ async fn readme_to_an_agent(backend: Backend) {
     if skip() {
         return;
     }
-    let outbox = std::env::temp_dir().join(format!(
-        "ledger-outbox-{}",
-        ledger_domain::ids::new_id(ledger_domain::ids::IdKind::Request)
-    ));
+    let outbox = outbox();
     let dir = outbox.to_string_lossy().into_owned();
     let Some(app) = TestApp::spawn_with(backend, move |c| c.mail_outbox = dir).await else {
         return;
